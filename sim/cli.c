@@ -1,0 +1,173 @@
+/* cli: parse stash-sim's command line. */
+#include "cli.h"
+
+#include "report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH };
+
+static const struct option long_options[] = {
+    {"gpus", required_argument, NULL, 'g'},      {"batch", required_argument, NULL, 'b'},
+    {"iterations", required_argument, NULL, 'n'}, {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"bucket-mb", required_argument, NULL, OPT_BUCKET}, {"no-overlap", no_argument, NULL, OPT_NO_OVERLAP},
+    {"synthetic", no_argument, NULL, OPT_SYNTHETIC}, {"workers", required_argument, NULL, 'w'},
+    {"prefetch", required_argument, NULL, OPT_PREFETCH}, {"cache", required_argument, NULL, OPT_CACHE},
+    {"format", required_argument, NULL, OPT_FORMAT}, {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},             {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0}};
+
+void ss_cli_usage(FILE* f)
+{
+  fputs("usage: stash-sim PLATFORM.xml WORKLOAD.json[.gz] [options] [--cfg=SIMGRID_OPTION ...]\n"
+        "\n"
+        "Simulates synchronous data-parallel training of WORKLOAD on the GPU instance PLATFORM and\n"
+        "prints the steady-state iteration time, throughput, $ per epoch and where the time goes:\n"
+        "compute, prep (CPU) stall, fetch (disk) stall, interconnect stall, network stall.\n"
+        "\n"
+        "options:\n"
+        "  -g, --gpus K         use the first K GPUs of the instance (default: all)\n"
+        "  -b, --batch B        per-GPU batch (default: the workload's batch_per_gpu)\n"
+        "  -n, --iterations N   measured iterations after warm-up (default 10)\n"
+        "      --warmup N       iterations run before measuring (default 2)\n"
+        "      --bucket-mb X    gradient bucket cap in MiB, as PyTorch DDP (default 25)\n"
+        "      --no-overlap     start gradient collectives only after the whole backward pass\n"
+        "      --synthetic      no data loading (synthetic data, as benchmarks do)\n"
+        "  -w, --workers W      loader processes per GPU, as PyTorch num_workers; 0 loads in the\n"
+        "                       training process and blocks it (default: vCPUs / GPUs)\n"
+        "      --prefetch P     batches each loader process keeps ready (default 2)\n"
+        "      --cache F        fraction of the dataset in the page cache, 0..1\n"
+        "                       (default: what fits in 80% of the instance's memory)\n"
+        "      --format FMT     table, json or csv (default table)\n"
+        "  -o, --output FILE    write the report to FILE instead of standard output\n"
+        "  -h, --help           print this help and exit\n"
+        "      --version        print the version and exit\n"
+        "  --cfg=NAME:VALUE, --log=...  passed to SimGrid\n"
+        "\n"
+        "Exit status: 0 on success, 1 on bad input (files), 2 on a usage error.\n",
+        f);
+}
+
+static int usage_error(char* msg, size_t size, const char* fmt, const char* a, const char* b)
+{
+  char inner[512];
+  snprintf(inner, sizeof(inner), fmt, a, b);
+  snprintf(msg, size, "stash-sim: error: %s (see --help)", inner);
+  return 2;
+}
+
+/* Whole number in [lo, hi]. */
+static int parse_int(const char* s, long lo, long hi, int* out)
+{
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi)
+    return -1;
+  *out = (int)v;
+  return 0;
+}
+
+/* Finite number in [lo, hi], lo excluded when lo_open. */
+static int parse_real(const char* s, double lo, int lo_open, double hi, double* out)
+{
+  char* end = NULL;
+  double v = strtod(s, &end);
+  if (end == s || *end || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_option(int ch, const char* arg, ss_options* o, char* msg, size_t size)
+{
+  switch (ch) {
+    case 'g':
+      return parse_int(arg, 1, 1000000, &o->gpus) ? usage_error(msg, size, "--gpus expects a whole number >= 1, got '%s'%s", arg, "") : 0;
+    case 'b':
+      return parse_int(arg, 1, 10000000, &o->batch) ? usage_error(msg, size, "--batch expects a whole number >= 1, got '%s'%s", arg, "") : 0;
+    case 'n':
+      return parse_int(arg, 1, 1000000, &o->iterations) ? usage_error(msg, size, "--iterations expects a whole number >= 1, got '%s'%s", arg, "") : 0;
+    case OPT_WARMUP:
+      return parse_int(arg, 0, 1000000, &o->warmup) ? usage_error(msg, size, "--warmup expects a whole number >= 0, got '%s'%s", arg, "") : 0;
+    case OPT_BUCKET:
+      return parse_real(arg, 0, 1, 1e6, &o->bucket_mb) ? usage_error(msg, size, "--bucket-mb expects a number of MiB > 0, got '%s'%s", arg, "") : 0;
+    case 'w':
+      return parse_int(arg, 0, 4096, &o->workers) ? usage_error(msg, size, "--workers expects a whole number from 0 to 4096, got '%s'%s", arg, "") : 0;
+    case OPT_PREFETCH:
+      return parse_int(arg, 1, 1024, &o->prefetch) ? usage_error(msg, size, "--prefetch expects a whole number from 1 to 1024, got '%s'%s", arg, "") : 0;
+    case OPT_CACHE:
+      return parse_real(arg, 0, 0, 1, &o->cache) ? usage_error(msg, size, "--cache expects a fraction from 0 to 1, got '%s'%s", arg, "") : 0;
+    case OPT_FORMAT:
+      return ss_report_format_by_name(arg, &o->format) ? usage_error(msg, size, "--format expects table, json or csv, got '%s'%s", arg, "") : 0;
+    case 'o':
+      o->output = arg;
+      return 0;
+    case OPT_NO_OVERLAP:
+      o->overlap = 0;
+      return 0;
+    case OPT_SYNTHETIC:
+      o->synthetic = 1;
+      return 0;
+  }
+  return usage_error(msg, size, "internal: unhandled option%s%s", "", "");
+}
+
+int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
+{
+  memset(out, 0, sizeof(*out));
+  ss_options_default(&out->opt);
+  /* SimGrid's options go aside; getopt sees the rest. */
+  out->cfg = calloc((size_t)argc + 1, sizeof(char*));
+  char** rest = calloc((size_t)argc + 1, sizeof(char*));
+  if (!out->cfg || !rest) {
+    free(rest);
+    snprintf(msg, msg_size, "stash-sim: error: out of memory");
+    return 2;
+  }
+  int nrest = 0;
+  for (int i = 0; i < argc; i++) {
+    if (i > 0 && (strncmp(argv[i], "--cfg=", 6) == 0 || strncmp(argv[i], "--log=", 6) == 0))
+      out->cfg[out->ncfg++] = argv[i];
+    else
+      rest[nrest++] = argv[i];
+  }
+  int rc = 0;
+  opterr = 0;
+  optind = 1;
+  int ch;
+  while (!rc && (ch = getopt_long(nrest, rest, ":g:b:n:w:o:h", long_options, NULL)) != -1) {
+    if (ch == 'h')
+      out->help = 1;
+    else if (ch == OPT_VERSION)
+      out->version = 1;
+    else if (ch == '?')
+      rc = usage_error(msg, msg_size, "unknown option '%s'%s", rest[optind - 1], "");
+    else if (ch == ':')
+      rc = usage_error(msg, msg_size, "option '%s' needs a value%s", rest[optind - 1], "");
+    else
+      rc = parse_option(ch, optarg, &out->opt, msg, msg_size);
+  }
+  if (!rc && !out->help && !out->version) {
+    if (nrest - optind != 2)
+      rc = usage_error(msg, msg_size, "expected PLATFORM.xml and WORKLOAD.json, got %s argument%s",
+                       nrest - optind == 0 ? "no" : nrest - optind == 1 ? "one" : "more than two",
+                       nrest - optind == 1 ? "" : "s");
+    else {
+      out->opt.platform_path = rest[optind];
+      out->opt.workload_path = rest[optind + 1];
+    }
+  }
+  free(rest);
+  return rc;
+}
+
+void ss_cli_free(ss_cli* c)
+{
+  free(c->cfg);
+  c->cfg = NULL;
+}

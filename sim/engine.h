@@ -1,0 +1,22 @@
+/* engine: run one simulation of a job on SimGrid (one per process: SimGrid cannot be reset). */
+#ifndef SS_ENGINE_H
+#define SS_ENGINE_H
+
+#include "err.h"
+#include "job.h"
+#include "timeline.h"
+
+/* SimGrid options stash-sim always sets first (user --cfg= options come after and win): CM02
+ * without cross-traffic or TCP window, so that link figures in platform files are taken as given. */
+extern const char* const ss_engine_default_cfg[];
+
+/* Simulate the job's training run. cfg holds ncfg pass-through "--cfg=..."/"--log=..." arguments.
+ * On success *out owns the timeline (free with ss_timeline_free) and *simulated_s is the simulated
+ * date at the end. Returns SS_ESIM (with a message in err) if an actor did not finish. */
+int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err);
+
+/* Collective benchmark: reps back-to-back allreduces of bytes among the job's GPUs; end_s[i] is the
+ * date at which repetition i ended on rank 0 (the first starts at 0). */
+int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, double bytes, int reps, double* end_s, ss_err* err);
+
+#endif

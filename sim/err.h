@@ -1,0 +1,58 @@
+/* err: input-error records (file, line, column or JSON path, message) and internal invariants. */
+#ifndef SS_ERR_H
+#define SS_ERR_H
+
+#include <stdarg.h>
+
+/* Return codes of fallible functions: 0 on success, a negative code on failure. */
+enum {
+  SS_OK = 0,
+  SS_EINPUT = -1, /* the user's input is wrong: missing file, bad syntax, bad value */
+  SS_ENOMEM = -2, /* an allocation failed */
+  SS_ESIM = -3,   /* the simulation did not complete (an actor did not finish) */
+};
+
+#define SS_ERR_FILE_MAX 512
+#define SS_ERR_PATH_MAX 256
+#define SS_ERR_MSG_MAX 768
+
+/* One input error, filled by the failing function, printed only by main. line/col are 0 when
+ * unknown; path is a JSON path ("$.layers[3].fwd_s") or empty. */
+typedef struct ss_err {
+  char file[SS_ERR_FILE_MAX];
+  int line;
+  int col;
+  char path[SS_ERR_PATH_MAX];
+  char msg[SS_ERR_MSG_MAX];
+} ss_err;
+
+/* Clear an error record. */
+void ss_err_clear(ss_err* err);
+
+/* Fill err (if not NULL and not already set) with file, line and a printf-style message; returns
+ * SS_EINPUT so that callers can write `return ss_err_set(...)`. The first error wins. */
+int ss_err_set(ss_err* err, const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Same as ss_err_set with a column. */
+int ss_err_set_col(ss_err* err, const char* file, int line, int col, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Same as ss_err_set with a JSON path instead of a line. */
+int ss_err_set_path(ss_err* err, const char* file, const char* path, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Whether err holds an error. */
+int ss_err_isset(const ss_err* err);
+
+/* Format err as one line, the way editors jump to it:
+ *   "file:line:col: error: msg", "file:line: error: msg", "file: $.path: msg" or "file: error: msg".
+ * Writes at most size bytes including the terminating NUL. */
+void ss_err_format(const ss_err* err, char* buf, unsigned long size);
+
+/* Report a broken internal invariant and abort; stays on under NDEBUG. */
+void ss_assert_fail(const char* expr, const char* file, int line) __attribute__((noreturn));
+
+#define ss_assert(expr) ((expr) ? (void)0 : ss_assert_fail(#expr, __FILE__, __LINE__))
+
+#endif

@@ -1,0 +1,106 @@
+/* job: what to simulate, validated and derived. */
+#include "job.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ss_options_default(ss_options* o)
+{
+  memset(o, 0, sizeof(*o));
+  o->gpus = -1;
+  o->batch = -1;
+  o->iterations = 10;
+  o->warmup = 2;
+  o->bucket_mb = 25;
+  o->overlap = 1;
+  o->workers = -1;
+  o->prefetch = 2;
+  o->cache = -1;
+  o->format = SS_FORMAT_TABLE;
+}
+
+/* PyTorch DDP's bucket assignment: gradients in backward order fill a bucket until it reaches its
+ * cap (first bucket 1 MiB, then bucket_mb MiB); a layer is never split. */
+static int make_buckets(ss_job* j)
+{
+  const ss_workload* w = j->workload;
+  j->buckets = calloc((size_t)w->nlayers, sizeof(ss_bucket));
+  if (!j->buckets)
+    return SS_ENOMEM;
+  double cap = SS_DDP_FIRST_BUCKET_BYTES;
+  ss_bucket* cur = NULL;
+  for (int l = w->nlayers - 1; l >= 0; l--) {
+    double bytes = w->layers[l].params * w->grad_bytes_per_param;
+    if (bytes <= 0)
+      continue;
+    if (!cur) {
+      cur = &j->buckets[j->nbuckets++];
+      cur->first_layer = l;
+    }
+    cur->bytes += bytes;
+    cur->last_layer = l;
+    if (cur->bytes >= cap) {
+      cur = NULL;
+      cap = j->opt.bucket_mb * 1024.0 * 1024.0;
+    }
+  }
+  return SS_OK;
+}
+
+int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
+{
+  if (o->gpus > p->ngpus)
+    return ss_err_set(err, p->path, 0, "--gpus %d, but the instance '%s' has %d GPU%s", o->gpus, p->instance_type,
+                      p->ngpus, p->ngpus == 1 ? "" : "s");
+  ss_job* j = calloc(1, sizeof(*j));
+  if (!j)
+    return ss_err_set(err, NULL, 0, "out of memory");
+  j->platform = p;
+  j->workload = w;
+  j->opt = *o;
+  j->ngpus = o->gpus > 0 ? o->gpus : p->ngpus;
+  j->batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
+  j->niters = o->warmup + o->iterations;
+  j->workers = o->workers >= 0 ? o->workers : p->vcpus / j->ngpus;
+  double dataset_bytes = w->dataset.samples * w->dataset.bytes_per_sample;
+  j->cache = o->cache >= 0 ? o->cache : fmin(1.0, 0.8 * p->memory_gib * 1073741824.0 / dataset_bytes);
+  double scale = (double)j->batch / w->ref_batch * w->ref_gpu_flops;
+  j->fwd_flops = calloc((size_t)w->nlayers, sizeof(double));
+  j->bwd_flops = calloc((size_t)w->nlayers, sizeof(double));
+  int rc = j->fwd_flops && j->bwd_flops ? SS_OK : SS_ENOMEM;
+  for (int l = 0; !rc && l < w->nlayers; l++) {
+    j->fwd_flops[l] = w->layers[l].fwd_s * scale;
+    j->bwd_flops[l] = w->layers[l].bwd_s * scale;
+  }
+  j->opt_flops = w->optimizer_s * w->ref_gpu_flops;
+  j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
+  j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
+  if (!rc && j->ngpus > 1)
+    rc = make_buckets(j);
+  int* gpus = malloc(sizeof(int) * (size_t)j->ngpus);
+  if (!gpus)
+    rc = SS_ENOMEM;
+  for (int i = 0; !rc && i < j->ngpus; i++)
+    gpus[i] = i;
+  if (!rc)
+    rc = ss_topo_rings(p, gpus, j->ngpus, &j->rings);
+  free(gpus);
+  if (rc) {
+    ss_job_free(j);
+    return ss_err_set(err, NULL, 0, "out of memory");
+  }
+  *out = j;
+  return SS_OK;
+}
+
+void ss_job_free(ss_job* j)
+{
+  if (!j)
+    return;
+  ss_topo_rings_free(&j->rings);
+  free(j->fwd_flops);
+  free(j->bwd_flops);
+  free(j->buckets);
+  free(j);
+}

@@ -1,0 +1,672 @@
+/* platform: read and validate one instance's SimGrid platform file before SimGrid sees it. */
+#include "platform.h"
+
+#include "units.h"
+
+#include <errno.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket",
+                                                                  "nic"};
+
+const char* ss_link_class_name(ss_link_class cls)
+{
+  ss_assert(cls >= 0 && cls < SS_LINK_CLASS_COUNT);
+  return link_class_names[cls];
+}
+
+/* Parsing state: the platform under construction, the file name for errors. */
+typedef struct pctx {
+  ss_platform* p;
+  const char* file;
+  ss_err* err;
+  int cpu_line;      /* line of the cpu host, 0 if none yet */
+  int* route_lines;  /* line of the <route> that defined [src][dst], 0 if none */
+} pctx;
+
+static int is_elem(const xmlNode* n, const char* name)
+{
+  return n->type == XML_ELEMENT_NODE && strcmp((const char*)n->name, name) == 0;
+}
+
+static int line_of(const xmlNode* n)
+{
+  return (int)xmlGetLineNo(n);
+}
+
+/* Attribute value as a malloc'ed string, or NULL when absent. */
+static char* attr(const xmlNode* n, const char* name)
+{
+  xmlChar* v = xmlGetProp(n, (const xmlChar*)name);
+  if (!v)
+    return NULL;
+  char* s = strdup((const char*)v);
+  xmlFree(v);
+  return s;
+}
+
+/* Fail on attributes outside the allowed list (SimGrid would abort on some, ignore others). */
+static int check_attrs(pctx* c, const xmlNode* n, const char* const* allowed)
+{
+  for (const xmlAttr* a = n->properties; a; a = a->next) {
+    int ok = 0;
+    for (const char* const* s = allowed; *s; s++)
+      ok |= strcmp((const char*)a->name, *s) == 0;
+    if (!ok)
+      return ss_err_set(c->err, c->file, line_of(n), "<%s>: unsupported attribute '%s'", (const char*)n->name,
+                        (const char*)a->name);
+  }
+  return SS_OK;
+}
+
+/* Required attribute: a malloc'ed copy in *out. */
+static int req_attr(pctx* c, const xmlNode* n, const char* name, char** out)
+{
+  *out = attr(n, name);
+  if (!*out || !**out) {
+    free(*out);
+    *out = NULL;
+    return ss_err_set(c->err, c->file, line_of(n), "<%s> has no attribute '%s'", (const char*)n->name, name);
+  }
+  return SS_OK;
+}
+
+static int req_quantity(pctx* c, const xmlNode* n, const char* name, ss_unit_kind kind, double* out)
+{
+  char* text = NULL;
+  if (req_attr(c, n, name, &text))
+    return SS_EINPUT;
+  char why[256];
+  int rc = ss_units_parse(text, kind, out, why, sizeof(why));
+  free(text);
+  if (rc)
+    return ss_err_set(c->err, c->file, line_of(n), "<%s> attribute '%s': %s", (const char*)n->name, name, why);
+  return SS_OK;
+}
+
+/* Parse a whole positive number no larger than max. */
+static int parse_count(const char* s, long max, long* out)
+{
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v <= 0 || v > max)
+    return SS_EINPUT;
+  *out = v;
+  return SS_OK;
+}
+
+/* Parse a finite number > 0 (or >= 0 when allow_zero) no larger than max. */
+static int parse_number(const char* s, int allow_zero, double max, double* out)
+{
+  char* end = NULL;
+  double v = strtod(s, &end);
+  if (end == s || *end || !(v == v) || v > max || v < 0 || (v == 0 && !allow_zero))
+    return SS_EINPUT;
+  *out = v;
+  return SS_OK;
+}
+
+/* The value of <prop id=name> among n's children, borrowed from the tree through *out and its line. */
+static const xmlNode* find_prop(const xmlNode* n, const char* name)
+{
+  for (const xmlNode* k = n->children; k; k = k->next) {
+    if (!is_elem(k, "prop"))
+      continue;
+    xmlChar* id = xmlGetProp(k, (const xmlChar*)"id");
+    int match = id && strcmp((const char*)id, name) == 0;
+    xmlFree(id);
+    if (match)
+      return k;
+  }
+  return NULL;
+}
+
+static int req_prop(pctx* c, const xmlNode* n, const char* what, const char* name, char** out)
+{
+  const xmlNode* pr = find_prop(n, name);
+  if (!pr)
+    return ss_err_set(c->err, c->file, line_of(n), "%s has no property '%s'", what, name);
+  return req_attr(c, pr, "value", out);
+}
+
+static int check_props(pctx* c, const xmlNode* n)
+{
+  static const char* const prop_attrs[] = {"id", "value", NULL};
+  for (const xmlNode* k = n->children; k; k = k->next)
+    if (is_elem(k, "prop")) {
+      char* v = NULL;
+      if (check_attrs(c, k, prop_attrs) || req_attr(c, k, "id", &v))
+        return SS_EINPUT;
+      free(v);
+      if (req_attr(c, k, "value", &v))
+        return SS_EINPUT;
+      free(v);
+    }
+  return SS_OK;
+}
+
+/* Numeric property: a number in (0, max], or [0, max] when allow_zero. */
+static int num_prop(pctx* c, const xmlNode* n, const char* what, const char* name, int allow_zero, double max,
+                    double* out)
+{
+  char* v = NULL;
+  if (req_prop(c, n, what, name, &v))
+    return SS_EINPUT;
+  int rc = parse_number(v, allow_zero, max, out);
+  if (rc)
+    ss_err_set(c->err, c->file, line_of(find_prop(n, name)), "%s property '%s': expected a number in %s0, %g], got '%s'",
+               what, name, allow_zero ? "[" : "(", max, v);
+  free(v);
+  return rc;
+}
+
+static int gpu_index(const ss_platform* p, const char* name)
+{
+  for (int i = 0; i < p->ngpus; i++)
+    if (strcmp(p->gpus[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+static int host_index(const ss_platform* p, const char* name)
+{
+  if (strcmp(name, "cpu") == 0)
+    return p->ngpus;
+  return gpu_index(p, name);
+}
+
+static int link_index(const ss_platform* p, const char* name)
+{
+  for (int i = 0; i < p->nlinks; i++)
+    if (strcmp(p->links[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* "gpu<i>" with i a decimal index without leading zeros; returns i or -1. */
+static int gpu_name_index(const char* name)
+{
+  if (strncmp(name, "gpu", 3) != 0 || !name[3] || (name[3] == '0' && name[4]))
+    return -1;
+  long v = 0;
+  for (const char* s = name + 3; *s; s++) {
+    if (*s < '0' || *s > '9' || v > 100000)
+      return -1;
+    v = v * 10 + (*s - '0');
+  }
+  return (int)v;
+}
+
+static int parse_cpu_host(pctx* c, const xmlNode* n)
+{
+  static const char* const disk_attrs[] = {"id", "read_bw", "write_bw", NULL};
+  ss_platform* p = c->p;
+  if (c->cpu_line)
+    return ss_err_set(c->err, c->file, line_of(n), "a second cpu host (the first is on line %d)", c->cpu_line);
+  c->cpu_line = line_of(n);
+  char* core = attr(n, "core");
+  long cores = 1;
+  int rc = core ? parse_count(core, 1 << 20, &cores) : SS_OK;
+  if (rc)
+    ss_err_set(c->err, c->file, line_of(n), "host 'cpu': attribute 'core': expected a positive whole number, got '%s'",
+               core);
+  free(core);
+  if (rc)
+    return rc;
+  p->cpu_cores = (int)cores;
+  if (req_quantity(c, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops))
+    return SS_EINPUT;
+  const xmlNode* disk = NULL;
+  for (const xmlNode* k = n->children; k; k = k->next)
+    if (is_elem(k, "disk")) {
+      if (disk)
+        return ss_err_set(c->err, c->file, line_of(k), "host 'cpu' has a second <disk> (one is supported)");
+      disk = k;
+    }
+  if (!disk)
+    return ss_err_set(c->err, c->file, line_of(n), "host 'cpu' has no <disk>");
+  if (check_attrs(c, disk, disk_attrs) || req_attr(c, disk, "id", &p->disk_name) ||
+      req_quantity(c, disk, "read_bw", SS_UNIT_BANDWIDTH, &p->disk_read_bps) ||
+      req_quantity(c, disk, "write_bw", SS_UNIT_BANDWIDTH, &p->disk_write_bps))
+    return SS_EINPUT;
+  return SS_OK;
+}
+
+static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
+{
+  ss_platform* p = c->p;
+  if (gpu_name_index(id) < 0)
+    return ss_err_set(c->err, c->file, line_of(n), "GPU host '%s': GPU hosts must be named gpu0, gpu1, ...", id);
+  if (gpu_index(p, id) >= 0)
+    return ss_err_set(c->err, c->file, line_of(n), "host '%s' is defined twice", id);
+  for (const xmlNode* k = n->children; k; k = k->next)
+    if (is_elem(k, "disk"))
+      return ss_err_set(c->err, c->file, line_of(k), "GPU host '%s' has a <disk> (disks belong to the cpu host)", id);
+  ss_gpu* g = &p->gpus[p->ngpus];
+  if (req_quantity(c, n, "speed", SS_UNIT_SPEED, &g->speed_flops))
+    return SS_EINPUT;
+  char* core = attr(n, "core");
+  int bad_core = core && strcmp(core, "1") != 0;
+  free(core);
+  if (bad_core)
+    return ss_err_set(c->err, c->file, line_of(n), "GPU host '%s': attribute 'core' must be 1 or absent", id);
+  char what[128];
+  snprintf(what, sizeof(what), "host '%s'", id);
+  if (req_prop(c, n, what, "gpu_model", &g->model))
+    return SS_EINPUT;
+  g->name = strdup(id);
+  p->ngpus++;
+  return SS_OK;
+}
+
+static int parse_host(pctx* c, const xmlNode* n)
+{
+  static const char* const host_attrs[] = {"id", "speed", "core", NULL};
+  char* id = NULL;
+  char* role = NULL;
+  if (check_attrs(c, n, host_attrs) || check_props(c, n) || req_attr(c, n, "id", &id))
+    return SS_EINPUT;
+  for (const xmlNode* k = n->children; k; k = k->next)
+    if (k->type == XML_ELEMENT_NODE && !is_elem(k, "prop") && !is_elem(k, "disk")) {
+      ss_err_set(c->err, c->file, line_of(k), "host '%s': unsupported element <%s>", id, (const char*)k->name);
+      free(id);
+      return SS_EINPUT;
+    }
+  char what[128];
+  snprintf(what, sizeof(what), "host '%s'", id);
+  int rc = req_prop(c, n, what, "role", &role);
+  if (!rc && strcmp(role, "cpu") == 0) {
+    rc = strcmp(id, "cpu") == 0 ? parse_cpu_host(c, n)
+                                : ss_err_set(c->err, c->file, line_of(n), "the cpu host must be named 'cpu', not '%s'", id);
+  } else if (!rc && strcmp(role, "gpu") == 0) {
+    rc = parse_gpu_host(c, n, id);
+  } else if (!rc) {
+    rc = ss_err_set(c->err, c->file, line_of(n), "host '%s': property 'role' must be 'cpu' or 'gpu', not '%s'", id,
+                    role);
+  }
+  free(id);
+  free(role);
+  return rc;
+}
+
+static int parse_link(pctx* c, const xmlNode* n)
+{
+  static const char* const link_attrs[] = {"id", "bandwidth", "latency", "sharing_policy", NULL};
+  ss_platform* p = c->p;
+  ss_link* l = &p->links[p->nlinks];
+  char* policy = NULL;
+  char* cls = NULL;
+  if (check_attrs(c, n, link_attrs) || check_props(c, n) || req_attr(c, n, "id", &l->name))
+    return SS_EINPUT;
+  l->line = line_of(n);
+  p->nlinks++; /* owned from here on, freed with the platform */
+  int dup = link_index(p, l->name);
+  if (dup != p->nlinks - 1)
+    return ss_err_set(c->err, c->file, l->line, "link '%s' is defined twice (first on line %d)", l->name,
+                      p->links[dup].line);
+  if (req_quantity(c, n, "bandwidth", SS_UNIT_BANDWIDTH, &l->bandwidth_bps) ||
+      req_quantity(c, n, "latency", SS_UNIT_LATENCY, &l->latency_s))
+    return SS_EINPUT;
+  policy = attr(n, "sharing_policy");
+  int rc = SS_OK;
+  if (!policy || strcmp(policy, "SHARED") == 0)
+    l->sharing = SS_SHARING_SHARED;
+  else if (strcmp(policy, "SPLITDUPLEX") == 0)
+    l->sharing = SS_SHARING_SPLITDUPLEX;
+  else if (strcmp(policy, "FATPIPE") == 0)
+    l->sharing = SS_SHARING_FATPIPE;
+  else
+    rc = ss_err_set(c->err, c->file, l->line, "link '%s': sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, not '%s'",
+                    l->name, policy);
+  char what[160];
+  snprintf(what, sizeof(what), "link '%s'", l->name);
+  if (!rc)
+    rc = req_prop(c, n, what, "class", &cls);
+  if (!rc) {
+    int found = -1;
+    for (int i = 0; i < SS_LINK_CLASS_COUNT; i++)
+      if (strcmp(cls, link_class_names[i]) == 0)
+        found = i;
+    if (found < 0)
+      rc = ss_err_set(c->err, c->file, l->line,
+                      "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name, cls);
+    else
+      l->cls = (ss_link_class)found;
+  }
+  free(policy);
+  free(cls);
+  return rc;
+}
+
+static ss_route* route_at(const ss_platform* p, int a, int b)
+{
+  return &p->routes[a * (p->ngpus + 1) + b];
+}
+
+/* Store hops as the route a->b and, when symmetric, the reversed hops (opposite directions) as b->a. */
+static int store_route(pctx* c, const xmlNode* n, int a, int b, const ss_hop* hops, int nhops, int symmetric)
+{
+  ss_platform* p = c->p;
+  int hosts = p->ngpus + 1;
+  for (int pass = 0; pass < (symmetric ? 2 : 1); pass++) {
+    int s = pass ? b : a, d = pass ? a : b;
+    int* seen = &c->route_lines[s * hosts + d];
+    if (*seen)
+      return ss_err_set(c->err, c->file, line_of(n), "a second route from '%s' to '%s' (the first is on line %d)",
+                        s == p->ngpus ? "cpu" : p->gpus[s].name, d == p->ngpus ? "cpu" : p->gpus[d].name, *seen);
+    *seen = line_of(n);
+    ss_route* r = route_at(p, s, d);
+    r->hops = malloc(sizeof(ss_hop) * (size_t)nhops);
+    if (!r->hops)
+      return SS_ENOMEM;
+    r->nhops = nhops;
+    for (int i = 0; i < nhops; i++) {
+      r->hops[i] = pass ? hops[nhops - 1 - i] : hops[i];
+      if (pass && r->hops[i].dir >= 0)
+        r->hops[i].dir = 1 - r->hops[i].dir;
+    }
+  }
+  return SS_OK;
+}
+
+static int parse_route(pctx* c, const xmlNode* n)
+{
+  static const char* const route_attrs[] = {"src", "dst", "symmetrical", NULL};
+  static const char* const ctn_attrs[] = {"id", "direction", NULL};
+  ss_platform* p = c->p;
+  char *src = NULL, *dst = NULL, *sym = NULL;
+  ss_hop* hops = NULL;
+  int nhops = 0, rc = SS_EINPUT;
+  if (check_attrs(c, n, route_attrs) || req_attr(c, n, "src", &src) || req_attr(c, n, "dst", &dst))
+    goto out;
+  int a = host_index(p, src), b = host_index(p, dst);
+  if (a < 0 || b < 0) {
+    ss_err_set(c->err, c->file, line_of(n), "route: unknown host '%s'", a < 0 ? src : dst);
+    goto out;
+  }
+  if (a == b) {
+    ss_err_set(c->err, c->file, line_of(n), "route from '%s' to itself", src);
+    goto out;
+  }
+  sym = attr(n, "symmetrical");
+  if (sym && strcmp(sym, "YES") != 0 && strcmp(sym, "NO") != 0) {
+    ss_err_set(c->err, c->file, line_of(n), "route: symmetrical must be YES or NO, not '%s'", sym);
+    goto out;
+  }
+  int count = 0;
+  for (const xmlNode* k = n->children; k; k = k->next)
+    count += k->type == XML_ELEMENT_NODE;
+  hops = calloc((size_t)count + 1, sizeof(ss_hop));
+  if (!hops) {
+    rc = SS_ENOMEM;
+    goto out;
+  }
+  for (const xmlNode* k = n->children; k; k = k->next) {
+    if (k->type != XML_ELEMENT_NODE)
+      continue;
+    if (!is_elem(k, "link_ctn")) {
+      ss_err_set(c->err, c->file, line_of(k), "route: unsupported element <%s>", (const char*)k->name);
+      goto out;
+    }
+    char *id = NULL, *dir = NULL;
+    if (check_attrs(c, k, ctn_attrs) || req_attr(c, k, "id", &id))
+      goto out;
+    int li = link_index(p, id);
+    dir = attr(k, "direction");
+    if (li < 0)
+      ss_err_set(c->err, c->file, line_of(k), "route from '%s' to '%s': unknown link '%s'", src, dst, id);
+    else if (p->links[li].sharing == SS_SHARING_SPLITDUPLEX && (!dir || (strcmp(dir, "UP") && strcmp(dir, "DOWN"))))
+      ss_err_set(c->err, c->file, line_of(k), "route: SPLITDUPLEX link '%s' needs direction=\"UP\" or \"DOWN\"", id);
+    else if (p->links[li].sharing != SS_SHARING_SPLITDUPLEX && dir)
+      ss_err_set(c->err, c->file, line_of(k), "route: link '%s' is not SPLITDUPLEX and takes no direction", id);
+    else
+      hops[nhops++] = (ss_hop){li, dir ? (strcmp(dir, "UP") == 0 ? 0 : 1) : -1};
+    free(id);
+    free(dir);
+    if (ss_err_isset(c->err))
+      goto out;
+  }
+  if (nhops == 0) {
+    ss_err_set(c->err, c->file, line_of(n), "route from '%s' to '%s' has no link", src, dst);
+    goto out;
+  }
+  rc = store_route(c, n, a, b, hops, nhops, !sym || strcmp(sym, "YES") == 0);
+out:
+  free(src);
+  free(dst);
+  free(sym);
+  free(hops);
+  return rc;
+}
+
+static int parse_zone_props(pctx* c, const xmlNode* z)
+{
+  ss_platform* p = c->p;
+  const char* what = "the zone";
+  double vcpus = 0;
+  if (check_props(c, z) || req_prop(c, z, what, "instance_type", &p->instance_type) ||
+      num_prop(c, z, what, "price_usd_per_h", 1, 1e6, &p->price_usd_per_h) ||
+      num_prop(c, z, what, "vcpus", 0, 1 << 20, &vcpus) || num_prop(c, z, what, "memory_gib", 0, 1e9, &p->memory_gib) ||
+      num_prop(c, z, what, "network_gbps", 0, 1e6, &p->network_gbps))
+    return SS_EINPUT;
+  if (vcpus != (int)vcpus)
+    return ss_err_set(c->err, c->file, line_of(find_prop(z, "vcpus")), "the zone property 'vcpus' must be a whole number");
+  p->vcpus = (int)vcpus;
+  return SS_OK;
+}
+
+/* Walk the zone: count, then hosts, then links, then routes (routes refer to both). */
+static int parse_zone(pctx* c, const xmlNode* z)
+{
+  static const char* const zone_attrs[] = {"id", "routing", NULL};
+  ss_platform* p = c->p;
+  char* routing = NULL;
+  if (check_attrs(c, z, zone_attrs) || req_attr(c, z, "id", &p->zone_id) || req_attr(c, z, "routing", &routing))
+    return SS_EINPUT;
+  int full = strcmp(routing, "Full") == 0;
+  free(routing);
+  if (!full)
+    return ss_err_set(c->err, c->file, line_of(z), "zone '%s': routing must be \"Full\" (explicit routes)", p->zone_id);
+  if (parse_zone_props(c, z))
+    return SS_EINPUT;
+  int nhosts = 0, nlinks = 0;
+  for (const xmlNode* k = z->children; k; k = k->next) {
+    if (k->type != XML_ELEMENT_NODE)
+      continue;
+    if (is_elem(k, "host"))
+      nhosts++;
+    else if (is_elem(k, "link"))
+      nlinks++;
+    else if (!is_elem(k, "route") && !is_elem(k, "prop"))
+      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unsupported element <%s>", p->zone_id,
+                        (const char*)k->name);
+  }
+  p->gpus  = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
+  p->links = calloc((size_t)nlinks + 1, sizeof(ss_link));
+  if (!p->gpus || !p->links)
+    return SS_ENOMEM;
+  for (const xmlNode* k = z->children; k; k = k->next)
+    if (is_elem(k, "host") && parse_host(c, k))
+      return SS_EINPUT;
+  if (!c->cpu_line)
+    return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no cpu host (a host with property role=cpu)", p->zone_id);
+  if (p->ngpus == 0)
+    return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no GPU (a host with property role=gpu)", p->zone_id);
+  for (int i = 0; i < p->ngpus; i++)
+    if (gpu_name_index(p->gpus[i].name) >= p->ngpus)
+      return ss_err_set(c->err, c->file, line_of(z), "zone '%s': GPU '%s' but only %d GPUs (name them gpu0..gpu%d)",
+                        p->zone_id, p->gpus[i].name, p->ngpus, p->ngpus - 1);
+  /* Names are unique and all below ngpus, so they are exactly gpu0..gpuN-1: put gpu<i> at index i. */
+  for (int i = 0; i < p->ngpus; i++)
+    while (gpu_name_index(p->gpus[i].name) != i) {
+      int j = gpu_name_index(p->gpus[i].name);
+      ss_gpu t = p->gpus[i];
+      p->gpus[i] = p->gpus[j];
+      p->gpus[j] = t;
+    }
+  for (const xmlNode* k = z->children; k; k = k->next)
+    if (is_elem(k, "link") && parse_link(c, k))
+      return SS_EINPUT;
+  int hosts = p->ngpus + 1;
+  p->routes = calloc((size_t)(hosts * hosts), sizeof(ss_route));
+  c->route_lines = calloc((size_t)(hosts * hosts), sizeof(int));
+  if (!p->routes || !c->route_lines)
+    return SS_ENOMEM;
+  for (const xmlNode* k = z->children; k; k = k->next)
+    if (is_elem(k, "route")) {
+      int rc = parse_route(c, k);
+      if (rc)
+        return rc;
+    }
+  for (int a = 0; a < hosts; a++)
+    for (int b = 0; b < hosts; b++)
+      if (a != b && route_at(p, a, b)->nhops == 0)
+        return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no route from '%s' to '%s'", p->zone_id,
+                          a == p->ngpus ? "cpu" : p->gpus[a].name, b == p->ngpus ? "cpu" : p->gpus[b].name);
+  return SS_OK;
+}
+
+/* libxml2 structured error handler: keep the first error with its line. */
+static void xml_error(void* data, const xmlError* e)
+{
+  pctx* c = data;
+  if (e->level < XML_ERR_ERROR || ss_err_isset(c->err))
+    return;
+  char msg[SS_ERR_MSG_MAX];
+  snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "malformed XML");
+  size_t len = strlen(msg);
+  while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+    msg[--len] = '\0';
+  if (e->int2 > 0)
+    ss_err_set_col(c->err, c->file, e->line, e->int2, "%s", msg);
+  else
+    ss_err_set(c->err, c->file, e->line, "%s", msg);
+}
+
+static int parse_document(pctx* c, const xmlDoc* doc)
+{
+  const xmlNode* root = xmlDocGetRootElement(doc);
+  if (!root || !is_elem(root, "platform"))
+    return ss_err_set(c->err, c->file, root ? line_of(root) : 1, "the root element must be <platform>");
+  char* version = attr(root, "version");
+  int ok_version = version && strcmp(version, "4.1") == 0;
+  free(version);
+  if (!ok_version)
+    return ss_err_set(c->err, c->file, line_of(root), "<platform> must have version=\"4.1\"");
+  static const char* const platform_attrs[] = {"version", NULL};
+  if (check_attrs(c, root, platform_attrs))
+    return SS_EINPUT;
+  const xmlNode* zone = NULL;
+  for (const xmlNode* k = root->children; k; k = k->next) {
+    if (k->type != XML_ELEMENT_NODE)
+      continue;
+    if (!is_elem(k, "zone"))
+      return ss_err_set(c->err, c->file, line_of(k), "<platform>: unsupported element <%s> (expected one <zone>)",
+                        (const char*)k->name);
+    if (zone)
+      return ss_err_set(c->err, c->file, line_of(k), "<platform> has a second <zone> (one instance per file)");
+    zone = k;
+  }
+  if (!zone)
+    return ss_err_set(c->err, c->file, line_of(root), "<platform> has no <zone>");
+  return parse_zone(c, zone);
+}
+
+int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
+{
+  FILE* f = fopen(path, "rb");
+  if (!f)
+    return ss_err_set(err, path, 0, "cannot open platform file: %s", strerror(errno));
+  fclose(f);
+  ss_platform* p = calloc(1, sizeof(*p));
+  if (!p)
+    return SS_ENOMEM;
+  p->path = strdup(path);
+  pctx c = {.p = p, .file = path, .err = err};
+  xmlSetStructuredErrorFunc(&c, (xmlStructuredErrorFunc)xml_error);
+  xmlDoc* doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
+  xmlSetStructuredErrorFunc(NULL, NULL);
+  int rc;
+  if (!doc)
+    rc = ss_err_isset(err) ? SS_EINPUT : ss_err_set(err, path, 0, "cannot parse the XML file");
+  else
+    rc = ss_err_isset(err) ? SS_EINPUT : parse_document(&c, doc);
+  xmlFreeDoc(doc);
+  free(c.route_lines);
+  if (rc) {
+    if (rc == SS_ENOMEM)
+      ss_err_set(err, path, 0, "out of memory");
+    ss_platform_free(p);
+    return rc;
+  }
+  *out = p;
+  return SS_OK;
+}
+
+void ss_platform_free(ss_platform* p)
+{
+  if (!p)
+    return;
+  for (int i = 0; i < p->ngpus; i++) {
+    free(p->gpus[i].name);
+    free(p->gpus[i].model);
+  }
+  for (int i = 0; i < p->nlinks; i++)
+    free(p->links[i].name);
+  if (p->routes)
+    for (int i = 0; i < (p->ngpus + 1) * (p->ngpus + 1); i++)
+      free(p->routes[i].hops);
+  free(p->routes);
+  free(p->gpus);
+  free(p->links);
+  free(p->path);
+  free(p->zone_id);
+  free(p->instance_type);
+  free(p->disk_name);
+  free(p);
+}
+
+int ss_platform_cpu(const ss_platform* p)
+{
+  return p->ngpus;
+}
+
+const ss_route* ss_platform_route(const ss_platform* p, int a, int b)
+{
+  ss_assert(a >= 0 && a <= p->ngpus && b >= 0 && b <= p->ngpus);
+  return route_at(p, a, b);
+}
+
+double ss_platform_route_bandwidth(const ss_platform* p, int a, int b)
+{
+  const ss_route* r = ss_platform_route(p, a, b);
+  double bw = r->nhops ? p->links[r->hops[0].link].bandwidth_bps : 0;
+  for (int i = 1; i < r->nhops; i++)
+    if (p->links[r->hops[i].link].bandwidth_bps < bw)
+      bw = p->links[r->hops[i].link].bandwidth_bps;
+  return bw;
+}
+
+double ss_platform_route_latency(const ss_platform* p, int a, int b)
+{
+  const ss_route* r = ss_platform_route(p, a, b);
+  double lat = 0;
+  for (int i = 0; i < r->nhops; i++)
+    lat += p->links[r->hops[i].link].latency_s;
+  return lat;
+}
+
+int ss_platform_route_all(const ss_platform* p, int a, int b, ss_link_class cls)
+{
+  const ss_route* r = ss_platform_route(p, a, b);
+  for (int i = 0; i < r->nhops; i++)
+    if (p->links[r->hops[i].link].cls != cls)
+      return 0;
+  return r->nhops > 0;
+}

@@ -1,0 +1,92 @@
+/* platform: read and validate one instance's SimGrid platform file (libxml2) before SimGrid sees it. */
+#ifndef SS_PLATFORM_H
+#define SS_PLATFORM_H
+
+#include "err.h"
+
+/* What a link is; from its <prop id="class">. */
+typedef enum ss_link_class {
+  SS_LINK_NVLINK,
+  SS_LINK_NVSWITCH,
+  SS_LINK_PCIE,
+  SS_LINK_SOCKET,
+  SS_LINK_NIC,
+  SS_LINK_CLASS_COUNT
+} ss_link_class;
+
+typedef enum ss_sharing {
+  SS_SHARING_SHARED,
+  SS_SHARING_SPLITDUPLEX,
+  SS_SHARING_FATPIPE
+} ss_sharing;
+
+typedef struct ss_link {
+  char* name;
+  double bandwidth_bps; /* bytes per second */
+  double latency_s;
+  ss_sharing sharing;
+  ss_link_class cls;
+  int line;
+} ss_link;
+
+/* One link of a route; dir is 0 for UP, 1 for DOWN, -1 for a link that has no direction. */
+typedef struct ss_hop {
+  int link;
+  int dir;
+} ss_hop;
+
+typedef struct ss_route {
+  int nhops; /* 0 when there is no route */
+  ss_hop* hops;
+} ss_route;
+
+typedef struct ss_gpu {
+  char* name; /* "gpu<i>" */
+  char* model;
+  double speed_flops;
+} ss_gpu;
+
+/* One instance type. Hosts are indexed 0..ngpus-1 for the GPUs and ngpus for the CPU host. */
+typedef struct ss_platform {
+  char* path;
+  char* zone_id;
+  char* instance_type;
+  double price_usd_per_h;
+  int vcpus;
+  double memory_gib;
+  double network_gbps;
+  int cpu_cores;
+  double cpu_speed_flops; /* per core; 1e9 is one reference core */
+  char* disk_name;
+  double disk_read_bps;
+  double disk_write_bps;
+  int ngpus;
+  ss_gpu* gpus;
+  int nlinks;
+  ss_link* links;
+  ss_route* routes; /* (ngpus+1)^2 routes, [src * (ngpus+1) + dst], both directions resolved */
+} ss_platform;
+
+/* Read and validate the platform file at path. On success *out owns a new platform (free it with
+ * ss_platform_free); on bad input returns SS_EINPUT with file and line in err. */
+int ss_platform_load(const char* path, ss_platform** out, ss_err* err);
+
+void ss_platform_free(ss_platform* p);
+
+/* Host index of the CPU host. */
+int ss_platform_cpu(const ss_platform* p);
+
+/* Route from host a to host b (borrowed; nhops is 0 for a == b). */
+const ss_route* ss_platform_route(const ss_platform* p, int a, int b);
+
+/* Bottleneck bandwidth (bytes/s) and total latency (s) of the route from a to b. */
+double ss_platform_route_bandwidth(const ss_platform* p, int a, int b);
+double ss_platform_route_latency(const ss_platform* p, int a, int b);
+
+/* Whether the route from a to b uses only links of class cls. */
+int ss_platform_route_all(const ss_platform* p, int a, int b, ss_link_class cls);
+
+/* Name of a link class ("nvlink", ...). */
+const char* ss_link_class_name(ss_link_class cls);
+
+#endif

@@ -1,0 +1,158 @@
+/* report: the results of a run as a table, JSON or CSV. */
+#include "report.h"
+
+#include "err.h"
+
+#include <string.h>
+
+void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out)
+{
+  memset(out, 0, sizeof(*out));
+  out->job = job;
+  ss_stall_timeline(tl, job->opt.warmup, &out->bd);
+  double samples_per_iter = (double)job->batch * job->ngpus;
+  out->throughput_samples_per_s = samples_per_iter / out->bd.iteration_s;
+  out->epoch_s = job->workload->dataset.samples / out->throughput_samples_per_s;
+  out->cost_usd_per_epoch = job->platform->price_usd_per_h * 1 * out->epoch_s / 3600.0;
+  out->simulated_s = simulated_s;
+}
+
+static const char* const part_keys[SS_CAT_COUNT] = {"compute_s", "prep_stall_s", "fetch_stall_s",
+                                                    "interconnect_stall_s", "network_stall_s"};
+static const char* const part_labels[SS_CAT_COUNT] = {"compute", "prep (CPU) stall", "fetch (disk) stall",
+                                                      "interconnect stall", "network stall"};
+
+/* Write s as a JSON string. */
+static void json_string(FILE* f, const char* s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void write_json(FILE* f, const ss_result* r)
+{
+  const ss_job* j = r->job;
+  fprintf(f, "{\n  \"platform\": ");
+  json_string(f, j->platform->instance_type);
+  fprintf(f, ",\n  \"platform_file\": ");
+  json_string(f, j->platform->path);
+  fprintf(f, ",\n  \"workload\": ");
+  json_string(f, j->workload->model);
+  fprintf(f, ",\n  \"workload_file\": ");
+  json_string(f, j->workload->path);
+  fprintf(f, ",\n  \"gpu_model\": ");
+  json_string(f, j->platform->gpus[0].model);
+  fprintf(f, ",\n  \"instances\": 1,\n  \"gpus\": %d,\n  \"batch_per_gpu\": %d,\n", j->ngpus, j->batch);
+  fprintf(f, "  \"iteration_s\": %.17g,\n  \"throughput_samples_per_s\": %.17g,\n", r->bd.iteration_s,
+          r->throughput_samples_per_s);
+  fprintf(f, "  \"epoch_s\": %.17g,\n  \"cost_usd_per_epoch\": %.17g,\n  \"price_usd_per_h\": %.17g,\n", r->epoch_s,
+          r->cost_usd_per_epoch, j->platform->price_usd_per_h);
+  fprintf(f, "  \"breakdown\": {\n");
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    fprintf(f, "    \"%s\": %.17g%s\n", part_keys[c], r->bd.part_s[c], c + 1 < SS_CAT_COUNT ? "," : "");
+  fprintf(f, "  },\n  \"first_iteration_s\": %.17g,\n", r->bd.first_iteration_s);
+  fprintf(f, "  \"warmup\": %d,\n  \"iterations\": %d,\n  \"synthetic\": %s,\n  \"overlap\": %s,\n", j->opt.warmup,
+          j->opt.iterations, j->opt.synthetic ? "true" : "false", j->opt.overlap ? "true" : "false");
+  fprintf(f, "  \"workers_per_gpu\": %d,\n  \"prefetch\": %d,\n  \"cache\": %.17g,\n", j->workers, j->opt.prefetch,
+          j->cache);
+  fprintf(f, "  \"bucket_mb\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n  \"simulated_s\": %.17g\n}\n",
+          j->opt.bucket_mb, j->nbuckets, j->ngpus > 1 ? j->rings.nrings : 0, r->simulated_s);
+}
+
+/* CSV field: quoted when it holds a comma, quote or newline. */
+static void csv_field(FILE* f, const char* s)
+{
+  if (!strpbrk(s, ",\"\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void write_csv(FILE* f, const ss_result* r)
+{
+  const ss_job* j = r->job;
+  fprintf(f, "platform,workload,instances,gpus,batch_per_gpu,iteration_s,throughput_samples_per_s,"
+             "epoch_s,cost_usd_per_epoch");
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    fprintf(f, ",%s", part_keys[c]);
+  fprintf(f, ",synthetic,overlap,workers_per_gpu,cache,bucket_mb\n");
+  csv_field(f, j->platform->instance_type);
+  fputc(',', f);
+  csv_field(f, j->workload->model);
+  fprintf(f, ",1,%d,%d,%.17g,%.17g,%.17g,%.17g", j->ngpus, j->batch, r->bd.iteration_s, r->throughput_samples_per_s,
+          r->epoch_s, r->cost_usd_per_epoch);
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    fprintf(f, ",%.17g", r->bd.part_s[c]);
+  fprintf(f, ",%d,%d,%d,%.17g,%.17g\n", j->opt.synthetic, j->opt.overlap, j->workers, j->cache, j->opt.bucket_mb);
+}
+
+static void write_table(FILE* f, const ss_result* r)
+{
+  const ss_job* j = r->job;
+  const ss_breakdown* b = &r->bd;
+  fprintf(f, "stash-sim %s: %s on %s, %d x %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
+          j->platform->instance_type, j->ngpus, j->platform->gpus[0].model, j->batch);
+  fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
+          r->throughput_samples_per_s);
+  fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x 1 instance)\n",
+          r->epoch_s / 60, r->cost_usd_per_epoch, j->platform->price_usd_per_h);
+  fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->opt.warmup + 1,
+          j->niters, j->ngpus, j->ngpus == 1 ? "" : "s");
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3, 100 * b->part_s[c] / b->iteration_s);
+  if (j->opt.synthetic)
+    fprintf(f, "  data: synthetic (no loading)\n");
+  else
+    fprintf(f, "  data: %d loader worker%s per GPU, prefetch %d, %.0f%% of %s in page cache\n", j->workers,
+            j->workers == 1 ? "" : "s", j->opt.prefetch, 100 * j->cache, j->workload->dataset.name);
+  if (j->ngpus > 1)
+    fprintf(f, "  gradients: %d bucket%s of up to %g MiB, ring allreduce over %d ring%s%s\n", j->nbuckets,
+            j->nbuckets == 1 ? "" : "s", j->opt.bucket_mb, j->rings.nrings, j->rings.nrings == 1 ? "" : "s",
+            j->opt.overlap ? ", overlapped with backward" : ", after backward (--no-overlap)");
+}
+
+typedef struct format_entry {
+  const char* name;
+  ss_format format;
+  void (*write)(FILE*, const ss_result*);
+} format_entry;
+
+static const format_entry formats[] = {
+    {"table", SS_FORMAT_TABLE, write_table}, {"json", SS_FORMAT_JSON, write_json}, {"csv", SS_FORMAT_CSV, write_csv}};
+
+int ss_report_format_by_name(const char* name, ss_format* out)
+{
+  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+    if (strcmp(formats[i].name, name) == 0) {
+      *out = formats[i].format;
+      return 0;
+    }
+  return -1;
+}
+
+int ss_report_write(FILE* f, const ss_result* r, ss_format fmt)
+{
+  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+    if (formats[i].format == fmt) {
+      formats[i].write(f, r);
+      return ferror(f) ? SS_EINPUT : SS_OK;
+    }
+  ss_assert(0);
+  return SS_EINPUT;
+}

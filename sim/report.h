@@ -1,0 +1,28 @@
+/* report: the results of a run as a table, JSON or CSV (no SimGrid types). */
+#ifndef SS_REPORT_H
+#define SS_REPORT_H
+
+#include "job.h"
+#include "stall.h"
+
+#include <stdio.h>
+
+typedef struct ss_result {
+  const ss_job* job;
+  ss_breakdown bd;
+  double throughput_samples_per_s;
+  double epoch_s;
+  double cost_usd_per_epoch; /* price x instances x epoch time */
+  double simulated_s;        /* simulated date at the end of the run */
+} ss_result;
+
+/* Derive the result of a job from its timeline. */
+void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out);
+
+/* Write the result in format fmt. Returns 0, or a negative code when writing failed. */
+int ss_report_write(FILE* f, const ss_result* r, ss_format fmt);
+
+/* Look up a format by name ("table", "json", "csv"); returns 0 and sets *out, or -1. */
+int ss_report_format_by_name(const char* name, ss_format* out);
+
+#endif

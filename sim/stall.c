@@ -1,0 +1,33 @@
+/* stall: the timeline breakdown of a run's steady state. */
+#include "stall.h"
+
+#include "err.h"
+
+#include <math.h>
+#include <string.h>
+
+void ss_stall_timeline(const ss_timeline* t, int warmup, ss_breakdown* out)
+{
+  ss_assert(warmup >= 0 && warmup < t->niters);
+  memset(out, 0, sizeof(*out));
+  int measured = t->niters - warmup;
+  for (int r = 0; r < t->nranks; r++) {
+    size_t base = (size_t)r * (size_t)t->niters;
+    double window = t->end_s[base + (size_t)t->niters - 1] - t->start_s[base + (size_t)warmup];
+    double sum = 0;
+    for (int i = warmup; i < t->niters; i++)
+      for (int c = 0; c < SS_CAT_COUNT; c++) {
+        double v = t->acc_s[(base + (size_t)i) * SS_CAT_COUNT + (size_t)c];
+        out->part_s[c] += v;
+        sum += v;
+      }
+    /* Every instant of an iteration is classified, and iterations follow each other. */
+    ss_assert(fabs(sum - window) <= 1e-9 * fmax(window, 1e-12) + 1e-15);
+    out->iteration_s += window;
+  }
+  double n = (double)t->nranks * measured;
+  out->iteration_s /= n;
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    out->part_s[c] /= n;
+  out->first_iteration_s = t->end_s[0] - t->start_s[0];
+}

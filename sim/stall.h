@@ -1,0 +1,16 @@
+/* stall: the timeline breakdown of a run's steady state (every rank, iterations after warm-up). */
+#ifndef SS_STALL_H
+#define SS_STALL_H
+
+#include "timeline.h"
+
+typedef struct ss_breakdown {
+  double iteration_s;        /* mean over ranks of the steady-state iteration time */
+  double part_s[SS_CAT_COUNT]; /* mean per iteration over ranks; the parts sum to iteration_s */
+  double first_iteration_s;  /* iteration 0 of rank 0, warm-up included (start-up cost) */
+} ss_breakdown;
+
+/* Breakdown over iterations warmup..niters-1 of every rank. Requires warmup < niters. */
+void ss_stall_timeline(const ss_timeline* t, int warmup, ss_breakdown* out);
+
+#endif

@@ -1,0 +1,36 @@
+/* timeline: per-rank, per-iteration time accounting of the simulated run (no SimGrid types). */
+#ifndef SS_TIMELINE_H
+#define SS_TIMELINE_H
+
+/* What a rank's training process is doing; every instant of an iteration falls in one category. */
+typedef enum ss_cat {
+  SS_CAT_COMPUTE,      /* forward, backward, optimizer kernels */
+  SS_CAT_PREP,         /* waiting for CPU preparation of data, and the host-to-device copy */
+  SS_CAT_FETCH,        /* waiting for storage reads */
+  SS_CAT_INTERCONNECT, /* waiting for collectives inside one instance */
+  SS_CAT_NETWORK,      /* waiting for collectives that cross instances */
+  SS_CAT_COUNT
+} ss_cat;
+
+typedef struct ss_timeline {
+  int nranks;
+  int niters;
+  double* start_s; /* [rank * niters + iter] */
+  double* end_s;
+  double* acc_s;   /* [(rank * niters + iter) * SS_CAT_COUNT + cat] */
+} ss_timeline;
+
+/* Allocate a zeroed timeline; NULL when out of memory. Free with ss_timeline_free (NULL is fine). */
+ss_timeline* ss_timeline_new(int nranks, int niters);
+void ss_timeline_free(ss_timeline* t);
+
+/* Add dt seconds of category cat to (rank, iter). */
+void ss_timeline_add(ss_timeline* t, int rank, int iter, ss_cat cat, double dt);
+
+/* Record the simulated start and end date of (rank, iter). */
+void ss_timeline_span(ss_timeline* t, int rank, int iter, double start_s, double end_s);
+
+/* Short name of a category ("compute", "prep_stall", ...). */
+const char* ss_cat_name(ss_cat cat);
+
+#endif

@@ -1,0 +1,32 @@
+/* topo: build collective rings over a platform's links (pure graph work, no SimGrid). */
+#ifndef SS_TOPO_H
+#define SS_TOPO_H
+
+#include "platform.h"
+
+#define SS_TOPO_MAX_CHANNELS 16
+#define SS_TOPO_MAX_SEARCH 9 /* exhaustive ring search up to this many GPUs; identity order beyond */
+
+/* One ring: order[i] is the GPU (host index) at position i; share is this ring's fraction of the
+ * bytes of every collective; bandwidth_bps its bottleneck when the rings run together. */
+typedef struct ss_ring {
+  int* order;
+  double share;
+  double bandwidth_bps;
+} ss_ring;
+
+typedef struct ss_rings {
+  int nranks;
+  int nrings;
+  ss_ring rings[SS_TOPO_MAX_CHANNELS];
+} ss_rings;
+
+/* Build the rings among the GPUs gpus[0..n-1] of p, as NCCL does: repeatedly pick the cyclic order
+ * with the largest bottleneck bandwidth left on the links it uses (each direction of a SPLITDUPLEX
+ * link counted apart), keep only rings whose hops use the same link classes as the first one, and
+ * split the bytes in proportion to the bandwidth of each ring. Returns 0, or SS_ENOMEM. */
+int ss_topo_rings(const ss_platform* p, const int* gpus, int n, ss_rings* out);
+
+void ss_topo_rings_free(ss_rings* r);
+
+#endif

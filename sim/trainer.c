@@ -1,0 +1,97 @@
+/* trainer: one rank's training process: data, forward, backward with bucketed gradients, optimizer. */
+#include "actors.h"
+
+#include <math.h>
+#include <simgrid/engine.h>
+
+/* Time accounting of one iteration: every blocking step ends with mark(), which books the time
+ * since the previous mark to a category, so the parts add up to the iteration exactly. */
+typedef struct clockmark {
+  ss_timeline* tl;
+  int rank;
+  int iter;
+  double t;
+} clockmark;
+
+static void mark(clockmark* m, ss_cat cat)
+{
+  double now = simgrid_get_clock();
+  ss_timeline_add(m->tl, m->rank, m->iter, cat, now - m->t);
+  m->t = now;
+}
+
+static void execute(double flops)
+{
+  if (flops > 0)
+    sg_actor_execute(flops);
+}
+
+/* Get this iteration's batch into GPU memory; the wait is split between storage and CPU in the
+ * proportion in which the loader spent its time on that batch. */
+static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
+{
+  const ss_job* j = s->job;
+  double fetch = 0, prep = 0;
+  if (j->workers == 0) {
+    long long first = ((long long)me->rank * j->niters + m->iter) * j->batch;
+    for (int k = 0; k < j->batch; k++)
+      ss_loader_sample(s, first + k, &fetch, &prep);
+  } else {
+    sg_mutex_lock(me->mu);
+    while (!me->ready[m->iter])
+      sg_cond_wait(me->cv, me->mu);
+    me->consumed++;
+    sg_cond_notify_all(me->cv);
+    sg_mutex_unlock(me->mu);
+    fetch = me->batch_fetch_s[m->iter];
+    prep = me->batch_prep_s[m->iter];
+  }
+  double now = simgrid_get_clock();
+  double wait = now - m->t;
+  double to_fetch = fetch + prep > 0 ? wait * fetch / (fetch + prep) : 0;
+  ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_FETCH, to_fetch);
+  ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_PREP, wait - to_fetch);
+  m->t = now;
+  sg_host_sendto(s->cpu, me->host, j->h2d_bytes);
+  mark(m, SS_CAT_PREP);
+}
+
+void ss_trainer_actor(int argc, char** argv)
+{
+  (void)argc;
+  (void)argv;
+  ss_actor_arg* a = sg_actor_self_get_data();
+  ss_sim* s = a->sim;
+  const ss_job* j = s->job;
+  ss_rank* me = &s->ranks[a->rank];
+  int nl = j->workload->nlayers;
+  for (int i = 0; i < j->niters; i++) {
+    clockmark m = {s->tl, a->rank, i, simgrid_get_clock()};
+    double start = m.t;
+    if (!j->opt.synthetic)
+      get_batch(s, me, &m);
+    for (int l = 0; l < nl; l++)
+      execute(j->fwd_flops[l]);
+    int b = 0;
+    for (int l = nl - 1; l >= 0; l--) {
+      execute(j->bwd_flops[l]);
+      /* DDP launches a bucket's allreduce as soon as its last gradient is ready. */
+      while (j->opt.overlap && b < j->nbuckets && j->buckets[b].last_layer == l) {
+        sg_sem_release(me->pending);
+        b++;
+      }
+    }
+    for (; b < j->nbuckets; b++)
+      sg_sem_release(me->pending);
+    mark(&m, SS_CAT_COMPUTE);
+    sg_mutex_lock(me->mu);
+    while (me->reduced < (i + 1) * j->nbuckets)
+      sg_cond_wait(me->cv, me->mu);
+    sg_mutex_unlock(me->mu);
+    mark(&m, SS_CAT_INTERCONNECT);
+    execute(j->opt_flops);
+    mark(&m, SS_CAT_COMPUTE);
+    ss_timeline_span(s->tl, a->rank, i, start, m.t);
+  }
+  s->actors_finished++;
+}

@@ -1,0 +1,342 @@
+/* workload: read and validate a workload JSON file (optionally gzipped). */
+#include "workload.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define SS_WORKLOAD_MAX_BYTES (256L << 20)
+#define SS_SCHEMA "stash-sim-workload/1"
+
+typedef struct wctx {
+  const char* file;
+  ss_err* err;
+} wctx;
+
+/* Read a whole file, gunzipping if it is gzip (zlib reads plain files as they are). */
+static int read_all(const char* path, char** out, size_t* len, ss_err* err)
+{
+  gzFile f = gzopen(path, "rb");
+  if (!f)
+    return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(errno ? errno : ENOENT));
+  size_t cap = 1 << 16, n = 0;
+  char* buf = malloc(cap + 1);
+  int rc = buf ? SS_OK : SS_ENOMEM;
+  while (!rc) {
+    if (n == cap) {
+      if (cap >= (size_t)SS_WORKLOAD_MAX_BYTES) {
+        rc = ss_err_set(err, path, 0, "workload file larger than %ld MiB", SS_WORKLOAD_MAX_BYTES >> 20);
+        break;
+      }
+      cap *= 2;
+      char* bigger = realloc(buf, cap + 1);
+      if (!bigger) {
+        rc = SS_ENOMEM;
+        break;
+      }
+      buf = bigger;
+    }
+    int got = gzread(f, buf + n, (unsigned)(cap - n));
+    if (got < 0) {
+      int zerr = 0;
+      rc = ss_err_set(err, path, 0, "cannot read workload file: %s", gzerror(f, &zerr));
+    } else if (got == 0) {
+      break;
+    }
+    n += got > 0 ? (size_t)got : 0;
+  }
+  gzclose(f);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  buf[n] = '\0';
+  if (strlen(buf) != n) {
+    free(buf);
+    return ss_err_set(err, path, 0, "workload file contains a NUL byte (not JSON text)");
+  }
+  *out = buf;
+  *len = n;
+  return SS_OK;
+}
+
+/* parent + ".key" or parent + "[index]", truncated to size. */
+static void join_path(char* dst, size_t size, const char* parent, const char* key, int index)
+{
+  char tail[SS_ERR_PATH_MAX];
+  if (key)
+    snprintf(tail, sizeof(tail), ".%.*s", (int)sizeof(tail) - 2, key);
+  else
+    snprintf(tail, sizeof(tail), "[%d]", index);
+  size_t n = strlen(parent), m = strlen(tail);
+  if (n > size - 1)
+    n = size - 1;
+  memmove(dst, parent, n);
+  if (m > size - 1 - n)
+    m = size - 1 - n;
+  memcpy(dst + n, tail, m);
+  dst[n + m] = '\0';
+}
+
+static const char* json_kind(const cJSON* v)
+{
+  if (cJSON_IsNumber(v))
+    return "a number";
+  if (cJSON_IsString(v))
+    return "a string";
+  if (cJSON_IsBool(v))
+    return "a boolean";
+  if (cJSON_IsNull(v))
+    return "null";
+  if (cJSON_IsArray(v))
+    return "an array";
+  return "an object";
+}
+
+/* Check that obj is an object whose keys are all in allowed, each at most once. */
+static int check_keys(wctx* c, const cJSON* obj, const char* path, const char* const* allowed)
+{
+  if (!cJSON_IsObject(obj))
+    return ss_err_set_path(c->err, c->file, path, "expected an object, got %s", json_kind(obj));
+  for (const cJSON* k = obj->child; k; k = k->next) {
+    int ok = 0;
+    for (const char* const* a = allowed; *a; a++)
+      ok |= strcmp(k->string, *a) == 0;
+    char p[SS_ERR_PATH_MAX];
+    join_path(p, sizeof(p), path, k->string, 0);
+    if (!ok)
+      return ss_err_set_path(c->err, c->file, p, "unknown key");
+    for (const cJSON* d = obj->child; d != k; d = d->next)
+      if (strcmp(d->string, k->string) == 0)
+        return ss_err_set_path(c->err, c->file, p, "duplicate key");
+  }
+  return SS_OK;
+}
+
+static const cJSON* need(wctx* c, const cJSON* obj, const char* path, const char* key)
+{
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v)
+    ss_err_set_path(c->err, c->file, path, "missing key '%s'", key);
+  return v;
+}
+
+static int get_string(wctx* c, const cJSON* obj, const char* path, const char* key, char** out)
+{
+  const cJSON* v = need(c, obj, path, key);
+  if (!v)
+    return SS_EINPUT;
+  char p[SS_ERR_PATH_MAX];
+  join_path(p, sizeof(p), path, key, 0);
+  if (!cJSON_IsString(v) || !v->valuestring[0])
+    return ss_err_set_path(c->err, c->file, p, "expected a non-empty string, got %s", json_kind(v));
+  *out = strdup(v->valuestring);
+  return *out ? SS_OK : SS_ENOMEM;
+}
+
+/* A number in [lo, hi] (lo excluded when lo_open), optionally whole. */
+static int get_number(wctx* c, const cJSON* obj, const char* path, const char* key, double lo, int lo_open, double hi,
+                      int whole, double* out)
+{
+  const cJSON* v = need(c, obj, path, key);
+  if (!v)
+    return SS_EINPUT;
+  char p[SS_ERR_PATH_MAX];
+  join_path(p, sizeof(p), path, key, 0);
+  if (!cJSON_IsNumber(v))
+    return ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
+  double x = v->valuedouble;
+  const char* what = whole ? "whole number" : "number";
+  if (!isfinite(x) || x < lo || (lo_open && x == lo) || x > hi)
+    return ss_err_set_path(c->err, c->file, p, "expected a %s %s %g and at most %g, got %.17g", what,
+                           lo_open ? "greater than" : "at least", lo, hi, x);
+  if (whole && x != floor(x))
+    return ss_err_set_path(c->err, c->file, p, "expected a whole number, got %.17g", x);
+  *out = x;
+  return SS_OK;
+}
+
+/* Upper bounds that catch wrong units and absurd values rather than limit real models. */
+#define MAX_TIME_S 3600.0
+#define MAX_PARAMS 1e13
+#define MAX_BATCH 1e7
+#define MAX_SAMPLES 1e13
+#define MAX_SAMPLE_BYTES 1e10
+
+static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
+{
+  static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", NULL};
+  const cJSON* arr = need(c, root, "$", "layers");
+  if (!arr)
+    return SS_EINPUT;
+  if (!cJSON_IsArray(arr))
+    return ss_err_set_path(c->err, c->file, "$.layers", "expected an array, got %s", json_kind(arr));
+  int n = cJSON_GetArraySize(arr);
+  if (n == 0)
+    return ss_err_set_path(c->err, c->file, "$.layers", "expected at least one layer");
+  w->layers = calloc((size_t)n, sizeof(ss_layer));
+  if (!w->layers)
+    return SS_ENOMEM;
+  int i = 0;
+  for (const cJSON* l = arr->child; l; l = l->next, i++) {
+    char p[SS_ERR_PATH_MAX];
+    join_path(p, sizeof(p), "$.layers", NULL, i);
+    ss_layer* y = &w->layers[i];
+    w->nlayers = i + 1;
+    if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
+        get_number(c, l, p, "fwd_s", 0, 0, MAX_TIME_S, 0, &y->fwd_s) ||
+        get_number(c, l, p, "bwd_s", 0, 0, MAX_TIME_S, 0, &y->bwd_s) ||
+        get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params))
+      return SS_EINPUT;
+    for (int j = 0; j < i; j++)
+      if (strcmp(w->layers[j].name, y->name) == 0) {
+        char q[SS_ERR_PATH_MAX];
+        join_path(q, sizeof(q), p, "name", 0);
+        return ss_err_set_path(c->err, c->file, q, "layer name '%s' already used by $.layers[%d]", y->name, j);
+      }
+  }
+  return SS_OK;
+}
+
+static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
+{
+  static const char* const keys[] = {"name", "samples", "bytes_per_sample", "prep_cpu_s_per_sample",
+                                     "decoded_bytes_per_sample", NULL};
+  const cJSON* d = need(c, root, "$", "dataset");
+  ss_dataset* ds = &w->dataset;
+  const char* p = "$.dataset";
+  if (!d || check_keys(c, d, p, keys) || get_string(c, d, p, "name", &ds->name) ||
+      get_number(c, d, p, "samples", 0, 1, MAX_SAMPLES, 1, &ds->samples) ||
+      get_number(c, d, p, "bytes_per_sample", 0, 1, MAX_SAMPLE_BYTES, 0, &ds->bytes_per_sample) ||
+      get_number(c, d, p, "prep_cpu_s_per_sample", 0, 0, MAX_TIME_S, 0, &ds->prep_cpu_s_per_sample) ||
+      get_number(c, d, p, "decoded_bytes_per_sample", 0, 1, MAX_SAMPLE_BYTES, 0, &ds->decoded_bytes_per_sample))
+    return SS_EINPUT;
+  return SS_OK;
+}
+
+static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
+{
+  static const char* const keys[] = {"schema", "model", "precision", "batch_per_gpu", "grad_bytes_per_param",
+                                     "reference", "optimizer_s", "layers", "dataset", "provenance", NULL};
+  static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", NULL};
+  static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
+  char* schema = NULL;
+  if (check_keys(c, root, "$", keys) || get_string(c, root, "$", "schema", &schema))
+    return SS_EINPUT;
+  int same = strcmp(schema, SS_SCHEMA) == 0;
+  free(schema);
+  if (!same)
+    return ss_err_set_path(c->err, c->file, "$.schema", "expected \"%s\"", SS_SCHEMA);
+  double batch = 0, ref_batch = 0;
+  const cJSON* ref = NULL;
+  if (get_string(c, root, "$", "model", &w->model) || get_string(c, root, "$", "precision", &w->precision))
+    return SS_EINPUT;
+  int known = 0;
+  for (const char* const* s = precisions; *s; s++)
+    known |= strcmp(w->precision, *s) == 0;
+  if (!known)
+    return ss_err_set_path(c->err, c->file, "$.precision", "expected one of fp32, tf32, fp16, bf16, amp, fp64, got '%s'",
+                           w->precision);
+  if (get_number(c, root, "$", "batch_per_gpu", 0, 1, MAX_BATCH, 1, &batch) ||
+      get_number(c, root, "$", "grad_bytes_per_param", 0, 1, 8, 0, &w->grad_bytes_per_param) ||
+      !(ref = need(c, root, "$", "reference")) || check_keys(c, ref, "$.reference", ref_keys) ||
+      get_string(c, ref, "$.reference", "gpu_model", &w->ref_gpu_model) ||
+      get_number(c, ref, "$.reference", "gpu_flops", 1e6, 0, 1e18, 0, &w->ref_gpu_flops) ||
+      get_number(c, ref, "$.reference", "batch", 0, 1, MAX_BATCH, 1, &ref_batch) ||
+      get_number(c, root, "$", "optimizer_s", 0, 0, MAX_TIME_S, 0, &w->optimizer_s) || parse_layers(c, root, w) ||
+      parse_dataset(c, root, w))
+    return SS_EINPUT;
+  w->batch_per_gpu = (int)batch;
+  w->ref_batch = (int)ref_batch;
+  const cJSON* prov = need(c, root, "$", "provenance");
+  if (!prov)
+    return SS_EINPUT;
+  if (!cJSON_IsObject(prov))
+    return ss_err_set_path(c->err, c->file, "$.provenance", "expected an object, got %s", json_kind(prov));
+  return SS_OK;
+}
+
+/* Line and column (1-based) of offset in text. */
+static void line_col(const char* text, size_t offset, int* line, int* col)
+{
+  *line = 1;
+  *col = 1;
+  for (size_t i = 0; i < offset && text[i]; i++) {
+    if (text[i] == '\n') {
+      (*line)++;
+      *col = 1;
+    } else {
+      (*col)++;
+    }
+  }
+}
+
+int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
+{
+  char* text = NULL;
+  size_t len = 0;
+  int rc = read_all(path, &text, &len, err);
+  if (rc) {
+    if (rc == SS_ENOMEM)
+      ss_err_set(err, path, 0, "out of memory");
+    return rc;
+  }
+  /* len + 1 includes the NUL, so that require_null_terminated rejects trailing garbage. */
+  const char* end = NULL;
+  cJSON* root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+  if (!root) {
+    const char* at = cJSON_GetErrorPtr();
+    size_t off = at && at >= text && at <= text + len ? (size_t)(at - text) : len;
+    int line, col;
+    line_col(text, off, &line, &col);
+    free(text);
+    if (len == 0)
+      return ss_err_set(err, path, 0, "empty file (expected a JSON object)");
+    return ss_err_set_col(err, path, line, col, "malformed JSON");
+  }
+  free(text);
+  ss_workload* w = calloc(1, sizeof(*w));
+  if (!w) {
+    cJSON_Delete(root);
+    return ss_err_set(err, path, 0, "out of memory");
+  }
+  w->path = strdup(path);
+  wctx c = {.file = path, .err = err};
+  rc = parse_root(&c, root, w);
+  cJSON_Delete(root);
+  if (rc) {
+    if (rc == SS_ENOMEM)
+      ss_err_set(err, path, 0, "out of memory");
+    ss_workload_free(w);
+    return rc;
+  }
+  *out = w;
+  return SS_OK;
+}
+
+void ss_workload_free(ss_workload* w)
+{
+  if (!w)
+    return;
+  for (int i = 0; i < w->nlayers; i++)
+    free(w->layers[i].name);
+  free(w->layers);
+  free(w->dataset.name);
+  free(w->path);
+  free(w->model);
+  free(w->precision);
+  free(w->ref_gpu_model);
+  free(w);
+}
+
+double ss_workload_grad_bytes(const ss_workload* w)
+{
+  double total = 0;
+  for (int i = 0; i < w->nlayers; i++)
+    total += w->layers[i].params * w->grad_bytes_per_param;
+  return total;
+}

@@ -1,0 +1,48 @@
+/* workload: read and validate a workload JSON file (optionally gzipped) with cJSON and zlib. */
+#ifndef SS_WORKLOAD_H
+#define SS_WORKLOAD_H
+
+#include "err.h"
+
+/* One layer, times in seconds on the reference device at the reference batch. */
+typedef struct ss_layer {
+  char* name;
+  double fwd_s;
+  double bwd_s;
+  double params; /* parameters whose gradients this layer produces (a whole number) */
+} ss_layer;
+
+typedef struct ss_dataset {
+  char* name;
+  double samples;
+  double bytes_per_sample;         /* average size on storage */
+  double prep_cpu_s_per_sample;    /* decode + augment, seconds of one reference core */
+  double decoded_bytes_per_sample; /* bytes copied to the GPU per sample */
+} ss_dataset;
+
+typedef struct ss_workload {
+  char* path;
+  char* model;
+  char* precision;
+  int batch_per_gpu;
+  double grad_bytes_per_param;
+  char* ref_gpu_model;
+  double ref_gpu_flops;
+  int ref_batch;
+  double optimizer_s; /* on the reference device; not scaled with the batch */
+  int nlayers;
+  ss_layer* layers; /* forward order */
+  ss_dataset dataset;
+} ss_workload;
+
+/* Read and validate the workload at path (plain or gzip). On success *out owns a new workload
+ * (free with ss_workload_free); on bad input returns SS_EINPUT with the file and line:column
+ * (syntax) or JSON path (values) in err. */
+int ss_workload_load(const char* path, ss_workload** out, ss_err* err);
+
+void ss_workload_free(ss_workload* w);
+
+/* Total gradient bytes of one iteration. */
+double ss_workload_grad_bytes(const ss_workload* w);
+
+#endif
