@@ -104,6 +104,9 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
 {
   for (int r = 0; s->ranks && r < j->ngpus; r++) {
     ss_rank* me = &s->ranks[r];
+    sg_mutex_destroy(me->mu);
+    sg_cond_destroy(me->cv);
+    sg_sem_destroy(me->pending);
     free(me->ready);
     free(me->batch_fetch_s);
     free(me->batch_prep_s);

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install what stash-sim needs to build and test on Debian (run as root, or with sudo available).
+set -euo pipefail
+pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi

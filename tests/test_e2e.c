@@ -1,0 +1,351 @@
+/* test_e2e: end-to-end tests that run the stash-sim binaries (one simulation per process). */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_ARGS 64
+
+typedef struct run_result {
+  int status; /* exit code, or 128 + signal */
+  char* out;
+  char* err;
+} run_result;
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                         \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
+static char* slurp(FILE* f)
+{
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char* s = malloc((size_t)n + 1);
+  if (!s)
+    abort();
+  size_t got = fread(s, 1, (size_t)n, f);
+  s[got] = '\0';
+  return s;
+}
+
+/* Run argv (NULL-terminated) and capture its exit status, stdout and stderr. */
+static run_result run(char* const* argv)
+{
+  FILE* out = tmpfile();
+  FILE* err = tmpfile();
+  if (!out || !err)
+    abort();
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fileno(out), 1);
+    dup2(fileno(err), 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  run_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), slurp(out), slurp(err)};
+  fclose(out);
+  fclose(err);
+  return r;
+}
+
+/* Run a binary with arguments given as one space-separated string. */
+static run_result runs(const char* bin, const char* args)
+{
+  char buf[4096];
+  snprintf(buf, sizeof(buf), "%s", args);
+  char* argv[MAX_ARGS];
+  int n = 0;
+  argv[n++] = (char*)bin;
+  for (char* t = strtok(buf, " \t"); t && n < MAX_ARGS - 1; t = strtok(NULL, " \t"))
+    argv[n++] = t;
+  argv[n] = NULL;
+  return run(argv);
+}
+
+static void run_free(run_result* r)
+{
+  free(r->out);
+  free(r->err);
+}
+
+/* Run stash-sim with --format json and return the parsed report (NULL and a failure otherwise). */
+static cJSON* sim_json(const char* fmt, ...)
+{
+  char args[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof(args) - 16, fmt, ap);
+  va_end(ap);
+  strcat(args, " --format json");
+  run_result r = runs(SS_SIM_BIN, args);
+  CHECK(r.status == 0, "stash-sim %s exited %d: %s", args, r.status, r.err);
+  cJSON* j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+  CHECK(r.status != 0 || j, "stash-sim %s: output is not JSON", args);
+  run_free(&r);
+  return j;
+}
+
+static double num(const cJSON* j, const char* key)
+{
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(j, key);
+  CHECK(cJSON_IsNumber(v), "key '%s' is missing or not a number", key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static double iteration(const char* fmt, const char* extra)
+{
+  cJSON* j = sim_json("%s %s", fmt, extra);
+  double t = j ? num(j, "iteration_s") : NAN;
+  cJSON_Delete(j);
+  return t;
+}
+
+static const char* const breakdown_keys[] = {"compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
+                                              "network_stall_s"};
+
+/* A ring allreduce of S bytes on a homogeneous star of N GPUs takes 2(N-1)(alpha + S/(N B)). */
+static void test_ring_closed_form(void)
+{
+  const double alpha = 10e-6, bw = 10e9; /* tests/platforms/star*.xml: 2 links of 5 us, 10 GB/s */
+  const int ns[] = {2, 4, 8};
+  const double sizes[] = {1e6, 1e8, 4e9};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) {
+      int n = ns[i];
+      char args[256];
+      snprintf(args, sizeof(args), "tests/platforms/star%d.xml %.0f %d 3", n, sizes[k], n);
+      run_result r = runs(SS_COLL_BIN, args);
+      double t = 0;
+      int rings = 0;
+      CHECK(r.status == 0 && sscanf(r.out, "gpus %*d bytes %*f rings %d time_s %lf", &rings, &t) == 2,
+            "stash-sim-coll %s: %s%s", args, r.out, r.err);
+      double expect = 2.0 * (n - 1) * (alpha + sizes[k] / (n * bw));
+      CHECK(fabs(t - expect) <= 1e-6 * expect, "N=%d S=%g: %.12g s, closed form %.12g s", n, sizes[k], t, expect);
+      CHECK(rings == 1, "a star has one ring, got %d", rings);
+      run_free(&r);
+    }
+}
+
+/* One GPU, synthetic data: the iteration is forward + backward + optimizer of the workload. */
+static void test_single_gpu_synthetic(void)
+{
+  /* tiny.json: 3 layers of 1 + 2 ms at batch 8 on a 10 TF reference; optimizer 0.5 ms; star GPUs 10 TF. */
+  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny.json --gpus 1 --synthetic", "");
+  CHECK(fabs(t - 0.0095) <= 1e-9 * 0.0095, "iteration %.12g s, expected 0.0095", t);
+  /* Batch 16 doubles the layer times, not the optimizer. */
+  t = iteration("tests/platforms/star2.xml tests/workloads/tiny.json --gpus 1 --synthetic --batch 16", "");
+  CHECK(fabs(t - 0.0185) <= 1e-9 * 0.0185, "iteration %.12g s at batch 16, expected 0.0185", t);
+}
+
+static void check_sum(const char* args)
+{
+  cJSON* j = sim_json("%s", args);
+  if (!j)
+    return;
+  const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
+  double sum = 0;
+  for (int i = 0; i < 5; i++) {
+    double v = num(b, breakdown_keys[i]);
+    CHECK(v >= 0, "%s: %s = %g is negative", args, breakdown_keys[i], v);
+    sum += v;
+  }
+  double it = num(j, "iteration_s");
+  CHECK(fabs(sum - it) <= 1e-9 * it, "%s: parts sum to %.17g, iteration %.17g", args, sum, it);
+  CHECK(num(b, "network_stall_s") == 0, "%s: network stall on one instance", args);
+  double thr = num(j, "throughput_samples_per_s");
+  CHECK(fabs(thr - num(j, "gpus") * num(j, "batch_per_gpu") / it) <= 1e-9 * thr, "%s: throughput", args);
+  cJSON_Delete(j);
+}
+
+static void test_breakdown_sums(void)
+{
+  check_sum("platforms/p3.16xl.xml workloads/resnet50.json");
+  check_sum("platforms/p3.8xl.xml workloads/resnet50.json --workers 0");
+  check_sum("platforms/p3.2xl.xml workloads/resnet50.json --cache 0 --workers 2");
+  check_sum("platforms/p3.16xl.xml workloads/resnet50.json --no-overlap --bucket-mb 5 --cache 0.3");
+  check_sum("tests/platforms/star4.xml tests/workloads/tiny.json --workers 1");
+}
+
+static void test_more_bandwidth_never_slower(void)
+{
+  const char* extras[] = {"--synthetic", "", "--cache 0 --workers 1", "--no-overlap", "--workers 0"};
+  for (int i = 0; i < 5; i++) {
+    double slow = iteration("tests/platforms/star4.xml tests/workloads/tiny.json", extras[i]);
+    double fast = iteration("tests/platforms/star4_fast.xml tests/workloads/tiny.json", extras[i]);
+    CHECK(fast <= slow * (1 + 1e-12), "%s: 20 GB/s took %.12g s, 10 GB/s %.12g s", extras[i], fast, slow);
+  }
+  /* More GPUs of the same instance on the faster instance type: p3.16xl (NVLink) vs star (PCIe-like). */
+  double nv = iteration("platforms/p3.8xl.xml workloads/resnet50.json --synthetic", "");
+  double pcie = iteration("tests/platforms/star4.xml workloads/resnet50.json --synthetic", "");
+  CHECK(nv < pcie, "4 V100 over NVLink %.6g s should beat 4 over 10 GB/s PCIe %.6g s", nv, pcie);
+}
+
+static void test_no_overlap_never_faster(void)
+{
+  const char* cases[] = {"platforms/p3.16xl.xml workloads/resnet50.json", "platforms/p3.8xl.xml workloads/resnet50.json",
+                         "tests/platforms/star4.xml tests/workloads/tiny.json",
+                         "tests/platforms/star8.xml workloads/resnet50.json --synthetic"};
+  for (int i = 0; i < 4; i++) {
+    double on = iteration(cases[i], "");
+    double off = iteration(cases[i], "--no-overlap");
+    CHECK(off >= on * (1 - 1e-12), "%s: --no-overlap %.12g s < overlap %.12g s", cases[i], off, on);
+  }
+  /* And on a slow interconnect, overlap must matter. */
+  double on = iteration("tests/platforms/star8.xml workloads/resnet50.json --synthetic", "");
+  double off = iteration("tests/platforms/star8.xml workloads/resnet50.json --synthetic", "--no-overlap");
+  CHECK(off > on * 1.01, "star8 resnet50: overlap should save time (%.6g vs %.6g)", on, off);
+}
+
+static void test_deterministic(void)
+{
+  const char* cases[] = {"platforms/p3.16xl.xml workloads/resnet50.json",
+                         "platforms/p3.16xl.xml workloads/resnet50.json --format json --cache 0.5 --workers 3",
+                         "platforms/p3.8xl.xml workloads/resnet50.json --format csv --no-overlap"};
+  for (int i = 0; i < 3; i++) {
+    run_result a = runs(SS_SIM_BIN, cases[i]);
+    run_result b = runs(SS_SIM_BIN, cases[i]);
+    CHECK(a.status == 0 && b.status == 0, "%s: exit %d %d", cases[i], a.status, b.status);
+    CHECK(strcmp(a.out, b.out) == 0, "%s: two runs differ", cases[i]);
+    CHECK(strlen(a.out) > 100, "%s: output too short", cases[i]);
+    run_free(&a);
+    run_free(&b);
+  }
+}
+
+/* Calibration check: the trace's V100 step was 98.7 ms of GPU time (fwd 33.0, bwd 64.4, SGD 1.3). */
+static void test_resnet50_v100_calibration(void)
+{
+  double t = iteration("platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32", "");
+  CHECK(fabs(t - 0.0987) <= 0.03 * 0.0987, "resnet50 on 1 V100: %.4f ms, trace 98.7 ms", t * 1e3);
+}
+
+/* Data stalls appear where the data pipeline is slower than the GPU, and only there. */
+static void test_loader_stalls(void)
+{
+  cJSON* j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0");
+  if (!j)
+    return;
+  const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
+  /* workers 0: 32 samples x (4 ms CPU + 113959 B at 187.5 MB/s) block the training process. */
+  double prep = num(b, "prep_stall_s"), fetch = num(b, "fetch_stall_s");
+  double h2d = 2e-6 + 32 * 602112 / 9.6e9; /* p3.2xl: two PCIe hops of 1 us at 9.6 GB/s */
+  CHECK(fabs(prep - (32 * 0.004 + h2d)) <= 1e-6, "prep stall %.9g s", prep);
+  CHECK(fabs(fetch - 32 * 113959 / 187.5e6) <= 1e-6, "fetch stall %.9g s", fetch);
+  cJSON_Delete(j);
+  /* Synthetic data: no data stall at all. */
+  j = sim_json("platforms/p3.16xl.xml workloads/resnet50.json --synthetic");
+  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
+  CHECK(b && num(b, "prep_stall_s") == 0 && num(b, "fetch_stall_s") == 0, "synthetic run has data stalls");
+  cJSON_Delete(j);
+  /* Enough workers and a warm cache hide loading behind compute (only the copy remains). */
+  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1");
+  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
+  CHECK(b && num(b, "fetch_stall_s") == 0 && fabs(num(b, "prep_stall_s") - h2d) <= 1e-6,
+        "p3.2xl with 8 workers: stalls beyond the copy");
+  cJSON_Delete(j);
+}
+
+static void test_help_version(void)
+{
+  run_result r = runs(SS_SIM_BIN, "--help");
+  CHECK(r.status == 0 && strstr(r.out, "usage: stash-sim") && !*r.err, "--help");
+  run_free(&r);
+  r = runs(SS_SIM_BIN, "--version");
+  CHECK(r.status == 0 && strncmp(r.out, "stash-sim ", 10) == 0, "--version");
+  run_free(&r);
+}
+
+/* Bad input: exit code and the exact first line of stderr, nothing on stdout. */
+static void test_bad(const char* name)
+{
+  FILE* f = fopen("tests/bad/cases.txt", "r");
+  CHECK(f != NULL, "cannot open tests/bad/cases.txt");
+  if (!f)
+    return;
+  char line[4096];
+  int found = 0;
+  while (fgets(line, sizeof(line), f)) {
+    if (line[0] == '#')
+      continue;
+    char* field[4];
+    int n = 0;
+    for (char* t = strtok(line, "|\n"); t && n < 4; t = strtok(NULL, "|\n")) {
+      while (*t == ' ')
+        t++;
+      char* e = t + strlen(t);
+      while (e > t && e[-1] == ' ')
+        *--e = '\0';
+      field[n++] = t;
+    }
+    if (n != 4 || strcmp(field[0], name) != 0)
+      continue;
+    found = 1;
+    run_result r = runs(SS_SIM_BIN, field[1]);
+    char* nl = strchr(r.err, '\n');
+    CHECK(nl && nl[1] == '\0', "%s: stderr must be exactly one line, got: %s", name, r.err);
+    if (nl)
+      *nl = '\0';
+    CHECK(r.status == atoi(field[2]), "%s: exit %d, expected %s", name, r.status, field[2]);
+    CHECK(strcmp(r.err, field[3]) == 0, "%s:\n  got      '%s'\n  expected '%s'", name, r.err, field[3]);
+    CHECK(r.out[0] == '\0', "%s: printed on stdout: %s", name, r.out);
+    run_free(&r);
+  }
+  fclose(f);
+  CHECK(found, "no case '%s' in tests/bad/cases.txt", name);
+}
+
+typedef struct test_entry {
+  const char* name;
+  void (*fn)(void);
+} test_entry;
+
+static const test_entry tests[] = {
+    {"ring_closed_form", test_ring_closed_form},
+    {"single_gpu_synthetic", test_single_gpu_synthetic},
+    {"breakdown_sums", test_breakdown_sums},
+    {"more_bandwidth_never_slower", test_more_bandwidth_never_slower},
+    {"no_overlap_never_faster", test_no_overlap_never_faster},
+    {"deterministic", test_deterministic},
+    {"resnet50_v100_calibration", test_resnet50_v100_calibration},
+    {"loader_stalls", test_loader_stalls},
+    {"help_version", test_help_version},
+};
+
+int main(int argc, char** argv)
+{
+  if (argc == 3 && strcmp(argv[1], "bad") == 0) {
+    test_bad(argv[2]);
+  } else if (argc == 2) {
+    int found = 0;
+    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+      if (strcmp(tests[i].name, argv[1]) == 0) {
+        tests[i].fn();
+        found = 1;
+      }
+    if (!found) {
+      fprintf(stderr, "test_e2e: unknown test '%s'\n", argv[1]);
+      return 2;
+    }
+  } else {
+    fprintf(stderr, "usage: test_e2e TEST | test_e2e bad CASE\n");
+    return 2;
+  }
+  printf("%s\n", failures ? "FAILED" : "passed");
+  return failures ? 1 : 0;
+}

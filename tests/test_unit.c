@@ -1,0 +1,455 @@
+/* test_unit: CUnit suites for the modules that need no SimGrid run; `test_unit SUITE` runs one. */
+#include "cli.h"
+#include "err.h"
+#include "job.h"
+#include "platform.h"
+#include "report.h"
+#include "stall.h"
+#include "timeline.h"
+#include "topo.h"
+#include "units.h"
+#include "workload.h"
+
+#include <CUnit/Basic.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define NEAR(a, b, rel) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
+
+static ss_platform* load_platform(const char* path)
+{
+  ss_platform* p = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  int rc = ss_platform_load(path, &p, &err);
+  if (rc)
+    fprintf(stderr, "%s: %s\n", path, err.msg);
+  CU_ASSERT_FATAL(rc == 0);
+  return p;
+}
+
+static ss_workload* load_workload(const char* path)
+{
+  ss_workload* w = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  int rc = ss_workload_load(path, &w, &err);
+  if (rc)
+    fprintf(stderr, "%s: %s %s\n", path, err.path, err.msg);
+  CU_ASSERT_FATAL(rc == 0);
+  return w;
+}
+
+/* ---- units ---- */
+static void test_units(void)
+{
+  double v = 0;
+  char why[256];
+  CU_ASSERT(ss_units_parse("48.34GBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) == 0);
+  NEAR(v, 48.34e9, 1e-15);
+  CU_ASSERT(ss_units_parse("25Gbps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) == 0);
+  NEAR(v, 3.125e9, 1e-15);
+  CU_ASSERT(ss_units_parse("1MiBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) == 0);
+  NEAR(v, 1048576, 1e-15);
+  CU_ASSERT(ss_units_parse("2us", SS_UNIT_LATENCY, &v, why, sizeof(why)) == 0);
+  NEAR(v, 2e-6, 1e-15);
+  CU_ASSERT(ss_units_parse("0s", SS_UNIT_LATENCY, &v, why, sizeof(why)) == 0 && v == 0);
+  CU_ASSERT(ss_units_parse("15.7Tf", SS_UNIT_SPEED, &v, why, sizeof(why)) == 0);
+  NEAR(v, 15.7e12, 1e-15);
+  CU_ASSERT(ss_units_parse("10", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
+  CU_ASSERT(strstr(why, "unit") != NULL);
+  CU_ASSERT(ss_units_parse("10GHz", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
+  CU_ASSERT(ss_units_parse("0GBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
+  CU_ASSERT(ss_units_parse("-1us", SS_UNIT_LATENCY, &v, why, sizeof(why)) != 0);
+  CU_ASSERT(ss_units_parse("2us", SS_UNIT_SPEED, &v, why, sizeof(why)) != 0);
+  CU_ASSERT(ss_units_parse("", SS_UNIT_SPEED, &v, why, sizeof(why)) != 0);
+  CU_ASSERT(ss_units_parse("nanGBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
+}
+
+/* ---- platform ---- */
+static void test_platform_p3_16xl(void)
+{
+  ss_platform* p = load_platform("platforms/p3.16xl.xml");
+  CU_ASSERT_EQUAL(p->ngpus, 8);
+  CU_ASSERT_STRING_EQUAL(p->instance_type, "p3.16xlarge");
+  NEAR(p->price_usd_per_h, 24.48, 1e-12);
+  CU_ASSERT_EQUAL(p->vcpus, 64);
+  CU_ASSERT_EQUAL(p->cpu_cores, 64);
+  NEAR(p->disk_read_bps, 1.75e9, 1e-12);
+  int nvlinks = 0;
+  for (int i = 0; i < p->nlinks; i++)
+    nvlinks += p->links[i].cls == SS_LINK_NVLINK;
+  CU_ASSERT_EQUAL(nvlinks, 16);
+  /* DGX-1 cube-mesh: 0-3 has two NVLinks, 0-1 one, 0-5 none (PCIe and the inter-socket link). */
+  NEAR(ss_platform_route_bandwidth(p, 0, 3), 48.34e9, 1e-12);
+  NEAR(ss_platform_route_bandwidth(p, 0, 1), 24.22e9, 1e-12);
+  CU_ASSERT(ss_platform_route_all(p, 0, 3, SS_LINK_NVLINK));
+  CU_ASSERT(!ss_platform_route_all(p, 0, 5, SS_LINK_NVLINK));
+  CU_ASSERT(ss_platform_route_bandwidth(p, 0, 5) < 10e9);
+  /* The reverse of a symmetric route crosses the same links in the other direction. */
+  const ss_route* a = ss_platform_route(p, 0, 5);
+  const ss_route* b = ss_platform_route(p, 5, 0);
+  CU_ASSERT_FATAL(a->nhops == b->nhops && a->nhops > 1);
+  for (int i = 0; i < a->nhops; i++) {
+    CU_ASSERT_EQUAL(a->hops[i].link, b->hops[a->nhops - 1 - i].link);
+    CU_ASSERT_EQUAL(a->hops[i].dir, 1 - b->hops[a->nhops - 1 - i].dir);
+  }
+  /* Every GPU reaches the CPU host. */
+  for (int g = 0; g < 8; g++)
+    CU_ASSERT(ss_platform_route(p, ss_platform_cpu(p), g)->nhops > 0);
+  ss_platform_free(p);
+}
+
+static void test_platform_all_files(void)
+{
+  const char* files[] = {"platforms/p3.2xl.xml", "platforms/p3.8xl.xml", "tests/platforms/star2.xml",
+                         "tests/platforms/star4.xml", "tests/platforms/star8.xml", "tests/platforms/star4_fast.xml"};
+  const int gpus[] = {1, 4, 2, 4, 8, 4};
+  for (int i = 0; i < 6; i++) {
+    ss_platform* p = load_platform(files[i]);
+    CU_ASSERT_EQUAL(p->ngpus, gpus[i]);
+    ss_platform_free(p);
+  }
+}
+
+static void test_platform_errors(void)
+{
+  ss_platform* p = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT(ss_platform_load("tests/no/such.xml", &p, &err) == SS_EINPUT);
+  CU_ASSERT(p == NULL);
+  char line[1024];
+  ss_err_format(&err, line, sizeof(line));
+  CU_ASSERT_STRING_EQUAL(line, "tests/no/such.xml: error: cannot open platform file: No such file or directory");
+  /* A workload is not a platform: libxml2's first error, with its line. */
+  ss_err_clear(&err);
+  CU_ASSERT(ss_platform_load("tests/workloads/tiny.json", &p, &err) == SS_EINPUT);
+  CU_ASSERT(err.line == 1);
+}
+
+/* ---- workload ---- */
+static void test_workload_resnet50(void)
+{
+  ss_workload* w = load_workload("workloads/resnet50.json");
+  CU_ASSERT_EQUAL(w->nlayers, 54);
+  CU_ASSERT_EQUAL(w->batch_per_gpu, 32);
+  double params = 0, fwd = 0, bwd = 0;
+  for (int i = 0; i < w->nlayers; i++) {
+    params += w->layers[i].params;
+    fwd += w->layers[i].fwd_s;
+    bwd += w->layers[i].bwd_s;
+  }
+  CU_ASSERT_EQUAL((long)params, 25557032L); /* torchvision ResNet-50 */
+  NEAR(ss_workload_grad_bytes(w), 4.0 * 25557032, 1e-15);
+  NEAR(fwd, 0.032963, 1e-9);
+  NEAR(fwd + bwd + w->optimizer_s, 0.0987, 0.01);
+  CU_ASSERT_STRING_EQUAL(w->layers[0].name, "conv1");
+  CU_ASSERT_STRING_EQUAL(w->layers[53].name, "fc");
+  ss_workload_free(w);
+}
+
+static void test_workload_gzip(void)
+{
+  const char* tmp = "build-test-tiny.json.gz";
+  FILE* in = fopen("tests/workloads/tiny.json", "rb");
+  CU_ASSERT_FATAL(in != NULL);
+  gzFile out = gzopen(tmp, "wb");
+  CU_ASSERT_FATAL(out != NULL);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+    gzwrite(out, buf, (unsigned)n);
+  fclose(in);
+  gzclose(out);
+  ss_workload* w = load_workload(tmp);
+  CU_ASSERT_EQUAL(w->nlayers, 3);
+  NEAR(w->layers[1].bwd_s, 0.002, 1e-15);
+  ss_workload_free(w);
+  remove(tmp);
+}
+
+static void test_workload_error_position(void)
+{
+  const char* tmp = "build-test-bad.json";
+  FILE* f = fopen(tmp, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs("{\n  \"schema\": \"stash-sim-workload/1\",\n  \"model\": x\n}\n", f);
+  fclose(f);
+  ss_workload* w = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT(ss_workload_load(tmp, &w, &err) == SS_EINPUT);
+  CU_ASSERT_EQUAL(err.line, 3);
+  CU_ASSERT_EQUAL(err.col, 12);
+  remove(tmp);
+}
+
+/* ---- topo ---- */
+static void test_topo_star(void)
+{
+  ss_platform* p = load_platform("tests/platforms/star4.xml");
+  int gpus[] = {0, 1, 2, 3};
+  ss_rings r;
+  CU_ASSERT_FATAL(ss_topo_rings(p, gpus, 4, &r) == 0);
+  /* Every GPU has one up and one down link: one ring fills them, no second ring has bandwidth. */
+  CU_ASSERT_EQUAL(r.nrings, 1);
+  NEAR(r.rings[0].share, 1.0, 1e-15);
+  NEAR(r.rings[0].bandwidth_bps, 10e9, 1e-12);
+  ss_topo_rings_free(&r);
+  ss_platform_free(p);
+}
+
+static void test_topo_dgx1(void)
+{
+  ss_platform* p = load_platform("platforms/p3.16xl.xml");
+  int gpus[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  ss_rings r;
+  CU_ASSERT_FATAL(ss_topo_rings(p, gpus, 8, &r) == 0);
+  /* NCCL on a DGX-1 V100: rings over the double links both ways, then the single links both ways. */
+  CU_ASSERT_EQUAL(r.nrings, 4);
+  NEAR(r.rings[0].bandwidth_bps, 48.34e9, 1e-12);
+  NEAR(r.rings[1].bandwidth_bps, 48.34e9, 1e-12);
+  NEAR(r.rings[2].bandwidth_bps, 24.22e9, 1e-12);
+  NEAR(r.rings[3].bandwidth_bps, 24.22e9, 1e-12);
+  double share = 0;
+  for (int c = 0; c < r.nrings; c++) {
+    share += r.rings[c].share;
+    int seen = 0;
+    for (int i = 0; i < 8; i++) {
+      seen |= 1 << r.rings[c].order[i];
+      CU_ASSERT(ss_platform_route_all(p, r.rings[c].order[i], r.rings[c].order[(i + 1) % 8], SS_LINK_NVLINK));
+    }
+    CU_ASSERT_EQUAL(seen, 0xff);
+  }
+  NEAR(share, 1.0, 1e-12);
+  ss_topo_rings_free(&r);
+  ss_platform_free(p);
+}
+
+/* ---- job ---- */
+static ss_job* make_job(const ss_platform* p, const ss_workload* w, double bucket_mb)
+{
+  ss_options o;
+  ss_options_default(&o);
+  o.bucket_mb = bucket_mb;
+  ss_job* j = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_job_new(p, w, &o, &j, &err) == 0);
+  return j;
+}
+
+static void test_job_buckets(void)
+{
+  ss_platform* p = load_platform("platforms/p3.16xl.xml");
+  ss_workload* w = load_workload("workloads/resnet50.json");
+  ss_job* j = make_job(p, w, 25);
+  double total = 0;
+  for (int b = 0; b < j->nbuckets; b++) {
+    total += j->buckets[b].bytes;
+    CU_ASSERT(j->buckets[b].first_layer >= j->buckets[b].last_layer);
+    if (b > 0)
+      CU_ASSERT_EQUAL(j->buckets[b].first_layer, j->buckets[b - 1].last_layer - 1);
+  }
+  NEAR(total, ss_workload_grad_bytes(w), 1e-15);
+  /* DDP: the first bucket closes once it reaches 1 MiB: the fc layer's 8.2 MB alone. */
+  CU_ASSERT_EQUAL(j->buckets[0].first_layer, 53);
+  CU_ASSERT_EQUAL(j->buckets[0].last_layer, 53);
+  CU_ASSERT_EQUAL(j->buckets[j->nbuckets - 1].last_layer, 0);
+  CU_ASSERT_EQUAL(j->nbuckets, 5);
+  int nb25 = j->nbuckets;
+  ss_job_free(j);
+  j = make_job(p, w, 5);
+  CU_ASSERT(j->nbuckets > nb25);
+  ss_job_free(j);
+  /* Defaults derived from the instance: vCPUs / GPUs workers, the dataset fits in 80% of 488 GiB. */
+  j = make_job(p, w, 25);
+  CU_ASSERT_EQUAL(j->workers, 8);
+  CU_ASSERT_EQUAL(j->cache, 1.0);
+  NEAR(j->fwd_flops[0], 0.001545 * 15.7e12, 1e-12);
+  ss_job_free(j);
+  ss_workload_free(w);
+  ss_platform_free(p);
+}
+
+static void test_job_gpus_beyond_instance(void)
+{
+  ss_platform* p = load_platform("platforms/p3.8xl.xml");
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_options o;
+  ss_options_default(&o);
+  o.gpus = 8;
+  ss_job* j = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT(ss_job_new(p, w, &o, &j, &err) == SS_EINPUT);
+  CU_ASSERT(j == NULL);
+  CU_ASSERT_STRING_EQUAL(err.file, "platforms/p3.8xl.xml");
+  ss_workload_free(w);
+  ss_platform_free(p);
+}
+
+/* ---- timeline and stall ---- */
+static void test_timeline_breakdown(void)
+{
+  ss_timeline* t = ss_timeline_new(2, 3);
+  CU_ASSERT_FATAL(t != NULL);
+  /* Rank r, iteration i: 1 s compute + (r + 1) * 0.5 s interconnect, back to back. */
+  for (int r = 0; r < 2; r++) {
+    double now = 0;
+    for (int i = 0; i < 3; i++) {
+      double d = 1 + (r + 1) * 0.5 + (i == 0 ? 2 : 0);
+      ss_timeline_add(t, r, i, SS_CAT_COMPUTE, 1 + (i == 0 ? 2 : 0));
+      ss_timeline_add(t, r, i, SS_CAT_INTERCONNECT, (r + 1) * 0.5);
+      ss_timeline_span(t, r, i, now, now + d);
+      now += d;
+    }
+  }
+  ss_breakdown b;
+  ss_stall_timeline(t, 1, &b);
+  NEAR(b.iteration_s, 1.75, 1e-15);
+  NEAR(b.part_s[SS_CAT_COMPUTE], 1.0, 1e-15);
+  NEAR(b.part_s[SS_CAT_INTERCONNECT], 0.75, 1e-15);
+  CU_ASSERT_EQUAL(b.part_s[SS_CAT_NETWORK], 0);
+  NEAR(b.first_iteration_s, 3.5, 1e-15);
+  CU_ASSERT_STRING_EQUAL(ss_cat_name(SS_CAT_FETCH), "fetch_stall");
+  ss_timeline_free(t);
+}
+
+/* ---- cli ---- */
+static int parse(const char* line, ss_cli* c, char* msg)
+{
+  char buf[1024];
+  snprintf(buf, sizeof(buf), "%s", line);
+  char* argv[32];
+  int argc = 0;
+  for (char* t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
+    argv[argc++] = t;
+  argv[argc] = NULL;
+  int rc = ss_cli_parse(argc, argv, c, msg, 512);
+  /* argv points into buf: keep only what the tests read. */
+  c->opt.platform_path = c->opt.platform_path ? "set" : NULL;
+  c->opt.output = c->opt.output ? "set" : NULL;
+  return rc;
+}
+
+static void test_cli(void)
+{
+  ss_cli c;
+  char msg[512];
+  CU_ASSERT(parse("stash-sim p.xml w.json --gpus 4 -b 64 --no-overlap --synthetic --cache 0.5 --format csv "
+                  "--cfg=network/model:LV08 --bucket-mb 12.5 -w 3 --warmup 0 -n 7 --log=root.thres:critical",
+                  &c, msg) == 0);
+  CU_ASSERT_EQUAL(c.opt.gpus, 4);
+  CU_ASSERT_EQUAL(c.opt.batch, 64);
+  CU_ASSERT_EQUAL(c.opt.overlap, 0);
+  CU_ASSERT_EQUAL(c.opt.synthetic, 1);
+  CU_ASSERT_EQUAL(c.opt.cache, 0.5);
+  CU_ASSERT_EQUAL(c.opt.format, SS_FORMAT_CSV);
+  CU_ASSERT_EQUAL(c.opt.bucket_mb, 12.5);
+  CU_ASSERT_EQUAL(c.opt.workers, 3);
+  CU_ASSERT_EQUAL(c.opt.warmup, 0);
+  CU_ASSERT_EQUAL(c.opt.iterations, 7);
+  CU_ASSERT_EQUAL(c.ncfg, 2);
+  ss_cli_free(&c);
+  CU_ASSERT(parse("stash-sim p.xml w.json --frobnicate", &c, msg) == 2);
+  CU_ASSERT_STRING_EQUAL(msg, "stash-sim: error: unknown option '--frobnicate' (see --help)");
+  ss_cli_free(&c);
+  CU_ASSERT(parse("stash-sim p.xml", &c, msg) == 2);
+  ss_cli_free(&c);
+  CU_ASSERT(parse("stash-sim p.xml w.json --cache 1.5", &c, msg) == 2);
+  ss_cli_free(&c);
+  CU_ASSERT(parse("stash-sim p.xml w.json --gpus 0", &c, msg) == 2);
+  ss_cli_free(&c);
+  CU_ASSERT(parse("stash-sim --help", &c, msg) == 0 && c.help);
+  ss_cli_free(&c);
+}
+
+/* ---- report ---- */
+static void test_report_json(void)
+{
+  ss_platform* p = load_platform("tests/platforms/star2.xml");
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_job* j = make_job(p, w, 25);
+  ss_timeline* t = ss_timeline_new(2, j->niters);
+  for (int r = 0; r < 2; r++)
+    for (int i = 0; i < j->niters; i++) {
+      ss_timeline_add(t, r, i, SS_CAT_COMPUTE, 0.0095);
+      ss_timeline_add(t, r, i, SS_CAT_PREP, 0.0005);
+      ss_timeline_span(t, r, i, i * 0.01, (i + 1) * 0.01);
+    }
+  ss_result res;
+  ss_result_compute(j, t, 0.12, &res);
+  NEAR(res.throughput_samples_per_s, 16 / 0.01, 1e-12);
+  NEAR(res.cost_usd_per_epoch, p->price_usd_per_h * (1000 / 1600.0) / 3600, 1e-12);
+  char* buf = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT(ss_report_write(f, &res, SS_FORMAT_JSON) == 0);
+  fclose(f);
+  cJSON* json = cJSON_Parse(buf);
+  CU_ASSERT_FATAL(json != NULL);
+  const char* keys[] = {"platform", "workload", "instances", "gpus", "batch_per_gpu", "iteration_s",
+                        "throughput_samples_per_s", "cost_usd_per_epoch", "breakdown"};
+  for (int k = 0; k < 9; k++)
+    CU_ASSERT(cJSON_GetObjectItemCaseSensitive(json, keys[k]) != NULL);
+  const cJSON* b = cJSON_GetObjectItemCaseSensitive(json, "breakdown");
+  NEAR(cJSON_GetObjectItemCaseSensitive(b, "prep_stall_s")->valuedouble, 0.0005, 1e-15);
+  cJSON_Delete(json);
+  free(buf);
+  ss_format fmt;
+  CU_ASSERT(ss_report_format_by_name("csv", &fmt) == 0 && fmt == SS_FORMAT_CSV);
+  CU_ASSERT(ss_report_format_by_name("xml", &fmt) != 0);
+  ss_timeline_free(t);
+  ss_job_free(j);
+  ss_workload_free(w);
+  ss_platform_free(p);
+}
+
+typedef struct suite_def {
+  const char* name;
+  struct {
+    const char* name;
+    void (*fn)(void);
+  } tests[8];
+} suite_def;
+
+static const suite_def suites[] = {
+    {"units", {{"parse", test_units}}},
+    {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"errors", test_platform_errors}}},
+    {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
+    {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}}},
+    {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance}}},
+    {"timeline", {{"breakdown", test_timeline_breakdown}}},
+    {"cli", {{"parse", test_cli}}},
+    {"report", {{"json", test_report_json}}},
+};
+
+int main(int argc, char** argv)
+{
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 2;
+  for (size_t s = 0; s < sizeof(suites) / sizeof(suites[0]); s++) {
+    if (argc > 1 && strcmp(argv[1], suites[s].name) != 0)
+      continue;
+    CU_pSuite suite = CU_add_suite(suites[s].name, NULL, NULL);
+    for (int t = 0; t < 8 && suites[s].tests[t].name; t++)
+      CU_add_test(suite, suites[s].tests[t].name, suites[s].tests[t].fn);
+  }
+  if (CU_get_registry()->uiNumberOfSuites == 0) {
+    fprintf(stderr, "test_unit: unknown suite '%s'\n", argv[1]);
+    CU_cleanup_registry();
+    return 2;
+  }
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  CU_cleanup_registry();
+  return failed ? 1 : 0;
+}
