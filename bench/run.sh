@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Benchmark: wall time and peak memory (max RSS) of stash-sim runs, best of N, printed as a table.
+# Usage: bench/run.sh [BUILD_DIR] [REPEATS]   (default build, 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+reps=${2:-5}
+bin="$build/stash-sim"
+[ -x "$bin" ] || { echo "bench/run.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench/run.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
+printf '%-70s %12s %12s\n' "run" "wall_s(best)" "maxrss_MiB"
+run() {
+  local best="" rss=0
+  for _ in $(seq "$reps"); do
+    out=$( { /usr/bin/time -f '%e %M' "$bin" "$@" >/dev/null; } 2>&1 | tail -n 1)
+    t=${out% *}; m=${out#* }
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    [ "$m" -gt "$rss" ] && rss=$m
+  done
+  printf '%-70s %12s %12.1f\n' "$*" "$best" "$(awk "BEGIN{print $rss/1024}")"
+}
+run platforms/p3.16xl.xml workloads/resnet50.json
+run platforms/p3.16xl.xml workloads/resnet50.json --iterations 100
+run platforms/p3.16xl.xml workloads/resnet50.json --cache 0 --workers 8
+run platforms/p3.2xl.xml workloads/resnet50.json
