@@ -166,6 +166,8 @@ static int num_prop(pctx* c, const xmlNode* n, const char* what, const char* nam
   return rc;
 }
 
+static int leaf_content(pctx* c, const xmlNode* n);
+
 static int gpu_index(const ss_platform* p, const char* name)
 {
   for (int i = 0; i < p->ngpus; i++)
@@ -475,10 +477,25 @@ static int parse_zone(pctx* c, const xmlNode* z)
     return ss_err_set(c->err, c->file, line_of(z), "zone '%s': routing must be \"Full\" (explicit routes)", p->zone_id);
   if (parse_zone_props(c, z))
     return SS_EINPUT;
-  int nhosts = 0, nlinks = 0;
+  int nhosts = 0, nlinks = 0, seen_host_or_link = 0, seen_route = 0;
   for (const xmlNode* k = z->children; k; k = k->next) {
+    if (k->type == XML_TEXT_NODE && !xmlIsBlankNode(k))
+      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unexpected text", p->zone_id);
+    if (k->type == XML_CDATA_SECTION_NODE)
+      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unexpected CDATA section", p->zone_id);
     if (k->type != XML_ELEMENT_NODE)
       continue;
+    /* SimGrid reads in one pass: zone properties first, then hosts and links, then routes. */
+    if (is_elem(k, "prop") && (seen_host_or_link || seen_route))
+      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': <prop> must come before hosts, links and routes",
+                        p->zone_id);
+    if ((is_elem(k, "host") || is_elem(k, "link")) && seen_route)
+      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': <%s> must come before the routes", p->zone_id,
+                        (const char*)k->name);
+    seen_host_or_link |= is_elem(k, "host") || is_elem(k, "link");
+    seen_route |= is_elem(k, "route");
+    if (leaf_content(c, k))
+      return SS_EINPUT;
     if (is_elem(k, "host"))
       nhosts++;
     else if (is_elem(k, "link"))
@@ -532,6 +549,26 @@ static int parse_zone(pctx* c, const xmlNode* z)
   return SS_OK;
 }
 
+/* Anything inside n that SimGrid would reject: text, CDATA, and child elements other than those
+ * allowed (prop in host and link, disk in host, link_ctn in route; nothing in disk, prop, link_ctn). */
+static int leaf_content(pctx* c, const xmlNode* n)
+{
+  for (const xmlNode* k = n->children; k; k = k->next) {
+    if ((k->type == XML_TEXT_NODE && !xmlIsBlankNode(k)) || k->type == XML_CDATA_SECTION_NODE)
+      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unexpected text", (const char*)n->name);
+    if (k->type != XML_ELEMENT_NODE)
+      continue;
+    int ok = (is_elem(n, "host") && (is_elem(k, "prop") || is_elem(k, "disk"))) ||
+             (is_elem(n, "link") && is_elem(k, "prop")) || (is_elem(n, "route") && is_elem(k, "link_ctn"));
+    if (!ok)
+      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unsupported element <%s>", (const char*)n->name,
+                        (const char*)k->name);
+    if (leaf_content(c, k))
+      return SS_EINPUT;
+  }
+  return SS_OK;
+}
+
 /* libxml2 structured error handler: keep the first error with its line. */
 static void xml_error(void* data, const xmlError* e)
 {
@@ -551,6 +588,12 @@ static void xml_error(void* data, const xmlError* e)
 
 static int parse_document(pctx* c, const xmlDoc* doc)
 {
+  /* SimGrid's own parser requires <!DOCTYPE platform ...> and knows no internal subset. */
+  const xmlDtd* dtd = doc->intSubset;
+  if (!dtd || !dtd->name || strcmp((const char*)dtd->name, "platform") != 0)
+    return ss_err_set(c->err, c->file, 1, "expected <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">");
+  if (dtd->children)
+    return ss_err_set(c->err, c->file, line_of((const xmlNode*)dtd), "the DOCTYPE must not have an internal subset");
   const xmlNode* root = xmlDocGetRootElement(doc);
   if (!root || !is_elem(root, "platform"))
     return ss_err_set(c->err, c->file, root ? line_of(root) : 1, "the root element must be <platform>");
@@ -583,7 +626,10 @@ int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
   FILE* f = fopen(path, "rb");
   if (!f)
     return ss_err_set(err, path, 0, "cannot open platform file: %s", strerror(errno));
+  int b0 = fgetc(f), b1 = fgetc(f);
   fclose(f);
+  if (b0 == 0x1f && b1 == 0x8b)
+    return ss_err_set(err, path, 0, "platform files cannot be compressed (SimGrid reads plain XML)");
   ss_platform* p = calloc(1, sizeof(*p));
   if (!p)
     return SS_ENOMEM;

@@ -60,7 +60,14 @@ int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, 
         snprintf(why, why_size, "expected %s greater than zero, got '%s'", what, text);
         return SS_EINPUT;
       }
-      *out = value * u->factor;
+      /* Beyond these limits a value is a wrong unit, not a machine (and may overflow SimGrid). */
+      static const double lo[] = {1.0, 0.0, 1.0}, hi[] = {1e15, 3600.0, 1e18};
+      double v = value * u->factor;
+      if (!isfinite(v) || (v < lo[kind] && v != 0) || v > hi[kind]) {
+        snprintf(why, why_size, "expected %s between %g and %g in SI units, got '%s'", what, lo[kind], hi[kind], text);
+        return SS_EINPUT;
+      }
+      *out = v;
       return SS_OK;
     }
   }
