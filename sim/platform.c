@@ -112,7 +112,7 @@ static int parse_number(const char* s, int allow_zero, double max, double* out)
   return SS_OK;
 }
 
-/* The value of <prop id=name> among n's children, borrowed from the tree through *out and its line. */
+/* The <prop id=name> element among n's children (borrowed from the tree), or NULL. */
 static const xmlNode* find_prop(const xmlNode* n, const char* name)
 {
   for (const xmlNode* k = n->children; k; k = k->next) {
@@ -166,7 +166,25 @@ static int num_prop(pctx* c, const xmlNode* n, const char* what, const char* nam
   return rc;
 }
 
-static int leaf_content(pctx* c, const xmlNode* n);
+/* Anything inside n that SimGrid would reject: text, CDATA, and child elements other than those
+ * allowed (prop in host and link, disk in host, link_ctn in route; nothing in disk, prop, link_ctn). */
+static int leaf_content(pctx* c, const xmlNode* n)
+{
+  for (const xmlNode* k = n->children; k; k = k->next) {
+    if ((k->type == XML_TEXT_NODE && !xmlIsBlankNode(k)) || k->type == XML_CDATA_SECTION_NODE)
+      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unexpected text", (const char*)n->name);
+    if (k->type != XML_ELEMENT_NODE)
+      continue;
+    int ok = (is_elem(n, "host") && (is_elem(k, "prop") || is_elem(k, "disk"))) ||
+             (is_elem(n, "link") && is_elem(k, "prop")) || (is_elem(n, "route") && is_elem(k, "link_ctn"));
+    if (!ok)
+      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unsupported element <%s>", (const char*)n->name,
+                        (const char*)k->name);
+    if (leaf_content(c, k))
+      return SS_EINPUT;
+  }
+  return SS_OK;
+}
 
 static int gpu_index(const ss_platform* p, const char* name)
 {
@@ -274,12 +292,6 @@ static int parse_host(pctx* c, const xmlNode* n)
   char* role = NULL;
   if (check_attrs(c, n, host_attrs) || check_props(c, n) || req_attr(c, n, "id", &id))
     return SS_EINPUT;
-  for (const xmlNode* k = n->children; k; k = k->next)
-    if (k->type == XML_ELEMENT_NODE && !is_elem(k, "prop") && !is_elem(k, "disk")) {
-      ss_err_set(c->err, c->file, line_of(k), "host '%s': unsupported element <%s>", id, (const char*)k->name);
-      free(id);
-      return SS_EINPUT;
-    }
   char what[128];
   snprintf(what, sizeof(what), "host '%s'", id);
   int rc = req_prop(c, n, what, "role", &role);
@@ -412,10 +424,6 @@ static int parse_route(pctx* c, const xmlNode* n)
   for (const xmlNode* k = n->children; k; k = k->next) {
     if (k->type != XML_ELEMENT_NODE)
       continue;
-    if (!is_elem(k, "link_ctn")) {
-      ss_err_set(c->err, c->file, line_of(k), "route: unsupported element <%s>", (const char*)k->name);
-      goto out;
-    }
     char *id = NULL, *dir = NULL;
     if (check_attrs(c, k, ctn_attrs) || req_attr(c, k, "id", &id))
       goto out;
@@ -494,15 +502,13 @@ static int parse_zone(pctx* c, const xmlNode* z)
                         (const char*)k->name);
     seen_host_or_link |= is_elem(k, "host") || is_elem(k, "link");
     seen_route |= is_elem(k, "route");
-    if (leaf_content(c, k))
-      return SS_EINPUT;
-    if (is_elem(k, "host"))
-      nhosts++;
-    else if (is_elem(k, "link"))
-      nlinks++;
-    else if (!is_elem(k, "route") && !is_elem(k, "prop"))
+    if (!is_elem(k, "host") && !is_elem(k, "link") && !is_elem(k, "route") && !is_elem(k, "prop"))
       return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unsupported element <%s>", p->zone_id,
                         (const char*)k->name);
+    if (leaf_content(c, k))
+      return SS_EINPUT;
+    nhosts += is_elem(k, "host");
+    nlinks += is_elem(k, "link");
   }
   p->gpus  = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
   p->links = calloc((size_t)nlinks + 1, sizeof(ss_link));
@@ -546,26 +552,6 @@ static int parse_zone(pctx* c, const xmlNode* z)
       if (a != b && route_at(p, a, b)->nhops == 0)
         return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no route from '%s' to '%s'", p->zone_id,
                           a == p->ngpus ? "cpu" : p->gpus[a].name, b == p->ngpus ? "cpu" : p->gpus[b].name);
-  return SS_OK;
-}
-
-/* Anything inside n that SimGrid would reject: text, CDATA, and child elements other than those
- * allowed (prop in host and link, disk in host, link_ctn in route; nothing in disk, prop, link_ctn). */
-static int leaf_content(pctx* c, const xmlNode* n)
-{
-  for (const xmlNode* k = n->children; k; k = k->next) {
-    if ((k->type == XML_TEXT_NODE && !xmlIsBlankNode(k)) || k->type == XML_CDATA_SECTION_NODE)
-      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unexpected text", (const char*)n->name);
-    if (k->type != XML_ELEMENT_NODE)
-      continue;
-    int ok = (is_elem(n, "host") && (is_elem(k, "prop") || is_elem(k, "disk"))) ||
-             (is_elem(n, "link") && is_elem(k, "prop")) || (is_elem(n, "route") && is_elem(k, "link_ctn"));
-    if (!ok)
-      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unsupported element <%s>", (const char*)n->name,
-                        (const char*)k->name);
-    if (leaf_content(c, k))
-      return SS_EINPUT;
-  }
   return SS_OK;
 }
 
