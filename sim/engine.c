@@ -3,10 +3,13 @@
 
 #include "actors.h"
 
+#include <fcntl.h>
 #include <simgrid/engine.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 const char* const ss_engine_default_cfg[] = {
     "--log=xbt_cfg.thresh:warning",     "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
@@ -156,4 +159,76 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, double bytes, i
   int rc = sim_run(&s, err);
   sim_teardown(&s, job, args);
   return rc;
+}
+
+/* The message of SimGrid's first error line, without its "[date] file:line: [category/LEVEL] "
+ * prefix and C++ exception names. */
+static void simgrid_message(char* text, char* msg, size_t size)
+{
+  char* end = strchr(text, '\n');
+  if (end)
+    *end = '\0';
+  char* m = text;
+  char* level = strstr(m, "/CRITICAL] ");
+  if (!level)
+    level = strstr(m, "/ERROR] ");
+  if (level)
+    m = strstr(level, "] ") + 2;
+  if (strncmp(m, "Uncaught exception ", 19) == 0) {
+    m += 19;
+    char* colon = strstr(m, ": ");
+    if (colon)
+      m = colon + 2;
+  }
+  snprintf(msg, size, "%s", *m ? m : "SimGrid stopped");
+}
+
+int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
+{
+  if (ncfg == 0)
+    return SS_OK;
+  int fds[2];
+  if (pipe(fds))
+    return ss_err_set(err, NULL, 0, "cannot check the SimGrid options: pipe failed");
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return ss_err_set(err, NULL, 0, "cannot check the SimGrid options: fork failed");
+  }
+  if (pid == 0) {
+    /* A trial start-up: SimGrid aborts on a bad option, and the parent reads why. */
+    int null = open("/dev/null", O_WRONLY);
+    close(fds[0]);
+    dup2(fds[1], 2);
+    if (null >= 0)
+      dup2(null, 1);
+    engine_init(job, ncfg, cfg);
+    _exit(0);
+  }
+  close(fds[1]);
+  char text[4096];
+  size_t n = 0;
+  ssize_t got;
+  char sink[4096];
+  while ((got = read(fds[0], n < sizeof(text) - 1 ? text + n : sink,
+                     n < sizeof(text) - 1 ? sizeof(text) - 1 - n : sizeof(sink))) > 0)
+    if (n < sizeof(text) - 1)
+      n += (size_t)got;
+  text[n] = '\0';
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return SS_OK;
+  char msg[sizeof(text)];
+  simgrid_message(text, msg, sizeof(msg));
+  char given[512] = "";
+  for (int i = 0; i < ncfg; i++) {
+    size_t len = strlen(given);
+    snprintf(given + len, sizeof(given) - len, "%s%s", i ? " " : "", cfg[i]);
+  }
+  return ss_err_set(err, NULL, 0, "SimGrid rejected %s: %s", given, msg);
 }

@@ -10,6 +10,10 @@
  * without cross-traffic or TCP window, so that link figures in platform files are taken as given. */
 extern const char* const ss_engine_default_cfg[];
 
+/* Check the pass-through SimGrid options by starting SimGrid once in a child process (SimGrid
+ * aborts on a bad option): returns 0, or SS_EINPUT with SimGrid's reason in err. Free when ncfg is 0. */
+int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err);
+
 /* Simulate the job's training run. cfg holds ncfg pass-through "--cfg=..."/"--log=..." arguments.
  * On success *out owns the timeline (free with ss_timeline_free) and *simulated_s is the simulated
  * date at the end. Returns SS_ESIM (with a message in err) if an actor did not finish. */

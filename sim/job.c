@@ -53,16 +53,21 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (o->gpus > p->ngpus)
     return ss_err_set(err, p->path, 0, "--gpus %d, but the instance '%s' has %d GPU%s", o->gpus, p->instance_type,
                       p->ngpus, p->ngpus == 1 ? "" : "s");
+  int ngpus = o->gpus > 0 ? o->gpus : p->ngpus;
+  int workers = o->workers >= 0 ? o->workers : p->vcpus / ngpus;
+  if (!o->synthetic && (long)ngpus * workers > SS_MAX_LOADERS)
+    return ss_err_set(err, NULL, 0, "--workers %d x %d GPUs = %ld loader processes; at most %d are supported", workers,
+                      ngpus, (long)ngpus * workers, SS_MAX_LOADERS);
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_set(err, NULL, 0, "out of memory");
   j->platform = p;
   j->workload = w;
   j->opt = *o;
-  j->ngpus = o->gpus > 0 ? o->gpus : p->ngpus;
+  j->ngpus = ngpus;
   j->batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
   j->niters = o->warmup + o->iterations;
-  j->workers = o->workers >= 0 ? o->workers : p->vcpus / j->ngpus;
+  j->workers = workers;
   double dataset_bytes = w->dataset.samples * w->dataset.bytes_per_sample;
   j->cache = o->cache >= 0 ? o->cache : fmin(1.0, 0.8 * p->memory_gib * 1073741824.0 / dataset_bytes);
   double scale = (double)j->batch / w->ref_batch * w->ref_gpu_flops;

@@ -62,6 +62,9 @@ typedef struct ss_job {
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err);
 void ss_job_free(ss_job* j);
 
+/* Loader processes of all GPUs together: each is a SimGrid actor with its own stack. */
+#define SS_MAX_LOADERS 4096
+
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)
 

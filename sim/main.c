@@ -10,6 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* Whether paths a and b name the same existing file. */
+static int same_file(const char* a, const char* b)
+{
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 static int fail(const ss_err* err)
 {
@@ -48,6 +56,16 @@ int main(int argc, char** argv)
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || ss_workload_load(cli.opt.workload_path, &w, &err) ||
       ss_job_new(p, w, &cli.opt, &job, &err)) {
     status = fail(&err);
+    goto done;
+  }
+  if (ss_engine_check_cfg(job, cli.ncfg, cli.cfg, &err)) {
+    fail(&err);
+    status = 2;
+    goto done;
+  }
+  if (cli.opt.output &&
+      (same_file(cli.opt.output, cli.opt.platform_path) || same_file(cli.opt.output, cli.opt.workload_path))) {
+    fprintf(stderr, "%s: error: the report would overwrite an input file\n", cli.opt.output);
     goto done;
   }
   if (cli.opt.output && !(out = fopen(cli.opt.output, "w"))) {

@@ -135,19 +135,38 @@ static int req_prop(pctx* c, const xmlNode* n, const char* what, const char* nam
   return req_attr(c, pr, "value", out);
 }
 
-static int check_props(pctx* c, const xmlNode* n)
+/* Check n's <prop> children: well formed, ids among allowed (a NULL-terminated list), each once. */
+static int check_props(pctx* c, const xmlNode* n, const char* const* allowed)
 {
   static const char* const prop_attrs[] = {"id", "value", NULL};
-  for (const xmlNode* k = n->children; k; k = k->next)
-    if (is_elem(k, "prop")) {
-      char* v = NULL;
-      if (check_attrs(c, k, prop_attrs) || req_attr(c, k, "id", &v))
-        return SS_EINPUT;
-      free(v);
-      if (req_attr(c, k, "value", &v))
-        return SS_EINPUT;
-      free(v);
+  for (const xmlNode* k = n->children; k; k = k->next) {
+    if (!is_elem(k, "prop"))
+      continue;
+    char *id = NULL, *v = NULL;
+    if (check_attrs(c, k, prop_attrs) || req_attr(c, k, "id", &id) || req_attr(c, k, "value", &v)) {
+      free(id);
+      return SS_EINPUT;
     }
+    free(v);
+    int known = 0;
+    char list[256] = "";
+    for (const char* const* a = allowed; *a; a++) {
+      known |= strcmp(id, *a) == 0;
+      size_t len = strlen(list);
+      snprintf(list + len, sizeof(list) - len, "%s%s", a == allowed ? "" : ", ", *a);
+    }
+    const xmlNode* first = find_prop(n, id);
+    int rc = SS_OK;
+    if (!known)
+      rc = ss_err_set(c->err, c->file, line_of(k), "<%s>: unknown property '%s' (expected %s)", (const char*)n->name, id,
+                      list);
+    else if (first != k)
+      rc = ss_err_set(c->err, c->file, line_of(k), "<%s>: property '%s' given twice (first on line %d)",
+                      (const char*)n->name, id, line_of(first));
+    free(id);
+    if (rc)
+      return rc;
+  }
   return SS_OK;
 }
 
@@ -290,7 +309,8 @@ static int parse_host(pctx* c, const xmlNode* n)
   static const char* const host_attrs[] = {"id", "speed", "core", NULL};
   char* id = NULL;
   char* role = NULL;
-  if (check_attrs(c, n, host_attrs) || check_props(c, n) || req_attr(c, n, "id", &id))
+  static const char* const host_props[] = {"role", "gpu_model", NULL};
+  if (check_attrs(c, n, host_attrs) || check_props(c, n, host_props) || req_attr(c, n, "id", &id))
     return SS_EINPUT;
   char what[128];
   snprintf(what, sizeof(what), "host '%s'", id);
@@ -316,7 +336,8 @@ static int parse_link(pctx* c, const xmlNode* n)
   ss_link* l = &p->links[p->nlinks];
   char* policy = NULL;
   char* cls = NULL;
-  if (check_attrs(c, n, link_attrs) || check_props(c, n) || req_attr(c, n, "id", &l->name))
+  static const char* const link_props[] = {"class", NULL};
+  if (check_attrs(c, n, link_attrs) || check_props(c, n, link_props) || req_attr(c, n, "id", &l->name))
     return SS_EINPUT;
   l->line = line_of(n);
   p->nlinks++; /* owned from here on, freed with the platform */
@@ -460,7 +481,9 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
-  if (check_props(c, z) || req_prop(c, z, what, "instance_type", &p->instance_type) ||
+  static const char* const zone_props[] = {"instance_type", "price_usd_per_h", "vcpus", "memory_gib", "network_gbps",
+                                           NULL};
+  if (check_props(c, z, zone_props) || req_prop(c, z, what, "instance_type", &p->instance_type) ||
       num_prop(c, z, what, "price_usd_per_h", 1, 1e6, &p->price_usd_per_h) ||
       num_prop(c, z, what, "vcpus", 0, 1 << 20, &vcpus) || num_prop(c, z, what, "memory_gib", 0, 1e9, &p->memory_gib) ||
       num_prop(c, z, what, "network_gbps", 0, 1e6, &p->network_gbps))
