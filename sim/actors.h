@@ -55,9 +55,12 @@ void ss_trainer_actor(int argc, char** argv);
 /* One DataLoader worker process of one rank (runs on the CPU host). */
 void ss_loader_actor(int argc, char** argv);
 
-/* Load one sample (storage read unless cached, then CPU preparation on the CPU host) for the
- * sample with global index g of rank r; adds the time spent to *fetch_s and *prep_s. */
-void ss_loader_sample(ss_sim* s, long long g, double* fetch_s, double* prep_s);
+/* Load the batch of iteration iter of rank: for each sample a storage read unless it is cached,
+ * then CPU preparation on the CPU host; adds the time spent to *fetch_s and *prep_s. */
+void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* prep_s);
+
+/* A batch is loaded in at most this many read-then-prepare steps (one per sample up to this size). */
+#define SS_LOADER_STEPS 64
 
 /* The collective stream of one rank (runs on its GPU host): reduces buckets in order. */
 void ss_coll_actor(int argc, char** argv);

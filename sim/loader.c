@@ -5,32 +5,41 @@
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 
-/* Whether sample g is in the page cache: exactly a fraction c of any run of samples is, spread
- * evenly, so the result does not depend on a random draw. */
-static int cached(long long g, double c)
+/* How many of the samples g..g+count-1 are in the page cache: exactly a fraction c of any run of
+ * samples is, spread evenly (sample g is cached when floor((g+1)c) > floor(gc)), so the result does
+ * not depend on a random draw. */
+static long long cached_count(long long g, long long count, double c)
 {
   if (c >= 1)
-    return 1;
-  return floor((double)(g + 1) * c) > floor((double)g * c);
+    return count;
+  return (long long)(floor((double)(g + count) * c) - floor((double)g * c));
 }
 
-void ss_loader_sample(ss_sim* s, long long g, double* fetch_s, double* prep_s)
+void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* prep_s)
 {
   const ss_job* j = s->job;
-  double t = simgrid_get_clock();
-  if (!cached(g, j->cache)) {
-    sg_disk_read(s->disk, (sg_size_t)llround(j->workload->dataset.bytes_per_sample));
-    double now = simgrid_get_clock();
-    *fetch_s += now - t;
-    t = now;
-  }
-  if (j->prep_flops_per_sample > 0) {
-    /* The training process itself may load (workers = 0): run on the CPU host wherever we are. */
-    sg_exec_t e = sg_actor_exec_init(j->prep_flops_per_sample);
-    sg_exec_set_host(e, s->cpu);
-    sg_exec_start(e);
-    sg_exec_wait(e);
-    *prep_s += simgrid_get_clock() - t;
+  long long first = ((long long)rank * j->niters + iter) * j->batch;
+  /* Samples are read then prepared one after the other; a large batch goes in at most
+   * SS_LOADER_STEPS steps of equal size, so that the cost of a simulation does not grow with it. */
+  long long step = (j->batch + SS_LOADER_STEPS - 1) / SS_LOADER_STEPS;
+  for (long long g = first; g < first + j->batch; g += step) {
+    long long count = g + step <= first + j->batch ? step : first + j->batch - g;
+    double t = simgrid_get_clock();
+    long long misses = count - cached_count(g, count, j->cache);
+    if (misses > 0) {
+      sg_disk_read(s->disk, (sg_size_t)llround((double)misses * j->workload->dataset.bytes_per_sample));
+      double now = simgrid_get_clock();
+      *fetch_s += now - t;
+      t = now;
+    }
+    if (j->prep_flops_per_sample > 0) {
+      /* The training process itself may load (workers = 0): run on the CPU host wherever we are. */
+      sg_exec_t e = sg_actor_exec_init((double)count * j->prep_flops_per_sample);
+      sg_exec_set_host(e, s->cpu);
+      sg_exec_start(e);
+      sg_exec_wait(e);
+      *prep_s += simgrid_get_clock() - t;
+    }
   }
 }
 
@@ -50,9 +59,7 @@ void ss_loader_actor(int argc, char** argv)
       sg_cond_wait(me->cv, me->mu);
     sg_mutex_unlock(me->mu);
     double fetch = 0, prep = 0;
-    long long first = ((long long)a->rank * j->niters + b) * j->batch;
-    for (int k = 0; k < j->batch; k++)
-      ss_loader_sample(s, first + k, &fetch, &prep);
+    ss_loader_batch(s, a->rank, b, &fetch, &prep);
     sg_mutex_lock(me->mu);
     me->ready[b] = 1;
     me->batch_fetch_s[b] = fetch;

@@ -33,9 +33,7 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   const ss_job* j = s->job;
   double fetch = 0, prep = 0;
   if (j->workers == 0) {
-    long long first = ((long long)me->rank * j->niters + m->iter) * j->batch;
-    for (int k = 0; k < j->batch; k++)
-      ss_loader_sample(s, first + k, &fetch, &prep);
+    ss_loader_batch(s, me->rank, m->iter, &fetch, &prep);
   } else {
     sg_mutex_lock(me->mu);
     while (!me->ready[m->iter])
