@@ -117,6 +117,20 @@ static int parse_option(int ch, const char* arg, ss_options* o, char* msg, size_
   return usage_error(msg, size, "internal: unhandled option%s%s", "", "");
 }
 
+/* getopt said '?': an unknown short option (optopt), a known flag given a value, or an unknown
+ * long option (arg is the argument getopt stopped at). */
+static int unknown_option(const char* arg, char* msg, size_t size)
+{
+  for (const struct option* o = long_options; optopt && o->name; o++)
+    if (o->val == optopt && o->has_arg == no_argument && strncmp(arg, "--", 2) == 0)
+      return usage_error(msg, size, "option '--%s' takes no value%s", o->name, "");
+  if (optopt > 0 && optopt < 256) {
+    char opt[3] = {'-', (char)optopt, '\0'};
+    return usage_error(msg, size, "unknown option '%s'%s", opt, "");
+  }
+  return usage_error(msg, size, "unknown option '%s'%s", arg, "");
+}
+
 int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
 {
   memset(out, 0, sizeof(*out));
@@ -146,7 +160,7 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
     else if (ch == OPT_VERSION)
       out->version = 1;
     else if (ch == '?')
-      rc = usage_error(msg, msg_size, "unknown option '%s'%s", rest[optind - 1], "");
+      rc = unknown_option(rest[optind - 1], msg, msg_size);
     else if (ch == ':')
       rc = usage_error(msg, msg_size, "option '%s' needs a value%s", rest[optind - 1], "");
     else

@@ -300,6 +300,7 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
   if (req_prop(c, n, what, "gpu_model", &g->model))
     return SS_EINPUT;
   g->name = strdup(id);
+  g->line = line_of(n);
   p->ngpus++;
   return SS_OK;
 }
@@ -546,7 +547,7 @@ static int parse_zone(pctx* c, const xmlNode* z)
     return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no GPU (a host with property role=gpu)", p->zone_id);
   for (int i = 0; i < p->ngpus; i++)
     if (gpu_name_index(p->gpus[i].name) >= p->ngpus)
-      return ss_err_set(c->err, c->file, line_of(z), "zone '%s': GPU '%s' but only %d GPUs (name them gpu0..gpu%d)",
+      return ss_err_set(c->err, c->file, p->gpus[i].line, "zone '%s': GPU '%s' but only %d GPUs (name them gpu0..gpu%d)",
                         p->zone_id, p->gpus[i].name, p->ngpus, p->ngpus - 1);
   /* Names are unique and all below ngpus, so they are exactly gpu0..gpuN-1: put gpu<i> at index i. */
   for (int i = 0; i < p->ngpus; i++)
@@ -595,6 +596,21 @@ static void xml_error(void* data, const xmlError* e)
     ss_err_set(c->err, c->file, e->line, "%s", msg);
 }
 
+/* SimGrid's parser rejects namespace declarations, which libxml2 does not report as attributes. */
+static int check_namespaces(pctx* c, const xmlNode* n)
+{
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE)
+      continue;
+    if (n->nsDef || n->ns)
+      return ss_err_set(c->err, c->file, line_of(n), "<%s>: XML namespaces (xmlns) are not supported",
+                        (const char*)n->name);
+    if (check_namespaces(c, n->children))
+      return SS_EINPUT;
+  }
+  return SS_OK;
+}
+
 static int parse_document(pctx* c, const xmlDoc* doc)
 {
   /* SimGrid's own parser requires <!DOCTYPE platform ...> and knows no internal subset. */
@@ -604,6 +620,8 @@ static int parse_document(pctx* c, const xmlDoc* doc)
   if (dtd->children)
     return ss_err_set(c->err, c->file, line_of((const xmlNode*)dtd), "the DOCTYPE must not have an internal subset");
   const xmlNode* root = xmlDocGetRootElement(doc);
+  if (root && check_namespaces(c, root))
+    return SS_EINPUT;
   if (!root || !is_elem(root, "platform"))
     return ss_err_set(c->err, c->file, root ? line_of(root) : 1, "the root element must be <platform>");
   char* version = attr(root, "version");

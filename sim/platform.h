@@ -44,6 +44,7 @@ typedef struct ss_gpu {
   char* name; /* "gpu<i>" */
   char* model;
   double speed_flops;
+  int line;
 } ss_gpu;
 
 /* One instance type. Hosts are indexed 0..ngpus-1 for the GPUs and ngpus for the CPU host. */

@@ -57,7 +57,8 @@ int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, 
   for (const unit_entry* u = table; u->suffix; u++) {
     if (strcmp(end, u->suffix) == 0) {
       if (value < 0 || (value == 0 && kind != SS_UNIT_LATENCY)) {
-        snprintf(why, why_size, "expected %s greater than zero, got '%s'", what, text);
+        snprintf(why, why_size, "expected %s %s zero, got '%s'", what,
+                 kind == SS_UNIT_LATENCY ? "at least" : "greater than", text);
         return SS_EINPUT;
       }
       /* Beyond these limits a value is a wrong unit, not a machine (and may overflow SimGrid). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #define SS_WORKLOAD_MAX_BYTES (256L << 20)
@@ -17,9 +18,41 @@ typedef struct wctx {
   ss_err* err;
 } wctx;
 
+/* Line and column (1-based) of offset in text. */
+static void line_col(const char* text, size_t offset, int* line, int* col)
+{
+  *line = 1;
+  *col = 1;
+  for (size_t i = 0; i < offset && text[i]; i++) {
+    if (text[i] == '\n') {
+      (*line)++;
+      *col = 1;
+    } else {
+      (*col)++;
+    }
+  }
+}
+
+/* zlib's reason a gzip read failed, in words (gzerror's text repeats the path and speaks zlib). */
+static int gz_fail(gzFile f, const char* path, ss_err* err)
+{
+  int zerr = Z_OK;
+  gzerror(f, &zerr);
+  if (zerr == Z_ERRNO)
+    return ss_err_set(err, path, 0, "cannot read workload file: %s", strerror(errno));
+  if (zerr == Z_BUF_ERROR)
+    return ss_err_set(err, path, 0, "truncated gzip data (the file ends inside the compressed stream)");
+  if (zerr == Z_MEM_ERROR)
+    return SS_ENOMEM;
+  return ss_err_set(err, path, 0, "corrupt gzip data");
+}
+
 /* Read a whole file, gunzipping if it is gzip (zlib reads plain files as they are). */
 static int read_all(const char* path, char** out, size_t* len, ss_err* err)
 {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(EISDIR));
   gzFile f = gzopen(path, "rb");
   if (!f)
     return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(errno ? errno : ENOENT));
@@ -41,13 +74,15 @@ static int read_all(const char* path, char** out, size_t* len, ss_err* err)
       buf = bigger;
     }
     int got = gzread(f, buf + n, (unsigned)(cap - n));
-    if (got < 0) {
-      int zerr = 0;
-      rc = ss_err_set(err, path, 0, "cannot read workload file: %s", gzerror(f, &zerr));
-    } else if (got == 0) {
+    if (got <= 0) {
+      /* 0 is the end of the file, or of a truncated stream: zlib tells which. */
+      int zerr = Z_OK;
+      gzerror(f, &zerr);
+      if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
+        rc = gz_fail(f, path, err);
       break;
     }
-    n += got > 0 ? (size_t)got : 0;
+    n += (size_t)got;
   }
   gzclose(f);
   if (rc) {
@@ -55,9 +90,12 @@ static int read_all(const char* path, char** out, size_t* len, ss_err* err)
     return rc;
   }
   buf[n] = '\0';
-  if (strlen(buf) != n) {
+  size_t nul = strlen(buf);
+  if (nul != n) {
+    int line, col;
+    line_col(buf, nul, &line, &col);
     free(buf);
-    return ss_err_set(err, path, 0, "workload file contains a NUL byte (not JSON text)");
+    return ss_err_set_col(err, path, line, col, "NUL byte (a workload is JSON text)");
   }
   *out = buf;
   *len = n;
@@ -133,7 +171,8 @@ static int get_string(wctx* c, const cJSON* obj, const char* path, const char* k
   char p[SS_ERR_PATH_MAX];
   join_path(p, sizeof(p), path, key, 0);
   if (!cJSON_IsString(v) || !v->valuestring[0])
-    return ss_err_set_path(c->err, c->file, p, "expected a non-empty string, got %s", json_kind(v));
+    return ss_err_set_path(c->err, c->file, p, "expected a non-empty string, got %s",
+                           cJSON_IsString(v) ? "an empty string" : json_kind(v));
   *out = strdup(v->valuestring);
   return *out ? SS_OK : SS_ENOMEM;
 }
@@ -250,6 +289,12 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
       get_number(c, root, "$", "optimizer_s", 0, 0, MAX_TIME_S, 0, &w->optimizer_s) || parse_layers(c, root, w) ||
       parse_dataset(c, root, w))
     return SS_EINPUT;
+  double compute_s = w->optimizer_s;
+  for (int i = 0; i < w->nlayers; i++)
+    compute_s += w->layers[i].fwd_s + w->layers[i].bwd_s;
+  if (compute_s <= 0)
+    return ss_err_set_path(c->err, c->file, "$.layers",
+                           "every fwd_s, bwd_s and optimizer_s is 0: there is no compute to simulate");
   w->batch_per_gpu = (int)batch;
   w->ref_batch = (int)ref_batch;
   const cJSON* prov = need(c, root, "$", "provenance");
@@ -260,19 +305,26 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
   return SS_OK;
 }
 
-/* Line and column (1-based) of offset in text. */
-static void line_col(const char* text, size_t offset, int* line, int* col)
+/* Whether text nests arrays and objects deeper than cJSON accepts (strings are skipped). */
+static int too_deep(const char* text)
 {
-  *line = 1;
-  *col = 1;
-  for (size_t i = 0; i < offset && text[i]; i++) {
-    if (text[i] == '\n') {
-      (*line)++;
-      *col = 1;
-    } else {
-      (*col)++;
+  int depth = 0, in_string = 0;
+  for (const char* s = text; *s; s++) {
+    if (in_string) {
+      if (*s == '\\' && s[1])
+        s++;
+      else if (*s == '"')
+        in_string = 0;
+    } else if (*s == '"') {
+      in_string = 1;
+    } else if (*s == '[' || *s == '{') {
+      if (++depth > CJSON_NESTING_LIMIT)
+        return 1;
+    } else if (*s == ']' || *s == '}') {
+      depth--;
     }
   }
+  return 0;
 }
 
 int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
@@ -293,9 +345,12 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
     size_t off = at && at >= text && at <= text + len ? (size_t)(at - text) : len;
     int line, col;
     line_col(text, off, &line, &col);
+    int deep = too_deep(text);
     free(text);
     if (len == 0)
       return ss_err_set(err, path, 0, "empty file (expected a JSON object)");
+    if (deep)
+      return ss_err_set_col(err, path, line, col, "JSON nested deeper than %d levels", CJSON_NESTING_LIMIT);
     return ss_err_set_col(err, path, line, col, "malformed JSON");
   }
   free(text);
