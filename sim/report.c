@@ -3,6 +3,7 @@
 
 #include "err.h"
 
+#include <math.h>
 #include <string.h>
 
 void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out)
@@ -15,6 +16,8 @@ void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulate
   out->epoch_s = job->workload->dataset.samples / out->throughput_samples_per_s;
   out->cost_usd_per_epoch = job->platform->price_usd_per_h * 1 * out->epoch_s / 3600.0;
   out->simulated_s = simulated_s;
+  /* Workloads have compute (workload.c) and GPUs a speed (platform.c): the iteration takes time. */
+  ss_assert(out->bd.iteration_s > 0 && isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
 }
 
 static const char* const part_keys[SS_CAT_COUNT] = {"compute_s", "prep_stall_s", "fetch_stall_s",
@@ -59,6 +62,10 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"breakdown\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    \"%s\": %.17g%s\n", part_keys[c], r->bd.part_s[c], c + 1 < SS_CAT_COUNT ? "," : "");
+  fprintf(f, "  },\n  \"breakdown_pct\": {\n");
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    fprintf(f, "    \"%.*s_pct\": %.17g%s\n", (int)strlen(part_keys[c]) - 2, part_keys[c],
+            100 * r->bd.part_s[c] / r->bd.iteration_s, c + 1 < SS_CAT_COUNT ? "," : "");
   fprintf(f, "  },\n  \"first_iteration_s\": %.17g,\n", r->bd.first_iteration_s);
   fprintf(f, "  \"warmup\": %d,\n  \"iterations\": %d,\n  \"synthetic\": %s,\n  \"overlap\": %s,\n", j->opt.warmup,
           j->opt.iterations, j->opt.synthetic ? "true" : "false", j->opt.overlap ? "true" : "false");

@@ -401,6 +401,10 @@ static void test_report_json(void)
     CU_ASSERT(cJSON_GetObjectItemCaseSensitive(json, keys[k]) != NULL);
   const cJSON* b = cJSON_GetObjectItemCaseSensitive(json, "breakdown");
   NEAR(cJSON_GetObjectItemCaseSensitive(b, "prep_stall_s")->valuedouble, 0.0005, 1e-15);
+  const cJSON* pct = cJSON_GetObjectItemCaseSensitive(json, "breakdown_pct");
+  CU_ASSERT_FATAL(cJSON_IsObject(pct));
+  NEAR(cJSON_GetObjectItemCaseSensitive(pct, "prep_stall_pct")->valuedouble, 5.0, 1e-12);
+  NEAR(cJSON_GetObjectItemCaseSensitive(pct, "compute_pct")->valuedouble, 95.0, 1e-12);
   cJSON_Delete(json);
   free(buf);
   ss_format fmt;
