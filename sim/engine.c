@@ -209,14 +209,15 @@ int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     _exit(0);
   }
   close(fds[1]);
-  char text[4096];
+  /* Keep the start of what the child says (its first line is the reason) and drain the rest. */
+  char text[4096], chunk[4096];
   size_t n = 0;
   ssize_t got;
-  char sink[4096];
-  while ((got = read(fds[0], n < sizeof(text) - 1 ? text + n : sink,
-                     n < sizeof(text) - 1 ? sizeof(text) - 1 - n : sizeof(sink))) > 0)
-    if (n < sizeof(text) - 1)
-      n += (size_t)got;
+  while ((got = read(fds[0], chunk, sizeof(chunk))) > 0) {
+    size_t take = (size_t)got < sizeof(text) - 1 - n ? (size_t)got : sizeof(text) - 1 - n;
+    memcpy(text + n, chunk, take);
+    n += take;
+  }
   text[n] = '\0';
   close(fds[0]);
   int status = 0;
