@@ -34,17 +34,16 @@ static void engine_init(const ss_job* job, int ncfg, char** cfg)
   simgrid_load_platform(job->platform->path);
 }
 
-static sg_actor_t spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, xbt_main_func_t code)
+static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, xbt_main_func_t code)
 {
   sg_actor_t a = sg_actor_init(name, host);
   sg_actor_set_data(a, arg);
   sg_actor_start(a, code, 0, NULL);
   s->actors_started++;
-  return a;
 }
 
 /* Build per-rank state and start the actors; args receives the actor arguments to free later. */
-static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
+static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
 {
   int n = j->ngpus;
   int loaders = j->opt.synthetic || s->coll_bytes > 0 ? 0 : j->workers;
@@ -100,7 +99,6 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
       spawn(s, &args[na++], name, s->cpu, ss_loader_actor);
     }
   }
-  return SS_OK;
 }
 
 static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
