@@ -110,6 +110,9 @@ class Platform:
         self.lines.append(f'      <prop id="class" value="{cls}"/>')
         self.lines.append("    </link>")
 
+    def router(self, rid):
+        self.lines.append(f'    <router id="{rid}"/>')
+
     def route(self, src, dst, hops):
         ctn = "".join(f'<link_ctn id="{lid}" direction="{d}"/>' for lid, d in hops)
         self.lines.append(f'    <route src="{src}" dst="{dst}">{ctn}</route>')
@@ -148,9 +151,11 @@ def p3_platform(stem):
         p.note(f"qpi (socket 0 to socket 1): {QPI_BW}, {QPI_LAT}. {QPI_SRC}")
         p.link("qpi", QPI_BW, QPI_LAT, "socket")
     p.note(f"nic: {net}Gbps = the instance network figure ({DATA}/instances.csv network column, "
-           f"infoq.cn AWS P3 table); {NIC_LAT_SRC}. Not used by any route yet: the simulator "
-           "composes clusters around it")
+           f"infoq.cn AWS P3 table); {NIC_LAT_SRC}. UP = out of the instance. The router of the "
+           "same name marks where the NIC sits: routes gpuI -> nic give the path of that GPU's "
+           "traffic to other instances (option instances of stash-sim composes clusters from them)")
     p.link("nic", f"{net}Gbps", NIC_LAT, "nic")
+    p.router("nic")
     if ngpu > 1:
         p.note("GPU pairs: nvl_i_j UP if NVLinked, else PCIe through switch(es), socket(s) and qpi")
     for i in range(ngpu):
@@ -167,6 +172,12 @@ def p3_platform(stem):
     p.note("cpu to GPU: down the local switch uplink, then the GPU link (NUMA-local, no qpi)")
     for g in range(ngpu):
         p.route("cpu", f"gpu{g}", [(f"pcie_sw{g // 2}", "DOWN"), (f"pcie_gpu{g}", "DOWN")])
+    p.note("GPU to NIC: ENA has no GPUDirect RDMA, so traffic is staged in host memory: up the GPU "
+           "link and the switch uplink, then the NIC. ESTIMATE: the NIC hangs off socket 0 (not in "
+           "shared/data), so GPUs of socket 1 also cross qpi (DOWN = socket 1 to socket 0)")
+    for g in range(ngpu):
+        mid = [("qpi", "DOWN")] if g >= 4 else []
+        p.route(f"gpu{g}", "nic", [(f"pcie_gpu{g}", "UP"), (f"pcie_sw{g // 2}", "UP")] + mid + [("nic", "UP")])
     return p.text()
 
 
@@ -179,7 +190,8 @@ def star_platform(n, gbps):
                   "figures are arbitrary round numbers chosen for the tests, not measurements "
                   f"(every bandwidth {bw}, every link latency 5us; network_gbps = nic {bw} x 8).",
                   f"gpuI to gpuJ = up_gpuI UP, up_gpuJ DOWN: latency 10us, bandwidth {bw}. "
-                  "UP = towards the centre of the star."])
+                  "UP = towards the centre of the star; nic UP = out of the instance. gpuI to nic "
+                  f"= up_gpuI UP, nic UP: latency 10us, bandwidth {bw}."])
     p.host("cpu", "1Gf", [("role", "cpu")], core=8, disk=bw)
     for g in range(n):
         p.host(f"gpu{g}", "10Tf", [("role", "gpu"), ("gpu_model", "test-gpu-10Tf")])
@@ -187,11 +199,14 @@ def star_platform(n, gbps):
         p.link(f"up_gpu{g}", bw, "5us", "pcie")
     p.link("up_cpu", bw, "5us", "pcie")
     p.link("nic", bw, "5us", "nic")
+    p.router("nic")
     for i in range(n):
         for j in range(i + 1, n):
             p.route(f"gpu{i}", f"gpu{j}", [(f"up_gpu{i}", "UP"), (f"up_gpu{j}", "DOWN")])
     for g in range(n):
         p.route("cpu", f"gpu{g}", [("up_cpu", "UP"), (f"up_gpu{g}", "DOWN")])
+    for g in range(n):
+        p.route(f"gpu{g}", "nic", [(f"up_gpu{g}", "UP"), ("nic", "UP")])
     return p.text()
 
 

@@ -213,10 +213,13 @@ static int gpu_index(const ss_platform* p, const char* name)
   return -1;
 }
 
-static int host_index(const ss_platform* p, const char* name)
+static int node_index(const ss_platform* p, const char* name)
 {
   if (strcmp(name, "cpu") == 0)
     return p->ngpus;
+  for (int k = 0; k < p->nnics; k++)
+    if (strcmp(p->nics[k].name, name) == 0)
+      return p->ngpus + 1 + k;
   return gpu_index(p, name);
 }
 
@@ -382,20 +385,20 @@ static int parse_link(pctx* c, const xmlNode* n)
 
 static ss_route* route_at(const ss_platform* p, int a, int b)
 {
-  return &p->routes[a * (p->ngpus + 1) + b];
+  return &p->routes[a * p->nnodes + b];
 }
 
 /* Store hops as the route a->b and, when symmetric, the reversed hops (opposite directions) as b->a. */
 static int store_route(pctx* c, const xmlNode* n, int a, int b, const ss_hop* hops, int nhops, int symmetric)
 {
   ss_platform* p = c->p;
-  int hosts = p->ngpus + 1;
+  int hosts = p->nnodes;
   for (int pass = 0; pass < (symmetric ? 2 : 1); pass++) {
     int s = pass ? b : a, d = pass ? a : b;
     int* seen = &c->route_lines[s * hosts + d];
     if (*seen)
       return ss_err_set(c->err, c->file, line_of(n), "a second route from '%s' to '%s' (the first is on line %d)",
-                        s == p->ngpus ? "cpu" : p->gpus[s].name, d == p->ngpus ? "cpu" : p->gpus[d].name, *seen);
+                        ss_platform_node_name(p, s), ss_platform_node_name(p, d), *seen);
     *seen = line_of(n);
     ss_route* r = route_at(p, s, d);
     r->hops = malloc(sizeof(ss_hop) * (size_t)nhops);
@@ -421,9 +424,13 @@ static int parse_route(pctx* c, const xmlNode* n)
   int nhops = 0, rc = SS_EINPUT;
   if (check_attrs(c, n, route_attrs) || req_attr(c, n, "src", &src) || req_attr(c, n, "dst", &dst))
     goto out;
-  int a = host_index(p, src), b = host_index(p, dst);
+  int a = node_index(p, src), b = node_index(p, dst);
   if (a < 0 || b < 0) {
     ss_err_set(c->err, c->file, line_of(n), "route: unknown host '%s'", a < 0 ? src : dst);
+    goto out;
+  }
+  if (a > p->ngpus && b > p->ngpus) {
+    ss_err_set(c->err, c->file, line_of(n), "route between two NIC routers ('%s' and '%s')", src, dst);
     goto out;
   }
   if (a == b) {
@@ -468,6 +475,18 @@ static int parse_route(pctx* c, const xmlNode* n)
     ss_err_set(c->err, c->file, line_of(n), "route from '%s' to '%s' has no link", src, dst);
     goto out;
   }
+  /* A route to or from a NIC router goes through that NIC's link. */
+  int nic = a > p->ngpus ? a : b > p->ngpus ? b : -1;
+  if (nic >= 0) {
+    int li = p->nics[nic - p->ngpus - 1].link, found = 0;
+    for (int i = 0; i < nhops; i++)
+      found |= hops[i].link == li;
+    if (!found) {
+      ss_err_set(c->err, c->file, line_of(n), "route from '%s' to '%s' does not use the NIC's link '%s'", src, dst,
+                 p->links[li].name);
+      goto out;
+    }
+  }
   rc = store_route(c, n, a, b, hops, nhops, !sym || strcmp(sym, "YES") == 0);
 out:
   free(src);
@@ -495,6 +514,29 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   return SS_OK;
 }
 
+/* <router id="X"/>: the NIC whose class-nic link is named X. */
+static int parse_router(pctx* c, const xmlNode* n)
+{
+  static const char* const router_attrs[] = {"id", NULL};
+  ss_platform* p = c->p;
+  ss_nic* k = &p->nics[p->nnics];
+  if (check_attrs(c, n, router_attrs) || req_attr(c, n, "id", &k->name))
+    return SS_EINPUT;
+  k->line = line_of(n);
+  p->nnics++; /* owned from here on */
+  for (int i = 0; i < p->nnics - 1; i++)
+    if (strcmp(p->nics[i].name, k->name) == 0)
+      return ss_err_set(c->err, c->file, k->line, "router '%s' is defined twice (first on line %d)", k->name,
+                        p->nics[i].line);
+  if (strcmp(k->name, "cpu") == 0 || gpu_index(p, k->name) >= 0)
+    return ss_err_set(c->err, c->file, k->line, "router '%s' has the name of a host", k->name);
+  k->link = link_index(p, k->name);
+  if (k->link < 0 || p->links[k->link].cls != SS_LINK_NIC)
+    return ss_err_set(c->err, c->file, k->line,
+                      "router '%s': routers stand for NICs and need a link of class nic with the same name", k->name);
+  return SS_OK;
+}
+
 /* Walk the zone: count, then hosts, then links, then routes (routes refer to both). */
 static int parse_zone(pctx* c, const xmlNode* z)
 {
@@ -509,7 +551,7 @@ static int parse_zone(pctx* c, const xmlNode* z)
     return ss_err_set(c->err, c->file, line_of(z), "zone '%s': routing must be \"Full\" (explicit routes)", p->zone_id);
   if (parse_zone_props(c, z))
     return SS_EINPUT;
-  int nhosts = 0, nlinks = 0, seen_host_or_link = 0, seen_route = 0;
+  int nhosts = 0, nlinks = 0, nrouters = 0, seen_host_or_link = 0, seen_route = 0;
   for (const xmlNode* k = z->children; k; k = k->next) {
     if (k->type == XML_TEXT_NODE && !xmlIsBlankNode(k))
       return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unexpected text", p->zone_id);
@@ -521,22 +563,25 @@ static int parse_zone(pctx* c, const xmlNode* z)
     if (is_elem(k, "prop") && (seen_host_or_link || seen_route))
       return ss_err_set(c->err, c->file, line_of(k), "zone '%s': <prop> must come before hosts, links and routes",
                         p->zone_id);
-    if ((is_elem(k, "host") || is_elem(k, "link")) && seen_route)
+    int node = is_elem(k, "host") || is_elem(k, "link") || is_elem(k, "router");
+    if (node && seen_route)
       return ss_err_set(c->err, c->file, line_of(k), "zone '%s': <%s> must come before the routes", p->zone_id,
                         (const char*)k->name);
-    seen_host_or_link |= is_elem(k, "host") || is_elem(k, "link");
+    seen_host_or_link |= node;
     seen_route |= is_elem(k, "route");
-    if (!is_elem(k, "host") && !is_elem(k, "link") && !is_elem(k, "route") && !is_elem(k, "prop"))
+    if (!node && !is_elem(k, "route") && !is_elem(k, "prop"))
       return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unsupported element <%s>", p->zone_id,
                         (const char*)k->name);
     if (leaf_content(c, k))
       return SS_EINPUT;
     nhosts += is_elem(k, "host");
     nlinks += is_elem(k, "link");
+    nrouters += is_elem(k, "router");
   }
   p->gpus  = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
   p->links = calloc((size_t)nlinks + 1, sizeof(ss_link));
-  if (!p->gpus || !p->links)
+  p->nics = calloc((size_t)nrouters + 1, sizeof(ss_nic));
+  if (!p->gpus || !p->links || !p->nics)
     return SS_ENOMEM;
   for (const xmlNode* k = z->children; k; k = k->next)
     if (is_elem(k, "host") && parse_host(c, k))
@@ -560,9 +605,13 @@ static int parse_zone(pctx* c, const xmlNode* z)
   for (const xmlNode* k = z->children; k; k = k->next)
     if (is_elem(k, "link") && parse_link(c, k))
       return SS_EINPUT;
+  for (const xmlNode* k = z->children; k; k = k->next)
+    if (is_elem(k, "router") && parse_router(c, k))
+      return SS_EINPUT;
   int hosts = p->ngpus + 1;
-  p->routes = calloc((size_t)(hosts * hosts), sizeof(ss_route));
-  c->route_lines = calloc((size_t)(hosts * hosts), sizeof(int));
+  p->nnodes = hosts + p->nnics;
+  p->routes = calloc((size_t)(p->nnodes * p->nnodes), sizeof(ss_route));
+  c->route_lines = calloc((size_t)(p->nnodes * p->nnodes), sizeof(int));
   if (!p->routes || !c->route_lines)
     return SS_ENOMEM;
   for (const xmlNode* k = z->children; k; k = k->next)
@@ -575,7 +624,11 @@ static int parse_zone(pctx* c, const xmlNode* z)
     for (int b = 0; b < hosts; b++)
       if (a != b && route_at(p, a, b)->nhops == 0)
         return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no route from '%s' to '%s'", p->zone_id,
-                          a == p->ngpus ? "cpu" : p->gpus[a].name, b == p->ngpus ? "cpu" : p->gpus[b].name);
+                          ss_platform_node_name(p, a), ss_platform_node_name(p, b));
+  for (int g = 0; g < p->ngpus && p->nnics; g++)
+    if (ss_platform_gpu_nic(p, g) < 0 || route_at(p, ss_platform_nic_node(p, ss_platform_gpu_nic(p, g)), g)->nhops == 0)
+      return ss_err_set(c->err, c->file, line_of(z), "zone '%s': '%s' has no route to and from a NIC router", p->zone_id,
+                        p->gpus[g].name);
   return SS_OK;
 }
 
@@ -693,8 +746,11 @@ void ss_platform_free(ss_platform* p)
   for (int i = 0; i < p->nlinks; i++)
     free(p->links[i].name);
   if (p->routes)
-    for (int i = 0; i < (p->ngpus + 1) * (p->ngpus + 1); i++)
+    for (int i = 0; i < p->nnodes * p->nnodes; i++)
       free(p->routes[i].hops);
+  for (int k = 0; k < p->nnics; k++)
+    free(p->nics[k].name);
+  free(p->nics);
   free(p->routes);
   free(p->gpus);
   free(p->links);
@@ -712,8 +768,28 @@ int ss_platform_cpu(const ss_platform* p)
 
 const ss_route* ss_platform_route(const ss_platform* p, int a, int b)
 {
-  ss_assert(a >= 0 && a <= p->ngpus && b >= 0 && b <= p->ngpus);
+  ss_assert(a >= 0 && a < p->nnodes && b >= 0 && b < p->nnodes);
   return route_at(p, a, b);
+}
+
+int ss_platform_nic_node(const ss_platform* p, int k)
+{
+  ss_assert(k >= 0 && k < p->nnics);
+  return p->ngpus + 1 + k;
+}
+
+int ss_platform_gpu_nic(const ss_platform* p, int g)
+{
+  for (int k = 0; k < p->nnics; k++)
+    if (route_at(p, g, ss_platform_nic_node(p, k))->nhops)
+      return k;
+  return -1;
+}
+
+const char* ss_platform_node_name(const ss_platform* p, int i)
+{
+  ss_assert(i >= 0 && i < p->nnodes);
+  return i < p->ngpus ? p->gpus[i].name : i == p->ngpus ? "cpu" : p->nics[i - p->ngpus - 1].name;
 }
 
 double ss_platform_route_bandwidth(const ss_platform* p, int a, int b)

@@ -47,7 +47,16 @@ typedef struct ss_gpu {
   int line;
 } ss_gpu;
 
-/* One instance type. Hosts are indexed 0..ngpus-1 for the GPUs and ngpus for the CPU host. */
+/* A network interface: a <router> named like the class-nic link it stands for. Routes from a GPU
+ * to it give the path of that GPU's traffic to other instances (GPUDirect or through host memory). */
+typedef struct ss_nic {
+  char* name;
+  int link; /* index of the class-nic link of the same name */
+  int line;
+} ss_nic;
+
+/* One instance type. Nodes are indexed 0..ngpus-1 for the GPUs, ngpus for the CPU host and
+ * ngpus+1.. for the NIC routers. */
 typedef struct ss_platform {
   char* path;
   char* zone_id;
@@ -65,7 +74,10 @@ typedef struct ss_platform {
   ss_gpu* gpus;
   int nlinks;
   ss_link* links;
-  ss_route* routes; /* (ngpus+1)^2 routes, [src * (ngpus+1) + dst], both directions resolved */
+  int nnics;
+  ss_nic* nics;
+  int nnodes;       /* ngpus + 1 + nnics */
+  ss_route* routes; /* nnodes^2 routes, [src * nnodes + dst], both directions resolved */
 } ss_platform;
 
 /* Read and validate the platform file at path. On success *out owns a new platform (free it with
@@ -77,7 +89,16 @@ void ss_platform_free(ss_platform* p);
 /* Host index of the CPU host. */
 int ss_platform_cpu(const ss_platform* p);
 
-/* Route from host a to host b (borrowed; nhops is 0 for a == b). */
+/* Node index of NIC k. */
+int ss_platform_nic_node(const ss_platform* p, int k);
+
+/* The NIC that GPU g reaches the network through (the first NIC router it has a route to), or -1. */
+int ss_platform_gpu_nic(const ss_platform* p, int g);
+
+/* Name of node i ("gpu3", "cpu", "nic0"). */
+const char* ss_platform_node_name(const ss_platform* p, int i);
+
+/* Route from node a to node b (borrowed; nhops is 0 for a == b or when there is none). */
 const ss_route* ss_platform_route(const ss_platform* p, int a, int b);
 
 /* Bottleneck bandwidth (bytes/s) and total latency (s) of the route from a to b. */
