@@ -6,6 +6,7 @@
 #include "timeline.h"
 
 #include <simgrid/actor.h>
+#include <simgrid/barrier.h>
 #include <simgrid/cond.h>
 #include <simgrid/disk.h>
 #include <simgrid/host.h>
@@ -16,7 +17,11 @@
 /* One rank: its GPU, its data queue (filled by loader workers) and its collective stream. */
 typedef struct ss_rank {
   int rank;
+  int inst;     /* instance */
+  int local;    /* GPU index inside the instance */
   sg_host_t host;
+  sg_host_t cpu;   /* the CPU host of its instance */
+  sg_disk_t disk;
   sg_mutex_t mu;         /* guards the fields below */
   sg_cond_t cv;          /* signalled when a batch is ready, consumed, or a bucket is reduced */
   char* ready;           /* [iter]: the batch of that iteration is in the queue */
@@ -25,21 +30,38 @@ typedef struct ss_rank {
   int consumed;          /* batches taken by the trainer */
   int reduced;           /* buckets whose collective has finished, over all iterations */
   sg_sem_t pending;      /* buckets submitted to the collective stream and not yet started */
-  sg_mailbox_t* inbox;   /* [ring]: where the previous rank of each ring sends */
-  int* next;             /* [ring]: the next rank in each ring */
+  sg_mailbox_t* inbox;   /* [ring]: where the previous rank of each global ring sends */
+  int* next;             /* [ring]: the next rank in each global ring */
+  sg_mailbox_t* intra_inbox; /* [ring]: the same for the rings inside the instance */
+  int* intra_next;
+  sg_mailbox_t cross_inbox;  /* where the same GPU of the previous instance sends */
+  int cross_next;
+  /* Time its collectives spent in phases that cross instances, for splitting the trainer's wait
+   * between network and interconnect: net_acc_s so far, plus now - net_since while in_net. */
+  int in_net;
+  double net_since;
+  double net_acc_s;
 } ss_rank;
 
 typedef struct ss_sim {
   const ss_job* job;
   ss_timeline* tl;
-  sg_host_t cpu;
-  sg_disk_t disk;
   ss_rank* ranks;
+  sg_bar_t bar_all;     /* all ranks */
+  sg_bar_t* bar_inst;   /* [instance]: its GPUs */
+  sg_bar_t* bar_cross;  /* [local GPU]: that GPU of every instance */
+  double alpha_global;  /* largest latency of a hop of the global rings (s) */
+  double alpha_intra;   /* ... of the rings inside an instance */
+  double alpha_cross;   /* ... between the same GPU of two instances */
+  ss_allreduce* bucket_alg; /* [bucket]: the algorithm of its allreduce (auto resolved) */
   int actors_started;
   int actors_finished;
-  double coll_bytes; /* collective benchmark: bytes of each allreduce; 0 in training runs */
-  int coll_reps;     /* collective benchmark: repetitions */
-  double* coll_end_s; /* collective benchmark: end date of each repetition on rank 0 */
+  /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back
+   * allreduces between two barriers; bench_time_s[k] receives the mean time of one. */
+  int bench_nsizes;
+  const double* bench_bytes;
+  int bench_reps;
+  double* bench_time_s;
 } ss_sim;
 
 /* Argument of every actor. */
@@ -65,7 +87,10 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* pre
 /* The collective stream of one rank (runs on its GPU host): reduces buckets in order. */
 void ss_coll_actor(int argc, char** argv);
 
-/* Ring allreduce of bytes among all ranks, run by rank r's collective stream. */
-void ss_coll_allreduce(ss_sim* s, int r, double bytes);
+/* Allreduce of bytes among all ranks with algorithm alg (not AUTO), run by rank r's stream. */
+void ss_coll_allreduce(ss_sim* s, int r, ss_allreduce alg, double bytes);
+
+/* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
+double ss_coll_net_time(const ss_sim* s, int r);
 
 #endif

@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH };
+enum {
+  OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
+  OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
+  OPT_MAX_BYTES, OPT_ITERS
+};
 
 static const struct option long_options[] = {
     {"gpus", required_argument, NULL, 'g'},      {"batch", required_argument, NULL, 'b'},
@@ -19,10 +23,67 @@ static const struct option long_options[] = {
     {"prefetch", required_argument, NULL, OPT_PREFETCH}, {"cache", required_argument, NULL, OPT_CACHE},
     {"format", required_argument, NULL, OPT_FORMAT}, {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},             {"version", no_argument, NULL, OPT_VERSION},
+    {"instances", required_argument, NULL, OPT_INSTANCES}, {"nic-gbps", required_argument, NULL, OPT_NIC_GBPS},
+    {"nic-latency-us", required_argument, NULL, OPT_NIC_LATENCY}, {"oversub", required_argument, NULL, OPT_OVERSUB},
+    {"allreduce", required_argument, NULL, OPT_ALLREDUCE}, {"fidelity", required_argument, NULL, OPT_FIDELITY},
+    {"min-bytes", required_argument, NULL, OPT_MIN_BYTES}, {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+    {"iters", required_argument, NULL, OPT_ITERS},
     {NULL, 0, NULL, 0}};
 
-void ss_cli_usage(FILE* f)
+/* Options of training runs only, and of the benchmark only. */
+static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLAP, OPT_SYNTHETIC, 'w', OPT_PREFETCH,
+                                 OPT_CACHE, 0};
+static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
+
+static const char* option_name(int ch)
 {
+  for (const struct option* o = long_options; o->name; o++)
+    if (o->val == ch)
+      return o->name;
+  return "?";
+}
+
+static int listed(const int* list, int ch)
+{
+  for (; *list; list++)
+    if (*list == ch)
+      return 1;
+  return 0;
+}
+
+static const char cluster_help[] =
+    "      --instances N    N copies of the instance joined by a network switch (default 1)\n"
+    "      --nic-gbps X     network bandwidth of each instance in Gb/s, split over its NICs\n"
+    "                       (default: the instance file's NIC links)\n"
+    "      --nic-latency-us X  latency of each NIC link (default: the instance file's)\n"
+    "      --oversub X      switch oversubscription >= 1: the core carries N x NIC / X (default 1)\n"
+    "      --allreduce ALG  ring, tree, hierarchical or auto (default auto: ring on one instance,\n"
+    "                       else the algorithm with the shortest predicted time for each size)\n"
+    "      --fidelity F     fast (one flow per hop and phase, default) or reference (one\n"
+    "                       communication per chunk and step)\n";
+
+void ss_cli_usage(FILE* f, int bench)
+{
+  if (bench) {
+    fputs("usage: stash-sim bench allreduce PLATFORM.xml [options] [--cfg=SIMGRID_OPTION ...]\n"
+          "\n"
+          "Simulates allreduces among the GPUs of PLATFORM (or of a cluster of it) and prints, as\n"
+          "nccl-tests' all_reduce_perf does, for each size: time, algbw = size / time and\n"
+          "busbw = algbw x 2(n-1)/n.\n"
+          "\n"
+          "options:\n"
+          "  -g, --gpus K         use the first K GPUs of each instance (default: all)\n",
+          f);
+    fputs(cluster_help, f);
+    fputs("      --min-bytes B    smallest size (default 8)\n"
+          "      --max-bytes B    largest size, sizes doubling in between (default 1073741824)\n"
+          "      --iters R        allreduces per size; the time is their mean (default 5)\n"
+          "      --format FMT     table, json or csv (default table)\n"
+          "  -o, --output FILE    write the results to FILE instead of standard output\n"
+          "  -h, --help           print this help and exit\n",
+          f);
+    return;
+  }
   fputs("usage: stash-sim PLATFORM.xml WORKLOAD.json[.gz] [options] [--cfg=SIMGRID_OPTION ...]\n"
         "\n"
         "Simulates synchronous data-parallel training of WORKLOAD on the GPU instance PLATFORM and\n"
@@ -43,11 +104,14 @@ void ss_cli_usage(FILE* f)
         "      --cache F        fraction of the dataset in the page cache, 0..1\n"
         "                       (default: what fits in 80% of the instance's memory)\n"
         "      --format FMT     table, json or csv (default table)\n"
-        "  -o, --output FILE    write the report to FILE instead of standard output\n"
-        "  -h, --help           print this help and exit\n"
+        "  -o, --output FILE    write the report to FILE instead of standard output\n",
+        f);
+  fputs(cluster_help, f);
+  fputs("  -h, --help           print this help and exit\n"
         "      --version        print the version and exit\n"
         "  --cfg=NAME:VALUE, --log=...  passed to SimGrid\n"
         "\n"
+        "stash-sim bench allreduce PLATFORM.xml [options]: the collective benchmark (see its --help).\n"
         "Exit status: 0 on success, 1 on bad input (files), 2 on a usage error.\n",
         f);
 }
@@ -83,9 +147,32 @@ static int parse_real(const char* s, double lo, int lo_open, double hi, double* 
   return 0;
 }
 
-static int parse_option(int ch, const char* arg, ss_options* o, char* msg, size_t size)
+static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t size)
 {
+  ss_options* o = &cli->opt;
   switch (ch) {
+    case OPT_INSTANCES:
+      return parse_int(arg, 1, SS_MAX_INSTANCES, &o->instances) ? usage_error(msg, size, "--instances expects a whole number from 1 to 65536, got '%s'%s", arg, "") : 0;
+    case OPT_NIC_GBPS:
+      return parse_real(arg, 0, 1, 1e6, &o->nic_gbps) ? usage_error(msg, size, "--nic-gbps expects a bandwidth in Gb/s, > 0 and at most 1e6, got '%s'%s", arg, "") : 0;
+    case OPT_NIC_LATENCY:
+      return parse_real(arg, 0, 0, 1e6, &o->nic_latency_us) ? usage_error(msg, size, "--nic-latency-us expects microseconds from 0 to 1e6, got '%s'%s", arg, "") : 0;
+    case OPT_OVERSUB:
+      return parse_real(arg, 1, 0, 1e6, &o->oversub) ? usage_error(msg, size, "--oversub expects a ratio from 1 to 1e6, got '%s'%s", arg, "") : 0;
+    case OPT_ALLREDUCE:
+      return ss_allreduce_by_name(arg, &o->allreduce) ? usage_error(msg, size, "--allreduce expects ring, tree, hierarchical or auto, got '%s'%s", arg, "") : 0;
+    case OPT_FIDELITY:
+      if (strcmp(arg, "fast") == 0 || strcmp(arg, "reference") == 0) {
+        o->fidelity = arg[0] == 'f' ? SS_FIDELITY_FAST : SS_FIDELITY_REFERENCE;
+        return 0;
+      }
+      return usage_error(msg, size, "--fidelity expects fast or reference, got '%s'%s", arg, "");
+    case OPT_MIN_BYTES:
+      return parse_real(arg, 1, 0, 1e13, &cli->min_bytes) ? usage_error(msg, size, "--min-bytes expects a size in bytes from 1 to 1e13, got '%s'%s", arg, "") : 0;
+    case OPT_MAX_BYTES:
+      return parse_real(arg, 1, 0, 1e13, &cli->max_bytes) ? usage_error(msg, size, "--max-bytes expects a size in bytes from 1 to 1e13, got '%s'%s", arg, "") : 0;
+    case OPT_ITERS:
+      return parse_int(arg, 1, 1000000, &cli->bench_iters) ? usage_error(msg, size, "--iters expects a whole number >= 1, got '%s'%s", arg, "") : 0;
     case 'g':
       return parse_int(arg, 1, 1000000, &o->gpus) ? usage_error(msg, size, "--gpus expects a whole number >= 1, got '%s'%s", arg, "") : 0;
     case 'b':
@@ -135,6 +222,9 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
 {
   memset(out, 0, sizeof(*out));
   ss_options_default(&out->opt);
+  out->min_bytes = 8;
+  out->max_bytes = 1073741824.0;
+  out->bench_iters = 5;
   /* SimGrid's options go aside; getopt sees the rest. */
   out->cfg = calloc((size_t)argc + 1, sizeof(char*));
   char** rest = calloc((size_t)argc + 1, sizeof(char*));
@@ -143,9 +233,20 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
     snprintf(msg, msg_size, "stash-sim: error: out of memory");
     return 2;
   }
-  int nrest = 0;
-  for (int i = 0; i < argc; i++) {
-    if (i > 0 && (strncmp(argv[i], "--cfg=", 6) == 0 || strncmp(argv[i], "--log=", 6) == 0))
+  int nrest = 0, first = 1;
+  /* "stash-sim bench allreduce ...": the subcommand words are not getopt's. */
+  if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+    out->bench = 1;
+    if (argc < 3 || strcmp(argv[2], "allreduce") != 0) {
+      free(rest);
+      return usage_error(msg, msg_size, "'stash-sim bench' expects 'allreduce', got %s%s",
+                         argc < 3 ? "nothing" : "another word", "");
+    }
+    first = 3;
+  }
+  rest[nrest++] = argv[0];
+  for (int i = first; i < argc; i++) {
+    if (strncmp(argv[i], "--cfg=", 6) == 0 || strncmp(argv[i], "--log=", 6) == 0)
       out->cfg[out->ncfg++] = argv[i];
     else
       rest[nrest++] = argv[i];
@@ -163,8 +264,23 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
       rc = unknown_option(rest[optind - 1], msg, msg_size);
     else if (ch == ':')
       rc = usage_error(msg, msg_size, "option '%s' needs a value%s", rest[optind - 1], "");
+    else if (listed(out->bench ? train_only : bench_only, ch))
+      rc = usage_error(msg, msg_size, out->bench ? "option '--%s' is for training runs, not 'bench allreduce'%s"
+                                                 : "option '--%s' is for 'stash-sim bench allreduce'%s",
+                       option_name(ch), "");
     else
-      rc = parse_option(ch, optarg, &out->opt, msg, msg_size);
+      rc = parse_option(ch, optarg, out, msg, msg_size);
+  }
+  if (!rc && out->bench && !out->help) {
+    if (nrest - optind != 1)
+      rc = usage_error(msg, msg_size, "'bench allreduce' expects one PLATFORM.xml, got %s%s",
+                       nrest - optind == 0 ? "none" : "more", "");
+    else if (out->min_bytes > out->max_bytes)
+      rc = usage_error(msg, msg_size, "--min-bytes is larger than --max-bytes%s%s", "", "");
+    else
+      out->opt.platform_path = rest[optind];
+    free(rest);
+    return rc;
   }
   if (!rc && !out->help && !out->version) {
     if (nrest - optind != 2)

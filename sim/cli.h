@@ -8,6 +8,10 @@
 
 typedef struct ss_cli {
   ss_options opt;
+  int bench;         /* "stash-sim bench allreduce PLATFORM": the collective benchmark */
+  double min_bytes;  /* bench: smallest and largest size, doubling in between */
+  double max_bytes;
+  int bench_iters;   /* bench: allreduces per size */
   int help;
   int version;
   int ncfg;
@@ -19,7 +23,7 @@ typedef struct ss_cli {
 int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size);
 void ss_cli_free(ss_cli* c);
 
-/* Print the --help text. */
-void ss_cli_usage(FILE* f);
+/* Print the --help text (of the bench subcommand when bench). */
+void ss_cli_usage(FILE* f, int bench);
 
 #endif

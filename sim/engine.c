@@ -2,7 +2,10 @@
 #include "engine.h"
 
 #include "actors.h"
+#include "cluster.h"
+#include "cost.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <simgrid/engine.h>
 #include <stdio.h>
@@ -15,7 +18,34 @@ const char* const ss_engine_default_cfg[] = {
     "--log=xbt_cfg.thresh:warning",     "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
     "--cfg=network/TCP-gamma:0",        NULL};
 
-static void engine_init(const ss_job* job, int ncfg, char** cfg)
+/* Write the job's cluster platform to a temporary file and load it; the file goes at once. */
+static int load_cluster(const ss_job* job, ss_err* err)
+{
+  const char* dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/stash-sim-XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(path);
+  FILE* f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    if (fd >= 0)
+      close(fd);
+    return ss_err_set(err, NULL, 0, "cannot create a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
+                      strerror(errno));
+  }
+  int rc = ss_cluster_write(job, f);
+  if (fclose(f) || rc) {
+    unlink(path);
+    return ss_err_set(err, NULL, 0, "cannot write a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
+                      strerror(errno));
+  }
+  /* The instance file passed our own validation (platform.c) and the composition writes only
+   * names and figures from it, so SimGrid will not abort on this. */
+  simgrid_load_platform(path);
+  unlink(path);
+  return SS_OK;
+}
+
+static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
 {
   int nd = 0;
   while (ss_engine_default_cfg[nd])
@@ -30,8 +60,7 @@ static void engine_init(const ss_job* job, int ncfg, char** cfg)
     argv[1 + nd + i] = cfg[i];
   simgrid_init(&argc, argv);
   free(argv);
-  /* The file passed our own validation (platform.c), so SimGrid will not abort on it. */
-  simgrid_load_platform(job->platform->path);
+  return load_cluster(job, err);
 }
 
 static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, xbt_main_func_t code)
@@ -42,48 +71,126 @@ static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host
   s->actors_started++;
 }
 
+static sg_host_t host_of(int inst, const char* local)
+{
+  char name[96];
+  ss_cluster_host_name(inst, local, name, sizeof(name));
+  sg_host_t h = sg_host_by_name(name);
+  ss_assert(h);
+  return h;
+}
+
+static sg_mailbox_t mailbox(const char* kind, int c, int r)
+{
+  char name[64];
+  snprintf(name, sizeof(name), "%s%d.rank%d", kind, c, r);
+  return sg_mailbox_by_name(name);
+}
+
+/* One rank's state: hosts, queues, and its place in every ring. */
+static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* cpus, sg_disk_t* disks)
+{
+  ss_rank* me = &s->ranks[r];
+  int g = j->gpus_per_instance, nr = j->rings.nrings;
+  me->rank = r;
+  me->inst = r / g;
+  me->local = r % g;
+  me->host = host_of(me->inst, j->platform->gpus[me->local].name);
+  me->cpu = cpus[me->inst];
+  me->disk = disks[me->inst];
+  me->mu = sg_mutex_init();
+  me->cv = sg_cond_init();
+  me->pending = sg_sem_init(0);
+  me->ready = calloc((size_t)j->niters, 1);
+  me->batch_fetch_s = calloc((size_t)j->niters, sizeof(double));
+  me->batch_prep_s = calloc((size_t)j->niters, sizeof(double));
+  me->inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
+  me->next = calloc((size_t)nr + 1, sizeof(int));
+  me->intra_inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
+  me->intra_next = calloc((size_t)nr + 1, sizeof(int));
+  ss_assert(me->ready && me->batch_fetch_s && me->batch_prep_s && me->inbox && me->next && me->intra_inbox &&
+            me->intra_next);
+  for (int c = 0; c < nr; c++) {
+    me->inbox[c] = mailbox("ring", c, r);
+    me->intra_inbox[c] = mailbox("intra", c, r);
+  }
+  me->cross_inbox = mailbox("cross", 0, r);
+  me->cross_next = (r + g) % j->ngpus;
+}
+
+/* Where each rank sends in the rings: global rings, rings inside each instance. */
+static void ring_setup(ss_sim* s, const ss_job* j)
+{
+  int n = j->ngpus, g = j->gpus_per_instance;
+  for (int c = 0; c < j->rings.nrings; c++) {
+    const int* o = j->rings.rings[c].order;
+    for (int i = 0; i < n; i++)
+      s->ranks[o[i]].next[c] = o[(i + 1) % n];
+    const int* lo = j->intra.rings[c].order;
+    for (int r = 0; r < n; r++) {
+      int base = r / g * g;
+      for (int i = 0; i < g; i++)
+        if (lo[i] == r % g)
+          s->ranks[r].intra_next[c] = base + lo[(i + 1) % g];
+    }
+  }
+}
+
+/* Barriers of the fast collectives, their latencies, and each collective's algorithm. */
+static void coll_setup(ss_sim* s, const ss_job* j)
+{
+  int m = j->instances, g = j->gpus_per_instance;
+  s->bar_all = sg_barrier_init((unsigned)j->ngpus);
+  s->bar_inst = calloc((size_t)m, sizeof(sg_bar_t));
+  s->bar_cross = calloc((size_t)g, sizeof(sg_bar_t));
+  ss_assert(s->bar_inst && s->bar_cross);
+  for (int i = 0; i < m; i++)
+    s->bar_inst[i] = sg_barrier_init((unsigned)g);
+  for (int k = 0; k < g; k++)
+    s->bar_cross[k] = sg_barrier_init((unsigned)m);
+  s->alpha_global = ss_cost_alpha_global(j);
+  s->alpha_intra = ss_cost_alpha_intra(j);
+  s->alpha_cross = ss_cost_alpha_cross(j);
+  int ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets;
+  s->bucket_alg = calloc((size_t)ncoll + 1, sizeof(ss_allreduce));
+  ss_assert(s->bucket_alg);
+  for (int b = 0; b < ncoll; b++) {
+    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[b] : j->buckets[b].bytes;
+    s->bucket_alg[b] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
+  }
+}
+
 /* Build per-rank state and start the actors; args receives the actor arguments to free later. */
 static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
 {
-  int n = j->ngpus;
-  int loaders = j->opt.synthetic || s->coll_bytes > 0 ? 0 : j->workers;
-  s->cpu = sg_host_by_name("cpu");
-  unsigned ndisks = 0;
-  sg_disk_t* disks = NULL;
-  sg_host_get_disks(s->cpu, &ndisks, &disks);
-  ss_assert(ndisks == 1);
-  s->disk = disks[0];
-  free(disks);
+  int n = j->ngpus, m = j->instances;
+  int bench = s->bench_nsizes > 0;
+  int loaders = j->opt.synthetic || bench ? 0 : j->workers;
+  sg_host_t* cpus = calloc((size_t)m, sizeof(sg_host_t));
+  sg_disk_t* disks = calloc((size_t)m, sizeof(sg_disk_t));
   s->ranks = calloc((size_t)n, sizeof(ss_rank));
   ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + loaders), sizeof(ss_actor_arg));
-  ss_assert(s->ranks && args);
+  ss_assert(cpus && disks && s->ranks && args);
   *args_out = args;
+  for (int i = 0; i < m; i++) {
+    cpus[i] = host_of(i, "cpu");
+    unsigned ndisks = 0;
+    sg_disk_t* d = NULL;
+    sg_host_get_disks(cpus[i], &ndisks, &d);
+    ss_assert(ndisks == 1);
+    disks[i] = d[0];
+    free(d);
+  }
+  for (int r = 0; r < n; r++)
+    rank_setup(s, j, r, cpus, disks);
+  free(cpus);
+  free(disks);
+  ring_setup(s, j);
+  coll_setup(s, j);
   int na = 0;
   char name[64];
   for (int r = 0; r < n; r++) {
-    ss_rank* me = &s->ranks[r];
-    me->rank = r;
-    snprintf(name, sizeof(name), "gpu%d", r);
-    me->host = sg_host_by_name(name);
-    me->mu = sg_mutex_init();
-    me->cv = sg_cond_init();
-    me->pending = sg_sem_init(0);
-    me->ready = calloc((size_t)j->niters, 1);
-    me->batch_fetch_s = calloc((size_t)j->niters, sizeof(double));
-    me->batch_prep_s = calloc((size_t)j->niters, sizeof(double));
-    me->inbox = calloc((size_t)j->rings.nrings, sizeof(sg_mailbox_t));
-    me->next = calloc((size_t)j->rings.nrings, sizeof(int));
-    ss_assert(me->host && me->ready && me->batch_fetch_s && me->batch_prep_s && me->inbox && me->next);
-    for (int c = 0; c < j->rings.nrings; c++) {
-      snprintf(name, sizeof(name), "ring%d.rank%d", c, r);
-      me->inbox[c] = sg_mailbox_by_name(name);
-    }
-  }
-  for (int c = 0; c < j->rings.nrings; c++)
-    for (int i = 0; i < n; i++)
-      s->ranks[j->rings.rings[c].order[i]].next[c] = j->rings.rings[c].order[(i + 1) % n];
-  for (int r = 0; r < n; r++) {
-    if (s->coll_bytes <= 0) {
+    if (!bench) {
       args[na] = (ss_actor_arg){s, r, 0};
       snprintf(name, sizeof(name), "trainer%d", r);
       spawn(s, &args[na++], name, s->ranks[r].host, ss_trainer_actor);
@@ -96,7 +203,7 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     for (int w = 0; w < loaders; w++) {
       args[na] = (ss_actor_arg){s, r, w};
       snprintf(name, sizeof(name), "loader%d.%d", r, w);
-      spawn(s, &args[na++], name, s->cpu, ss_loader_actor);
+      spawn(s, &args[na++], name, s->ranks[r].cpu, ss_loader_actor);
     }
   }
 }
@@ -113,7 +220,17 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     free(me->batch_prep_s);
     free(me->inbox);
     free(me->next);
+    free(me->intra_inbox);
+    free(me->intra_next);
   }
+  sg_barrier_destroy(s->bar_all);
+  for (int i = 0; s->bar_inst && i < j->instances; i++)
+    sg_barrier_destroy(s->bar_inst[i]);
+  for (int k = 0; s->bar_cross && k < j->gpus_per_instance; k++)
+    sg_barrier_destroy(s->bar_cross[k]);
+  free(s->bar_inst);
+  free(s->bar_cross);
+  free(s->bucket_alg);
   free(s->ranks);
   free(args);
 }
@@ -130,7 +247,8 @@ static int sim_run(ss_sim* s, ss_err* err)
 
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
 {
-  engine_init(job, ncfg, cfg);
+  if (engine_init(job, ncfg, cfg, err))
+    return SS_EINPUT;
   ss_sim s = {.job = job};
   s.tl = ss_timeline_new(job->ngpus, job->niters);
   ss_assert(s.tl);
@@ -147,13 +265,17 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   return SS_OK;
 }
 
-int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, double bytes, int reps, double* end_s, ss_err* err)
+int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, const double* bytes, int reps,
+                        double* time_s, ss_allreduce* algs, ss_err* err)
 {
-  ss_assert(bytes > 0 && reps > 0);
-  engine_init(job, ncfg, cfg);
-  ss_sim s = {.job = job, .coll_bytes = bytes, .coll_reps = reps, .coll_end_s = end_s};
+  ss_assert(nsizes > 0 && reps > 0);
+  if (engine_init(job, ncfg, cfg, err))
+    return SS_EINPUT;
+  ss_sim s = {.job = job, .bench_nsizes = nsizes, .bench_bytes = bytes, .bench_reps = reps, .bench_time_s = time_s};
   ss_actor_arg* args = NULL;
   sim_setup(&s, job, &args);
+  for (int k = 0; algs && k < nsizes; k++)
+    algs[k] = s.bucket_alg[k];
   int rc = sim_run(&s, err);
   sim_teardown(&s, job, args);
   return rc;
@@ -203,8 +325,7 @@ int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     dup2(fds[1], 2);
     if (null >= 0)
       dup2(null, 1);
-    engine_init(job, ncfg, cfg);
-    _exit(0);
+    _exit(engine_init(job, ncfg, cfg, NULL) ? 1 : 0);
   }
   close(fds[1]);
   /* Keep the start of what the child says (its first line is the reason) and drain the rest. */

@@ -19,8 +19,10 @@ int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err);
  * date at the end. Returns SS_ESIM (with a message in err) if an actor did not finish. */
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err);
 
-/* Collective benchmark: reps back-to-back allreduces of bytes among the job's GPUs; end_s[i] is the
- * date at which repetition i ended on rank 0 (the first starts at 0). */
-int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, double bytes, int reps, double* end_s, ss_err* err);
+/* Collective benchmark: for each of the nsizes sizes bytes[k], reps back-to-back allreduces among
+ * the job's GPUs between two barriers; time_s[k] receives the mean time of one, and algs[k] (if not
+ * NULL) the algorithm used (the job's, or the one AUTO chose). */
+int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, const double* bytes, int reps,
+                        double* time_s, ss_allreduce* algs, ss_err* err);
 
 #endif

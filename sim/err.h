@@ -10,6 +10,7 @@ enum {
   SS_EINPUT = -1, /* the user's input is wrong: missing file, bad syntax, bad value */
   SS_ENOMEM = -2, /* an allocation failed */
   SS_ESIM = -3,   /* the simulation did not complete (an actor did not finish) */
+  SS_EIO = -4,    /* writing an output or temporary file failed */
 };
 
 #define SS_ERR_FILE_MAX 512

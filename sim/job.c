@@ -1,6 +1,8 @@
 /* job: what to simulate, validated and derived. */
 #include "job.h"
 
+#include "cluster.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,12 @@ void ss_options_default(ss_options* o)
 {
   memset(o, 0, sizeof(*o));
   o->gpus = -1;
+  o->instances = 1;
+  o->nic_gbps = -1;
+  o->nic_latency_us = -1;
+  o->oversub = 1;
+  o->allreduce = SS_ALLREDUCE_AUTO;
+  o->fidelity = SS_FIDELITY_FAST;
   o->batch = -1;
   o->iterations = 10;
   o->warmup = 2;
@@ -48,13 +56,68 @@ static int make_buckets(ss_job* j)
   return SS_OK;
 }
 
-int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
+static const char* const allreduce_names[SS_ALLREDUCE_COUNT] = {"auto", "ring", "tree", "hierarchical"};
+
+const char* ss_allreduce_name(ss_allreduce a)
+{
+  ss_assert(a >= 0 && a < SS_ALLREDUCE_COUNT);
+  return allreduce_names[a];
+}
+
+int ss_allreduce_by_name(const char* name, ss_allreduce* out)
+{
+  for (int i = 0; i < SS_ALLREDUCE_COUNT; i++)
+    if (strcmp(name, allreduce_names[i]) == 0) {
+      *out = (ss_allreduce)i;
+      return 0;
+    }
+  return -1;
+}
+
+/* The rings among all ranks: per instance, each intra ring cut into a chain, chains joined. */
+static int global_rings(ss_job* j)
+{
+  int g = j->gpus_per_instance, n = j->ngpus;
+  j->rings.nranks = n;
+  j->rings.nrings = j->intra.nrings;
+  for (int c = 0; c < j->intra.nrings; c++) {
+    ss_ring* r = &j->rings.rings[c];
+    r->share = j->intra.rings[c].share;
+    r->bandwidth_bps = j->intra.rings[c].bandwidth_bps;
+    r->order = malloc(sizeof(int) * (size_t)n);
+    if (!r->order)
+      return SS_ENOMEM;
+    for (int i = 0; i < n; i++)
+      r->order[i] = i / g * g + j->intra.rings[c].order[i % g];
+  }
+  return SS_OK;
+}
+
+/* Checks that need the platform: --gpus within the instance, a NIC for clusters. */
+static int check_cluster(const ss_platform* p, const ss_options* o, ss_err* err)
 {
   if (o->gpus > p->ngpus)
     return ss_err_set(err, p->path, 0, "--gpus %d, but the instance '%s' has %d GPU%s", o->gpus, p->instance_type,
                       p->ngpus, p->ngpus == 1 ? "" : "s");
-  int ngpus = o->gpus > 0 ? o->gpus : p->ngpus;
-  int workers = o->workers >= 0 ? o->workers : p->vcpus / ngpus;
+  int g = o->gpus > 0 ? o->gpus : p->ngpus;
+  if ((long)g * o->instances > SS_MAX_GPUS)
+    return ss_err_set(err, NULL, 0, "--instances %d x %d GPUs = %ld GPUs; at most %d are supported", o->instances, g,
+                      (long)g * o->instances, SS_MAX_GPUS);
+  if (o->instances > 1 && p->nnics == 0)
+    return ss_err_set(err, p->path, 0,
+                      "--instances %d needs a NIC in the instance file (a class-nic link and a <router> of the "
+                      "same name with a route from every GPU)",
+                      o->instances);
+  return SS_OK;
+}
+
+int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
+{
+  if (check_cluster(p, o, err))
+    return SS_EINPUT;
+  int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
+  int ngpus = per_instance * o->instances;
+  int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
   if (!o->synthetic && (long)ngpus * workers > SS_MAX_LOADERS)
     return ss_err_set(err, NULL, 0, "--workers %d x %d GPUs = %ld loader processes; at most %d are supported", workers,
                       ngpus, (long)ngpus * workers, SS_MAX_LOADERS);
@@ -65,6 +128,9 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->workload = w;
   j->opt = *o;
   j->ngpus = ngpus;
+  j->instances = o->instances;
+  j->gpus_per_instance = per_instance;
+  j->core_bandwidth_bps = j->instances * ss_cluster_nic_bandwidth(j) / o->oversub;
   j->batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
   j->niters = o->warmup + o->iterations;
   j->workers = workers;
@@ -83,14 +149,16 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   if (!rc && j->ngpus > 1)
     rc = make_buckets(j);
-  int* gpus = malloc(sizeof(int) * (size_t)j->ngpus);
+  int* gpus = malloc(sizeof(int) * (size_t)per_instance);
   if (!gpus)
     rc = SS_ENOMEM;
-  for (int i = 0; !rc && i < j->ngpus; i++)
+  for (int i = 0; !rc && i < per_instance; i++)
     gpus[i] = i;
   if (!rc)
-    rc = ss_topo_rings(p, gpus, j->ngpus, &j->rings);
+    rc = ss_topo_rings(p, gpus, per_instance, &j->intra);
   free(gpus);
+  if (!rc)
+    rc = global_rings(j);
   if (rc) {
     ss_job_free(j);
     return ss_err_set(err, NULL, 0, "out of memory");
@@ -103,6 +171,7 @@ void ss_job_free(ss_job* j)
 {
   if (!j)
     return;
+  ss_topo_rings_free(&j->intra);
   ss_topo_rings_free(&j->rings);
   free(j->fwd_flops);
   free(j->bwd_flops);

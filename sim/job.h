@@ -9,11 +9,30 @@
 
 typedef enum ss_format { SS_FORMAT_TABLE, SS_FORMAT_JSON, SS_FORMAT_CSV } ss_format;
 
+/* Allreduce algorithms (coll.c); AUTO picks one per collective from its size and the cluster. */
+typedef enum ss_allreduce {
+  SS_ALLREDUCE_AUTO,
+  SS_ALLREDUCE_RING,
+  SS_ALLREDUCE_TREE,
+  SS_ALLREDUCE_HIERARCHICAL,
+  SS_ALLREDUCE_COUNT
+} ss_allreduce;
+
+/* How collectives are simulated: FAST, one flow per ring edge and phase (cost linear in GPUs);
+ * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
+typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity;
+
 /* Command-line options; a value of -1 (or NaN-free negative) means "not given: use the default". */
 typedef struct ss_options {
   const char* platform_path;
   const char* workload_path;
-  int gpus;          /* GPUs of the instance to use; -1: all */
+  int gpus;          /* GPUs of each instance to use; -1: all */
+  int instances;     /* copies of the instance joined by a network */
+  double nic_gbps;   /* network bandwidth of each instance in Gb/s, split over its NICs; -1: the file's */
+  double nic_latency_us; /* latency of each NIC link; -1: the file's */
+  double oversub;    /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
+  ss_allreduce allreduce;
+  ss_fidelity fidelity;
   int batch;         /* per-GPU batch; -1: the workload's */
   int iterations;    /* measured iterations after warm-up */
   int warmup;        /* iterations run before measuring */
@@ -42,7 +61,11 @@ typedef struct ss_job {
   const ss_platform* platform; /* borrowed */
   const ss_workload* workload; /* borrowed */
   ss_options opt;
-  int ngpus;          /* ranks; rank r runs on GPU host r */
+  int ngpus;          /* ranks: instances x gpus_per_instance; rank r runs on GPU r % gpus_per_instance
+                       * of instance r / gpus_per_instance */
+  int instances;
+  int gpus_per_instance;
+  double core_bandwidth_bps; /* the switch core when oversubscribed */
   int batch;
   int workers;
   double cache;
@@ -54,13 +77,23 @@ typedef struct ss_job {
   double prep_flops_per_sample;
   int nbuckets;
   ss_bucket* buckets; /* in the order their collectives start */
-  ss_rings rings;
+  ss_rings intra;      /* rings among the GPUs of one instance (local indices) */
+  ss_rings rings;      /* rings among all ranks: each intra ring as a chain per instance, joined by
+                        * one hop from the last GPU of instance i to the first of instance i+1 */
 } ss_job;
 
 /* Check the options against the platform and workload and derive the job. Errors name the file
  * whose limit an option exceeds (--gpus beyond the instance). Free with ss_job_free. */
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err);
 void ss_job_free(ss_job* j);
+
+/* Name of an allreduce algorithm, and the algorithm of a name (-1 if unknown). */
+const char* ss_allreduce_name(ss_allreduce a);
+int ss_allreduce_by_name(const char* name, ss_allreduce* out);
+
+/* Limits: GPUs of a job, and instances of a cluster. */
+#define SS_MAX_GPUS 65536
+#define SS_MAX_INSTANCES 65536
 
 /* Loader processes of all GPUs together: each is a SimGrid actor with its own stack. */
 #define SS_MAX_LOADERS 4096

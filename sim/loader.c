@@ -27,7 +27,7 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* pre
     double t = simgrid_get_clock();
     long long misses = count - cached_count(g, count, j->cache);
     if (misses > 0) {
-      sg_disk_read(s->disk, (sg_size_t)llround((double)misses * j->workload->dataset.bytes_per_sample));
+      sg_disk_read(s->ranks[rank].disk, (sg_size_t)llround((double)misses * j->workload->dataset.bytes_per_sample));
       double now = simgrid_get_clock();
       *fetch_s += now - t;
       t = now;
@@ -35,7 +35,7 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* pre
     if (j->prep_flops_per_sample > 0) {
       /* The training process itself may load (workers = 0): run on the CPU host wherever we are. */
       sg_exec_t e = sg_actor_exec_init((double)count * j->prep_flops_per_sample);
-      sg_exec_set_host(e, s->cpu);
+      sg_exec_set_host(e, s->ranks[rank].cpu);
       sg_exec_start(e);
       sg_exec_wait(e);
       *prep_s += simgrid_get_clock() - t;

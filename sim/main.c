@@ -7,6 +7,7 @@
 #include "workload.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,118 @@ static int fail(const ss_err* err)
   return 1;
 }
 
+/* Open the output of the run (stdout unless --output); prints why on failure. */
+static FILE* open_output(const ss_cli* cli)
+{
+  if (!cli->opt.output)
+    return stdout;
+  if (same_file(cli->opt.output, cli->opt.platform_path) ||
+      (cli->opt.workload_path && same_file(cli->opt.output, cli->opt.workload_path))) {
+    fprintf(stderr, "%s: error: the report would overwrite an input file\n", cli->opt.output);
+    return NULL;
+  }
+  FILE* out = fopen(cli->opt.output, "w");
+  if (!out)
+    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli->opt.output, strerror(errno));
+  return out;
+}
+
+static int close_output(const ss_cli* cli, FILE* out, int status)
+{
+  int bad = out != stdout ? fclose(out) : fflush(out);
+  if (bad && status == 0) {
+    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli->opt.output ? cli->opt.output : "stdout",
+            strerror(errno));
+    return 1;
+  }
+  return status;
+}
+
+static void bench_write(FILE* out, const ss_cli* cli, const ss_job* job, int nsizes, const double* bytes,
+                        const double* time_s, const ss_allreduce* algs)
+{
+  int n = job->ngpus;
+  ss_format fmt = cli->opt.format;
+  const char* fid = job->opt.fidelity == SS_FIDELITY_FAST ? "fast" : "reference";
+  if (fmt == SS_FORMAT_TABLE) {
+    fprintf(out, "# stash-sim bench allreduce: %s x %d, %d GPUs (%d per instance), float sum, fidelity %s\n",
+            job->platform->instance_type, job->instances, n, job->gpus_per_instance, fid);
+    fprintf(out, "# busbw = algbw x 2(n-1)/n (nccl-tests)\n");
+    fprintf(out, "#%14s %12s %13s %12s %11s %11s\n", "size(B)", "count", "algorithm", "time(us)", "algbw(GB/s)",
+            "busbw(GB/s)");
+  } else if (fmt == SS_FORMAT_CSV) {
+    fprintf(out, "instance,instances,gpus,fidelity,size_bytes,count,algorithm,time_s,algbw_GBps,busbw_GBps\n");
+  } else {
+    fprintf(out, "{\n  \"instance\": \"%s\",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n"
+                 "  \"results\": [",
+            job->platform->instance_type, job->instances, n, fid);
+  }
+  for (int k = 0; k < nsizes; k++) {
+    double t = time_s[k];
+    double algbw = t > 0 ? bytes[k] / t / 1e9 : 0;
+    double busbw = algbw * 2.0 * (n - 1) / n;
+    const char* alg = n > 1 ? ss_allreduce_name(algs[k]) : "none";
+    if (fmt == SS_FORMAT_TABLE)
+      fprintf(out, " %14.0f %12.0f %13s %12.2f %11.2f %11.2f\n", bytes[k], floor(bytes[k] / 4), alg, t * 1e6, algbw,
+              busbw);
+    else if (fmt == SS_FORMAT_CSV)
+      fprintf(out, "%s,%d,%d,%s,%.0f,%.0f,%s,%.9e,%.6f,%.6f\n", job->platform->instance_type, job->instances, n, fid,
+              bytes[k], floor(bytes[k] / 4), alg, t, algbw, busbw);
+    else
+      fprintf(out, "%s\n    {\"size_bytes\": %.0f, \"algorithm\": \"%s\", \"time_s\": %.9e, \"algbw_GBps\": %.6f, "
+                   "\"busbw_GBps\": %.6f}",
+              k ? "," : "", bytes[k], alg, t, algbw, busbw);
+  }
+  if (fmt == SS_FORMAT_JSON)
+    fprintf(out, "\n  ]\n}\n");
+}
+
+/* stash-sim bench allreduce: sizes from min to max, doubling, in one simulation. */
+static int bench_main(const ss_cli* cli)
+{
+  ss_err err;
+  ss_err_clear(&err);
+  ss_platform* p = NULL;
+  ss_job* job = NULL;
+  int status = 1;
+  int nsizes = 0;
+  double bytes[64], time_s[64];
+  ss_allreduce algs[64];
+  for (double b = cli->min_bytes; b <= cli->max_bytes && nsizes < 64; b *= 2)
+    bytes[nsizes++] = b;
+  /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job. */
+  ss_layer layer = {(char*)"allreduce", 0, 0, 0};
+  ss_workload w = {.path = (char*)"-", .model = (char*)"allreduce", .batch_per_gpu = 1, .grad_bytes_per_param = 1,
+                   .ref_gpu_flops = 1e12, .ref_batch = 1, .nlayers = 1, .layers = &layer,
+                   .dataset = {.samples = 1, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};
+  ss_options o = cli->opt;
+  o.synthetic = 1;
+  FILE* out = NULL;
+  if (ss_platform_load(o.platform_path, &p, &err) || ss_job_new(p, &w, &o, &job, &err)) {
+    status = fail(&err);
+    goto done;
+  }
+  if (ss_engine_check_cfg(job, cli->ncfg, cli->cfg, &err)) {
+    fail(&err);
+    status = 2;
+    goto done;
+  }
+  if (!(out = open_output(cli)))
+    goto done;
+  if (ss_engine_allreduce(job, cli->ncfg, cli->cfg, nsizes, bytes, cli->bench_iters, time_s, algs, &err)) {
+    status = fail(&err);
+    goto done;
+  }
+  bench_write(out, cli, job, nsizes, bytes, time_s, algs);
+  status = 0;
+done:
+  if (out)
+    status = close_output(cli, out, status);
+  ss_job_free(job);
+  ss_platform_free(p);
+  return status;
+}
+
 int main(int argc, char** argv)
 {
   ss_cli cli;
@@ -38,11 +151,16 @@ int main(int argc, char** argv)
   }
   if (cli.help || cli.version) {
     if (cli.help)
-      ss_cli_usage(stdout);
+      ss_cli_usage(stdout, cli.bench);
     else
       printf("stash-sim %s\n", SS_VERSION);
     ss_cli_free(&cli);
     return 0;
+  }
+  if (cli.bench) {
+    int status = bench_main(&cli);
+    ss_cli_free(&cli);
+    return status;
   }
   ss_err err;
   ss_err_clear(&err);
@@ -50,7 +168,7 @@ int main(int argc, char** argv)
   ss_workload* w = NULL;
   ss_job* job = NULL;
   ss_timeline* tl = NULL;
-  FILE* out = stdout;
+  FILE* out = NULL;
   int status = 1;
   double simulated_s = 0;
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || ss_workload_load(cli.opt.workload_path, &w, &err) ||
@@ -63,33 +181,23 @@ int main(int argc, char** argv)
     status = 2;
     goto done;
   }
-  if (cli.opt.output &&
-      (same_file(cli.opt.output, cli.opt.platform_path) || same_file(cli.opt.output, cli.opt.workload_path))) {
-    fprintf(stderr, "%s: error: the report would overwrite an input file\n", cli.opt.output);
+  if (!(out = open_output(&cli)))
     goto done;
-  }
-  if (cli.opt.output && !(out = fopen(cli.opt.output, "w"))) {
-    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli.opt.output, strerror(errno));
-    out = stdout;
-    goto done;
-  }
   if (ss_engine_run(job, cli.ncfg, cli.cfg, &tl, &simulated_s, &err)) {
     status = fail(&err);
     goto done;
   }
   ss_result res;
   ss_result_compute(job, tl, simulated_s, &res);
-  if (ss_report_write(out, &res, cli.opt.format) || fflush(out)) {
+  if (ss_report_write(out, &res, cli.opt.format)) {
     fprintf(stderr, "%s: error: cannot write the report: %s\n", cli.opt.output ? cli.opt.output : "stdout",
             strerror(errno));
     goto done;
   }
   status = 0;
 done:
-  if (out != stdout && fclose(out) && status == 0) {
-    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli.opt.output, strerror(errno));
-    status = 1;
-  }
+  if (out)
+    status = close_output(&cli, out, status);
   ss_timeline_free(tl);
   ss_job_free(job);
   ss_workload_free(w);

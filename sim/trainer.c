@@ -50,7 +50,7 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_FETCH, to_fetch);
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_PREP, wait - to_fetch);
   m->t = now;
-  sg_host_sendto(s->cpu, me->host, j->h2d_bytes);
+  sg_host_sendto(me->cpu, me->host, j->h2d_bytes);
   mark(m, SS_CAT_PREP);
 }
 
@@ -82,10 +82,15 @@ void ss_trainer_actor(int argc, char** argv)
     for (; b < j->nbuckets; b++)
       sg_sem_release(me->pending);
     mark(&m, SS_CAT_COMPUTE);
+    /* The wait for the gradients is network stall while the collectives cross instances. */
+    double net0 = ss_coll_net_time(s, a->rank);
     sg_mutex_lock(me->mu);
     while (me->reduced < (i + 1) * j->nbuckets)
       sg_cond_wait(me->cv, me->mu);
     sg_mutex_unlock(me->mu);
+    double net = fmin(ss_coll_net_time(s, a->rank) - net0, simgrid_get_clock() - m.t);
+    ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_NETWORK, net);
+    m.t += net;
     mark(&m, SS_CAT_INTERCONNECT);
     execute(j->opt_flops);
     mark(&m, SS_CAT_COMPUTE);

@@ -119,27 +119,72 @@ static double iteration(const char* fmt, const char* extra)
 static const char* const breakdown_keys[] = {"compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
                                               "network_stall_s"};
 
-/* A ring allreduce of S bytes on a homogeneous star of N GPUs takes 2(N-1)(alpha + S/(N B)). */
+/* Time (s) of one allreduce of `bytes` simulated by "stash-sim bench allreduce ARGS"; the
+ * algorithm it ran goes to alg (if not NULL). NAN on failure. */
+static double bench_time(const char* args, double bytes, char* alg, size_t alg_size)
+{
+  char all[1024];
+  snprintf(all, sizeof(all), "bench allreduce %s --min-bytes %.17g --max-bytes %.17g --iters 2 --format csv", args,
+           bytes, bytes);
+  run_result r = runs(SS_SIM_BIN, all);
+  double t = NAN;
+  char name[64] = "";
+  const char* row = strchr(r.out, '\n');
+  int ok = r.status == 0 && row && sscanf(row + 1, "%*[^,],%*d,%*d,%*[^,],%*f,%*f,%63[^,],%lf", name, &t) == 2;
+  CHECK(ok, "stash-sim %s: %s%s", all, r.out, r.err);
+  if (alg)
+    snprintf(alg, alg_size, "%s", name);
+  run_free(&r);
+  return ok ? t : NAN;
+}
+
+static const char* const fidelities[] = {"fast", "reference"};
+
+/* A ring allreduce of S bytes on a homogeneous star of N GPUs takes 2(N-1)(alpha + S/(N B)); on
+ * m stars joined by their NICs the hop between stars is the slowest (alpha 20 us: GPU link, NIC,
+ * NIC, GPU link, each 5 us), so 2(N-1)(20 us + S/(N B)) with N = 4m. */
 static void test_ring_closed_form(void)
 {
-  const double alpha = 10e-6, bw = 10e9; /* tests/platforms/star*.xml: 2 links of 5 us, 10 GB/s */
-  const int ns[] = {2, 4, 8};
+  const double bw = 10e9; /* tests/platforms/star*.xml: links of 5 us, 10 GB/s */
   const double sizes[] = {1e6, 1e8, 4e9};
-  for (int i = 0; i < 3; i++)
-    for (int k = 0; k < 3; k++) {
-      int n = ns[i];
-      char args[256];
-      snprintf(args, sizeof(args), "tests/platforms/star%d.xml %.0f %d 3", n, sizes[k], n);
-      run_result r = runs(SS_COLL_BIN, args);
-      double t = 0;
-      int rings = 0;
-      CHECK(r.status == 0 && sscanf(r.out, "gpus %*d bytes %*f rings %d time_s %lf", &rings, &t) == 2,
-            "stash-sim-coll %s: %s%s", args, r.out, r.err);
-      double expect = 2.0 * (n - 1) * (alpha + sizes[k] / (n * bw));
-      CHECK(fabs(t - expect) <= 1e-6 * expect, "N=%d S=%g: %.12g s, closed form %.12g s", n, sizes[k], t, expect);
-      CHECK(rings == 1, "a star has one ring, got %d", rings);
-      run_free(&r);
-    }
+  const struct { const char* file; int n, instances; double alpha; } cases[] = {
+      {"star2", 2, 1, 10e-6}, {"star4", 4, 1, 10e-6}, {"star8", 8, 1, 10e-6}, {"star4", 8, 2, 20e-6},
+      {"star4", 16, 4, 20e-6}, {"star2", 8, 4, 20e-6}};
+  for (int f = 0; f < 2; f++)
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+      for (int k = 0; k < 3; k++) {
+        int n = cases[i].n;
+        char args[256], alg[64];
+        snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances %d --allreduce ring --fidelity %s",
+                 cases[i].file, cases[i].instances, fidelities[f]);
+        double t = bench_time(args, sizes[k], alg, sizeof(alg));
+        double expect = 2.0 * (n - 1) * (cases[i].alpha + sizes[k] / (n * bw));
+        CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, sizes[k], t, expect);
+        CHECK(strcmp(alg, "ring") == 0, "%s: ran '%s'", args, alg);
+      }
+}
+
+/* Hierarchical allreduce on m stars of g GPUs: reduce-scatter and allgather inside each star,
+ * 2(g-1) hops of alpha 10 us and S/g bytes at 10 GB/s; across stars 2(m-1) steps of S/(g m)
+ * bytes with alpha 20 us, the g GPUs of a star sharing its 10 GB/s NIC. */
+static void test_hierarchical_closed_form(void)
+{
+  const double bw = 10e9;
+  const double sizes[] = {1e6, 1e8, 4e9};
+  const struct { const char* file; int g, m; } cases[] = {{"star4", 4, 2}, {"star4", 4, 4}, {"star2", 2, 8},
+                                                          {"star8", 8, 1}};
+  for (int f = 0; f < 2; f++)
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+      for (int k = 0; k < 3; k++) {
+        int g = cases[i].g, m = cases[i].m;
+        char args[256];
+        snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances %d --allreduce hierarchical --fidelity %s",
+                 cases[i].file, m, fidelities[f]);
+        double t = bench_time(args, sizes[k], NULL, 0);
+        double s = sizes[k];
+        double expect = 2.0 * (g - 1) * (10e-6 + s / g / bw) + 2.0 * (m - 1) * (20e-6 + s / g / m / (bw / g));
+        CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, s, t, expect);
+      }
 }
 
 /* One GPU, synthetic data: the iteration is forward + backward + optimizer of the workload. */
@@ -317,6 +362,7 @@ typedef struct test_entry {
 
 static const test_entry tests[] = {
     {"ring_closed_form", test_ring_closed_form},
+    {"hierarchical_closed_form", test_hierarchical_closed_form},
     {"single_gpu_synthetic", test_single_gpu_synthetic},
     {"breakdown_sums", test_breakdown_sums},
     {"more_bandwidth_never_slower", test_more_bandwidth_never_slower},

@@ -1,0 +1,208 @@
+/* cluster: compose the SimGrid platform of a job from its instance file. */
+#include "cluster.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ss_cluster_host_name(int inst, const char* local, char* buf, size_t size)
+{
+  snprintf(buf, size, "i%d/%s", inst, local);
+}
+
+double ss_cluster_link_bandwidth(const ss_job* j, int l)
+{
+  const ss_platform* p = j->platform;
+  const ss_link* k = &p->links[l];
+  if (k->cls == SS_LINK_NIC && j->opt.nic_gbps > 0 && p->nnics > 0)
+    return j->opt.nic_gbps * 1e9 / 8 / p->nnics;
+  return k->bandwidth_bps;
+}
+
+double ss_cluster_link_latency(const ss_job* j, int l)
+{
+  const ss_link* k = &j->platform->links[l];
+  if (k->cls == SS_LINK_NIC && j->opt.nic_latency_us >= 0)
+    return j->opt.nic_latency_us * 1e-6;
+  return k->latency_s;
+}
+
+/* The route from node a to node b of the instance file (both directions are resolved there). */
+static const ss_route* route(const ss_job* j, int a, int b)
+{
+  return ss_platform_route(j->platform, a, b);
+}
+
+static int gpu_nic_node(const ss_job* j, int g)
+{
+  int k = ss_platform_gpu_nic(j->platform, g);
+  ss_assert(k >= 0);
+  return ss_platform_nic_node(j->platform, k);
+}
+
+static double path_latency(const ss_job* j, const ss_route* r)
+{
+  double lat = 0;
+  for (int i = 0; i < r->nhops; i++)
+    lat += ss_cluster_link_latency(j, r->hops[i].link);
+  return lat;
+}
+
+static double path_bandwidth(const ss_job* j, const ss_route* r, double bw)
+{
+  for (int i = 0; i < r->nhops; i++) {
+    double b = ss_cluster_link_bandwidth(j, r->hops[i].link);
+    if (b < bw)
+      bw = b;
+  }
+  return bw;
+}
+
+double ss_cluster_route_latency(const ss_job* j, int a, int b)
+{
+  return path_latency(j, route(j, a, b));
+}
+
+double ss_cluster_route_bandwidth(const ss_job* j, int a, int b)
+{
+  return path_bandwidth(j, route(j, a, b), 1e300);
+}
+
+double ss_cluster_nic_bandwidth(const ss_job* j)
+{
+  double bw = 0;
+  for (int k = 0; k < j->platform->nnics; k++)
+    bw += ss_cluster_link_bandwidth(j, j->platform->nics[k].link);
+  return bw;
+}
+
+double ss_cluster_cross_latency(const ss_job* j, int a, int b)
+{
+  return path_latency(j, route(j, a, gpu_nic_node(j, a))) + path_latency(j, route(j, gpu_nic_node(j, b), b));
+}
+
+double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b)
+{
+  double bw = path_bandwidth(j, route(j, a, gpu_nic_node(j, a)), 1e300);
+  return path_bandwidth(j, route(j, gpu_nic_node(j, b), b), bw);
+}
+
+/* Names in the instance file passed libxml2, so they may hold characters that need escaping. */
+static void put_escaped(FILE* f, const char* s)
+{
+  for (; *s; s++)
+    switch (*s) {
+      case '&': fputs("&amp;", f); break;
+      case '<': fputs("&lt;", f); break;
+      case '>': fputs("&gt;", f); break;
+      case '"': fputs("&quot;", f); break;
+      case '\'': fputs("&apos;", f); break;
+      default: fputc(*s, f);
+    }
+}
+
+/* A prefixed name "iK/name", escaped, as an attribute value. */
+static void put_name(FILE* f, int inst, const char* name)
+{
+  fprintf(f, "i%d/", inst);
+  put_escaped(f, name);
+}
+
+static void put_hops(FILE* f, int inst, const ss_platform* p, const ss_route* r)
+{
+  for (int i = 0; i < r->nhops; i++) {
+    fputs("<link_ctn id=\"", f);
+    put_name(f, inst, p->links[r->hops[i].link].name);
+    if (r->hops[i].dir >= 0)
+      fprintf(f, "\" direction=\"%s", r->hops[i].dir == 0 ? "UP" : "DOWN");
+    fputs("\"/>", f);
+  }
+}
+
+static void put_route(FILE* f, int inst, const ss_platform* p, const char* src, const char* dst, const ss_route* r)
+{
+  fputs("   <route src=\"", f);
+  put_name(f, inst, src);
+  fputs("\" dst=\"", f);
+  put_name(f, inst, dst);
+  fputs("\" symmetrical=\"NO\">", f);
+  put_hops(f, inst, p, r);
+  fputs("</route>\n", f);
+}
+
+static const char* const sharing_names[] = {"SHARED", "SPLITDUPLEX", "FATPIPE"};
+
+static void put_instance(FILE* f, const ss_job* j, int inst)
+{
+  const ss_platform* p = j->platform;
+  int cpu = ss_platform_cpu(p);
+  fprintf(f, "  <zone id=\"i%d\" routing=\"Full\">\n", inst);
+  fputs("   <host id=\"", f);
+  put_name(f, inst, "cpu");
+  fprintf(f, "\" speed=\"%.17gf\" core=\"%d\"><disk id=\"", p->cpu_speed_flops, p->cpu_cores);
+  put_escaped(f, p->disk_name);
+  fprintf(f, "\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/></host>\n", p->disk_read_bps, p->disk_write_bps);
+  for (int g = 0; g < j->gpus_per_instance; g++) {
+    fputs("   <host id=\"", f);
+    put_name(f, inst, p->gpus[g].name);
+    fprintf(f, "\" speed=\"%.17gf\"/>\n", p->gpus[g].speed_flops);
+  }
+  for (int l = 0; l < p->nlinks; l++) {
+    fputs("   <link id=\"", f);
+    put_name(f, inst, p->links[l].name);
+    fprintf(f, "\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n", ss_cluster_link_bandwidth(j, l),
+            ss_cluster_link_latency(j, l), sharing_names[p->links[l].sharing]);
+  }
+  int multi = j->instances > 1;
+  if (multi) {
+    fputs("   <router id=\"", f);
+    put_name(f, inst, "gw");
+    fputs("\"/>\n", f);
+  }
+  /* Routes among the GPUs in use and the cpu, then each GPU to and from the gateway over its NIC. */
+  int nh = j->gpus_per_instance;
+  for (int a = 0; a <= nh; a++)
+    for (int b = 0; b <= nh; b++) {
+      int na = a == nh ? cpu : a, nb = b == nh ? cpu : b;
+      if (na != nb)
+        put_route(f, inst, p, ss_platform_node_name(p, na), ss_platform_node_name(p, nb), route(j, na, nb));
+    }
+  for (int g = 0; multi && g < nh; g++) {
+    int nic = gpu_nic_node(j, g);
+    put_route(f, inst, p, p->gpus[g].name, "gw", route(j, g, nic));
+    put_route(f, inst, p, "gw", p->gpus[g].name, route(j, nic, g));
+  }
+  fputs("  </zone>\n", f);
+}
+
+int ss_cluster_write(const ss_job* j, FILE* f)
+{
+  int n = j->instances;
+  fputs("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+        "<platform version=\"4.1\">\n",
+        f);
+  /* Instances reach each other through the "net" zone only: N zone routes, not N^2, and a
+   * Dijkstra zone with a route cache finds the two-hop paths. */
+  fprintf(f, " <zone id=\"cluster\" routing=\"%s\">\n", n > 1 ? "DijkstraCache" : "Full");
+  for (int i = 0; i < n; i++)
+    put_instance(f, j, i);
+  if (n > 1) {
+    fputs("  <zone id=\"net\" routing=\"Full\">\n   <router id=\"net/switch\"/>\n  </zone>\n", f);
+    /* Without oversubscription the switch adds no constraint: a shared link there would put
+     * every inter-instance flow into one sharing system and make each solve cost O(flows). SimGrid
+     * wants a link on every zone route: each instance gets a switch port that never limits (a
+     * FATPIPE of 1 PB/s, no latency), which ties together only flows its NIC already does. */
+    int core = j->opt.oversub > 1;
+    if (core)
+      fprintf(f, "  <link id=\"net/core\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SHARED\"/>\n",
+              j->core_bandwidth_bps);
+    for (int i = 0; i < n; i++)
+      fprintf(f, "  <link id=\"net/port%d\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", i);
+    for (int i = 0; i < n; i++)
+      fprintf(f,
+              "  <zoneRoute src=\"i%d\" dst=\"net\" gw_src=\"i%d/gw\" gw_dst=\"net/switch\"><link_ctn id=\"net/port%d\"/>%s"
+              "</zoneRoute>\n",
+              i, i, i, core ? "<link_ctn id=\"net/core\"/>" : "");
+  }
+  fputs(" </zone>\n</platform>\n", f);
+  return ferror(f) ? SS_EIO : SS_OK;
+}

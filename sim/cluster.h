@@ -1,0 +1,36 @@
+/* cluster: compose the SimGrid platform of a job: copies of one instance joined by a network switch. */
+#ifndef SS_CLUSTER_H
+#define SS_CLUSTER_H
+
+#include "job.h"
+
+#include <stdio.h>
+
+/* Write the SimGrid platform (XML, DTD 4.1) of the job's cluster to f: one zone "iK" per instance
+ * holding a copy of the instance file's hosts, links and routes under names "iK/<name>", a router
+ * "iK/gw" reached from each GPU over the route to its NIC, and, for several instances, a zone "net"
+ * with the switch, optionally behind a shared core link when the network is oversubscribed. The
+ * output grows linearly with the number of instances. Returns 0, or SS_EIO if writing failed. */
+int ss_cluster_write(const ss_job* j, FILE* f);
+
+/* Name of host `local` ("gpu3", "cpu") of instance inst in the composed platform. */
+void ss_cluster_host_name(int inst, const char* local, char* buf, size_t size);
+
+/* Bandwidth (bytes/s) and latency (s) of link l of the instance file once the job's NIC options
+ * (--nic-gbps, --nic-latency-us) are applied. */
+double ss_cluster_link_bandwidth(const ss_job* j, int l);
+double ss_cluster_link_latency(const ss_job* j, int l);
+
+/* Latency (s) and bottleneck bandwidth (bytes/s) of the route between nodes a and b of one instance. */
+double ss_cluster_route_latency(const ss_job* j, int a, int b);
+double ss_cluster_route_bandwidth(const ss_job* j, int a, int b);
+
+/* Total bandwidth (bytes/s) of the NICs of one instance. */
+double ss_cluster_nic_bandwidth(const ss_job* j);
+
+/* Latency (s) and bottleneck bandwidth (bytes/s) of the path from GPU a of one instance to GPU b of
+ * another one: a's route to its NIC, the switch, then b's NIC's route to b. */
+double ss_cluster_cross_latency(const ss_job* j, int a, int b);
+double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b);
+
+#endif
