@@ -197,11 +197,14 @@ int ss_cluster_write(const ss_job* j, FILE* f)
               j->core_bandwidth_bps);
     for (int i = 0; i < n; i++)
       fprintf(f, "  <link id=\"net/port%d\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", i);
+    /* The core is on the way up only: a flow crosses it once, not on both of its zone routes. */
     for (int i = 0; i < n; i++)
       fprintf(f,
-              "  <zoneRoute src=\"i%d\" dst=\"net\" gw_src=\"i%d/gw\" gw_dst=\"net/switch\"><link_ctn id=\"net/port%d\"/>%s"
-              "</zoneRoute>\n",
-              i, i, i, core ? "<link_ctn id=\"net/core\"/>" : "");
+              "  <zoneRoute src=\"i%d\" dst=\"net\" gw_src=\"i%d/gw\" gw_dst=\"net/switch\" symmetrical=\"NO\">"
+              "<link_ctn id=\"net/port%d\"/>%s</zoneRoute>\n"
+              "  <zoneRoute src=\"net\" dst=\"i%d\" gw_src=\"net/switch\" gw_dst=\"i%d/gw\" symmetrical=\"NO\">"
+              "<link_ctn id=\"net/port%d\"/></zoneRoute>\n",
+              i, i, i, core ? "<link_ctn id=\"net/core\"/>" : "", i, i, i);
   }
   fputs(" </zone>\n</platform>\n", f);
   return ferror(f) ? SS_EIO : SS_OK;

@@ -1,6 +1,9 @@
 /* report: the results of a run as a table, JSON or CSV. */
 #include "report.h"
 
+#include "cluster.h"
+#include "cost.h"
+
 #include "err.h"
 
 #include <math.h>
@@ -14,7 +17,7 @@ void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulate
   double samples_per_iter = (double)job->batch * job->ngpus;
   out->throughput_samples_per_s = samples_per_iter / out->bd.iteration_s;
   out->epoch_s = job->workload->dataset.samples / out->throughput_samples_per_s;
-  out->cost_usd_per_epoch = job->platform->price_usd_per_h * 1 * out->epoch_s / 3600.0;
+  out->cost_usd_per_epoch = job->platform->price_usd_per_h * job->instances * out->epoch_s / 3600.0;
   out->simulated_s = simulated_s;
   /* Workloads have compute (workload.c) and GPUs a speed (platform.c): the iteration takes time. */
   ss_assert(out->bd.iteration_s > 0 && isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
@@ -41,6 +44,28 @@ static void json_string(FILE* f, const char* s)
   fputc('"', f);
 }
 
+/* The algorithm of bucket b's allreduce (what AUTO resolves to, as the engine does). */
+static ss_allreduce bucket_algorithm(const ss_job* j, int b)
+{
+  return j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, j->buckets[b].bytes) : j->opt.allreduce;
+}
+
+static const char* fidelity_name(const ss_job* j)
+{
+  return j->opt.fidelity == SS_FIDELITY_FAST ? "fast" : "reference";
+}
+
+/* Network of each instance as simulated: Gb/s over all its NICs, latency of a NIC link (us). */
+static double nic_gbps(const ss_job* j)
+{
+  return ss_cluster_nic_bandwidth(j) * 8 / 1e9;
+}
+
+static double nic_latency_us(const ss_job* j)
+{
+  return j->platform->nnics ? ss_cluster_link_latency(j, j->platform->nics[0].link) * 1e6 : 0;
+}
+
 static void write_json(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -54,7 +79,7 @@ static void write_json(FILE* f, const ss_result* r)
   json_string(f, j->workload->path);
   fprintf(f, ",\n  \"gpu_model\": ");
   json_string(f, j->platform->gpus[0].model);
-  fprintf(f, ",\n  \"instances\": 1,\n  \"gpus\": %d,\n  \"batch_per_gpu\": %d,\n", j->ngpus, j->batch);
+  fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"batch_per_gpu\": %d,\n", j->instances, j->ngpus, j->batch);
   fprintf(f, "  \"iteration_s\": %.17g,\n  \"throughput_samples_per_s\": %.17g,\n", r->bd.iteration_s,
           r->throughput_samples_per_s);
   fprintf(f, "  \"epoch_s\": %.17g,\n  \"cost_usd_per_epoch\": %.17g,\n  \"price_usd_per_h\": %.17g,\n", r->epoch_s,
@@ -71,8 +96,14 @@ static void write_json(FILE* f, const ss_result* r)
           j->opt.iterations, j->opt.synthetic ? "true" : "false", j->opt.overlap ? "true" : "false");
   fprintf(f, "  \"workers_per_gpu\": %d,\n  \"prefetch\": %d,\n  \"cache\": %.17g,\n", j->workers, j->opt.prefetch,
           j->cache);
-  fprintf(f, "  \"bucket_mb\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n  \"simulated_s\": %.17g\n}\n",
-          j->opt.bucket_mb, j->nbuckets, j->ngpus > 1 ? j->rings.nrings : 0, r->simulated_s);
+  fprintf(f, "  \"bucket_mb\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n", j->opt.bucket_mb, j->nbuckets,
+          j->ngpus > 1 ? j->rings.nrings : 0);
+  fprintf(f, "  \"allreduce\": \"%s\",\n  \"bucket_algorithms\": [", ss_allreduce_name(j->opt.allreduce));
+  for (int b = 0; b < j->nbuckets; b++)
+    fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(bucket_algorithm(j, b)));
+  fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
+          fidelity_name(j), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
+  fprintf(f, "  \"simulated_s\": %.17g\n}\n", r->simulated_s);
 }
 
 /* CSV field: quoted when it holds a comma, quote or newline. */
@@ -98,27 +129,33 @@ static void write_csv(FILE* f, const ss_result* r)
              "epoch_s,cost_usd_per_epoch");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, ",%s", part_keys[c]);
-  fprintf(f, ",synthetic,overlap,workers_per_gpu,cache,bucket_mb\n");
+  fprintf(f, ",synthetic,overlap,workers_per_gpu,cache,bucket_mb,allreduce,fidelity,nic_gbps,oversub\n");
   csv_field(f, j->platform->instance_type);
   fputc(',', f);
   csv_field(f, j->workload->model);
-  fprintf(f, ",1,%d,%d,%.17g,%.17g,%.17g,%.17g", j->ngpus, j->batch, r->bd.iteration_s, r->throughput_samples_per_s,
+  fprintf(f, ",%d,%d,%d,%.17g,%.17g,%.17g,%.17g", j->instances, j->ngpus, j->batch, r->bd.iteration_s, r->throughput_samples_per_s,
           r->epoch_s, r->cost_usd_per_epoch);
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, ",%.17g", r->bd.part_s[c]);
-  fprintf(f, ",%d,%d,%d,%.17g,%.17g\n", j->opt.synthetic, j->opt.overlap, j->workers, j->cache, j->opt.bucket_mb);
+  fprintf(f, ",%d,%d,%d,%.17g,%.17g,%s,%s,%.17g,%.17g\n", j->opt.synthetic, j->opt.overlap, j->workers, j->cache,
+          j->opt.bucket_mb, ss_allreduce_name(j->opt.allreduce), fidelity_name(j), nic_gbps(j), j->opt.oversub);
 }
 
 static void write_table(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
   const ss_breakdown* b = &r->bd;
-  fprintf(f, "stash-sim %s: %s on %s, %d x %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
-          j->platform->instance_type, j->ngpus, j->platform->gpus[0].model, j->batch);
+  if (j->instances > 1)
+    fprintf(f, "stash-sim %s: %s on %d x %s, %d x %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
+            j->instances, j->platform->instance_type, j->ngpus, j->platform->gpus[0].model, j->batch);
+  else
+    fprintf(f, "stash-sim %s: %s on %s, %d x %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
+            j->platform->instance_type, j->ngpus, j->platform->gpus[0].model, j->batch);
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);
-  fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x 1 instance)\n",
-          r->epoch_s / 60, r->cost_usd_per_epoch, j->platform->price_usd_per_h);
+  fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
+          r->epoch_s / 60, r->cost_usd_per_epoch, j->platform->price_usd_per_h, j->instances,
+          j->instances == 1 ? "" : "s");
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->opt.warmup + 1,
           j->niters, j->ngpus, j->ngpus == 1 ? "" : "s");
   for (int c = 0; c < SS_CAT_COUNT; c++)
@@ -128,10 +165,27 @@ static void write_table(FILE* f, const ss_result* r)
   else
     fprintf(f, "  data: %d loader worker%s per GPU, prefetch %d, %.0f%% of %s in page cache\n", j->workers,
             j->workers == 1 ? "" : "s", j->opt.prefetch, 100 * j->cache, j->workload->dataset.name);
-  if (j->ngpus > 1)
-    fprintf(f, "  gradients: %d bucket%s of up to %g MiB, ring allreduce over %d ring%s%s\n", j->nbuckets,
-            j->nbuckets == 1 ? "" : "s", j->opt.bucket_mb, j->rings.nrings, j->rings.nrings == 1 ? "" : "s",
-            j->opt.overlap ? ", overlapped with backward" : ", after backward (--no-overlap)");
+  if (j->ngpus > 1) {
+    int count[SS_ALLREDUCE_COUNT] = {0};
+    for (int k = 0; k < j->nbuckets; k++)
+      count[bucket_algorithm(j, k)]++;
+    fprintf(f, "  gradients: %d bucket%s of up to %g MiB%s; allreduce", j->nbuckets, j->nbuckets == 1 ? "" : "s",
+            j->opt.bucket_mb, j->opt.overlap ? ", overlapped with backward" : ", after backward (--no-overlap)");
+    for (int a = 0, first = 1; a < SS_ALLREDUCE_COUNT; a++)
+      if (count[a]) {
+        fprintf(f, "%s %s", first ? "" : ",", ss_allreduce_name((ss_allreduce)a));
+        if (count[a] != j->nbuckets)
+          fprintf(f, " (%d)", count[a]);
+        first = 0;
+      }
+    fprintf(f, " over %d ring%s (%s fidelity)\n", j->rings.nrings, j->rings.nrings == 1 ? "" : "s", fidelity_name(j));
+  }
+  if (j->instances > 1) {
+    fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
+    if (j->opt.oversub > 1)
+      fprintf(f, ", switch oversubscribed %g:1", j->opt.oversub);
+    fputc('\n', f);
+  }
 }
 
 typedef struct format_entry {

@@ -166,23 +166,27 @@ static void test_ring_closed_form(void)
 
 /* Hierarchical allreduce on m stars of g GPUs: reduce-scatter and allgather inside each star,
  * 2(g-1) hops of alpha 10 us and S/g bytes at 10 GB/s; across stars 2(m-1) steps of S/(g m)
- * bytes with alpha 20 us, the g GPUs of a star sharing its 10 GB/s NIC. */
+ * bytes with alpha 20 us, the g GPUs of a star sharing its 10 GB/s NIC, or all g m flows sharing
+ * the switch core of m x 10 GB/s / oversub when that is less. */
 static void test_hierarchical_closed_form(void)
 {
   const double bw = 10e9;
   const double sizes[] = {1e6, 1e8, 4e9};
-  const struct { const char* file; int g, m; } cases[] = {{"star4", 4, 2}, {"star4", 4, 4}, {"star2", 2, 8},
-                                                          {"star8", 8, 1}};
+  const struct { const char* file; int g, m; double oversub; } cases[] = {
+      {"star4", 4, 2, 1}, {"star4", 4, 4, 1}, {"star2", 2, 8, 1}, {"star8", 8, 1, 1}, {"star2", 2, 4, 4},
+      {"star4", 4, 2, 1.5}};
   for (int f = 0; f < 2; f++)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
       for (int k = 0; k < 3; k++) {
         int g = cases[i].g, m = cases[i].m;
         char args[256];
-        snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances %d --allreduce hierarchical --fidelity %s",
-                 cases[i].file, m, fidelities[f]);
+        snprintf(args, sizeof(args),
+                 "tests/platforms/%s.xml --instances %d --allreduce hierarchical --fidelity %s --oversub %g",
+                 cases[i].file, m, fidelities[f], cases[i].oversub);
         double t = bench_time(args, sizes[k], NULL, 0);
         double s = sizes[k];
-        double expect = 2.0 * (g - 1) * (10e-6 + s / g / bw) + 2.0 * (m - 1) * (20e-6 + s / g / m / (bw / g));
+        double cross = fmin(bw / g, m * bw / cases[i].oversub / (g * m));
+        double expect = 2.0 * (g - 1) * (10e-6 + s / g / bw) + 2.0 * (m - 1) * (20e-6 + s / g / m / cross);
         CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, s, t, expect);
       }
 }
