@@ -472,7 +472,7 @@ def catalog_platform(stem):
         nic_txt = f"nic: {nics[0][1]} = the instance network figure"
     else:
         nic_txt = (f"{len(nics)} NICs nic0..nic{len(nics) - 1} of {nics[0][1]}, summing to the instance "
-                   f"network figure {net} Gbps (the simulator's nic-gbps option splits its value over them the same way)")
+                   f"network figure {net} Gbps (so the nic-gbps option of the cluster composition can split a new total over them the same way)")
     p.note(f"{nic_txt} ({CAT_SRC} network column); {NIC_LAT_SRC}. UP = out of the instance. The router "
            "of the same name marks where the NIC sits: routes gpuI -> nicX give the path of that GPU's "
            "traffic to other instances")
