@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Generate the SimGrid platform files of stash-sim (standard library only, deterministic).
 
-Writes platforms/p3.{2,8,16}xl.xml (AWS P3 instances) and tests/platforms/star{2,4,8}.xml,
-tests/platforms/star4_fast.xml (homogeneous stars for closed-form tests). Run from anywhere:
+Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, P5 instances), its
+table platforms/README.md, and tests/platforms/star{2,4,8}.xml, tests/platforms/star4_fast.xml
+(homogeneous stars for closed-form tests). Run from anywhere:
     python3 scripts/gen_platforms.py
 Every figure written gets an XML comment naming its source in ../shared/data (and the original
-source that file cites) or the word "estimate" with the reasoning.
+source that file cites), its public origin marked "NOT in shared/data", or the word "estimate" with
+the reasoning. NVSwitch bandwidths are effective figures, calibrated on a measured allreduce where
+shared/data has one (p4d.24xlarge); see platforms/README.md for which files are calibrated.
 """
 import os
 
@@ -89,6 +92,9 @@ class Platform:
                       '<platform version="4.1">', comment(HEADER, "  ")]
         self.lines += [comment(t, "  ") for t in intro]
         self.lines.append(f'  <zone id="{zone}" routing="Full">')
+        self.props = dict(props)  # kept, with the links and GPUs, for platforms/README.md
+        self.links = []
+        self.gpus = []
         for key, value in props:
             self.lines.append(f'    <prop id="{key}" value="{value}"/>')
 
@@ -96,6 +102,8 @@ class Platform:
         self.lines.append(comment(text, "    "))
 
     def host(self, hid, speed, props, core=None, disk=None):
+        if dict(props).get("role") == "gpu":
+            self.gpus.append(dict(props)["gpu_model"])
         core_attr = f' core="{core}"' if core else ""
         self.lines.append(f'    <host id="{hid}" speed="{speed}"{core_attr}>')
         for key, value in props:
@@ -105,6 +113,7 @@ class Platform:
         self.lines.append("    </host>")
 
     def link(self, lid, bw, lat, cls):
+        self.links.append((lid, bw, cls))
         self.lines.append(f'    <link id="{lid}" bandwidth="{bw}" latency="{lat}" '
                           'sharing_policy="SPLITDUPLEX">')
         self.lines.append(f'      <prop id="class" value="{cls}"/>')
@@ -178,7 +187,346 @@ def p3_platform(stem):
     for g in range(ngpu):
         mid = [("qpi", "DOWN")] if g >= 4 else []
         p.route(f"gpu{g}", "nic", [(f"pcie_gpu{g}", "UP"), (f"pcie_sw{g // 2}", "UP")] + mid + [("nic", "UP")])
-    return p.text()
+    return p
+
+
+# ---- the instance catalogue beyond P3 ---------------------------------------------------------
+# Figures NOT in shared/data say so and name their public origin (a datasheet), or say ESTIMATE.
+GPUS = {  # key: (gpu_model as in instances.csv, speed = FP32 peak, source)
+    "K80": ("Tesla K80", "4.37Tf",
+            "FP32 peak of ONE GK210 die: NVIDIA Tesla K80 datasheet, 8.73 TFLOPS single precision with "
+            "GPU Boost per board of two dies, / 2 = 4.37; NOT in shared/data. Caveat: ResNet-50 "
+            f"forward+backward of 16 images took 398.81 ms on a K80 die vs 66.09 ms on a V100 ({DATA}/"
+            "single_gpu_fwd_bwd.md, dmikushin/cnn-benchmarks, older cuDNN on the K80): a ratio of 6.0 "
+            "where the peaks give 15.7 / 4.37 = 3.6, so scaling by peak makes the K80 look faster than measured"),
+    "V100-32": ("Tesla V100-SXM2-32GB", "15.7Tf",
+                "FP32 peak 15.7 TFLOPS of the V100-SXM2 (16 GB and 32 GB alike) from NVIDIA's Tesla V100 "
+                "datasheet; NOT in shared/data"),
+    "T4": ("Tesla T4", "8.1Tf", "FP32 peak 8.1 TFLOPS from NVIDIA's T4 datasheet; NOT in shared/data"),
+    "A10G": ("NVIDIA A10G", "31.2Tf",
+             "ESTIMATE: NVIDIA publishes no A10G datasheet (AWS variant); NVIDIA's A10 datasheet gives "
+             "31.2 TFLOPS FP32 for the same GA102 chip, taken for the A10G; NOT in shared/data. Caveat: "
+             "Ampere's doubled FP32 rate is seldom reached by CNN kernels, so the peak ratio to the V100 "
+             "(x2.0) overstates the A10G"),
+    "A100": ("NVIDIA A100-SXM4-40GB", "19.5Tf",
+             "FP32 peak 19.5 TFLOPS (non-tensor) from NVIDIA's A100 datasheet; NOT in shared/data. TF32 "
+             "tensor cores (156 TFLOPS) are not used by an FP32 workload measured on a V100"),
+    "H100": ("NVIDIA H100 80GB HBM3", "67Tf",
+             "FP32 peak 67 TFLOPS (non-tensor, SXM5) from NVIDIA's H100 datasheet; NOT in shared/data"),
+}
+
+PCIE3_K80 = ("9.6GBps", "PCIe Gen3 x16 for both K80 dies and the board uplink (instances.csv notes "
+             "'PCIe Gen3 [mem]'; K80 datasheet: on-board PCIe switch, Gen3 x16 host interface; NOT in "
+             "shared/data). ESTIMATE: no K80 bandwidthTest in shared/data, the Gen3 x16 figure measured "
+             f"on the V100 is used: {PCIE_SRC}")
+PCIE3_P3DN = ("11.25GBps", f"{DATA}/link_bandwidth.md, NVIDIA/nccl#398 (zarzen): on p3dn pinned "
+              "(cudaMallocHost) cudaMemcpy host<->GPU ~90 Gbps = 11.25 GB/s (synchronous pageable ~50 "
+              "Gbps). PCIe Gen3 x16 through PLX switches as on the DGX-1 (nvlink_dgx1_topology.txt). "
+              "Latency 1us per link: estimate, as for p3.16xlarge")
+PCIE3_T4 = ("9.7GBps", f"{DATA}/link_bandwidth.md: CUDA bandwidthTest pinned H2D 9.7 GB/s on a Tesla T4 "
+            "(github.com/router-gao/cuda-demo; D2H 11.1 GB/s, one value per SPLITDUPLEX link, so H2D is "
+            "kept). T4 is PCIe Gen3 x16 (instances.csv notes '[mem]'; T4 datasheet, NOT in shared/data). "
+            "Latency 1us per link: estimate, as for p3")
+PCIE4_SRC = (f"ESTIMATE: PCIe Gen4 x16 (GPU datasheet; NOT in shared/data). {DATA}/link_bandwidth.md has "
+             "a Gen4 x16 card measured at 26.3 GB/s pinned H2D and 26.32 GB/s P2P (2x RTX 6000 Ada; "
+             "that card's Gen4 x16 interface is from its datasheet, NOT in shared/data); that figure is "
+             "used. The A100-SXM4-40GB bandwidthTest in the same file (12.3 H2D / 13.2 D2H GB/s, host "
+             "unknown) is half of what Gen4 x16 gives, so it most likely ran on a Gen3 link and is not used. "
+             "Latency 1us per link: estimate, as for p3")
+PCIE4 = ("26.3GBps", PCIE4_SRC)
+PCIE5 = ("52.6GBps", "ESTIMATE: H100 SXM5 has a PCIe Gen5 x16 interface (H100 datasheet; NOT in shared/"
+         "data); no Gen5 measurement in shared/data, so 2 x the Gen4 x16 figure 26.3 GB/s of "
+         f"{DATA}/link_bandwidth.md (Gen5 doubles the per-lane rate). Latency 1us: estimate")
+PCIE4_UPLINK_P5 = ("26.3GBps", "ESTIMATE: the switch uplinks end at the AMD EPYC 7R13 (Milan) root ports, "
+                   "PCIe Gen4 x16 (AMD; CPU model NOT in shared/data): the Gen4 x16 figure 26.3 GB/s of "
+                   f"{DATA}/link_bandwidth.md (2x RTX 6000 Ada pinned H2D). Latency 1us: estimate")
+UPI_P3DN = ("upi", "20.8GBps",
+            "ESTIMATE, not in shared/data: p3dn.24xlarge has two Xeon Platinum 8175M (AWS instance "
+            "page; NOT in shared/data); UPI at 10.4 GT/s x 2 bytes = 20.8 GB/s per direction per link, "
+            "three links (62.4 GB/s theoretical); one link's worth is kept, as for the qpi of p3.16xlarge, "
+            "as an allowance for protocol overhead. Latency 1us: estimate, same order as a PCIe hop")
+QPI_P2 = ("qpi", QPI_BW, QPI_SRC.replace("(CPU named in instances.csv notes)",
+                                        "(CPU of P2 per AWS's instance page; NOT in shared/data)").replace(
+    "Not binding: each socket feeds it through two 9.6 GB/s switch uplinks",
+    "Each socket has four 9.6 GB/s board uplinks, so it binds only when three or more boards send "
+    "across at once (the ring crosses it once per direction)"))
+XGMI_G5 = ("xgmi", "36GBps",
+           "ESTIMATE, not in shared/data: g5.48xlarge has two 2nd generation AMD EPYC (AWS G5 page; NOT "
+           "in shared/data); one xGMI x16 link at 18 GT/s = 36 GB/s per direction; 2-socket EPYC has "
+           "3 or 4 such links, one link's worth is kept, as for p3's qpi. Not binding: the GPU links "
+           "(26.3 GB/s) carry less. Latency 1us: estimate")
+NVSW_LAT = "1us"
+NVSW_LAT_SRC = ("latency 1us per nvsw link: ESTIMATE, two links GPU-switch-GPU give 2us, inside the NVLink "
+                f"P2P=Enabled latency range 1.8-2.8 us of {DATA}/nvlink_dgx1_topology.txt section C (V100; "
+                "no NVSwitch latency in shared/data)")
+NO_GDR = ("No GPUDirect RDMA on this instance (NOT in shared/data: aws/aws-ofi-nccl#547, an AWS "
+          "maintainer: 'the only instance types in EC2 that support GPUDirect RDMA are the P-series "
+          "starting with p4d'; aws/aws-ofi-nccl#104 shows p3dn logs without GDRDMA), so NIC traffic "
+          "is staged in host memory: up the GPU link (and the switch uplink), then the NIC")
+
+CAT_SRC = f"{DATA}/instances.csv"
+CATALOG = {
+    "p2.xl": dict(
+        inst="p2.xlarge", gpu="K80", ngpu=1, price="0.900", vcpus=4, mem=61, net="1.25",
+        sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.900 (Stash tool/analyze.py cost_map; gists "
+                 "Geoyi/slavivanov); vcpus, mem_GiB, network 1.25 Gbps (spec_source: AWS slide table on "
+                 "speakerdeck porcaro33, gist Geoyi; the gist says only 'High')"),
+        note=("One GK210 die of a K80 board (the other die is not part of the instance). PCIe: gpu0 "
+              "-pcie_gpu0- on-board PCIe switch sw0 -pcie_sw0- CPU socket 0."),
+        disk=("93.75MBps", "ESTIMATE: instances.csv has '[mem: n/a]' for EBS; 750 Mbps as recalled "
+              "from the AWS EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        sw=[0], sw_socket=[0], pcie=PCIE3_K80, sock=None,
+        nics=[("nic", "1.25Gbps")], gdr=False,
+        calib="spec-derived (PCIe proxy from V100 Gen3 x16)"),
+    "p2.8xl": dict(
+        inst="p2.8xlarge", gpu="K80", ngpu=8, price="7.200", vcpus=32, mem=488, net="10",
+        sources=(f"{CAT_SRC}: price on_demand_usd_per_h 7.200 (Stash cost_map 7.2, gist Geoyi; the 4.56 of "
+                 "a DAWNBench entry is not used, it looks like a spot price); vcpus, mem_GiB, network 10 "
+                 "Gbps (AWS slide table, gist Geoyi)"),
+        note=("4 K80 boards x 2 GK210 dies; 'GPU Peer to Peer: Y' (instances.csv). ESTIMATE: all four "
+              "boards on CPU socket 0 (32 vCPUs = 16 cores fit one Xeon E5-2686 v4; NOT in shared/data), "
+              "so no inter-socket link. PCIe: gpuI -pcie_gpuI- on-board switch swK=I/2 (the two dies of "
+              "board K) -pcie_swK- socket 0 root complex. UP = towards the CPU."),
+        disk=("625MBps", "ESTIMATE: instances.csv has '[mem: n/a]' for EBS; 5 Gbps as recalled from "
+              "the AWS EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        sw=[i // 2 for i in range(8)], sw_socket=[0] * 4, pcie=PCIE3_K80, sock=None,
+        nics=[("nic", "10Gbps")], gdr=False,
+        calib="spec-derived; no K80 collective in shared/data"),
+    "p2.16xl": dict(
+        inst="p2.16xlarge", gpu="K80", ngpu=16, price="14.400", vcpus=64, mem=732, net="20",
+        sources=(f"{CAT_SRC}: price on_demand_usd_per_h 14.400 (Stash cost_map, gist Geoyi); vcpus, "
+                 "mem_GiB; network 20 Gbps from the AWS slide ('In a placement group'; the '25 Gbps [mem]' "
+                 "of the same cell is unverified and not used)"),
+        note=("8 K80 boards x 2 GK210 dies; 'GPU Peer to Peer: Y' (instances.csv). ESTIMATE: boards 0-3 "
+              "(gpu0-7) on CPU socket 0, boards 4-7 (gpu8-15) on socket 1 (two Xeon E5-2686 v4 for 64 "
+              "vCPUs; NOT in shared/data); boards sit directly on root ports (any extra PCIe switch "
+              "level is not known). PCIe: gpuI -pcie_gpuI- on-board switch swK=I/2 -pcie_swK- socket "
+              "K/4 (-qpi- other socket). UP = towards the CPU, qpi UP = socket 0 to socket 1. With 16 "
+              "GPUs the ring search is not exhaustive (limit 9): one ring in GPU order."),
+        disk=("1250MBps", "ESTIMATE: instances.csv has '[mem: n/a]' for EBS; 10 Gbps as recalled "
+              "from the AWS EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        sw=[i // 2 for i in range(16)], sw_socket=[k // 4 for k in range(8)], pcie=PCIE3_K80, sock=QPI_P2,
+        nics=[("nic", "20Gbps")], gdr=False,
+        calib="spec-derived; no K80 collective in shared/data"),
+    "p3dn.24xl": dict(
+        inst="p3dn.24xlarge", gpu="V100-32", ngpu=8, price="31.212", vcpus=96, mem=768, net="100",
+        sources=(f"{CAT_SRC}: price on_demand_usd_per_h 31.212 (fastec2 output; a code catalog 31.2120); "
+                 "network 100 Gbps EFA (AWS blog 'Optimizing deep learning on P3 and P3dn with EFA'; "
+                 "NVIDIA/nccl#209 measured iperf3 92 Gbps between two p3dn); vcpus 96 and mem_GiB 768 "
+                 "from third-party code catalogs; GPU name from the NVIDIA/nccl#318 log"),
+        note=("Same NVLink2 hybrid cube-mesh as p3.16xlarge (instances.csv: same topology diagram in the "
+              f"AWS blog): NVLink figures of p3.16xlarge. {PCIE_LAYOUT.replace('QPI', 'UPI').replace('qpi', 'upi')}"),
+        disk=("2375MBps", "ESTIMATE: instances.csv ebs_bandwidth '[mem: 14-19 Gbps; unverified]'; 19 Gbps "
+              "(the upper end, which is the figure recalled from AWS's EBS-optimized table) / 8. The 2 x 900 "
+              "GB local NVMe is not modelled"),
+        sw=[i // 2 for i in range(8)], sw_socket=[0, 0, 1, 1], pcie=PCIE3_P3DN, sock=UPI_P3DN,
+        nvlink=DGX1_NVLINK, nics=[("nic", "100Gbps")], gdr=False,
+        calib="NVLink from measured P2P (p2pBandwidthLatencyTest), not collective-calibrated"),
+    "g4dn.xl": dict(
+        inst="g4dn.xlarge", gpu="T4", ngpu=1, price="0.526", vcpus=4, mem=16, net="25",
+        sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.526 (code catalogs); vcpus, mem_GiB, network "
+                 "'Up to 25 Gbps' (AWS Batch GPU jobs table): the burst figure 25 is used"),
+        note="One T4 on a CPU root port: gpu0 -pcie_gpu0- socket 0. UP = towards the CPU.",
+        disk=("437.5MBps", "instances.csv ebs_bandwidth '[mem: up to 3.5 Gbps]' (unverified, burst) / 8. "
+              "The 125 GB local NVMe is not modelled"),
+        sw=[None], sw_socket=[], pcie=PCIE3_T4, sock=None,
+        nics=[("nic", "25Gbps")], gdr=False,
+        calib="spec-derived (PCIe measured on a T4)"),
+    "g4dn.12xl": dict(
+        inst="g4dn.12xlarge", gpu="T4", ngpu=4, price="3.912", vcpus=48, mem=192, net="50",
+        sources=(f"{CAT_SRC}: price on_demand_usd_per_h 3.912 (public price catalogs); vcpus, mem_GiB, "
+                 "network 50 Gbps, 'PCIe only (no NVLink)' (AWS Batch GPU jobs table)"),
+        note=("4 T4, PCIe only. ESTIMATE: each T4 on its own root port of CPU socket 0 (48 vCPUs = 24 "
+              "cores, one Xeon; layout NOT in shared/data): GPU pairs go pcie_gpuI UP, pcie_gpuJ DOWN "
+              "through the root complex. UP = towards the CPU. For scale only: 8x consumer GPUs on "
+              f"PCIe reach allreduce busbw 28 GB/s (35 GB/s with 4; {DATA}/nccl_single_node.md, "
+              "NVIDIA/nccl#1639): a different machine, not used for calibration."),
+        disk=("1187.5MBps", "ESTIMATE: instances.csv has no EBS figure; 9.5 Gbps as recalled from the AWS "
+              "EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        sw=[None] * 4, sw_socket=[], gpu_socket=[0] * 4, pcie=PCIE3_T4, sock=None,
+        nics=[("nic", "50Gbps")], gdr=False,
+        calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
+    "g5.48xl": dict(
+        inst="g5.48xlarge", gpu="A10G", ngpu=8, price="16.288", vcpus=192, mem=768, net="100",
+        sources=(f"{CAT_SRC}: price on_demand_usd_per_h 16.288 (arcee-ai/Benchmarks results.py); vcpus, "
+                 "mem_GiB, network 100 Gbps, 'PCIe' (AWS Batch GPU jobs table)"),
+        note=("8 A10G, PCIe only. ESTIMATE: gpu0-3 on root ports of CPU socket 0, gpu4-7 on socket 1, "
+              "no PCIe switch (layout NOT in shared/data); pairs on one socket go through its root "
+              "complex, the others also cross xgmi (UP = socket 0 to socket 1). UP = towards the CPU "
+              "for pcie links. For scale only: 8x consumer GPUs on PCIe reach allreduce busbw 28 GB/s "
+              f"({DATA}/nccl_single_node.md, NVIDIA/nccl#1639): a different machine, not used for calibration."),
+        disk=("2375MBps", "ESTIMATE: instances.csv has no EBS figure; 19 Gbps as recalled from the AWS "
+              "EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        sw=[None] * 8, sw_socket=[], gpu_socket=[i // 4 for i in range(8)], pcie=PCIE4, sock=XGMI_G5,
+        nics=[("nic", "100Gbps")], gdr=False,
+        calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
+    "p4d.24xl": dict(
+        inst="p4d.24xlarge", gpu="A100", ngpu=8, price="32.7726", vcpus=96, mem=1152, net="400",
+        sources=(f"{CAT_SRC}: price 32.7726 = the on-demand list price of 2020-2024 (catalogs; xither.com "
+                 "'approximately $32.77 per hour in US East as of Q2 2024'); the same cell's 21.957642 "
+                 "(retrieved 2026-11-09, after AWS's price cut) is not used; vcpus, mem_GiB 1152 (blog: "
+                 "1.1 TB), network 400 Gbps EFA (4x100) with GPUDirect RDMA (AWS blog 'Amazon EC2 P4d "
+                 "instances deep dive')"),
+        note=("8 A100 on NVSwitch; two Xeon 8275CL (instances.csv notes). ESTIMATE (layout of the AWS "
+              "p4d deep-dive block diagram, cited in instances.csv spec_source but not transcribed in "
+              "shared/data): 4 PCIe switches swK each holding gpu2K, gpu2K+1 and EFA NIC nicK; sw0, sw1 "
+              "on socket 0, sw2, sw3 on socket 1. No route crosses sockets (GPU pairs use NVSwitch, "
+              "cpu->GPU is NUMA-local, NICs are on the GPU's switch), so no inter-socket link is "
+              "modelled. UP = towards the CPU for pcie, UP = GPU into the switch for nvsw links. The "
+              "8 TB local NVMe is not modelled."),
+        disk=("2375MBps", "instances.csv ebs_bandwidth '[mem: 19 Gbps]' (unverified) / 8"),
+        sw=[i // 2 for i in range(8)], sw_socket=[0, 0, 1, 1], pcie=PCIE4, sock=None,
+        nvswitch=("231.57GBps",
+                  "CALIBRATED: NVLink gen 3 line rate 300 GB/s per GPU per direction (12 links x 25 GB/s; "
+                  "instances.csv '600 GB/s per GPU' bidirectional). Effective 231.57 GB/s = 0.772 x line "
+                  "rate, chosen so that the simulated ring allreduce busbw at 1 GiB matches the measured "
+                  f"230.77 GB/s ({DATA}/nccl_single_node.md, p4d.24xlarge NCCL 2.9.9, NVIDIA/nccl#527): "
+                  "./build/stash-sim-coll platforms/p4d.24xl.xml 1073741824 8 3 prints busbw 230.77. "
+                  f"Cross-check: {DATA}/link_bandwidth.md has ~274 GB/s unidirectional P2P on 8x A100 "
+                  "NVSwitch (91% of 300)"),
+        nics=[(f"nic{k}", "100Gbps") for k in range(4)], gpu_nic=[i // 2 for i in range(8)], gdr=True,
+        gdr_src=f"{CAT_SRC} network: '400 Gbps EFA (4x100), GPUDirect RDMA'",
+        calib="CALIBRATED: nvswitch to busbw 230.77 GB/s at 1 GiB (NVIDIA/nccl#527)"),
+    "p5.48xl": dict(
+        inst="p5.48xlarge", gpu="H100", ngpu=8, price="98.32", vcpus=192, mem=2048, net="3200",
+        sources=(f"{CAT_SRC}: price 98.32 = the on-demand list price of 2023-2024 (arcee-ai/Benchmarks "
+                 "results.py; catalogs); the same cell's 55.04 (retrieved 2026-11-09, after AWS's price "
+                 "cut) and the Capacity Blocks rate 39.33 are not used; vcpus, mem_GiB, network 3200 Gbps "
+                 "EFA (EC2 Capacity Blocks pricing page)"),
+        note=("8 H100 SXM on NVSwitch. ESTIMATE (NOT in shared/data): two AMD EPYC 7R13 (AWS instance "
+              "page); 4 PCIe switches swK each holding gpu2K and gpu2K+1 and their NICs, sw0, sw1 on socket "
+              "0, sw2, sw3 on socket 1; 3200 Gb/s as 8 NIC routers nicI of 400 Gb/s, one per GPU on its "
+              "switch, each standing for the 4 x 100 Gb/s EFA devices AWS attaches per GPU (32 network "
+              "cards, as recalled, unverified). No route crosses sockets, so no inter-socket link is "
+              "modelled. UP = towards the CPU for pcie, UP = GPU into the switch for nvsw links. The 8 x "
+              "3.84 TB local NVMe is not modelled."),
+        disk=("10000MBps", "instances.csv ebs_bandwidth '[mem: 80 Gbps]' (unverified) / 8"),
+        sw=[i // 2 for i in range(8)], sw_socket=[0, 0, 1, 1], pcie=PCIE5, uplink=PCIE4_UPLINK_P5, sock=None,
+        nvswitch=("370GBps",
+                  "ESTIMATE (no 8x H100 collective in shared/data): NVLink 4 line rate 450 GB/s per GPU per "
+                  "direction (18 links x 25 GB/s; instances.csv '900 GB/s per GPU' bidirectional); effective "
+                  f"370 GB/s = 0.822 x line rate, the maintainers' rule of thumb in {DATA}/nccl_single_node.md "
+                  "(nccl-tests#212). Cross-checks, not calibrations: ./build/stash-sim-coll "
+                  "platforms/p5.48xl.xml 1073741824 8 3 prints busbw 367.97 (link 370 GB/s, minus 2 x 1us latency per step); 8x H200 (same NVLink 4 "
+                  "NVSwitch) measured 367.61 GB/s busbw without NVLink SHARP (nccl_single_node.md, "
+                  "stas00/ml-engineering); link_bandwidth.md: 364-378 GB/s unidirectional P2P on 8x H100"),
+        nics=[(f"nic{k}", "400Gbps") for k in range(8)], gpu_nic=list(range(8)), gdr=True,
+        gdr_src=("NOT in shared/data: aws/aws-ofi-nccl#547, an AWS maintainer: 'the only instance types in "
+                 "EC2 that support GPUDirect RDMA are the P-series starting with p4d'"),
+        calib="ESTIMATE: nvswitch = 370 of 450 GB/s rule of thumb (nccl-tests#212), not calibrated"),
+}
+
+
+def catalog_platform(stem):
+    c = CATALOG[stem]
+    inst, ngpu, net = c["inst"], c["ngpu"], c["net"]
+    model, speed, speed_src = GPUS[c["gpu"]]
+    nic_total = sum(float(bw[:-4]) for _, bw in c["nics"])
+    assert nic_total == float(net), (stem, nic_total, net)  # --nic-gbps splits network_gbps over the NICs
+    p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"]), ("vcpus", c["vcpus"]),
+                        ("memory_gib", c["mem"]), ("network_gbps", net)],
+                 [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"]])
+    disk, disk_src = c["disk"]
+    p.note(f"cpu host: core = {c['vcpus']} vCPUs ({CAT_SRC}); speed 1Gf is a convention (one reference "
+           f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write")
+    p.host("cpu", "1Gf", [("role", "cpu")], core=c["vcpus"], disk=disk)
+    p.note(f"GPU hosts: gpu_model from {CAT_SRC}; speed {speed}: {speed_src}. The simulator only uses "
+           "its ratio to the workload's reference device")
+    for g in range(ngpu):
+        p.host(f"gpu{g}", speed, [("role", "gpu"), ("gpu_model", model)])
+    sw = c["sw"]
+    gpu_socket = c.get("gpu_socket") or [c["sw_socket"][sw[g]] if sw[g] is not None else 0 for g in range(ngpu)]
+    nvl = {e: n for e, n in c.get("nvlink", {}).items() if max(e) < ngpu}
+    if nvl:
+        p.note(f"NVLink: one link per connected pair (edge list: {DATA}/nvlink_dgx1_topology.txt section "
+               f"A), NV1 {NVLINK_BW[1]} / NV2 {NVLINK_BW[2]}, {NVLINK_LAT}. {NVLINK_SRC}. Not "
+               "collective-calibrated: no p3dn or DGX-1 allreduce in shared/data")
+        for (i, j), n in sorted(nvl.items()):
+            p.link(f"nvl_{i}_{j}", NVLINK_BW[n], NVLINK_LAT, "nvlink")
+    if "nvswitch" in c:
+        bw, src = c["nvswitch"]
+        p.note(f"NVSwitch: one link nvsw_gpuI per GPU (GPU to switch fabric), {bw} each direction. {src}. "
+               f"With N GPUs on this star a ring's busbw equals the per-GPU link bandwidth. {NVSW_LAT_SRC}")
+        for g in range(ngpu):
+            p.link(f"nvsw_gpu{g}", bw, NVSW_LAT, "nvswitch")
+    pbw, psrc = c["pcie"]
+    nsw = max((s for s in sw if s is not None), default=-1) + 1
+    up_bw, up_src = c.get("uplink", (pbw, "same figure and source as pcie_gpuI (same PCIe generation)"))
+    target = "its PCIe switch" if nsw else "its CPU root port"
+    p.note(f"PCIe links pcie_gpuI (GPU to {target}): {pbw}, 1us. {psrc}")
+    for g in range(ngpu):
+        p.link(f"pcie_gpu{g}", pbw, "1us", "pcie")
+    if nsw:
+        p.note(f"PCIe switch uplinks pcie_swK (switch to CPU socket): {up_bw}, 1us. {up_src}")
+        for k in range(nsw):
+            p.link(f"pcie_sw{k}", up_bw, "1us", "pcie")
+    sock = c["sock"]
+    if sock:
+        name, sbw, ssrc = sock
+        p.note(f"{name} (socket 0 to socket 1): {sbw}, 1us. {ssrc}")
+        p.link(name, sbw, "1us", "socket")
+    gdr = c["gdr"]
+    nics = c["nics"]
+    gpu_nic = c.get("gpu_nic", [0] * ngpu)
+    if len(nics) == 1:
+        nic_txt = f"nic: {nics[0][1]} = the instance network figure"
+    else:
+        nic_txt = (f"{len(nics)} NICs nic0..nic{len(nics) - 1} of {nics[0][1]}, summing to the instance "
+                   f"network figure {net} Gbps (so the nic-gbps option of the cluster composition can split a new total over them the same way)")
+    p.note(f"{nic_txt} ({CAT_SRC} network column); {NIC_LAT_SRC}. UP = out of the instance. The router "
+           "of the same name marks where the NIC sits: routes gpuI -> nicX give the path of that GPU's "
+           "traffic to other instances")
+    for lid, bw in nics:
+        p.link(lid, bw, NIC_LAT, "nic")
+    for lid, _ in nics:
+        p.router(lid)
+
+    def up_to_socket(g):
+        return [(f"pcie_gpu{g}", "UP")] + ([(f"pcie_sw{sw[g]}", "UP")] if sw[g] is not None else [])
+
+    def down_from_socket(g):
+        return ([(f"pcie_sw{sw[g]}", "DOWN")] if sw[g] is not None else []) + [(f"pcie_gpu{g}", "DOWN")]
+
+    if ngpu > 1:
+        if "nvswitch" in c:
+            p.note("GPU pairs: nvsw_gpuI UP (into the switch), nvsw_gpuJ DOWN")
+        elif nvl:
+            p.note("GPU pairs: nvl_i_j UP if NVLinked, else PCIe through switch(es), socket(s) and the socket link")
+        else:
+            p.note("GPU pairs: PCIe P2P through the shared switch, else up to the socket(s) (and across "
+                   "the socket link) and down")
+    for i in range(ngpu):
+        for j in range(i + 1, ngpu):
+            if "nvswitch" in c:
+                hops = [(f"nvsw_gpu{i}", "UP"), (f"nvsw_gpu{j}", "DOWN")]
+            elif (i, j) in nvl:
+                hops = [(f"nvl_{i}_{j}", "UP")]
+            elif (sw[i] is not None and sw[i] == sw[j]) or (sw[i] is None and gpu_socket[i] == gpu_socket[j]):
+                hops = [(f"pcie_gpu{i}", "UP"), (f"pcie_gpu{j}", "DOWN")]
+            else:
+                mid = []
+                if gpu_socket[i] != gpu_socket[j]:
+                    mid = [(sock[0], "UP" if gpu_socket[i] < gpu_socket[j] else "DOWN")]
+                hops = up_to_socket(i) + mid + down_from_socket(j)
+            p.route(f"gpu{i}", f"gpu{j}", hops)
+    p.note("cpu to GPU: down from the GPU's own socket (NUMA-local data, no socket link)")
+    for g in range(ngpu):
+        p.route("cpu", f"gpu{g}", down_from_socket(g))
+    if gdr:
+        p.note(f"GPU to NIC: EFA with GPUDirect RDMA ({c['gdr_src']}): the NIC sits on the GPU's PCIe "
+               "switch, so the path is the GPU's PCIe link, then the NIC")
+        for g in range(ngpu):
+            lid = nics[gpu_nic[g]][0]
+            p.route(f"gpu{g}", lid, [(f"pcie_gpu{g}", "UP"), (lid, "UP")])
+    else:
+        cross = (" ESTIMATE: the NIC hangs off socket 0 (not in shared/data), so GPUs of socket 1 also "
+                 f"cross {sock[0]} (DOWN = socket 1 to socket 0)") if sock else ""
+        p.note(f"GPU to NIC: {NO_GDR}.{cross}")
+        lid = nics[0][0]
+        for g in range(ngpu):
+            mid = [(sock[0], "DOWN")] if gpu_socket[g] == 1 else []
+            p.route(f"gpu{g}", lid, up_to_socket(g) + mid + [(lid, "UP")])
+    return p
 
 
 def star_platform(n, gbps):
@@ -210,11 +558,56 @@ def star_platform(n, gbps):
     return p.text()
 
 
+CALIB_P3 = {
+    "p3.2xl": "spec-derived (PCIe measured on a V100)",
+    "p3.8xl": "NVLink from measured P2P (p2pBandwidthLatencyTest), not collective-calibrated",
+    "p3.16xl": "NVLink from measured P2P (p2pBandwidthLatencyTest), not collective-calibrated",
+}
+
+
+def fmt_links(p):
+    """'class: count x bandwidth, ...' of the intra-instance links (NICs excluded), in file order."""
+    groups = {}
+    for _, bw, cls in p.links:
+        if cls != "nic":
+            groups.setdefault((cls, bw), 0)
+            groups[(cls, bw)] += 1
+    return "; ".join(f"{cls} {n} x {bw}" for (cls, bw), n in groups.items())
+
+
+def readme(platforms):
+    rows = ["# Platform catalogue", "",
+            "Generated by `python3 scripts/gen_platforms.py` from the figures it writes into the files below; "
+            "edit the script, not this file, and rerun it to regenerate everything. Every figure in a file "
+            "carries a comment naming its source in `../shared/data/`, its public origin when it is NOT in "
+            "shared/data, or the word ESTIMATE with the reasoning. Bandwidths are per direction "
+            "(SPLITDUPLEX); GB/s = GBps. Prices are on-demand list prices (see each file for which).", "",
+            "| file | instance | GPUs | intra-node links (class count x bandwidth) | network | vCPUs | "
+            "memory GiB | $/h | link calibration |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for rel, (p, calib) in platforms.items():
+        nics = [bw for _, bw, cls in p.links if cls == "nic"]
+        net = f"{p.props['network_gbps']} Gb/s, {len(nics)} NIC" + ("s" if len(nics) > 1 else "")
+        gpus = f"{len(p.gpus)} x {p.gpus[0]}"
+        rows.append(f"| `{os.path.basename(rel)}` | {p.props['instance_type']} | {gpus} | {fmt_links(p)} | "
+                    f"{net} | {p.props['vcpus']} | {p.props['memory_gib']} | {p.props['price_usd_per_h']} | {calib} |")
+    rows += ["", "Calibration: `./build/stash-sim-coll platforms/FILE 1073741824 8 3` prints the simulated "
+             "busbw of a 1 GiB ring allreduce; p4d.24xl.xml is fitted to the measured 230.77 GB/s "
+             "(NVIDIA/nccl#527, `../shared/data/nccl_single_node.md`). Compute scales with the ratio of "
+             "FP32 peaks to the workload's reference GPU, which flatters the K80 and Ampere/Hopper parts "
+             "for FP32 CNN training (see the GPU comments in the files)."]
+    return "\n".join(rows) + "\n"
+
+
 def main():
-    outputs = {f"platforms/{stem}.xml": p3_platform(stem) for stem in INSTANCES}
+    platforms = {f"platforms/{stem}.xml": (p3_platform(stem), CALIB_P3[stem]) for stem in INSTANCES}
+    for stem in CATALOG:
+        platforms[f"platforms/{stem}.xml"] = (catalog_platform(stem), CATALOG[stem]["calib"])
+    outputs = {rel: p.text() for rel, (p, _) in platforms.items()}
     for n in (2, 4, 8):
         outputs[f"tests/platforms/star{n}.xml"] = star_platform(n, 10)
     outputs["tests/platforms/star4_fast.xml"] = star_platform(4, 20)
+    outputs["platforms/README.md"] = readme(platforms)
     for rel, text in outputs.items():
         path = os.path.join(ROOT, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
