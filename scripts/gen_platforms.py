@@ -381,7 +381,7 @@ CATALOG = {
                   "instances.csv '600 GB/s per GPU' bidirectional). Effective 231.57 GB/s = 0.772 x line "
                   "rate, chosen so that the simulated ring allreduce busbw at 1 GiB matches the measured "
                   f"230.77 GB/s ({DATA}/nccl_single_node.md, p4d.24xlarge NCCL 2.9.9, NVIDIA/nccl#527): "
-                  "./build/stash-sim-coll platforms/p4d.24xl.xml 1073741824 8 3 prints busbw 230.77. "
+                  "./build/stash-sim bench allreduce platforms/p4d.24xl.xml prints busbw 230.77 at 1 GiB. "
                   f"Cross-check: {DATA}/link_bandwidth.md has ~274 GB/s unidirectional P2P on 8x A100 "
                   "NVSwitch (91% of 300)"),
         nics=[(f"nic{k}", "100Gbps") for k in range(4)], gpu_nic=[i // 2 for i in range(8)], gdr=True,
@@ -406,8 +406,8 @@ CATALOG = {
                   "ESTIMATE (no 8x H100 collective in shared/data): NVLink 4 line rate 450 GB/s per GPU per "
                   "direction (18 links x 25 GB/s; instances.csv '900 GB/s per GPU' bidirectional); effective "
                   f"370 GB/s = 0.822 x line rate, the maintainers' rule of thumb in {DATA}/nccl_single_node.md "
-                  "(nccl-tests#212). Cross-checks, not calibrations: ./build/stash-sim-coll "
-                  "platforms/p5.48xl.xml 1073741824 8 3 prints busbw 367.97 (link 370 GB/s, minus 2 x 1us latency per step); 8x H200 (same NVLink 4 "
+                  "(nccl-tests#212). Cross-checks, not calibrations: ./build/stash-sim bench allreduce "
+                  "platforms/p5.48xl.xml prints busbw 367.97 at 1 GiB (link 370 GB/s, minus 2 x 1us latency per step); 8x H200 (same NVLink 4 "
                   "NVSwitch) measured 367.61 GB/s busbw without NVLink SHARP (nccl_single_node.md, "
                   "stas00/ml-engineering); link_bandwidth.md: 364-378 GB/s unidirectional P2P on 8x H100"),
         nics=[(f"nic{k}", "400Gbps") for k in range(8)], gpu_nic=list(range(8)), gdr=True,
@@ -591,7 +591,7 @@ def readme(platforms):
         gpus = f"{len(p.gpus)} x {p.gpus[0]}"
         rows.append(f"| `{os.path.basename(rel)}` | {p.props['instance_type']} | {gpus} | {fmt_links(p)} | "
                     f"{net} | {p.props['vcpus']} | {p.props['memory_gib']} | {p.props['price_usd_per_h']} | {calib} |")
-    rows += ["", "Calibration: `./build/stash-sim-coll platforms/FILE 1073741824 8 3` prints the simulated "
+    rows += ["", "Calibration: `./build/stash-sim bench allreduce platforms/FILE --min-bytes 1073741824` prints the simulated "
              "busbw of a 1 GiB ring allreduce; p4d.24xl.xml is fitted to the measured 230.77 GB/s "
              "(NVIDIA/nccl#527, `../shared/data/nccl_single_node.md`). Compute scales with the ratio of "
              "FP32 peaks to the workload's reference GPU, which flatters the K80 and Ampere/Hopper parts "

@@ -119,6 +119,11 @@ static int bench_main(const ss_cli* cli)
     status = fail(&err);
     goto done;
   }
+  if (job->ngpus < 2) {
+    ss_err_set(&err, p->path, 0, "an allreduce needs 2 GPUs or more; this job has 1 (use --instances)");
+    status = fail(&err);
+    goto done;
+  }
   if (ss_engine_check_cfg(job, cli->ncfg, cli->cfg, &err)) {
     fail(&err);
     status = 2;
