@@ -67,9 +67,11 @@ static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_co
   ss_rank* me = &s->ranks[r];
   int k = 0;
   for (int c = 0; c < nrings(s, ph->kind); c++) {
-    long size = (long)llround(bytes * share(s, ph->kind, c));
-    if (size <= 0)
+    /* Every ring moves something, however small the collective: its latency is paid anyway. */
+    double part = bytes * share(s, ph->kind, c);
+    if (part <= 0)
       continue;
+    long size = part < 1 ? 1 : (long)llround(part);
     comms[k++] = sg_mailbox_put_async(inbox(&s->ranks[next(me, ph->kind, c)], ph->kind, c), &token, size);
     comms[k++] = sg_mailbox_get_async(inbox(me, ph->kind, c), &data[c]);
   }
