@@ -52,7 +52,7 @@ typedef struct ss_sim {
   sg_bar_t* bar_cross;  /* [local GPU]: that GPU of every instance */
   double alpha_global;  /* largest latency of a hop of the global rings (s) */
   double alpha_intra;   /* ... of the rings inside an instance */
-  double alpha_cross;   /* ... between the same GPU of two instances */
+  double* alpha_cross;  /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
   ss_allreduce* bucket_alg; /* [bucket]: the algorithm of its allreduce (auto resolved) */
   int actors_started;
   int actors_finished;

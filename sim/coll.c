@@ -124,7 +124,8 @@ static void allreduce_hierarchical(ss_sim* s, int r, double bytes)
   int g = j->gpus_per_instance, m = j->instances;
   const ss_rank* me = &s->ranks[r];
   ring_phase in = {RING_INTRA, g - 1, bytes / g, s->bar_inst[me->inst], s->alpha_intra, 0};
-  ring_phase across = {RING_CROSS, 2 * (m - 1), bytes / g / m, s->bar_cross[me->local], s->alpha_cross, 1};
+  ring_phase across = {RING_CROSS, 2 * (m - 1), bytes / g / m, s->bar_cross[me->local],
+                       s->alpha_cross[me->local], 1};
   ring_run(s, r, &in);
   ring_run(s, r, &across);
   ring_run(s, r, &in);

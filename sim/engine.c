@@ -150,7 +150,10 @@ static void coll_setup(ss_sim* s, const ss_job* j)
     s->bar_cross[k] = sg_barrier_init((unsigned)m);
   s->alpha_global = ss_cost_alpha_global(j);
   s->alpha_intra = ss_cost_alpha_intra(j);
-  s->alpha_cross = ss_cost_alpha_cross(j);
+  s->alpha_cross = calloc((size_t)g, sizeof(double));
+  ss_assert(s->alpha_cross);
+  for (int k = 0; k < g; k++)
+    s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
   int ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets;
   s->bucket_alg = calloc((size_t)ncoll + 1, sizeof(ss_allreduce));
   ss_assert(s->bucket_alg);
@@ -230,6 +233,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     sg_barrier_destroy(s->bar_cross[k]);
   free(s->bar_inst);
   free(s->bar_cross);
+  free(s->alpha_cross);
   free(s->bucket_alg);
   free(s->ranks);
   free(args);
