@@ -95,7 +95,8 @@ void ss_cli_usage(FILE* f, int bench)
         "  -b, --batch B        per-GPU batch (default: the workload's batch_per_gpu)\n"
         "  -n, --iterations N   measured iterations after warm-up (default 10)\n"
         "      --warmup N       iterations run before measuring (default 2)\n"
-        "      --bucket-mb X    gradient bucket cap in MiB, as PyTorch DDP (default 25)\n"
+        "      --bucket-mb X    gradient bucket cap in MiB, as PyTorch DDP (default 25); 0: one\n"
+        "                       allreduce per layer, unfused\n"
         "      --no-overlap     start gradient collectives only after the whole backward pass\n"
         "      --synthetic      no data loading (synthetic data, as benchmarks do)\n"
         "  -w, --workers W      loader processes per GPU, as PyTorch num_workers; 0 loads in the\n"
@@ -182,7 +183,7 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
     case OPT_WARMUP:
       return parse_int(arg, 0, 1000000, &o->warmup) ? usage_error(msg, size, "--warmup expects a whole number >= 0, got '%s'%s", arg, "") : 0;
     case OPT_BUCKET:
-      return parse_real(arg, 0, 1, 1e6, &o->bucket_mb) ? usage_error(msg, size, "--bucket-mb expects a number of MiB > 0, got '%s'%s", arg, "") : 0;
+      return parse_real(arg, 0, 0, 1e6, &o->bucket_mb) ? usage_error(msg, size, "--bucket-mb expects a number of MiB >= 0, got '%s'%s", arg, "") : 0;
     case 'w':
       return parse_int(arg, 0, 4096, &o->workers) ? usage_error(msg, size, "--workers expects a whole number from 0 to 4096, got '%s'%s", arg, "") : 0;
     case OPT_PREFETCH:

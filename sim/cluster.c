@@ -131,6 +131,20 @@ static void put_route(FILE* f, int inst, const ss_platform* p, const char* src, 
 
 static const char* const sharing_names[] = {"SHARED", "SPLITDUPLEX", "FATPIPE"};
 
+/* The links of instance inst. With several instances they are declared in the cluster zone, not
+ * the instance's: SimGrid finds the link of a route by searching the zone tree from the top, zone
+ * after zone, so links inside N instance zones would make reading the platform cost O(N^2). */
+static void put_links(FILE* f, const ss_job* j, int inst, const char* indent)
+{
+  const ss_platform* p = j->platform;
+  for (int l = 0; l < p->nlinks; l++) {
+    fprintf(f, "%s<link id=\"", indent);
+    put_name(f, inst, p->links[l].name);
+    fprintf(f, "\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n", ss_cluster_link_bandwidth(j, l),
+            ss_cluster_link_latency(j, l), sharing_names[p->links[l].sharing]);
+  }
+}
+
 static void put_instance(FILE* f, const ss_job* j, int inst)
 {
   const ss_platform* p = j->platform;
@@ -146,13 +160,9 @@ static void put_instance(FILE* f, const ss_job* j, int inst)
     put_name(f, inst, p->gpus[g].name);
     fprintf(f, "\" speed=\"%.17gf\"/>\n", p->gpus[g].speed_flops);
   }
-  for (int l = 0; l < p->nlinks; l++) {
-    fputs("   <link id=\"", f);
-    put_name(f, inst, p->links[l].name);
-    fprintf(f, "\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n", ss_cluster_link_bandwidth(j, l),
-            ss_cluster_link_latency(j, l), sharing_names[p->links[l].sharing]);
-  }
   int multi = j->instances > 1;
+  if (!multi)
+    put_links(f, j, inst, "   ");
   if (multi) {
     fputs("   <router id=\"", f);
     put_name(f, inst, "gw");
@@ -183,10 +193,15 @@ int ss_cluster_write(const ss_job* j, FILE* f)
   /* Instances reach each other through the "net" zone only: N zone routes, not N^2, and a
    * Dijkstra zone with a route cache finds the two-hop paths. */
   fprintf(f, " <zone id=\"cluster\" routing=\"%s\">\n", n > 1 ? "DijkstraCache" : "Full");
+  /* SimGrid's parser takes a zone whose first child is a link for a leaf zone (no sub-zones): the
+   * switch's zone comes first. */
+  if (n > 1)
+    fputs("  <zone id=\"net\" routing=\"Full\">\n   <router id=\"net/switch\"/>\n  </zone>\n", f);
+  for (int i = 0; i < n && n > 1; i++)
+    put_links(f, j, i, "  ");
   for (int i = 0; i < n; i++)
     put_instance(f, j, i);
   if (n > 1) {
-    fputs("  <zone id=\"net\" routing=\"Full\">\n   <router id=\"net/switch\"/>\n  </zone>\n", f);
     /* Without oversubscription the switch adds no constraint: a shared link there would put
      * every inter-instance flow into one sharing system and make each solve cost O(flows). SimGrid
      * wants a link on every zone route: each instance gets a switch port that never limits (a

@@ -87,10 +87,9 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   if (ph->steps <= 0 || ph->bytes <= 0)
     return;
   ss_rank* me = &s->ranks[r];
-  int nr = nrings(s, ph->kind);
-  sg_comm_t* comms = malloc(sizeof(sg_comm_t) * 2 * (size_t)nr);
-  void** data = malloc(sizeof(void*) * (size_t)nr);
-  ss_assert(comms && data);
+  sg_comm_t comms[2 * SS_TOPO_MAX_CHANNELS];
+  void* data[SS_TOPO_MAX_CHANNELS];
+  ss_assert(nrings(s, ph->kind) <= SS_TOPO_MAX_CHANNELS);
   if (ph->net)
     net_begin(me);
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
@@ -104,8 +103,6 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   }
   if (ph->net)
     net_end(me);
-  free(comms);
-  free(data);
 }
 
 /* Ring over all ranks: reduce-scatter then allgather, 2(n-1) steps of S/n. */

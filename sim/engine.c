@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 const char* const ss_engine_default_cfg[] = {
-    "--log=xbt_cfg.thresh:warning",     "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-    "--cfg=network/TCP-gamma:0",        NULL};
+    "--log=xbt_cfg.thresh:warning", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+    "--cfg=network/TCP-gamma:0",
+    /* Our actors need little stack; 128 KiB instead of 8 MiB keeps thousands of them in cache. */
+    "--cfg=contexts/stack-size:128", NULL};
 
 /* Write the job's cluster platform to a temporary file and load it; the file goes at once. */
 static int load_cluster(const ss_job* job, ss_err* err)
@@ -329,7 +331,11 @@ int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     dup2(fds[1], 2);
     if (null >= 0)
       dup2(null, 1);
-    _exit(engine_init(job, ncfg, cfg, NULL) ? 1 : 0);
+    /* One instance is enough to see SimGrid accept or refuse the options. */
+    ss_job one = *job;
+    one.instances = 1;
+    one.ngpus = job->gpus_per_instance;
+    _exit(engine_init(&one, ncfg, cfg, NULL) ? 1 : 0);
   }
   close(fds[1]);
   /* Keep the start of what the child says (its first line is the reason) and drain the rest. */

@@ -7,7 +7,8 @@
 #include "timeline.h"
 
 /* SimGrid options stash-sim always sets first (user --cfg= options come after and win): CM02
- * without cross-traffic or TCP window, so that link figures in platform files are taken as given. */
+ * without cross-traffic or TCP window, so that link figures in platform files are taken as given;
+ * small actor stacks. */
 extern const char* const ss_engine_default_cfg[];
 
 /* Check the pass-through SimGrid options by starting SimGrid once in a child process (SimGrid

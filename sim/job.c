@@ -29,14 +29,15 @@ void ss_options_default(ss_options* o)
 }
 
 /* PyTorch DDP's bucket assignment: gradients in backward order fill a bucket until it reaches its
- * cap (first bucket 1 MiB, then bucket_mb MiB); a layer is never split. */
+ * cap (first bucket 1 MiB, then bucket_mb MiB); a layer is never split. A cap of 0 gives one
+ * bucket per layer (no fusion), as ASTRA-sim's per-layer data-parallel workloads do. */
 static int make_buckets(ss_job* j)
 {
   const ss_workload* w = j->workload;
   j->buckets = calloc((size_t)w->nlayers, sizeof(ss_bucket));
   if (!j->buckets)
     return SS_ENOMEM;
-  double cap = SS_DDP_FIRST_BUCKET_BYTES;
+  double cap = j->opt.bucket_mb > 0 ? SS_DDP_FIRST_BUCKET_BYTES : 0;
   ss_bucket* cur = NULL;
   for (int l = w->nlayers - 1; l >= 0; l--) {
     double bytes = w->layers[l].params * w->grad_bytes_per_param;
@@ -143,6 +144,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   for (int l = 0; !rc && l < w->nlayers; l++) {
     j->fwd_flops[l] = w->layers[l].fwd_s * scale;
     j->bwd_flops[l] = w->layers[l].bwd_s * scale;
+    j->fwd_total_flops += j->fwd_flops[l];
   }
   j->opt_flops = w->optimizer_s * w->ref_gpu_flops;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;

@@ -72,6 +72,7 @@ typedef struct ss_job {
   int niters;         /* warmup + iterations */
   double* fwd_flops;  /* per layer, on the platform's GPU */
   double* bwd_flops;
+  double fwd_total_flops; /* the whole forward pass */
   double opt_flops;
   double h2d_bytes;   /* one batch */
   double prep_flops_per_sample;
