@@ -119,9 +119,12 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
-  if (!o->synthetic && (long)ngpus * workers > SS_MAX_LOADERS)
-    return ss_err_set(err, NULL, 0, "--workers %d x %d GPUs = %ld loader processes; at most %d are supported", workers,
-                      ngpus, (long)ngpus * workers, SS_MAX_LOADERS);
+  long actors = (long)ngpus * (2 + (o->synthetic ? 0 : workers));
+  if (actors > SS_MAX_ACTORS)
+    return ss_err_set(err, NULL, 0,
+                      "%d GPUs with %d loader workers each make %ld simulated processes; at most %d fit (each has "
+                      "its own stack mapping): use fewer --workers, or --synthetic",
+                      ngpus, o->synthetic ? 0 : workers, actors, SS_MAX_ACTORS);
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_set(err, NULL, 0, "out of memory");

@@ -96,8 +96,9 @@ int ss_allreduce_by_name(const char* name, ss_allreduce* out);
 #define SS_MAX_GPUS 65536
 #define SS_MAX_INSTANCES 65536
 
-/* Loader processes of all GPUs together: each is a SimGrid actor with its own stack. */
-#define SS_MAX_LOADERS 4096
+/* SimGrid actors of a job (2 per GPU, plus its loader workers): each has a stack and a guard page,
+ * two memory mappings, and Linux allows 65530 mappings per process by default. */
+#define SS_MAX_ACTORS 30000
 
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)

@@ -15,6 +15,21 @@ static long long cached_count(long long g, long long count, double c)
   return (long long)(floor((double)(g + count) * c) - floor((double)g * c));
 }
 
+/* CPU preparation of count samples on the CPU host of rank's instance; adds its time to *prep_s. */
+static void prepare(ss_sim* s, int rank, long long count, double* prep_s)
+{
+  const ss_job* j = s->job;
+  if (count <= 0 || j->prep_flops_per_sample <= 0)
+    return;
+  double t = simgrid_get_clock();
+  /* The training process itself may load (workers = 0): run on the CPU host wherever we are. */
+  sg_exec_t e = sg_actor_exec_init((double)count * j->prep_flops_per_sample);
+  sg_exec_set_host(e, s->ranks[rank].cpu);
+  sg_exec_start(e);
+  sg_exec_wait(e);
+  *prep_s += simgrid_get_clock() - t;
+}
+
 void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* prep_s)
 {
   const ss_job* j = s->job;
@@ -22,25 +37,22 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* pre
   /* Samples are read then prepared one after the other; a large batch goes in at most
    * SS_LOADER_STEPS steps of equal size, so that the cost of a simulation does not grow with it. */
   long long step = (j->batch + SS_LOADER_STEPS - 1) / SS_LOADER_STEPS;
+  /* Preparation of samples that needed no read runs as one execution with the next ones: nothing
+   * happens in between, and fewer executions keep large simulations cheap. */
+  long long unprepared = 0;
   for (long long g = first; g < first + j->batch; g += step) {
     long long count = g + step <= first + j->batch ? step : first + j->batch - g;
-    double t = simgrid_get_clock();
     long long misses = count - cached_count(g, count, j->cache);
     if (misses > 0) {
+      prepare(s, rank, unprepared, prep_s);
+      unprepared = 0;
+      double t = simgrid_get_clock();
       sg_disk_read(s->ranks[rank].disk, (sg_size_t)llround((double)misses * j->workload->dataset.bytes_per_sample));
-      double now = simgrid_get_clock();
-      *fetch_s += now - t;
-      t = now;
+      *fetch_s += simgrid_get_clock() - t;
     }
-    if (j->prep_flops_per_sample > 0) {
-      /* The training process itself may load (workers = 0): run on the CPU host wherever we are. */
-      sg_exec_t e = sg_actor_exec_init((double)count * j->prep_flops_per_sample);
-      sg_exec_set_host(e, s->ranks[rank].cpu);
-      sg_exec_start(e);
-      sg_exec_wait(e);
-      *prep_s += simgrid_get_clock() - t;
-    }
+    unprepared += count;
   }
+  prepare(s, rank, unprepared, prep_s);
 }
 
 void ss_loader_actor(int argc, char** argv)
