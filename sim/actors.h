@@ -36,6 +36,13 @@ typedef struct ss_rank {
   int* intra_next;
   sg_mailbox_t cross_inbox;  /* where the same GPU of the previous instance sends */
   int cross_next;
+  /* Double binary tree over the same GPU of every instance (tree allreduce): for each tree, the
+   * parent and children ranks (-1: none), this rank's slot (0 or 1) among its parent's children,
+   * and its inboxes: [tree][0..1] from each child, [tree][2] from the parent. */
+  int tree_parent[2];
+  int tree_child[2][2];
+  int tree_slot[2];
+  sg_mailbox_t tree_inbox[2][3];
   /* Time its collectives spent in phases that cross instances, for splitting the trainer's wait
    * between network and interconnect: net_acc_s so far, plus now - net_since while in_net. */
   int in_net;
@@ -53,6 +60,8 @@ typedef struct ss_sim {
   double alpha_global;  /* largest latency of a hop of the global rings (s) */
   double alpha_intra;   /* ... of the rings inside an instance */
   double* alpha_cross;  /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
+  int tree_depth;       /* hops from the deepest leaf to the root of the trees over instances */
+  double tree_bandwidth; /* bandwidth of one tree transfer (ss_cost_tree_bandwidth) */
   ss_allreduce* bucket_alg; /* [bucket]: the algorithm of its allreduce (auto resolved) */
   int actors_started;
   int actors_finished;

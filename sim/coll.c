@@ -1,11 +1,13 @@
 /* coll: allreduce algorithms on SimGrid communications: ring, hierarchical, double binary tree,
  * each at two fidelities (one communication per chunk and step, or one flow per hop and phase). */
 #include "actors.h"
+#include "cost.h"
 
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Payload of every message: SimGrid rejects NULL payloads, and only sizes matter here. */
 static char token;
@@ -128,12 +130,150 @@ static void allreduce_hierarchical(ss_sim* s, int r, double bytes)
   ring_run(s, r, &in);
 }
 
+/* One tree's share of a pipelined phase on one rank: where chunks come from, where they go. */
+typedef struct tree_flow {
+  int nsrc, ndst;
+  sg_mailbox_t src[2];    /* this rank's inboxes the sources send to */
+  sg_mailbox_t dst[2];    /* the destinations' inboxes */
+  int received[2];        /* chunks received from each source */
+  int sent;               /* chunks sent to every destination */
+  int sending;            /* sends of chunk `sent` still in flight */
+} tree_flow;
+
+typedef struct pending {
+  sg_comm_t comm;
+  int tree;
+  int src; /* source index for a receive, -1 for a send */
+} pending;
+
+static void tree_flow_init(ss_sim* s, const ss_rank* me, int t, int reduce, tree_flow* f)
+{
+  memset(f, 0, sizeof(*f));
+  if (reduce) {
+    for (int c = 0; c < 2; c++)
+      if (me->tree_child[t][c] >= 0)
+        f->src[f->nsrc++] = me->tree_inbox[t][c];
+    if (me->tree_parent[t] >= 0)
+      f->dst[f->ndst++] = s->ranks[me->tree_parent[t]].tree_inbox[t][me->tree_slot[t]];
+  } else {
+    if (me->tree_parent[t] >= 0)
+      f->src[f->nsrc++] = me->tree_inbox[t][2];
+    for (int c = 0; c < 2; c++)
+      if (me->tree_child[t][c] >= 0)
+        f->dst[f->ndst++] = s->ranks[me->tree_child[t][c]].tree_inbox[t][2];
+  }
+}
+
+/* Send chunk f->sent to every destination once every source delivered it and the previous chunk
+ * has left; returns the number of sends posted into p. */
+static int tree_try_send(tree_flow* f, int t, int k, double chunk, pending* p)
+{
+  if (f->sending || f->sent >= k || f->ndst == 0)
+    return 0;
+  for (int i = 0; i < f->nsrc; i++)
+    if (f->received[i] <= f->sent)
+      return 0;
+  for (int i = 0; i < f->ndst; i++)
+    p[i] = (pending){sg_mailbox_put_async(f->dst[i], &token, (long)llround(chunk)), t, -1};
+  f->sending = f->ndst;
+  return f->ndst;
+}
+
+/* Reference fidelity: every chunk of both trees is a communication; a rank passes chunk i on
+ * as soon as all its sources delivered it and its chunk i-1 has left (data flow, no lock step). */
+static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
+{
+  tree_flow f[2];
+  pending p[16];
+  void* data[16];
+  int np = 0;
+  for (int t = 0; t < 2; t++) {
+    tree_flow_init(s, &s->ranks[r], t, reduce, &f[t]);
+    for (int i = 0; i < f[t].nsrc; i++)
+      p[np++] = (pending){sg_mailbox_get_async(f[t].src[i], &data[0]), t, i};
+    np += tree_try_send(&f[t], t, k, chunk, p + np);
+  }
+  while (np > 0) {
+    sg_comm_t comms[16];
+    for (int i = 0; i < np; i++)
+      comms[i] = p[i].comm;
+    ssize_t done = sg_comm_wait_any(comms, (size_t)np);
+    ss_assert(done >= 0 && done < np);
+    pending d = p[done];
+    p[done] = p[--np];
+    tree_flow* ft = &f[d.tree];
+    if (d.src >= 0) {
+      if (++ft->received[d.src] < k)
+        p[np++] = (pending){sg_mailbox_get_async(ft->src[d.src], &data[0]), d.tree, d.src};
+    } else if (--ft->sending == 0) {
+      ft->sent++;
+    }
+    np += tree_try_send(ft, d.tree, k, chunk, p + np);
+  }
+}
+
+/* One pipelined tree phase on rank r: reduce (children to parent) or broadcast (parent to
+ * children) of k chunks of `chunk` bytes over both trees at once. Fast: one transfer of all k
+ * chunks per tree edge, a barrier, then what the pipeline adds on a homogeneous platform, so that
+ * the phase takes (depth + k - 1) x (alpha + chunk / bandwidth) there, as the reference does. */
+static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk)
+{
+  ss_rank* me = &s->ranks[r];
+  net_begin(me);
+  if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
+    tree_reference(s, r, reduce, k, chunk);
+  } else {
+    sg_comm_t comms[8];
+    void* data[8];
+    int n = 0;
+    long size = (long)llround(chunk * k);
+    for (int t = 0; t < 2; t++) {
+      tree_flow f;
+      tree_flow_init(s, me, t, reduce, &f);
+      for (int i = 0; i < f.nsrc; i++) {
+        comms[n] = sg_mailbox_get_async(f.src[i], &data[n]);
+        n++;
+      }
+      for (int i = 0; i < f.ndst; i++)
+        comms[n++] = sg_mailbox_put_async(f.dst[i], &token, size);
+    }
+    sg_comm_wait_all(comms, (size_t)n);
+    sg_barrier_wait(s->bar_cross[me->local]);
+    int d = s->tree_depth;
+    double rest = (d + k - 2) * s->alpha_cross[me->local] + (d - 1) * chunk / s->tree_bandwidth;
+    if (rest > 0)
+      sg_actor_sleep_for(rest);
+  }
+  net_end(me);
+}
+
+/* Reduce-scatter inside the instance, reduce then broadcast of the 1/g shard over a double
+ * binary tree of the same-index GPUs of all instances (each tree carrying half, pipelined in
+ * chunks), allgather inside. */
+static void allreduce_tree(ss_sim* s, int r, double bytes)
+{
+  const ss_job* j = s->job;
+  int g = j->gpus_per_instance, m = j->instances;
+  const ss_rank* me = &s->ranks[r];
+  ring_phase in = {RING_INTRA, g - 1, bytes / g, s->bar_inst[me->inst], s->alpha_intra, 0};
+  ring_run(s, r, &in);
+  if (m > 1) {
+    double half = bytes / g / 2;
+    int k = ss_cost_tree_chunks(half);
+    double chunk = half / k < 1 ? 1 : half / k;
+    tree_run(s, r, 1, k, chunk);
+    tree_run(s, r, 0, k, chunk);
+  }
+  ring_run(s, r, &in);
+}
+
 typedef void (*allreduce_fn)(ss_sim* s, int r, double bytes);
 
 /* The algorithms, by ss_allreduce value (AUTO is resolved before a collective runs). */
 static const allreduce_fn allreduce_fns[SS_ALLREDUCE_COUNT] = {
     [SS_ALLREDUCE_RING] = allreduce_ring,
     [SS_ALLREDUCE_HIERARCHICAL] = allreduce_hierarchical,
+    [SS_ALLREDUCE_TREE] = allreduce_tree,
 };
 
 void ss_coll_allreduce(ss_sim* s, int r, ss_allreduce alg, double bytes)

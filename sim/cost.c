@@ -63,6 +63,36 @@ static double cross_bandwidth(const ss_job* j)
   return bw;
 }
 
+int ss_cost_tree_chunks(double half_shard_bytes)
+{
+  double k = ceil(half_shard_bytes / SS_TREE_CHUNK_BYTES);
+  return k < 1 ? 1 : k > SS_TREE_MAX_CHUNKS ? SS_TREE_MAX_CHUNKS : (int)k;
+}
+
+double ss_cost_tree_bandwidth(const ss_job* j)
+{
+  double bw = ss_cluster_nic_bandwidth(j) / (2.0 * j->gpus_per_instance);
+  for (int k = 0; k < j->gpus_per_instance; k++)
+    bw = fmin(bw, ss_cluster_cross_bandwidth(j, k, k) / 2);
+  return bw;
+}
+
+/* Reduce-scatter inside the instance, a pipelined reduce then broadcast of each half of the shard
+ * over the two trees across instances, allgather inside. */
+static double cost_tree(const ss_job* j, double bytes)
+{
+  int g = j->gpus_per_instance, m = j->instances;
+  double t = 0;
+  if (g > 1)
+    t += 2.0 * (g - 1) * (ss_cost_alpha_intra(j) + bytes / g / intra_bandwidth(j));
+  if (m > 1) {
+    double half = bytes / g / 2;
+    int k = ss_cost_tree_chunks(half);
+    t += 2.0 * (ss_topo_btree_depth(m) + k - 1) * (ss_cost_alpha_cross(j) + half / k / ss_cost_tree_bandwidth(j));
+  }
+  return t;
+}
+
 static double cost_ring(const ss_job* j, double bytes)
 {
   int n = j->ngpus;
@@ -90,6 +120,7 @@ double ss_cost_allreduce(const ss_job* j, ss_allreduce alg, double bytes)
   switch (alg) {
     case SS_ALLREDUCE_RING: return cost_ring(j, bytes);
     case SS_ALLREDUCE_HIERARCHICAL: return cost_hierarchical(j, bytes);
+    case SS_ALLREDUCE_TREE: return cost_tree(j, bytes);
     default: break;
   }
   ss_assert(!"an allreduce algorithm without a cost model");
@@ -102,7 +133,7 @@ ss_allreduce ss_cost_choose(const ss_job* j, double bytes)
     return SS_ALLREDUCE_RING;
   ss_allreduce best = SS_ALLREDUCE_RING;
   for (int a = SS_ALLREDUCE_RING; a < SS_ALLREDUCE_COUNT; a++)
-    if (a != SS_ALLREDUCE_TREE && ss_cost_allreduce(j, (ss_allreduce)a, bytes) < ss_cost_allreduce(j, best, bytes))
+    if (ss_cost_allreduce(j, (ss_allreduce)a, bytes) < ss_cost_allreduce(j, best, bytes))
       best = (ss_allreduce)a;
   return best;
 }

@@ -11,6 +11,15 @@ double ss_cost_alpha_global(const ss_job* j);
 double ss_cost_alpha_intra(const ss_job* j);
 double ss_cost_alpha_cross(const ss_job* j);
 
+/* Tree allreduce: chunks each tree's half of a GPU's shard is pipelined in (NCCL-like chunks of
+ * at most SS_TREE_CHUNK_BYTES, at most SS_TREE_MAX_CHUNKS of them), and the bandwidth (bytes/s)
+ * of one tree transfer between instances when all GPUs use both trees at once (two transfers
+ * each way per GPU share the NIC). */
+#define SS_TREE_CHUNK_BYTES (512.0 * 1024)
+#define SS_TREE_MAX_CHUNKS 64
+int ss_cost_tree_chunks(double half_shard_bytes);
+double ss_cost_tree_bandwidth(const ss_job* j);
+
 /* Predicted time (s) of an allreduce of bytes with algorithm alg (not AUTO): latency and bottleneck
  * bandwidth of each phase, with the flows that share a NIC splitting it. Contention beyond that
  * is what the simulation adds. */

@@ -118,6 +118,15 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* cpus, sg_di
   }
   me->cross_inbox = mailbox("cross", 0, r);
   me->cross_next = (r + g) % j->ngpus;
+  for (int t = 0; t < 2; t++) {
+    int parent, child[2];
+    ss_topo_btree(j->instances, t, me->inst, &parent, child, &me->tree_slot[t]);
+    me->tree_parent[t] = parent >= 0 ? parent * g + me->local : -1;
+    for (int c = 0; c < 2; c++)
+      me->tree_child[t][c] = child[c] >= 0 ? child[c] * g + me->local : -1;
+    for (int c = 0; c < 3; c++)
+      me->tree_inbox[t][c] = mailbox(c == 0 ? "tree_a" : c == 1 ? "tree_b" : "tree_p", t, r);
+  }
 }
 
 /* Where each rank sends in the rings: global rings, rings inside each instance. */
@@ -156,6 +165,8 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   ss_assert(s->alpha_cross);
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
+  s->tree_depth = ss_topo_btree_depth(m);
+  s->tree_bandwidth = ss_cost_tree_bandwidth(j);
   int ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets;
   s->bucket_alg = calloc((size_t)ncoll + 1, sizeof(ss_allreduce));
   ss_assert(s->bucket_alg);

@@ -152,3 +152,27 @@ void ss_topo_rings_free(ss_rings* r)
     free(r->rings[i].order);
   r->nrings = 0;
 }
+
+/* Node i of tree `tree` in heap numbering, and back. */
+static int heap_index(int n, int tree, int i)
+{
+  return tree ? n - 1 - i : i;
+}
+
+void ss_topo_btree(int n, int tree, int i, int* parent, int child[2], int* slot)
+{
+  ss_assert(n >= 1 && i >= 0 && i < n && (tree == 0 || tree == 1));
+  int h = heap_index(n, tree, i);
+  *parent = h > 0 ? heap_index(n, tree, (h - 1) / 2) : -1;
+  *slot = h > 0 ? (h - 1) % 2 : 0;
+  for (int c = 0; c < 2; c++)
+    child[c] = 2 * h + 1 + c < n ? heap_index(n, tree, 2 * h + 1 + c) : -1;
+}
+
+int ss_topo_btree_depth(int n)
+{
+  int d = 0;
+  while ((2 << d) <= n)
+    d++;
+  return d;
+}

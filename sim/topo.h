@@ -29,4 +29,14 @@ int ss_topo_rings(const ss_platform* p, const int* gpus, int n, ss_rings* out);
 
 void ss_topo_rings_free(ss_rings* r);
 
+/* Double binary tree over nodes 0..n-1, as NCCL's tree allreduce: tree 0 is the binary heap
+ * (parent (i-1)/2, children 2i+1 and 2i+2), tree 1 the same heap over the mirrored numbering
+ * n-1-i, so that for n = 2^k - 1 the inner nodes of one tree are the leaves of the other and no
+ * node has more than two transfers each way. Sets node i's parent (-1 for the root), children
+ * (-1 when absent) and its slot (0 or 1) among its parent's children. */
+void ss_topo_btree(int n, int tree, int i, int* parent, int child[2], int* slot);
+
+/* Hops from the deepest leaf to the root of those trees: floor(log2 n). */
+int ss_topo_btree_depth(int n);
+
 #endif

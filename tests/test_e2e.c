@@ -191,6 +191,52 @@ static void test_hierarchical_closed_form(void)
       }
 }
 
+/* Tree allreduce on m stars of g GPUs (m = 2^k - 1, so that every node of the double binary tree
+ * is inner in at most one tree): reduce-scatter and allgather inside each star as hierarchical;
+ * across stars each half of the S/g shard goes up then down its tree in K chunks of C bytes,
+ * (depth + K - 1) steps each way, every NIC direction carrying two transfers per GPU. */
+static void test_tree_closed_form(void)
+{
+  const double bw = 10e9;
+  const double sizes[] = {1e4, 1e6, 1e8, 4e9};
+  const struct { const char* file; int g, m; } cases[] = {{"star2", 1, 3}, {"star2", 1, 7}, {"star2", 2, 7},
+                                                          {"star4", 4, 3}};
+  for (int f = 0; f < 2; f++)
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+      for (int k = 0; k < 4; k++) {
+        int g = cases[i].g, m = cases[i].m;
+        char args[256];
+        snprintf(args, sizeof(args), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree --fidelity %s",
+                 cases[i].file, g, m, fidelities[f]);
+        double t = bench_time(args, sizes[k], NULL, 0);
+        double s = sizes[k], half = s / g / 2;
+        double chunks = fmin(64, fmax(1, ceil(half / (512.0 * 1024))));
+        int depth = m == 3 ? 1 : 2;
+        double expect = 2.0 * (g - 1) * (10e-6 + s / g / bw) +
+                        2.0 * (depth + chunks - 1) * (20e-6 + half / chunks / (bw / (2.0 * g)));
+        CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, s, t, expect);
+      }
+}
+
+/* AUTO takes the ring on one instance, and across instances the algorithm with the shortest
+ * predicted time: the tree's log-depth latency for small sizes, hierarchical's bandwidth for
+ * large ones (p3.16xl x 16: 8 B tree, 1 GiB hierarchical). */
+static void test_auto_choice(void)
+{
+  const struct { const char* args; double bytes; const char* alg; } cases[] = {
+      {"platforms/p3.16xl.xml", 8, "ring"},
+      {"platforms/p3.16xl.xml", 1073741824, "ring"},
+      {"platforms/p3.16xl.xml --instances 16", 8, "tree"},
+      {"platforms/p3.16xl.xml --instances 16", 1073741824, "hierarchical"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char alg[64];
+    bench_time(cases[i].args, cases[i].bytes, alg, sizeof(alg));
+    CHECK(strcmp(alg, cases[i].alg) == 0, "%s, %g B: auto chose '%s', expected '%s'", cases[i].args, cases[i].bytes,
+          alg, cases[i].alg);
+  }
+}
+
 /* The fast fidelity (one flow per hop and phase) against the reference (one communication per
  * chunk and step) where flows contend: PCIe switches and the inter-socket link of p2.16xl, a NIC
  * shared by 4 GPUs (g4dn.12xl) or by 4 rings (p3.16xl), 4 NICs shared by 8 GPUs (p4d), an
@@ -208,6 +254,8 @@ static void test_fast_vs_reference(void)
       {"platforms/p4d.24xl.xml --instances 2 --allreduce hierarchical", 0},
       {"platforms/p3.16xl.xml --instances 2 --allreduce ring", 1},
       {"tests/platforms/star4.xml --instances 4 --allreduce ring --oversub 2", 0},
+      {"platforms/g4dn.12xl.xml --instances 7 --allreduce tree", 0},
+      {"platforms/p4d.24xl.xml --instances 3 --allreduce tree", 0},
   };
   const double sizes[] = {65536, 8388608, 67108864};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -399,6 +447,8 @@ static const test_entry tests[] = {
     {"ring_closed_form", test_ring_closed_form},
     {"hierarchical_closed_form", test_hierarchical_closed_form},
     {"fast_vs_reference", test_fast_vs_reference},
+    {"tree_closed_form", test_tree_closed_form},
+    {"auto_choice", test_auto_choice},
     {"single_gpu_synthetic", test_single_gpu_synthetic},
     {"breakdown_sums", test_breakdown_sums},
     {"more_bandwidth_never_slower", test_more_bandwidth_never_slower},
