@@ -111,6 +111,22 @@ def main():
         "dataset": {"name": "imagenet-1k", "samples": samples,
                     "bytes_per_sample": round(dataset_bytes / samples),
                     "prep_cpu_s_per_sample": 0.004, "decoded_bytes_per_sample": 3 * 224 * 224 * 4},
+        "devices": [
+            {"gpu_model": "Tesla K80", "fwd_s": 0.12438, "bwd_s": 0.27443,
+             "reference_fwd_s": 0.01983, "reference_bwd_s": 0.04626,
+             "source": "MEASURED: shared/data/single_gpu_fwd_bwd.md, ResNet-50, batch 16, Torch + cuDNN FP32 "
+                       "(github.com/dmikushin/cnn-benchmarks): Tesla K80 (one GK210, AWS p2, cuDNN 5.1.10) "
+                       "124.38 + 274.43 ms vs Tesla V100 (AWS P3, cuDNN 7.0.04) 19.83 + 46.26 ms. The ratios "
+                       "(6.27 forward, 5.93 backward) are applied to this workload's V100 times; the V100 of "
+                       "that benchmark is an SXM2 part, the trace's a DGXS, the same GV100 chip. The cuDNN "
+                       "versions differ, as they did on those instances."},
+            {"gpu_model": "NVIDIA A100-SXM4-40GB", "samples_per_s": 938, "reference_samples_per_s": 367,
+             "source": "MEASURED: shared/data/single_gpu_throughput.md, ResNet-50 v1.5 training, NGC "
+                       "PyTorch (NVIDIA/DeepLearningExamples): A100 80GB TF32 938 img/s vs V100-SXM2-16GB "
+                       "FP32 367 img/s. TF32 is what FP32 training runs at on an A100 by default; the 40GB "
+                       "and 80GB A100 have the same compute (the 80GB part's faster memory is ignored). One "
+                       "ratio (0.391) for forward, backward and optimizer."},
+        ],
         "provenance": {
             "per_layer_times": "MEASURED: shared/data/resnet50_v100_bs32_per_layer.csv (per-layer GPU kernel times from the pytorch/kineto tb_plugin sample trace traces/resnet50_v100_bs32_workers0.pt.trace.json.gz, Tesla V100-DGXS-32GB, FP32, batch 32). fwd_s = (fwd_main+fwd_bn+fwd_relu+fwd_other) us / 1e6; bwd_s = (dgrad+wgrad + bwd_bn + bwd_relu + bwd_other + accumgrad) us / 1e6; no rounding. Non-conv kernels stay in the row the CSV attributes them to (e.g. conv1's fwd_other presumably holds the maxpool, and the residual add+ReLU sit in the rows of conv3 / downsample.0 that end a block); this attribution was not re-derived from the trace. Sums: fwd %.3f ms (trace step breakdown 33.0 ms), bwd %.3f ms (64.4 ms), fwd+bwd+SGD %.3f ms vs 98.7 ms GPU kernel time per step (single_gpu_throughput.md)." % (fwd_us / 1e3, bwd_us / 1e3, step_ms),
             "layer_names": "DERIVED: torchvision resnet50 module names. CSV row 0 = conv1 (7x7, 3->64); then Bottleneck blocks [3,4,6,3] for layer1..layer4, each in execution order conv1 (1x1), conv2 (3x3), conv3 (1x1), and in block 0 of each stage downsample.0 (1x1 conv on the block input, out = 4*planes) after conv3, as in torchvision Bottleneck.forward. In layer2-4 the downsample row is identified by its input dims (block input, e.g. 32x256x56x56 vs conv3's 32x128x28x28); in layer1.0 conv3 and downsample.0 have identical dims (64x56x56 in, 256x64x1x1), so the order is settled by execution order plus the epilogue: row 3 has no ReLU/other time (bn3 only), row 4 carries the residual add and ReLU, which torchvision runs after downsample. Last row = fc.",

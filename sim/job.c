@@ -140,16 +140,25 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->workers = workers;
   double dataset_bytes = w->dataset.samples * w->dataset.bytes_per_sample;
   j->cache = o->cache >= 0 ? o->cache : fmin(1.0, 0.8 * p->memory_gib * 1073741824.0 / dataset_bytes);
-  double scale = (double)j->batch / w->ref_batch * w->ref_gpu_flops;
+  /* Work is given to SimGrid in flops of the platform's GPU: a reference time becomes time x
+   * (device time / reference time) x device speed. That ratio is measured when the workload has
+   * an entry for the platform's GPU, else the ratio of peak speeds (the same then). */
+  double speed = p->gpus[0].speed_flops;
+  j->device = ss_workload_device(w, p->gpus[0].model);
+  double ratio_peak = w->ref_gpu_flops / speed;
+  double fwd_ratio = j->device ? j->device->fwd_ratio : ratio_peak;
+  double bwd_ratio = j->device ? j->device->bwd_ratio : ratio_peak;
+  double opt_ratio = j->device ? j->device->total_ratio : ratio_peak;
+  double per_batch = (double)j->batch / w->ref_batch * speed;
   j->fwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   j->bwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   int rc = j->fwd_flops && j->bwd_flops ? SS_OK : SS_ENOMEM;
   for (int l = 0; !rc && l < w->nlayers; l++) {
-    j->fwd_flops[l] = w->layers[l].fwd_s * scale;
-    j->bwd_flops[l] = w->layers[l].bwd_s * scale;
+    j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch;
+    j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch;
     j->fwd_total_flops += j->fwd_flops[l];
   }
-  j->opt_flops = w->optimizer_s * w->ref_gpu_flops;
+  j->opt_flops = w->optimizer_s * opt_ratio * speed;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   if (!rc && j->ngpus > 1)

@@ -73,6 +73,7 @@ typedef struct ss_job {
   double* fwd_flops;  /* per layer, on the platform's GPU */
   double* bwd_flops;
   double fwd_total_flops; /* the whole forward pass */
+  const ss_device* device; /* the workload's measured ratio for the platform's GPU, or NULL: peak FLOPS */
   double opt_flops;
   double h2d_bytes;   /* one batch */
   double prep_flops_per_sample;

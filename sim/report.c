@@ -103,6 +103,7 @@ static void write_json(FILE* f, const ss_result* r)
     fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(bucket_algorithm(j, b)));
   fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
           fidelity_name(j), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
+  fprintf(f, "  \"compute_scaling\": \"%s\",\n", j->device ? "measured" : "peak_flops");
   fprintf(f, "  \"simulated_s\": %.17g\n}\n", r->simulated_s);
 }
 
@@ -160,6 +161,12 @@ static void write_table(FILE* f, const ss_result* r)
           j->niters, j->ngpus, j->ngpus == 1 ? "" : "s");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3, 100 * b->part_s[c] / b->iteration_s);
+  if (j->device)
+    fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
+            j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);
+  else if (strcmp(j->platform->gpus[0].model, j->workload->ref_gpu_model) != 0)
+    fprintf(f, "  compute: %s times scaled by peak FLOPS from %s (x%.3f)\n", j->platform->gpus[0].model,
+            j->workload->ref_gpu_model, j->workload->ref_gpu_flops / j->platform->gpus[0].speed_flops);
   if (j->opt.synthetic)
     fprintf(f, "  data: synthetic (no loading)\n");
   else

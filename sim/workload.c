@@ -257,10 +257,78 @@ static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
   return SS_OK;
 }
 
+/* One entry of "devices": either forward and backward times on both devices at one batch, or
+ * throughputs on both. */
+static int parse_device(wctx* c, const cJSON* d, const char* p, ss_device* dev)
+{
+  static const char* const keys[] = {"gpu_model", "fwd_s", "bwd_s", "reference_fwd_s", "reference_bwd_s",
+                                     "samples_per_s", "reference_samples_per_s", "source", NULL};
+  if (!cJSON_IsObject(d))
+    return ss_err_set_path(c->err, c->file, p, "expected an object, got %s", json_kind(d));
+  if (check_keys(c, d, p, keys) || get_string(c, d, p, "gpu_model", &dev->gpu_model) ||
+      get_string(c, d, p, "source", &dev->source))
+    return SS_EINPUT;
+  if (cJSON_GetObjectItemCaseSensitive(d, "samples_per_s")) {
+    double rate = 0, ref_rate = 0;
+    if (cJSON_GetObjectItemCaseSensitive(d, "fwd_s"))
+      return ss_err_set_path(c->err, c->file, p, "give times (fwd_s, bwd_s, ...) or throughputs, not both");
+    if (get_number(c, d, p, "samples_per_s", 0, 1, 1e9, 0, &rate) ||
+        get_number(c, d, p, "reference_samples_per_s", 0, 1, 1e9, 0, &ref_rate))
+      return SS_EINPUT;
+    dev->fwd_ratio = dev->bwd_ratio = dev->total_ratio = ref_rate / rate;
+    return SS_OK;
+  }
+  double f = 0, b = 0, rf = 0, rb = 0;
+  if (get_number(c, d, p, "fwd_s", 0, 1, MAX_TIME_S, 0, &f) || get_number(c, d, p, "bwd_s", 0, 1, MAX_TIME_S, 0, &b) ||
+      get_number(c, d, p, "reference_fwd_s", 0, 1, MAX_TIME_S, 0, &rf) ||
+      get_number(c, d, p, "reference_bwd_s", 0, 1, MAX_TIME_S, 0, &rb))
+    return SS_EINPUT;
+  dev->fwd_ratio = f / rf;
+  dev->bwd_ratio = b / rb;
+  dev->total_ratio = (f + b) / (rf + rb);
+  return SS_OK;
+}
+
+static int parse_devices(wctx* c, const cJSON* root, ss_workload* w)
+{
+  const cJSON* arr = cJSON_GetObjectItemCaseSensitive(root, "devices");
+  if (!arr)
+    return SS_OK;
+  if (!cJSON_IsArray(arr))
+    return ss_err_set_path(c->err, c->file, "$.devices", "expected an array, got %s", json_kind(arr));
+  w->devices = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(ss_device));
+  if (!w->devices)
+    return SS_ENOMEM;
+  int i = 0;
+  for (const cJSON* d = arr->child; d; d = d->next, i++) {
+    char p[SS_ERR_PATH_MAX];
+    join_path(p, sizeof(p), "$.devices", NULL, i);
+    w->ndevices = i + 1;
+    if (parse_device(c, d, p, &w->devices[i]))
+      return SS_EINPUT;
+    for (int j = 0; j < i; j++)
+      if (strcmp(w->devices[j].gpu_model, w->devices[i].gpu_model) == 0) {
+        char q[SS_ERR_PATH_MAX];
+        join_path(q, sizeof(q), p, "gpu_model", 0);
+        return ss_err_set_path(c->err, c->file, q, "device '%s' already given by $.devices[%d]",
+                               w->devices[i].gpu_model, j);
+      }
+  }
+  return SS_OK;
+}
+
+const ss_device* ss_workload_device(const ss_workload* w, const char* model)
+{
+  for (int i = 0; i < w->ndevices; i++)
+    if (strcmp(w->devices[i].gpu_model, model) == 0)
+      return &w->devices[i];
+  return NULL;
+}
+
 static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
 {
   static const char* const keys[] = {"schema", "model", "precision", "batch_per_gpu", "grad_bytes_per_param",
-                                     "reference", "optimizer_s", "layers", "dataset", "provenance", NULL};
+                                     "reference", "optimizer_s", "layers", "dataset", "devices", "provenance", NULL};
   static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
   char* schema = NULL;
@@ -287,7 +355,7 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
       get_number(c, ref, "$.reference", "gpu_flops", 1e6, 0, 1e18, 0, &w->ref_gpu_flops) ||
       get_number(c, ref, "$.reference", "batch", 0, 1, MAX_BATCH, 1, &ref_batch) ||
       get_number(c, root, "$", "optimizer_s", 0, 0, MAX_TIME_S, 0, &w->optimizer_s) || parse_layers(c, root, w) ||
-      parse_dataset(c, root, w))
+      parse_dataset(c, root, w) || parse_devices(c, root, w))
     return SS_EINPUT;
   double compute_s = w->optimizer_s;
   for (int i = 0; i < w->nlayers; i++)
@@ -385,6 +453,11 @@ void ss_workload_free(ss_workload* w)
   free(w->model);
   free(w->precision);
   free(w->ref_gpu_model);
+  for (int i = 0; i < w->ndevices; i++) {
+    free(w->devices[i].gpu_model);
+    free(w->devices[i].source);
+  }
+  free(w->devices);
   free(w);
 }
 

@@ -20,6 +20,17 @@ typedef struct ss_dataset {
   double decoded_bytes_per_sample; /* bytes copied to the GPU per sample */
 } ss_dataset;
 
+/* A measured comparison of another device with the reference device on this model: the same
+ * benchmark run on both (times in seconds at one batch, or throughputs). It gives that device's
+ * compute times in place of the peak-FLOPS ratio. */
+typedef struct ss_device {
+  char* gpu_model;   /* matched against the platform's gpu_model */
+  double fwd_ratio;  /* device time / reference time, forward */
+  double bwd_ratio;  /* ... backward (and the optimizer: the ratio of the totals) */
+  double total_ratio;
+  char* source;
+} ss_device;
+
 typedef struct ss_workload {
   char* path;
   char* model;
@@ -33,7 +44,12 @@ typedef struct ss_workload {
   int nlayers;
   ss_layer* layers; /* forward order */
   ss_dataset dataset;
+  int ndevices;
+  ss_device* devices; /* optional */
 } ss_workload;
+
+/* The device entry whose gpu_model is exactly model, or NULL. */
+const ss_device* ss_workload_device(const ss_workload* w, const char* model);
 
 /* Read and validate the workload at path (plain or gzip). On success *out owns a new workload
  * (free with ss_workload_free); on bad input returns SS_EINPUT with the file and line:column
