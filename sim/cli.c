@@ -240,8 +240,8 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
     out->bench = 1;
     if (argc < 3 || strcmp(argv[2], "allreduce") != 0) {
       free(rest);
-      return usage_error(msg, msg_size, "'stash-sim bench' expects 'allreduce', got %s%s",
-                         argc < 3 ? "nothing" : "another word", "");
+      return argc < 3 ? usage_error(msg, msg_size, "'stash-sim bench' expects 'allreduce', got nothing%s%s", "", "")
+                      : usage_error(msg, msg_size, "'stash-sim bench' expects 'allreduce', got '%s'%s", argv[2], "");
     }
     first = 3;
   }

@@ -166,7 +166,7 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
   s->tree_depth = ss_topo_btree_depth(m);
-  s->tree_bandwidth = ss_cost_tree_bandwidth(j);
+  s->tree_bandwidth = m > 1 ? ss_cost_tree_bandwidth(j) : 0;
   int ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets;
   s->bucket_alg = calloc((size_t)ncoll + 1, sizeof(ss_allreduce));
   ss_assert(s->bucket_alg);

@@ -120,11 +120,16 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
   long actors = (long)ngpus * (2 + (o->synthetic ? 0 : workers));
+  if (2L * ngpus > SS_MAX_ACTORS)
+    return ss_err_set(err, NULL, 0,
+                      "%d GPUs make %ld simulated processes (2 per GPU); at most %d fit (each has its own stack "
+                      "mapping): use fewer --instances or --gpus",
+                      ngpus, 2L * ngpus, SS_MAX_ACTORS);
   if (actors > SS_MAX_ACTORS)
     return ss_err_set(err, NULL, 0,
-                      "%d GPUs with %d loader workers each make %ld simulated processes; at most %d fit (each has "
+                      "%d GPUs with %d loader worker%s each make %ld simulated processes; at most %d fit (each has "
                       "its own stack mapping): use fewer --workers, or --synthetic",
-                      ngpus, o->synthetic ? 0 : workers, actors, SS_MAX_ACTORS);
+                      ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_set(err, NULL, 0, "out of memory");

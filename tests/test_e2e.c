@@ -191,6 +191,18 @@ static void test_hierarchical_closed_form(void)
       }
 }
 
+/* Compute on another device: a measured ratio in the workload wins over the peak-FLOPS ratio
+ * (tiny_devices.json: forward x2, backward x3, optimizer x8/3 on test-gpu-10Tf); and an instance
+ * file without a NIC runs on its own. */
+static void test_compute_scaling(void)
+{
+  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny_devices.json --gpus 1 --synthetic", "");
+  double expect = 3 * 0.001 * 2 + 3 * 0.002 * 3 + 0.0005 * 8 / 3;
+  CHECK(fabs(t - expect) <= 1e-9 * expect, "iteration %.12g s, expected %.12g", t, expect);
+  t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic", "");
+  CHECK(fabs(t - 0.0095) <= 1e-9 * 0.0095, "no NIC, one instance: iteration %.12g s, expected 0.0095", t);
+}
+
 /* Tree allreduce on m stars of g GPUs (m = 2^k - 1, so that every node of the double binary tree
  * is inner in at most one tree): reduce-scatter and allgather inside each star as hierarchical;
  * across stars each half of the S/g shard goes up then down its tree in K chunks of C bytes,
@@ -449,6 +461,7 @@ static const test_entry tests[] = {
     {"fast_vs_reference", test_fast_vs_reference},
     {"tree_closed_form", test_tree_closed_form},
     {"auto_choice", test_auto_choice},
+    {"compute_scaling", test_compute_scaling},
     {"single_gpu_synthetic", test_single_gpu_synthetic},
     {"breakdown_sums", test_breakdown_sums},
     {"more_bandwidth_never_slower", test_more_bandwidth_never_slower},

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Scale benchmark: wall time and peak memory (max RSS) of stash-sim on clusters of p3.16xlarge,
+# ResNet-50, 10 measured iterations (+2 warm-up), ring and hierarchical allreduce, from 8 to 4096
+# GPUs; then one iteration with one allreduce per layer (--bucket-mb 0: 54 collectives, as
+# ASTRA-sim's ResNet-50 data-parallel workload) on 1024 GPUs. Each run is pinned to one core.
+# Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA]   (defaults: build, 4096, synthetic)
+#   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+max=${2:-4096}
+data=${3:-synthetic}
+bin="$build/stash-sim"
+[ -x "$bin" ] || { echo "bench/scale.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench/scale.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
+pin=""
+command -v taskset >/dev/null && pin="taskset -c 0"
+extra=""
+[ "$data" = synthetic ] && extra="--synthetic"
+
+printf '%-6s %-13s %-40s %10s %11s %14s\n' "gpus" "allreduce" "options" "wall_s" "maxrss_MiB" "iteration_ms"
+run() {
+  local gpus=$1 alg=$2; shift 2
+  local inst=$((gpus / 8))
+  local out
+  out=$( { /usr/bin/time -f '%e %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json \
+           --instances "$inst" --allreduce "$alg" --format csv $extra "$@" >/tmp/stash-sim-scale.$$; } 2>&1 | tail -n 1)
+  local t=${out% *} m=${out#* }
+  local it
+  it=$(awk -F, 'NR==2 {printf "%.3f", $6 * 1000}' /tmp/stash-sim-scale.$$)
+  rm -f /tmp/stash-sim-scale.$$
+  printf '%-6s %-13s %-40s %10s %11.1f %14s\n' "$gpus" "$alg" "$extra $*" "$t" "$(awk "BEGIN{print $m/1024}")" "$it"
+}
+for gpus in 8 64 512 1024 4096; do
+  [ "$gpus" -le "$max" ] || continue
+  for alg in ring hierarchical; do
+    run "$gpus" "$alg"
+  done
+done
+if [ 1024 -le "$max" ]; then
+  for alg in ring hierarchical tree; do
+    run 1024 "$alg" --bucket-mb 0 --iterations 1 --warmup 0
+  done
+fi
