@@ -336,6 +336,47 @@ static void test_more_bandwidth_never_slower(void)
   CHECK(nv < pcie, "4 V100 over NVLink %.6g s should beat 4 over 10 GB/s PCIe %.6g s", nv, pcie);
 }
 
+/* Network stall is the wait for collectives while they cross instances: none on one instance;
+ * all of it for a ring spanning instances; for hierarchical, the middle phase only. A faster NIC
+ * never makes a cluster slower, a more oversubscribed switch never faster. */
+static void test_network_stall(void)
+{
+  const char* base = "tests/platforms/star4.xml workloads/resnet50.json --synthetic";
+  const struct { const char* extra; int net, inter; } cases[] = {
+      {"", 0, 1}, {"--instances 2 --allreduce ring", 1, 0}, {"--instances 2 --allreduce hierarchical", 1, 1},
+      {"--instances 3 --allreduce tree", 1, 1}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    cJSON* j = sim_json("%s %s", base, cases[i].extra);
+    if (!j)
+      continue;
+    const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
+    double net = num(b, "network_stall_s"), inter = num(b, "interconnect_stall_s");
+    CHECK((net > 0) == cases[i].net, "%s: network stall %.9g s", cases[i].extra, net);
+    CHECK((inter > 0) == cases[i].inter, "%s: interconnect stall %.9g s", cases[i].extra, inter);
+    cJSON_Delete(j);
+  }
+  const char* algs[] = {"ring", "hierarchical", "tree"};
+  for (int a = 0; a < 3; a++) {
+    char extra[256];
+    double prev = INFINITY;
+    const double gbps[] = {10, 40, 160};
+    for (int k = 0; k < 3; k++) {
+      snprintf(extra, sizeof(extra), "--instances 4 --allreduce %s --nic-gbps %g", algs[a], gbps[k]);
+      double t = iteration(base, extra);
+      CHECK(t <= prev * (1 + 1e-12), "%s: %.9g s, slower than with a slower NIC (%.9g s)", extra, t, prev);
+      prev = t;
+    }
+    prev = 0;
+    const double oversub[] = {1, 2, 8};
+    for (int k = 0; k < 3; k++) {
+      snprintf(extra, sizeof(extra), "--instances 4 --allreduce %s --oversub %g", algs[a], oversub[k]);
+      double t = iteration(base, extra);
+      CHECK(t >= prev * (1 - 1e-12), "%s: %.9g s, faster than with less oversubscription (%.9g s)", extra, t, prev);
+      prev = t;
+    }
+  }
+}
+
 static void test_no_overlap_never_faster(void)
 {
   const char* cases[] = {"platforms/p3.16xl.xml workloads/resnet50.json", "platforms/p3.8xl.xml workloads/resnet50.json",
@@ -462,6 +503,7 @@ static const test_entry tests[] = {
     {"tree_closed_form", test_tree_closed_form},
     {"auto_choice", test_auto_choice},
     {"compute_scaling", test_compute_scaling},
+    {"network_stall", test_network_stall},
     {"single_gpu_synthetic", test_single_gpu_synthetic},
     {"breakdown_sums", test_breakdown_sums},
     {"more_bandwidth_never_slower", test_more_bandwidth_never_slower},

@@ -1,5 +1,7 @@
 /* test_unit: CUnit suites for the modules that need no SimGrid run; `test_unit SUITE` runs one. */
 #include "cli.h"
+#include "cluster.h"
+#include "cost.h"
 #include "err.h"
 #include "job.h"
 #include "platform.h"
@@ -106,14 +108,39 @@ static void test_platform_p3_16xl(void)
 
 static void test_platform_all_files(void)
 {
-  const char* files[] = {"platforms/p3.2xl.xml", "platforms/p3.8xl.xml", "tests/platforms/star2.xml",
+  const char* files[] = {"platforms/p3.2xl.xml",      "platforms/p3.8xl.xml",      "platforms/p2.xl.xml",
+                         "platforms/p2.8xl.xml",      "platforms/p2.16xl.xml",     "platforms/p3dn.24xl.xml",
+                         "platforms/g4dn.xl.xml",     "platforms/g4dn.12xl.xml",   "platforms/g5.48xl.xml",
+                         "platforms/p4d.24xl.xml",    "platforms/p5.48xl.xml",     "tests/platforms/star2.xml",
                          "tests/platforms/star4.xml", "tests/platforms/star8.xml", "tests/platforms/star4_fast.xml"};
-  const int gpus[] = {1, 4, 2, 4, 8, 4};
-  for (int i = 0; i < 6; i++) {
+  const int gpus[] = {1, 4, 1, 8, 16, 8, 1, 4, 8, 8, 8, 2, 4, 8, 4};
+  for (int i = 0; i < 15; i++) {
     ss_platform* p = load_platform(files[i]);
     CU_ASSERT_EQUAL(p->ngpus, gpus[i]);
+    /* Every GPU reaches a NIC, and the NICs add up to the instance's network bandwidth. */
+    double nic_bps = 0;
+    for (int k = 0; k < p->nnics; k++)
+      nic_bps += p->links[p->nics[k].link].bandwidth_bps;
+    NEAR(nic_bps, p->network_gbps * 1e9 / 8, 1e-12);
+    for (int g = 0; g < p->ngpus; g++)
+      CU_ASSERT(ss_platform_gpu_nic(p, g) >= 0);
     ss_platform_free(p);
   }
+}
+
+static void test_platform_nics(void)
+{
+  ss_platform* p = load_platform("platforms/p4d.24xl.xml");
+  /* p4d: four 100 Gb/s EFA NICs, one per PCIe switch of two GPUs, reached without the CPU. */
+  CU_ASSERT_EQUAL(p->nnics, 4);
+  for (int g = 0; g < 8; g++) {
+    int k = ss_platform_gpu_nic(p, g);
+    CU_ASSERT_EQUAL(k, g / 2);
+    CU_ASSERT_STRING_EQUAL(ss_platform_node_name(p, ss_platform_nic_node(p, k)), p->nics[k].name);
+    const ss_route* r = ss_platform_route(p, g, ss_platform_nic_node(p, k));
+    CU_ASSERT_EQUAL(p->links[r->hops[r->nhops - 1].link].cls, SS_LINK_NIC);
+  }
+  ss_platform_free(p);
 }
 
 static void test_platform_errors(void)
@@ -228,6 +255,143 @@ static void test_topo_dgx1(void)
   }
   NEAR(share, 1.0, 1e-12);
   ss_topo_rings_free(&r);
+  ss_platform_free(p);
+}
+
+static void test_topo_btree(void)
+{
+  for (int n = 1; n <= 40; n++) {
+    int depth = ss_topo_btree_depth(n);
+    CU_ASSERT((1 << depth) <= n && n < (2 << depth));
+    for (int t = 0; t < 2; t++) {
+      int roots = 0;
+      for (int i = 0; i < n; i++) {
+        int parent, child[2], slot;
+        ss_topo_btree(n, t, i, &parent, child, &slot);
+        roots += parent < 0;
+        /* Parent and children agree, and walking up reaches the root within depth hops. */
+        for (int c = 0; c < 2; c++)
+          if (child[c] >= 0) {
+            int cp, cc[2], cs;
+            ss_topo_btree(n, t, child[c], &cp, cc, &cs);
+            CU_ASSERT_EQUAL(cp, i);
+            CU_ASSERT_EQUAL(cs, c);
+          }
+        int hops = 0;
+        for (int k = i; k >= 0 && hops <= n; hops++) {
+          int pc[2], ps;
+          ss_topo_btree(n, t, k, &k, pc, &ps);
+        }
+        CU_ASSERT(hops - 1 <= depth);
+      }
+      CU_ASSERT_EQUAL(roots, 1);
+    }
+    /* n = 2^k - 1: a node inner in one tree is a leaf in the other (NCCL's double binary tree). */
+    if ((n & (n + 1)) == 0 && n > 1)
+      for (int i = 0; i < n; i++) {
+        int inner = 0;
+        for (int t = 0; t < 2; t++) {
+          int parent, child[2], slot;
+          ss_topo_btree(n, t, i, &parent, child, &slot);
+          inner += child[0] >= 0;
+        }
+        CU_ASSERT(inner <= 1);
+      }
+  }
+}
+
+/* ---- cluster and cost ---- */
+static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int instances, double oversub)
+{
+  ss_options o;
+  ss_options_default(&o);
+  o.instances = instances;
+  o.oversub = oversub;
+  o.synthetic = 1;
+  ss_job* j = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_job_new(p, w, &o, &j, &err) == 0);
+  return j;
+}
+
+static size_t count(const char* text, const char* needle)
+{
+  size_t n = 0;
+  for (const char* s = strstr(text, needle); s; s = strstr(s + 1, needle))
+    n++;
+  return n;
+}
+
+/* The composed platform as text. */
+static char* compose(const ss_job* j, size_t* size)
+{
+  char* text = NULL;
+  FILE* f = open_memstream(&text, size);
+  CU_ASSERT_FATAL(f != NULL);
+  CU_ASSERT(ss_cluster_write(j, f) == 0);
+  fclose(f);
+  return text;
+}
+
+static void test_cluster_compose(void)
+{
+  ss_platform* p = load_platform("tests/platforms/star2.xml");
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_job* j = cluster_job(p, w, 3, 1);
+  size_t size = 0;
+  char* text = compose(j, &size);
+  /* Three instance zones, the switch zone, hosts named iK/..., each link once, zone routes both ways. */
+  CU_ASSERT_EQUAL(count(text, "<zone id=\"i"), 3);
+  CU_ASSERT_EQUAL(count(text, "<zone id=\"net\""), 1);
+  CU_ASSERT_EQUAL(count(text, "<host id=\"i2/gpu1\""), 1);
+  CU_ASSERT_EQUAL(count(text, "<link id=\"i1/nic\""), 1);
+  CU_ASSERT_EQUAL(count(text, "<zoneRoute"), 6);
+  CU_ASSERT_EQUAL(count(text, "net/core"), 0);
+  CU_ASSERT_EQUAL(count(text, "<route src=\"i0/gpu0\" dst=\"i0/gw\""), 1);
+  free(text);
+  ss_job_free(j);
+  /* Oversubscribed: a shared core of 3 x 10 GB/s / 2, on the way up only. */
+  j = cluster_job(p, w, 3, 2);
+  text = compose(j, &size);
+  CU_ASSERT_EQUAL(count(text, "<link id=\"net/core\" bandwidth=\"15000000000Bps\""), 1);
+  CU_ASSERT_EQUAL(count(text, "<link_ctn id=\"net/core\"/>"), 3);
+  free(text);
+  ss_job_free(j);
+  /* The text grows linearly with the instances. */
+  j = cluster_job(p, w, 100, 1);
+  size_t s100 = 0, s200 = 0;
+  free(compose(j, &s100));
+  ss_job_free(j);
+  j = cluster_job(p, w, 200, 1);
+  free(compose(j, &s200));
+  ss_job_free(j);
+  CU_ASSERT(s200 < 2.1 * s100);
+  ss_workload_free(w);
+  ss_platform_free(p);
+}
+
+static void test_cost_star(void)
+{
+  ss_platform* p = load_platform("tests/platforms/star4.xml");
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_job* j = cluster_job(p, w, 2, 1);
+  /* star: 5 us per link; inside, GPU link up and down; across, GPU link, NIC, NIC, GPU link. */
+  NEAR(ss_cost_alpha_intra(j), 10e-6, 1e-12);
+  NEAR(ss_cost_alpha_cross(j), 20e-6, 1e-12);
+  NEAR(ss_cost_alpha_global(j), 20e-6, 1e-12);
+  NEAR(ss_cost_allreduce(j, SS_ALLREDUCE_RING, 8e6), 2 * 7 * (20e-6 + 8e6 / 8 / 10e9), 1e-12);
+  NEAR(ss_cost_allreduce(j, SS_ALLREDUCE_HIERARCHICAL, 8e6),
+       2 * 3 * (10e-6 + 2e6 / 10e9) + 2 * 1 * (20e-6 + 1e6 / 2.5e9), 1e-12);
+  CU_ASSERT_EQUAL(ss_cost_tree_chunks(1), 1);
+  CU_ASSERT_EQUAL(ss_cost_tree_chunks(1e12), SS_TREE_MAX_CHUNKS);
+  NEAR(ss_cost_tree_bandwidth(j), 10e9 / 8, 1e-12);
+  ss_job_free(j);
+  j = cluster_job(p, w, 1, 1);
+  CU_ASSERT_EQUAL(ss_cost_choose(j, 8), SS_ALLREDUCE_RING);
+  NEAR(ss_cost_alpha_cross(j), 0, 1e-12);
+  ss_job_free(j);
+  ss_workload_free(w);
   ss_platform_free(p);
 }
 
@@ -426,9 +590,10 @@ typedef struct suite_def {
 
 static const suite_def suites[] = {
     {"units", {{"parse", test_units}}},
-    {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"errors", test_platform_errors}}},
+    {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
-    {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}}},
+    {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
+    {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}}},
     {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance}}},
     {"timeline", {{"breakdown", test_timeline_breakdown}}},
     {"cli", {{"parse", test_cli}}},
