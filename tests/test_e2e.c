@@ -397,8 +397,12 @@ static void test_deterministic(void)
 {
   const char* cases[] = {"platforms/p3.16xl.xml workloads/resnet50.json",
                          "platforms/p3.16xl.xml workloads/resnet50.json --format json --cache 0.5 --workers 3",
-                         "platforms/p3.8xl.xml workloads/resnet50.json --format csv --no-overlap"};
-  for (int i = 0; i < 3; i++) {
+                         "platforms/p3.8xl.xml workloads/resnet50.json --format csv --no-overlap",
+                         "platforms/p3.16xl.xml workloads/resnet50.json --instances 3 --cache 0.3 --format json",
+                         "platforms/p4d.24xl.xml workloads/resnet50.json --instances 3 --allreduce tree "
+                         "--fidelity reference --synthetic",
+                         "bench allreduce platforms/g4dn.12xl.xml --instances 2 --format csv"};
+  for (int i = 0; i < 6; i++) {
     run_result a = runs(SS_SIM_BIN, cases[i]);
     run_result b = runs(SS_SIM_BIN, cases[i]);
     CHECK(a.status == 0 && b.status == 0, "%s: exit %d %d", cases[i], a.status, b.status);
