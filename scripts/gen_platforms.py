@@ -198,7 +198,8 @@ GPUS = {  # key: (gpu_model as in instances.csv, speed = FP32 peak, source)
             "GPU Boost per board of two dies, / 2 = 4.37; NOT in shared/data. Caveat: ResNet-50 "
             f"forward+backward of 16 images took 398.81 ms on a K80 die vs 66.09 ms on a V100 ({DATA}/"
             "single_gpu_fwd_bwd.md, dmikushin/cnn-benchmarks, older cuDNN on the K80): a ratio of 6.0 "
-            "where the peaks give 15.7 / 4.37 = 3.6, so scaling by peak makes the K80 look faster than measured"),
+            "where the peaks give 15.7 / 4.37 = 3.6, so scaling by peak makes the K80 look faster than measured; "
+            "workloads/resnet50.json therefore carries the measured ratio (devices), which wins over the peak"),
     "V100-32": ("Tesla V100-SXM2-32GB", "15.7Tf",
                 "FP32 peak 15.7 TFLOPS of the V100-SXM2 (16 GB and 32 GB alike) from NVIDIA's Tesla V100 "
                 "datasheet; NOT in shared/data"),
@@ -593,9 +594,11 @@ def readme(platforms):
                     f"{net} | {p.props['vcpus']} | {p.props['memory_gib']} | {p.props['price_usd_per_h']} | {calib} |")
     rows += ["", "Calibration: `./build/stash-sim bench allreduce platforms/FILE --min-bytes 1073741824` prints the simulated "
              "busbw of a 1 GiB ring allreduce; p4d.24xl.xml is fitted to the measured 230.77 GB/s "
-             "(NVIDIA/nccl#527, `../shared/data/nccl_single_node.md`). Compute scales with the ratio of "
-             "FP32 peaks to the workload's reference GPU, which flatters the K80 and Ampere/Hopper parts "
-             "for FP32 CNN training (see the GPU comments in the files)."]
+             "(NVIDIA/nccl#527, `../shared/data/nccl_single_node.md`). Compute on a GPU other than the "
+             "workload's reference one uses the workload's measured ratio for that GPU when it has one "
+             "(`devices`; ResNet-50: K80, A100), else the ratio of FP32 peaks, which flatters the K80 and "
+             "Ampere/Hopper parts for FP32 CNN training (see the GPU comments in the files and "
+             "`docs/validation.md`)."]
     return "\n".join(rows) + "\n"
 
 
