@@ -4,11 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ss_cluster_host_name(int inst, const char* local, char* buf, size_t size)
-{
-  snprintf(buf, size, "i%d/%s", inst, local);
-}
-
 double ss_cluster_link_bandwidth(const ss_job* j, int l)
 {
   const ss_platform* p = j->platform;

@@ -13,9 +13,6 @@
  * output grows linearly with the number of instances. Returns 0, or SS_EIO if writing failed. */
 int ss_cluster_write(const ss_job* j, FILE* f);
 
-/* Name of host `local` ("gpu3", "cpu") of instance inst in the composed platform. */
-void ss_cluster_host_name(int inst, const char* local, char* buf, size_t size);
-
 /* Bandwidth (bytes/s) and latency (s) of link l of the instance file once the job's NIC options
  * (--nic-gbps, --nic-latency-us) are applied. */
 double ss_cluster_link_bandwidth(const ss_job* j, int l);

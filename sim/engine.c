@@ -73,13 +73,29 @@ static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host
   s->actors_started++;
 }
 
-static sg_host_t host_of(int inst, const char* local)
+/* The hosts of the composed platform, [inst * (g + 1) + k]: GPU k < g, then the cpu. Read from
+ * SimGrid's host list at once: sg_host_by_name searches the zones one after the other, which
+ * for every rank of a large cluster would cost O(ranks x instances). */
+static sg_host_t* host_table(const ss_job* j)
 {
-  char name[96];
-  ss_cluster_host_name(inst, local, name, sizeof(name));
-  sg_host_t h = sg_host_by_name(name);
-  ss_assert(h);
-  return h;
+  int g = j->gpus_per_instance;
+  sg_host_t* table = calloc((size_t)j->instances * (size_t)(g + 1), sizeof(sg_host_t));
+  sg_host_t* all = sg_host_list();
+  ss_assert(table && all);
+  size_t n = sg_host_count();
+  for (size_t h = 0; h < n; h++) {
+    const char* name = sg_host_get_name(all[h]);
+    int inst = -1, k = -1, end = 0;
+    if (sscanf(name, "i%d/gpu%d%n", &inst, &k, &end) == 2 && name[end] == '\0' && k >= 0 && k < g)
+      table[inst * (g + 1) + k] = all[h];
+    else if (sscanf(name, "i%d/cpu%n", &inst, &end) == 1 && name[end] == '\0')
+      table[inst * (g + 1) + g] = all[h];
+    ss_assert(inst >= 0 && inst < j->instances);
+  }
+  free(all);
+  for (int i = 0; i < j->instances * (g + 1); i++)
+    ss_assert(table[i]);
+  return table;
 }
 
 static sg_mailbox_t mailbox(const char* kind, int c, int r)
@@ -90,15 +106,15 @@ static sg_mailbox_t mailbox(const char* kind, int c, int r)
 }
 
 /* One rank's state: hosts, queues, and its place in every ring. */
-static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* cpus, sg_disk_t* disks)
+static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_disk_t* disks)
 {
   ss_rank* me = &s->ranks[r];
   int g = j->gpus_per_instance, nr = j->rings.nrings;
   me->rank = r;
   me->inst = r / g;
   me->local = r % g;
-  me->host = host_of(me->inst, j->platform->gpus[me->local].name);
-  me->cpu = cpus[me->inst];
+  me->host = hosts[me->inst * (g + 1) + me->local];
+  me->cpu = hosts[me->inst * (g + 1) + g];
   me->disk = disks[me->inst];
   me->mu = sg_mutex_init();
   me->cv = sg_cond_init();
@@ -182,24 +198,23 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   int n = j->ngpus, m = j->instances;
   int bench = s->bench_nsizes > 0;
   int loaders = j->opt.synthetic || bench ? 0 : j->workers;
-  sg_host_t* cpus = calloc((size_t)m, sizeof(sg_host_t));
+  sg_host_t* hosts = host_table(j);
   sg_disk_t* disks = calloc((size_t)m, sizeof(sg_disk_t));
   s->ranks = calloc((size_t)n, sizeof(ss_rank));
   ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + loaders), sizeof(ss_actor_arg));
-  ss_assert(cpus && disks && s->ranks && args);
+  ss_assert(disks && s->ranks && args);
   *args_out = args;
   for (int i = 0; i < m; i++) {
-    cpus[i] = host_of(i, "cpu");
     unsigned ndisks = 0;
     sg_disk_t* d = NULL;
-    sg_host_get_disks(cpus[i], &ndisks, &d);
+    sg_host_get_disks(hosts[i * (j->gpus_per_instance + 1) + j->gpus_per_instance], &ndisks, &d);
     ss_assert(ndisks == 1);
     disks[i] = d[0];
     free(d);
   }
   for (int r = 0; r < n; r++)
-    rank_setup(s, j, r, cpus, disks);
-  free(cpus);
+    rank_setup(s, j, r, hosts, disks);
+  free(hosts);
   free(disks);
   ring_setup(s, j);
   coll_setup(s, j);
