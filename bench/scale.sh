@@ -3,13 +3,15 @@
 # ResNet-50, 10 measured iterations (+2 warm-up), ring and hierarchical allreduce, from 8 to 4096
 # GPUs; then one iteration with one allreduce per layer (--bucket-mb 0: 54 collectives, as
 # ASTRA-sim's ResNet-50 data-parallel workload) on 1024 GPUs. Each run is pinned to one core.
-# Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA]   (defaults: build, 4096, synthetic)
+# Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA] [REPEATS]   (defaults: build, 4096, synthetic, 1)
 #   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale)
+#   REPEATS: runs per row; the best wall time and the largest max RSS are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 max=${2:-4096}
 data=${3:-synthetic}
+reps=${4:-1}
 bin="$build/stash-sim"
 [ -x "$bin" ] || { echo "bench/scale.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench/scale.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
@@ -22,14 +24,17 @@ printf '%-6s %-13s %-40s %10s %11s %14s\n' "gpus" "allreduce" "options" "wall_s"
 run() {
   local gpus=$1 alg=$2; shift 2
   local inst=$((gpus / 8))
-  local out
-  out=$( { /usr/bin/time -f '%e %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json \
-           --instances "$inst" --allreduce "$alg" --format csv $extra "$@" >/tmp/stash-sim-scale.$$; } 2>&1 | tail -n 1)
-  local t=${out% *} m=${out#* }
-  local it
-  it=$(awk -F, 'NR==2 {printf "%.3f", $6 * 1000}' /tmp/stash-sim-scale.$$)
-  rm -f /tmp/stash-sim-scale.$$
-  printf '%-6s %-13s %-40s %10s %11.1f %14s\n' "$gpus" "$alg" "$extra $*" "$t" "$(awk "BEGIN{print $m/1024}")" "$it"
+  local best="" rss=0 out t m it
+  for _ in $(seq "$reps"); do
+    out=$( { /usr/bin/time -f '%e %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json \
+             --instances "$inst" --allreduce "$alg" --format csv $extra "$@" >/tmp/stash-sim-scale.$$; } 2>&1 | tail -n 1)
+    t=${out% *}; m=${out#* }
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    [ "$m" -gt "$rss" ] && rss=$m
+    it=$(awk -F, 'NR==2 {printf "%.3f", $6 * 1000}' /tmp/stash-sim-scale.$$)
+    rm -f /tmp/stash-sim-scale.$$
+  done
+  printf '%-6s %-13s %-40s %10s %11.1f %14s\n' "$gpus" "$alg" "$extra $*" "$best" "$(awk "BEGIN{print $rss/1024}")" "$it"
 }
 for gpus in 8 64 512 1024 4096; do
   [ "$gpus" -le "$max" ] || continue
