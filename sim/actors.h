@@ -96,7 +96,8 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* pre
 /* The collective stream of one rank (runs on its GPU host): reduces buckets in order. */
 void ss_coll_actor(int argc, char** argv);
 
-/* Allreduce of bytes among all ranks with algorithm alg (not AUTO), run by rank r's stream. */
+/* Allreduce of bytes among all ranks with algorithm alg (not AUTO), run by rank r's stream, at the
+ * job's fidelity (coll.c). */
 void ss_coll_allreduce(ss_sim* s, int r, ss_allreduce alg, double bytes);
 
 /* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
