@@ -60,9 +60,13 @@ typedef struct ss_sim {
   double alpha_global;  /* largest latency of a hop of the global rings (s) */
   double alpha_intra;   /* ... of the rings inside an instance */
   double* alpha_cross;  /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
-  int tree_depth;       /* hops from the deepest leaf to the root of the trees over instances */
-  double tree_bandwidth; /* bandwidth of one tree transfer (ss_cost_tree_bandwidth) */
-  ss_allreduce* bucket_alg; /* [bucket]: the algorithm of its allreduce (auto resolved) */
+  /* The collectives of the run, [bucket] in training, [size] in the benchmark: their bytes, their
+   * algorithm (AUTO resolved), and for the tree, the sleep that completes each fast phase (reduce,
+   * broadcast) to the step-by-step pipeline (ss_cost_tree_phase). */
+  int ncoll;
+  double* coll_bytes;
+  ss_allreduce* coll_alg;
+  double (*tree_rest)[2];
   int actors_started;
   int actors_finished;
   /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back
@@ -96,9 +100,9 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* pre
 /* The collective stream of one rank (runs on its GPU host): reduces buckets in order. */
 void ss_coll_actor(int argc, char** argv);
 
-/* Allreduce of bytes among all ranks with algorithm alg (not AUTO), run by rank r's stream, at the
- * job's fidelity (coll.c). */
-void ss_coll_allreduce(ss_sim* s, int r, ss_allreduce alg, double bytes);
+/* Collective c of the run (an allreduce of coll_bytes[c] with coll_alg[c]) among all ranks, run by
+ * rank r's stream at the job's fidelity (coll.c). */
+void ss_coll_allreduce(ss_sim* s, int r, int c);
 
 /* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
 double ss_coll_net_time(const ss_sim* s, int r);

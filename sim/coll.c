@@ -108,8 +108,9 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
 }
 
 /* Ring over all ranks: reduce-scatter then allgather, 2(n-1) steps of S/n. */
-static void allreduce_ring(ss_sim* s, int r, double bytes)
+static void allreduce_ring(ss_sim* s, int r, int coll)
 {
+  double bytes = s->coll_bytes[coll];
   int n = s->job->ngpus;
   ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n, s->bar_all, s->alpha_global, s->job->instances > 1};
   ring_run(s, r, &ph);
@@ -117,8 +118,9 @@ static void allreduce_ring(ss_sim* s, int r, double bytes)
 
 /* Reduce-scatter inside the instance (g-1 steps of S/g), allreduce of the 1/g shard across
  * instances on the ring of same-index GPUs (2(m-1) steps of S/(g m)), allgather inside. */
-static void allreduce_hierarchical(ss_sim* s, int r, double bytes)
+static void allreduce_hierarchical(ss_sim* s, int r, int coll)
 {
+  double bytes = s->coll_bytes[coll];
   const ss_job* j = s->job;
   int g = j->gpus_per_instance, m = j->instances;
   const ss_rank* me = &s->ranks[r];
@@ -216,7 +218,7 @@ static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
  * children) of k chunks of `chunk` bytes over both trees at once. Fast: one transfer of all k
  * chunks per tree edge, a barrier, then what the pipeline adds on a homogeneous platform, so that
  * the phase takes (depth + k - 1) x (alpha + chunk / bandwidth) there, as the reference does. */
-static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk)
+static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double rest)
 {
   ss_rank* me = &s->ranks[r];
   net_begin(me);
@@ -239,8 +241,6 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk)
     }
     sg_comm_wait_all(comms, (size_t)n);
     sg_barrier_wait(s->bar_cross[me->local]);
-    int d = s->tree_depth;
-    double rest = (d + k - 2) * s->alpha_cross[me->local] + (d - 1) * chunk / s->tree_bandwidth;
     if (rest > 0)
       sg_actor_sleep_for(rest);
   }
@@ -250,8 +250,9 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk)
 /* Reduce-scatter inside the instance, reduce then broadcast of the 1/g shard over a double
  * binary tree of the same-index GPUs of all instances (each tree carrying half, pipelined in
  * chunks), allgather inside. */
-static void allreduce_tree(ss_sim* s, int r, double bytes)
+static void allreduce_tree(ss_sim* s, int r, int coll)
 {
+  double bytes = s->coll_bytes[coll];
   const ss_job* j = s->job;
   int g = j->gpus_per_instance, m = j->instances;
   const ss_rank* me = &s->ranks[r];
@@ -261,13 +262,13 @@ static void allreduce_tree(ss_sim* s, int r, double bytes)
     double half = bytes / g / 2;
     int k = ss_cost_tree_chunks(half);
     double chunk = half / k < 1 ? 1 : half / k;
-    tree_run(s, r, 1, k, chunk);
-    tree_run(s, r, 0, k, chunk);
+    tree_run(s, r, 1, k, chunk, s->tree_rest[coll][1]);
+    tree_run(s, r, 0, k, chunk, s->tree_rest[coll][0]);
   }
   ring_run(s, r, &in);
 }
 
-typedef void (*allreduce_fn)(ss_sim* s, int r, double bytes);
+typedef void (*allreduce_fn)(ss_sim* s, int r, int coll);
 
 /* The algorithms, by ss_allreduce value (AUTO is resolved before a collective runs). */
 static const allreduce_fn allreduce_fns[SS_ALLREDUCE_COUNT] = {
@@ -276,12 +277,13 @@ static const allreduce_fn allreduce_fns[SS_ALLREDUCE_COUNT] = {
     [SS_ALLREDUCE_TREE] = allreduce_tree,
 };
 
-void ss_coll_allreduce(ss_sim* s, int r, ss_allreduce alg, double bytes)
+void ss_coll_allreduce(ss_sim* s, int r, int c)
 {
-  if (s->job->ngpus < 2 || bytes <= 0)
+  ss_allreduce alg = s->coll_alg[c];
+  if (s->job->ngpus < 2 || s->coll_bytes[c] <= 0)
     return;
   ss_assert(alg > SS_ALLREDUCE_AUTO && alg < SS_ALLREDUCE_COUNT && allreduce_fns[alg]);
-  allreduce_fns[alg](s, r, bytes);
+  allreduce_fns[alg](s, r, c);
 }
 
 static void bench(ss_sim* s, int r)
@@ -290,7 +292,7 @@ static void bench(ss_sim* s, int r)
     sg_barrier_wait(s->bar_all);
     double t0 = simgrid_get_clock();
     for (int i = 0; i < s->bench_reps; i++)
-      ss_coll_allreduce(s, r, s->bucket_alg[k], s->bench_bytes[k]);
+      ss_coll_allreduce(s, r, k);
     sg_barrier_wait(s->bar_all);
     if (r == 0)
       s->bench_time_s[k] = (simgrid_get_clock() - t0) / s->bench_reps;
@@ -310,7 +312,7 @@ void ss_coll_actor(int argc, char** argv)
     for (int i = 0; i < s->job->niters; i++)
       for (int b = 0; b < s->job->nbuckets; b++) {
         sg_sem_acquire(me->pending);
-        ss_coll_allreduce(s, a->rank, s->bucket_alg[b], s->job->buckets[b].bytes);
+        ss_coll_allreduce(s, a->rank, b);
         sg_mutex_lock(me->mu);
         me->reduced++;
         sg_cond_notify_all(me->cv);

@@ -4,6 +4,8 @@
 #include "cluster.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Latency of the hop from rank a to rank b (local GPU indices and instances from the rank). */
 static double hop_latency(const ss_job* j, int a, int b)
@@ -77,6 +79,127 @@ double ss_cost_tree_bandwidth(const ss_job* j)
   return bw;
 }
 
+/* Heights (hops to the deepest leaf below) and depths of the nodes of tree t over m nodes. */
+static void tree_levels(int m, int t, int* height, int* depth)
+{
+  /* Children come after their parent in heap order: walk it backwards. */
+  for (int h = m - 1; h >= 0; h--) {
+    int i = t ? m - 1 - h : h, parent, child[2], slot;
+    ss_topo_btree(m, t, i, &parent, child, &slot);
+    height[i] = 0;
+    for (int c = 0; c < 2; c++)
+      if (child[c] >= 0)
+        height[i] = height[i] > height[child[c]] + 1 ? height[i] : height[child[c]] + 1;
+  }
+  for (int i = 0; i < m; i++) {
+    int h = t ? m - 1 - i : i, d = 0;
+    while (h > 0) {
+      h = (h - 1) / 2;
+      d++;
+    }
+    depth[i] = d;
+  }
+}
+
+/* Whether node i of tree t passes a chunk on at step s: a reduce sends chunk s - height up, a
+ * broadcast chunk s - depth down. */
+static int tree_sends(int s, int k, int reduce, const int* height, const int* depth, int i)
+{
+  int c = s - (reduce ? height[i] : depth[i]);
+  return c >= 0 && c < k;
+}
+
+/* Transfers leaving (out) and entering (in) each node at step s of the lock-step schedule, both
+ * trees together; s < 0 counts every edge at once (the fast fidelity's flows). */
+static void tree_counts(int m, int s, int k, int reduce, int* const height[2], int* const depth[2], int* out,
+                        int* in)
+{
+  memset(out, 0, sizeof(int) * (size_t)m);
+  memset(in, 0, sizeof(int) * (size_t)m);
+  for (int t = 0; t < 2; t++)
+    for (int i = 0; i < m; i++) {
+      int parent, child[2], slot;
+      ss_topo_btree(m, t, i, &parent, child, &slot);
+      for (int c = 0; c < 2; c++) {
+        if (child[c] < 0)
+          continue;
+        int from = reduce ? child[c] : i, to = reduce ? i : child[c];
+        if (s < 0 || tree_sends(s, k, reduce, height[t], depth[t], from)) {
+          out[from]++;
+          in[to]++;
+        }
+      }
+    }
+}
+
+double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, double* flows_s)
+{
+  int m = j->instances, d = ss_topo_btree_depth(m);
+  double b1 = ss_cost_tree_bandwidth(j) * 2, alpha = ss_cost_alpha_cross(j);
+  int* lv = malloc(sizeof(int) * 6 * (size_t)m);
+  int* cnt = malloc(sizeof(int) * 2 * (size_t)m * (size_t)(d + k + 1)); /* [step][out m | in m] */
+  double* done = calloc(2 * (size_t)m, sizeof(double)); /* [tree][node]: its last transfer ended */
+  ss_assert(lv && cnt && done);
+  int* height[2] = {lv, lv + m};
+  int* depth[2] = {lv + 2 * m, lv + 3 * m};
+  int* order[2] = {lv + 4 * m, lv + 5 * m}; /* nodes by level: data flows from level 0 up */
+  for (int t = 0; t < 2; t++) {
+    tree_levels(m, t, height[t], depth[t]);
+    int n = 0;
+    for (int level = 0; level <= d; level++)
+      for (int i = 0; i < m; i++)
+        if ((reduce ? height[t][i] : depth[t][i]) == level)
+          order[t][n++] = i;
+    ss_assert(n == m);
+  }
+  for (int s = 0; s <= d + k; s++)
+    tree_counts(m, s, k, reduce, height, depth, cnt + 2 * m * s, cnt + 2 * m * s + m);
+  /* Data flow, as the reference runs it: a node passes chunk c on once it has it (from every child
+   * in a reduce, from its parent in a broadcast) and its chunk c-1 has left; a transfer shares its
+   * endpoints' NIC directions with the transfers of the same lock-step step. */
+  double end = 0;
+  for (int c = 0; c < k; c++)
+    for (int t = 0; t < 2; t++)
+      for (int n = 0; n < m; n++) {
+          int i = order[t][n], level = reduce ? height[t][i] : depth[t][i];
+          int parent, child[2], slot;
+          ss_topo_btree(m, t, i, &parent, child, &slot);
+          double ready = done[t * m + i]; /* its previous chunk left */
+          int busy = 0, step = c + level;
+          const int* out = cnt + 2 * m * step;
+          const int* in = out + m;
+          if (reduce) {
+            if (parent < 0)
+              continue;
+            for (int q = 0; q < 2; q++)
+              if (child[q] >= 0)
+                ready = fmax(ready, done[t * m + child[q]]);
+            busy = out[i] > in[parent] ? out[i] : in[parent];
+          } else {
+            if (child[0] < 0 && child[1] < 0)
+              continue;
+            if (parent >= 0)
+              ready = fmax(ready, done[t * m + parent]);
+            busy = out[i];
+            for (int q = 0; q < 2; q++)
+              if (child[q] >= 0 && in[child[q]] > busy)
+                busy = in[child[q]];
+          }
+          done[t * m + i] = ready + alpha + chunk * busy / b1;
+          end = fmax(end, done[t * m + i]);
+        }
+  int* out = cnt, *in = cnt + m;
+  tree_counts(m, -1, k, reduce, height, depth, out, in);
+  int all = 0;
+  for (int i = 0; i < 2 * m; i++)
+    all = cnt[i] > all ? cnt[i] : all;
+  free(lv);
+  free(cnt);
+  free(done);
+  *flows_s = alpha + k * chunk * all / b1;
+  return end;
+}
+
 /* Reduce-scatter inside the instance, a pipelined reduce then broadcast of each half of the shard
  * over the two trees across instances, allgather inside. */
 static double cost_tree(const ss_job* j, double bytes)
@@ -86,9 +209,10 @@ static double cost_tree(const ss_job* j, double bytes)
   if (g > 1)
     t += 2.0 * (g - 1) * (ss_cost_alpha_intra(j) + bytes / g / intra_bandwidth(j));
   if (m > 1) {
-    double half = bytes / g / 2;
+    double half = bytes / g / 2, flows = 0;
     int k = ss_cost_tree_chunks(half);
-    t += 2.0 * (ss_topo_btree_depth(m) + k - 1) * (ss_cost_alpha_cross(j) + half / k / ss_cost_tree_bandwidth(j));
+    double chunk = half / k < 1 ? 1 : half / k;
+    t += ss_cost_tree_phase(j, 1, k, chunk, &flows) + ss_cost_tree_phase(j, 0, k, chunk, &flows);
   }
   return t;
 }

@@ -20,6 +20,13 @@ double ss_cost_alpha_cross(const ss_job* j);
 int ss_cost_tree_chunks(double half_shard_bytes);
 double ss_cost_tree_bandwidth(const ss_job* j);
 
+/* One pipelined phase of the tree allreduce across instances (reduce if reduce, else broadcast)
+ * of k chunks of `chunk` bytes, step by step: at each step the transfers the data flow allows
+ * run, and the step takes alpha + chunk x (transfers sharing the busiest NIC direction) / B1, B1
+ * being one GPU's share of its NIC. *flows_s receives the time of the fast fidelity's flows alone
+ * (every edge at once, all k chunks). Returns the phase's time. */
+double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, double* flows_s);
+
 /* Predicted time (s) of an allreduce of bytes with algorithm alg (not AUTO): latency and bottleneck
  * bandwidth of each phase, with the flows that share a NIC splitting it. Contention beyond that
  * is what the simulation adds. */

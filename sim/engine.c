@@ -181,14 +181,22 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   ss_assert(s->alpha_cross);
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
-  s->tree_depth = ss_topo_btree_depth(m);
-  s->tree_bandwidth = m > 1 ? ss_cost_tree_bandwidth(j) : 0;
-  int ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets;
-  s->bucket_alg = calloc((size_t)ncoll + 1, sizeof(ss_allreduce));
-  ss_assert(s->bucket_alg);
-  for (int b = 0; b < ncoll; b++) {
-    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[b] : j->buckets[b].bytes;
-    s->bucket_alg[b] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
+  s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets;
+  s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
+  s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
+  s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
+  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest);
+  for (int c = 0; c < s->ncoll; c++) {
+    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : j->buckets[c].bytes;
+    s->coll_bytes[c] = bytes;
+    s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
+    if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
+      for (int reduce = 0; reduce < 2; reduce++) {
+        double flows = 0, half = bytes / g / 2;
+        int k = ss_cost_tree_chunks(half);
+        double phase = ss_cost_tree_phase(j, reduce, k, half / k < 1 ? 1 : half / k, &flows);
+        s->tree_rest[c][reduce] = phase > flows ? phase - flows : 0;
+      }
   }
 }
 
@@ -262,7 +270,9 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->bar_inst);
   free(s->bar_cross);
   free(s->alpha_cross);
-  free(s->bucket_alg);
+  free(s->coll_bytes);
+  free(s->coll_alg);
+  free(s->tree_rest);
   free(s->ranks);
   free(args);
 }
@@ -307,7 +317,7 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
   ss_actor_arg* args = NULL;
   sim_setup(&s, job, &args);
   for (int k = 0; algs && k < nsizes; k++)
-    algs[k] = s.bucket_alg[k];
+    algs[k] = s.coll_alg[k];
   int rc = sim_run(&s, err);
   sim_teardown(&s, job, args);
   return rc;

@@ -268,6 +268,8 @@ static void test_fast_vs_reference(void)
       {"tests/platforms/star4.xml --instances 4 --allreduce ring --oversub 2", 0},
       {"platforms/g4dn.12xl.xml --instances 7 --allreduce tree", 0},
       {"platforms/p4d.24xl.xml --instances 3 --allreduce tree", 0},
+      {"tests/platforms/star4.xml --instances 8 --allreduce tree", 0},
+      {"tests/platforms/star4.xml --instances 16 --allreduce tree", 0},
   };
   const double sizes[] = {65536, 8388608, 67108864};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
