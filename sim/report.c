@@ -176,8 +176,13 @@ static void write_table(FILE* f, const ss_result* r)
     int count[SS_ALLREDUCE_COUNT] = {0};
     for (int k = 0; k < j->nbuckets; k++)
       count[bucket_algorithm(j, k)]++;
-    fprintf(f, "  gradients: %d bucket%s of up to %g MiB%s; allreduce", j->nbuckets, j->nbuckets == 1 ? "" : "s",
-            j->opt.bucket_mb, j->opt.overlap ? ", overlapped with backward" : ", after backward (--no-overlap)");
+    char cap[64];
+    if (j->opt.bucket_mb > 0)
+      snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mb);
+    else
+      snprintf(cap, sizeof(cap), "(one per layer)");
+    fprintf(f, "  gradients: %d bucket%s %s%s; allreduce", j->nbuckets, j->nbuckets == 1 ? "" : "s", cap,
+            j->opt.overlap ? ", overlapped with backward" : ", after backward (--no-overlap)");
     for (int a = 0, first = 1; a < SS_ALLREDUCE_COUNT; a++)
       if (count[a]) {
         fprintf(f, "%s %s", first ? "" : ",", ss_allreduce_name((ss_allreduce)a));
@@ -185,7 +190,8 @@ static void write_table(FILE* f, const ss_result* r)
           fprintf(f, " (%d)", count[a]);
         first = 0;
       }
-    fprintf(f, " over %d ring%s (%s fidelity)\n", j->rings.nrings, j->rings.nrings == 1 ? "" : "s", fidelity_name(j));
+    fprintf(f, ", %d ring%s per instance (%s fidelity)\n", j->intra.nrings, j->intra.nrings == 1 ? "" : "s",
+            fidelity_name(j));
   }
   if (j->instances > 1) {
     fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
