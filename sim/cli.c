@@ -60,7 +60,7 @@ static const char cluster_help[] =
     "      --allreduce ALG  ring, tree, hierarchical or auto (default auto: ring on one instance,\n"
     "                       else the algorithm with the shortest predicted time for each size)\n"
     "      --fidelity F     fast (one flow per hop and phase, default) or reference (one\n"
-    "                       communication per chunk and step)\n";
+    "                       communication per chunk and step: a ring costs O(GPUs^2))\n";
 
 void ss_cli_usage(FILE* f, int bench)
 {
