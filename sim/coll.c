@@ -259,9 +259,9 @@ static void allreduce_tree(ss_sim* s, int r, int coll)
   ring_phase in = {RING_INTRA, g - 1, bytes / g, s->bar_inst[me->inst], s->alpha_intra, 0};
   ring_run(s, r, &in);
   if (m > 1) {
-    double half = bytes / g / 2;
-    int k = ss_cost_tree_chunks(half);
-    double chunk = half / k < 1 ? 1 : half / k;
+    int k = 0;
+    double chunk = 0;
+    ss_cost_tree_split(j, bytes, &k, &chunk);
     tree_run(s, r, 1, k, chunk, s->tree_rest[coll][1]);
     tree_run(s, r, 0, k, chunk, s->tree_rest[coll][0]);
   }

@@ -73,10 +73,15 @@ int ss_cost_tree_chunks(double half_shard_bytes)
 
 double ss_cost_tree_bandwidth(const ss_job* j)
 {
-  double bw = ss_cluster_nic_bandwidth(j) / (2.0 * j->gpus_per_instance);
-  for (int k = 0; k < j->gpus_per_instance; k++)
-    bw = fmin(bw, ss_cluster_cross_bandwidth(j, k, k) / 2);
-  return bw;
+  /* A GPU's flow across instances, shared by its two trees. */
+  return cross_bandwidth(j) / 2;
+}
+
+void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk)
+{
+  double half = bytes / j->gpus_per_instance / 2;
+  *k = ss_cost_tree_chunks(half);
+  *chunk = half / *k < 1 ? 1 : half / *k;
 }
 
 /* Heights (hops to the deepest leaf below) and depths of the nodes of tree t over m nodes. */
@@ -135,7 +140,7 @@ static void tree_counts(int m, int s, int k, int reduce, int* const height[2], i
 double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, double* flows_s)
 {
   int m = j->instances, d = ss_topo_btree_depth(m);
-  double b1 = ss_cost_tree_bandwidth(j) * 2, alpha = ss_cost_alpha_cross(j);
+  double b1 = cross_bandwidth(j), alpha = ss_cost_alpha_cross(j);
   int* lv = malloc(sizeof(int) * 6 * (size_t)m);
   int* cnt = malloc(sizeof(int) * 2 * (size_t)m * (size_t)(d + k + 1)); /* [step][out m | in m] */
   double* done = calloc(2 * (size_t)m, sizeof(double)); /* [tree][node]: its last transfer ended */
@@ -209,9 +214,9 @@ static double cost_tree(const ss_job* j, double bytes)
   if (g > 1)
     t += 2.0 * (g - 1) * (ss_cost_alpha_intra(j) + bytes / g / intra_bandwidth(j));
   if (m > 1) {
-    double half = bytes / g / 2, flows = 0;
-    int k = ss_cost_tree_chunks(half);
-    double chunk = half / k < 1 ? 1 : half / k;
+    double chunk = 0, flows = 0;
+    int k = 0;
+    ss_cost_tree_split(j, bytes, &k, &chunk);
     t += ss_cost_tree_phase(j, 1, k, chunk, &flows) + ss_cost_tree_phase(j, 0, k, chunk, &flows);
   }
   return t;

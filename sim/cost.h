@@ -20,6 +20,10 @@ double ss_cost_alpha_cross(const ss_job* j);
 int ss_cost_tree_chunks(double half_shard_bytes);
 double ss_cost_tree_bandwidth(const ss_job* j);
 
+/* How a tree allreduce of bytes is cut: each GPU's half shard in *k chunks of *chunk bytes (at
+ * least one byte each). */
+void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk);
+
 /* One pipelined phase of the tree allreduce across instances (reduce if reduce, else broadcast)
  * of k chunks of `chunk` bytes, step by step: at each step the transfers the data flow allows
  * run, and the step takes alpha + chunk x (transfers sharing the busiest NIC direction) / B1, B1

@@ -192,9 +192,10 @@ static void coll_setup(ss_sim* s, const ss_job* j)
     s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
-        double flows = 0, half = bytes / g / 2;
-        int k = ss_cost_tree_chunks(half);
-        double phase = ss_cost_tree_phase(j, reduce, k, half / k < 1 ? 1 : half / k, &flows);
+        double flows = 0, chunk = 0;
+        int k = 0;
+        ss_cost_tree_split(j, bytes, &k, &chunk);
+        double phase = ss_cost_tree_phase(j, reduce, k, chunk, &flows);
         s->tree_rest[c][reduce] = phase > flows ? phase - flows : 0;
       }
   }
