@@ -189,7 +189,10 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   for (int c = 0; c < s->ncoll; c++) {
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : j->buckets[c].bytes;
     s->coll_bytes[c] = bytes;
-    s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
+    if (s->bench_nsizes > 0)
+      s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
+    else
+      s->coll_alg[c] = j->bucket_alg[c];
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
         double flows = 0, chunk = 0;

@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include "cluster.h"
+#include "cost.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -178,6 +179,10 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   free(gpus);
   if (!rc)
     rc = global_rings(j);
+  if (!rc && !(j->bucket_alg = calloc((size_t)j->nbuckets + 1, sizeof(ss_allreduce))))
+    rc = SS_ENOMEM;
+  for (int b = 0; !rc && b < j->nbuckets; b++)
+    j->bucket_alg[b] = o->allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, j->buckets[b].bytes) : o->allreduce;
   if (rc) {
     ss_job_free(j);
     return ss_err_set(err, NULL, 0, "out of memory");
@@ -195,5 +200,6 @@ void ss_job_free(ss_job* j)
   free(j->fwd_flops);
   free(j->bwd_flops);
   free(j->buckets);
+  free(j->bucket_alg);
   free(j);
 }

@@ -79,6 +79,7 @@ typedef struct ss_job {
   double prep_flops_per_sample;
   int nbuckets;
   ss_bucket* buckets; /* in the order their collectives start */
+  ss_allreduce* bucket_alg; /* [bucket]: the algorithm of its allreduce, AUTO resolved */
   ss_rings intra;      /* rings among the GPUs of one instance (local indices) */
   ss_rings rings;      /* rings among all ranks: each intra ring as a chain per instance, joined by
                         * one hop from the last GPU of instance i to the first of instance i+1 */

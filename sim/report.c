@@ -2,7 +2,6 @@
 #include "report.h"
 
 #include "cluster.h"
-#include "cost.h"
 
 #include "err.h"
 
@@ -42,12 +41,6 @@ static void json_string(FILE* f, const char* s)
       fputc(ch, f);
   }
   fputc('"', f);
-}
-
-/* The algorithm of bucket b's allreduce (what AUTO resolves to, as the engine does). */
-static ss_allreduce bucket_algorithm(const ss_job* j, int b)
-{
-  return j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, j->buckets[b].bytes) : j->opt.allreduce;
 }
 
 static const char* fidelity_name(const ss_job* j)
@@ -100,7 +93,7 @@ static void write_json(FILE* f, const ss_result* r)
           j->ngpus > 1 ? j->rings.nrings : 0);
   fprintf(f, "  \"allreduce\": \"%s\",\n  \"bucket_algorithms\": [", ss_allreduce_name(j->opt.allreduce));
   for (int b = 0; b < j->nbuckets; b++)
-    fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(bucket_algorithm(j, b)));
+    fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(j->bucket_alg[b]));
   fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
           fidelity_name(j), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n", j->device ? "measured" : "peak_flops");
@@ -175,7 +168,7 @@ static void write_table(FILE* f, const ss_result* r)
   if (j->ngpus > 1) {
     int count[SS_ALLREDUCE_COUNT] = {0};
     for (int k = 0; k < j->nbuckets; k++)
-      count[bucket_algorithm(j, k)]++;
+      count[j->bucket_alg[k]]++;
     char cap[64];
     if (j->opt.bucket_mb > 0)
       snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mb);
