@@ -57,11 +57,6 @@ double ss_cluster_route_latency(const ss_job* j, int a, int b)
   return path_latency(j, route(j, a, b));
 }
 
-double ss_cluster_route_bandwidth(const ss_job* j, int a, int b)
-{
-  return path_bandwidth(j, route(j, a, b), 1e300);
-}
-
 double ss_cluster_nic_bandwidth(const ss_job* j)
 {
   double bw = 0;

@@ -18,9 +18,8 @@ int ss_cluster_write(const ss_job* j, FILE* f);
 double ss_cluster_link_bandwidth(const ss_job* j, int l);
 double ss_cluster_link_latency(const ss_job* j, int l);
 
-/* Latency (s) and bottleneck bandwidth (bytes/s) of the route between nodes a and b of one instance. */
+/* Latency (s) of the route between nodes a and b of one instance, NIC options applied. */
 double ss_cluster_route_latency(const ss_job* j, int a, int b);
-double ss_cluster_route_bandwidth(const ss_job* j, int a, int b);
 
 /* Total bandwidth (bytes/s) of the NICs of one instance. */
 double ss_cluster_nic_bandwidth(const ss_job* j);

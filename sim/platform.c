@@ -802,15 +802,6 @@ double ss_platform_route_bandwidth(const ss_platform* p, int a, int b)
   return bw;
 }
 
-double ss_platform_route_latency(const ss_platform* p, int a, int b)
-{
-  const ss_route* r = ss_platform_route(p, a, b);
-  double lat = 0;
-  for (int i = 0; i < r->nhops; i++)
-    lat += p->links[r->hops[i].link].latency_s;
-  return lat;
-}
-
 int ss_platform_route_all(const ss_platform* p, int a, int b, ss_link_class cls)
 {
   const ss_route* r = ss_platform_route(p, a, b);

@@ -101,9 +101,9 @@ const char* ss_platform_node_name(const ss_platform* p, int i);
 /* Route from node a to node b (borrowed; nhops is 0 for a == b or when there is none). */
 const ss_route* ss_platform_route(const ss_platform* p, int a, int b);
 
-/* Bottleneck bandwidth (bytes/s) and total latency (s) of the route from a to b. */
+/* Bottleneck bandwidth (bytes/s) of the route from a to b (its latency with the job's NIC options:
+ * ss_cluster_route_latency). */
 double ss_platform_route_bandwidth(const ss_platform* p, int a, int b);
-double ss_platform_route_latency(const ss_platform* p, int a, int b);
 
 /* Whether the route from a to b uses only links of class cls. */
 int ss_platform_route_all(const ss_platform* p, int a, int b, ss_link_class cls);
