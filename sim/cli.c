@@ -163,11 +163,7 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
     case OPT_ALLREDUCE:
       return ss_allreduce_by_name(arg, &o->allreduce) ? usage_error(msg, size, "--allreduce expects ring, tree, hierarchical or auto, got '%s'%s", arg, "") : 0;
     case OPT_FIDELITY:
-      if (strcmp(arg, "fast") == 0 || strcmp(arg, "reference") == 0) {
-        o->fidelity = arg[0] == 'f' ? SS_FIDELITY_FAST : SS_FIDELITY_REFERENCE;
-        return 0;
-      }
-      return usage_error(msg, size, "--fidelity expects fast or reference, got '%s'%s", arg, "");
+      return ss_fidelity_by_name(arg, &o->fidelity) ? usage_error(msg, size, "--fidelity expects fast or reference, got '%s'%s", arg, "") : 0;
     case OPT_MIN_BYTES:
       return parse_real(arg, 1, 0, 1e13, &cli->min_bytes) ? usage_error(msg, size, "--min-bytes expects a size in bytes from 1 to 1e13, got '%s'%s", arg, "") : 0;
     case OPT_MAX_BYTES:

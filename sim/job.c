@@ -76,6 +76,24 @@ int ss_allreduce_by_name(const char* name, ss_allreduce* out)
   return -1;
 }
 
+static const char* const fidelity_names[] = {"fast", "reference"};
+
+const char* ss_fidelity_name(ss_fidelity f)
+{
+  ss_assert(f == SS_FIDELITY_FAST || f == SS_FIDELITY_REFERENCE);
+  return fidelity_names[f];
+}
+
+int ss_fidelity_by_name(const char* name, ss_fidelity* out)
+{
+  for (int i = 0; i < 2; i++)
+    if (strcmp(name, fidelity_names[i]) == 0) {
+      *out = (ss_fidelity)i;
+      return 0;
+    }
+  return -1;
+}
+
 /* The rings among all ranks: per instance, each intra ring cut into a chain, chains joined. */
 static int global_rings(ss_job* j)
 {

@@ -94,6 +94,10 @@ void ss_job_free(ss_job* j);
 const char* ss_allreduce_name(ss_allreduce a);
 int ss_allreduce_by_name(const char* name, ss_allreduce* out);
 
+/* Name of a fidelity ("fast", "reference"), and the fidelity of a name (-1 if unknown). */
+const char* ss_fidelity_name(ss_fidelity f);
+int ss_fidelity_by_name(const char* name, ss_fidelity* out);
+
 /* Limits: GPUs of a job, and instances of a cluster. */
 #define SS_MAX_GPUS 65536
 #define SS_MAX_INSTANCES 65536

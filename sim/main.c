@@ -60,7 +60,7 @@ static void bench_write(FILE* out, const ss_cli* cli, const ss_job* job, int nsi
 {
   int n = job->ngpus;
   ss_format fmt = cli->opt.format;
-  const char* fid = job->opt.fidelity == SS_FIDELITY_FAST ? "fast" : "reference";
+  const char* fid = ss_fidelity_name(job->opt.fidelity);
   if (fmt == SS_FORMAT_TABLE) {
     fprintf(out, "# stash-sim bench allreduce: %s x %d, %d GPUs (%d per instance), float sum, fidelity %s\n",
             job->platform->instance_type, job->instances, n, job->gpus_per_instance, fid);

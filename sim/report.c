@@ -43,11 +43,6 @@ static void json_string(FILE* f, const char* s)
   fputc('"', f);
 }
 
-static const char* fidelity_name(const ss_job* j)
-{
-  return j->opt.fidelity == SS_FIDELITY_FAST ? "fast" : "reference";
-}
-
 /* Network of each instance as simulated: Gb/s over all its NICs, latency of a NIC link (us). */
 static double nic_gbps(const ss_job* j)
 {
@@ -95,7 +90,7 @@ static void write_json(FILE* f, const ss_result* r)
   for (int b = 0; b < j->nbuckets; b++)
     fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(j->bucket_alg[b]));
   fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
-          fidelity_name(j), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
+          ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n", j->device ? "measured" : "peak_flops");
   fprintf(f, "  \"simulated_s\": %.17g\n}\n", r->simulated_s);
 }
@@ -132,7 +127,7 @@ static void write_csv(FILE* f, const ss_result* r)
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, ",%.17g", r->bd.part_s[c]);
   fprintf(f, ",%d,%d,%d,%.17g,%.17g,%s,%s,%.17g,%.17g\n", j->opt.synthetic, j->opt.overlap, j->workers, j->cache,
-          j->opt.bucket_mb, ss_allreduce_name(j->opt.allreduce), fidelity_name(j), nic_gbps(j), j->opt.oversub);
+          j->opt.bucket_mb, ss_allreduce_name(j->opt.allreduce), ss_fidelity_name(j->opt.fidelity), nic_gbps(j), j->opt.oversub);
 }
 
 static void write_table(FILE* f, const ss_result* r)
@@ -184,7 +179,7 @@ static void write_table(FILE* f, const ss_result* r)
         first = 0;
       }
     fprintf(f, ", %d ring%s per instance (%s fidelity)\n", j->intra.nrings, j->intra.nrings == 1 ? "" : "s",
-            fidelity_name(j));
+            ss_fidelity_name(j->opt.fidelity));
   }
   if (j->instances > 1) {
     fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
