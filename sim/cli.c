@@ -12,7 +12,7 @@
 enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
-  OPT_MAX_BYTES, OPT_ITERS
+  OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE
 };
 
 static const struct option long_options[] = {
@@ -27,12 +27,13 @@ static const struct option long_options[] = {
     {"nic-latency-us", required_argument, NULL, OPT_NIC_LATENCY}, {"oversub", required_argument, NULL, OPT_OVERSUB},
     {"allreduce", required_argument, NULL, OPT_ALLREDUCE}, {"fidelity", required_argument, NULL, OPT_FIDELITY},
     {"min-bytes", required_argument, NULL, OPT_MIN_BYTES}, {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
-    {"iters", required_argument, NULL, OPT_ITERS},
+    {"iters", required_argument, NULL, OPT_ITERS}, {"stash", no_argument, NULL, OPT_STASH},
+    {"stash-single", required_argument, NULL, OPT_STASH_SINGLE},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
 static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLAP, OPT_SYNTHETIC, 'w', OPT_PREFETCH,
-                                 OPT_CACHE, 0};
+                                 OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, 0};
 static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
 
 static const char* option_name(int ch)
@@ -105,7 +106,14 @@ void ss_cli_usage(FILE* f, int bench)
         "      --cache F        fraction of the dataset in the page cache, 0..1\n"
         "                       (default: what fits in 80% of the instance's memory)\n"
         "      --format FMT     table, json or csv (default table)\n"
-        "  -o, --output FILE    write the report to FILE instead of standard output\n",
+        "  -o, --output FILE    write the report to FILE instead of standard output\n"
+        "      --stash          Stash's differential breakdown: simulate RUN0 (synthetic, 1 GPU), RUN1\n"
+        "                       (synthetic), RUN2 (cold cache), RUN3 (all cached) and, for several\n"
+        "                       instances, the same GPUs on one instance; report their differences\n"
+        "                       beside RUN2's timeline breakdown\n"
+        "      --stash-single FILE  the instance of that single-instance run (default: the instance\n"
+        "                       file beside PLATFORM with the same GPU model and as many GPUs, else\n"
+        "                       the nearest)\n",
         f);
   fputs(cluster_help, f);
   fputs("  -h, --help           print this help and exit\n"
@@ -197,6 +205,12 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
     case OPT_SYNTHETIC:
       o->synthetic = 1;
       return 0;
+    case OPT_STASH:
+      cli->stash = 1;
+      return 0;
+    case OPT_STASH_SINGLE:
+      cli->stash_single = arg;
+      return 0;
   }
   return usage_error(msg, size, "internal: unhandled option%s%s", "", "");
 }
@@ -279,6 +293,12 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
     free(rest);
     return rc;
   }
+  if (!rc && !out->help && !out->version && out->stash && out->opt.synthetic)
+    rc = usage_error(msg, msg_size, "--stash makes its own synthetic and real-data runs: drop --synthetic%s%s", "", "");
+  if (!rc && !out->help && !out->version && out->stash && out->opt.cache >= 0)
+    rc = usage_error(msg, msg_size, "--stash makes its own cold-cache and cached runs: drop --cache%s%s", "", "");
+  if (!rc && !out->help && !out->version && out->stash_single && !out->stash)
+    rc = usage_error(msg, msg_size, "--stash-single goes with --stash%s%s", "", "");
   if (!rc && !out->help && !out->version) {
     if (nrest - optind != 2)
       rc = usage_error(msg, msg_size, "expected PLATFORM.xml and WORKLOAD.json, got %s argument%s",

@@ -12,6 +12,8 @@ typedef struct ss_cli {
   double min_bytes;  /* bench: smallest and largest size, doubling in between */
   double max_bytes;
   int bench_iters;   /* bench: allreduces per size */
+  int stash;         /* --stash: Stash's differential breakdown (several runs) */
+  const char* stash_single; /* --stash-single: the instance file of the single-instance run */
   int help;
   int version;
   int ncfg;

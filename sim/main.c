@@ -4,6 +4,7 @@
 #include "job.h"
 #include "platform.h"
 #include "report.h"
+#include "stash.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -172,28 +173,40 @@ int main(int argc, char** argv)
   ss_platform* p = NULL;
   ss_workload* w = NULL;
   ss_job* job = NULL;
+  ss_stash* stash = NULL;
   ss_timeline* tl = NULL;
   FILE* out = NULL;
   int status = 1;
   double simulated_s = 0;
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || ss_workload_load(cli.opt.workload_path, &w, &err) ||
-      ss_job_new(p, w, &cli.opt, &job, &err)) {
+      (cli.stash ? ss_stash_plan(p, w, &cli.opt, cli.stash_single, &stash, &err)
+                 : ss_job_new(p, w, &cli.opt, &job, &err))) {
     status = fail(&err);
     goto done;
   }
-  if (ss_engine_check_cfg(job, cli.ncfg, cli.cfg, &err)) {
+  const ss_job* main_job = stash ? stash->job[SS_RUN2] : job;
+  if (ss_engine_check_cfg(main_job, cli.ncfg, cli.cfg, &err)) {
     fail(&err);
     status = 2;
     goto done;
   }
   if (!(out = open_output(&cli)))
     goto done;
-  if (ss_engine_run(job, cli.ncfg, cli.cfg, &tl, &simulated_s, &err)) {
-    status = fail(&err);
-    goto done;
-  }
   ss_result res;
-  ss_result_compute(job, tl, simulated_s, &res);
+  if (stash) {
+    if (ss_stash_run(stash, cli.ncfg, cli.cfg, &err)) {
+      status = fail(&err);
+      goto done;
+    }
+    ss_result_from_breakdown(main_job, &stash->bd[SS_RUN2], stash->simulated_s[SS_RUN2], &res);
+    res.stash = stash;
+  } else {
+    if (ss_engine_run(job, cli.ncfg, cli.cfg, &tl, &simulated_s, &err)) {
+      status = fail(&err);
+      goto done;
+    }
+    ss_result_compute(job, tl, simulated_s, &res);
+  }
   if (ss_report_write(out, &res, cli.opt.format)) {
     fprintf(stderr, "%s: error: cannot write the report: %s\n", cli.opt.output ? cli.opt.output : "stdout",
             strerror(errno));
@@ -205,6 +218,7 @@ done:
     status = close_output(&cli, out, status);
   ss_timeline_free(tl);
   ss_job_free(job);
+  ss_stash_free(stash);
   ss_workload_free(w);
   ss_platform_free(p);
   ss_cli_free(&cli);

@@ -10,9 +10,16 @@
 
 void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out)
 {
+  ss_breakdown bd;
+  ss_stall_timeline(tl, job->opt.warmup, &bd);
+  ss_result_from_breakdown(job, &bd, simulated_s, out);
+}
+
+void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out)
+{
   memset(out, 0, sizeof(*out));
   out->job = job;
-  ss_stall_timeline(tl, job->opt.warmup, &out->bd);
+  out->bd = *bd;
   double samples_per_iter = (double)job->batch * job->ngpus;
   out->throughput_samples_per_s = samples_per_iter / out->bd.iteration_s;
   out->epoch_s = job->workload->dataset.samples / out->throughput_samples_per_s;
@@ -54,6 +61,43 @@ static double nic_latency_us(const ss_job* j)
   return j->platform->nnics ? ss_cluster_link_latency(j, j->platform->nics[0].link) * 1e6 : 0;
 }
 
+/* The "stash" object: run times, differential parts (per iteration), Stash's percentages, shares
+ * of RUN2, epoch times and costs of each run, notes. */
+static void write_json_stash(FILE* f, const ss_stash* s)
+{
+  fprintf(f, ",\n  \"stash\": {\n");
+  for (int k = 0; k < SS_RUN_COUNT; k++)
+    if (s->job[k])
+      fprintf(f, "    \"%s_s\": %.17g,\n", ss_stash_run_key((ss_run)k), s->bd[k].iteration_s);
+  const ss_job* single = s->job[SS_RUN_SINGLE];
+  if (single) {
+    fprintf(f, "    \"single_instance\": ");
+    json_string(f, single->platform->instance_type);
+    fprintf(f, ",\n    \"single_instance_file\": ");
+    json_string(f, single->platform->path);
+    fprintf(f, ",\n    \"single_instance_gpus\": %d,\n    \"single_instance_same_gpus\": %s,\n", single->ngpus,
+            s->single_exact ? "true" : "false");
+  }
+  for (int d = 0; d < SS_DIFF_COUNT; d++)
+    fprintf(f, "    \"%s_s\": %.17g,\n", ss_stash_diff_key((ss_diff)d), s->part_s[d]);
+  for (int d = 0; d < SS_DIFF_COUNT; d++)
+    fprintf(f, "    \"%s_pct\": %.17g,\n", ss_stash_diff_key((ss_diff)d), s->pct[d]);
+  for (int d = 0; d < SS_DIFF_COUNT; d++)
+    fprintf(f, "    \"%s_share_pct\": %.17g,\n", ss_stash_diff_key((ss_diff)d),
+            100 * s->part_s[d] / s->bd[SS_RUN2].iteration_s);
+  fprintf(f, "    \"iterations_per_epoch\": %.17g,\n", s->iterations_per_epoch);
+  for (int k = 0; k < SS_RUN_COUNT; k++)
+    if (s->job[k])
+      fprintf(f, "    \"%s_epoch_s\": %.17g,\n    \"%s_cost_usd_per_epoch\": %.17g,\n", ss_stash_run_key((ss_run)k),
+              s->epoch_s[k], ss_stash_run_key((ss_run)k), s->cost_usd_per_epoch[k]);
+  fprintf(f, "    \"notes\": [");
+  for (int i = 0; i < s->nnotes; i++) {
+    fprintf(f, "%s\n      ", i ? "," : "");
+    json_string(f, s->notes[i]);
+  }
+  fprintf(f, "%s]\n  }", s->nnotes ? "\n    " : "");
+}
+
 static void write_json(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -92,7 +136,10 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n", j->device ? "measured" : "peak_flops");
-  fprintf(f, "  \"simulated_s\": %.17g\n}\n", r->simulated_s);
+  fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
+  if (r->stash)
+    write_json_stash(f, r->stash);
+  fprintf(f, "\n}\n");
 }
 
 /* CSV field: quoted when it holds a comma, quote or newline. */
@@ -111,6 +158,35 @@ static void csv_field(FILE* f, const char* s)
   fputc('"', f);
 }
 
+/* The stash columns (header when header, else values): every run's time, epoch and cost (empty
+ * for a run not made), the single instance, the parts with Stash's percentages. */
+static void write_csv_stash(FILE* f, const ss_stash* s, int header)
+{
+  for (int k = 0; k < SS_RUN_COUNT; k++) {
+    const char* key = ss_stash_run_key((ss_run)k);
+    if (header)
+      fprintf(f, ",stash_%s_s,stash_%s_epoch_s,stash_%s_cost_usd_per_epoch", key, key, key);
+    else if (s->job[k])
+      fprintf(f, ",%.17g,%.17g,%.17g", s->bd[k].iteration_s, s->epoch_s[k], s->cost_usd_per_epoch[k]);
+    else
+      fprintf(f, ",,,");
+  }
+  if (header)
+    fprintf(f, ",stash_single_instance");
+  else {
+    fputc(',', f);
+    if (s->job[SS_RUN_SINGLE])
+      csv_field(f, s->job[SS_RUN_SINGLE]->platform->instance_type);
+  }
+  for (int d = 0; d < SS_DIFF_COUNT; d++) {
+    const char* key = ss_stash_diff_key((ss_diff)d);
+    if (header)
+      fprintf(f, ",stash_%s_s,stash_%s_pct", key, key);
+    else
+      fprintf(f, ",%.17g,%.17g", s->part_s[d], s->pct[d]);
+  }
+}
+
 static void write_csv(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -118,7 +194,10 @@ static void write_csv(FILE* f, const ss_result* r)
              "epoch_s,cost_usd_per_epoch");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, ",%s", part_keys[c]);
-  fprintf(f, ",synthetic,overlap,workers_per_gpu,cache,bucket_mb,allreduce,fidelity,nic_gbps,oversub\n");
+  fprintf(f, ",synthetic,overlap,workers_per_gpu,cache,bucket_mb,allreduce,fidelity,nic_gbps,oversub");
+  if (r->stash)
+    write_csv_stash(f, r->stash, 1);
+  fputc('\n', f);
   csv_field(f, j->platform->instance_type);
   fputc(',', f);
   csv_field(f, j->workload->model);
@@ -126,8 +205,60 @@ static void write_csv(FILE* f, const ss_result* r)
           r->epoch_s, r->cost_usd_per_epoch);
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, ",%.17g", r->bd.part_s[c]);
-  fprintf(f, ",%d,%d,%d,%.17g,%.17g,%s,%s,%.17g,%.17g\n", j->opt.synthetic, j->opt.overlap, j->workers, j->cache,
+  fprintf(f, ",%d,%d,%d,%.17g,%.17g,%s,%s,%.17g,%.17g", j->opt.synthetic, j->opt.overlap, j->workers, j->cache,
           j->opt.bucket_mb, ss_allreduce_name(j->opt.allreduce), ss_fidelity_name(j->opt.fidelity), nic_gbps(j), j->opt.oversub);
+  if (r->stash)
+    write_csv_stash(f, r->stash, 0);
+  fputc('\n', f);
+}
+
+static const char* const diff_labels[SS_DIFF_COUNT] = {"compute", "interconnect stall", "network stall",
+                                                      "prep (CPU) stall", "fetch (disk) stall"};
+static const ss_cat diff_cat[SS_DIFF_COUNT] = {SS_CAT_COMPUTE, SS_CAT_INTERCONNECT, SS_CAT_NETWORK, SS_CAT_PREP,
+                                               SS_CAT_FETCH};
+
+/* The differential breakdown under the RUN2 report: the runs, then each part per iteration, per
+ * epoch, in Stash's percent and in percent of RUN2, beside RUN2's timeline; then the notes. */
+static void write_table_stash(FILE* f, const ss_stash* s)
+{
+  const ss_job* single = s->job[SS_RUN_SINGLE];
+  fprintf(f, "Stash differential breakdown (the report above is RUN2; each run a simulation of its own):\n");
+  fprintf(f, "  %-44s %12s %12s %10s\n", "run", "iteration", "epoch", "cost");
+  for (int k = 0; k < SS_RUN_COUNT; k++) {
+    const ss_job* j = s->job[k];
+    if (!j)
+      continue;
+    char what[128];
+    if (k == SS_RUN_SINGLE)
+      snprintf(what, sizeof(what), "%s synthetic, %d GPUs on one %s", "SINGLE", j->ngpus, j->platform->instance_type);
+    else
+      snprintf(what, sizeof(what), "RUN%d %s, %d GPU%s", k,
+               k <= SS_RUN1 ? "synthetic" : k == SS_RUN2 ? "real data, cold cache" : "real data, all cached",
+               j->ngpus, j->ngpus == 1 ? "" : "s");
+    fprintf(f, "  %-44s %9.3f ms %8.2f min %8.2f $\n", what, s->bd[k].iteration_s * 1e3, s->epoch_s[k] / 60,
+            s->cost_usd_per_epoch[k]);
+  }
+  static const char* const formula[SS_DIFF_COUNT] = {"RUN0", "SINGLE-RUN0", "RUN1-SINGLE", "RUN3-RUN1", "RUN2-RUN3"};
+  fprintf(f, "  %-32s %12s %10s %8s %8s %16s\n", "part", "per iteration", "per epoch", "Stash %", "of RUN2",
+          "RUN2 timeline");
+  const double* tl = s->bd[SS_RUN2].part_s;
+  for (int d = 0; d < SS_DIFF_COUNT; d++) {
+    char label[64];
+    snprintf(label, sizeof(label), "%s (%s)", diff_labels[d],
+             d == SS_DIFF_INTERCONNECT && !single ? "RUN1-RUN0" : formula[d]);
+    if (d == SS_DIFF_NETWORK && !single) {
+      fprintf(f, "  %-32s %12s %10s %8s %8s %13.3f ms\n", "network stall (one instance)", "-", "-", "-", "-",
+              tl[SS_CAT_NETWORK] * 1e3);
+      continue;
+    }
+    fprintf(f, "  %-32s %9.3f ms %8.1f s %7.1f%% %7.1f%% %13.3f ms\n", label, s->part_s[d] * 1e3,
+            s->part_s[d] * s->iterations_per_epoch, s->pct[d], 100 * s->part_s[d] / s->bd[SS_RUN2].iteration_s,
+            tl[diff_cat[d]] * 1e3);
+  }
+  fprintf(f, "  Stash %%: interconnect / %s, network / SINGLE, prep / RUN3 (at least 0), fetch / RUN2, as Stash's "
+             "tool/analyze.py; compute / RUN2\n", single ? "SINGLE" : "RUN1");
+  for (int i = 0; i < s->nnotes; i++)
+    fprintf(f, "  note: %s\n", s->notes[i]);
 }
 
 static void write_table(FILE* f, const ss_result* r)
@@ -187,6 +318,8 @@ static void write_table(FILE* f, const ss_result* r)
       fprintf(f, ", switch oversubscribed %g:1", j->opt.oversub);
     fputc('\n', f);
   }
+  if (r->stash)
+    write_table_stash(f, r->stash);
 }
 
 typedef struct format_entry {

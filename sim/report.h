@@ -4,6 +4,7 @@
 
 #include "job.h"
 #include "stall.h"
+#include "stash.h"
 
 #include <stdio.h>
 
@@ -14,10 +15,14 @@ typedef struct ss_result {
   double epoch_s;
   double cost_usd_per_epoch; /* price x instances x epoch time */
   double simulated_s;        /* simulated date at the end of the run */
+  const ss_stash* stash;     /* --stash: the differential breakdown (the job is its RUN2), else NULL */
 } ss_result;
 
 /* Derive the result of a job from its timeline. */
 void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out);
+
+/* Derive the result of a job from its timeline breakdown. */
+void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out);
 
 /* Write the result in format fmt. Returns 0, or a negative code when writing failed. */
 int ss_report_write(FILE* f, const ss_result* r, ss_format fmt);

@@ -1,0 +1,350 @@
+/* stash: Stash's differential stall breakdown, one simulated process per run. */
+#include "stash.h"
+
+#include "engine.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char* const run_keys[SS_RUN_COUNT] = {"run0", "run1", "run2", "run3", "single_instance"};
+static const char* const diff_keys[SS_DIFF_COUNT] = {"compute", "interconnect_stall", "network_stall", "prep_stall",
+                                                     "fetch_stall"};
+
+const char* ss_stash_run_key(ss_run r)
+{
+  ss_assert(r >= 0 && r < SS_RUN_COUNT);
+  return run_keys[r];
+}
+
+const char* ss_stash_diff_key(ss_diff d)
+{
+  ss_assert(d >= 0 && d < SS_DIFF_COUNT);
+  return diff_keys[d];
+}
+
+static int xml_name(const struct dirent* e)
+{
+  size_t n = strlen(e->d_name);
+  return n > 4 && strcmp(e->d_name + n - 4, ".xml") == 0;
+}
+
+/* How well an instance of g GPUs stands in for one with want: the same number first, then the
+ * fewest above it (using want of them), then the most below it. Lower is better. */
+static long fit_rank(int g, int want)
+{
+  if (g == want)
+    return 0;
+  if (g > want)
+    return g;
+  return 2L * SS_MAX_GPUS - g;
+}
+
+/* The instance file in p's directory with p's GPU model that best holds want GPUs (ties: the
+ * cheapest, then the first by name). Files that do not load are not candidates. */
+static int find_single(const ss_platform* p, int want, ss_platform** out, ss_err* err)
+{
+  char dir[PATH_MAX];
+  const char* slash = strrchr(p->path, '/');
+  if (slash)
+    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - p->path), p->path);
+  else
+    snprintf(dir, sizeof(dir), ".");
+  struct dirent** names = NULL;
+  int n = scandir(dir, &names, xml_name, alphasort);
+  if (n < 0)
+    return ss_err_set(err, p->path, 0, "cannot list the directory '%s' to find a single instance with %d GPUs (give "
+                      "one with --stash-single)", dir, want);
+  ss_platform* best = NULL;
+  for (int i = 0; i < n; i++) {
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+    ss_platform* c = NULL;
+    ss_err ignored;
+    ss_err_clear(&ignored);
+    if (ss_platform_load(path, &c, &ignored) == SS_OK && strcmp(c->gpus[0].model, p->gpus[0].model) == 0 &&
+        (!best || fit_rank(c->ngpus, want) < fit_rank(best->ngpus, want) ||
+         (fit_rank(c->ngpus, want) == fit_rank(best->ngpus, want) && c->price_usd_per_h < best->price_usd_per_h))) {
+      ss_platform_free(best);
+      best = c;
+      c = NULL;
+    }
+    ss_platform_free(c);
+    free(names[i]);
+  }
+  free(names);
+  if (!best)
+    return ss_err_set(err, p->path, 0, "no instance file in '%s' has GPU model '%s' and loads (give one with "
+                      "--stash-single)", dir, p->gpus[0].model);
+  *out = best;
+  return SS_OK;
+}
+
+int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const char* single_path,
+                  ss_stash** out, ss_err* err)
+{
+  ss_stash* s = calloc(1, sizeof(*s));
+  if (!s)
+    return ss_err_set(err, NULL, 0, "out of memory");
+  ss_options r[SS_RUN_COUNT];
+  r[SS_RUN2] = *o;
+  r[SS_RUN2].synthetic = 0;
+  r[SS_RUN2].cache = 0;
+  r[SS_RUN3] = r[SS_RUN2];
+  r[SS_RUN3].cache = 1;
+  r[SS_RUN1] = *o;
+  r[SS_RUN1].synthetic = 1;
+  r[SS_RUN0] = r[SS_RUN1];
+  r[SS_RUN0].instances = 1;
+  r[SS_RUN0].gpus = 1;
+  int rc = SS_OK;
+  for (int k = SS_RUN0; !rc && k <= SS_RUN3; k++)
+    rc = ss_job_new(p, w, &r[k], &s->job[k], err);
+  if (!rc && o->instances > 1) {
+    int want = s->job[SS_RUN1]->ngpus;
+    if (single_path)
+      rc = ss_platform_load(single_path, &s->single, err);
+    else
+      rc = find_single(p, want, &s->single, err);
+    if (!rc && strcmp(s->single->gpus[0].model, p->gpus[0].model) != 0)
+      rc = ss_err_set(err, s->single->path, 0, "--stash-single has GPU model '%s', the job's instances have '%s'",
+                      s->single->gpus[0].model, p->gpus[0].model);
+    if (!rc) {
+      ss_options single = r[SS_RUN1];
+      single.instances = 1;
+      single.gpus = want < s->single->ngpus ? want : -1;
+      single.nic_gbps = -1;
+      single.nic_latency_us = -1;
+      single.oversub = 1;
+      s->single_exact = s->single->ngpus >= want;
+      rc = ss_job_new(s->single, w, &single, &s->job[SS_RUN_SINGLE], err);
+    }
+  }
+  if (rc) {
+    ss_stash_free(s);
+    return rc;
+  }
+  *out = s;
+  return SS_OK;
+}
+
+void ss_stash_free(ss_stash* s)
+{
+  if (!s)
+    return;
+  for (int k = 0; k < SS_RUN_COUNT; k++)
+    ss_job_free(s->job[k]);
+  ss_platform_free(s->single);
+  free(s);
+}
+
+/* What a run's process sends back: one write, so it must fit in a pipe's atomic size. */
+typedef struct run_msg {
+  int rc;
+  double simulated_s;
+  ss_breakdown bd;
+  ss_err err;
+} run_msg;
+
+_Static_assert(sizeof(run_msg) <= PIPE_BUF, "a run's message is written at once");
+
+static const char* const run_names[SS_RUN_COUNT] = {"RUN0 (synthetic, 1 GPU)", "RUN1 (synthetic, all GPUs)",
+                                                    "RUN2 (real data, cold cache)", "RUN3 (real data, cached)",
+                                                    "the single-instance run"};
+
+/* Child side: simulate, send the breakdown or the error, and leave without touching the parent's
+ * stdio buffers or atexit handlers. */
+static void run_child(const ss_job* job, int ncfg, char** cfg, int fd)
+{
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0)
+    dup2(null, 1);
+  run_msg m;
+  memset(&m, 0, sizeof(m));
+  ss_err_clear(&m.err);
+  ss_timeline* tl = NULL;
+  m.rc = ss_engine_run(job, ncfg, cfg, &tl, &m.simulated_s, &m.err);
+  if (m.rc == SS_OK)
+    ss_stall_timeline(tl, job->opt.warmup, &m.bd);
+  ss_timeline_free(tl);
+  ssize_t n = write(fd, &m, sizeof(m));
+  _exit(n == (ssize_t)sizeof(m) ? 0 : 1);
+}
+
+/* Parent side: read run k's message and reap its process. */
+static int run_collect(ss_stash* s, int k, pid_t pid, int fd, ss_err* err)
+{
+  run_msg m;
+  size_t got = 0;
+  ssize_t n;
+  while (got < sizeof(m) && (n = read(fd, (char*)&m + got, sizeof(m) - got)) > 0)
+    got += (size_t)n;
+  close(fd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != sizeof(m)) {
+    if (WIFSIGNALED(status))
+      return ss_err_set(err, NULL, 0, "the simulation of %s died (signal %d, %s)", run_names[k], WTERMSIG(status),
+                        strsignal(WTERMSIG(status)));
+    return ss_err_set(err, NULL, 0, "the simulation of %s ended without a result (exit status %d)", run_names[k],
+                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  if (m.rc != SS_OK) {
+    if (!ss_err_isset(err))
+      *err = m.err;
+    return m.rc;
+  }
+  s->bd[k] = m.bd;
+  s->simulated_s[k] = m.simulated_s;
+  return SS_OK;
+}
+
+int ss_stash_run(ss_stash* s, int ncfg, char** cfg, ss_err* err)
+{
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int width = cores > 0 ? (int)cores : 1;
+  int runs[SS_RUN_COUNT], nruns = 0;
+  for (int k = 0; k < SS_RUN_COUNT; k++)
+    if (s->job[k])
+      runs[nruns++] = k;
+  int rc = SS_OK;
+  for (int first = 0; first < nruns; first += width) {
+    int last = first + width < nruns ? first + width : nruns;
+    pid_t pid[SS_RUN_COUNT];
+    int fd[SS_RUN_COUNT];
+    int started = first;
+    for (; started < last; started++) {
+      int fds[2];
+      if (pipe(fds)) {
+        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: pipe failed", run_names[runs[started]]);
+        break;
+      }
+      fflush(stdout);
+      fflush(stderr);
+      pid_t child = fork();
+      if (child == 0) {
+        close(fds[0]);
+        run_child(s->job[runs[started]], ncfg, cfg, fds[1]);
+      }
+      close(fds[1]);
+      if (child < 0) {
+        close(fds[0]);
+        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: fork failed", run_names[runs[started]]);
+        break;
+      }
+      pid[started - first] = child;
+      fd[started - first] = fds[0];
+    }
+    /* Every started process is reaped, even after a failure; the first error wins. */
+    for (int i = first; i < started; i++) {
+      int r = run_collect(s, runs[i], pid[i - first], fd[i - first], err);
+      if (!rc)
+        rc = r;
+    }
+    if (rc)
+      return rc;
+  }
+  ss_stash_derive(s);
+  return SS_OK;
+}
+
+/* A note when two views of the same time differ by more than 2% of the iteration. */
+static int differ(double a, double b, double iteration_s)
+{
+  return fabs(a - b) > 0.02 * iteration_s;
+}
+
+static void note(ss_stash* s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(ss_stash* s, const char* fmt, ...)
+{
+  if (s->nnotes >= SS_STASH_MAX_NOTES)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), fmt, ap);
+  va_end(ap);
+}
+
+/* Compare the differential parts with RUN2's timeline and say where and why they differ. */
+static void explain(ss_stash* s)
+{
+  const double* tl = s->bd[SS_RUN2].part_s;
+  const double* d = s->part_s;
+  double t2 = s->bd[SS_RUN2].iteration_s;
+  double comm_d = d[SS_DIFF_INTERCONNECT] + d[SS_DIFF_NETWORK];
+  double comm_t = tl[SS_CAT_INTERCONNECT] + tl[SS_CAT_NETWORK];
+  double data_d = d[SS_DIFF_PREP] + d[SS_DIFF_FETCH];
+  double data_t = tl[SS_CAT_PREP] + tl[SS_CAT_FETCH];
+  if (s->job[SS_RUN_SINGLE] && !s->single_exact)
+    note(s, "no %s instance file has %d GPUs: the network stall compares with %d GPUs on one %s, so it also holds "
+            "the difference of scale",
+         s->single->gpus[0].model, s->job[SS_RUN1]->ngpus, s->job[SS_RUN_SINGLE]->ngpus, s->single->instance_type);
+  if (differ(comm_d, comm_t, t2))
+    note(s, "communication: the differential view charges %.3f ms (RUN1 - RUN0), the timeline %.3f ms of waits on "
+            "collectives in RUN2: %s",
+         comm_d * 1e3, comm_t * 1e3,
+         comm_t > comm_d ? "with real data the loaders' host-to-device copies share PCIe and host links with the "
+                           "collectives, which then take longer than in the synthetic RUN1"
+                         : "with real data the GPUs reach each collective out of step, and the time a GPU waits for a "
+                           "late one is booked by the late one as data stall");
+  if (differ(data_d, data_t, t2))
+    note(s, "data: the differential view charges %.3f ms (RUN2 - RUN1), the timeline %.3f ms of waits for data in "
+            "RUN2: RUN2 also changes how communication overlaps, see above",
+         data_d * 1e3, data_t * 1e3);
+  else if (differ(d[SS_DIFF_PREP], tl[SS_CAT_PREP], t2))
+    note(s, "prep vs fetch: Stash charges prep with the wait left when every sample is cached (RUN3 - RUN1, "
+            "%.3f ms) and fetch with all the wait that reading adds to it (RUN2 - RUN3, %.3f ms); the timeline "
+            "splits each wait in proportion to the loader's disk and CPU time on that batch (%.3f and %.3f ms), %s",
+         d[SS_DIFF_PREP] * 1e3, d[SS_DIFF_FETCH] * 1e3, tl[SS_CAT_PREP] * 1e3, tl[SS_CAT_FETCH] * 1e3,
+         tl[SS_CAT_FETCH] < d[SS_DIFF_FETCH]
+             ? "so reads get their share of the wait, not the whole increase they cause on a loader that is already "
+               "the bottleneck"
+             : "so reads get a share of waits that preparation alone would also have caused");
+  if (differ(d[SS_DIFF_COMPUTE], tl[SS_CAT_COMPUTE], t2))
+    note(s, "compute: RUN0 takes %.3f ms, the GPUs of RUN2 compute %.3f ms per iteration", d[SS_DIFF_COMPUTE] * 1e3,
+         tl[SS_CAT_COMPUTE] * 1e3);
+}
+
+void ss_stash_derive(ss_stash* s)
+{
+  double t[SS_RUN_COUNT];
+  for (int k = 0; k < SS_RUN_COUNT; k++)
+    t[k] = s->bd[k].iteration_s;
+  int multi = s->job[SS_RUN_SINGLE] != NULL;
+  double single = multi ? t[SS_RUN_SINGLE] : t[SS_RUN1];
+  ss_assert(t[SS_RUN0] > 0 && t[SS_RUN1] > 0 && t[SS_RUN2] > 0 && t[SS_RUN3] > 0 && single > 0);
+  /* The parts telescope: they sum to T(RUN2) whatever their signs. */
+  s->part_s[SS_DIFF_COMPUTE] = t[SS_RUN0];
+  s->part_s[SS_DIFF_INTERCONNECT] = single - t[SS_RUN0];
+  s->part_s[SS_DIFF_NETWORK] = t[SS_RUN1] - single;
+  s->part_s[SS_DIFF_PREP] = t[SS_RUN3] - t[SS_RUN1];
+  s->part_s[SS_DIFF_FETCH] = t[SS_RUN2] - t[SS_RUN3];
+  /* tool/analyze.py: interconnect / RUN1, network / single instance, prep / RUN3 (not below 0),
+   * fetch / RUN2; compute, which Stash does not report, / RUN2. */
+  s->pct[SS_DIFF_COMPUTE] = 100 * t[SS_RUN0] / t[SS_RUN2];
+  s->pct[SS_DIFF_INTERCONNECT] = 100 * s->part_s[SS_DIFF_INTERCONNECT] / single;
+  s->pct[SS_DIFF_NETWORK] = 100 * s->part_s[SS_DIFF_NETWORK] / single;
+  s->pct[SS_DIFF_PREP] = fmax(0, 100 * s->part_s[SS_DIFF_PREP] / t[SS_RUN3]);
+  s->pct[SS_DIFF_FETCH] = 100 * s->part_s[SS_DIFF_FETCH] / t[SS_RUN2];
+  const ss_job* j = s->job[SS_RUN2];
+  double samples = j->workload->dataset.samples;
+  s->iterations_per_epoch = samples / ((double)j->batch * j->ngpus);
+  for (int k = 0; k < SS_RUN_COUNT; k++) {
+    const ss_job* r = s->job[k];
+    if (!r)
+      continue;
+    s->epoch_s[k] = samples / ((double)r->batch * r->ngpus) * t[k];
+    s->cost_usd_per_epoch[k] = s->epoch_s[k] * r->platform->price_usd_per_h * r->instances / 3600.0;
+  }
+  s->nnotes = 0;
+  explain(s);
+}
