@@ -212,6 +212,12 @@ static void write_csv(FILE* f, const ss_result* r)
   fputc('\n', f);
 }
 
+/* Differences of equal times in the table: floating-point noise shows as 0, not -0.000. */
+static double tidy(double v)
+{
+  return fabs(v) < 1e-12 ? 0 : v;
+}
+
 static const char* const diff_labels[SS_DIFF_COUNT] = {"compute", "interconnect stall", "network stall",
                                                       "prep (CPU) stall", "fetch (disk) stall"};
 static const ss_cat diff_cat[SS_DIFF_COUNT] = {SS_CAT_COMPUTE, SS_CAT_INTERCONNECT, SS_CAT_NETWORK, SS_CAT_PREP,
@@ -251,9 +257,9 @@ static void write_table_stash(FILE* f, const ss_stash* s)
               tl[SS_CAT_NETWORK] * 1e3);
       continue;
     }
-    fprintf(f, "  %-32s %9.3f ms %8.1f s %7.1f%% %7.1f%% %13.3f ms\n", label, s->part_s[d] * 1e3,
-            s->part_s[d] * s->iterations_per_epoch, s->pct[d], 100 * s->part_s[d] / s->bd[SS_RUN2].iteration_s,
-            tl[diff_cat[d]] * 1e3);
+    double v = tidy(s->part_s[d]);
+    fprintf(f, "  %-32s %9.3f ms %8.1f s %7.1f%% %7.1f%% %13.3f ms\n", label, v * 1e3, v * s->iterations_per_epoch,
+            tidy(s->pct[d]), 100 * v / s->bd[SS_RUN2].iteration_s, tl[diff_cat[d]] * 1e3);
   }
   fprintf(f, "  Stash %%: interconnect / %s, network / SINGLE, prep / RUN3 (at least 0), fetch / RUN2, as Stash's "
              "tool/analyze.py; compute / RUN2\n", single ? "SINGLE" : "RUN1");

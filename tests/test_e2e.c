@@ -426,7 +426,7 @@ static void test_resnet50_v100_calibration(void)
 /* Data stalls appear where the data pipeline is slower than the GPU, and only there. */
 static void test_loader_stalls(void)
 {
-  cJSON* j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0");
+  cJSON* j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32");
   if (!j)
     return;
   const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
@@ -442,7 +442,7 @@ static void test_loader_stalls(void)
   CHECK(b && num(b, "prep_stall_s") == 0 && num(b, "fetch_stall_s") == 0, "synthetic run has data stalls");
   cJSON_Delete(j);
   /* Enough workers and a warm cache hide loading behind compute (only the copy remains). */
-  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1");
+  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32");
   b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
   CHECK(b && num(b, "fetch_stall_s") == 0 && fabs(num(b, "prep_stall_s") - h2d) <= 1e-6,
         "p3.2xl with 8 workers: stalls beyond the copy");
