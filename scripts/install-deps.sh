@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what stash-sim needs to build and test on Debian (run as root, or with sudo available).
 set -euo pipefail
-pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev"
+pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev python3 parallel gnuplot-nox"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
