@@ -1,0 +1,789 @@
+#!/usr/bin/env python3
+"""Generate stash-sim workloads for the models of the Stash study (ICDCS'23) and a few more.
+
+usage: calibration/gen_models.py [--check]
+  (no option)  write workloads/NAME.json for every model below and workloads/README.md
+  --check      regenerate in memory; exit 1 naming every file that differs from the one on disk
+
+Per-layer parameter counts and forward FLOPs come from the architectures (torchvision's CNNs at
+224x224 and 1000 classes, Hugging Face BertForQuestionAnswering), written out below and checked
+against the published parameter totals. Times come from public measurements where they exist
+(../shared/data/single_gpu_fwd_bwd.md) and are estimated otherwise; every number says which in the
+workload's provenance block. workloads/resnet50.json is NOT written here (scripts/csv2workload.py
+makes it from a measured per-layer trace); its architecture is defined here only to check that the
+per-layer parameter counts agree.
+Standard library only, no network, deterministic (same script -> byte-identical files).
+"""
+import json
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GENERATED_BY = "python3 calibration/gen_models.py (stdlib only, deterministic; --check compares with the files on disk)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Architectures: one record per conv / linear layer (BatchNorm affine folded into its conv)
+# ---------------------------------------------------------------------------------------------
+
+class Net:
+    """Layers in forward order. Each: name, params, fwd FLOPs per sample (multiply-add = 2),
+    kind, and the element counts the roofline estimate (small models) needs."""
+
+    def __init__(self):
+        self.layers = []
+
+    def conv(self, name, cin, hw, cout, k, s=1, p=0, groups=1, bias=False, bn=False, act=False):
+        h, w = hw
+        ho, wo = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+        weights = cout * (cin // groups) * k * k
+        self.layers.append({
+            "name": name, "kind": "grouped" if groups > 1 else "dense",
+            "params": weights + (cout if bias else 0) + (2 * cout if bn else 0),
+            "flops": 2 * weights * ho * wo, "weights": weights,
+            "in": cin * h * w, "out": cout * ho * wo,
+            # elementwise passes after the conv, in element reads+writes per sample: BatchNorm in
+            # training reads twice (statistics, normalise) and writes once; an in-place ReLU reads
+            # and writes once.
+            "elem_rw": cout * ho * wo * ((3 if bn else 0) + (2 if act else 0))})
+        return (ho, wo)
+
+    def linear(self, name, fin, fout, bias=True, tokens=1, act=False):
+        weights = fin * fout
+        self.layers.append({
+            "name": name, "kind": "dense", "params": weights + (fout if bias else 0),
+            "flops": 2 * weights * tokens, "weights": weights, "in": fin * tokens,
+            "out": fout * tokens, "elem_rw": fout * tokens * (2 if act else 0)})
+
+    def extra(self, elem_rw):
+        """Elementwise work (pooling, residual add, concat, shuffle) booked to the last layer."""
+        self.layers[-1]["elem_rw"] += elem_rw
+
+
+def pool(hw, k, s, p=0, ceil=False):
+    def one(n):
+        span = n + 2 * p - k
+        return (-(-span // s) if ceil else span // s) + 1
+    return (one(hw[0]), one(hw[1]))
+
+
+def alexnet():
+    # torchvision alexnet.py ("one weird trick" variant): features 0,3,6,8,10 conv+ReLU,
+    # maxpools at 2,5,12, AdaptiveAvgPool(6,6), classifier Dropout/Linear 1,4,6.
+    n, hw = Net(), (224, 224)
+    hw = n.conv("features.0", 3, hw, 64, 11, 4, 2, bias=True, act=True)
+    q = pool(hw, 3, 2); n.extra(64 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    hw = n.conv("features.3", 64, hw, 192, 5, 1, 2, bias=True, act=True)
+    q = pool(hw, 3, 2); n.extra(192 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    hw = n.conv("features.6", 192, hw, 384, 3, 1, 1, bias=True, act=True)
+    hw = n.conv("features.8", 384, hw, 256, 3, 1, 1, bias=True, act=True)
+    hw = n.conv("features.10", 256, hw, 256, 3, 1, 1, bias=True, act=True)
+    q = pool(hw, 3, 2); n.extra(256 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    assert hw == (6, 6)
+    n.linear("classifier.1", 256 * 6 * 6, 4096, act=True)
+    n.linear("classifier.4", 4096, 4096, act=True)
+    n.linear("classifier.6", 4096, 1000)
+    return n
+
+
+VGG_CFGS = {"vgg11": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+            "vgg16": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
+                      512, 512, 512, "M"]}
+
+
+def vgg(cfg):
+    # torchvision vgg.py make_layers(batch_norm=False): each conv 3x3 pad 1 with bias then ReLU
+    # (two Sequential indices), each "M" a 2x2 maxpool (one index); classifier Linear 0,3,6.
+    n, hw, cin, idx = Net(), (224, 224), 3, 0
+    for v in VGG_CFGS[cfg]:
+        if v == "M":
+            q = pool(hw, 2, 2); n.extra(cin * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+            idx += 1
+        else:
+            hw = n.conv("features.%d" % idx, cin, hw, v, 3, 1, 1, bias=True, act=True)
+            cin, idx = v, idx + 2
+    assert hw == (7, 7)
+    n.linear("classifier.0", 512 * 7 * 7, 4096, act=True)
+    n.linear("classifier.3", 4096, 4096, act=True)
+    n.linear("classifier.6", 4096, 1000)
+    return n
+
+
+RESNET_BLOCKS = {"resnet18": ("basic", [2, 2, 2, 2]), "resnet50": ("bottleneck", [3, 4, 6, 3]),
+                 "resnet101": ("bottleneck", [3, 4, 23, 3]), "resnet152": ("bottleneck", [3, 8, 36, 3])}
+
+
+def resnet(arch):
+    # torchvision resnet.py: conv1 7x7/2 + bn1 + ReLU, maxpool 3/2; stages of BasicBlock
+    # (conv1 3x3, conv2 3x3) or Bottleneck (conv1 1x1, conv2 3x3 with the stride, conv3 1x1,
+    # expansion 4); downsample.0 (1x1 conv) + downsample.1 (BN) runs after the last conv of the
+    # block; convs have no bias; fc Linear with bias.
+    block, counts = RESNET_BLOCKS[arch]
+    expansion = 1 if block == "basic" else 4
+    n = Net()
+    hw = n.conv("conv1", 3, (224, 224), 64, 7, 2, 3, bn=True, act=True)
+    q = pool(hw, 3, 2, 1); n.extra(64 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    cin = 64
+    for stage, (planes, nblocks) in enumerate(zip([64, 128, 256, 512], counts), 1):
+        for b in range(nblocks):
+            stride = 2 if stage > 1 and b == 0 else 1
+            pre, cout = "layer%d.%d." % (stage, b), planes * expansion
+            if block == "basic":
+                h1 = n.conv(pre + "conv1", cin, hw, planes, 3, stride, 1, bn=True, act=True)
+                ho = n.conv(pre + "conv2", planes, h1, planes, 3, 1, 1, bn=True)
+            else:
+                h1 = n.conv(pre + "conv1", cin, hw, planes, 1, bn=True, act=True)
+                h2 = n.conv(pre + "conv2", planes, h1, planes, 3, stride, 1, bn=True, act=True)
+                ho = n.conv(pre + "conv3", planes, h2, cout, 1, bn=True)
+            if stride != 1 or cin != cout:
+                n.conv(pre + "downsample.0", cin, hw, cout, 1, stride, bn=True)
+            n.extra(5 * cout * ho[0] * ho[1])        # residual add (r2 w1) + ReLU (r1 w1)
+            cin, hw = cout, ho
+    n.extra(cin * hw[0] * hw[1])                     # global average pool
+    n.linear("fc", 512 * expansion, 1000)
+    return n
+
+
+def mobilenet_v2():
+    # torchvision mobilenetv2.py: features.0 ConvBNReLU6 3->32 /2; InvertedResidual blocks
+    # features.1..17 (t, c, n, s) = (1,16,1,1) (6,24,2,2) (6,32,3,2) (6,64,4,2) (6,96,3,1)
+    # (6,160,3,2) (6,320,1,1): [pw expand conv.0.0 + BN conv.0.1 + ReLU6 if t != 1], dw 3x3
+    # conv.J.0 + BN + ReLU6, pw-linear conv.J+1 + BN conv.J+2; residual add when stride 1 and
+    # in == out; features.18 ConvBNReLU6 320->1280 1x1; classifier.1 Linear 1280->1000.
+    n, cin, idx = Net(), 32, 1
+    hw = n.conv("features.0.0", 3, (224, 224), 32, 3, 2, 1, bn=True, act=True)
+    for t, c, reps, s in [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                          (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+        for i in range(reps):
+            stride, hidden, j = (s if i == 0 else 1), cin * t, 0
+            pre, h = "features.%d.conv." % idx, hw
+            if t != 1:
+                h = n.conv(pre + "0.0", cin, h, hidden, 1, bn=True, act=True)
+                j = 1
+            h = n.conv(pre + "%d.0" % j, hidden, h, hidden, 3, stride, 1, groups=hidden, bn=True, act=True)
+            h = n.conv(pre + "%d" % (j + 1), hidden, h, c, 1, bn=True)
+            if stride == 1 and cin == c:
+                n.extra(3 * c * h[0] * h[1])
+            cin, hw, idx = c, h, idx + 1
+    hw = n.conv("features.18.0", 320, hw, 1280, 1, bn=True, act=True)
+    n.extra(1280 * hw[0] * hw[1])
+    n.linear("classifier.1", 1280, 1000)
+    return n
+
+
+def shufflenet_v2_x0_5():
+    # torchvision shufflenetv2.py, stages_repeats [4, 8, 4], stages_out_channels
+    # [24, 48, 96, 192, 1024]: conv1 (conv 3x3/2 no bias + BN + ReLU), maxpool 3/2;
+    # InvertedResidual stride 2 = branch1 (dw 3x3/2 .0 + BN .1, pw .2 + BN .3 + ReLU) then
+    # branch2 (pw .0 + BN + ReLU, dw 3x3 .3 + BN .4, pw .5 + BN .6 + ReLU) on the block input;
+    # stride 1 = branch2 on half of the channels; then concat + channel shuffle; conv5 1x1 +
+    # BN + ReLU, global mean, fc.
+    n = Net()
+    hw = n.conv("conv1.0", 3, (224, 224), 24, 3, 2, 1, bn=True, act=True)
+    q = pool(hw, 3, 2, 1); n.extra(24 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    cin = 24
+    for stage, reps, cout in [(2, 4, 48), (3, 8, 96), (4, 4, 192)]:
+        for i in range(reps):
+            pre, bf = "stage%d.%d." % (stage, i), cout // 2
+            if i == 0:
+                h = n.conv(pre + "branch1.0", cin, hw, cin, 3, 2, 1, groups=cin, bn=True)
+                n.conv(pre + "branch1.2", cin, h, bf, 1, bn=True, act=True)
+                h = n.conv(pre + "branch2.0", cin, hw, bf, 1, bn=True, act=True)
+                h = n.conv(pre + "branch2.3", bf, h, bf, 3, 2, 1, groups=bf, bn=True)
+            else:
+                h = n.conv(pre + "branch2.0", bf, hw, bf, 1, bn=True, act=True)
+                h = n.conv(pre + "branch2.3", bf, h, bf, 3, 1, 1, groups=bf, bn=True)
+            h = n.conv(pre + "branch2.5", bf, h, bf, 1, bn=True, act=True)
+            n.extra(4 * cout * h[0] * h[1])          # concat (r1 w1) + channel shuffle (r1 w1)
+            cin, hw = cout, h
+    hw = n.conv("conv5.0", 192, hw, 1024, 1, bn=True, act=True)
+    n.extra(1024 * hw[0] * hw[1])
+    n.linear("fc", 1024, 1000)
+    return n
+
+
+def squeezenet1_0():
+    # torchvision squeezenet.py version 1_0: features.0 conv 7x7/2 (bias) + ReLU, maxpools
+    # 3/2 ceil_mode at 2, 6, 11; Fire modules at 3,4,5,7,8,9,10,12 = squeeze 1x1, expand1x1,
+    # expand3x3 (pad 1), all with bias and ReLU, outputs concatenated; classifier.1 = final conv
+    # 512->1000 1x1 (bias) + ReLU, then AdaptiveAvgPool(1).
+    n = Net()
+    hw = n.conv("features.0", 3, (224, 224), 96, 7, 2, bias=True, act=True)
+    cin = 96
+    fires = {3: (16, 64), 4: (16, 64), 5: (32, 128), 7: (32, 128), 8: (48, 192), 9: (48, 192),
+             10: (64, 256), 12: (64, 256)}
+    for idx in range(3, 13):
+        if idx in (6, 11):
+            q = pool(hw, 3, 2, ceil=True); n.extra(cin * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+            continue
+        if idx == 3:
+            q = pool(hw, 3, 2, ceil=True); n.extra(cin * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+        sq, ex = fires[idx]
+        pre = "features.%d." % idx
+        n.conv(pre + "squeeze", cin, hw, sq, 1, bias=True, act=True)
+        n.conv(pre + "expand1x1", sq, hw, ex, 1, bias=True, act=True)
+        n.conv(pre + "expand3x3", sq, hw, ex, 3, 1, 1, bias=True, act=True)
+        n.extra(2 * 2 * ex * hw[0] * hw[1])          # concat: read and write both halves
+        cin = 2 * ex
+    assert hw == (13, 13)
+    n.conv("classifier.1", 512, hw, 1000, 1, bias=True, act=True)
+    n.extra(1000 * hw[0] * hw[1])
+    return n
+
+
+BERT_CFGS = {  # Hugging Face bert-base-uncased / bert-large-uncased config.json
+    "bert-base": {"hidden": 768, "layers": 12, "heads": 12, "inter": 3072, "vocab": 30522,
+                  "max_pos": 512, "type_vocab": 2, "hf_name": "bert-base-uncased"},
+    "bert-large": {"hidden": 1024, "layers": 24, "heads": 16, "inter": 4096, "vocab": 30522,
+                   "max_pos": 512, "type_vocab": 2, "hf_name": "bert-large-uncased"},
+}
+
+
+def bert_layer_flops(c, seq):
+    """Forward FLOPs per sequence of one encoder layer: (attention, intermediate+output)."""
+    h, i = c["hidden"], c["inter"]
+    attn = 4 * 2 * seq * h * h + 2 * 2 * seq * seq * h     # Q, K, V, output dense; QK^T and AV
+    ffn = 2 * 2 * seq * h * i                              # intermediate.dense, output.dense
+    return attn, ffn
+
+
+def bert_qa(model, seq):
+    # transformers BertForQuestionAnswering: BertModel(add_pooling_layer=False) + qa_outputs
+    # Linear(hidden, 2). Embeddings: word + position + token_type tables + LayerNorm (a gather:
+    # no FLOPs counted). Each encoder layer: attention (query, key, value, output.dense + its
+    # LayerNorm) and the feed-forward part (intermediate.dense, output.dense + its LayerNorm).
+    c, n = BERT_CFGS[model], Net()
+    h, i = c["hidden"], c["inter"]
+    n.layers.append({"name": "bert.embeddings", "kind": "embedding",
+                     "params": (c["vocab"] + c["max_pos"] + c["type_vocab"]) * h + 2 * h,
+                     "flops": 0, "weights": 0, "in": 0, "out": seq * h, "elem_rw": 0})
+    attn, ffn = bert_layer_flops(c, seq)
+    for k in range(c["layers"]):
+        pre = "bert.encoder.layer.%d." % k
+        n.layers.append({"name": pre + "attention", "kind": "dense",
+                         "params": 4 * (h * h + h) + 2 * h, "flops": attn, "weights": 4 * h * h,
+                         "in": seq * h, "out": seq * h, "elem_rw": 0})
+        n.layers.append({"name": pre + "intermediate+output", "kind": "dense",
+                         "params": 2 * h * i + i + h + 2 * h, "flops": ffn, "weights": 2 * h * i,
+                         "in": seq * h, "out": seq * h, "elem_rw": 0})
+    n.linear("qa_outputs", h, 2, tokens=seq)
+    return n
+
+
+def bert_pretraining_fwd_flops(model, seq):
+    """BertForPreTraining forward FLOPs per sequence as NVIDIA DeepLearningExamples PyTorch
+    BERT (commit 26c26761) runs it: encoder, pooler, NSP head, and the MLM head (transform
+    dense + decoder to the vocabulary) on EVERY position (prediction_scores over the whole
+    sequence)."""
+    c = BERT_CFGS[model]
+    h = c["hidden"]
+    attn, ffn = bert_layer_flops(c, seq)
+    return (c["layers"] * (attn + ffn) + 2 * h * h + 2 * h * 2
+            + 2 * seq * h * h + 2 * seq * h * c["vocab"])
+
+
+ARCHS = {
+    "alexnet": alexnet, "vgg11": lambda: vgg("vgg11"), "vgg16": lambda: vgg("vgg16"),
+    "resnet18": lambda: resnet("resnet18"), "resnet50": lambda: resnet("resnet50"),
+    "resnet101": lambda: resnet("resnet101"), "resnet152": lambda: resnet("resnet152"),
+    "mobilenet_v2": mobilenet_v2, "shufflenet_v2_x0_5": shufflenet_v2_x0_5,
+    "squeezenet1_0": squeezenet1_0,
+}
+
+# torchvision *_Weights.IMAGENET1K_V1 meta: num_params and _ops (GMACs per 224x224 image), read in
+# copies of pytorch/vision torchvision/models/{alexnet,resnet,vgg,mobilenetv2,shufflenetv2,
+# squeezenet}.py found with find_string; ResNet-18/50, VGG-16, AlexNet also in
+# ../shared/data/model_descriptors.csv.
+TORCHVISION = {
+    "alexnet": (61100840, 0.714), "resnet18": (11689512, 1.814), "resnet50": (25557032, 4.089),
+    "resnet101": (44549160, 7.801), "resnet152": (60192808, 11.514), "vgg11": (132863336, 7.609),
+    "vgg16": (138357544, 15.47), "mobilenet_v2": (3504872, 0.301),
+    "shufflenet_v2_x0_5": (1366792, 0.04), "squeezenet1_0": (1248424, 0.819),
+}
+# model_descriptors.csv computes BertModel WITH its pooler (dense hidden x hidden + bias).
+BERT_WITH_POOLER = {"bert-base": 109482240, "bert-large": 335141888}
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements and estimation constants (each with its source)
+# ---------------------------------------------------------------------------------------------
+
+REF = {"gpu_model": "Tesla V100-SXM2-16GB", "gpu_flops": 15.7e12, "batch": 16}
+CNNB = "../shared/data/single_gpu_fwd_bwd.md (github.com/dmikushin/cnn-benchmarks README @ 1a67201, Torch + cuDNN, FP32, batch 16, 224x224)"
+# (table heading in single_gpu_fwd_bwd.md, V100 fwd/bwd ms, K80 fwd/bwd ms) per minibatch of 16
+MEASURED = {
+    "alexnet": ("AlexNet", (3.18, 6.66), (15.98, 31.63)),
+    "vgg16": ("VGG-16", (23.76, 52.69), (153.67, 295.74)),
+    "resnet18": ("ResNet-18", (6.16, 14.16), (37.87, 74.88)),
+    "resnet101": ("ResNet-101", (31.64, 82.11), (199.41, 486.11)),
+    "resnet152": ("ResNet-152", (44.80, 117.58), (283.68, 700.15)),
+}
+RESNET50_CNNB_MS = (19.83, 46.26)       # same table, ResNet-50 V100 row (comparison only)
+
+# Roofline estimate of the small models (see small_model_times).
+HBM2_PEAK_BPS = 900e9      # V100 HBM2 peak, NVIDIA V100 datasheet; NOT in shared/data
+STREAM_EFF = 0.75          # ESTIMATE: fraction of peak that streaming elementwise kernels reach
+DW_BW_FRACTION = 0.25      # ESTIMATE from pytorch/pytorch#18631, see small_model_times
+
+# BERT: ../shared/data/single_gpu_throughput.md, row "BERT-base pretrain | FP32 bs32, NGC PyTorch |
+# V100-SXM2-16GB | 119.60 sentences/s" (Oneflow-Inc/DLPerf report table 5-2).
+BERT_PRETRAIN_SEQ_PER_S = 119.60
+BERT_PRETRAIN_SEQ_LEN = 128   # DLPerf NVIDIADeepLearningExamples/PyTorch/BERT/scripts/single_node_train.sh
+BERT_SEQ_LEN = 512            # Stash's script: see BERT_DATASET_NOTE
+BERT_BWD_FWD = 2.0            # ESTIMATE: see bert_times
+ADAMW_FACTOR = 2.0            # ESTIMATE: see optimizer provenance
+
+# ResNet-50 SGD step, workloads/resnet50.json optimizer_s (MEASURED, kineto trace, V100, SGD momentum).
+SGD_STEP_S, SGD_STEP_PARAMS = 0.0013, 25557032
+
+IMAGENET_SAMPLES, IMAGENET_BYTES = 1281167, 146e9      # as workloads/resnet50.json
+SQUAD2_TRAIN_JSON_BYTES, SQUAD2_TRAIN_ANSWERABLE = 42123633, 86821
+
+# Stash's per-GPU batches (../shared/data/stash_methodology.md section 4) and data pipelines.
+MODELS = {  # name: (default batch, pipeline, batch note)
+    "alexnet": (256, "dali-gpu", "Stash's batch for alexnet (run_p3.8x_dist.sh, analyze.py models_256)"),
+    "resnet18": (128, "dali-gpu", "Stash's batch for resnet18 (run_p3.8x_dist.sh, analyze.py models_128)"),
+    "mobilenet_v2": (128, "dali-gpu", "Stash's batch for mobilenet_v2 (run_p3.8x_dist.sh, analyze.py models_128)"),
+    "shufflenet_v2_x0_5": (256, "dali-gpu", "Stash's batch for shufflenet_v2_x0_5 (run_p3.8x_dist.sh, analyze.py models_256)"),
+    "squeezenet1_0": (256, "dali-gpu", "Stash's batch for squeezenet1_0 (run_p3.8x_dist.sh, analyze.py models_256)"),
+    "vgg11": (80, "dali-cpu", "Stash's batch for vgg11 (run_p3_largeModels.sh, run_p3.8x_dist.sh, analyze.py models_80)"),
+    "vgg16": (80, "dali-cpu", "CHOICE: vgg16 is not in Stash's batch lists (only its VGG depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
+    "resnet101": (80, "dali-cpu", "CHOICE: resnet101 is not in Stash's batch lists (only its ResNet depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
+    "resnet152": (80, "dali-cpu", "CHOICE: resnet152 is not in Stash's batch lists (only its ResNet depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
+    "bert-base": (4, "squad", "Stash's BERT batch (tool/run_bert.sh: -b 4); Stash ran bert-large-uncased, bert-base is an addition with the same setup"),
+    "bert-large": (4, "squad", "Stash's BERT batch (tool/run_bert.sh: -b 4)"),
+}
+ORDER = ["alexnet", "resnet18", "vgg11", "mobilenet_v2", "shufflenet_v2_x0_5", "squeezenet1_0",
+         "resnet101", "resnet152", "vgg16", "bert-base", "bert-large"]
+
+
+def sig(x, digits=6):
+    """Fixed formatting for floats in the files: 6 significant digits."""
+    return float("%.*g" % (digits, x))
+
+
+def build(model):
+    if model in BERT_CFGS:
+        return bert_qa(model, BERT_SEQ_LEN)
+    return ARCHS[model]()
+
+
+def total_flops(net):
+    return sum(l["flops"] for l in net.layers)
+
+
+def split_by_flops(net, fwd_s, bwd_s):
+    f = total_flops(net)
+    return [(fwd_s * l["flops"] / f, bwd_s * l["flops"] / f) for l in net.layers]
+
+
+# ---------------------------------------------------------------------------------------------
+# Times on the reference V100 at batch 16: measured, or estimated with the rule stated
+# ---------------------------------------------------------------------------------------------
+
+def measured_times(model, net):
+    title, (vf, vb), _ = MEASURED[model]
+    text = ("Totals MEASURED: %s, %s row 'Tesla V100 | 7.0.04': forward %.2f ms, backward %.2f ms per "
+            "batch of 16. Per-layer split ESTIMATE: each conv/linear layer gets the share of the total "
+            "equal to its share of the model's forward FLOPs (fwd_s_i = %.2f ms x F_i / F, bwd_s_i = %.2f ms "
+            "x F_i / F, F_i the layer's forward FLOPs in fwd_flops_per_sample_by_layer); pooling, BN, ReLU "
+            "and dropout time is thereby spread over the layers in proportion to FLOPs, not where it runs. "
+            "The benchmark's network is assumed to be torchvision's (same layer shapes; cnn-benchmarks "
+            "uses fb.resnet.torch ResNets with the stride in the 3x3 conv, as torchvision, and the "
+            "'one weird trick' AlexNet)." % (CNNB, title, vf, vb, vf, vb))
+    return vf / 1e3, vb / 1e3, split_by_flops(net, vf / 1e3, vb / 1e3), "MEASURED", text
+
+
+def vgg11_times(net):
+    v16 = build("vgg16")
+    ratio = total_flops(net) / total_flops(v16)
+    _, (vf, vb), _ = MEASURED["vgg16"]
+    text = ("Totals ESTIMATE: VGG-11 is not in %s; VGG-16's MEASURED V100 times (forward %.2f ms, backward "
+            "%.2f ms per batch of 16) scaled by the forward-FLOP ratio %.1f / %.1f GFLOP = %.4f, i.e. VGG-11 "
+            "is assumed to run at VGG-16's achieved FLOP rate (same 3x3 conv + FC design, so the same cuDNN "
+            "kernels) and with VGG-16's backward/forward ratio %.3f. Per-layer split by forward FLOPs as "
+            "for the measured models (fwd_s_i = total x F_i / F)."
+            % (CNNB, vf, vb, total_flops(net) / 1e9, total_flops(v16) / 1e9, ratio, vb / vf))
+    fwd, bwd = vf * ratio / 1e3, vb * ratio / 1e3
+    return fwd, bwd, split_by_flops(net, fwd, bwd), "ESTIMATE", text
+
+
+def roofline_layer_s(layer, rate, batch):
+    """Forward seconds per sample of one layer: the conv/linear at the calibrated FLOP rate or at
+    its memory bound (depthwise/grouped convs at a fraction of the bandwidth), plus its
+    elementwise passes at streaming bandwidth."""
+    bw = HBM2_PEAK_BPS * STREAM_EFF
+    conv_bytes = 4 * (layer["in"] + layer["out"]) + 4 * layer["weights"] / batch
+    conv_bw = bw * (DW_BW_FRACTION / STREAM_EFF if layer["kind"] == "grouped" else 1.0)
+    return max(layer["flops"] / rate, conv_bytes / conv_bw) + 4 * layer["elem_rw"] / bw
+
+
+def calibrated_rate():
+    """The conv FLOP rate at which the roofline reproduces ResNet-18's measured V100 forward."""
+    r18, batch, target = build("resnet18"), REF["batch"], MEASURED["resnet18"][1][0] / 1e3
+    lo, hi = 1e11, 1e16
+    for _ in range(200):
+        mid = (lo * hi) ** 0.5
+        if batch * sum(roofline_layer_s(l, mid, batch) for l in r18.layers) > target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def small_model_times(model, net):
+    rate, batch = calibrated_rate(), REF["batch"]
+    _, (rf, rb), _ = MEASURED["resnet18"]
+    ratio = rb / rf
+    per = [batch * roofline_layer_s(l, rate, batch) for l in net.layers]
+    fwd = sum(per)
+    flat = rf / 1e3 * total_flops(net) / total_flops(build("resnet18"))
+    grouped = sum(l["flops"] for l in net.layers if l["kind"] == "grouped") / total_flops(net)
+    checks = ", ".join("%s %.2f ms (measured %.2f)" % (m, batch * sum(roofline_layer_s(l, rate, batch)
+                       for l in build(m).layers) * 1e3, MEASURED[m][1][0]) for m in ("resnet101", "resnet152"))
+    text = (
+        "Totals and per-layer times ESTIMATE (%s is not in %s): a roofline calibrated on ResNet-18. "
+        "Per layer and sample, forward time = max(F / R, conv bytes / B_conv) + elementwise bytes / B, where "
+        "F = forward FLOPs, conv bytes = 4 x (input + output elements) + 4 x weights / 16, elementwise bytes "
+        "= 4 x element reads+writes of the BatchNorm (3 per output element in training), ReLU/ReLU6 (2), "
+        "residual add (3), concat/channel shuffle (2 each), pooling (in + out) booked to the layer before; "
+        "B = %.0f GB/s = %.2f x the V100's %.0f GB/s HBM2 peak (datasheet, NOT in shared/data; ESTIMATE of "
+        "what streaming kernels reach); B_conv = B for dense convs and linears, %.0f GB/s (%.2f x peak) for "
+        "depthwise/grouped convs: ESTIMATE from pytorch/pytorch issue #18631, where a synchronized timing of "
+        "a 3x3 depthwise conv on 2x32x512x512 FP32 took 1.02 ms on a Titan Xp, 134 MB moved = 131 GB/s = "
+        "0.24 of its 548 GB/s peak (Titan Xp peak from NVIDIA's spec, NOT in shared/data). R = %.2f TFLOP/s "
+        "is fitted so that the same roofline gives ResNet-18's MEASURED V100 forward %.2f ms at batch 16 "
+        "(flat FLOP rate of ResNet-18: %.2f TFLOP/s); as a check, it predicts %s. This is the penalty for "
+        "depthwise/grouped convs and thin, high-resolution layers: this model's estimate is %.2fx what "
+        "scaling ResNet-18's time by FLOPs alone would give (%.3f ms); %.1f%% of its FLOPs are in grouped "
+        "convs. Backward = forward x %.3f per layer (ResNet-18's MEASURED backward/forward ratio %.2f / "
+        "%.2f); PyTorch's depthwise backward (weight gradient) is known to be slower than that, so the "
+        "backward may be optimistic. Kernel-launch overhead is not modelled: the times are a throughput "
+        "estimate for large batches (Stash ran %d per GPU); at batch 16 a real V100 would take longer. "
+        "Uncertainty: about a factor 1.5 either way."
+        % (model, CNNB, bw_gbps(), STREAM_EFF, HBM2_PEAK_BPS / 1e9, HBM2_PEAK_BPS * DW_BW_FRACTION / 1e9,
+           DW_BW_FRACTION, rate / 1e12, rf, batch * total_flops(build("resnet18")) / (rf / 1e3) / 1e12,
+           checks, fwd / flat, flat * 1e3, 100 * grouped, ratio, rb, rf, MODELS[model][0]))
+    return fwd, fwd * ratio, [(t, t * ratio) for t in per], "ESTIMATE", text
+
+
+def bw_gbps():
+    return HBM2_PEAK_BPS * STREAM_EFF / 1e9
+
+
+def bert_rate():
+    """Achieved training FLOP rate (fwd+bwd = 3 x fwd FLOPs) of the measured BERT-base pretraining."""
+    return 3 * bert_pretraining_fwd_flops("bert-base", BERT_PRETRAIN_SEQ_LEN) * BERT_PRETRAIN_SEQ_PER_S
+
+
+def bert_times(model, net):
+    rate, batch, f = bert_rate(), REF["batch"], total_flops(net)
+    total = batch * 3 * f / rate
+    fwd, bwd = total / (1 + BERT_BWD_FWD), total * BERT_BWD_FWD / (1 + BERT_BWD_FWD)
+    text = (
+        "Totals ESTIMATE by FLOPs from a MEASURED throughput: ../shared/data/single_gpu_throughput.md row "
+        "'BERT-base pretrain | FP32 bs32, NGC PyTorch | V100-SXM2-16GB | 119.60 sentences/s' (Oneflow-Inc/"
+        "DLPerf report table 5-2; NVIDIA DeepLearningExamples PyTorch BERT @ 26c26761, max_seq_length 128 in "
+        "DLPerf's scripts/single_node_train.sh). Its forward FLOPs per sequence, %.2f GFLOP, count the "
+        "encoder, pooler, NSP head and the MLM head (transform + decoder to the 30522-word vocabulary) on all "
+        "128 positions, as BertForPreTraining.forward at that commit computes prediction_scores for the "
+        "whole sequence; training = 3 x forward (backward = 2 matmuls per forward matmul) gives an achieved "
+        "%.2f TFLOP/s (%.0f%% of the 15.7 TFLOP/s peak). The step measured includes the LAMB optimizer and "
+        "gradient clipping, not subtracted (a few %% slower than pure fwd+bwd, so this estimate leans slow). "
+        "This model (%s question answering, sequence %d, %.2f GFLOP forward per sequence) is assumed to "
+        "run at the same rate: fwd+bwd at batch 16 = 16 x 3 x %.2f GFLOP / %.2f TFLOP/s = %.1f ms; "
+        "bert-large comes from bert-base's measurement in the same way (by FLOPs). Not modelled: the "
+        "attention softmax/dropout over %d^2 scores per head is memory-bound and grows faster with the "
+        "sequence than the matmuls, so at sequence %d vs the measured 128 the real time is likely ~10%% "
+        "longer. Backward/forward = %.1f: ESTIMATE, the matmul FLOP ratio (input and weight gradients); "
+        "single_gpu_fwd_bwd.md has no transformer, its GEMM-heavy CNNs measure 2.09 (AlexNet) to 2.22 "
+        "(VGG-16). Per-layer split by forward FLOPs (fwd_s_i = fwd x F_i / F); bert.embeddings is a "
+        "gather (0 FLOPs) and gets 0 s, its gradient (a scatter-add into the word table) is ready last."
+        % (bert_pretraining_fwd_flops("bert-base", BERT_PRETRAIN_SEQ_LEN) / 1e9, rate / 1e12,
+           100 * rate / REF["gpu_flops"], BERT_CFGS[model]["hf_name"], BERT_SEQ_LEN, f / 1e9, f / 1e9,
+           rate / 1e12, total * 1e3, BERT_SEQ_LEN, BERT_SEQ_LEN, BERT_BWD_FWD))
+    return fwd, bwd, split_by_flops(net, fwd, bwd), "ESTIMATE", text
+
+
+def times(model, net):
+    if model in MEASURED:
+        return measured_times(model, net)
+    if model == "vgg11":
+        return vgg11_times(net)
+    if model in BERT_CFGS:
+        return bert_times(model, net)
+    return small_model_times(model, net)
+
+
+# ---------------------------------------------------------------------------------------------
+# Workload files
+# ---------------------------------------------------------------------------------------------
+
+STASH_CNN_RUN = (
+    "How Stash ran it (aakash-sharma/DS-Analyzer tool/image_classification/pytorch-imagenet-dali-mp.py, read, "
+    "not run): PyTorch + DALI, torchvision model, SGD (momentum 0.9, weight decay 1e-4), --amp (apex O1), apex "
+    "DistributedDataParallel constructed as DDP(model, args.delay_allreduce): the second positional parameter "
+    "of apex DDP is message_size, so message_size = True = 1 element and every gradient tensor gets its own "
+    "allreduce as soon as it is ready (overlapping backward); the closest stash-sim setting is --bucket-mb 0.")
+STASH_BERT_RUN = (
+    "How Stash ran it (aakash-sharma/DS-Analyzer tool/BERT/bert_squad_dist_stash.py and tool/run_bert.sh, "
+    "read, not run): transformers BertForQuestionAnswering.from_pretrained('bert-large-uncased') (the "
+    "comment there says 12-layer, the checkpoint has 24), FP32 (no autocast or --amp use in the script), "
+    "transformers AdamW lr 5e-5, torch DistributedDataParallel (default 25 MB buckets), 8 GPUs x batch 4, "
+    "DataLoader num_workers=0 (use -w 0 to mimic: the training process loads its own batches).")
+AMP_NOTE = (
+    "4 bytes: FP32 gradients. Stash's CNN runs used --amp (apex O1), which keeps FP32 master weights and "
+    "FP32 gradients, so 4 bytes also holds for them; the BERT script is plain FP32.")
+PRECISION_NOTE = (
+    "fp32: every time here is FP32 compute on the V100 (no Tensor Cores). Stash ran the CNNs with --amp "
+    "(mixed precision), which would be faster (e.g. ResNet-50 v1.5 on a V100-SXM2-16GB: 1200 img/s AMP vs "
+    "367 img/s FP32, single_gpu_throughput.md); no AMP measurement of these models is in shared/data.")
+
+
+def k80_range():
+    """Range of the measured K80/V100 time ratios (forward and backward) over the measured models."""
+    ratios = [k / v for _, vs, ks in MEASURED.values() for v, k in zip(vs, ks)]
+    return "%.1f-%.1fx" % (min(ratios), max(ratios))
+
+
+def k80_device(model):
+    title, (vf, vb), (kf, kb) = MEASURED[model]
+    return {"gpu_model": "Tesla K80", "fwd_s": sig(kf / 1e3), "bwd_s": sig(kb / 1e3),
+            "reference_fwd_s": sig(vf / 1e3), "reference_bwd_s": sig(vb / 1e3),
+            "source": "MEASURED: %s, %s, batch 16: Tesla K80 (one GK210, AWS p2, cuDNN 5.1.10) %.2f + %.2f ms vs "
+                      "Tesla V100 (AWS P3, cuDNN 7.0.04) %.2f + %.2f ms: ratios %.2f forward, %.2f backward, "
+                      "applied to every layer. The cuDNN versions differ, as they did on those instances."
+                      % (CNNB, title, kf, kb, vf, vb, kf / vf, kb / vb)}
+
+
+def dataset(model):
+    pipeline = MODELS[model][1]
+    if pipeline == "squad":
+        ds = {"name": "squad-v2.0-train-answerable", "samples": SQUAD2_TRAIN_ANSWERABLE,
+              "bytes_per_sample": round(SQUAD2_TRAIN_JSON_BYTES / SQUAD2_TRAIN_ANSWERABLE),
+              "prep_cpu_s_per_sample": 0.0001, "decoded_bytes_per_sample": 8 * (2 * BERT_SEQ_LEN + 2)}
+        prov = {
+            "dataset.name": "SQuAD v2.0 training set, answerable questions only: Stash's script reads train-v2.0.json and makes one sample per answer (read_squad loops over qa['answers'], which is empty for the unanswerable questions), then tokenizes everything once at start-up with BertTokenizerFast('bert-large-uncased')(contexts, questions, truncation=True, padding=True). NOTE: not SQuAD v1.1 and not max_seq_length 384 with a document stride, as the usual run_squad.py setup would be.",
+            "dataset.samples": "ESTIMATE (public dataset figure, NOT in shared/data): %d answerable training questions of SQuAD 2.0 (Rajpurkar et al. 2018: 130,319 training questions, 43,498 of them unanswerable), one answer each in the training set. The 130,319 total was verified in the Hugging Face squad_v2 dataset card; the answerable count was not re-verified here." % SQUAD2_TRAIN_ANSWERABLE,
+            "dataset.bytes_per_sample": "DERIVED: train-v2.0.json = %d bytes (with dev-v2.0.json's 4,370,528 it sums to the 46,494,161-byte download_size of the Hugging Face squad_v2 card; NOT in shared/data) / %d samples. The script reads the JSON once before training, so this only matters for a cold-cache first epoch." % (SQUAD2_TRAIN_JSON_BYTES, SQUAD2_TRAIN_ANSWERABLE),
+            "dataset.decoded_bytes_per_sample": "DERIVED from the script: it copies input_ids and attention_mask (int64, %d tokens each) and start/end positions (int64) to the GPU per sample: 8 x (2 x %d + 2) bytes. Sequence length %d: padding=True pads to the longest pair in the whole training set and truncation=True cuts at the tokenizer's model_max_length, 512; SQuAD has contexts longer than 512 WordPiece tokens, so every sample is 512 tokens (ESTIMATE that at least one pair exceeds 512, which is what BERT's 384-token document stride exists for)." % (BERT_SEQ_LEN, BERT_SEQ_LEN, BERT_SEQ_LEN),
+            "dataset.prep_cpu_s_per_sample": "ESTIMATE 0.1 ms: samples are pre-tokenized lists in memory; per sample the Dataset builds 5 tensors from Python lists of up to 512 ints (torch.tensor) and the DataLoader collates them, tens of microseconds each. Tokenization (minutes for the whole set) happens once before training and is not simulated.",
+        }
+        return ds, prov
+    samples = IMAGENET_SAMPLES
+    common = {
+        "dataset.name": "ImageNet-1k (ILSVRC-2012) training set, as Stash ran the CNNs (stash_methodology.md section 4).",
+        "dataset.samples": "1,281,167 = ILSVRC-2012 training-set image count (public dataset fact, as workloads/resnet50.json; Stash's scripts say SAMPLES=1281166).",
+        "dataset.bytes_per_sample": "DERIVED as in workloads/resnet50.json: ~146 GB ImageNet-1k (DS-Analyzer README, stash_methodology.md section 5) / 1,281,167 = %d bytes, GB taken as 1e9 bytes." % round(IMAGENET_BYTES / samples),
+    }
+    if pipeline == "dali-cpu":
+        ds = {"name": "imagenet-1k", "samples": samples, "bytes_per_sample": round(IMAGENET_BYTES / samples),
+              "prep_cpu_s_per_sample": 0.004, "decoded_bytes_per_sample": 224 * 224 * 3}
+        common["dataset.prep_cpu_s_per_sample"] = "ESTIMATE 4 ms, workloads/resnet50.json's estimate (read, decode, random-resized-crop, resize on one core; see its provenance). %s: Stash ran resnet50 and vgg11 with DALI's CPU pipeline (--dali_cpu); the other large models get it by choice." % ("Stash's setting" if model == "vgg11" else "CHOICE")
+        common["dataset.decoded_bytes_per_sample"] = "DERIVED from Stash's DALI CPU pipeline (HybridTrainPipe with dali_cpu: ImageDecoderRandomCrop and Resize to 224x224 on the CPU, then images.gpu() and CropMirrorNormalize on the GPU): the host-to-device copy is the uint8 224x224x3 crop, 150,528 bytes; the FP32 normalisation happens on the GPU. NOTE: workloads/resnet50.json keeps 602,112 (3x224x224 FP32), what its PyTorch DataLoader trace copied."
+    else:
+        ds = {"name": "imagenet-1k", "samples": samples, "bytes_per_sample": round(IMAGENET_BYTES / samples),
+              "prep_cpu_s_per_sample": 0.001, "decoded_bytes_per_sample": 3 * 224 * 224 * 4}
+        common["dataset.prep_cpu_s_per_sample"] = "ESTIMATE 1 ms (range ~0.5-1.5 ms): Stash ran the small models with DALI's GPU pipeline (decoder device 'mixed': nvJPEG; resize and crop-mirror-normalize on the GPU; stash_methodology.md section 4). The CPU still reads the file and, with nvJPEG's hybrid backend used for images below ~1 Mpixel (all of ImageNet's ~400x350), does the Huffman decoding, roughly 40-50% of a SIMD libjpeg-turbo decode; workloads/resnet50.json guesses ~2 ms for a full decode, so ~1 ms with the file read and batching. Not measured."
+        common["dataset.decoded_bytes_per_sample"] = "ESTIMATE 602,112 bytes (3x224x224 FP32, as workloads/resnet50.json): with DALI's mixed decoder what crosses PCIe is nvJPEG's host output (Huffman-decoded DCT coefficients, ~2 bytes x 1.5 samples per pixel x ~0.14 Mpixel = ~0.4 MB per ImageNet image), the same order; the decoded crop itself is produced on the GPU."
+    return ds, common
+
+
+def workload(model):
+    net = build(model)
+    fwd, bwd, per, status, time_text = times(model, net)
+    params = sum(l["params"] for l in net.layers)
+    batch, pipeline, batch_note = MODELS[model]
+    is_bert = model in BERT_CFGS
+    opt_factor = ADAMW_FACTOR if is_bert else 1.0
+    layers = [{"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"]}
+              for l, (f, b) in zip(net.layers, per)]
+    ds, ds_prov = dataset(model)
+    w = {"schema": "stash-sim-workload/1", "model": model, "precision": "fp32", "batch_per_gpu": batch,
+         "grad_bytes_per_param": 4, "reference": dict(REF),
+         "optimizer_s": sig(SGD_STEP_S * params / SGD_STEP_PARAMS * opt_factor), "layers": layers,
+         "dataset": ds}
+    if model in MEASURED:
+        w["devices"] = [k80_device(model)]
+    prov = {"summary": "%s: %d layers, %d parameters, %.3f GFLOP forward per sample (x3 = %.3f GFLOP forward+backward); on the reference V100 at batch 16: forward %.3f ms, backward %.3f ms (%s)."
+            % (model, len(layers), params, total_flops(net) / 1e9, 3 * total_flops(net) / 1e9, fwd * 1e3,
+               bwd * 1e3, "totals MEASURED, per-layer split ESTIMATE" if status == "MEASURED" else "ESTIMATE")}
+    prov.update(arch_provenance(model, net, params))
+    prov["per_layer_times"] = time_text
+    prov["reference"] = ("Tesla V100-SXM2-16GB, batch 16: %s. gpu_flops 15.7e12 = NVIDIA's V100 SXM2 FP32 peak (datasheet, NOT in shared/data), used by the simulator only as a ratio to other devices' peaks." % ("the GPU of the DLPerf BERT-base measurement the times derive from; batch 16 as the CNN workloads (the times are per-sample FLOP estimates, any batch would do)" if is_bert else "the V100 of cnn-benchmarks (AWS P3, i.e. V100-SXM2-16GB) and its batch"))
+    if model in MEASURED:
+        prov["devices"] = "Tesla K80: MEASURED forward/backward of this model in the same benchmark (see the entry's source)."
+    else:
+        prov["devices"] = "None: this model was not measured on another device. On a K80 the simulator falls back to the peak-FLOPS ratio (15.7 / 4.37 = 3.6x), which flatters the K80: the models measured on both take %s longer on a K80 (single_gpu_fwd_bwd.md)." % k80_range()
+    if is_bert:
+        prov["optimizer_s"] = "DERIVED + ESTIMATE: workloads/resnet50.json's MEASURED SGD step (1.3 ms for 25,557,032 parameters, V100) scaled by parameter count (%d), times %.1f for AdamW (ESTIMATE): the script's transformers AdamW is an unfused per-tensor loop of ~7 kernels (two moment updates, sqrt, add eps, addcdiv; weight decay 0) moving ~18 x 4 bytes per parameter, vs ~8-11 x 4 bytes for PyTorch's SGD with momentum (with or without weight decay): a factor 1.6-2.3." % (params, ADAMW_FACTOR)
+    else:
+        prov["optimizer_s"] = "DERIVED: workloads/resnet50.json's MEASURED SGD (momentum) step, 1.3 ms for 25,557,032 parameters on a V100 (kineto trace), scaled by parameter count (%d): a memory-bound update costs about the same per parameter. Stash's script also uses SGD with momentum (and weight decay 1e-4)." % params
+    prov["grad_bytes_per_param"] = AMP_NOTE
+    prov["precision"] = PRECISION_NOTE
+    prov["batch_per_gpu"] = batch_note + "."
+    prov["batch_scaling"] = "The simulator scales layer times linearly with the batch from the reference batch 16. Measured on a V100 (single_gpu_fwd_bwd.md batch sweeps), ResNet-34 takes 33.74 + 74.76 ms at batch 64 vs 4 x (10.14 + 22.37) ms: large batches are ~17% cheaper per sample than linear scaling from 16 says, so times at Stash's batches lean slow."
+    prov.update(ds_prov)
+    prov["stash_run"] = STASH_BERT_RUN if is_bert else STASH_CNN_RUN
+    prov["generated_by"] = GENERATED_BY
+    prov["fwd_flops_per_sample_by_layer"] = {l["name"]: l["flops"] for l in net.layers}
+    w["provenance"] = prov
+    return w, {"model": model, "layers": len(layers), "params": params, "fwd_flops": total_flops(net),
+               "batch": batch, "fwd_ms": fwd * 1e3, "bwd_ms": bwd * 1e3, "status": status,
+               "k80": model in MEASURED}
+
+
+def arch_provenance(model, net, params):
+    f = total_flops(net)
+    if model in BERT_CFGS:
+        c = BERT_CFGS[model]
+        h = c["hidden"]
+        pooler = h * h + h
+        return {
+            "architecture": "transformers BertForQuestionAnswering over %s (config: %d layers, hidden %d, %d heads, intermediate %d, vocab %d, 512 positions, 2 token types): BertModel(add_pooling_layer=False) + qa_outputs Linear(%d, 2). Sequence length %d (see dataset.decoded_bytes_per_sample)." % (c["hf_name"], c["layers"], h, c["heads"], c["inter"], c["vocab"], h, BERT_SEQ_LEN),
+            "layer_names": "Hugging Face module names: bert.embeddings (word, position, token_type tables + LayerNorm), per encoder layer bert.encoder.layer.N.attention (self.query/key/value + output.dense + output.LayerNorm) and bert.encoder.layer.N.intermediate+output (intermediate.dense + output.dense + output.LayerNorm), then qa_outputs.",
+            "params": "DERIVED: embeddings (%d + 512 + 2) x %d + 2 x %d; per layer 12h^2 + 13h = %d (attention 4(h^2+h) + 2h, feed-forward 2 x h x %d + %d + h + 2h); qa_outputs %d. Total %d = model_descriptors.csv's BertModel count %d minus the pooler (%d: dense h x h + bias), which BertForQuestionAnswering does not have (add_pooling_layer=False, read in transformers' modeling_bert.py copies), plus qa_outputs (%d)." % (c["vocab"], h, h, 12 * h * h + 13 * h, c["inter"], c["inter"], 2 * h + 2, params, BERT_WITH_POOLER[model], pooler, 2 * h + 2),
+            "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per layer 24 s h^2 (Q, K, V, output: 8 s h^2; feed-forward: 16 s h^2) + 4 s^2 h (QK^T and attention x V); qa_outputs 4 s h. Softmax, LayerNorm, GELU, dropout and the embedding gather are not counted. Total %.3f GFLOP." % (BERT_SEQ_LEN, f / 1e9),
+        }
+    tv_params, tv_gmacs = TORCHVISION[model]
+    return {
+        "architecture": "torchvision models.%s(num_classes=1000) at 224x224, written out layer by layer in calibration/gen_models.py from torchvision's model definition." % model,
+        "layer_names": "torchvision module names, one entry per conv / linear layer in forward order; a conv's following BatchNorm (gamma, beta) is folded into the conv's entry; biases included where the module has them (BN running mean/var are buffers, no gradients).",
+        "params": "DERIVED from the architecture: total %d = torchvision's num_params %d (%s_Weights.IMAGENET1K_V1 meta, verified in copies of pytorch/vision torchvision/models/*.py; the script asserts the equality)." % (params, tv_params, model),
+        "flops": "DERIVED, forward per 224x224 image, multiply-add = 2 FLOPs, conv and linear layers only (2 x weights x output pixels; biases, BN, ReLU, pooling not counted): %.4f GFLOP = 2 x %.4f GMACs; torchvision's meta _ops gives %.3f GMACs (script asserts agreement within 2%%)." % (f / 1e9, f / 2e9, tv_gmacs),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# README, checks, main
+# ---------------------------------------------------------------------------------------------
+
+def resnet50_row():
+    with open(os.path.join(REPO, "workloads", "resnet50.json")) as f:
+        w = json.load(f)
+    scale = 16 / w["reference"]["batch"]
+    return {"model": "resnet50", "layers": len(w["layers"]), "params": sum(l["params"] for l in w["layers"]),
+            "fwd_flops": total_flops(build("resnet50")), "batch": w["batch_per_gpu"],
+            "fwd_ms": scale * 1e3 * sum(l["fwd_s"] for l in w["layers"]),
+            "bwd_ms": scale * 1e3 * sum(l["bwd_s"] for l in w["layers"]), "status": "MEASURED*",
+            "k80": any(d["gpu_model"] == "Tesla K80" for d in w.get("devices", []))}
+
+
+def readme(rows):
+    out = ["# Workloads", "",
+           "Generated by `python3 calibration/gen_models.py` (do not edit; `--check` verifies it), except",
+           "`resnet50.json`, which `python3 scripts/csv2workload.py` makes from a measured per-layer trace.",
+           "Each file's `provenance` block says where every number comes from (MEASURED, DERIVED or ESTIMATE).", "",
+           "| model | layers | params | fwd+bwd GFLOP/sample | default batch | V100 fwd ms @16 | V100 bwd ms @16 | times | K80 entry |",
+           "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        out.append("| %s | %d | %s | %.2f | %d | %.2f | %.2f | %s | %s |" % (
+            r["model"], r["layers"], "{:,}".format(r["params"]), 3 * r["fwd_flops"] / 1e9, r["batch"],
+            r["fwd_ms"], r["bwd_ms"], {"MEASURED": "measured", "ESTIMATE": "estimated",
+                                       "MEASURED*": "measured*"}[r["status"]], "yes" if r["k80"] else "no"))
+    out += ["",
+            "fwd+bwd GFLOP = 3 x forward (conv/linear/attention matmuls, multiply-add = 2). Times are on a",
+            "Tesla V100-SXM2-16GB at batch 16, FP32. measured: the forward and backward totals are measured",
+            "(`../shared/data/single_gpu_fwd_bwd.md`, cnn-benchmarks, Torch + cuDNN 7.0). measured*: resnet50's",
+            "per-layer times are a PyTorch profiler trace at batch 32 on a V100-DGXS-32GB, shown here halved",
+            "(the same table measures %.2f + %.2f ms at batch 16: the older Torch/cuDNN stack is %.2fx slower)."
+            % (RESNET50_CNNB_MS[0], RESNET50_CNNB_MS[1], sum(RESNET50_CNNB_MS) / resnet50_ms(rows)),
+            "",
+            "## Rules",
+            "",
+            "- Parameters and FLOPs per layer come from the architectures (torchvision at 224x224 and 1000",
+            "  classes; Hugging Face `BertForQuestionAnswering`); one entry per conv/linear layer with the",
+            "  following BatchNorm folded in. The generator asserts torchvision's published parameter totals.",
+            "- Where a model's forward and backward totals are measured, they are split over the layers in",
+            "  proportion to each layer's forward FLOPs. That split is an estimate: BN, ReLU and pooling time",
+            "  is spread by FLOPs rather than booked where it runs.",
+            "- vgg11 runs at VGG-16's measured FLOP rate. mobilenet_v2, shufflenet_v2_x0_5 and squeezenet1_0",
+            "  come from a roofline calibrated on ResNet-18 (conv FLOP rate fitted to ResNet-18's measured",
+            "  forward; memory-bound elementwise passes; depthwise/grouped convs at a quarter of the DRAM",
+            "  bandwidth): they are throughput estimates for Stash's large batches, uncertain by ~1.5x.",
+            "- BERT runs at the FLOP rate of a measured BERT-base pretraining throughput (V100, FP32), at",
+            "  the sequence length of Stash's SQuAD script (512: it pads to the longest pair).",
+            "- Backward/forward ratios come from the closest measured model (BERT: 2.0, the matmul ratio).",
+            "- The optimizer step scales resnet50's measured SGD step by parameter count (BERT: x2 for AdamW).",
+            "- Only measured models carry a `Tesla K80` device entry; elsewhere a K80 is scaled by peak",
+            "  FLOPS, which flatters it (measured K80/V100 time ratios %s, the peak ratio 3.6x)." % k80_range(),
+            "- All times are FP32. Stash ran the CNNs with `--amp`, which would be faster.", ""]
+    return "\n".join(out)
+
+
+def resnet50_ms(rows):
+    """resnet50's fwd+bwd ms at batch 16 as the README table shows it."""
+    r = [x for x in rows if x["model"] == "resnet50"][0]
+    return r["fwd_ms"] + r["bwd_ms"]
+
+
+def check_resnet50():
+    """resnet50.json's per-layer names and parameter counts must be those of the architecture."""
+    with open(os.path.join(REPO, "workloads", "resnet50.json")) as f:
+        got = [(l["name"], l["params"]) for l in json.load(f)["layers"]]
+    want = [(l["name"], l["params"]) for l in build("resnet50").layers]
+    if got != want:
+        bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
+        sys.exit("gen_models.py: workloads/resnet50.json disagrees with torchvision resnet50 (%d vs %d layers); "
+                 "first differences (index, file, architecture): %s" % (len(got), len(want), bad[:3]))
+
+
+def check_architectures():
+    for model in TORCHVISION:
+        net = build(model)
+        params, gmacs = sum(l["params"] for l in net.layers), total_flops(net) / 2e9
+        tv_params, tv_gmacs = TORCHVISION[model]
+        if params != tv_params:
+            sys.exit("gen_models.py: %s has %d parameters, torchvision says %d" % (model, params, tv_params))
+        if abs(gmacs / tv_gmacs - 1) > 0.02:
+            sys.exit("gen_models.py: %s has %.4f GMACs, torchvision's _ops says %.3f" % (model, gmacs, tv_gmacs))
+    for model, with_pooler in BERT_WITH_POOLER.items():
+        h = BERT_CFGS[model]["hidden"]
+        params = sum(l["params"] for l in build(model).layers)
+        if params != with_pooler - (h * h + h) + (2 * h + 2):
+            sys.exit("gen_models.py: %s has %d parameters, expected model_descriptors.csv's %d - pooler + qa head"
+                     % (model, params, with_pooler))
+
+
+def outputs():
+    """Every generated file: relative path -> text."""
+    check_architectures()
+    check_resnet50()
+    files, rows = {}, []
+    for model in ORDER:
+        w, row = workload(model)
+        files["workloads/%s.json" % model] = json.dumps(w, indent=2) + "\n"
+        rows.append(row)
+    rows.insert(ORDER.index("resnet18") + 1, resnet50_row())
+    files["workloads/README.md"] = readme(rows)
+    return files
+
+
+def main():
+    args = sys.argv[1:]
+    if args not in ([], ["--check"]):
+        sys.stderr.write("usage: calibration/gen_models.py [--check]\n")
+        return 2
+    files = outputs()
+    if args == ["--check"]:
+        stale = []
+        for rel, text in sorted(files.items()):
+            try:
+                with open(os.path.join(REPO, rel)) as f:
+                    same = f.read() == text
+            except OSError:
+                same = False
+            if not same:
+                stale.append(rel)
+        for rel in stale:
+            sys.stderr.write("gen_models.py: %s is not what the generator makes; run: python3 calibration/gen_models.py\n" % rel)
+        return 1 if stale else 0
+    for rel, text in sorted(files.items()):
+        with open(os.path.join(REPO, rel), "w") as f:
+            f.write(text)
+        print("wrote %s" % rel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

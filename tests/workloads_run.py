@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Run every shipped workload on a V100 and a K80 instance and check the report.
+
+usage: tests/workloads_run.py STASH_SIM_BINARY
+Each workloads/*.json goes through the binary on platforms/p3.2xl.xml and platforms/p2.xl.xml
+with --format json (real data: the loader path is exercised too); each run must exit 0 and report
+its workload and a positive, finite throughput. Prints one line per failure; exit 1 if any.
+"""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLATFORMS = ["platforms/p3.2xl.xml", "platforms/p2.xl.xml"]
+
+
+def check(binary, platform, workload):
+    """One run; returns an error message or None."""
+    cmd = [binary, platform, workload, "--format", "json"]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=60)
+    what = "%s on %s" % (workload, platform)
+    if proc.returncode != 0:
+        return "%s: exit %d: %s" % (what, proc.returncode, proc.stderr.strip().splitlines()[:1])
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError as e:
+        return "%s: output is not JSON (%s)" % (what, e)
+    with open(os.path.join(REPO, workload)) as f:
+        model = json.load(f)["model"]
+    if report.get("workload") != model:
+        return "%s: report names workload %r, the file says %r" % (what, report.get("workload"), model)
+    thr = report.get("throughput_samples_per_s")
+    if not isinstance(thr, (int, float)) or not math.isfinite(thr) or thr <= 0:
+        return "%s: throughput_samples_per_s = %r, expected a positive number" % (what, thr)
+    return None
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: tests/workloads_run.py STASH_SIM_BINARY\n")
+        return 2
+    binary = os.path.abspath(sys.argv[1])
+    workloads = sorted(os.path.relpath(p, REPO) for p in glob.glob(os.path.join(REPO, "workloads", "*.json")))
+    if not workloads:
+        print("no workloads/*.json found")
+        return 1
+    errors = [e for w in workloads for p in PLATFORMS for e in [check(binary, p, w)] if e]
+    for e in errors:
+        print(e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
