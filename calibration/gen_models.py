@@ -580,12 +580,12 @@ def dataset(model):
         ds = {"name": "imagenet-1k", "samples": samples, "bytes_per_sample": round(IMAGENET_BYTES / samples),
               "prep_cpu_s_per_sample": 0.004, "decoded_bytes_per_sample": 224 * 224 * 3}
         common["dataset.prep_cpu_s_per_sample"] = "ESTIMATE 4 ms, workloads/resnet50.json's estimate (read, decode, random-resized-crop, resize on one core; see its provenance). %s: Stash ran resnet50 and vgg11 with DALI's CPU pipeline (--dali_cpu); the other large models get it by choice." % ("Stash's setting" if model == "vgg11" else "CHOICE")
-        common["dataset.decoded_bytes_per_sample"] = "DERIVED from Stash's DALI CPU pipeline (HybridTrainPipe with dali_cpu: ImageDecoderRandomCrop and Resize to 224x224 on the CPU, then images.gpu() and CropMirrorNormalize on the GPU): the host-to-device copy is the uint8 224x224x3 crop, 150,528 bytes; the FP32 normalisation happens on the GPU. NOTE: workloads/resnet50.json keeps 602,112 (3x224x224 FP32), what its PyTorch DataLoader trace copied."
+        common["dataset.decoded_bytes_per_sample"] = "DERIVED from Stash's DALI CPU pipeline (HybridTrainPipe with dali_cpu: ImageDecoderRandomCrop and Resize to 224x224 on the CPU, then images.gpu() and CropMirrorNormalize on the GPU): the host-to-device copy is the uint8 224x224x3 crop, 150,528 bytes; the FP32 normalisation happens on the GPU."
     else:
         ds = {"name": "imagenet-1k", "samples": samples, "bytes_per_sample": round(IMAGENET_BYTES / samples),
               "prep_cpu_s_per_sample": 0.001, "decoded_bytes_per_sample": 3 * 224 * 224 * 4}
         common["dataset.prep_cpu_s_per_sample"] = "ESTIMATE 1 ms (range ~0.5-1.5 ms): Stash ran the small models with DALI's GPU pipeline (decoder device 'mixed': nvJPEG; resize and crop-mirror-normalize on the GPU; stash_methodology.md section 4). The CPU still reads the file and, with nvJPEG's hybrid backend used for images below ~1 Mpixel (all of ImageNet's ~400x350), does the Huffman decoding, roughly 40-50% of a SIMD libjpeg-turbo decode; workloads/resnet50.json guesses ~2 ms for a full decode, so ~1 ms with the file read and batching. Not measured."
-        common["dataset.decoded_bytes_per_sample"] = "ESTIMATE 602,112 bytes (3x224x224 FP32, as workloads/resnet50.json): with DALI's mixed decoder what crosses PCIe is nvJPEG's host output (Huffman-decoded DCT coefficients, ~2 bytes x 1.5 samples per pixel x ~0.14 Mpixel = ~0.4 MB per ImageNet image), the same order; the decoded crop itself is produced on the GPU."
+        common["dataset.decoded_bytes_per_sample"] = "ESTIMATE 602,112 bytes (3x224x224 FP32, what a PyTorch DataLoader would copy): with DALI's mixed decoder what crosses PCIe is nvJPEG's host output (Huffman-decoded DCT coefficients, ~2 bytes x 1.5 samples per pixel x ~0.14 Mpixel = ~0.4 MB per ImageNet image), the same order; the decoded crop itself is produced on the GPU."
     return ds, common
 
 

@@ -110,7 +110,7 @@ def main():
         "layers": layers,
         "dataset": {"name": "imagenet-1k", "samples": samples,
                     "bytes_per_sample": round(dataset_bytes / samples),
-                    "prep_cpu_s_per_sample": 0.004, "decoded_bytes_per_sample": 3 * 224 * 224 * 4},
+                    "prep_cpu_s_per_sample": 0.004, "decoded_bytes_per_sample": 3 * 224 * 224},
         "devices": [
             {"gpu_model": "Tesla K80", "fwd_s": 0.12438, "bwd_s": 0.27443,
              "reference_fwd_s": 0.01983, "reference_bwd_s": 0.04626,
@@ -140,7 +140,7 @@ def main():
             "dataset.name": "ImageNet-1k (ILSVRC-2012) is the dataset of the Stash/DS-Analyzer ResNet-50 runs (stash_methodology.md section 4). The timing trace itself used CIFAR-10 resized to 224.",
             "dataset.samples": "1,281,167 = ILSVRC-2012 training-set image count (public dataset fact, not in shared/data). stash_methodology.md section 4 records SAMPLES=1281166 in the Stash scripts (one less); the difference is immaterial.",
             "dataset.bytes_per_sample": "DERIVED: ~146 GB ImageNet-1k size (DS-Analyzer README, stash_methodology.md section 5) / 1,281,167 samples = %d bytes, taking GB = 1e9 bytes (the source does not say GB vs GiB; with GiB it would be ~122 KB). Approximate: 146 GB is itself a rounded figure." % round(dataset_bytes / samples),
-            "dataset.decoded_bytes_per_sample": "MEASURED/DERIVED: 3x224x224 FP32 = 602,112 bytes; the trace copies a 19,267,584-byte batch = 32 x 602,112 to the GPU (link_bandwidth.md, single_gpu_throughput.md).",
+            "dataset.decoded_bytes_per_sample": "DERIVED from Stash's DALI CPU pipeline for ResNet-50 (stash_methodology.md section 4: --dali_cpu; HybridTrainPipe decodes, crops and resizes to 224x224 on the CPU, then images.gpu() and CropMirrorNormalize normalise to FP32 on the GPU): the host-to-device copy is the uint8 3x224x224 crop, 150,528 bytes. The profiler trace's PyTorch DataLoader copied FP32 instead (a 19,267,584-byte batch = 32 x 602,112 bytes, link_bandwidth.md): pass a workload with 602,112 to model that pipeline.",
             "dataset.prep_cpu_s_per_sample": "ESTIMATE (4 ms, plausible range ~3-6 ms): the only measurement is the trace's DataLoader.__next__ = 63-73 ms per 32-sample batch with num_workers=0 (single_gpu_throughput.md; the trace's _SingleProcessDataLoaderIter confirms one process, although the bundled resnet50_profiler_api.py.txt says num_workers=4), i.e. ~2.0-2.3 ms/sample on one core for CIFAR-10 (in-memory 32x32, no JPEG decode) + Resize(256) + CenterCrop(224) + ToTensor + collate. ImageNet training adds reading and JPEG-decoding a ~110 KB (~400x350 px) image, guessed at ~2 ms with libjpeg-turbo/PIL, with RandomResizedCrop+flip costing about the same as the resize/crop it replaces (Normalize is small): ~2.1 + ~2 = ~4 ms. Not measured; the host CPU of the trace is unknown.",
             "generated_by": "scripts/csv2workload.py (python3, stdlib only, deterministic) from shared/data/resnet50_v100_bs32_per_layer.csv; regenerate with: python3 scripts/csv2workload.py",
         },
