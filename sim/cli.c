@@ -12,7 +12,7 @@
 enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
-  OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE
+  OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE
 };
 
 static const struct option long_options[] = {
@@ -29,11 +29,12 @@ static const struct option long_options[] = {
     {"min-bytes", required_argument, NULL, OPT_MIN_BYTES}, {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
     {"iters", required_argument, NULL, OPT_ITERS}, {"stash", no_argument, NULL, OPT_STASH},
     {"stash-single", required_argument, NULL, OPT_STASH_SINGLE},
+    {"compute-scale", required_argument, NULL, OPT_COMPUTE_SCALE},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
 static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLAP, OPT_SYNTHETIC, 'w', OPT_PREFETCH,
-                                 OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, 0};
+                                 OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, 0};
 static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
 
 static const char* option_name(int ch)
@@ -99,6 +100,8 @@ void ss_cli_usage(FILE* f, int bench)
         "      --bucket-mb X    gradient bucket cap in MiB, as PyTorch DDP (default 25); 0: one\n"
         "                       allreduce per layer, unfused\n"
         "      --no-overlap     start gradient collectives only after the whole backward pass\n"
+        "      --compute-scale X  what-if: multiply every GPU kernel time by X (0.5: twice as\n"
+        "                       fast, e.g. mixed precision; default 1)\n"
         "      --synthetic      no data loading (synthetic data, as benchmarks do)\n"
         "  -w, --workers W      loader processes per GPU, as PyTorch num_workers; 0 loads in the\n"
         "                       training process and blocks it (default: vCPUs / GPUs)\n"
@@ -205,6 +208,8 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
     case OPT_SYNTHETIC:
       o->synthetic = 1;
       return 0;
+    case OPT_COMPUTE_SCALE:
+      return parse_real(arg, 0, 1, 1000, &o->compute_scale) ? usage_error(msg, size, "--compute-scale expects a factor > 0 and at most 1000, got '%s'%s", arg, "") : 0;
     case OPT_STASH:
       cli->stash = 1;
       return 0;

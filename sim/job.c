@@ -22,6 +22,7 @@ void ss_options_default(ss_options* o)
   o->iterations = 10;
   o->warmup = 2;
   o->bucket_mb = 25;
+  o->compute_scale = 1;
   o->overlap = 1;
   o->workers = -1;
   o->prefetch = 2;
@@ -173,7 +174,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   double fwd_ratio = j->device ? j->device->fwd_ratio : ratio_peak;
   double bwd_ratio = j->device ? j->device->bwd_ratio : ratio_peak;
   double opt_ratio = j->device ? j->device->total_ratio : ratio_peak;
-  double per_batch = (double)j->batch / w->ref_batch * speed;
+  double per_batch = (double)j->batch / w->ref_batch * speed * o->compute_scale;
   j->fwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   j->bwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   int rc = j->fwd_flops && j->bwd_flops ? SS_OK : SS_ENOMEM;
@@ -182,7 +183,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch;
     j->fwd_total_flops += j->fwd_flops[l];
   }
-  j->opt_flops = w->optimizer_s * opt_ratio * speed;
+  j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   if (!rc && j->ngpus > 1)

@@ -37,6 +37,7 @@ typedef struct ss_options {
   int iterations;    /* measured iterations after warm-up */
   int warmup;        /* iterations run before measuring */
   double bucket_mb;  /* DDP bucket cap in MiB */
+  double compute_scale; /* what-if factor on every GPU kernel time (0.5: kernels twice as fast) */
   int overlap;       /* start each bucket's collective as soon as it is full */
   int synthetic;     /* no data loading */
   int workers;       /* loader processes per GPU; -1: vCPUs / GPUs */

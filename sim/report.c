@@ -135,7 +135,8 @@ static void write_json(FILE* f, const ss_result* r)
     fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(j->bucket_alg[b]));
   fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
-  fprintf(f, "  \"compute_scaling\": \"%s\",\n", j->device ? "measured" : "peak_flops");
+  fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
+          j->opt.compute_scale);
   fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
   if (r->stash)
     write_json_stash(f, r->stash);
@@ -292,6 +293,8 @@ static void write_table(FILE* f, const ss_result* r)
   else if (strcmp(j->platform->gpus[0].model, j->workload->ref_gpu_model) != 0)
     fprintf(f, "  compute: %s times scaled by peak FLOPS from %s (x%.3f)\n", j->platform->gpus[0].model,
             j->workload->ref_gpu_model, j->workload->ref_gpu_flops / j->platform->gpus[0].speed_flops);
+  if (j->opt.compute_scale != 1)
+    fprintf(f, "  compute: every GPU kernel time x%g (--compute-scale, a what-if)\n", j->opt.compute_scale);
   if (j->opt.synthetic)
     fprintf(f, "  data: synthetic (no loading)\n");
   else

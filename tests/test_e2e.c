@@ -201,6 +201,10 @@ static void test_compute_scaling(void)
   CHECK(fabs(t - expect) <= 1e-9 * expect, "iteration %.12g s, expected %.12g", t, expect);
   t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic", "");
   CHECK(fabs(t - 0.0095) <= 1e-9 * 0.0095, "no NIC, one instance: iteration %.12g s, expected 0.0095", t);
+  /* --compute-scale multiplies every kernel, the optimizer's too. */
+  t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic --compute-scale 0.25", "");
+  CHECK(fabs(t - 0.0095 * 0.25) <= 1e-9 * 0.0095, "--compute-scale 0.25: iteration %.12g s, expected %.12g", t,
+        0.0095 * 0.25);
 }
 
 /* Tree allreduce on m stars of g GPUs (m = 2^k - 1, so that every node of the double binary tree
