@@ -189,6 +189,34 @@ def case_index_merge(binary, tmp):
         check(fa.read() == fb.read(), "--run-index for each run then --merge: the sweep's CSV")
 
 
+def case_slurm(binary, tmp):
+    """scripts/sweep-slurm.sh, with a stand-in sbatch that runs the jobs here, gives the CSV a
+    sweep gives; the array packs --per-task combinations per task."""
+    lists = ["--platforms", "tests/platforms/star4.xml,nope", "--instances", "1,2",
+             "--workloads", "tests/workloads/tiny.json", "--variant", "--synthetic",
+             "--variant", ""]
+    direct = os.path.join(tmp, "direct.csv")
+    sweep(binary, direct, lists=lists)
+    slurm_csv = os.path.join(tmp, "slurm.csv")
+    env = dict(os.environ, PATH=os.path.abspath("tests/sweep/fake-slurm") + os.pathsep
+               + os.environ.get("PATH", ""))
+    r = subprocess.run(["scripts/sweep-slurm.sh", "-o", slurm_csv, "--results-dir",
+                        os.path.join(tmp, "results"), "--per-task", "3", "--bin", binary,
+                        *lists, *FAST], env=env, capture_output=True, text=True)
+    check(r.returncode == 0, f"sweep-slurm.sh exit 0, got {r.returncode}: {r.stderr.strip()}")
+    check("8 runs in 3 array tasks" in r.stderr, f"8 runs in 3 tasks, got {r.stderr.strip()!r}")
+    with open(direct, "rb") as fa:
+        want = fa.read()
+    got = b""
+    if os.path.exists(slurm_csv):
+        with open(slurm_csv, "rb") as fb:
+            got = fb.read()
+    check(want == got, "the Slurm array and merge: the sweep's CSV")
+    r = run(["scripts/sweep-slurm.sh", "-o", slurm_csv, *lists])
+    check(r.returncode == 2 and r.stderr.startswith("sweep-slurm.sh: error: missing --results-dir"),
+          f"sweep-slurm.sh usage error: exit 2, got {r.returncode} {r.stderr!r}")
+
+
 def case_plot(binary, tmp):
     out = os.path.join(tmp, "p.csv")
     sweep(binary, out)
@@ -234,7 +262,8 @@ def case_plot(binary, tmp):
 
 
 CASES = {"csv": case_csv, "deterministic": case_deterministic, "bad_args": case_bad_args,
-         "strict": case_strict, "index_merge": case_index_merge, "plot": case_plot}
+         "strict": case_strict, "index_merge": case_index_merge, "slurm": case_slurm,
+         "plot": case_plot}
 
 
 def main():
