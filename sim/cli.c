@@ -12,7 +12,7 @@
 enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
-  OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE
+  OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY
 };
 
 static const struct option long_options[] = {
@@ -29,12 +29,12 @@ static const struct option long_options[] = {
     {"min-bytes", required_argument, NULL, OPT_MIN_BYTES}, {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
     {"iters", required_argument, NULL, OPT_ITERS}, {"stash", no_argument, NULL, OPT_STASH},
     {"stash-single", required_argument, NULL, OPT_STASH_SINGLE},
-    {"compute-scale", required_argument, NULL, OPT_COMPUTE_SCALE},
+    {"compute-scale", required_argument, NULL, OPT_COMPUTE_SCALE}, {"async-copy", no_argument, NULL, OPT_ASYNC_COPY},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
 static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLAP, OPT_SYNTHETIC, 'w', OPT_PREFETCH,
-                                 OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, 0};
+                                 OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, 0};
 static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
 
 static const char* option_name(int ch)
@@ -106,6 +106,8 @@ void ss_cli_usage(FILE* f, int bench)
         "  -w, --workers W      loader processes per GPU, as PyTorch num_workers; 0 loads in the\n"
         "                       training process and blocks it (default: vCPUs / GPUs)\n"
         "      --prefetch P     batches each loader process keeps ready (default 2)\n"
+        "      --async-copy     loader processes copy batches to the GPU ahead of use, as DALI\n"
+        "                       does (default: the training process copies each batch it takes)\n"
         "      --cache F        fraction of the dataset in the page cache, 0..1\n"
         "                       (default: what fits in 80% of the instance's memory)\n"
         "      --format FMT     table, json or csv (default table)\n"
@@ -210,6 +212,9 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
       return 0;
     case OPT_COMPUTE_SCALE:
       return parse_real(arg, 0, 1, 1000, &o->compute_scale) ? usage_error(msg, size, "--compute-scale expects a factor > 0 and at most 1000, got '%s'%s", arg, "") : 0;
+    case OPT_ASYNC_COPY:
+      o->async_copy = 1;
+      return 0;
     case OPT_STASH:
       cli->stash = 1;
       return 0;

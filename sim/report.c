@@ -126,6 +126,7 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  },\n  \"first_iteration_s\": %.17g,\n", r->bd.first_iteration_s);
   fprintf(f, "  \"warmup\": %d,\n  \"iterations\": %d,\n  \"synthetic\": %s,\n  \"overlap\": %s,\n", j->opt.warmup,
           j->opt.iterations, j->opt.synthetic ? "true" : "false", j->opt.overlap ? "true" : "false");
+  fprintf(f, "  \"async_copy\": %s,\n", j->opt.async_copy ? "true" : "false");
   fprintf(f, "  \"workers_per_gpu\": %d,\n  \"prefetch\": %d,\n  \"cache\": %.17g,\n", j->workers, j->opt.prefetch,
           j->cache);
   fprintf(f, "  \"bucket_mb\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n", j->opt.bucket_mb, j->nbuckets,
@@ -298,8 +299,9 @@ static void write_table(FILE* f, const ss_result* r)
   if (j->opt.synthetic)
     fprintf(f, "  data: synthetic (no loading)\n");
   else
-    fprintf(f, "  data: %d loader worker%s per GPU, prefetch %d, %.0f%% of %s in page cache\n", j->workers,
-            j->workers == 1 ? "" : "s", j->opt.prefetch, 100 * j->cache, j->workload->dataset.name);
+    fprintf(f, "  data: %d loader worker%s per GPU, prefetch %d, %.0f%% of %s in page cache%s\n", j->workers,
+            j->workers == 1 ? "" : "s", j->opt.prefetch, 100 * j->cache, j->workload->dataset.name,
+            j->opt.async_copy && j->workers > 0 ? ", copied to the GPU by the loaders" : "");
   if (j->ngpus > 1) {
     int count[SS_ALLREDUCE_COUNT] = {0};
     for (int k = 0; k < j->nbuckets; k++)

@@ -50,8 +50,11 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_FETCH, to_fetch);
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_PREP, wait - to_fetch);
   m->t = now;
-  sg_host_sendto(me->cpu, me->host, j->h2d_bytes);
-  mark(m, SS_CAT_PREP);
+  /* With workers = 0 the training process loads, and copies, itself. */
+  if (!j->opt.async_copy || j->workers == 0) {
+    sg_host_sendto(me->cpu, me->host, j->h2d_bytes);
+    mark(m, SS_CAT_PREP);
+  }
 }
 
 void ss_trainer_actor(int argc, char** argv)

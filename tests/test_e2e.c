@@ -451,6 +451,17 @@ static void test_loader_stalls(void)
   CHECK(b && num(b, "fetch_stall_s") == 0 && fabs(num(b, "prep_stall_s") - h2d) <= 1e-6,
         "p3.2xl with 8 workers: stalls beyond the copy");
   cJSON_Delete(j);
+  /* --async-copy: the loaders copy ahead, and nothing is left on the training process's path... */
+  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32 --async-copy");
+  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
+  CHECK(b && num(b, "fetch_stall_s") == 0 && num(b, "prep_stall_s") == 0, "async copy: a data stall is left");
+  cJSON_Delete(j);
+  /* ...unless the training process loads itself (workers 0): then it also copies. */
+  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32 --async-copy");
+  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
+  CHECK(b && fabs(num(b, "prep_stall_s") - (32 * 0.004 + h2d)) <= 1e-6, "async copy, workers 0: prep stall %.9g s",
+        b ? num(b, "prep_stall_s") : NAN);
+  cJSON_Delete(j);
 }
 
 /* The runs of --stash, each checked against the plain run it stands for. */
