@@ -97,10 +97,12 @@ void ss_trainer_actor(int argc, char** argv)
     while (me->reduced < (i + 1) * j->nbuckets)
       sg_cond_wait(me->cv, me->mu);
     sg_mutex_unlock(me->mu);
-    double net = fmin(ss_coll_net_time(s, a->rank) - net0, simgrid_get_clock() - m.t);
+    /* Split the wait without rounding either part below 0 (m.t + net can pass the clock). */
+    double now = simgrid_get_clock(), wait = now - m.t;
+    double net = fmax(0, fmin(ss_coll_net_time(s, a->rank) - net0, wait));
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_NETWORK, net);
-    m.t += net;
-    mark(&m, SS_CAT_INTERCONNECT);
+    ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_INTERCONNECT, wait - net);
+    m.t = now;
     execute(j->opt_flops);
     mark(&m, SS_CAT_COMPUTE);
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
