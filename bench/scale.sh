@@ -26,7 +26,7 @@ run() {
   local inst=$((gpus / 8))
   local best="" rss=0 out t m it
   for _ in $(seq "$reps"); do
-    out=$( { /usr/bin/time -f '%e %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json --batch 32 \
+    out=$( { /usr/bin/time -f '%e %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json --batch 32 --iterations 10 --warmup 2 \
              --instances "$inst" --allreduce "$alg" --format csv $extra "$@" >/tmp/stash-sim-scale.$$; } 2>&1 | tail -n 1)
     t=${out% *}; m=${out#* }
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi

@@ -11,7 +11,7 @@
 void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out)
 {
   ss_breakdown bd;
-  ss_stall_timeline(tl, job->opt.warmup, &bd);
+  ss_stall_timeline(tl, job->warmup, &bd);
   ss_result_from_breakdown(job, &bd, simulated_s, out);
 }
 
@@ -124,8 +124,8 @@ static void write_json(FILE* f, const ss_result* r)
     fprintf(f, "    \"%.*s_pct\": %.17g%s\n", (int)strlen(part_keys[c]) - 2, part_keys[c],
             100 * r->bd.part_s[c] / r->bd.iteration_s, c + 1 < SS_CAT_COUNT ? "," : "");
   fprintf(f, "  },\n  \"first_iteration_s\": %.17g,\n", r->bd.first_iteration_s);
-  fprintf(f, "  \"warmup\": %d,\n  \"iterations\": %d,\n  \"synthetic\": %s,\n  \"overlap\": %s,\n", j->opt.warmup,
-          j->opt.iterations, j->opt.synthetic ? "true" : "false", j->opt.overlap ? "true" : "false");
+  fprintf(f, "  \"warmup\": %d,\n  \"iterations\": %d,\n  \"synthetic\": %s,\n  \"overlap\": %s,\n", j->warmup,
+          j->iterations, j->opt.synthetic ? "true" : "false", j->opt.overlap ? "true" : "false");
   fprintf(f, "  \"async_copy\": %s,\n", j->opt.async_copy ? "true" : "false");
   fprintf(f, "  \"workers_per_gpu\": %d,\n  \"prefetch\": %d,\n  \"cache\": %.17g,\n", j->workers, j->opt.prefetch,
           j->cache);
@@ -284,7 +284,7 @@ static void write_table(FILE* f, const ss_result* r)
   fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
           r->epoch_s / 60, r->cost_usd_per_epoch, j->platform->price_usd_per_h, j->instances,
           j->instances == 1 ? "" : "s");
-  fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->opt.warmup + 1,
+  fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
           j->niters, j->ngpus, j->ngpus == 1 ? "" : "s");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3, 100 * b->part_s[c] / b->iteration_s);
