@@ -132,7 +132,7 @@ def network_findings(inst):
 
 def cost_findings(inst):
     """Pairs of configurations where the one that costs more per hour trains an epoch slower."""
-    out = ["| precision | model | costs more per hour, yet slower | than | epoch (min) | $ per epoch |",
+    out = ["| precision | model | costs more per hour, yet slower | than | first epoch (min) | $ per first epoch |",
            "|---|---|---|---|---:|---:|"]
     npairs = 0
     groups = {}
@@ -158,7 +158,8 @@ def cost_findings(inst):
 
 
 def cheapest(inst):
-    out = ["| precision | model | fastest epoch | cheapest epoch |", "|---|---|---|---|"]
+    out = ["| precision | model | fastest first epoch (RUN2) | cheapest first epoch (RUN2) | cheapest cached epoch (RUN3) |",
+           "|---|---|---|---|---|"]
     groups = {}
     for r in inst:
         for prec in precisions(r):
@@ -166,9 +167,29 @@ def cheapest(inst):
     for (prec, model), rows in groups.items():
         fast = min(rows, key=lambda r: (fnum(r, "epoch_s"), int(r["run"])))
         cheap = min(rows, key=lambda r: (fnum(r, "cost_usd_per_epoch"), int(r["run"])))
-        out.append("| %s | %s | %s, %.1f min ($%.2f) | %s, $%.2f (%.1f min) |" % (
+        warm = min(rows, key=lambda r: (fnum(r, "stash.run3_cost_usd_per_epoch"), int(r["run"])))
+        out.append("| %s | %s | %s, %.1f min ($%.2f) | %s, $%.2f (%.1f min) | %s, $%.2f (%.1f min) |" % (
             prec, model, config(fast), fnum(fast, "epoch_s") / 60, fnum(fast, "cost_usd_per_epoch"), config(cheap),
-            fnum(cheap, "cost_usd_per_epoch"), fnum(cheap, "epoch_s") / 60))
+            fnum(cheap, "cost_usd_per_epoch"), fnum(cheap, "epoch_s") / 60, config(warm),
+            fnum(warm, "stash.run3_cost_usd_per_epoch"), fnum(warm, "stash.run3_epoch_s") / 60))
+    return out
+
+
+NOTE_KINDS = [("prep vs fetch", "prep vs fetch: the two views split data stalls differently"),
+              ("communication:", "communication: RUN2's collectives differ from RUN1's"),
+              ("data:", "data: RUN2 - RUN1 differs from RUN2's waits for data"),
+              ("compute:", "compute: RUN0 differs from RUN2's compute"),
+              ("instance file has", "the single-instance stand-in has fewer GPUs than the job")]
+
+
+def notes_table(inst):
+    out = ["| note | runs | example |", "|---|---:|---|"]
+    for key, label in NOTE_KINDS:
+        hits = [r for r in inst if key in r.get("stash.notes", "")]
+        if hits:
+            r = hits[0]
+            out.append("| %s | %d of %d | %s, %s, %s |" % (label, len(hits), len(inst), config(r), r["workload"],
+                                                          precision(r)))
     return out
 
 
@@ -209,8 +230,14 @@ def doc(path, inst_csv, batch_csv):
              "takes longer per epoch; the pair with the largest gap for each model:",
              ""] + costs + [
              "",
-             "Fastest and cheapest configuration per model:",
+             "Fastest and cheapest configuration per model, for the first epoch (RUN2: every sample read",
+             "from the volume) and for an epoch with every sample in the page cache (RUN3):",
              ""] + cheapest(inst) + [
+             "",
+             "### Differential against timeline",
+             "",
+             "Where the two views of RUN2 differ by more than 2% of the iteration (the runs' `stash.notes`):",
+             ""] + notes_table(inst) + [
              "",
              "### Interconnect stall against batch size",
              "",

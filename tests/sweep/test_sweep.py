@@ -261,9 +261,38 @@ def case_plot(binary, tmp):
           len(r.stderr.splitlines()) == 1, f"no ok row: exit 1, one line, got {r.stderr!r}")
 
 
+def case_stash(binary, tmp):
+    """--stash rows: the differential columns, parts adding up to RUN2, the single-instance stand-in
+    of a 2-instance job; bad rows still errors; the plot draws the differential breakdown."""
+    out = os.path.join(tmp, "s.csv")
+    sweep(binary, out, "--stash", lists=["--platforms", "p3.8xl,nope", "--instances", "1,2", "--workloads",
+                                         "tests/workloads/tiny.json,nosuch"])
+    _, rows = read_csv(out)
+    check(len(rows) == 8, f"8 rows, got {len(rows)}")
+    good = [r for r in rows if r["status"] == "ok"]
+    check(len(good) == 2, f"2 good rows, got {len(good)}")
+    for r in good:
+        parts = sum(float(r[f"stash.{p}"]) for p in ("compute_s", "interconnect_stall_s", "network_stall_s",
+                                                      "prep_stall_s", "fetch_stall_s"))
+        run2 = float(r["stash.run2_s"])
+        check(math.isclose(parts, run2, rel_tol=1e-9), f"run {r['run']}: parts {parts} sum to RUN2 {run2}")
+        check(float(r["stash.run2_s"]) == float(r["iteration_s"]), f"run {r['run']}: the report is RUN2's")
+        single = r.get("stash.single_instance", "")
+        check(single == ("p3.16xlarge" if r["instances"] == "2" else ""),
+              f"run {r['run']}: single-instance stand-in {single!r}")
+    for r in rows:
+        if r["status"] != "ok":
+            check(r["error"].startswith(("platforms/nope.xml: error: ", "workloads/nosuch.json: error: ")),
+                  f"run {r['run']}: error names the file: {r['error']!r}")
+    r = run([PLOT, out, os.path.join(tmp, "plots")])
+    check(r.returncode == 0, f"plot exit 0, got {r.returncode}: {r.stderr.strip()}")
+    with open(os.path.join(tmp, "plots", "breakdown.gp"), encoding="utf-8") as f:
+        check("differential" in f.read(), "the breakdown plot draws the differential (Stash) columns")
+
+
 CASES = {"csv": case_csv, "deterministic": case_deterministic, "bad_args": case_bad_args,
          "strict": case_strict, "index_merge": case_index_merge, "slurm": case_slurm,
-         "plot": case_plot}
+         "plot": case_plot, "stash": case_stash}
 
 
 def main():
