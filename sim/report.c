@@ -238,7 +238,7 @@ static void write_table_stash(FILE* f, const ss_stash* s)
       continue;
     char what[128];
     if (k == SS_RUN_SINGLE)
-      snprintf(what, sizeof(what), "%s synthetic, %d GPUs on one %s", "SINGLE", j->ngpus, j->platform->instance_type);
+      snprintf(what, sizeof(what), "SINGLE synthetic, %d GPUs on one %s", j->ngpus, j->platform->instance_type);
     else
       snprintf(what, sizeof(what), "RUN%d %s, %d GPU%s", k,
                k <= SS_RUN1 ? "synthetic" : k == SS_RUN2 ? "real data, cold cache" : "real data, all cached",

@@ -590,6 +590,20 @@ static void test_stash_network(void)
   double fast = s ? num(s, "network_stall_s") : NAN;
   CHECK(slow > 0.001 && fast < slow, "network stall %.6g s at 25 Gb/s, %.6g s at 100 Gb/s", slow, fast);
   cJSON_Delete(j);
+  /* The stand-in comes from the platform file's directory: the same GPU model and as many GPUs
+   * (tests/platforms: star2, star4, star4_fast, star8, one GPU model), else the largest. */
+  static const char* const finds[][2] = {{"star4", "tests/platforms/star8.xml"},
+                                         {"star2", "tests/platforms/star4.xml"},
+                                         {"star8", "tests/platforms/star8.xml"}};
+  for (int i = 0; i < 3; i++) {
+    j = sim_json("tests/platforms/%s.xml workloads/resnet50.json --iterations 2 --warmup 1 --instances 2 --stash",
+                 finds[i][0]);
+    s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
+    const cJSON* f = s ? cJSON_GetObjectItemCaseSensitive(s, "single_instance_file") : NULL;
+    CHECK(cJSON_IsString(f) && strcmp(f->valuestring, finds[i][1]) == 0, "2 x %s: stand-in %s, expected %s",
+          finds[i][0], cJSON_IsString(f) ? f->valuestring : "none", finds[i][1]);
+    cJSON_Delete(j);
+  }
   /* --stash-single chooses the instance. */
   j = sim_json("platforms/p3.8xl.xml workloads/resnet50.json --iterations 3 --warmup 1 --instances 2 --stash "
                "--stash-single platforms/p3.8xl.xml");
