@@ -3,7 +3,7 @@
 
   stash-study-report.py merge OUT.csv IN.csv...   one CSV from several sweeps (union of columns,
                                                   rows in the order given, runs renumbered)
-  stash-study-report.py doc DOC.md INSTANCES.csv BATCHES.csv
+  stash-study-report.py doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv
                                                   rewrite the part of DOC.md between the markers
                                                   '<!-- generated: ... -->' and '<!-- end generated -->'
 
@@ -207,9 +207,30 @@ def batch_table(batches):
     return out
 
 
-def doc(path, inst_csv, batch_csv):
+def scaling_table(rows):
+    counts = sorted({int(r["instances"]) for r in rows})
+    out = ["| precision | instance | model | " + " | ".join("x %d" % n for n in counts) + " |",
+           "|---|---|---|" + "---:|" * len(counts)]
+    groups = {}
+    for r in rows:
+        groups.setdefault((precision(r), r["platform"], r["workload"]), {})[int(r["instances"])] = r
+    for (prec, plat, model), by in groups.items():
+        base = fnum(by[counts[0]], "throughput_samples_per_s") if counts[0] in by else None
+        cells = []
+        for n in counts:
+            if n not in by:
+                cells.append("-")
+                continue
+            t = fnum(by[n], "throughput_samples_per_s")
+            cells.append("%.0f (%.2fx)" % (t, t / base) if base else "%.0f" % t)
+        out.append("| %s | %s | %s | %s |" % (prec, plat, model, " | ".join(cells)))
+    return out
+
+
+def doc(path, inst_csv, batch_csv, scaling_csv):
     inst = ok(read(inst_csv))
     batches = ok(read(batch_csv))
+    scaling = ok(read(scaling_csv))
     costs, npairs = cost_findings(inst)
     lines = [BEGIN, "",
              "### Interconnect stall",
@@ -248,6 +269,16 @@ def doc(path, inst_csv, batch_csv):
              "",
              "</details>",
              "",
+             "### Scaling to 8 instances",
+             "",
+             "Throughput in samples/s (speed-up over one instance) of the real job with the default page",
+             "cache, from `scaling.csv` (figure above):",
+             "",
+             "<details><summary>table</summary>",
+             ""] + scaling_table(scaling) + [
+             "",
+             "</details>",
+             "",
              "### Every run at Stash's batch sizes",
              "",
              "Stash's percentages (interconnect / T(RUN1), or / T(SINGLE) over several instances; network /",
@@ -279,10 +310,10 @@ def doc(path, inst_csv, batch_csv):
 def main(argv):
     if len(argv) >= 3 and argv[0] == "merge":
         merge(argv[1], argv[2:])
-    elif len(argv) == 4 and argv[0] == "doc":
-        doc(argv[1], argv[2], argv[3])
+    elif len(argv) == 5 and argv[0] == "doc":
+        doc(argv[1], argv[2], argv[3], argv[4])
     else:
-        die("usage: stash-study-report.py merge OUT.csv IN.csv... | doc DOC.md INSTANCES.csv BATCHES.csv")
+        die("usage: stash-study-report.py merge OUT.csv IN.csv... | doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv")
 
 
 if __name__ == "__main__":

@@ -161,14 +161,16 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->gpus_per_instance = per_instance;
   j->core_bandwidth_bps = j->instances * ss_cluster_nic_bandwidth(j) / o->oversub;
   j->batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
-  /* The W loader processes of a GPU start together and deliver their batches in bursts, W at a
-   * time: the first W iterations hide up to W batches of loading, and a loader-bound steady state
-   * repeats every W iterations. So by default the warm-up is W iterations and the measurement
-   * whole cycles of W (at least 10 iterations). */
+  /* The W loader processes of a GPU deliver their batches in bursts, W at a time: a loader-bound
+   * steady state repeats every W iterations, so by default the measurement is whole cycles of W
+   * (at least 10 iterations). The loaders' last cycle is not steady (as workers run out of
+   * batches, the others get the CPU and PCIe to themselves): W more iterations are simulated and
+   * not measured. */
   int cycle = o->synthetic || workers < 2 ? 1 : workers;
-  j->warmup = o->warmup >= 0 ? o->warmup : (cycle > 2 ? cycle : 2);
+  j->warmup = o->warmup >= 0 ? o->warmup : 2;
   j->iterations = o->iterations > 0 ? o->iterations : (10 + cycle - 1) / cycle * cycle;
-  j->niters = j->warmup + j->iterations;
+  j->cooldown = cycle > 1 ? cycle : 0;
+  j->niters = j->warmup + j->iterations + j->cooldown;
   j->workers = workers;
   double dataset_bytes = w->dataset.samples * w->dataset.bytes_per_sample;
   j->cache = o->cache >= 0 ? o->cache : fmin(1.0, 0.8 * p->memory_gib * 1073741824.0 / dataset_bytes);

@@ -36,8 +36,7 @@ typedef struct ss_options {
   int batch;         /* per-GPU batch; -1: the workload's */
   int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
                       * cycles of the loader processes per GPU (job.c) */
-  int warmup;        /* iterations run before measuring; -1: 2, or with data loading at least the
-                      * loader processes per GPU (job.c) */
+  int warmup;        /* iterations run before measuring; -1: 2 */
   double bucket_mb;  /* DDP bucket cap in MiB */
   double compute_scale; /* what-if factor on every GPU kernel time (0.5: kernels twice as fast) */
   int overlap;       /* start each bucket's collective as soon as it is full */
@@ -76,7 +75,8 @@ typedef struct ss_job {
   double cache;
   int warmup;         /* the iterations run before measuring, resolved */
   int iterations;     /* the iterations measured, resolved */
-  int niters;         /* warmup + iterations */
+  int cooldown;       /* iterations simulated after the measured ones, not measured */
+  int niters;         /* warmup + iterations + cooldown */
   double* fwd_flops;  /* per layer, on the platform's GPU */
   double* bwd_flops;
   double fwd_total_flops; /* the whole forward pass */

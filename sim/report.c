@@ -11,7 +11,7 @@
 void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out)
 {
   ss_breakdown bd;
-  ss_stall_timeline(tl, job->warmup, &bd);
+  ss_stall_timeline(tl, job->warmup, job->iterations, &bd);
   ss_result_from_breakdown(job, &bd, simulated_s, out);
 }
 
@@ -285,7 +285,7 @@ static void write_table(FILE* f, const ss_result* r)
           r->epoch_s / 60, r->cost_usd_per_epoch, j->platform->price_usd_per_h, j->instances,
           j->instances == 1 ? "" : "s");
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
-          j->niters, j->ngpus, j->ngpus == 1 ? "" : "s");
+          j->warmup + j->iterations, j->ngpus, j->ngpus == 1 ? "" : "s");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3, 100 * b->part_s[c] / b->iteration_s);
   if (j->device)

@@ -6,16 +6,16 @@
 #include <math.h>
 #include <string.h>
 
-void ss_stall_timeline(const ss_timeline* t, int warmup, ss_breakdown* out)
+void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown* out)
 {
-  ss_assert(warmup >= 0 && warmup < t->niters);
+  ss_assert(first >= 0 && count >= 1 && first + count <= t->niters);
   memset(out, 0, sizeof(*out));
-  int measured = t->niters - warmup;
+  int measured = count, end = first + count;
   for (int r = 0; r < t->nranks; r++) {
     size_t base = (size_t)r * (size_t)t->niters;
-    double window = t->end_s[base + (size_t)t->niters - 1] - t->start_s[base + (size_t)warmup];
+    double window = t->end_s[base + (size_t)end - 1] - t->start_s[base + (size_t)first];
     double sum = 0;
-    for (int i = warmup; i < t->niters; i++)
+    for (int i = first; i < end; i++)
       for (int c = 0; c < SS_CAT_COUNT; c++) {
         double v = t->acc_s[(base + (size_t)i) * SS_CAT_COUNT + (size_t)c];
         out->part_s[c] += v;

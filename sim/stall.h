@@ -10,7 +10,8 @@ typedef struct ss_breakdown {
   double first_iteration_s;  /* iteration 0 of rank 0, warm-up included (start-up cost) */
 } ss_breakdown;
 
-/* Breakdown over iterations warmup..niters-1 of every rank. Requires warmup < niters. */
-void ss_stall_timeline(const ss_timeline* t, int warmup, ss_breakdown* out);
+/* Breakdown over iterations first..first+count-1 of every rank. Requires count >= 1 and the
+ * iterations within the timeline. */
+void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown* out);
 
 #endif

@@ -173,7 +173,7 @@ static void run_child(const ss_job* job, int ncfg, char** cfg, int fd)
   ss_timeline* tl = NULL;
   m.rc = ss_engine_run(job, ncfg, cfg, &tl, &m.simulated_s, &m.err);
   if (m.rc == SS_OK)
-    ss_stall_timeline(tl, job->warmup, &m.bd);
+    ss_stall_timeline(tl, job->warmup, job->iterations, &m.bd);
   ss_timeline_free(tl);
   ssize_t n = write(fd, &m, sizeof(m));
   _exit(n == (ssize_t)sizeof(m) ? 0 : 1);

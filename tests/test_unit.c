@@ -435,6 +435,11 @@ static void test_job_buckets(void)
   j = make_job(p, w, 25);
   CU_ASSERT_EQUAL(j->workers, 8);
   CU_ASSERT_EQUAL(j->cache, 1.0);
+  /* Measured: whole loader cycles of 8 (at least 10 iterations), then one cycle not measured. */
+  CU_ASSERT_EQUAL(j->warmup, 2);
+  CU_ASSERT_EQUAL(j->iterations, 16);
+  CU_ASSERT_EQUAL(j->cooldown, 8);
+  CU_ASSERT_EQUAL(j->niters, 26);
   /* The default batch (80) is 2.5 times the reference batch (32) the times were measured at. */
   NEAR(j->fwd_flops[0], 0.001545 * 80 / 32 * 15.7e12, 1e-12);
   ss_job_free(j);
@@ -476,7 +481,7 @@ static void test_timeline_breakdown(void)
     }
   }
   ss_breakdown b;
-  ss_stall_timeline(t, 1, &b);
+  ss_stall_timeline(t, 1, 2, &b);
   NEAR(b.iteration_s, 1.75, 1e-15);
   NEAR(b.part_s[SS_CAT_COMPUTE], 1.0, 1e-15);
   NEAR(b.part_s[SS_CAT_INTERCONNECT], 0.75, 1e-15);
