@@ -48,7 +48,14 @@ typedef struct ss_rank {
   int in_net;
   double net_since;
   double net_acc_s;
+  sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
 } ss_rank;
+
+/* A parameter-server message: whose gradient (rank) and which part of the parameters. */
+typedef struct ss_ps_msg {
+  int rank;
+  int part;
+} ss_ps_msg;
 
 typedef struct ss_sim {
   const ss_job* job;
@@ -67,6 +74,12 @@ typedef struct ss_sim {
   double* coll_bytes;
   ss_allreduce* coll_alg;
   double (*tree_rest)[2];
+  /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
+   * and for ASGD the updates applied to each part and the version each rank last pulled. */
+  sg_host_t* ps_host;
+  ss_ps_msg* ps_msgs;
+  long* ps_version;
+  long* ps_seen;
   int actors_started;
   int actors_finished;
   /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back
@@ -103,6 +116,21 @@ void ss_coll_actor(int argc, char** argv);
 /* Collective c of the run (an allreduce of coll_bytes[c] with coll_alg[c]) among all ranks, run by
  * rank r's stream at the job's fidelity (coll.c). */
 void ss_coll_allreduce(ss_sim* s, int r, int c);
+
+/* A parameter-server shard (actor argument worker = shard index), on its host. */
+void ss_ps_server_actor(int argc, char** argv);
+
+/* A rank's push stream to the parameter servers (replaces its collective stream). */
+void ss_ps_push_actor(int argc, char** argv);
+
+/* Make the calling actor the permanent receiver of mailbox ps.KIND.K (transfers start at once). */
+void ss_ps_receive_here(const char* kind, int k);
+
+/* Rank r's mailbox for pulled parameters. */
+sg_mailbox_t ss_ps_pull_mailbox(int r);
+
+/* Receive the parameters of every part of one iteration (called by rank r's trainer). */
+void ss_ps_pull_all(ss_sim* s, int r);
 
 /* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
 double ss_coll_net_time(const ss_sim* s, int r);

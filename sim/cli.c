@@ -12,7 +12,8 @@
 enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
-  OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY
+  OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT, OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC,
+  OPT_SERVER_AGG
 };
 
 static const struct option long_options[] = {
@@ -30,11 +31,16 @@ static const struct option long_options[] = {
     {"iters", required_argument, NULL, OPT_ITERS}, {"stash", no_argument, NULL, OPT_STASH},
     {"stash-single", required_argument, NULL, OPT_STASH_SINGLE},
     {"compute-scale", required_argument, NULL, OPT_COMPUTE_SCALE}, {"async-copy", no_argument, NULL, OPT_ASYNC_COPY},
+    {"arch", required_argument, NULL, OPT_ARCH}, {"servers", required_argument, NULL, OPT_SERVERS},
+    {"ps-placement", required_argument, NULL, OPT_PLACEMENT}, {"server-hosts", required_argument, NULL, OPT_SERVER_HOSTS},
+    {"sync", no_argument, NULL, OPT_SYNC}, {"async", no_argument, NULL, OPT_ASYNC},
+    {"server-agg-gbps", required_argument, NULL, OPT_SERVER_AGG},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
 static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLAP, OPT_SYNTHETIC, 'w', OPT_PREFETCH,
-                                 OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, 0};
+                                 OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT,
+                                 OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC, OPT_SERVER_AGG, 0};
 static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
 
 static const char* option_name(int ch)
@@ -52,6 +58,16 @@ static int listed(const int* list, int ch)
       return 1;
   return 0;
 }
+
+static const char ps_help[] =
+    "      --arch A         allreduce (default) or ps: workers push gradients to parameter servers\n"
+    "                       and pull the parameters back\n"
+    "      --servers K      parameter-server shards, parameters split by bytes (default 1)\n"
+    "      --ps-placement P dedicated (servers on hosts of their own, default) or colocated (on the\n"
+    "                       CPU hosts of the worker instances)\n"
+    "      --server-hosts M dedicated server hosts (default: one per server)\n"
+    "      --sync, --async  a step waits for every worker (default), or ASGD: each on its own\n"
+    "      --server-agg-gbps X  GB/s of gradient one server core sums and applies (default 2)\n";
 
 static const char cluster_help[] =
     "      --instances N    N copies of the instance joined by a network switch (default 1)\n"
@@ -122,6 +138,7 @@ void ss_cli_usage(FILE* f, int bench)
         "                       the nearest)\n",
         f);
   fputs(cluster_help, f);
+  fputs(ps_help, f);
   fputs("  -h, --help           print this help and exit\n"
         "      --version        print the version and exit\n"
         "  --cfg=NAME:VALUE, --log=...  passed to SimGrid\n"
@@ -216,6 +233,28 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
     case OPT_ASYNC_COPY:
       o->async_copy = 1;
       return 0;
+    case OPT_ARCH:
+      return ss_arch_by_name(arg, &o->arch) ? usage_error(msg, size, "--arch expects allreduce or ps, got '%s'%s", arg, "") : 0;
+    case OPT_SERVERS:
+      cli->ps_option = cli->ps_option ? cli->ps_option : "--servers";
+      return parse_int(arg, 1, SS_MAX_SERVERS, &o->servers) ? usage_error(msg, size, "--servers expects a whole number from 1 to 4096, got '%s'%s", arg, "") : 0;
+    case OPT_PLACEMENT:
+      cli->ps_option = cli->ps_option ? cli->ps_option : "--ps-placement";
+      return ss_placement_by_name(arg, &o->placement) ? usage_error(msg, size, "--ps-placement expects dedicated or colocated, got '%s'%s", arg, "") : 0;
+    case OPT_SERVER_HOSTS:
+      cli->ps_option = cli->ps_option ? cli->ps_option : "--server-hosts";
+      return parse_int(arg, 1, SS_MAX_SERVERS, &o->server_hosts) ? usage_error(msg, size, "--server-hosts expects a whole number from 1 to 4096, got '%s'%s", arg, "") : 0;
+    case OPT_SERVER_AGG:
+      cli->ps_option = cli->ps_option ? cli->ps_option : "--server-agg-gbps";
+      return parse_real(arg, 0, 1, 1e9, &o->server_agg_gbps) ? usage_error(msg, size, "--server-agg-gbps expects GB/s > 0, got '%s'%s", arg, "") : 0;
+    case OPT_SYNC:
+      cli->sync_given = 1;
+      o->async = 0;
+      return 0;
+    case OPT_ASYNC:
+      cli->async_given = 1;
+      o->async = 1;
+      return 0;
     case OPT_STASH:
       cli->stash = 1;
       return 0;
@@ -238,6 +277,33 @@ static int unknown_option(const char* arg, char* msg, size_t size)
     return usage_error(msg, size, "unknown option '%s'%s", opt, "");
   }
   return usage_error(msg, size, "unknown option '%s'%s", arg, "");
+}
+
+/* The parameter-server options hang together: they need --arch ps, --async needs it too, and a
+ * dedicated server runs on a host of its own. */
+static int check_ps(const ss_cli* c, char* msg, size_t size)
+{
+  const ss_options* o = &c->opt;
+  if (c->help || c->version)
+    return 0;
+  if (c->sync_given && c->async_given)
+    return usage_error(msg, size, "give --sync or --async, not both%s%s", "", "");
+  if (o->arch != SS_ARCH_PS && c->async_given)
+    return usage_error(msg, size, "--async is asynchronous SGD with parameter servers: it needs --arch ps (allreduce is "
+                       "synchronous)%s%s", "", "");
+  if (o->arch != SS_ARCH_PS && c->ps_option)
+    return usage_error(msg, size, "%s goes with --arch ps%s", c->ps_option, "");
+  if (o->arch == SS_ARCH_PS && o->placement == SS_PS_COLOCATED && o->server_hosts > 0)
+    return usage_error(msg, size, "--server-hosts is for dedicated servers; colocated ones run on the worker "
+                       "instances%s%s", "", "");
+  if (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED && o->server_hosts > 0 && o->servers > o->server_hosts) {
+    char a[32], b[32];
+    snprintf(a, sizeof(a), "%d", o->servers);
+    snprintf(b, sizeof(b), "%d", o->server_hosts);
+    return usage_error(msg, size, "--servers %s on %s dedicated server hosts: a dedicated server has a host of its own "
+                       "(add hosts, or --ps-placement colocated)", a, b);
+  }
+  return 0;
 }
 
 int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
@@ -308,6 +374,7 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
     rc = usage_error(msg, msg_size, "--stash makes its own synthetic and real-data runs: drop --synthetic%s%s", "", "");
   if (!rc && !out->help && !out->version && out->stash && out->opt.cache >= 0)
     rc = usage_error(msg, msg_size, "--stash makes its own cold-cache and cached runs: drop --cache%s%s", "", "");
+  rc = rc ? rc : check_ps(out, msg, msg_size);
   if (!rc && !out->help && !out->version && out->stash_single && !out->stash)
     rc = usage_error(msg, msg_size, "--stash-single goes with --stash%s%s", "", "");
   if (!rc && !out->help && !out->version) {

@@ -13,6 +13,9 @@ typedef struct ss_cli {
   double max_bytes;
   int bench_iters;   /* bench: allreduces per size */
   int stash;         /* --stash: Stash's differential breakdown (several runs) */
+  const char* ps_option; /* the first parameter-server option given (for "goes with --arch ps") */
+  int sync_given;
+  int async_given;
   const char* stash_single; /* --stash-single: the instance file of the single-instance run */
   int help;
   int version;

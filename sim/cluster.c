@@ -135,6 +135,18 @@ static void put_links(FILE* f, const ss_job* j, int inst, const char* indent)
   }
 }
 
+int ss_cluster_networked(const ss_job* j)
+{
+  return j->instances > 1 || (j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_DEDICATED);
+}
+
+/* Parameter servers reach the network from a CPU host: over the instance's first NIC, as a NIC's
+ * DMA reads host memory (no PCIe path is modelled for it). */
+static int ps_via_cpu(const ss_job* j)
+{
+  return j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_COLOCATED && ss_cluster_networked(j);
+}
+
 static void put_instance(FILE* f, const ss_job* j, int inst)
 {
   const ss_platform* p = j->platform;
@@ -150,7 +162,7 @@ static void put_instance(FILE* f, const ss_job* j, int inst)
     put_name(f, inst, p->gpus[g].name);
     fprintf(f, "\" speed=\"%.17gf\"/>\n", p->gpus[g].speed_flops);
   }
-  int multi = j->instances > 1;
+  int multi = ss_cluster_networked(j);
   if (!multi)
     put_links(f, j, inst, "   ");
   if (multi) {
@@ -171,27 +183,71 @@ static void put_instance(FILE* f, const ss_job* j, int inst)
     put_route(f, inst, p, p->gpus[g].name, "gw", route(j, g, nic));
     put_route(f, inst, p, "gw", p->gpus[g].name, route(j, nic, g));
   }
+  if (ps_via_cpu(j)) {
+    const char* nic = p->links[p->nics[0].link].name;
+    for (int up = 1; up >= 0; up--) {
+      fputs("   <route src=\"", f);
+      put_name(f, inst, up ? "cpu" : "gw");
+      fputs("\" dst=\"", f);
+      put_name(f, inst, up ? "gw" : "cpu");
+      fputs("\" symmetrical=\"NO\"><link_ctn id=\"", f);
+      put_name(f, inst, nic);
+      fprintf(f, "\" direction=\"%s\"/></route>\n", up ? "UP" : "DOWN");
+    }
+  }
   fputs("  </zone>\n", f);
+}
+
+/* Dedicated server host k: a zone with the instance type's CPU and one NIC of the instance's
+ * network bandwidth (its link is declared with the others, at the top). */
+static void put_server(FILE* f, const ss_job* j, int k)
+{
+  const ss_platform* p = j->platform;
+  fprintf(f, "  <zone id=\"s%d\" routing=\"Full\">\n   <host id=\"s%d/cpu\" speed=\"%.17gf\" core=\"%d\"/>\n"
+             "   <router id=\"s%d/gw\"/>\n"
+             "   <route src=\"s%d/cpu\" dst=\"s%d/gw\" symmetrical=\"NO\"><link_ctn id=\"s%d/nic\" direction=\"UP\"/></route>\n"
+             "   <route src=\"s%d/gw\" dst=\"s%d/cpu\" symmetrical=\"NO\"><link_ctn id=\"s%d/nic\" direction=\"DOWN\"/></route>\n"
+             "  </zone>\n",
+          k, k, p->cpu_speed_flops, p->cpu_cores, k, k, k, k, k, k, k);
+}
+
+/* The zone routes between zone "prefix K" and the switch, over its port (and the core, going up). */
+static void put_zone_routes(FILE* f, const char* prefix, int k, const char* port, int core)
+{
+  fprintf(f,
+          "  <zoneRoute src=\"%s%d\" dst=\"net\" gw_src=\"%s%d/gw\" gw_dst=\"net/switch\" symmetrical=\"NO\">"
+          "<link_ctn id=\"net/%s%d\"/>%s</zoneRoute>\n"
+          "  <zoneRoute src=\"net\" dst=\"%s%d\" gw_src=\"net/switch\" gw_dst=\"%s%d/gw\" symmetrical=\"NO\">"
+          "<link_ctn id=\"net/%s%d\"/></zoneRoute>\n",
+          prefix, k, prefix, k, port, k, core ? "<link_ctn id=\"net/core\"/>" : "", prefix, k, prefix, k, port, k);
 }
 
 int ss_cluster_write(const ss_job* j, FILE* f)
 {
   int n = j->instances;
+  int multi = ss_cluster_networked(j);
+  int nservers = j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_DEDICATED ? j->ps_hosts : 0;
   fputs("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
         "<platform version=\"4.1\">\n",
         f);
   /* Instances reach each other through the "net" zone only: N zone routes, not N^2, and a
    * Dijkstra zone with a route cache finds the two-hop paths. */
-  fprintf(f, " <zone id=\"cluster\" routing=\"%s\">\n", n > 1 ? "DijkstraCache" : "Full");
+  fprintf(f, " <zone id=\"cluster\" routing=\"%s\">\n", multi ? "DijkstraCache" : "Full");
   /* SimGrid's parser takes a zone whose first child is a link for a leaf zone (no sub-zones): the
    * switch's zone comes first. */
-  if (n > 1)
+  if (multi)
     fputs("  <zone id=\"net\" routing=\"Full\">\n   <router id=\"net/switch\"/>\n  </zone>\n", f);
-  for (int i = 0; i < n && n > 1; i++)
+  for (int i = 0; i < n && multi; i++)
     put_links(f, j, i, "  ");
+  const ss_platform* p = j->platform;
+  for (int k = 0; k < nservers; k++)
+    fprintf(f, "  <link id=\"s%d/nic\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n", k,
+            ss_cluster_nic_bandwidth(j), ss_cluster_link_latency(j, p->nics[0].link));
   for (int i = 0; i < n; i++)
     put_instance(f, j, i);
-  if (n > 1) {
+  for (int k = 0; k < nservers; k++)
+    put_server(f, j, k);
+  if (multi) {
     /* Without oversubscription the switch adds no constraint: a shared link there would put
      * every inter-instance flow into one sharing system and make each solve cost O(flows). SimGrid
      * wants a link on every zone route: each instance gets a switch port that never limits (a
@@ -202,14 +258,13 @@ int ss_cluster_write(const ss_job* j, FILE* f)
               j->core_bandwidth_bps);
     for (int i = 0; i < n; i++)
       fprintf(f, "  <link id=\"net/port%d\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", i);
+    for (int k = 0; k < nservers; k++)
+      fprintf(f, "  <link id=\"net/sport%d\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", k);
     /* The core is on the way up only: a flow crosses it once, not on both of its zone routes. */
     for (int i = 0; i < n; i++)
-      fprintf(f,
-              "  <zoneRoute src=\"i%d\" dst=\"net\" gw_src=\"i%d/gw\" gw_dst=\"net/switch\" symmetrical=\"NO\">"
-              "<link_ctn id=\"net/port%d\"/>%s</zoneRoute>\n"
-              "  <zoneRoute src=\"net\" dst=\"i%d\" gw_src=\"net/switch\" gw_dst=\"i%d/gw\" symmetrical=\"NO\">"
-              "<link_ctn id=\"net/port%d\"/></zoneRoute>\n",
-              i, i, i, core ? "<link_ctn id=\"net/core\"/>" : "", i, i, i);
+      put_zone_routes(f, "i", i, "port", core);
+    for (int k = 0; k < nservers; k++)
+      put_zone_routes(f, "s", k, "sport", core);
   }
   fputs(" </zone>\n</platform>\n", f);
   return ferror(f) ? SS_EIO : SS_OK;

@@ -13,6 +13,10 @@
  * output grows linearly with the number of instances. Returns 0, or SS_EIO if writing failed. */
 int ss_cluster_write(const ss_job* j, FILE* f);
 
+/* Whether the job's platform is composed of zones joined by a switch: several instances, or
+ * dedicated parameter-server hosts (zones sK with host sK/cpu). */
+int ss_cluster_networked(const ss_job* j);
+
 /* Bandwidth (bytes/s) and latency (s) of link l of the instance file once the job's NIC options
  * (--nic-gbps, --nic-latency-us) are applied. */
 double ss_cluster_link_bandwidth(const ss_job* j, int l);

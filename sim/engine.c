@@ -76,7 +76,7 @@ static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host
 /* The hosts of the composed platform, [inst * (g + 1) + k]: GPU k < g, then the cpu. Read from
  * SimGrid's host list at once: sg_host_by_name searches the zones one after the other, which
  * for every rank of a large cluster would cost O(ranks x instances). */
-static sg_host_t* host_table(const ss_job* j)
+static sg_host_t* host_table(const ss_job* j, sg_host_t* servers)
 {
   int g = j->gpus_per_instance;
   sg_host_t* table = calloc((size_t)j->instances * (size_t)(g + 1), sizeof(sg_host_t));
@@ -90,6 +90,10 @@ static sg_host_t* host_table(const ss_job* j)
       table[inst * (g + 1) + k] = all[h];
     else if (sscanf(name, "i%d/cpu%n", &inst, &end) == 1 && name[end] == '\0')
       table[inst * (g + 1) + g] = all[h];
+    else if (servers && sscanf(name, "s%d/cpu%n", &k, &end) == 1 && name[end] == '\0' && k >= 0 && k < j->ps_hosts) {
+      servers[k] = all[h];
+      continue;
+    }
     ss_assert(inst >= 0 && inst < j->instances);
   }
   free(all);
@@ -133,6 +137,7 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
     me->intra_inbox[c] = mailbox("intra", c, r);
   }
   me->cross_inbox = mailbox("cross", 0, r);
+  me->ps_pull = j->opt.arch == SS_ARCH_PS ? ss_ps_pull_mailbox(r) : NULL;
   me->cross_next = (r + g) % j->ngpus;
   for (int t = 0; t < 2; t++) {
     int parent, child[2];
@@ -210,10 +215,16 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   int n = j->ngpus, m = j->instances;
   int bench = s->bench_nsizes > 0;
   int loaders = j->opt.synthetic || bench ? 0 : j->workers;
-  sg_host_t* hosts = host_table(j);
+  int ps = j->opt.arch == SS_ARCH_PS && !bench;
+  int dedicated = ps && j->opt.placement == SS_PS_DEDICATED;
+  if (dedicated) {
+    s->ps_host = calloc((size_t)j->ps_hosts, sizeof(sg_host_t));
+    ss_assert(s->ps_host);
+  }
+  sg_host_t* hosts = host_table(j, s->ps_host);
   sg_disk_t* disks = calloc((size_t)m, sizeof(sg_disk_t));
   s->ranks = calloc((size_t)n, sizeof(ss_rank));
-  ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + loaders), sizeof(ss_actor_arg));
+  ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + loaders) + (ps ? (size_t)j->opt.servers : 0), sizeof(ss_actor_arg));
   ss_assert(disks && s->ranks && args);
   *args_out = args;
   for (int i = 0; i < m; i++) {
@@ -226,19 +237,40 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   }
   for (int r = 0; r < n; r++)
     rank_setup(s, j, r, hosts, disks);
+  int na = 0;
+  char name[64];
+  if (ps) {
+    size_t nm = (size_t)n * (size_t)j->ps_nparts;
+    s->ps_msgs = calloc(nm + 1, sizeof(ss_ps_msg));
+    s->ps_seen = calloc(nm + 1, sizeof(long));
+    s->ps_version = calloc((size_t)j->ps_nparts + 1, sizeof(long));
+    ss_assert(s->ps_msgs && s->ps_seen && s->ps_version);
+    for (size_t q = 0; q < nm; q++)
+      s->ps_msgs[q] = (ss_ps_msg){(int)(q / (size_t)j->ps_nparts), (int)(q % (size_t)j->ps_nparts)};
+    /* Servers first: they make themselves the receivers of their mailboxes before anyone sends. */
+    for (int k = 0; k < j->opt.servers; k++) {
+      int h = ss_job_shard_host(j, k);
+      sg_host_t host = dedicated ? s->ps_host[h] : hosts[h * (j->gpus_per_instance + 1) + j->gpus_per_instance];
+      args[na] = (ss_actor_arg){s, -1, k};
+      snprintf(name, sizeof(name), "server%d", k);
+      spawn(s, &args[na++], name, host, ss_ps_server_actor);
+    }
+  }
   free(hosts);
   free(disks);
   ring_setup(s, j);
   coll_setup(s, j);
-  int na = 0;
-  char name[64];
   for (int r = 0; r < n; r++) {
     if (!bench) {
       args[na] = (ss_actor_arg){s, r, 0};
       snprintf(name, sizeof(name), "trainer%d", r);
       spawn(s, &args[na++], name, s->ranks[r].host, ss_trainer_actor);
     }
-    if (n > 1) {
+    if (ps) {
+      args[na] = (ss_actor_arg){s, r, 0};
+      snprintf(name, sizeof(name), "push%d", r);
+      spawn(s, &args[na++], name, s->ranks[r].host, ss_ps_push_actor);
+    } else if (n > 1) {
       args[na] = (ss_actor_arg){s, r, 0};
       snprintf(name, sizeof(name), "coll%d", r);
       spawn(s, &args[na++], name, s->ranks[r].host, ss_coll_actor);
@@ -277,6 +309,10 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_bytes);
   free(s->coll_alg);
   free(s->tree_rest);
+  free(s->ps_host);
+  free(s->ps_msgs);
+  free(s->ps_seen);
+  free(s->ps_version);
   free(s->ranks);
   free(args);
 }

@@ -18,6 +18,12 @@ void ss_options_default(ss_options* o)
   o->oversub = 1;
   o->allreduce = SS_ALLREDUCE_AUTO;
   o->fidelity = SS_FIDELITY_FAST;
+  o->arch = SS_ARCH_ALLREDUCE;
+  o->servers = 1;
+  o->placement = SS_PS_DEDICATED;
+  o->server_hosts = -1;
+  o->async = 0;
+  o->server_agg_gbps = SS_PS_AGG_GBPS;
   o->batch = -1;
   o->iterations = -1;
   o->warmup = -1;
@@ -77,6 +83,116 @@ int ss_allreduce_by_name(const char* name, ss_allreduce* out)
   return -1;
 }
 
+static const char* const arch_names[] = {"allreduce", "ps"};
+static const char* const placement_names[] = {"dedicated", "colocated"};
+
+const char* ss_arch_name(ss_arch a)
+{
+  ss_assert(a == SS_ARCH_ALLREDUCE || a == SS_ARCH_PS);
+  return arch_names[a];
+}
+
+int ss_arch_by_name(const char* name, ss_arch* out)
+{
+  for (int i = 0; i < 2; i++)
+    if (strcmp(name, arch_names[i]) == 0) {
+      *out = (ss_arch)i;
+      return 0;
+    }
+  return -1;
+}
+
+const char* ss_placement_name(ss_placement p)
+{
+  ss_assert(p == SS_PS_DEDICATED || p == SS_PS_COLOCATED);
+  return placement_names[p];
+}
+
+int ss_placement_by_name(const char* name, ss_placement* out)
+{
+  for (int i = 0; i < 2; i++)
+    if (strcmp(name, placement_names[i]) == 0) {
+      *out = (ss_placement)i;
+      return 0;
+    }
+  return -1;
+}
+
+int ss_job_shard_host(const ss_job* j, int k)
+{
+  ss_assert(j->opt.arch == SS_ARCH_PS && k >= 0 && k < j->opt.servers);
+  return k % j->ps_hosts;
+}
+
+/* One piece of a layer's gradient for the sharding below. */
+typedef struct ps_piece {
+  int layer;
+  int shard;
+  double bytes;
+} ps_piece;
+
+/* Split the parameters over the shards as TensorFlow's greedy load balancing does: each layer, in
+ * forward order, to the least-loaded shard (ties: the first); a layer larger than a shard's share
+ * is cut into equal pieces first, as TensorFlow's partitioners and BytePS do. Then each bucket's
+ * pieces become one part per shard. */
+static int make_ps_parts(ss_job* j)
+{
+  const ss_workload* w = j->workload;
+  int k = j->opt.servers;
+  double total = 0;
+  for (int l = 0; l < w->nlayers; l++)
+    total += w->layers[l].params * w->grad_bytes_per_param;
+  double share = total / k;
+  int npieces = 0;
+  for (int l = 0; l < w->nlayers; l++) {
+    double bytes = w->layers[l].params * w->grad_bytes_per_param;
+    npieces += bytes > share ? (int)ceil(bytes / share) : 1;
+  }
+  ps_piece* pieces = calloc((size_t)npieces + 1, sizeof(ps_piece));
+  j->ps_shard_bytes = calloc((size_t)k, sizeof(double));
+  j->ps_bucket_part0 = calloc((size_t)j->nbuckets + 1, sizeof(int));
+  j->ps_part_shard = calloc((size_t)npieces + 1, sizeof(int));
+  j->ps_part_bytes = calloc((size_t)npieces + 1, sizeof(double));
+  double* acc = calloc((size_t)k, sizeof(double));
+  if (!pieces || !j->ps_shard_bytes || !j->ps_bucket_part0 || !j->ps_part_shard || !j->ps_part_bytes || !acc) {
+    free(pieces);
+    free(acc);
+    return SS_ENOMEM;
+  }
+  int np = 0;
+  for (int l = 0; l < w->nlayers; l++) {
+    double bytes = w->layers[l].params * w->grad_bytes_per_param;
+    int cuts = bytes > share ? (int)ceil(bytes / share) : 1;
+    for (int c = 0; c < cuts; c++) {
+      int best = 0;
+      for (int s = 1; s < k; s++)
+        if (j->ps_shard_bytes[s] < j->ps_shard_bytes[best])
+          best = s;
+      pieces[np++] = (ps_piece){l, best, bytes / cuts};
+      j->ps_shard_bytes[best] += bytes / cuts;
+    }
+  }
+  /* A bucket holds layers first_layer down to last_layer; its part for a shard sums its pieces. */
+  int nparts = 0;
+  for (int b = 0; b < j->nbuckets; b++) {
+    j->ps_bucket_part0[b] = nparts;
+    for (int p = 0; p < np; p++)
+      if (pieces[p].layer <= j->buckets[b].first_layer && pieces[p].layer >= j->buckets[b].last_layer)
+        acc[pieces[p].shard] += pieces[p].bytes;
+    for (int s = 0; s < k; s++)
+      if (acc[s] > 0) {
+        j->ps_part_shard[nparts] = s;
+        j->ps_part_bytes[nparts++] = acc[s];
+        acc[s] = 0;
+      }
+  }
+  j->ps_bucket_part0[j->nbuckets] = nparts;
+  j->ps_nparts = nparts;
+  free(pieces);
+  free(acc);
+  return SS_OK;
+}
+
 static const char* const fidelity_names[] = {"fast", "reference"};
 
 const char* ss_fidelity_name(ss_fidelity f)
@@ -129,6 +245,10 @@ static int check_cluster(const ss_platform* p, const ss_options* o, ss_err* err)
                       "--instances %d needs a NIC in the instance file (a class-nic link and a <router> of the "
                       "same name with a route from every GPU)",
                       o->instances);
+  if (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED && p->nnics == 0)
+    return ss_err_set(err, p->path, 0,
+                      "dedicated parameter servers need a NIC in the instance file (a class-nic link and a "
+                      "<router> of the same name with a route from every GPU)");
   return SS_OK;
 }
 
@@ -139,7 +259,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
-  long actors = (long)ngpus * (2 + (o->synthetic ? 0 : workers));
+  long actors = (long)ngpus * (2 + (o->synthetic ? 0 : workers)) + (o->arch == SS_ARCH_PS ? o->servers : 0);
   if (2L * ngpus > SS_MAX_ACTORS)
     return ss_err_set(err, NULL, 0,
                       "%d GPUs make %ld simulated processes (2 per GPU); at most %d fit (each has its own stack "
@@ -195,8 +315,12 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
-  if (!rc && j->ngpus > 1)
+  if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
     rc = make_buckets(j);
+  if (!rc && o->arch == SS_ARCH_PS) {
+    j->ps_hosts = o->placement == SS_PS_COLOCATED ? j->instances : o->server_hosts > 0 ? o->server_hosts : o->servers;
+    rc = make_ps_parts(j);
+  }
   int* gpus = malloc(sizeof(int) * (size_t)per_instance);
   if (!gpus)
     rc = SS_ENOMEM;
@@ -229,5 +353,9 @@ void ss_job_free(ss_job* j)
   free(j->bwd_flops);
   free(j->buckets);
   free(j->bucket_alg);
+  free(j->ps_bucket_part0);
+  free(j->ps_part_shard);
+  free(j->ps_part_bytes);
+  free(j->ps_shard_bytes);
   free(j);
 }

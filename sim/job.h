@@ -18,6 +18,12 @@ typedef enum ss_allreduce {
   SS_ALLREDUCE_COUNT
 } ss_allreduce;
 
+/* How gradients are exchanged: allreduce among the GPUs, or push to parameter servers and pull. */
+typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
+
+/* Where parameter servers run: hosts of their own, or the CPU hosts of the worker instances. */
+typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
+
 /* How collectives are simulated: FAST, one flow per ring edge and phase (cost linear in GPUs);
  * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
 typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity;
@@ -33,6 +39,12 @@ typedef struct ss_options {
   double oversub;    /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
+  ss_arch arch;
+  int servers;       /* parameter-server shards */
+  ss_placement placement;
+  int server_hosts;  /* dedicated placement: server hosts; -1: one per shard */
+  int async;         /* ASGD: every worker pushes and pulls on its own */
+  double server_agg_gbps; /* GB/s of gradient one server core sums (and applies) */
   int batch;         /* per-GPU batch; -1: the workload's */
   int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
                       * cycles of the loader processes per GPU (job.c) */
@@ -90,6 +102,14 @@ typedef struct ss_job {
   ss_rings intra;      /* rings among the GPUs of one instance (local indices) */
   ss_rings rings;      /* rings among all ranks: each intra ring as a chain per instance, joined by
                         * one hop from the last GPU of instance i to the first of instance i+1 */
+  /* Parameter servers (arch PS): the gradients of bucket b go to the servers as parts
+   * ps_bucket_part0[b] .. ps_bucket_part0[b+1]-1, each part_bytes[] of it for shard part_shard[]. */
+  int ps_nparts;
+  int* ps_bucket_part0;  /* [nbuckets + 1] */
+  int* ps_part_shard;
+  double* ps_part_bytes;
+  double* ps_shard_bytes; /* [servers]: the parameters each shard holds */
+  int ps_hosts;           /* server hosts: dedicated ones, or the worker instances they share */
 } ss_job;
 
 /* Check the options against the platform and workload and derive the job. Errors name the file
@@ -100,6 +120,16 @@ void ss_job_free(ss_job* j);
 /* Name of an allreduce algorithm, and the algorithm of a name (-1 if unknown). */
 const char* ss_allreduce_name(ss_allreduce a);
 int ss_allreduce_by_name(const char* name, ss_allreduce* out);
+
+/* Names of the gradient architectures ("allreduce", "ps") and placements ("dedicated",
+ * "colocated"), and the value of a name (-1 if unknown). */
+const char* ss_arch_name(ss_arch a);
+int ss_arch_by_name(const char* name, ss_arch* out);
+const char* ss_placement_name(ss_placement p);
+int ss_placement_by_name(const char* name, ss_placement* out);
+
+/* Host of parameter-server shard k: a dedicated host index, or the worker instance it runs on. */
+int ss_job_shard_host(const ss_job* j, int k);
 
 /* Name of a fidelity ("fast", "reference"), and the fidelity of a name (-1 if unknown). */
 const char* ss_fidelity_name(ss_fidelity f);
@@ -115,5 +145,13 @@ int ss_fidelity_by_name(const char* name, ss_fidelity* out);
 
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)
+
+/* Default GB/s of gradient one server core adds into the aggregate and applies: an ESTIMATE
+ * (docs/model.md, Parameter servers): summing FP32 arrays streams three times their size through
+ * memory, about 6 GB/s of one core's bandwidth on a cloud Xeon. */
+#define SS_PS_AGG_GBPS 2.0
+
+/* Parameter-server shards at most. */
+#define SS_MAX_SERVERS 4096
 
 #endif

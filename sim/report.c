@@ -138,6 +138,15 @@ static void write_json(FILE* f, const ss_result* r)
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
           j->opt.compute_scale);
+  fprintf(f, "  \"arch\": \"%s\",\n", ss_arch_name(j->opt.arch));
+  if (j->opt.arch == SS_ARCH_PS) {
+    fprintf(f, "  \"servers\": %d,\n  \"ps_placement\": \"%s\",\n  \"server_hosts\": %d,\n  \"async\": %s,\n",
+            j->opt.servers, ss_placement_name(j->opt.placement), j->ps_hosts, j->opt.async ? "true" : "false");
+    fprintf(f, "  \"server_agg_gbps\": %.17g,\n  \"staleness_mean\": %.17g,\n  \"staleness_max\": %.17g,\n",
+            j->opt.server_agg_gbps, r->bd.staleness_mean, r->bd.staleness_max);
+    fprintf(f, "  \"worker_throughput_min_samples_per_s\": %.17g,\n  \"worker_throughput_max_samples_per_s\": %.17g,\n",
+            j->batch / r->bd.rank_iteration_max_s, j->batch / r->bd.rank_iteration_min_s);
+  }
   fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
   if (r->stash)
     write_json_stash(f, r->stash);
@@ -269,6 +278,28 @@ static void write_table_stash(FILE* f, const ss_stash* s)
     fprintf(f, "  note: %s\n", s->notes[i]);
 }
 
+/* The gradient line of a parameter-server job, and the workers' spread when asynchronous. */
+static void write_table_ps(FILE* f, const ss_result* r)
+{
+  const ss_job* j = r->job;
+  char cap[64], where[96];
+  if (j->opt.bucket_mb > 0)
+    snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mb);
+  else
+    snprintf(cap, sizeof(cap), "(one per layer)");
+  if (j->opt.placement == SS_PS_DEDICATED)
+    snprintf(where, sizeof(where), "on %d dedicated host%s", j->ps_hosts, j->ps_hosts == 1 ? "" : "s");
+  else
+    snprintf(where, sizeof(where), "colocated with the workers");
+  fprintf(f, "  gradients: %d bucket%s %s%s, pushed to %d parameter server%s %s, %s\n", j->nbuckets,
+          j->nbuckets == 1 ? "" : "s", cap, j->opt.overlap ? " as backward fills them" : " after backward", j->opt.servers,
+          j->opt.servers == 1 ? "" : "s", where, j->opt.async ? "asynchronous (ASGD)" : "synchronous");
+  if (j->opt.async)
+    fprintf(f, "  workers: %.1f to %.1f samples/s each; staleness %.2f updates on average, %.0f at most\n",
+            j->batch / r->bd.rank_iteration_max_s, j->batch / r->bd.rank_iteration_min_s, r->bd.staleness_mean,
+            r->bd.staleness_max);
+}
+
 static void write_table(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -302,7 +333,9 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, "  data: %d loader worker%s per GPU, prefetch %d, %.0f%% of %s in page cache%s\n", j->workers,
             j->workers == 1 ? "" : "s", j->opt.prefetch, 100 * j->cache, j->workload->dataset.name,
             j->opt.async_copy && j->workers > 0 ? ", copied to the GPU by the loaders" : "");
-  if (j->ngpus > 1) {
+  if (j->opt.arch == SS_ARCH_PS) {
+    write_table_ps(f, r);
+  } else if (j->ngpus > 1) {
     int count[SS_ALLREDUCE_COUNT] = {0};
     for (int k = 0; k < j->nbuckets; k++)
       count[j->bucket_alg[k]]++;

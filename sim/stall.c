@@ -24,7 +24,14 @@ void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown*
     /* Every instant of an iteration is classified, and iterations follow each other. */
     ss_assert(fabs(sum - window) <= 1e-9 * fmax(window, 1e-12) + 1e-15);
     out->iteration_s += window;
+    double mean = window / measured;
+    if (r == 0 || mean < out->rank_iteration_min_s)
+      out->rank_iteration_min_s = mean;
+    if (r == 0 || mean > out->rank_iteration_max_s)
+      out->rank_iteration_max_s = mean;
   }
+  out->staleness_mean = t->ps_updates ? t->ps_staleness_sum / (double)t->ps_updates : 0;
+  out->staleness_max = (double)t->ps_staleness_max;
   double n = (double)t->nranks * measured;
   out->iteration_s /= n;
   for (int c = 0; c < SS_CAT_COUNT; c++)

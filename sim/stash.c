@@ -105,6 +105,9 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
   r[SS_RUN0] = r[SS_RUN1];
   r[SS_RUN0].instances = 1;
   r[SS_RUN0].gpus = 1;
+  /* RUN0 exchanges no gradients: with parameter servers it would still push to them. */
+  r[SS_RUN0].arch = SS_ARCH_ALLREDUCE;
+  r[SS_RUN0].async = 0;
   int rc = SS_OK;
   for (int k = SS_RUN0; !rc && k <= SS_RUN3; k++)
     rc = ss_job_new(p, w, &r[k], &s->job[k], err);

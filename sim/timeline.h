@@ -18,6 +18,11 @@ typedef struct ss_timeline {
   double* start_s; /* [rank * niters + iter] */
   double* end_s;
   double* acc_s;   /* [(rank * niters + iter) * SS_CAT_COUNT + cat] */
+  /* Asynchronous parameter servers: updates applied, and the staleness of each (updates other
+   * workers applied to its part since its worker last pulled it): sum and largest. */
+  long ps_updates;
+  double ps_staleness_sum;
+  long ps_staleness_max;
 } ss_timeline;
 
 /* Allocate a zeroed timeline; NULL when out of memory. Free with ss_timeline_free (NULL is fine). */

@@ -1,6 +1,8 @@
 /* trainer: one rank's training process: data, forward, backward with bucketed gradients, optimizer. */
 #include "actors.h"
 
+#include "cluster.h"
+
 #include <math.h>
 #include <simgrid/engine.h>
 
@@ -66,6 +68,10 @@ void ss_trainer_actor(int argc, char** argv)
   const ss_job* j = s->job;
   ss_rank* me = &s->ranks[a->rank];
   int nl = j->workload->nlayers;
+  int ps = j->opt.arch == SS_ARCH_PS;
+  int ps_net = ps && ss_cluster_networked(j);
+  if (ps)
+    ss_ps_receive_here("pull", a->rank);
   for (int i = 0; i < j->niters; i++) {
     clockmark m = {s->tl, a->rank, i, simgrid_get_clock()};
     double start = m.t;
@@ -91,15 +97,20 @@ void ss_trainer_actor(int argc, char** argv)
     for (; b < j->nbuckets; b++)
       sg_sem_release(me->pending);
     mark(&m, SS_CAT_COMPUTE);
-    /* The wait for the gradients is network stall while the collectives cross instances. */
+    /* The wait for the gradients is network stall while the collectives cross instances; with
+     * parameter servers, all of it when the servers are across the network. */
     double net0 = ss_coll_net_time(s, a->rank);
-    sg_mutex_lock(me->mu);
-    while (me->reduced < (i + 1) * j->nbuckets)
-      sg_cond_wait(me->cv, me->mu);
-    sg_mutex_unlock(me->mu);
+    if (ps) {
+      ss_ps_pull_all(s, a->rank);
+    } else {
+      sg_mutex_lock(me->mu);
+      while (me->reduced < (i + 1) * j->nbuckets)
+        sg_cond_wait(me->cv, me->mu);
+      sg_mutex_unlock(me->mu);
+    }
     /* Split the wait without rounding either part below 0 (m.t + net can pass the clock). */
     double now = simgrid_get_clock(), wait = now - m.t;
-    double net = fmax(0, fmin(ss_coll_net_time(s, a->rank) - net0, wait));
+    double net = ps ? (ps_net ? wait : 0) : fmax(0, fmin(ss_coll_net_time(s, a->rank) - net0, wait));
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_NETWORK, net);
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_INTERCONNECT, wait - net);
     m.t = now;
