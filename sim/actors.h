@@ -80,6 +80,10 @@ typedef struct ss_sim {
   ss_ps_msg* ps_msgs;
   long* ps_version;
   long* ps_seen;
+  /* Start-up reads (--init-io sequential): whose turn it is. */
+  sg_mutex_t init_mu;
+  sg_cond_t init_cv;
+  int init_turn;
   int actors_started;
   int actors_finished;
   /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back

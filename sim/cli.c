@@ -13,7 +13,7 @@ enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
   OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT, OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC,
-  OPT_SERVER_AGG
+  OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD, OPT_SAMPLES
 };
 
 static const struct option long_options[] = {
@@ -34,13 +34,15 @@ static const struct option long_options[] = {
     {"arch", required_argument, NULL, OPT_ARCH}, {"servers", required_argument, NULL, OPT_SERVERS},
     {"ps-placement", required_argument, NULL, OPT_PLACEMENT}, {"server-hosts", required_argument, NULL, OPT_SERVER_HOSTS},
     {"sync", no_argument, NULL, OPT_SYNC}, {"async", no_argument, NULL, OPT_ASYNC},
-    {"server-agg-gbps", required_argument, NULL, OPT_SERVER_AGG},
+    {"server-agg-gbps", required_argument, NULL, OPT_SERVER_AGG}, {"init-io", required_argument, NULL, OPT_INIT_IO},
+    {"init-shard-mb", required_argument, NULL, OPT_INIT_SHARD}, {"samples", required_argument, NULL, OPT_SAMPLES},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
 static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLAP, OPT_SYNTHETIC, 'w', OPT_PREFETCH,
                                  OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT,
-                                 OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC, OPT_SERVER_AGG, 0};
+                                 OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC, OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD,
+                                 OPT_SAMPLES, 0};
 static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
 
 static const char* option_name(int ch)
@@ -67,7 +69,12 @@ static const char ps_help[] =
     "                       CPU hosts of the worker instances)\n"
     "      --server-hosts M dedicated server hosts (default: one per server)\n"
     "      --sync, --async  a step waits for every worker (default), or ASGD: each on its own\n"
-    "      --server-agg-gbps X  GB/s of gradient one server core sums and applies (default 2)\n";
+    "      --server-agg-gbps X  GB/s of gradient one server core sums and applies (default 2)\n"
+    "      --init-io M      start-up, as CNTK: every worker reads the model and its input shard\n"
+    "                       from shared storage (instance 0's volume), sequential (one after\n"
+    "                       another) or parallel (default none)\n"
+    "      --init-shard-mb X  MiB of input each worker reads at start-up (default 32)\n"
+    "      --samples N      samples to train for the time-to-train figure (default: one epoch)\n";
 
 static const char cluster_help[] =
     "      --instances N    N copies of the instance joined by a network switch (default 1)\n"
@@ -247,6 +254,12 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
     case OPT_SERVER_AGG:
       cli->ps_option = cli->ps_option ? cli->ps_option : "--server-agg-gbps";
       return parse_real(arg, 0, 1, 1e9, &o->server_agg_gbps) ? usage_error(msg, size, "--server-agg-gbps expects GB/s > 0, got '%s'%s", arg, "") : 0;
+    case OPT_INIT_IO:
+      return ss_init_io_by_name(arg, &o->init_io) ? usage_error(msg, size, "--init-io expects none, sequential or parallel, got '%s'%s", arg, "") : 0;
+    case OPT_INIT_SHARD:
+      return parse_real(arg, 0, 0, 1e9, &o->init_shard_mb) ? usage_error(msg, size, "--init-shard-mb expects MiB from 0 to 1e9, got '%s'%s", arg, "") : 0;
+    case OPT_SAMPLES:
+      return parse_real(arg, 1, 0, 1e15, &o->samples) ? usage_error(msg, size, "--samples expects a number of samples from 1 to 1e15, got '%s'%s", arg, "") : 0;
     case OPT_SYNC:
       cli->sync_given = 1;
       o->async = 0;

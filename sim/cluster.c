@@ -140,11 +140,12 @@ int ss_cluster_networked(const ss_job* j)
   return j->instances > 1 || (j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_DEDICATED);
 }
 
-/* Parameter servers reach the network from a CPU host: over the instance's first NIC, as a NIC's
- * DMA reads host memory (no PCIe path is modelled for it). */
+/* Parameter servers and shared storage reach the network from a CPU host: over the instance's
+ * first NIC, as a NIC's DMA reads host memory (no PCIe path is modelled for it). */
 static int ps_via_cpu(const ss_job* j)
 {
-  return j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_COLOCATED && ss_cluster_networked(j);
+  return ((j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_COLOCATED) || j->opt.init_io != SS_INIT_NONE) &&
+         ss_cluster_networked(j);
 }
 
 static void put_instance(FILE* f, const ss_job* j, int inst)

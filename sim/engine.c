@@ -237,6 +237,8 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   }
   for (int r = 0; r < n; r++)
     rank_setup(s, j, r, hosts, disks);
+  s->init_mu = sg_mutex_init();
+  s->init_cv = sg_cond_init();
   int na = 0;
   char name[64];
   if (ps) {
@@ -299,6 +301,10 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     free(me->intra_next);
   }
   sg_barrier_destroy(s->bar_all);
+  if (s->init_mu) {
+    sg_mutex_destroy(s->init_mu);
+    sg_cond_destroy(s->init_cv);
+  }
   for (int i = 0; s->bar_inst && i < j->instances; i++)
     sg_barrier_destroy(s->bar_inst[i]);
   for (int k = 0; s->bar_cross && k < j->gpus_per_instance; k++)

@@ -24,6 +24,9 @@ void ss_options_default(ss_options* o)
   o->server_hosts = -1;
   o->async = 0;
   o->server_agg_gbps = SS_PS_AGG_GBPS;
+  o->init_io = SS_INIT_NONE;
+  o->init_shard_mb = SS_INIT_SHARD_MB;
+  o->samples = -1;
   o->batch = -1;
   o->iterations = -1;
   o->warmup = -1;
@@ -193,6 +196,24 @@ static int make_ps_parts(ss_job* j)
   return SS_OK;
 }
 
+static const char* const init_io_names[] = {"none", "sequential", "parallel"};
+
+const char* ss_init_io_name(ss_init_io m)
+{
+  ss_assert(m >= SS_INIT_NONE && m <= SS_INIT_PARALLEL);
+  return init_io_names[m];
+}
+
+int ss_init_io_by_name(const char* name, ss_init_io* out)
+{
+  for (int i = 0; i < 3; i++)
+    if (strcmp(name, init_io_names[i]) == 0) {
+      *out = (ss_init_io)i;
+      return 0;
+    }
+  return -1;
+}
+
 static const char* const fidelity_names[] = {"fast", "reference"};
 
 const char* ss_fidelity_name(ss_fidelity f)
@@ -245,6 +266,8 @@ static int check_cluster(const ss_platform* p, const ss_options* o, ss_err* err)
                       "--instances %d needs a NIC in the instance file (a class-nic link and a <router> of the "
                       "same name with a route from every GPU)",
                       o->instances);
+  if (o->init_io != SS_INIT_NONE && o->instances > 1 && p->nnics == 0)
+    return ss_err_set(err, p->path, 0, "--init-io over several instances needs a NIC in the instance file");
   if (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED && p->nnics == 0)
     return ss_err_set(err, p->path, 0,
                       "dedicated parameter servers need a NIC in the instance file (a class-nic link and a "
@@ -314,6 +337,12 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   }
   j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
+  if (o->init_io != SS_INIT_NONE) {
+    double params = 0;
+    for (int l = 0; l < w->nlayers; l++)
+      params += w->layers[l].params;
+    j->init_bytes = params * w->grad_bytes_per_param + o->init_shard_mb * 1048576.0;
+  }
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
     rc = make_buckets(j);

@@ -24,6 +24,9 @@ typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
 /* Where parameter servers run: hosts of their own, or the CPU hosts of the worker instances. */
 typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
 
+/* Start-up reads (CNTK): none, every worker one after another, or all at once. */
+typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } ss_init_io;
+
 /* How collectives are simulated: FAST, one flow per ring edge and phase (cost linear in GPUs);
  * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
 typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity;
@@ -45,6 +48,9 @@ typedef struct ss_options {
   int server_hosts;  /* dedicated placement: server hosts; -1: one per shard */
   int async;         /* ASGD: every worker pushes and pulls on its own */
   double server_agg_gbps; /* GB/s of gradient one server core sums (and applies) */
+  ss_init_io init_io;  /* start-up: each worker reads the model and its input shard from shared storage */
+  double init_shard_mb; /* MiB of input each worker reads at start-up */
+  double samples;    /* samples to train for the time-to-train figure; -1: one epoch */
   int batch;         /* per-GPU batch; -1: the workload's */
   int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
                       * cycles of the loader processes per GPU (job.c) */
@@ -110,6 +116,7 @@ typedef struct ss_job {
   double* ps_part_bytes;
   double* ps_shard_bytes; /* [servers]: the parameters each shard holds */
   int ps_hosts;           /* server hosts: dedicated ones, or the worker instances they share */
+  double init_bytes;      /* start-up read of each worker: the model's parameters and its input shard */
 } ss_job;
 
 /* Check the options against the platform and workload and derive the job. Errors name the file
@@ -126,6 +133,8 @@ int ss_allreduce_by_name(const char* name, ss_allreduce* out);
 const char* ss_arch_name(ss_arch a);
 int ss_arch_by_name(const char* name, ss_arch* out);
 const char* ss_placement_name(ss_placement p);
+const char* ss_init_io_name(ss_init_io m);
+int ss_init_io_by_name(const char* name, ss_init_io* out);
 int ss_placement_by_name(const char* name, ss_placement* out);
 
 /* Host of parameter-server shard k: a dedicated host index, or the worker instance it runs on. */
@@ -150,6 +159,10 @@ int ss_fidelity_by_name(const char* name, ss_fidelity* out);
  * (docs/model.md, Parameter servers): summing FP32 arrays streams three times their size through
  * memory, about 6 GB/s of one core's bandwidth on a cloud Xeon. */
 #define SS_PS_AGG_GBPS 2.0
+
+/* Default MiB of input a worker reads at start-up besides the model: an ESTIMATE, one 32 MiB chunk
+ * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
+#define SS_INIT_SHARD_MB 32.0
 
 /* Parameter-server shards at most. */
 #define SS_MAX_SERVERS 4096

@@ -25,6 +25,8 @@ void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double 
   out->epoch_s = job->workload->dataset.samples / out->throughput_samples_per_s;
   out->cost_usd_per_epoch = job->platform->price_usd_per_h * job->instances * out->epoch_s / 3600.0;
   out->simulated_s = simulated_s;
+  out->samples = job->opt.samples > 0 ? job->opt.samples : job->workload->dataset.samples;
+  out->time_to_train_s = out->bd.init_s + out->samples / out->throughput_samples_per_s;
   /* Workloads have compute (workload.c) and GPUs a speed (platform.c): the iteration takes time. */
   ss_assert(out->bd.iteration_s > 0 && isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
 }
@@ -139,6 +141,9 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
           j->opt.compute_scale);
   fprintf(f, "  \"arch\": \"%s\",\n", ss_arch_name(j->opt.arch));
+  fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
+          ss_init_io_name(j->opt.init_io), r->bd.init_s, j->init_bytes);
+  fprintf(f, "  \"samples\": %.17g,\n  \"time_to_train_s\": %.17g,\n", r->samples, r->time_to_train_s);
   if (j->opt.arch == SS_ARCH_PS) {
     fprintf(f, "  \"servers\": %d,\n  \"ps_placement\": \"%s\",\n  \"server_hosts\": %d,\n  \"async\": %s,\n",
             j->opt.servers, ss_placement_name(j->opt.placement), j->ps_hosts, j->opt.async ? "true" : "false");
@@ -356,6 +361,10 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, ", %d ring%s per instance (%s fidelity)\n", j->intra.nrings, j->intra.nrings == 1 ? "" : "s",
             ss_fidelity_name(j->opt.fidelity));
   }
+  if (j->opt.init_io != SS_INIT_NONE)
+    fprintf(f, "  start-up: %.2f s of %s reads, %.1f MB per worker from instance 0's volume; %.0f samples in %.2f min "
+               "with it\n",
+            r->bd.init_s, ss_init_io_name(j->opt.init_io), j->init_bytes / 1e6, r->samples, r->time_to_train_s / 60);
   if (j->instances > 1) {
     fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
     if (j->opt.oversub > 1)

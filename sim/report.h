@@ -15,6 +15,8 @@ typedef struct ss_result {
   double epoch_s;
   double cost_usd_per_epoch; /* price x instances x epoch time */
   double simulated_s;        /* simulated date at the end of the run */
+  double samples;            /* --samples, or one epoch */
+  double time_to_train_s;    /* start-up (init_s) + samples at the steady-state throughput */
   const ss_stash* stash;     /* --stash: the differential breakdown (the job is its RUN2), else NULL */
 } ss_result;
 

@@ -32,6 +32,7 @@ void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown*
   }
   out->staleness_mean = t->ps_updates ? t->ps_staleness_sum / (double)t->ps_updates : 0;
   out->staleness_max = (double)t->ps_staleness_max;
+  out->init_s = t->init_s;
   double n = (double)t->nranks * measured;
   out->iteration_s /= n;
   for (int c = 0; c < SS_CAT_COUNT; c++)

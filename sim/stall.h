@@ -12,6 +12,7 @@ typedef struct ss_breakdown {
   double rank_iteration_max_s; /* workers differ) */
   double staleness_mean;     /* asynchronous parameter servers: updates per push (ss_timeline) */
   double staleness_max;
+  double init_s;             /* start-up reads, before iteration 0 (ss_timeline) */
 } ss_breakdown;
 
 /* Breakdown over iterations first..first+count-1 of every rank. Requires count >= 1 and the

@@ -23,6 +23,7 @@ typedef struct ss_timeline {
   long ps_updates;
   double ps_staleness_sum;
   long ps_staleness_max;
+  double init_s; /* start-up reads (--init-io): when the last worker was done, 0 without */
 } ss_timeline;
 
 /* Allocate a zeroed timeline; NULL when out of memory. Free with ss_timeline_free (NULL is fine). */

@@ -59,6 +59,31 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   }
 }
 
+/* CNTK's start-up: the worker reads the model and its input shard from shared storage (instance
+ * 0's volume, over the network for the other instances), after the previous worker (sequential)
+ * or with all of them (parallel); training starts when every worker is done. */
+static void init_io(ss_sim* s, ss_rank* me)
+{
+  const ss_job* j = s->job;
+  if (j->opt.init_io == SS_INIT_SEQUENTIAL) {
+    sg_mutex_lock(s->init_mu);
+    while (s->init_turn != me->rank)
+      sg_cond_wait(s->init_cv, s->init_mu);
+    sg_mutex_unlock(s->init_mu);
+  }
+  sg_disk_read(s->ranks[0].disk, (sg_size_t)llround(j->init_bytes));
+  sg_host_sendto(s->ranks[0].cpu, me->host, j->init_bytes);
+  if (j->opt.init_io == SS_INIT_SEQUENTIAL) {
+    sg_mutex_lock(s->init_mu);
+    s->init_turn++;
+    sg_cond_notify_all(s->init_cv);
+    sg_mutex_unlock(s->init_mu);
+  }
+  sg_barrier_wait(s->bar_all);
+  if (me->rank == 0)
+    s->tl->init_s = simgrid_get_clock();
+}
+
 void ss_trainer_actor(int argc, char** argv)
 {
   (void)argc;
@@ -72,6 +97,8 @@ void ss_trainer_actor(int argc, char** argv)
   int ps_net = ps && ss_cluster_networked(j);
   if (ps)
     ss_ps_receive_here("pull", a->rank);
+  if (j->opt.init_io != SS_INIT_NONE)
+    init_io(s, me);
   for (int i = 0; i < j->niters; i++) {
     clockmark m = {s->tl, a->rank, i, simgrid_get_clock()};
     double start = m.t;

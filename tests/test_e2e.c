@@ -706,6 +706,41 @@ static void test_ps_async(void)
   cJSON_Delete(async);
 }
 
+/* CNTK's start-up on one star4 (its volume and every link 10 GB/s): 4 workers read B = 12 MB (the
+ * tiny model, no input shard) and get it over the CPU's 10 us path. Sequential: 4 x (B/disk +
+ * B/link + latency); parallel: the 4 reads share the volume, then the 4 copies the CPU's link. */
+static void test_init_io(void)
+{
+  const char* base = "tests/platforms/star4.xml tests/workloads/tiny.json --init-shard-mb 0 --synthetic "
+                     "--samples 1e6";
+  cJSON* seq = sim_json("%s --init-io sequential", base);
+  cJSON* par = sim_json("%s --init-io parallel", base);
+  cJSON* none = sim_json("%s", base);
+  double b = 12e6, one = b / 1e10 + b / 1e10 + 10e-6;
+  CHECK(seq && fabs(num(seq, "init_s") - 4 * one) <= 1e-9, "sequential start-up %.9g s, expected %.9g",
+        seq ? num(seq, "init_s") : NAN, 4 * one);
+  CHECK(par && fabs(num(par, "init_s") - (2 * 4 * b / 1e10 + 10e-6)) <= 1e-9, "parallel start-up %.9g s",
+        par ? num(par, "init_s") : NAN);
+  CHECK(none && num(none, "init_s") == 0, "no start-up reads by default");
+  /* The time to train the samples adds the start-up to the steady state; the iteration is unchanged. */
+  if (seq && none) {
+    CHECK(fabs(num(seq, "iteration_s") - num(none, "iteration_s")) <= 1e-12, "start-up changes the iteration");
+    double t = num(seq, "init_s") + 1e6 / num(seq, "throughput_samples_per_s");
+    CHECK(fabs(num(seq, "time_to_train_s") - t) <= 1e-9 * t, "time to train %.9g s, expected %.9g",
+          num(seq, "time_to_train_s"), t);
+  }
+  cJSON_Delete(seq);
+  cJSON_Delete(par);
+  cJSON_Delete(none);
+  /* Sequential start-up grows with the workers: 4 instances take 4 times as long as one. */
+  cJSON* four = sim_json("%s --init-io sequential --instances 4", base);
+  cJSON* single = sim_json("%s --init-io sequential --instances 1", base);
+  CHECK(four && single && num(four, "init_s") > 3.9 * num(single, "init_s"), "sequential start-up: %.6g s on 4 "
+        "instances, %.6g s on one", four ? num(four, "init_s") : NAN, single ? num(single, "init_s") : NAN);
+  cJSON_Delete(four);
+  cJSON_Delete(single);
+}
+
 static void test_help_version(void)
 {
   run_result r = runs(SS_SIM_BIN, "--help");
@@ -780,6 +815,7 @@ static const test_entry tests[] = {
     {"ps_closed_form", test_ps_closed_form},
     {"ps_shards", test_ps_shards},
     {"ps_async", test_ps_async},
+    {"init_io", test_init_io},
     {"help_version", test_help_version},
 };
 
