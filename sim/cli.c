@@ -70,9 +70,9 @@ static const char ps_help[] =
     "      --server-hosts M dedicated server hosts (default: one per server)\n"
     "      --sync, --async  a step waits for every worker (default), or ASGD: each on its own\n"
     "      --server-agg-gbps X  GB/s of gradient one server core sums and applies (default 2)\n"
-    "      --init-io M      start-up, as CNTK: every worker reads the model and its input shard\n"
-    "                       from shared storage (instance 0's volume), sequential (one after\n"
-    "                       another) or parallel (default none)\n"
+    "      --init-io M      start-up, as CNTK: every worker reads the model and its input shard,\n"
+    "                       sequential (one after another from instance 0's volume) or parallel\n"
+    "                       (all at once, each from its instance's volume); default none\n"
     "      --init-shard-mb X  MiB of input each worker reads at start-up (default 32)\n"
     "      --samples N      samples to train for the time-to-train figure (default: one epoch)\n";
 

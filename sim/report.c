@@ -362,9 +362,10 @@ static void write_table(FILE* f, const ss_result* r)
             ss_fidelity_name(j->opt.fidelity));
   }
   if (j->opt.init_io != SS_INIT_NONE)
-    fprintf(f, "  start-up: %.2f s of %s reads, %.1f MB per worker from instance 0's volume; %.0f samples in %.2f min "
-               "with it\n",
-            r->bd.init_s, ss_init_io_name(j->opt.init_io), j->init_bytes / 1e6, r->samples, r->time_to_train_s / 60);
+    fprintf(f, "  start-up: %.2f s of %s reads, %.1f MB per worker from %s; %.0f samples in %.2f min with it\n",
+            r->bd.init_s, ss_init_io_name(j->opt.init_io), j->init_bytes / 1e6,
+            j->opt.init_io == SS_INIT_SEQUENTIAL ? "instance 0's volume" : "each instance's volume", r->samples,
+            r->time_to_train_s / 60);
   if (j->instances > 1) {
     fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
     if (j->opt.oversub > 1)

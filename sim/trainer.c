@@ -59,9 +59,11 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   }
 }
 
-/* CNTK's start-up: the worker reads the model and its input shard from shared storage (instance
- * 0's volume, over the network for the other instances), after the previous worker (sequential)
- * or with all of them (parallel); training starts when every worker is done. */
+/* CNTK's start-up: the worker reads the model and its input shard from shared storage, either
+ * after the previous worker from one volume (sequential: instance 0's, over the network for the
+ * other instances) or all at once from the storage nearest each (parallel: its instance's volume,
+ * as from a parallel file system whose bandwidth grows with its clients). Training starts when
+ * every worker is done. */
 static void init_io(ss_sim* s, ss_rank* me)
 {
   const ss_job* j = s->job;
@@ -71,8 +73,9 @@ static void init_io(ss_sim* s, ss_rank* me)
       sg_cond_wait(s->init_cv, s->init_mu);
     sg_mutex_unlock(s->init_mu);
   }
-  sg_disk_read(s->ranks[0].disk, (sg_size_t)llround(j->init_bytes));
-  sg_host_sendto(s->ranks[0].cpu, me->host, j->init_bytes);
+  const ss_rank* from = j->opt.init_io == SS_INIT_SEQUENTIAL ? &s->ranks[0] : me;
+  sg_disk_read(from->disk, (sg_size_t)llround(j->init_bytes));
+  sg_host_sendto(from->cpu, me->host, j->init_bytes);
   if (j->opt.init_io == SS_INIT_SEQUENTIAL) {
     sg_mutex_lock(s->init_mu);
     s->init_turn++;
