@@ -13,7 +13,7 @@ enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
   OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT, OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC,
-  OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD, OPT_SAMPLES
+  OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD, OPT_SAMPLES, OPT_NO_NVLINK
 };
 
 static const struct option long_options[] = {
@@ -36,6 +36,7 @@ static const struct option long_options[] = {
     {"sync", no_argument, NULL, OPT_SYNC}, {"async", no_argument, NULL, OPT_ASYNC},
     {"server-agg-gbps", required_argument, NULL, OPT_SERVER_AGG}, {"init-io", required_argument, NULL, OPT_INIT_IO},
     {"init-shard-mb", required_argument, NULL, OPT_INIT_SHARD}, {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"no-nvlink", no_argument, NULL, OPT_NO_NVLINK},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
@@ -84,6 +85,7 @@ static const char cluster_help[] =
     "      --oversub X      switch oversubscription >= 1: the core carries N x NIC / X (default 1)\n"
     "      --allreduce ALG  ring, tree, hierarchical or auto (default auto: ring on one instance,\n"
     "                       else the algorithm with the shortest predicted time for each size)\n"
+    "      --no-nvlink      what-if: traffic between GPUs over PCIe, as if NVLink were off\n"
     "      --fidelity F     fast (one flow per hop and phase, default) or reference (one\n"
     "                       communication per chunk and step: a ring costs O(GPUs^2))\n";
 
@@ -260,6 +262,9 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
       return parse_real(arg, 0, 0, 1e9, &o->init_shard_mb) ? usage_error(msg, size, "--init-shard-mb expects MiB from 0 to 1e9, got '%s'%s", arg, "") : 0;
     case OPT_SAMPLES:
       return parse_real(arg, 1, 0, 1e15, &o->samples) ? usage_error(msg, size, "--samples expects a number of samples from 1 to 1e15, got '%s'%s", arg, "") : 0;
+    case OPT_NO_NVLINK:
+      o->no_nvlink = 1;
+      return 0;
     case OPT_SYNC:
       cli->sync_given = 1;
       o->async = 0;

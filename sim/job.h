@@ -61,6 +61,7 @@ typedef struct ss_options {
   int synthetic;     /* no data loading */
   int workers;       /* loader processes per GPU; -1: vCPUs / GPUs */
   int prefetch;      /* batches each loader process keeps ahead (PyTorch prefetch_factor) */
+  int no_nvlink;     /* what-if: GPU-to-GPU traffic over PCIe (ss_platform_drop_nvlink) */
   int async_copy;    /* the loader copies each batch to the GPU ahead of use (DALI); else the training
                       * process copies it when it takes the batch (PyTorch's default) */
   double cache;      /* fraction of the dataset in the page cache; -1: what fits in 80% of memory */

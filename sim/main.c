@@ -21,6 +21,12 @@ static int same_file(const char* a, const char* b)
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* --no-nvlink: reroute the platform's GPU pairs over PCIe. */
+static int no_nvlink(ss_platform* p, ss_err* err)
+{
+  return ss_platform_drop_nvlink(p) ? ss_err_set(err, NULL, 0, "out of memory") : SS_OK;
+}
+
 static int fail(const ss_err* err)
 {
   char line[2048];
@@ -116,7 +122,8 @@ static int bench_main(const ss_cli* cli)
   ss_options o = cli->opt;
   o.synthetic = 1;
   FILE* out = NULL;
-  if (ss_platform_load(o.platform_path, &p, &err) || ss_job_new(p, &w, &o, &job, &err)) {
+  if (ss_platform_load(o.platform_path, &p, &err) || (o.no_nvlink && no_nvlink(p, &err)) ||
+      ss_job_new(p, &w, &o, &job, &err)) {
     status = fail(&err);
     goto done;
   }
@@ -178,7 +185,8 @@ int main(int argc, char** argv)
   FILE* out = NULL;
   int status = 1;
   double simulated_s = 0;
-  if (ss_platform_load(cli.opt.platform_path, &p, &err) || ss_workload_load(cli.opt.workload_path, &w, &err) ||
+  if (ss_platform_load(cli.opt.platform_path, &p, &err) || (cli.opt.no_nvlink && no_nvlink(p, &err)) ||
+      ss_workload_load(cli.opt.workload_path, &w, &err) ||
       (cli.stash ? ss_stash_plan(p, w, &cli.opt, cli.stash_single, &stash, &err)
                  : ss_job_new(p, w, &cli.opt, &job, &err))) {
     status = fail(&err);

@@ -761,6 +761,49 @@ void ss_platform_free(ss_platform* p)
   free(p);
 }
 
+/* Whether a route crosses an NVLink or NVSwitch link. */
+static int crosses_nvlink(const ss_platform* p, const ss_route* r)
+{
+  for (int h = 0; h < r->nhops; h++) {
+    ss_link_class c = p->links[r->hops[h].link].cls;
+    if (c == SS_LINK_NVLINK || c == SS_LINK_NVSWITCH)
+      return 1;
+  }
+  return 0;
+}
+
+int ss_platform_drop_nvlink(ss_platform* p)
+{
+  int cpu = ss_platform_cpu(p);
+  for (int a = 0; a < p->ngpus; a++)
+    for (int b = 0; b < p->ngpus; b++) {
+      ss_route* r = &p->routes[a * p->nnodes + b];
+      if (a == b || !crosses_nvlink(p, r))
+        continue;
+      /* Peer to peer over PCIe: up from a to the first switch it shares with b, down to b; that is
+       * the routes from the CPU to both, without their common beginning. */
+      const ss_route* ra = route_at(p, cpu, a);
+      const ss_route* rb = route_at(p, cpu, b);
+      int k = 0;
+      while (k < ra->nhops && k < rb->nhops && ra->hops[k].link == rb->hops[k].link &&
+             ra->hops[k].dir == rb->hops[k].dir)
+        k++;
+      int n = ra->nhops - k + rb->nhops - k;
+      ss_hop* hops = malloc(sizeof(ss_hop) * (size_t)(n > 0 ? n : 1));
+      if (!hops)
+        return SS_ENOMEM;
+      int m = 0;
+      for (int h = ra->nhops - 1; h >= k; h--)
+        hops[m++] = (ss_hop){ra->hops[h].link, ra->hops[h].dir >= 0 ? 1 - ra->hops[h].dir : -1};
+      for (int h = k; h < rb->nhops; h++)
+        hops[m++] = rb->hops[h];
+      free(r->hops);
+      r->hops = hops;
+      r->nhops = n;
+    }
+  return SS_OK;
+}
+
 int ss_platform_cpu(const ss_platform* p)
 {
   return p->ngpus;

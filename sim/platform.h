@@ -84,6 +84,11 @@ typedef struct ss_platform {
  * ss_platform_free); on bad input returns SS_EINPUT with file and line in err. */
 int ss_platform_load(const char* path, ss_platform** out, ss_err* err);
 
+/* What-if "no NVLink": every route between two GPUs that crosses an NVLink or NVSwitch link goes
+ * over PCIe instead, up from the first GPU to the first switch both share and down (the routes
+ * from the CPU to both, without their common beginning). Returns 0 or SS_ENOMEM. */
+int ss_platform_drop_nvlink(ss_platform* p);
+
 void ss_platform_free(ss_platform* p);
 
 /* Host index of the CPU host. */

@@ -140,7 +140,7 @@ static void write_json(FILE* f, const ss_result* r)
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
           j->opt.compute_scale);
-  fprintf(f, "  \"arch\": \"%s\",\n", ss_arch_name(j->opt.arch));
+  fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.no_nvlink ? "false" : "true");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
           ss_init_io_name(j->opt.init_io), r->bd.init_s, j->init_bytes);
   fprintf(f, "  \"samples\": %.17g,\n  \"time_to_train_s\": %.17g,\n", r->samples, r->time_to_train_s);

@@ -117,6 +117,8 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
       rc = ss_platform_load(single_path, &s->single, err);
     else
       rc = find_single(p, want, &s->single, err);
+    if (!rc && o->no_nvlink && ss_platform_drop_nvlink(s->single))
+      rc = ss_err_set(err, NULL, 0, "out of memory");
     if (!rc && strcmp(s->single->gpus[0].model, p->gpus[0].model) != 0)
       rc = ss_err_set(err, s->single->path, 0, "--stash-single has GPU model '%s', the job's instances have '%s'",
                       s->single->gpus[0].model, p->gpus[0].model);

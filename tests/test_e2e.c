@@ -741,6 +741,24 @@ static void test_init_io(void)
   cJSON_Delete(single);
 }
 
+/* --no-nvlink: a p3.16xlarge's GPUs talk over PCIe (a 256 MiB allreduce falls from NVLink's busbw
+ * to PCIe's, under a fifth); a p2.16xlarge has no NVLink, so nothing changes. */
+static void test_no_nvlink(void)
+{
+  char alg[32];
+  double nv = bench_time("platforms/p3.16xl.xml", 268435456, alg, sizeof(alg));
+  double pcie = bench_time("platforms/p3.16xl.xml --no-nvlink", 268435456, alg, sizeof(alg));
+  CHECK(pcie > 5 * nv, "p3.16xlarge allreduce %.6g s with NVLink, %.6g s without", nv, pcie);
+  run_result a = runs(SS_SIM_BIN, "platforms/p2.16xl.xml workloads/resnet50.json --synthetic --format csv");
+  run_result b = runs(SS_SIM_BIN, "platforms/p2.16xl.xml workloads/resnet50.json --synthetic --format csv --no-nvlink");
+  CHECK(a.status == 0 && b.status == 0 && strcmp(a.out, b.out) == 0, "p2.16xlarge changed without NVLink");
+  run_free(&a);
+  run_free(&b);
+  cJSON* j = sim_json("platforms/p3.8xl.xml workloads/resnet50.json --synthetic --no-nvlink");
+  CHECK(j && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "nvlink")), "JSON says nvlink false");
+  cJSON_Delete(j);
+}
+
 static void test_help_version(void)
 {
   run_result r = runs(SS_SIM_BIN, "--help");
@@ -816,6 +834,7 @@ static const test_entry tests[] = {
     {"ps_shards", test_ps_shards},
     {"ps_async", test_ps_async},
     {"init_io", test_init_io},
+    {"no_nvlink", test_no_nvlink},
     {"help_version", test_help_version},
 };
 
