@@ -6,6 +6,7 @@
 #include "cost.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <simgrid/engine.h>
 #include <stdio.h>
@@ -443,4 +444,111 @@ int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     snprintf(given + len, sizeof(given) - len, "%s%s", i ? " " : "", cfg[i]);
   }
   return ss_err_set(err, NULL, 0, "SimGrid rejected %s: %s", given, msg);
+}
+
+/* What a run's process sends back: one write, so it must fit in a pipe's atomic size. */
+typedef struct run_msg {
+  int rc;
+  double simulated_s;
+  ss_breakdown bd;
+  ss_err err;
+} run_msg;
+
+_Static_assert(sizeof(run_msg) <= PIPE_BUF, "a run's message is written at once");
+
+/* Child side: simulate, send the breakdown or the error, and leave without touching the parent's
+ * stdio buffers or atexit handlers. */
+static void run_child(const ss_job* job, int ncfg, char** cfg, int fd)
+{
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0)
+    dup2(null, 1);
+  run_msg m;
+  memset(&m, 0, sizeof(m));
+  ss_err_clear(&m.err);
+  ss_timeline* tl = NULL;
+  m.rc = ss_engine_run(job, ncfg, cfg, &tl, &m.simulated_s, &m.err);
+  if (m.rc == SS_OK)
+    ss_stall_timeline(tl, job->warmup, job->iterations, &m.bd);
+  ss_timeline_free(tl);
+  ssize_t n = write(fd, &m, sizeof(m));
+  _exit(n == (ssize_t)sizeof(m) ? 0 : 1);
+}
+
+/* Parent side: read a run's message and reap its process. */
+static int run_collect(const char* name, pid_t pid, int fd, ss_breakdown* bd, double* simulated_s, ss_err* err)
+{
+  run_msg m;
+  size_t got = 0;
+  ssize_t n;
+  while (got < sizeof(m) && (n = read(fd, (char*)&m + got, sizeof(m) - got)) > 0)
+    got += (size_t)n;
+  close(fd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != sizeof(m)) {
+    if (WIFSIGNALED(status))
+      return ss_err_set(err, NULL, 0, "the simulation of %s died (signal %d, %s)", name, WTERMSIG(status),
+                        strsignal(WTERMSIG(status)));
+    return ss_err_set(err, NULL, 0, "the simulation of %s ended without a result (exit status %d)", name,
+                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  if (m.rc != SS_OK) {
+    if (!ss_err_isset(err))
+      *err = m.err;
+    return m.rc;
+  }
+  *bd = m.bd;
+  *simulated_s = m.simulated_s;
+  return SS_OK;
+}
+
+int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
+                         ss_breakdown* bd, double* simulated_s, ss_err* err)
+{
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int width = cores > 0 ? (int)cores : 1;
+  int rc = SS_OK;
+  pid_t* pid = calloc((size_t)width, sizeof(pid_t));
+  int* fd = calloc((size_t)width, sizeof(int));
+  if (!pid || !fd) {
+    free(pid);
+    free(fd);
+    return ss_err_set(err, NULL, 0, "out of memory");
+  }
+  for (int first = 0; !rc && first < n; first += width) {
+    int last = first + width < n ? first + width : n;
+    int started = first;
+    for (; started < last; started++) {
+      int fds[2];
+      if (pipe(fds)) {
+        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: pipe failed", names[started]);
+        break;
+      }
+      fflush(stdout);
+      fflush(stderr);
+      pid_t child = fork();
+      if (child == 0) {
+        close(fds[0]);
+        run_child(jobs[started], ncfg, cfg, fds[1]);
+      }
+      close(fds[1]);
+      if (child < 0) {
+        close(fds[0]);
+        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: fork failed", names[started]);
+        break;
+      }
+      pid[started - first] = child;
+      fd[started - first] = fds[0];
+    }
+    /* Every started process is reaped, even after a failure; the first error wins. */
+    for (int i = first; i < started; i++) {
+      int r = run_collect(names[i], pid[i - first], fd[i - first], &bd[i], &simulated_s[i], err);
+      if (!rc)
+        rc = r;
+    }
+  }
+  free(pid);
+  free(fd);
+  return rc;
 }

@@ -4,6 +4,7 @@
 
 #include "err.h"
 #include "job.h"
+#include "stall.h"
 #include "timeline.h"
 
 /* SimGrid options stash-sim always sets first (user --cfg= options come after and win): CM02
@@ -19,6 +20,12 @@ int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err);
  * On success *out owns the timeline (free with ss_timeline_free) and *simulated_s is the simulated
  * date at the end. Returns SS_ESIM (with a message in err) if an actor did not finish. */
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err);
+
+/* Simulate each of n jobs in a process of its own (SimGrid runs once per process), as many at a
+ * time as there are cores, and receive each one's steady-state breakdown and simulated end date.
+ * names[] say which run failed in an error. The first failure is returned. */
+int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
+                         ss_breakdown* bd, double* simulated_s, ss_err* err);
 
 /* Collective benchmark: for each of the nsizes sizes bytes[k], reps back-to-back allreduces among
  * the job's GPUs between two barriers; time_s[k] receives the mean time of one, and algs[k] (if not

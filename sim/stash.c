@@ -4,16 +4,12 @@
 #include "engine.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char* const run_keys[SS_RUN_COUNT] = {"run0", "run1", "run2", "run3", "single_instance"};
 static const char* const diff_keys[SS_DIFF_COUNT] = {"compute", "interconnect_stall", "network_stall", "prep_stall",
@@ -151,111 +147,29 @@ void ss_stash_free(ss_stash* s)
   free(s);
 }
 
-/* What a run's process sends back: one write, so it must fit in a pipe's atomic size. */
-typedef struct run_msg {
-  int rc;
-  double simulated_s;
-  ss_breakdown bd;
-  ss_err err;
-} run_msg;
-
-_Static_assert(sizeof(run_msg) <= PIPE_BUF, "a run's message is written at once");
-
 static const char* const run_names[SS_RUN_COUNT] = {"RUN0 (synthetic, 1 GPU)", "RUN1 (synthetic, all GPUs)",
                                                     "RUN2 (real data, cold cache)", "RUN3 (real data, cached)",
                                                     "the single-instance run"};
 
-/* Child side: simulate, send the breakdown or the error, and leave without touching the parent's
- * stdio buffers or atexit handlers. */
-static void run_child(const ss_job* job, int ncfg, char** cfg, int fd)
-{
-  int null = open("/dev/null", O_WRONLY);
-  if (null >= 0)
-    dup2(null, 1);
-  run_msg m;
-  memset(&m, 0, sizeof(m));
-  ss_err_clear(&m.err);
-  ss_timeline* tl = NULL;
-  m.rc = ss_engine_run(job, ncfg, cfg, &tl, &m.simulated_s, &m.err);
-  if (m.rc == SS_OK)
-    ss_stall_timeline(tl, job->warmup, job->iterations, &m.bd);
-  ss_timeline_free(tl);
-  ssize_t n = write(fd, &m, sizeof(m));
-  _exit(n == (ssize_t)sizeof(m) ? 0 : 1);
-}
-
-/* Parent side: read run k's message and reap its process. */
-static int run_collect(ss_stash* s, int k, pid_t pid, int fd, ss_err* err)
-{
-  run_msg m;
-  size_t got = 0;
-  ssize_t n;
-  while (got < sizeof(m) && (n = read(fd, (char*)&m + got, sizeof(m) - got)) > 0)
-    got += (size_t)n;
-  close(fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (got != sizeof(m)) {
-    if (WIFSIGNALED(status))
-      return ss_err_set(err, NULL, 0, "the simulation of %s died (signal %d, %s)", run_names[k], WTERMSIG(status),
-                        strsignal(WTERMSIG(status)));
-    return ss_err_set(err, NULL, 0, "the simulation of %s ended without a result (exit status %d)", run_names[k],
-                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  }
-  if (m.rc != SS_OK) {
-    if (!ss_err_isset(err))
-      *err = m.err;
-    return m.rc;
-  }
-  s->bd[k] = m.bd;
-  s->simulated_s[k] = m.simulated_s;
-  return SS_OK;
-}
-
 int ss_stash_run(ss_stash* s, int ncfg, char** cfg, ss_err* err)
 {
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int width = cores > 0 ? (int)cores : 1;
+  const ss_job* jobs[SS_RUN_COUNT];
+  const char* names[SS_RUN_COUNT];
   int runs[SS_RUN_COUNT], nruns = 0;
   for (int k = 0; k < SS_RUN_COUNT; k++)
-    if (s->job[k])
+    if (s->job[k]) {
+      jobs[nruns] = s->job[k];
+      names[nruns] = run_names[k];
       runs[nruns++] = k;
-  int rc = SS_OK;
-  for (int first = 0; first < nruns; first += width) {
-    int last = first + width < nruns ? first + width : nruns;
-    pid_t pid[SS_RUN_COUNT];
-    int fd[SS_RUN_COUNT];
-    int started = first;
-    for (; started < last; started++) {
-      int fds[2];
-      if (pipe(fds)) {
-        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: pipe failed", run_names[runs[started]]);
-        break;
-      }
-      fflush(stdout);
-      fflush(stderr);
-      pid_t child = fork();
-      if (child == 0) {
-        close(fds[0]);
-        run_child(s->job[runs[started]], ncfg, cfg, fds[1]);
-      }
-      close(fds[1]);
-      if (child < 0) {
-        close(fds[0]);
-        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: fork failed", run_names[runs[started]]);
-        break;
-      }
-      pid[started - first] = child;
-      fd[started - first] = fds[0];
     }
-    /* Every started process is reaped, even after a failure; the first error wins. */
-    for (int i = first; i < started; i++) {
-      int r = run_collect(s, runs[i], pid[i - first], fd[i - first], err);
-      if (!rc)
-        rc = r;
-    }
-    if (rc)
-      return rc;
+  ss_breakdown bd[SS_RUN_COUNT];
+  double sim_s[SS_RUN_COUNT];
+  int rc = ss_engine_run_forked(jobs, names, nruns, ncfg, cfg, bd, sim_s, err);
+  if (rc)
+    return rc;
+  for (int i = 0; i < nruns; i++) {
+    s->bd[runs[i]] = bd[i];
+    s->simulated_s[runs[i]] = sim_s[i];
   }
   ss_stash_derive(s);
   return SS_OK;
