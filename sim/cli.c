@@ -13,7 +13,7 @@ enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
   OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT, OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC,
-  OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD, OPT_SAMPLES, OPT_NO_NVLINK
+  OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD, OPT_SAMPLES, OPT_NO_NVLINK, OPT_CHANGE
 };
 
 static const struct option long_options[] = {
@@ -36,7 +36,7 @@ static const struct option long_options[] = {
     {"sync", no_argument, NULL, OPT_SYNC}, {"async", no_argument, NULL, OPT_ASYNC},
     {"server-agg-gbps", required_argument, NULL, OPT_SERVER_AGG}, {"init-io", required_argument, NULL, OPT_INIT_IO},
     {"init-shard-mb", required_argument, NULL, OPT_INIT_SHARD}, {"samples", required_argument, NULL, OPT_SAMPLES},
-    {"no-nvlink", no_argument, NULL, OPT_NO_NVLINK},
+    {"no-nvlink", no_argument, NULL, OPT_NO_NVLINK}, {"change", required_argument, NULL, OPT_CHANGE},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
@@ -45,6 +45,7 @@ static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLA
                                  OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC, OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD,
                                  OPT_SAMPLES, 0};
 static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
+static const int not_whatif[] = {OPT_STASH, OPT_STASH_SINGLE, 0};
 
 static const char* option_name(int ch)
 {
@@ -91,6 +92,22 @@ static const char cluster_help[] =
 
 void ss_cli_usage(FILE* f, int bench)
 {
+  if (bench == 2) {
+    fputs("usage: stash-sim whatif PLATFORM.xml WORKLOAD.json [options] --change KEY=VALUE ...\n"
+          "\n"
+          "Simulates the job of PLATFORM, WORKLOAD and the options (the base), and the same job with\n"
+          "every change applied (the changed one), each in a process of its own, and reports both,\n"
+          "the speedup (changed throughput over base throughput) and how each part of the iteration\n"
+          "moved. Keys: nic_gbps, nic_latency_us, oversub, instances, gpus, batch, workers, prefetch,\n"
+          "cache, allreduce, arch, servers, ps_placement, server_hosts, server_agg_gbps, bucket_mb,\n"
+          "compute_scale, fidelity (the options of the same names), nvlink, async, overlap,\n"
+          "synthetic, async_copy (on or off), platform (another instance file).\n"
+          "Example: stash-sim whatif platforms/p3.16xl.xml workloads/vgg11.json --instances 4 \\\n"
+          "           --change nic_gbps=100\n"
+          "The options are stash-sim's (see stash-sim --help), but --stash.\n",
+          f);
+    return;
+  }
   if (bench) {
     fputs("usage: stash-sim bench allreduce PLATFORM.xml [options] [--cfg=SIMGRID_OPTION ...]\n"
           "\n"
@@ -324,6 +341,101 @@ static int check_ps(const ss_cli* c, char* msg, size_t size)
   return 0;
 }
 
+/* What a whatif change may set: KEY=VALUE goes through the option of the same meaning, so it is
+ * checked as that option is; "on"/"off" keys are flags. */
+typedef struct change_key {
+  const char* key;
+  int option; /* 0: special (below) */
+} change_key;
+
+static const change_key change_keys[] = {
+    {"nic_gbps", OPT_NIC_GBPS}, {"nic_latency_us", OPT_NIC_LATENCY}, {"oversub", OPT_OVERSUB},
+    {"instances", OPT_INSTANCES}, {"gpus", 'g'}, {"batch", 'b'}, {"workers", 'w'}, {"prefetch", OPT_PREFETCH},
+    {"cache", OPT_CACHE}, {"allreduce", OPT_ALLREDUCE}, {"arch", OPT_ARCH}, {"servers", OPT_SERVERS},
+    {"ps_placement", OPT_PLACEMENT}, {"server_hosts", OPT_SERVER_HOSTS}, {"server_agg_gbps", OPT_SERVER_AGG},
+    {"bucket_mb", OPT_BUCKET}, {"compute_scale", OPT_COMPUTE_SCALE}, {"fidelity", OPT_FIDELITY},
+    {"nvlink", 0}, {"async", 0}, {"overlap", 0}, {"synthetic", 0}, {"async_copy", 0}, {"platform", 0},
+    {NULL, 0}};
+
+static int on_off(const char* change, const char* value, int* out, char* msg, size_t size)
+{
+  if (strcmp(value, "on") == 0 || strcmp(value, "off") == 0) {
+    *out = strcmp(value, "on") == 0;
+    return 0;
+  }
+  return usage_error(msg, size, "--change %s: expected on or off%s", change, "");
+}
+
+/* Apply one KEY=VALUE to c->changed (through parse_option on a scratch copy of c). */
+static int apply_change(ss_cli* c, const char* change, char* msg, size_t size)
+{
+  const char* eq = strchr(change, '=');
+  char key[64];
+  if (!eq || eq == change || (size_t)(eq - change) >= sizeof(key))
+    return usage_error(msg, size, "--change expects KEY=VALUE, got '%s'%s", change, "");
+  snprintf(key, sizeof(key), "%.*s", (int)(eq - change), change);
+  const char* value = eq + 1;
+  const change_key* k = change_keys;
+  while (k->key && strcmp(k->key, key) != 0)
+    k++;
+  if (!k->key)
+    return usage_error(msg, size, "--change: unknown key '%s' (nic_gbps, nic_latency_us, oversub, instances, gpus, "
+                       "batch, workers, prefetch, cache, allreduce, arch, servers, ps_placement, server_hosts, "
+                       "server_agg_gbps, bucket_mb, compute_scale, fidelity, nvlink, async, overlap, synthetic, "
+                       "async_copy, platform)%s", key, "");
+  ss_options* o = &c->changed;
+  int flag = 0;
+  if (k->option) {
+    ss_cli scratch = *c;
+    scratch.opt = *o;
+    int rc = parse_option(k->option, value, &scratch, msg, size);
+    *o = scratch.opt;
+    /* Moving to allreduce leaves ASGD behind: allreduce is synchronous. */
+    if (!rc && k->option == OPT_ARCH && o->arch == SS_ARCH_ALLREDUCE)
+      o->async = 0;
+    return rc;
+  }
+  if (strcmp(key, "platform") == 0) {
+    if (!*value)
+      return usage_error(msg, size, "--change platform= expects a platform file%s%s", "", "");
+    o->platform_path = value;
+    return 0;
+  }
+  if (on_off(change, value, &flag, msg, size))
+    return 2;
+  if (strcmp(key, "nvlink") == 0)
+    o->no_nvlink = !flag;
+  else if (strcmp(key, "async") == 0)
+    o->async = flag;
+  else if (strcmp(key, "overlap") == 0)
+    o->overlap = flag;
+  else if (strcmp(key, "synthetic") == 0)
+    o->synthetic = flag;
+  else
+    o->async_copy = flag;
+  return 0;
+}
+
+/* whatif: at least one change, each valid, and a changed configuration that holds together. */
+static int apply_changes(ss_cli* c, char* msg, size_t size)
+{
+  if (c->nchanges == 0)
+    return usage_error(msg, size, "'stash-sim whatif' needs at least one --change KEY=VALUE%s%s", "", "");
+  c->changed = c->opt;
+  for (int i = 0; i < c->nchanges; i++) {
+    int rc = apply_change(c, c->changes[i], msg, size);
+    if (rc)
+      return rc;
+  }
+  const ss_options* o = &c->changed;
+  if (o->async && o->arch != SS_ARCH_PS)
+    return usage_error(msg, size, "the changed configuration is asynchronous without parameter servers (add "
+                       "arch=ps or async=off)%s%s", "", "");
+  if (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED && o->server_hosts > 0 && o->servers > o->server_hosts)
+    return usage_error(msg, size, "the changed configuration has more servers than dedicated server hosts%s%s", "", "");
+  return 0;
+}
+
 int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
 {
   memset(out, 0, sizeof(*out));
@@ -340,6 +452,16 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
     return 2;
   }
   int nrest = 0, first = 1;
+  out->changes = calloc((size_t)argc + 1, sizeof(char*));
+  if (!out->changes) {
+    free(rest);
+    snprintf(msg, msg_size, "stash-sim: error: out of memory");
+    return 2;
+  }
+  if (argc > 1 && strcmp(argv[1], "whatif") == 0) {
+    out->whatif = 1;
+    first = 2;
+  }
   /* "stash-sim bench allreduce ...": the subcommand words are not getopt's. */
   if (argc > 1 && strcmp(argv[1], "bench") == 0) {
     out->bench = 1;
@@ -374,6 +496,12 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
       rc = usage_error(msg, msg_size, out->bench ? "option '--%s' is for training runs, not 'bench allreduce'%s"
                                                  : "option '--%s' is for 'stash-sim bench allreduce'%s",
                        option_name(ch), "");
+    else if (ch == OPT_CHANGE && !out->whatif)
+      rc = usage_error(msg, msg_size, "option '--change' is for 'stash-sim whatif'%s%s", "", "");
+    else if (ch == OPT_CHANGE)
+      out->changes[out->nchanges++] = optarg;
+    else if (out->whatif && listed(not_whatif, ch))
+      rc = usage_error(msg, msg_size, "option '--%s' is not for 'stash-sim whatif'%s", option_name(ch), "");
     else
       rc = parse_option(ch, optarg, out, msg, msg_size);
   }
@@ -405,6 +533,8 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
       out->opt.workload_path = rest[optind + 1];
     }
   }
+  if (!rc && out->whatif && !out->help)
+    rc = apply_changes(out, msg, msg_size);
   free(rest);
   return rc;
 }
@@ -412,5 +542,7 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
 void ss_cli_free(ss_cli* c)
 {
   free(c->cfg);
+  free(c->changes);
   c->cfg = NULL;
+  c->changes = NULL;
 }

@@ -9,6 +9,10 @@
 typedef struct ss_cli {
   ss_options opt;
   int bench;         /* "stash-sim bench allreduce PLATFORM": the collective benchmark */
+  int whatif;        /* "stash-sim whatif PLATFORM WORKLOAD --change K=V ...": base against changed */
+  int nchanges;
+  char** changes;    /* borrowed strings of argv, array owned */
+  ss_options changed; /* whatif: the options with every change applied */
   double min_bytes;  /* bench: smallest and largest size, doubling in between */
   double max_bytes;
   int bench_iters;   /* bench: allreduces per size */

@@ -153,6 +153,63 @@ done:
   return status;
 }
 
+/* stash-sim whatif: the base and the changed configuration, each simulated in a process of its
+ * own, then how the iteration and each of its parts moved. */
+static int whatif_main(const ss_cli* cli)
+{
+  ss_err err;
+  ss_err_clear(&err);
+  ss_platform* p[2] = {NULL, NULL};
+  ss_workload* w = NULL;
+  ss_job* job[2] = {NULL, NULL};
+  FILE* out = NULL;
+  int status = 1;
+  const ss_options* o[2] = {&cli->opt, &cli->changed};
+  if (ss_workload_load(cli->opt.workload_path, &w, &err)) {
+    status = fail(&err);
+    goto done;
+  }
+  for (int k = 0; k < 2; k++)
+    if (ss_platform_load(o[k]->platform_path, &p[k], &err) || (o[k]->no_nvlink && no_nvlink(p[k], &err)) ||
+        ss_job_new(p[k], w, o[k], &job[k], &err)) {
+      status = fail(&err);
+      goto done;
+    }
+  if (ss_engine_check_cfg(job[0], cli->ncfg, cli->cfg, &err)) {
+    fail(&err);
+    status = 2;
+    goto done;
+  }
+  if (!(out = open_output(cli)))
+    goto done;
+  ss_breakdown bd[2];
+  double sim_s[2];
+  static const char* const names[2] = {"the base configuration", "the changed configuration"};
+  const ss_job* jobs[2] = {job[0], job[1]};
+  if (ss_engine_run_forked(jobs, names, 2, cli->ncfg, cli->cfg, bd, sim_s, &err)) {
+    status = fail(&err);
+    goto done;
+  }
+  ss_result res[2];
+  for (int k = 0; k < 2; k++)
+    ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k]);
+  if (ss_report_whatif(out, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)) {
+    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli->opt.output ? cli->opt.output : "stdout",
+            strerror(errno));
+    goto done;
+  }
+  status = 0;
+done:
+  if (out)
+    status = close_output(cli, out, status);
+  for (int k = 0; k < 2; k++) {
+    ss_job_free(job[k]);
+    ss_platform_free(p[k]);
+  }
+  ss_workload_free(w);
+  return status;
+}
+
 int main(int argc, char** argv)
 {
   ss_cli cli;
@@ -164,14 +221,14 @@ int main(int argc, char** argv)
   }
   if (cli.help || cli.version) {
     if (cli.help)
-      ss_cli_usage(stdout, cli.bench);
+      ss_cli_usage(stdout, cli.whatif ? 2 : cli.bench);
     else
       printf("stash-sim %s\n", SS_VERSION);
     ss_cli_free(&cli);
     return 0;
   }
-  if (cli.bench) {
-    int status = bench_main(&cli);
+  if (cli.bench || cli.whatif) {
+    int status = cli.bench ? bench_main(&cli) : whatif_main(&cli);
     ss_cli_free(&cli);
     return status;
   }

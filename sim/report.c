@@ -376,6 +376,90 @@ static void write_table(FILE* f, const ss_result* r)
     write_table_stash(f, r->stash);
 }
 
+/* One side of a whatif in JSON. */
+static void whatif_json_side(FILE* f, const char* name, const ss_result* r)
+{
+  const ss_job* j = r->job;
+  fprintf(f, "  \"%s\": {\"platform\": ", name);
+  json_string(f, j->platform->instance_type);
+  fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"batch_per_gpu\": %d, \"arch\": \"%s\",\n", j->instances,
+          j->ngpus, j->batch, ss_arch_name(j->opt.arch));
+  fprintf(f, "    \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g, "
+             "\"cost_usd_per_epoch\": %.17g",
+          r->bd.iteration_s, r->throughput_samples_per_s, r->epoch_s, r->cost_usd_per_epoch);
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    fprintf(f, ",\n    \"%s\": %.17g", part_keys[c], r->bd.part_s[c]);
+  fprintf(f, "}");
+}
+
+int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes,
+                     int nchanges, ss_format fmt)
+{
+  double speedup = changed->throughput_samples_per_s / base->throughput_samples_per_s;
+  const ss_result* side[2] = {base, changed};
+  if (fmt == SS_FORMAT_JSON) {
+    fprintf(f, "{\n  \"changes\": [");
+    for (int i = 0; i < nchanges; i++) {
+      fputs(i ? ", " : "", f);
+      json_string(f, changes[i]);
+    }
+    fprintf(f, "],\n  \"speedup\": %.17g,\n", speedup);
+    whatif_json_side(f, "base", base);
+    fprintf(f, ",\n");
+    whatif_json_side(f, "changed", changed);
+    fprintf(f, "\n}\n");
+  } else if (fmt == SS_FORMAT_CSV) {
+    fprintf(f, "changes,speedup");
+    for (int k = 0; k < 2; k++) {
+      const char* s = k ? "changed" : "base";
+      fprintf(f, ",%s_platform,%s_instances,%s_gpus,%s_iteration_s,%s_throughput_samples_per_s,%s_epoch_s,"
+                 "%s_cost_usd_per_epoch", s, s, s, s, s, s, s);
+      for (int c = 0; c < SS_CAT_COUNT; c++)
+        fprintf(f, ",%s_%s", s, part_keys[c]);
+    }
+    fputc('\n', f);
+    char all[1024] = "";
+    for (int i = 0; i < nchanges; i++) {
+      size_t len = strlen(all);
+      snprintf(all + len, sizeof(all) - len, "%s%s", i ? " " : "", changes[i]);
+    }
+    csv_field(f, all);
+    fprintf(f, ",%.17g", speedup);
+    for (int k = 0; k < 2; k++) {
+      const ss_result* r = side[k];
+      fputc(',', f);
+      csv_field(f, r->job->platform->instance_type);
+      fprintf(f, ",%d,%d,%.17g,%.17g,%.17g,%.17g", r->job->instances, r->job->ngpus, r->bd.iteration_s,
+              r->throughput_samples_per_s, r->epoch_s, r->cost_usd_per_epoch);
+      for (int c = 0; c < SS_CAT_COUNT; c++)
+        fprintf(f, ",%.17g", r->bd.part_s[c]);
+    }
+    fputc('\n', f);
+  } else {
+    const ss_job* j = base->job;
+    fprintf(f, "stash-sim %s whatif: %s, base %d x %s (%d GPUs), changed %d x %s (%d GPUs)\n  change:", SS_VERSION,
+            j->workload->model, j->instances, j->platform->instance_type, j->ngpus, changed->job->instances,
+            changed->job->platform->instance_type, changed->job->ngpus);
+    for (int i = 0; i < nchanges; i++)
+      fprintf(f, " %s", changes[i]);
+    fprintf(f, "\n  %-22s %14s %14s %10s\n", "", "base", "changed", "change");
+    fprintf(f, "  %-22s %11.3f ms %11.3f ms %+9.1f%%\n", "iteration", base->bd.iteration_s * 1e3,
+            changed->bd.iteration_s * 1e3, 100 * (changed->bd.iteration_s / base->bd.iteration_s - 1));
+    fprintf(f, "  %-22s %14.1f %14.1f %+9.1f%%\n", "throughput (samples/s)", base->throughput_samples_per_s,
+            changed->throughput_samples_per_s, 100 * (speedup - 1));
+    fprintf(f, "  %-22s %10.2f min %10.2f min %+9.1f%%\n", "epoch", base->epoch_s / 60, changed->epoch_s / 60,
+            100 * (changed->epoch_s / base->epoch_s - 1));
+    fprintf(f, "  %-22s %12.2f $ %12.2f $ %+9.1f%%\n", "cost per epoch", base->cost_usd_per_epoch,
+            changed->cost_usd_per_epoch, 100 * (changed->cost_usd_per_epoch / base->cost_usd_per_epoch - 1));
+    fprintf(f, "  per iteration:\n");
+    for (int c = 0; c < SS_CAT_COUNT; c++)
+      fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", part_labels[c], base->bd.part_s[c] * 1e3,
+              changed->bd.part_s[c] * 1e3, (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
+    fprintf(f, "  speedup: x%.3f (throughput, changed over base)\n", speedup);
+  }
+  return ferror(f) ? SS_EINPUT : SS_OK;
+}
+
 typedef struct format_entry {
   const char* name;
   ss_format format;

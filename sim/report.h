@@ -29,6 +29,12 @@ void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double 
 /* Write the result in format fmt. Returns 0, or a negative code when writing failed. */
 int ss_report_write(FILE* f, const ss_result* r, ss_format fmt);
 
+/* Write a whatif comparison (base against changed, after the changes given) in format fmt: both
+ * runs' iteration, throughput, epoch, cost and breakdown, and the speedup (changed throughput over
+ * base throughput). Returns 0, or a negative code when writing failed. */
+int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes,
+                     int nchanges, ss_format fmt);
+
 /* Look up a format by name ("table", "json", "csv"); returns 0 and sets *out, or -1. */
 int ss_report_format_by_name(const char* name, ss_format* out);
 

@@ -759,6 +759,51 @@ static void test_no_nvlink(void)
   cJSON_Delete(j);
 }
 
+/* Throughput of a plain run. */
+static double throughput(const char* args)
+{
+  cJSON* j = sim_json("%s", args);
+  double t = j ? num(j, "throughput_samples_per_s") : NAN;
+  cJSON_Delete(j);
+  return t;
+}
+
+/* whatif: its speedup is the ratio of the two plain runs' throughputs, whatever the change. */
+static void test_whatif(void)
+{
+  static const char* const cases[][3] = {
+      {"platforms/p3.16xl.xml workloads/vgg11.json --instances 2 --synthetic", "--change nic_gbps=100", "--nic-gbps 100"},
+      {"platforms/p3.16xl.xml workloads/vgg11.json --synthetic --bucket-mb 0", "--change nvlink=off", "--no-nvlink"},
+      {"platforms/p3.8xl.xml workloads/resnet50.json --instances 2 --arch ps --async --synthetic", "--change arch=allreduce",
+       "--arch allreduce"},
+      {"platforms/p3.8xl.xml workloads/resnet50.json --synthetic", "--change platform=platforms/p2.8xl.xml --change gpus=4",
+       "--gpus 4"},
+      {"platforms/p3.8xl.xml workloads/alexnet.json --cache 1", "--change workers=1", "--workers 1"}};
+  for (int c = 0; c < 5; c++) {
+    cJSON* j = NULL;
+    char args[1024];
+    snprintf(args, sizeof(args), "whatif %s %s", cases[c][0], cases[c][1]);
+    j = sim_json("%s", args);
+    double base = throughput(cases[c][0]);
+    char changed[1024];
+    snprintf(changed, sizeof(changed), "%s %s", cases[c][0], cases[c][2]);
+    if (c == 2) /* ASGD does not go with allreduce: the change drops it */
+      snprintf(changed, sizeof(changed), "platforms/p3.8xl.xml workloads/resnet50.json --instances 2 --synthetic");
+    if (c == 3)
+      snprintf(changed, sizeof(changed), "platforms/p2.8xl.xml workloads/resnet50.json --synthetic --gpus 4");
+    double after = throughput(changed);
+    double speedup = j ? num(j, "speedup") : NAN;
+    CHECK(fabs(speedup - after / base) <= 1e-12 * speedup, "%s: speedup %.12g, plain runs %.12g", args, speedup,
+          after / base);
+    cJSON_Delete(j);
+  }
+  /* The table says what moved. */
+  run_result r = runs(SS_SIM_BIN, "whatif platforms/p3.16xl.xml workloads/vgg11.json --instances 2 --synthetic "
+                                  "--change nic_gbps=100");
+  CHECK(r.status == 0 && strstr(r.out, "network stall") && strstr(r.out, "speedup: x"), "whatif table: %s", r.out);
+  run_free(&r);
+}
+
 static void test_help_version(void)
 {
   run_result r = runs(SS_SIM_BIN, "--help");
@@ -835,6 +880,7 @@ static const test_entry tests[] = {
     {"ps_async", test_ps_async},
     {"init_io", test_init_io},
     {"no_nvlink", test_no_nvlink},
+    {"whatif", test_whatif},
     {"help_version", test_help_version},
 };
 
