@@ -10,7 +10,13 @@
 Standard library only; the output depends on the CSVs alone (same CSVs, same bytes).
 """
 import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from studylib import die as _die, read_csv, replace_generated  # noqa: E402
+
+PROG = "stash-study-report"
 
 AMP_FLAG = "--compute-scale"
 PARTS = [("interconnect_stall", "interconnect"), ("network_stall", "network"), ("prep_stall", "prep"),
@@ -20,16 +26,11 @@ END = "<!-- end of generated part -->"
 
 
 def die(msg):
-    sys.stderr.write("stash-study-report: error: %s\n" % msg)
-    sys.exit(2)
+    _die(PROG, msg)
 
 
 def read(path):
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError as e:
-        die("%s: %s" % (path, e.strerror))
+    return read_csv(PROG, path, require_ok=False)
 
 
 def merge(out, inputs):
@@ -295,16 +296,7 @@ def doc(path, inst_csv, batch_csv, scaling_csv):
              "</details>",
              "",
              END]
-    try:
-        text = open(path).read()
-    except OSError as e:
-        die("%s: %s" % (path, e.strerror))
-    if BEGIN not in text or END not in text:
-        die("%s: the markers of the generated part are missing" % path)
-    head = text[:text.index(BEGIN)]
-    tail = text[text.index(END) + len(END):]
-    with open(path, "w") as f:
-        f.write(head + "\n".join(lines) + tail)
+    replace_generated(PROG, path, BEGIN, END, lines[1:-1])
 
 
 def main(argv):

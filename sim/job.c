@@ -68,6 +68,15 @@ static int make_buckets(ss_job* j)
   return SS_OK;
 }
 
+/* Index of name in a table of n names, or -1. */
+static int name_index(const char* const* names, int n, const char* name)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(name, names[i]) == 0)
+      return i;
+  return -1;
+}
+
 static const char* const allreduce_names[SS_ALLREDUCE_COUNT] = {"auto", "ring", "tree", "hierarchical"};
 
 const char* ss_allreduce_name(ss_allreduce a)
@@ -78,12 +87,10 @@ const char* ss_allreduce_name(ss_allreduce a)
 
 int ss_allreduce_by_name(const char* name, ss_allreduce* out)
 {
-  for (int i = 0; i < SS_ALLREDUCE_COUNT; i++)
-    if (strcmp(name, allreduce_names[i]) == 0) {
-      *out = (ss_allreduce)i;
-      return 0;
-    }
-  return -1;
+  int i = name_index(allreduce_names, SS_ALLREDUCE_COUNT, name);
+  if (i >= 0)
+    *out = (ss_allreduce)i;
+  return i >= 0 ? 0 : -1;
 }
 
 static const char* const arch_names[] = {"allreduce", "ps"};
@@ -97,12 +104,10 @@ const char* ss_arch_name(ss_arch a)
 
 int ss_arch_by_name(const char* name, ss_arch* out)
 {
-  for (int i = 0; i < 2; i++)
-    if (strcmp(name, arch_names[i]) == 0) {
-      *out = (ss_arch)i;
-      return 0;
-    }
-  return -1;
+  int i = name_index(arch_names, 2, name);
+  if (i >= 0)
+    *out = (ss_arch)i;
+  return i >= 0 ? 0 : -1;
 }
 
 const char* ss_placement_name(ss_placement p)
@@ -113,12 +118,10 @@ const char* ss_placement_name(ss_placement p)
 
 int ss_placement_by_name(const char* name, ss_placement* out)
 {
-  for (int i = 0; i < 2; i++)
-    if (strcmp(name, placement_names[i]) == 0) {
-      *out = (ss_placement)i;
-      return 0;
-    }
-  return -1;
+  int i = name_index(placement_names, 2, name);
+  if (i >= 0)
+    *out = (ss_placement)i;
+  return i >= 0 ? 0 : -1;
 }
 
 int ss_job_shard_host(const ss_job* j, int k)
@@ -206,12 +209,10 @@ const char* ss_init_io_name(ss_init_io m)
 
 int ss_init_io_by_name(const char* name, ss_init_io* out)
 {
-  for (int i = 0; i < 3; i++)
-    if (strcmp(name, init_io_names[i]) == 0) {
-      *out = (ss_init_io)i;
-      return 0;
-    }
-  return -1;
+  int i = name_index(init_io_names, 3, name);
+  if (i >= 0)
+    *out = (ss_init_io)i;
+  return i >= 0 ? 0 : -1;
 }
 
 static const char* const fidelity_names[] = {"fast", "reference"};
@@ -224,12 +225,10 @@ const char* ss_fidelity_name(ss_fidelity f)
 
 int ss_fidelity_by_name(const char* name, ss_fidelity* out)
 {
-  for (int i = 0; i < 2; i++)
-    if (strcmp(name, fidelity_names[i]) == 0) {
-      *out = (ss_fidelity)i;
-      return 0;
-    }
-  return -1;
+  int i = name_index(fidelity_names, 2, name);
+  if (i >= 0)
+    *out = (ss_fidelity)i;
+  return i >= 0 ? 0 : -1;
 }
 
 /* The rings among all ranks: per instance, each intra ring cut into a chain, chains joined. */
