@@ -1,0 +1,24 @@
+/* cal: stash-calibrate's subcommands, which turn measurements into stash-sim inputs (they use
+ * the simulator's library for errors, units and JSON output, never SimGrid). */
+#ifndef SS_CAL_H
+#define SS_CAL_H
+
+#include <stdio.h>
+
+/* A subcommand: argv[0] is its name. Returns the exit status: 0, 1 on bad input (one error line
+ * on stderr naming the file), 2 on a usage error. */
+typedef int (*cal_main_fn)(int argc, char** argv);
+
+typedef struct cal_command {
+  const char* name;
+  cal_main_fn main;
+  const char* summary; /* one line for the overall help */
+} cal_command;
+
+/* The table of subcommands (calibrate.c). */
+extern const cal_command cal_commands[];
+
+/* Print "stash-calibrate: error: ..." (or "stash-calibrate NAME: error: ...") and return 2. */
+int cal_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,42 @@
+/* stash-calibrate: turn measurements (profiler traces, nccl-tests logs, ASTRA-sim workloads,
+ * measured iteration times) into stash-sim inputs and errors. One subcommand per module. */
+#include "cal.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+const cal_command cal_commands[] = {
+    {NULL, NULL, NULL},
+};
+
+int cal_usage_error(const char* cmd, const char* fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "stash-calibrate%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+  vfprintf(stderr, fmt, ap);
+  fputs(" (see --help)\n", stderr);
+  va_end(ap);
+  return 2;
+}
+
+static void usage(FILE* f)
+{
+  fputs("usage: stash-calibrate COMMAND [options] (stash-calibrate COMMAND --help for its own)\n\ncommands:\n", f);
+  for (const cal_command* c = cal_commands; c->name; c++)
+    fprintf(f, "  %-9s %s\n", c->name, c->summary);
+}
+
+int main(int argc, char** argv)
+{
+  if (argc < 2)
+    return cal_usage_error(NULL, "expected a command");
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  for (const cal_command* c = cal_commands; c->name; c++)
+    if (strcmp(argv[1], c->name) == 0)
+      return c->main(argc - 1, argv + 1);
+  return cal_usage_error(NULL, "unknown command '%s'", argv[1]);
+}
