@@ -6,6 +6,7 @@
 #include <string.h>
 
 const cal_command cal_commands[] = {
+    {"trace", cal_trace_main, "a PyTorch profiler (Kineto) trace to a stash-sim workload"},
     {NULL, NULL, NULL},
 };
 

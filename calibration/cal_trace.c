@@ -1,0 +1,937 @@
+/* cal_trace: stash-calibrate trace: a PyTorch profiler (Kineto) Chrome trace in, a stash-sim
+ * workload out. The trace is read as a stream, one event at a time, so memory grows with the
+ * events kept (operators, kernels), not with the file. */
+#include "cal.h"
+
+#include "err.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ---- what is kept of an event ---- */
+
+typedef enum op_kind {
+  OP_OTHER,
+  OP_STEP,       /* ProfilerStep#N */
+  OP_DATA,       /* enumerate(DataLoader)#...__next__ */
+  OP_OPTIMIZER,  /* Optimizer.step#... and Optimizer.zero_grad#... */
+  OP_LAYER,      /* an operator with a weight: conv, linear, addmm, embedding */
+  OP_NORM,       /* batch_norm, layer_norm: affine parameters, folded into the layer before */
+  OP_BACKWARD,   /* an autograd node (XBackward, evaluate_function: XBackward) */
+  OP_ACCUMULATE, /* torch::autograd::AccumulateGrad */
+} op_kind;
+
+typedef struct op {
+  double ts, end;
+  int tid;
+  long ext;
+  long seq;     /* -1: none */
+  op_kind kind;
+  int step;     /* ProfilerStep number (OP_STEP) */
+  double params; /* OP_LAYER, OP_NORM: parameters (weights and biases) */
+  double batch;  /* OP_LAYER: the first dimension of its input */
+  char layer_name[64];
+  int top;      /* index of its outermost enclosing operator (itself when outermost) */
+} op;
+
+typedef struct kernel {
+  double ts, dur;
+  long ext;
+  int htod;      /* a host-to-device copy */
+  double bytes;
+} kernel;
+
+typedef struct trace {
+  const char* path;
+  op* ops;
+  size_t nops, capops;
+  kernel* kernels;
+  size_t nkernels, capkernels;
+  char** tids; /* interned thread names */
+  int ntids;
+  char gpu_model[128];
+  long events;
+} trace;
+
+static int intern_tid(trace* t, const char* name)
+{
+  for (int i = 0; i < t->ntids; i++)
+    if (strcmp(t->tids[i], name) == 0)
+      return i;
+  char** grown = realloc(t->tids, sizeof(char*) * (size_t)(t->ntids + 1));
+  if (!grown)
+    return -1;
+  t->tids = grown;
+  t->tids[t->ntids] = strdup(name);
+  return t->tids[t->ntids] ? t->ntids++ : -1;
+}
+
+static double num_arg(const cJSON* args, const char* key, double dflt)
+{
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(args, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* Product of the dimensions of Input Dims[k] (0 when absent or empty). */
+static double dims_product(const cJSON* dims, int k, int* rank)
+{
+  const cJSON* d = cJSON_GetArrayItem(dims, k);
+  *rank = cJSON_GetArraySize(d);
+  if (!cJSON_IsArray(d) || *rank == 0)
+    return 0;
+  double p = 1;
+  const cJSON* x;
+  cJSON_ArrayForEach(x, d) p *= cJSON_IsNumber(x) ? x->valuedouble : 0;
+  return p;
+}
+
+static int starts(const char* s, const char* prefix)
+{
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Classify an operator and read the parameters of a layer from its input shapes:
+ * conv(input, weight, bias), linear(input, weight, bias), addmm(bias, input, weight^T),
+ * embedding(weight, indices), batch_norm/layer_norm(input, ..., weight, bias). */
+static void classify(op* o, const char* name, const cJSON* args)
+{
+  const cJSON* dims = cJSON_GetObjectItemCaseSensitive(args, "Input Dims");
+  int r0 = 0, r1 = 0, r2 = 0;
+  o->kind = OP_OTHER;
+  if (starts(name, "ProfilerStep#")) {
+    o->kind = OP_STEP;
+    o->step = atoi(name + strlen("ProfilerStep#"));
+  } else if (starts(name, "enumerate(DataLoader)")) {
+    o->kind = OP_DATA;
+  } else if (starts(name, "Optimizer.")) {
+    o->kind = OP_OPTIMIZER;
+  } else if (strcmp(name, "torch::autograd::AccumulateGrad") == 0) {
+    o->kind = OP_ACCUMULATE;
+  } else if (strstr(name, "Backward") && !starts(name, "aten::")) {
+    o->kind = OP_BACKWARD;
+  } else if ((starts(name, "aten::conv") && strcmp(name, "aten::convolution_backward") != 0 &&
+              !strstr(name, "backward")) || strcmp(name, "aten::linear") == 0) {
+    double w = dims_product(dims, 1, &r1);
+    double b = dims_product(dims, 2, &r2);
+    double in = dims_product(dims, 0, &r0);
+    (void)in;
+    const cJSON* d0 = cJSON_GetArrayItem(dims, 0);
+    if (w > 0 && r1 >= 2) {
+      o->kind = OP_LAYER;
+      o->params = w + b;
+      o->batch = cJSON_IsNumber(cJSON_GetArrayItem(d0, 0)) ? cJSON_GetArrayItem(d0, 0)->valuedouble : 0;
+      const cJSON* wd = cJSON_GetArrayItem(dims, 1);
+      int len = snprintf(o->layer_name, sizeof(o->layer_name), "%s", starts(name, "aten::linear") ? "linear" : "conv");
+      const cJSON* x;
+      int first = 1;
+      cJSON_ArrayForEach(x, wd)
+      {
+        len += snprintf(o->layer_name + len, sizeof(o->layer_name) - (size_t)len, "%s%.0f", first ? "_" : "x",
+                        x->valuedouble);
+        first = 0;
+        if ((size_t)len >= sizeof(o->layer_name))
+          break;
+      }
+    }
+  } else if (strcmp(name, "aten::addmm") == 0) {
+    double w = dims_product(dims, 2, &r2);
+    double b = dims_product(dims, 0, &r0);
+    const cJSON* d1 = cJSON_GetArrayItem(dims, 1);
+    if (w > 0) {
+      o->kind = OP_LAYER;
+      o->params = w + b;
+      o->batch = cJSON_IsNumber(cJSON_GetArrayItem(d1, 0)) ? cJSON_GetArrayItem(d1, 0)->valuedouble : 0;
+      snprintf(o->layer_name, sizeof(o->layer_name), "addmm_%.0f", w);
+    }
+  } else if (strcmp(name, "aten::embedding") == 0) {
+    double w = dims_product(dims, 0, &r0);
+    if (w > 0) {
+      o->kind = OP_LAYER;
+      o->params = w;
+      snprintf(o->layer_name, sizeof(o->layer_name), "embedding_%.0f", w);
+    }
+  } else if (strcmp(name, "aten::batch_norm") == 0 || strcmp(name, "aten::layer_norm") == 0) {
+    int wk = strcmp(name, "aten::batch_norm") == 0 ? 1 : 2;
+    o->kind = OP_NORM;
+    o->params = dims_product(dims, wk, &r1) + dims_product(dims, wk + 1, &r2);
+  }
+}
+
+static int keep_event(trace* t, const cJSON* e, ss_err* err)
+{
+  const cJSON* ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+  const cJSON* cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
+  const cJSON* name = cJSON_GetObjectItemCaseSensitive(e, "name");
+  const cJSON* args = cJSON_GetObjectItemCaseSensitive(e, "args");
+  t->events++;
+  if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") != 0 || !cJSON_IsString(cat) || !cJSON_IsString(name))
+    return SS_OK;
+  double ts = num_arg(e, "ts", NAN), dur = num_arg(e, "dur", NAN);
+  if (!isfinite(ts) || !isfinite(dur) || dur < 0)
+    return ss_err_set(err, t->path, 0, "event %ld ('%s'): expected numbers 'ts' and 'dur' >= 0", t->events,
+                      name->valuestring);
+  const char* c = cat->valuestring;
+  if (strcmp(c, "Operator") == 0 || strcmp(c, "cpu_op") == 0 || strcmp(c, "user_annotation") == 0) {
+    if (t->nops == t->capops) {
+      size_t cap = t->capops ? 2 * t->capops : 4096;
+      op* grown = realloc(t->ops, cap * sizeof(op));
+      if (!grown)
+        return ss_err_set(err, NULL, 0, "out of memory");
+      t->ops = grown;
+      t->capops = cap;
+    }
+    op* o = &t->ops[t->nops];
+    memset(o, 0, sizeof(*o));
+    o->ts = ts;
+    o->end = ts + dur;
+    const cJSON* tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+    char tname[64];
+    if (cJSON_IsString(tid))
+      snprintf(tname, sizeof(tname), "%s", tid->valuestring);
+    else
+      snprintf(tname, sizeof(tname), "%.0f", cJSON_IsNumber(tid) ? tid->valuedouble : -1);
+    if ((o->tid = intern_tid(t, tname)) < 0)
+      return ss_err_set(err, NULL, 0, "out of memory");
+    o->ext = (long)num_arg(args, "External id", -1);
+    o->seq = (long)num_arg(args, "Sequence number", -1);
+    classify(o, name->valuestring, args);
+    t->nops++;
+  } else if (strcmp(c, "Kernel") == 0 || strcmp(c, "kernel") == 0 || strcmp(c, "Memset") == 0 ||
+             strcmp(c, "gpu_memset") == 0 || strcmp(c, "Memcpy") == 0 || strcmp(c, "gpu_memcpy") == 0) {
+    if (t->nkernels == t->capkernels) {
+      size_t cap = t->capkernels ? 2 * t->capkernels : 4096;
+      kernel* grown = realloc(t->kernels, cap * sizeof(kernel));
+      if (!grown)
+        return ss_err_set(err, NULL, 0, "out of memory");
+      t->kernels = grown;
+      t->capkernels = cap;
+    }
+    kernel* k = &t->kernels[t->nkernels++];
+    k->ts = ts;
+    k->dur = dur;
+    k->ext = (long)num_arg(args, "external id", num_arg(args, "External id", -1));
+    k->htod = strstr(name->valuestring, "HtoD") != NULL;
+    k->bytes = num_arg(args, "bytes", 0);
+  }
+  return SS_OK;
+}
+
+/* ---- streaming reader: the top-level object, its traceEvents array one element at a time ---- */
+
+typedef struct reader {
+  gzFile f;
+  const char* path;
+  unsigned char buf[1 << 16];
+  int len, pos;
+  long line;
+  int eof;
+} reader;
+
+static int rd_peek(reader* r)
+{
+  if (r->pos == r->len) {
+    if (r->eof)
+      return -1;
+    r->len = gzread(r->f, r->buf, sizeof(r->buf));
+    r->pos = 0;
+    if (r->len <= 0) {
+      r->eof = 1;
+      r->len = 0;
+      return -1;
+    }
+  }
+  return r->buf[r->pos];
+}
+
+static int rd_get(reader* r)
+{
+  int c = rd_peek(r);
+  if (c >= 0) {
+    r->pos++;
+    if (c == '\n')
+      r->line++;
+  }
+  return c;
+}
+
+static int rd_skip_ws(reader* r)
+{
+  int c;
+  while ((c = rd_peek(r)) == ' ' || c == '\n' || c == '\r' || c == '\t')
+    rd_get(r);
+  return c;
+}
+
+/* A growable byte buffer for one JSON value. */
+typedef struct text {
+  char* s;
+  size_t n, cap;
+} text;
+
+static int text_put(text* t, char c)
+{
+  if (t->n + 2 > t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 4096;
+    char* grown = realloc(t->s, cap);
+    if (!grown)
+      return -1;
+    t->s = grown;
+    t->cap = cap;
+  }
+  t->s[t->n++] = c;
+  t->s[t->n] = '\0';
+  return 0;
+}
+
+/* Copy one JSON value (object, array, string, number, literal) into out, tracking nesting and
+ * strings. Returns 0, or -1 at a premature end or over 256 MiB. */
+static int rd_value(reader* r, text* out)
+{
+  out->n = 0;
+  int depth = 0, in_string = 0, escape = 0, c;
+  do {
+    if ((c = rd_get(r)) < 0 || out->n > ((size_t)256 << 20) || text_put(out, (char)c))
+      return -1;
+    if (in_string) {
+      if (escape)
+        escape = 0;
+      else if (c == '\\')
+        escape = 1;
+      else if (c == '"')
+        in_string = 0;
+    } else if (c == '"') {
+      in_string = 1;
+    } else if (c == '{' || c == '[') {
+      depth++;
+    } else if (c == '}' || c == ']') {
+      depth--;
+    }
+    if (depth == 0 && !in_string) {
+      /* A scalar ends before a comma, bracket or space. */
+      int n = rd_peek(r);
+      if (c == '}' || c == ']' || c == '"' || n < 0 || n == ',' || n == '}' || n == ']' || n == ' ' || n == '\n' ||
+          n == '\r' || n == '\t')
+        break;
+    }
+  } while (1);
+  return depth == 0 && !in_string ? 0 : -1;
+}
+
+static int syntax(reader* r, ss_err* err, const char* what)
+{
+  return ss_err_set(err, r->path, (int)r->line, "not a Kineto trace: %s", what);
+}
+
+static int read_trace(trace* t, ss_err* err)
+{
+  reader* r = calloc(1, sizeof(reader));
+  text v = {0};
+  if (!r)
+    return ss_err_set(err, NULL, 0, "out of memory");
+  r->path = t->path;
+  r->line = 1;
+  r->f = gzopen(t->path, "rb");
+  int rc = SS_OK, saw_events = 0;
+  if (!r->f) {
+    rc = ss_err_set(err, t->path, 0, "cannot open the trace: %s", strerror(errno ? errno : ENOENT));
+    goto done;
+  }
+  if (rd_skip_ws(r) != '{') {
+    rc = syntax(r, err, "expected a JSON object");
+    goto done;
+  }
+  rd_get(r);
+  for (;;) {
+    int c = rd_skip_ws(r);
+    if (c == '}')
+      break;
+    if (c == ',') {
+      rd_get(r);
+      continue;
+    }
+    if (c != '"' || rd_value(r, &v)) {
+      rc = syntax(r, err, c < 0 ? "the file ends inside the top-level object (truncated?)" : "expected a key");
+      goto done;
+    }
+    int events = strcmp(v.s, "\"traceEvents\"") == 0;
+    int devices = strcmp(v.s, "\"deviceProperties\"") == 0;
+    if (rd_skip_ws(r) != ':') {
+      rc = syntax(r, err, "expected ':' after a key");
+      goto done;
+    }
+    rd_get(r);
+    rd_skip_ws(r);
+    if (events) {
+      saw_events = 1;
+      if (rd_get(r) != '[') {
+        rc = syntax(r, err, "traceEvents is not an array");
+        goto done;
+      }
+      for (;;) {
+        c = rd_skip_ws(r);
+        if (c == ']') {
+          rd_get(r);
+          break;
+        }
+        if (c == ',') {
+          rd_get(r);
+          continue;
+        }
+        long line = r->line;
+        cJSON* e = NULL;
+        if (c != '{' || rd_value(r, &v) || !(e = cJSON_ParseWithLength(v.s, v.n))) {
+          rc = ss_err_set(err, t->path, (int)line, "not a Kineto trace: %s",
+                          c < 0 || r->eof ? "the file ends inside traceEvents (truncated?)"
+                                          : "an event is not a JSON object");
+          goto done;
+        }
+        rc = keep_event(t, e, err);
+        cJSON_Delete(e);
+        if (rc)
+          goto done;
+      }
+    } else {
+      if (rd_value(r, &v)) {
+        rc = syntax(r, err, "the file ends inside a value (truncated?)");
+        goto done;
+      }
+      cJSON* d = devices ? cJSON_ParseWithLength(v.s, v.n) : NULL;
+      const cJSON* name = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(d, 0), "name");
+      if (cJSON_IsString(name))
+        snprintf(t->gpu_model, sizeof(t->gpu_model), "%s", name->valuestring);
+      cJSON_Delete(d);
+    }
+  }
+  if (!saw_events)
+    rc = syntax(r, err, "no traceEvents array");
+done:
+  if (r->f)
+    gzclose(r->f);
+  free(r);
+  free(v.s);
+  return rc;
+}
+
+/* ---- analysis ---- */
+
+static int by_tid_ts(const void* a, const void* b)
+{
+  const op* x = a;
+  const op* y = b;
+  if (x->tid != y->tid)
+    return x->tid < y->tid ? -1 : 1;
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->end > y->end ? -1 : x->end < y->end; /* the enclosing one first */
+}
+
+/* Outermost enclosing operator of each operator on its thread, ProfilerStep# excepted. */
+static void nest(trace* t)
+{
+  qsort(t->ops, t->nops, sizeof(op), by_tid_ts);
+  size_t top = (size_t)-1;
+  for (size_t i = 0; i < t->nops; i++) {
+    op* o = &t->ops[i];
+    if (top != (size_t)-1 && (t->ops[top].tid != o->tid || o->ts >= t->ops[top].end))
+      top = (size_t)-1;
+    if (o->kind == OP_STEP) {
+      o->top = (int)i;
+      continue;
+    }
+    if (top == (size_t)-1)
+      top = i;
+    o->top = (int)top;
+  }
+}
+
+typedef struct ext_entry {
+  long ext;
+  int op;
+} ext_entry;
+
+static int by_ext(const void* a, const void* b)
+{
+  const ext_entry* x = a;
+  const ext_entry* y = b;
+  return x->ext < y->ext ? -1 : x->ext > y->ext;
+}
+
+typedef struct seq_entry {
+  long seq;
+  int layer;
+} seq_entry;
+
+/* By sequence number, then by layer: the first forward operator of a number comes first. */
+static int by_seq(const void* a, const void* b)
+{
+  const seq_entry* x = a;
+  const seq_entry* y = b;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return x->layer < y->layer ? -1 : x->layer > y->layer;
+}
+
+static int seq_only(const void* a, const void* b)
+{
+  const seq_entry* x = a;
+  const seq_entry* y = b;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static double median(double* v, int n)
+{
+  for (int i = 1; i < n; i++)
+    for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+      double tmp = v[k];
+      v[k] = v[k - 1];
+      v[k - 1] = tmp;
+    }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Per step (index in steps[]): the forward and backward GPU time of each layer, optimizer GPU
+ * time, the DataLoader's span, the largest host-to-device copy. */
+typedef struct step_stats {
+  double t0, t1;
+  int nlayers;
+  double* fwd;
+  double* bwd;
+  double* params;
+  char (*names)[64];
+  double opt, data, htod_bytes, batch;
+} step_stats;
+
+static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_stats* s, ss_err* err)
+{
+  /* The forward thread: the thread of the first layer in the step. */
+  int ftid = -1;
+  for (size_t i = 0; i < t->nops && ftid < 0; i++)
+    if (t->ops[i].kind == OP_LAYER && t->ops[i].ts >= s->t0 && t->ops[i].ts < s->t1 && t->ops[i].top == (int)i)
+      ftid = t->ops[i].tid;
+  if (ftid < 0)
+    return ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) runs inside a profiler step");
+  /* Outermost forward operators in time order: a layer starts at each one with weights; the
+   * operators after it (norms, activations, pooling, additions, the loss) belong to it. */
+  size_t n = t->nops;
+  int* layer_of = malloc(sizeof(int) * n);
+  if (!layer_of)
+    return ss_err_set(err, NULL, 0, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    layer_of[i] = -1;
+  int nl = 0;
+  for (size_t i = 0; i < n; i++) {
+    const op* o = &t->ops[i];
+    if (o->tid != ftid || o->ts < s->t0 || o->ts >= s->t1 || o->top != (int)i || o->kind == OP_STEP ||
+        o->kind == OP_DATA || o->kind == OP_OPTIMIZER || o->kind == OP_BACKWARD || o->kind == OP_ACCUMULATE)
+      continue;
+    /* A layer op may be the outer one (aten::linear) or nested in it (aten::addmm): look inside. */
+    int defines = 0;
+    for (size_t k = i; k < n && t->ops[k].tid == ftid && t->ops[k].ts < o->end; k++)
+      if (t->ops[k].kind == OP_LAYER) {
+        defines = 1;
+        break;
+      }
+    if (defines || nl == 0) {
+      if (!defines && nl == 0)
+        continue; /* operators before the first layer (the input's copy) belong to no layer */
+      nl++;
+      if (nl > s->nlayers) {
+        int cap = nl + 64;
+        double* f = realloc(s->fwd, sizeof(double) * (size_t)cap);
+        if (f)
+          s->fwd = f;
+        double* b = realloc(s->bwd, sizeof(double) * (size_t)cap);
+        if (b)
+          s->bwd = b;
+        double* p = realloc(s->params, sizeof(double) * (size_t)cap);
+        if (p)
+          s->params = p;
+        char(*nm)[64] = realloc(s->names, sizeof(*s->names) * (size_t)cap);
+        if (nm)
+          s->names = nm;
+        if (!f || !b || !p || !nm) {
+          free(layer_of);
+          return ss_err_set(err, NULL, 0, "out of memory");
+        }
+        s->nlayers = cap;
+      }
+      s->fwd[nl - 1] = s->bwd[nl - 1] = s->params[nl - 1] = 0;
+      s->names[nl - 1][0] = '\0';
+    }
+    /* Everything inside this outermost operator belongs to layer nl - 1. */
+    for (size_t k = i; k < n && t->ops[k].tid == ftid && t->ops[k].ts < o->end; k++) {
+      layer_of[k] = nl - 1;
+      const op* in = &t->ops[k];
+      if (in->kind == OP_LAYER && s->names[nl - 1][0] == '\0') {
+        s->params[nl - 1] += in->params;
+        snprintf(s->names[nl - 1], sizeof(s->names[0]), "%s", in->layer_name);
+        if (s->batch == 0)
+          s->batch = in->batch;
+      } else if (in->kind == OP_NORM) {
+        s->params[nl - 1] += in->params;
+      }
+    }
+  }
+  /* Backward: an autograd node belongs to the layer of the forward operator with its sequence
+   * number; AccumulateGrad and helpers to the node before them on their thread. */
+  seq_entry* seqs = malloc(sizeof(seq_entry) * (n + 1));
+  size_t nseq = 0;
+  if (!seqs) {
+    free(layer_of);
+    return ss_err_set(err, NULL, 0, "out of memory");
+  }
+  for (size_t k = 0; k < n; k++)
+    if (layer_of[k] >= 0 && t->ops[k].seq >= 0)
+      seqs[nseq++] = (seq_entry){t->ops[k].seq, layer_of[k]};
+  qsort(seqs, nseq, sizeof(seq_entry), by_seq);
+  int last = nl - 1;
+  for (size_t i = 0; i < n; i++) {
+    const op* o = &t->ops[i];
+    if (o->ts < s->t0 || o->ts >= s->t1 || o->top != (int)i || o->tid == ftid)
+      continue;
+    if (o->kind == OP_BACKWARD && o->seq >= 0) {
+      seq_entry key = {o->seq, 0};
+      const seq_entry* hit = bsearch(&key, seqs, nseq, sizeof(seq_entry), seq_only);
+      if (hit)
+        last = hit->layer;
+    }
+    for (size_t k = i; k < n && t->ops[k].tid == o->tid && t->ops[k].ts < o->end; k++)
+      layer_of[k] = nl + last; /* nl + L: backward of layer L */
+  }
+  free(seqs);
+  /* GPU time of each kernel, to the category of the operator that launched it. */
+  for (size_t q = 0; q < t->nkernels; q++) {
+    const kernel* kk = &t->kernels[q];
+    ext_entry key = {kk->ext, 0};
+    const ext_entry* hit = kk->ext >= 0 ? bsearch(&key, map, nmap, sizeof(ext_entry), by_ext) : NULL;
+    if (!hit)
+      continue;
+    const op* o = &t->ops[hit->op];
+    if (o->ts < s->t0 || o->ts >= s->t1)
+      continue;
+    const op* top = &t->ops[o->top];
+    if (kk->htod) {
+      if (kk->bytes > s->htod_bytes)
+        s->htod_bytes = kk->bytes;
+      continue;
+    }
+    int l = layer_of[hit->op];
+    if (top->kind == OP_OPTIMIZER)
+      s->opt += kk->dur;
+    else if (l >= nl)
+      s->bwd[l - nl] += kk->dur;
+    else if (l >= 0)
+      s->fwd[l] += kk->dur;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (t->ops[i].kind == OP_DATA && t->ops[i].ts >= s->t0 && t->ops[i].ts < s->t1)
+      s->data += t->ops[i].end - t->ops[i].ts;
+  free(layer_of);
+  s->nlayers = nl;
+  return SS_OK;
+}
+
+/* Peak FP32 speed of GPUs a trace may name (datasheet figures, not measurements): the workload's
+ * reference speed, which stash-sim only uses as a ratio to a platform's GPU. */
+static const struct {
+  const char* prefix;
+  double flops;
+} peak_fp32[] = {{"Tesla V100", 15.7e12}, {"NVIDIA A100", 19.5e12}, {"A100", 19.5e12},  {"Tesla T4", 8.1e12},
+                 {"NVIDIA H100", 67e12},  {"Tesla K80", 4.37e12}, {"NVIDIA A10G", 31.2e12}, {NULL, 0}};
+
+static const char trace_usage[] =
+    "usage: stash-calibrate trace TRACE.json[.gz] -o WORKLOAD.json --samples N [options]\n"
+    "\n"
+    "Reads a PyTorch profiler (Kineto) Chrome trace of training steps, plain or gzipped, as a\n"
+    "stream, and writes a stash-sim workload: for each layer (an operator with weights: conv,\n"
+    "linear, addmm, embedding; with the norms, activations and pooling after it) its forward and\n"
+    "backward GPU time, its parameters from the weight shapes, the optimizer's GPU time, the batch,\n"
+    "the bytes copied to the GPU per sample and the DataLoader's time per sample. Only the\n"
+    "profiler's steps (ProfilerStep#N) count; each figure is the median over them.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE        the workload to write (required)\n"
+    "      --samples N          samples in an epoch of the dataset (required: not in a trace)\n"
+    "      --bytes-per-sample B bytes of a sample on storage (default: the bytes copied to the GPU)\n"
+    "      --dataset NAME       the dataset's name (default: unknown)\n"
+    "      --model NAME         the model's name (default: the trace file's name)\n"
+    "      --gpu-flops F        peak FP32 flop/s of the traced GPU (default: from its name, for\n"
+    "                           V100, A100, T4, H100, K80, A10G)\n"
+    "      --grad-bytes B       bytes of one gradient element (default 4, FP32)\n"
+    "  -h, --help               print this help\n";
+
+enum { T_SAMPLES = 256, T_BYTES, T_DATASET, T_MODEL, T_FLOPS, T_GRAD };
+
+static const struct option trace_options[] = {
+    {"output", required_argument, NULL, 'o'},  {"samples", required_argument, NULL, T_SAMPLES},
+    {"bytes-per-sample", required_argument, NULL, T_BYTES}, {"dataset", required_argument, NULL, T_DATASET},
+    {"model", required_argument, NULL, T_MODEL}, {"gpu-flops", required_argument, NULL, T_FLOPS},
+    {"grad-bytes", required_argument, NULL, T_GRAD}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
+typedef struct trace_opts {
+  const char* in;
+  const char* out;
+  double samples, bytes_per_sample, gpu_flops, grad_bytes;
+  const char* dataset;
+  const char* model;
+} trace_opts;
+
+static int positive(const char* arg, double* out)
+{
+  char* end = NULL;
+  double v = strtod(arg, &end);
+  if (end == arg || *end || !isfinite(v) || v <= 0)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_trace_args(int argc, char** argv, trace_opts* o, int* help)
+{
+  memset(o, 0, sizeof(*o));
+  o->grad_bytes = 4;
+  o->dataset = "unknown";
+  opterr = 0;
+  optind = 1;
+  int ch;
+  while ((ch = getopt_long(argc, argv, ":o:h", trace_options, NULL)) != -1) {
+    double v = 0;
+    switch (ch) {
+      case 'o': o->out = optarg; break;
+      case 'h': *help = 1; return 0;
+      case T_DATASET: o->dataset = optarg; break;
+      case T_MODEL: o->model = optarg; break;
+      case T_SAMPLES:
+      case T_BYTES:
+      case T_FLOPS:
+      case T_GRAD:
+        if (positive(optarg, &v))
+          return cal_usage_error("trace", "--%s expects a number > 0, got '%s'",
+                                 trace_options[ch == T_SAMPLES ? 1 : ch == T_BYTES ? 2 : ch == T_FLOPS ? 5 : 6].name,
+                                 optarg);
+        *(ch == T_SAMPLES ? &o->samples : ch == T_BYTES ? &o->bytes_per_sample : ch == T_FLOPS ? &o->gpu_flops
+                                                                                            : &o->grad_bytes) = v;
+        break;
+      case ':': return cal_usage_error("trace", "option '%s' needs a value", argv[optind - 1]);
+      default: return cal_usage_error("trace", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (argc - optind != 1)
+    return cal_usage_error("trace", "expected one TRACE.json[.gz], got %d", argc - optind);
+  o->in = argv[optind];
+  if (!o->out)
+    return cal_usage_error("trace", "missing -o WORKLOAD.json");
+  if (o->samples <= 0)
+    return cal_usage_error("trace", "missing --samples N (the samples of an epoch are not in a trace)");
+  return 0;
+}
+
+static void trace_free(trace* t)
+{
+  free(t->ops);
+  free(t->kernels);
+  for (int i = 0; i < t->ntids; i++)
+    free(t->tids[i]);
+  free(t->tids);
+}
+
+/* The model's name: the trace file's, without directories and extensions. */
+static void default_model(const char* path, char* out, size_t size)
+{
+  const char* base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  snprintf(out, size, "%s", base);
+  char* dot = strchr(out, '.');
+  if (dot && dot != out)
+    *dot = '\0';
+}
+
+static int write_workload(const trace_opts* o, const trace* t, const step_stats* med, int nsteps, ss_err* err)
+{
+  double flops = o->gpu_flops;
+  for (int i = 0; flops <= 0 && peak_fp32[i].prefix; i++)
+    if (strncmp(t->gpu_model, peak_fp32[i].prefix, strlen(peak_fp32[i].prefix)) == 0)
+      flops = peak_fp32[i].flops;
+  if (flops <= 0)
+    return ss_err_set(err, t->path, 0, "the traced GPU '%s' has no known peak speed: give --gpu-flops",
+                      t->gpu_model[0] ? t->gpu_model : "(none in deviceProperties)");
+  char model[128];
+  if (o->model)
+    snprintf(model, sizeof(model), "%s", o->model);
+  else
+    default_model(o->in, model, sizeof(model));
+  double decoded = med->htod_bytes / med->batch;
+  cJSON* w = cJSON_CreateObject();
+  cJSON_AddStringToObject(w, "schema", "stash-sim-workload/1");
+  cJSON_AddStringToObject(w, "model", model);
+  cJSON_AddStringToObject(w, "precision", "fp32");
+  cJSON_AddNumberToObject(w, "batch_per_gpu", med->batch);
+  cJSON_AddNumberToObject(w, "grad_bytes_per_param", o->grad_bytes);
+  cJSON* ref = cJSON_AddObjectToObject(w, "reference");
+  cJSON_AddStringToObject(ref, "gpu_model", t->gpu_model[0] ? t->gpu_model : "unknown");
+  cJSON_AddNumberToObject(ref, "gpu_flops", flops);
+  cJSON_AddNumberToObject(ref, "batch", med->batch);
+  cJSON_AddNumberToObject(w, "optimizer_s", med->opt * 1e-6);
+  cJSON* layers = cJSON_AddArrayToObject(w, "layers");
+  for (int l = 0; l < med->nlayers; l++) {
+    cJSON* x = cJSON_CreateObject();
+    char name[96];
+    snprintf(name, sizeof(name), "%d_%s", l, med->names[l]);
+    cJSON_AddStringToObject(x, "name", name);
+    cJSON_AddNumberToObject(x, "fwd_s", med->fwd[l] * 1e-6);
+    cJSON_AddNumberToObject(x, "bwd_s", med->bwd[l] * 1e-6);
+    cJSON_AddNumberToObject(x, "params", med->params[l]);
+    cJSON_AddItemToArray(layers, x);
+  }
+  cJSON* ds = cJSON_AddObjectToObject(w, "dataset");
+  cJSON_AddStringToObject(ds, "name", o->dataset);
+  cJSON_AddNumberToObject(ds, "samples", o->samples);
+  cJSON_AddNumberToObject(ds, "bytes_per_sample", o->bytes_per_sample > 0 ? o->bytes_per_sample : decoded);
+  cJSON_AddNumberToObject(ds, "prep_cpu_s_per_sample", med->data * 1e-6 / med->batch);
+  cJSON_AddNumberToObject(ds, "decoded_bytes_per_sample", decoded);
+  cJSON* pv = cJSON_AddObjectToObject(w, "provenance");
+  char line[1024];
+  snprintf(line, sizeof(line),
+           "MEASURED: stash-calibrate trace %s, the median over %d profiler steps of each layer's GPU kernel time "
+           "(a layer: an operator with weights, and the operators after it until the next; backward: the autograd "
+           "nodes of its operators, by sequence number, and AccumulateGrad after them)",
+           o->in, nsteps);
+  cJSON_AddStringToObject(pv, "per_layer_times", line);
+  cJSON_AddStringToObject(pv, "params", "DERIVED: the weight and bias shapes of each layer's operator, plus the "
+                                        "affine parameters of the norms that follow it");
+  cJSON_AddStringToObject(pv, "optimizer_s", "MEASURED: GPU kernels under Optimizer.step and Optimizer.zero_grad");
+  cJSON_AddStringToObject(pv, "dataset.prep_cpu_s_per_sample",
+                          "MEASURED: the DataLoader's __next__ span per step over the batch; with num_workers = 0 "
+                          "that is the training process loading; with workers, the wait, a lower bound");
+  cJSON_AddStringToObject(pv, "dataset.decoded_bytes_per_sample",
+                          "MEASURED: the largest host-to-device copy of a step over the batch");
+  snprintf(line, sizeof(line), "%s: %g from --samples; bytes_per_sample %s", o->bytes_per_sample > 0 ? "GIVEN" : "GIVEN",
+           o->samples,
+           o->bytes_per_sample > 0 ? "from --bytes-per-sample" : "ASSUMED equal to the decoded bytes (none given)");
+  cJSON_AddStringToObject(pv, "dataset", line);
+  snprintf(line, sizeof(line), "%s peak FP32 flop/s of %s (%s)", o->gpu_flops > 0 ? "GIVEN:" : "NOT MEASURED: datasheet",
+           t->gpu_model, o->gpu_flops > 0 ? "--gpu-flops" : "stash-calibrate's table");
+  cJSON_AddStringToObject(pv, "reference.gpu_flops", line);
+  cJSON_AddStringToObject(pv, "precision", "ASSUMED: fp32 (a trace does not say)");
+  char* textout = cJSON_Print(w);
+  cJSON_Delete(w);
+  if (!textout)
+    return ss_err_set(err, NULL, 0, "out of memory");
+  FILE* f = fopen(o->out, "w");
+  int bad = !f || fputs(textout, f) < 0 || fputc('\n', f) < 0;
+  if (f && fclose(f))
+    bad = 1;
+  free(textout);
+  if (bad)
+    return ss_err_set(err, o->out, 0, "cannot write the workload: %s", strerror(errno));
+  return SS_OK;
+}
+
+int cal_trace_main(int argc, char** argv)
+{
+  trace_opts o;
+  int help = 0;
+  int rc = parse_trace_args(argc, argv, &o, &help);
+  if (rc || help) {
+    if (help)
+      fputs(trace_usage, stdout);
+    return rc;
+  }
+  ss_err err;
+  ss_err_clear(&err);
+  trace t;
+  memset(&t, 0, sizeof(t));
+  t.path = o.in;
+  step_stats* steps = NULL;
+  ext_entry* map = NULL;
+  int nsteps = 0, status = 1;
+  step_stats med;
+  memset(&med, 0, sizeof(med));
+  if (read_trace(&t, &err))
+    goto done;
+  nest(&t);
+  map = malloc(sizeof(ext_entry) * (t.nops + 1));
+  steps = calloc(t.nops + 1, sizeof(step_stats));
+  if (!map || !steps) {
+    ss_err_set(&err, NULL, 0, "out of memory");
+    goto done;
+  }
+  size_t nmap = 0;
+  for (size_t i = 0; i < t.nops; i++) {
+    if (t.ops[i].ext >= 0)
+      map[nmap++] = (ext_entry){t.ops[i].ext, (int)i};
+    if (t.ops[i].kind == OP_STEP)
+      steps[nsteps++] = (step_stats){.t0 = t.ops[i].ts, .t1 = t.ops[i].end};
+  }
+  qsort(map, nmap, sizeof(ext_entry), by_ext);
+  if (nsteps == 0) {
+    ss_err_set(&err, t.path, 0, "no profiler step (ProfilerStep#N) in the trace: profile with a schedule and "
+                                "call prof.step() every iteration");
+    goto done;
+  }
+  for (int k = 0; k < nsteps; k++)
+    if (analyse_step(&t, map, nmap, &steps[k], &err))
+      goto done;
+  for (int k = 1; k < nsteps; k++)
+    if (steps[k].nlayers != steps[0].nlayers) {
+      ss_err_set(&err, t.path, 0, "profiler steps differ: %d layers in one, %d in another", steps[0].nlayers,
+                 steps[k].nlayers);
+      goto done;
+    }
+  if (steps[0].batch <= 0 || steps[0].htod_bytes <= 0) {
+    ss_err_set(&err, t.path, 0, "%s", steps[0].batch <= 0 ? "no batch size in the first layer's input shape"
+                                                          : "no host-to-device copy of the batch in a step");
+    goto done;
+  }
+  med = steps[0];
+  med.fwd = calloc((size_t)med.nlayers, sizeof(double));
+  med.bwd = calloc((size_t)med.nlayers, sizeof(double));
+  double* v = calloc((size_t)nsteps, sizeof(double));
+  if (!med.fwd || !med.bwd || !v) {
+    free(v);
+    ss_err_set(&err, NULL, 0, "out of memory");
+    goto done;
+  }
+  for (int l = 0; l < med.nlayers; l++) {
+    for (int k = 0; k < nsteps; k++)
+      v[k] = steps[k].fwd[l];
+    med.fwd[l] = median(v, nsteps);
+    for (int k = 0; k < nsteps; k++)
+      v[k] = steps[k].bwd[l];
+    med.bwd[l] = median(v, nsteps);
+  }
+  for (int k = 0; k < nsteps; k++)
+    v[k] = steps[k].opt;
+  med.opt = median(v, nsteps);
+  for (int k = 0; k < nsteps; k++)
+    v[k] = steps[k].data;
+  med.data = median(v, nsteps);
+  free(v);
+  if (write_workload(&o, &t, &med, nsteps, &err))
+    goto done;
+  status = 0;
+done:
+  if (status) {
+    char line[2048];
+    ss_err_format(&err, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+  }
+  for (int k = 0; steps && k < nsteps; k++) {
+    free(steps[k].fwd);
+    free(steps[k].bwd);
+    free(steps[k].params);
+    free(steps[k].names);
+  }
+  free(med.fwd);
+  free(med.bwd);
+  free(steps);
+  free(map);
+  trace_free(&t);
+  return status;
+}
