@@ -36,8 +36,11 @@ typedef struct op {
   int step;     /* ProfilerStep number (OP_STEP) */
   double params; /* OP_LAYER, OP_NORM: parameters (weights and biases) */
   double batch;  /* OP_LAYER: the first dimension of its input */
+  double input;  /* OP_LAYER: elements of its input */
   char layer_name[64];
-  int top;      /* index of its outermost enclosing operator (itself when outermost) */
+  int special;  /* its outermost enclosing (or own) DataLoader, optimizer or autograd-node operator, -1 */
+  int layer_op; /* its outermost enclosing (or own) operator with weights, -1 */
+  double self;  /* its time without that of the operators inside it */
 } op;
 
 typedef struct kernel {
@@ -111,7 +114,8 @@ static void classify(op* o, const char* name, const cJSON* args)
     o->kind = OP_DATA;
   } else if (starts(name, "Optimizer.")) {
     o->kind = OP_OPTIMIZER;
-  } else if (strcmp(name, "torch::autograd::AccumulateGrad") == 0) {
+  } else if (strcmp(name, "torch::autograd::AccumulateGrad") == 0 ||
+             (starts(name, "autograd::engine::evaluate_function:") && strstr(name, "AccumulateGrad"))) {
     o->kind = OP_ACCUMULATE;
   } else if (strstr(name, "Backward") && !starts(name, "aten::")) {
     o->kind = OP_BACKWARD;
@@ -120,11 +124,11 @@ static void classify(op* o, const char* name, const cJSON* args)
     double w = dims_product(dims, 1, &r1);
     double b = dims_product(dims, 2, &r2);
     double in = dims_product(dims, 0, &r0);
-    (void)in;
     const cJSON* d0 = cJSON_GetArrayItem(dims, 0);
     if (w > 0 && r1 >= 2) {
       o->kind = OP_LAYER;
       o->params = w + b;
+      o->input = in;
       o->batch = cJSON_IsNumber(cJSON_GetArrayItem(d0, 0)) ? cJSON_GetArrayItem(d0, 0)->valuedouble : 0;
       const cJSON* wd = cJSON_GetArrayItem(dims, 1);
       int len = snprintf(o->layer_name, sizeof(o->layer_name), "%s", starts(name, "aten::linear") ? "linear" : "conv");
@@ -431,23 +435,44 @@ static int by_tid_ts(const void* a, const void* b)
   return x->end > y->end ? -1 : x->end < y->end; /* the enclosing one first */
 }
 
-/* Outermost enclosing operator of each operator on its thread, ProfilerStep# excepted. */
-static void nest(trace* t)
+static int is_special(op_kind k)
+{
+  return k == OP_DATA || k == OP_OPTIMIZER || k == OP_BACKWARD || k == OP_ACCUMULATE;
+}
+
+/* Nesting on each thread (an operator inside another starts and ends within it): each operator's
+ * outermost special and weighted ancestors, and its own time without its children's. */
+static int nest(trace* t)
 {
   qsort(t->ops, t->nops, sizeof(op), by_tid_ts);
-  size_t top = (size_t)-1;
+  size_t* stack = malloc(sizeof(size_t) * (t->nops + 1));
+  if (!stack)
+    return SS_ENOMEM;
+  size_t depth = 0;
   for (size_t i = 0; i < t->nops; i++) {
     op* o = &t->ops[i];
-    if (top != (size_t)-1 && (t->ops[top].tid != o->tid || o->ts >= t->ops[top].end))
-      top = (size_t)-1;
-    if (o->kind == OP_STEP) {
-      o->top = (int)i;
-      continue;
+    while (depth > 0 && (t->ops[stack[depth - 1]].tid != o->tid || o->ts >= t->ops[stack[depth - 1]].end))
+      depth--;
+    o->self = o->end - o->ts;
+    o->special = -1;
+    o->layer_op = -1;
+    if (depth > 0) {
+      op* parent = &t->ops[stack[depth - 1]];
+      parent->self -= o->end - o->ts;
+      o->special = parent->special;
+      o->layer_op = parent->layer_op;
     }
-    if (top == (size_t)-1)
-      top = i;
-    o->top = (int)top;
+    if (o->special < 0 && is_special(o->kind))
+      o->special = (int)i;
+    if (o->layer_op < 0 && o->kind == OP_LAYER)
+      o->layer_op = (int)i;
+    stack[depth++] = i;
   }
+  for (size_t i = 0; i < t->nops; i++)
+    if (t->ops[i].self < 0)
+      t->ops[i].self = 0;
+  free(stack);
+  return SS_OK;
 }
 
 typedef struct ext_entry {
@@ -504,108 +529,123 @@ typedef struct step_stats {
   double* bwd;
   double* params;
   char (*names)[64];
-  double opt, data, htod_bytes, batch;
+  double opt, data, htod_bytes, batch, input;
 } step_stats;
+
+/* Grow the per-layer arrays of s to hold n layers. */
+static int grow_layers(step_stats* s, int n, int* cap)
+{
+  if (n <= *cap)
+    return SS_OK;
+  int c = n + 64;
+  double* f = realloc(s->fwd, sizeof(double) * (size_t)c);
+  if (f)
+    s->fwd = f;
+  double* b = realloc(s->bwd, sizeof(double) * (size_t)c);
+  if (b)
+    s->bwd = b;
+  double* p = realloc(s->params, sizeof(double) * (size_t)c);
+  if (p)
+    s->params = p;
+  char(*nm)[64] = realloc(s->names, sizeof(*s->names) * (size_t)c);
+  if (nm)
+    s->names = nm;
+  if (!f || !b || !p || !nm)
+    return SS_ENOMEM;
+  *cap = c;
+  return SS_OK;
+}
 
 static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_stats* s, ss_err* err)
 {
-  /* The forward thread: the thread of the first layer in the step. */
+  size_t n = t->nops;
+  int cpu = t->nkernels == 0; /* no GPU kernels: a CPU run, whose operators' own time is the device's */
+  /* The forward thread: the thread of the first operator with weights in the step. */
   int ftid = -1;
-  for (size_t i = 0; i < t->nops && ftid < 0; i++)
-    if (t->ops[i].kind == OP_LAYER && t->ops[i].ts >= s->t0 && t->ops[i].ts < s->t1 && t->ops[i].top == (int)i)
+  for (size_t i = 0; i < n && ftid < 0; i++)
+    if (t->ops[i].kind == OP_LAYER && t->ops[i].special < 0 && t->ops[i].ts >= s->t0 && t->ops[i].ts < s->t1)
       ftid = t->ops[i].tid;
   if (ftid < 0)
     return ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) runs inside a profiler step");
-  /* Outermost forward operators in time order: a layer starts at each one with weights; the
-   * operators after it (norms, activations, pooling, additions, the loss) belong to it. */
-  size_t n = t->nops;
-  int* layer_of = malloc(sizeof(int) * n);
-  if (!layer_of)
+  int* layer_of = malloc(sizeof(int) * (n + 1));
+  seq_entry* seqs = malloc(sizeof(seq_entry) * (n + 1));
+  if (!layer_of || !seqs) {
+    free(layer_of);
+    free(seqs);
     return ss_err_set(err, NULL, 0, "out of memory");
+  }
   for (size_t i = 0; i < n; i++)
     layer_of[i] = -1;
-  int nl = 0;
+  /* Forward: a layer starts at each outermost operator with weights on the training thread; the
+   * operators after it (norms, activations, pooling, additions, the loss) belong to it until the
+   * next. DataLoader, optimizer and autograd work are not forward. */
+  int nl = 0, cap = 0;
   for (size_t i = 0; i < n; i++) {
     const op* o = &t->ops[i];
-    if (o->tid != ftid || o->ts < s->t0 || o->ts >= s->t1 || o->top != (int)i || o->kind == OP_STEP ||
-        o->kind == OP_DATA || o->kind == OP_OPTIMIZER || o->kind == OP_BACKWARD || o->kind == OP_ACCUMULATE)
+    if (o->tid != ftid || o->ts < s->t0 || o->ts >= s->t1 || o->special >= 0 || o->kind == OP_STEP)
       continue;
-    /* A layer op may be the outer one (aten::linear) or nested in it (aten::addmm): look inside. */
-    int defines = 0;
-    for (size_t k = i; k < n && t->ops[k].tid == ftid && t->ops[k].ts < o->end; k++)
-      if (t->ops[k].kind == OP_LAYER) {
-        defines = 1;
-        break;
+    if (o->layer_op == (int)i) {
+      if (grow_layers(s, nl + 1, &cap)) {
+        free(layer_of);
+        free(seqs);
+        return ss_err_set(err, NULL, 0, "out of memory");
       }
-    if (defines || nl == 0) {
-      if (!defines && nl == 0)
-        continue; /* operators before the first layer (the input's copy) belong to no layer */
+      s->fwd[nl] = s->bwd[nl] = 0;
+      s->params[nl] = o->params;
+      snprintf(s->names[nl], sizeof(s->names[0]), "%s", o->layer_name);
+      if (s->batch == 0) {
+        s->batch = o->batch;
+        s->input = o->input;
+      }
       nl++;
-      if (nl > s->nlayers) {
-        int cap = nl + 64;
-        double* f = realloc(s->fwd, sizeof(double) * (size_t)cap);
-        if (f)
-          s->fwd = f;
-        double* b = realloc(s->bwd, sizeof(double) * (size_t)cap);
-        if (b)
-          s->bwd = b;
-        double* p = realloc(s->params, sizeof(double) * (size_t)cap);
-        if (p)
-          s->params = p;
-        char(*nm)[64] = realloc(s->names, sizeof(*s->names) * (size_t)cap);
-        if (nm)
-          s->names = nm;
-        if (!f || !b || !p || !nm) {
-          free(layer_of);
-          return ss_err_set(err, NULL, 0, "out of memory");
-        }
-        s->nlayers = cap;
-      }
-      s->fwd[nl - 1] = s->bwd[nl - 1] = s->params[nl - 1] = 0;
-      s->names[nl - 1][0] = '\0';
     }
-    /* Everything inside this outermost operator belongs to layer nl - 1. */
-    for (size_t k = i; k < n && t->ops[k].tid == ftid && t->ops[k].ts < o->end; k++) {
-      layer_of[k] = nl - 1;
-      const op* in = &t->ops[k];
-      if (in->kind == OP_LAYER && s->names[nl - 1][0] == '\0') {
-        s->params[nl - 1] += in->params;
-        snprintf(s->names[nl - 1], sizeof(s->names[0]), "%s", in->layer_name);
-        if (s->batch == 0)
-          s->batch = in->batch;
-      } else if (in->kind == OP_NORM) {
-        s->params[nl - 1] += in->params;
-      }
-    }
+    if (nl == 0)
+      continue; /* before the first layer (the input's copy): no layer's */
+    layer_of[i] = nl - 1;
+    if (o->kind == OP_NORM)
+      s->params[nl - 1] += o->params;
+    if (cpu)
+      s->fwd[nl - 1] += o->self;
   }
   /* Backward: an autograd node belongs to the layer of the forward operator with its sequence
-   * number; AccumulateGrad and helpers to the node before them on their thread. */
-  seq_entry* seqs = malloc(sizeof(seq_entry) * (n + 1));
+   * number; AccumulateGrad to the node before it on its thread; what runs inside a node to it. */
   size_t nseq = 0;
-  if (!seqs) {
-    free(layer_of);
-    return ss_err_set(err, NULL, 0, "out of memory");
-  }
   for (size_t k = 0; k < n; k++)
     if (layer_of[k] >= 0 && t->ops[k].seq >= 0)
       seqs[nseq++] = (seq_entry){t->ops[k].seq, layer_of[k]};
   qsort(seqs, nseq, sizeof(seq_entry), by_seq);
-  int last = nl - 1;
+  int last = nl - 1, last_tid = -1;
   for (size_t i = 0; i < n; i++) {
     const op* o = &t->ops[i];
-    if (o->ts < s->t0 || o->ts >= s->t1 || o->top != (int)i || o->tid == ftid)
+    if (o->ts < s->t0 || o->ts >= s->t1 || o->kind == OP_STEP)
       continue;
-    if (o->kind == OP_BACKWARD && o->seq >= 0) {
-      seq_entry key = {o->seq, 0};
-      const seq_entry* hit = bsearch(&key, seqs, nseq, sizeof(seq_entry), seq_only);
-      if (hit)
-        last = hit->layer;
+    /* Autograd work, and whatever the backward threads run between nodes (summing the gradients
+     * a tensor receives from two uses): to the node before it. */
+    int autograd = o->special >= 0 && (t->ops[o->special].kind == OP_BACKWARD ||
+                                       t->ops[o->special].kind == OP_ACCUMULATE);
+    if (!autograd && (o->special >= 0 || o->tid == ftid))
+      continue;
+    if (o->tid != last_tid) {
+      last = nl - 1;
+      last_tid = o->tid;
     }
-    for (size_t k = i; k < n && t->ops[k].tid == o->tid && t->ops[k].ts < o->end; k++)
-      layer_of[k] = nl + last; /* nl + L: backward of layer L */
+    /* A node's sequence number is on it, or on the node inside its evaluate_function wrapper. */
+    for (size_t k = i; o->special == (int)i && o->kind == OP_BACKWARD && k < n && t->ops[k].tid == o->tid &&
+                       t->ops[k].ts < o->end;
+         k++)
+      if (t->ops[k].kind == OP_BACKWARD && t->ops[k].seq >= 0) {
+        seq_entry key = {t->ops[k].seq, 0};
+        const seq_entry* hit = bsearch(&key, seqs, nseq, sizeof(seq_entry), seq_only);
+        if (hit)
+          last = hit->layer;
+        break;
+      }
+    layer_of[i] = nl + last; /* nl + L: backward of layer L */
+    if (cpu)
+      s->bwd[last] += o->self;
   }
   free(seqs);
-  /* GPU time of each kernel, to the category of the operator that launched it. */
+  /* GPU time of each kernel, to the layer of the operator that launched it. */
   for (size_t q = 0; q < t->nkernels; q++) {
     const kernel* kk = &t->kernels[q];
     ext_entry key = {kk->ext, 0};
@@ -615,23 +655,29 @@ static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_
     const op* o = &t->ops[hit->op];
     if (o->ts < s->t0 || o->ts >= s->t1)
       continue;
-    const op* top = &t->ops[o->top];
     if (kk->htod) {
       if (kk->bytes > s->htod_bytes)
         s->htod_bytes = kk->bytes;
       continue;
     }
     int l = layer_of[hit->op];
-    if (top->kind == OP_OPTIMIZER)
+    if (o->special >= 0 && t->ops[o->special].kind == OP_OPTIMIZER)
       s->opt += kk->dur;
     else if (l >= nl)
       s->bwd[l - nl] += kk->dur;
     else if (l >= 0)
       s->fwd[l] += kk->dur;
   }
-  for (size_t i = 0; i < n; i++)
-    if (t->ops[i].kind == OP_DATA && t->ops[i].ts >= s->t0 && t->ops[i].ts < s->t1)
-      s->data += t->ops[i].end - t->ops[i].ts;
+  /* The DataLoader's spans, and on a CPU the optimizer's time. */
+  for (size_t i = 0; i < n; i++) {
+    const op* o = &t->ops[i];
+    if (o->ts < s->t0 || o->ts >= s->t1 || o->special < 0)
+      continue;
+    if (o->special == (int)i && o->kind == OP_DATA)
+      s->data += o->end - o->ts;
+    else if (cpu && t->ops[o->special].kind == OP_OPTIMIZER)
+      s->opt += o->self;
+  }
   free(layer_of);
   s->nlayers = nl;
   return SS_OK;
@@ -653,7 +699,8 @@ static const char trace_usage[] =
     "linear, addmm, embedding; with the norms, activations and pooling after it) its forward and\n"
     "backward GPU time, its parameters from the weight shapes, the optimizer's GPU time, the batch,\n"
     "the bytes copied to the GPU per sample and the DataLoader's time per sample. Only the\n"
-    "profiler's steps (ProfilerStep#N) count; each figure is the median over them.\n"
+    "profiler's steps (ProfilerStep#N) count; each figure is the median over them. A trace with no\n"
+    "GPU kernels (a CPU run) gives each operator's own CPU time instead.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE        the workload to write (required)\n"
@@ -664,15 +711,18 @@ static const char trace_usage[] =
     "      --gpu-flops F        peak FP32 flop/s of the traced GPU (default: from its name, for\n"
     "                           V100, A100, T4, H100, K80, A10G)\n"
     "      --grad-bytes B       bytes of one gradient element (default 4, FP32)\n"
+    "      --gpu-model NAME     the device's name in the workload (default: the trace's GPU; a CPU\n"
+    "                           trace has none: name it as the platform's gpu_model to match)\n"
     "  -h, --help               print this help\n";
 
-enum { T_SAMPLES = 256, T_BYTES, T_DATASET, T_MODEL, T_FLOPS, T_GRAD };
+enum { T_SAMPLES = 256, T_BYTES, T_DATASET, T_MODEL, T_FLOPS, T_GRAD, T_GPU };
 
 static const struct option trace_options[] = {
     {"output", required_argument, NULL, 'o'},  {"samples", required_argument, NULL, T_SAMPLES},
     {"bytes-per-sample", required_argument, NULL, T_BYTES}, {"dataset", required_argument, NULL, T_DATASET},
     {"model", required_argument, NULL, T_MODEL}, {"gpu-flops", required_argument, NULL, T_FLOPS},
-    {"grad-bytes", required_argument, NULL, T_GRAD}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"grad-bytes", required_argument, NULL, T_GRAD}, {"gpu-model", required_argument, NULL, T_GPU},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 
 typedef struct trace_opts {
   const char* in;
@@ -680,6 +730,7 @@ typedef struct trace_opts {
   double samples, bytes_per_sample, gpu_flops, grad_bytes;
   const char* dataset;
   const char* model;
+  const char* gpu_model;
 } trace_opts;
 
 static int positive(const char* arg, double* out)
@@ -707,6 +758,7 @@ static int parse_trace_args(int argc, char** argv, trace_opts* o, int* help)
       case 'h': *help = 1; return 0;
       case T_DATASET: o->dataset = optarg; break;
       case T_MODEL: o->model = optarg; break;
+      case T_GPU: o->gpu_model = optarg; break;
       case T_SAMPLES:
       case T_BYTES:
       case T_FLOPS:
@@ -759,14 +811,15 @@ static int write_workload(const trace_opts* o, const trace* t, const step_stats*
     if (strncmp(t->gpu_model, peak_fp32[i].prefix, strlen(peak_fp32[i].prefix)) == 0)
       flops = peak_fp32[i].flops;
   if (flops <= 0)
-    return ss_err_set(err, t->path, 0, "the traced GPU '%s' has no known peak speed: give --gpu-flops",
+    return ss_err_set(err, t->path, 0, "the traced device '%s' has no known peak speed: give --gpu-flops",
                       t->gpu_model[0] ? t->gpu_model : "(none in deviceProperties)");
   char model[128];
   if (o->model)
     snprintf(model, sizeof(model), "%s", o->model);
   else
     default_model(o->in, model, sizeof(model));
-  double decoded = med->htod_bytes / med->batch;
+  /* On a CPU nothing is copied to a device: the batch tensor's FP32 bytes stand for it. */
+  double decoded = med->htod_bytes > 0 ? med->htod_bytes / med->batch : med->input * 4 / med->batch;
   cJSON* w = cJSON_CreateObject();
   cJSON_AddStringToObject(w, "schema", "stash-sim-workload/1");
   cJSON_AddStringToObject(w, "model", model);
@@ -774,7 +827,7 @@ static int write_workload(const trace_opts* o, const trace* t, const step_stats*
   cJSON_AddNumberToObject(w, "batch_per_gpu", med->batch);
   cJSON_AddNumberToObject(w, "grad_bytes_per_param", o->grad_bytes);
   cJSON* ref = cJSON_AddObjectToObject(w, "reference");
-  cJSON_AddStringToObject(ref, "gpu_model", t->gpu_model[0] ? t->gpu_model : "unknown");
+  cJSON_AddStringToObject(ref, "gpu_model", o->gpu_model ? o->gpu_model : t->gpu_model[0] ? t->gpu_model : "unknown");
   cJSON_AddNumberToObject(ref, "gpu_flops", flops);
   cJSON_AddNumberToObject(ref, "batch", med->batch);
   cJSON_AddNumberToObject(w, "optimizer_s", med->opt * 1e-6);
@@ -810,7 +863,9 @@ static int write_workload(const trace_opts* o, const trace* t, const step_stats*
                           "MEASURED: the DataLoader's __next__ span per step over the batch; with num_workers = 0 "
                           "that is the training process loading; with workers, the wait, a lower bound");
   cJSON_AddStringToObject(pv, "dataset.decoded_bytes_per_sample",
-                          "MEASURED: the largest host-to-device copy of a step over the batch");
+                          med->htod_bytes > 0 ? "MEASURED: the largest host-to-device copy of a step over the batch"
+                                              : "DERIVED: no device copy in the trace (a CPU run): the first layer's "
+                                                "input shape, FP32, over the batch");
   snprintf(line, sizeof(line), "%s: %g from --samples; bytes_per_sample %s", o->bytes_per_sample > 0 ? "GIVEN" : "GIVEN",
            o->samples,
            o->bytes_per_sample > 0 ? "from --bytes-per-sample" : "ASSUMED equal to the decoded bytes (none given)");
@@ -855,7 +910,10 @@ int cal_trace_main(int argc, char** argv)
   memset(&med, 0, sizeof(med));
   if (read_trace(&t, &err))
     goto done;
-  nest(&t);
+  if (nest(&t)) {
+    ss_err_set(&err, NULL, 0, "out of memory");
+    goto done;
+  }
   map = malloc(sizeof(ext_entry) * (t.nops + 1));
   steps = calloc(t.nops + 1, sizeof(step_stats));
   if (!map || !steps) {
@@ -884,9 +942,12 @@ int cal_trace_main(int argc, char** argv)
                  steps[k].nlayers);
       goto done;
     }
-  if (steps[0].batch <= 0 || steps[0].htod_bytes <= 0) {
-    ss_err_set(&err, t.path, 0, "%s", steps[0].batch <= 0 ? "no batch size in the first layer's input shape"
-                                                          : "no host-to-device copy of the batch in a step");
+  if (steps[0].batch <= 0) {
+    ss_err_set(&err, t.path, 0, "no batch size in the first layer's input shape (profile with record_shapes=True)");
+    goto done;
+  }
+  if (steps[0].htod_bytes <= 0 && t.nkernels > 0) {
+    ss_err_set(&err, t.path, 0, "no host-to-device copy of the batch in a step");
     goto done;
   }
   med = steps[0];

@@ -195,6 +195,38 @@ static void test_trace_synthetic(void)
   remove(out);
 }
 
+/* A hand-made CPU trace (tests/calibration/cpu_ddp.json, three steps, no GPU kernels): the forward
+ * inside DistributedDataParallel.forward, backward on the same thread inside evaluate_function
+ * wrappers. Each operator's own time (its time less its children's) goes to its layer. */
+static void test_trace_cpu(void)
+{
+  const char* out = "build-test-trace-cpu.json";
+  cJSON* w = import("tests/calibration/cpu_ddp.json", out, "--gpu-flops 1e11 --gpu-model cpu-core");
+  if (!w)
+    return;
+  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
+  const cJSON* conv = cJSON_GetArrayItem(layers, 0);
+  const cJSON* fc = cJSON_GetArrayItem(layers, 1);
+  CHECK(cJSON_GetArraySize(layers) == 2, "%d layers", cJSON_GetArraySize(layers));
+  /* conv: conv2d's own 10 us + convolution's 50 + relu's 15; backward: the wrapper's 10 + the node's 90. */
+  CHECK(conv && fabs(num(conv, "fwd_s") - 75e-6) < 1e-12 && fabs(num(conv, "bwd_s") - 100e-6) < 1e-12 &&
+            num(conv, "params") == 112,
+        "conv layer");
+  /* linear: its own 10 + addmm 30 + loss 10 + ones_like 5; backward: loss 10 + addmm 60 + AccumulateGrad 10. */
+  CHECK(fc && fabs(num(fc, "fwd_s") - 55e-6) < 1e-12 && fabs(num(fc, "bwd_s") - 80e-6) < 1e-12 &&
+            num(fc, "params") == 7850,
+        "linear layer");
+  CHECK(fabs(num(w, "optimizer_s") - 70e-6) < 1e-12, "optimizer %g s", num(w, "optimizer_s"));
+  const cJSON* ref = cJSON_GetObjectItemCaseSensitive(w, "reference");
+  const cJSON* model = cJSON_GetObjectItemCaseSensitive(ref, "gpu_model");
+  CHECK(cJSON_IsString(model) && strcmp(model->valuestring, "cpu-core") == 0, "--gpu-model names the device");
+  const cJSON* ds = cJSON_GetObjectItemCaseSensitive(w, "dataset");
+  CHECK(ds && num(ds, "decoded_bytes_per_sample") == 3072 && fabs(num(ds, "prep_cpu_s_per_sample") - 5e-6) < 1e-12,
+        "dataset: 3x16x16 FP32 per sample, 40 us of DataLoader for 8 samples");
+  cJSON_Delete(w);
+  remove(out);
+}
+
 /* One bad-input case of tests/bad/cal_cases.txt. */
 static void test_bad(const char* name)
 {
@@ -238,7 +270,8 @@ static void test_bad(const char* name)
 static const struct {
   const char* name;
   void (*fn)(void);
-} tests[] = {{"trace_resnet50", test_trace_resnet50}, {"trace_synthetic", test_trace_synthetic}};
+} tests[] = {{"trace_resnet50", test_trace_resnet50}, {"trace_synthetic", test_trace_synthetic},
+             {"trace_cpu", test_trace_cpu}};
 
 int main(int argc, char** argv)
 {
