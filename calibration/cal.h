@@ -18,6 +18,9 @@ typedef struct cal_command {
 /* The table of subcommands (calibrate.c). */
 extern const cal_command cal_commands[];
 
+/* The subcommands, one file each (calibration/cal_NAME.c). */
+int cal_nccl_main(int argc, char** argv);
+
 /* Print "stash-calibrate: error: ..." (or "stash-calibrate NAME: error: ...") and return 2. */
 int cal_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 

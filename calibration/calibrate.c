@@ -6,6 +6,7 @@
 #include <string.h>
 
 const cal_command cal_commands[] = {
+    {"nccl", cal_nccl_main, "fit latency and bandwidth to nccl-tests all_reduce_perf logs; rescale a platform's GPU links"},
     {NULL, NULL, NULL},
 };
 
