@@ -7,6 +7,7 @@
 
 const cal_command cal_commands[] = {
     {"nccl", cal_nccl_main, "fit latency and bandwidth to nccl-tests all_reduce_perf logs; rescale a platform's GPU links"},
+    {"astra", cal_astra_main, "import an ASTRA-sim 1.0 text workload (data parallel) as a stash-sim workload"},
     {NULL, NULL, NULL},
 };
 
