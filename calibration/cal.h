@@ -21,6 +21,7 @@ extern const cal_command cal_commands[];
 /* The subcommands, one file each (calibration/cal_NAME.c). */
 int cal_nccl_main(int argc, char** argv);
 int cal_astra_main(int argc, char** argv);
+int cal_compare_main(int argc, char** argv);
 
 /* Print "stash-calibrate: error: ..." (or "stash-calibrate NAME: error: ...") and return 2. */
 int cal_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
