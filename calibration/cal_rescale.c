@@ -266,9 +266,9 @@ int cal_rescale_platform(const char* in, const char* out, double busbw_bps, doub
   /* Equal factors keep the rings unless a link the rescaling leaves alone (another class) now
    * makes a better ring: the fitted bandwidth is then not a figure of these links alone. */
   if (after.nrings != before.nrings || fabs(after.busbw_bps / busbw_bps - 1) > 1e-9) {
-    rc = ss_err_set(err, in, 0, "scaling the %s links by %.6g changes the platform's rings (bus bandwidth %.6g GB/s "
-                                "instead of %.6g): other links would carry the allreduce",
-                    classes, res->bandwidth_factor, after.busbw_bps / 1e9, busbw_bps / 1e9);
+    rc = ss_err_set(err, in, 0, "a bus bandwidth of %.6g GB/s does not fit its %s links alone: scaled by %.6g, they "
+                                "no longer carry the rings (the simulator would build others, of %.6g GB/s)",
+                    busbw_bps / 1e9, classes, res->bandwidth_factor, after.busbw_bps / 1e9);
     goto done;
   }
   if ((rc = write_xml(in, out, res, &before, note, err)))
