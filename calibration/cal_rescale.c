@@ -187,10 +187,10 @@ static int write_xml(const char* in, const char* out, const cal_rescale* res, co
     char classes[128], text[3072];
     cal_rescale_classes(before->classes, classes, sizeof(classes));
     snprintf(text, sizeof(text),
-             "stash-calibrate nccl rescaled the %d %s link(s) between GPUs (those of the link classes its %d ring(s) "
-             "cross) from %s: bandwidth x %.6g so that a ring allreduce over the %d GPUs has a bus bandwidth of %.6g "
+             "stash-calibrate nccl rescaled the %d %s link(s) between GPUs of %s (the link classes its %d ring(s) "
+             "cross): bandwidth x %.6g so that a ring allreduce over the %d GPUs has a bus bandwidth of %.6g "
              "GB/s (was %.6g), latency so that a ring hop takes %.6g us (was %.6g); %s. Rule: docs/calibration.md.",
-             res->nchanges, classes, before->nrings, in, res->bandwidth_factor, res->ngpus, res->busbw_after_bps / 1e9,
+             res->nchanges, classes, in, before->nrings, res->bandwidth_factor, res->ngpus, res->busbw_after_bps / 1e9,
              res->busbw_before_bps / 1e9, res->hop_latency_after_s * 1e6, res->hop_latency_before_s * 1e6, note);
     rc = comment_before(z, text);
     for (xmlNode* n = z->children; n && !rc; n = n->next) {
