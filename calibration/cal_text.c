@@ -102,8 +102,9 @@ int cal_number(const char* s, double* out)
   char* end = NULL;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || (*s != '-' && *s != '+' && *s != '.' &&
-                                                                      (*s < '0' || *s > '9')))
+  /* strtod also skips leading spaces and reads "inf" and "nan": not numbers of a measurement */
+  int starts = (*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.';
+  if (!starts || end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
     return -1;
   *out = v;
   return 0;
@@ -114,7 +115,8 @@ int cal_integer(const char* s, long long* out)
   char* end = NULL;
   errno = 0;
   long long v = strtoll(s, &end, 10);
-  if (end == s || *end != '\0' || errno == ERANGE || (*s != '-' && *s != '+' && (*s < '0' || *s > '9')))
+  int starts = (*s >= '0' && *s <= '9') || *s == '-' || *s == '+';
+  if (!starts || end == s || *end != '\0' || errno == ERANGE)
     return -1;
   *out = v;
   return 0;
