@@ -88,9 +88,11 @@ static int table_row(const char* path, int line, char** f, int nf, nccl_data* d,
     if (cal_number(f[i], &x) || x < 0)
       return ss_err_set(err, path, line, "out-of-place %s '%s' is not a number of GB/s", i == k + 1 ? "algbw" : "busbw",
                         f[i]);
+  /* Newer versions count wrong elements; older ones print the largest error (5e-07 is normal for a
+   * float sum) and say whether it was out of bounds at the end of the run. */
   if (strcmp(f[k + 3], "N/A") != 0 && (cal_number(f[k + 3], &x) || x < 0))
-    return ss_err_set(err, path, line, "#wrong '%s' is neither a count nor N/A", f[k + 3]);
-  if (strcmp(f[k + 3], "N/A") != 0 && x > 0)
+    return ss_err_set(err, path, line, "%s '%s' is neither a number nor N/A", nf == 13 ? "#wrong" : "error", f[k + 3]);
+  if (nf == 13 && strcmp(f[k + 3], "N/A") != 0 && x > 0)
     return ss_err_set(err, path, line, "the run reports %s wrong elements: its results failed the check", f[k + 3]);
   return add_point(d, bytes, t_us * 1e-6, 0) ? ss_err_set(err, path, line, "out of memory") : SS_OK;
 }
@@ -146,8 +148,13 @@ static int read_log(source* s, nccl_data* d, ss_err* err)
     int rank = -1;
     if (*t == '#') {
       /* "#  Rank  0 Group  0 Pid 1234 on host device  0 [0x1a] ...": one line per rank */
+      int bad = 0;
       if (sscanf(t, "# Rank %d", &rank) == 1 && rank >= 0 && rank + 1 > s->ranks)
         s->ranks = rank + 1;
+      /* "# Out of bounds values : 0 OK" ends every run */
+      else if (sscanf(t, "# Out of bounds values : %d", &bad) == 1 && bad > 0)
+        rc = ss_err_set(err, s->path, i + 1, "the run reports %d out-of-bounds values: its results failed the check",
+                        bad);
       continue;
     }
     if (strstr(t, "] NCCL ")) /* NCCL_DEBUG output: "host:pid:tid [0] NCCL INFO ..." */
