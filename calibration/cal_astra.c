@@ -96,9 +96,9 @@ static int parse_layer(const char* path, int line, char* text, const astra_args*
   char* f[ASTRA_FIELDS + 1];
   int nf = cal_fields(text, f, ASTRA_FIELDS + 1);
   if (nf != ASTRA_FIELDS)
-    return ss_err_set(err, path, line, "%d fields, expected %d (name, reserved, then forward, input-gradient and "
+    return ss_err_set(err, path, line, "%d field%s, expected %d (name, reserved, then forward, input-gradient and "
                                        "weight-gradient compute cycles, communication type and bytes, update delay)",
-                      nf, ASTRA_FIELDS);
+                      nf, nf == 1 ? "" : "s", ASTRA_FIELDS);
   double fwd = 0, ig = 0, wg = 0, upd = 0, bytes = 0, hz = a->clock_ghz * 1e9;
   long long reserved;
   l->name = f[0];

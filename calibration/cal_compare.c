@@ -105,7 +105,7 @@ static int data_row(const char* path, int line, char* text, const int* col, int 
   if (n < 0)
     return ss_err_set(err, path, line, "a quote is not closed, or text follows a closing quote");
   if (n != ncols)
-    return ss_err_set(err, path, line, "%d fields, the header has %d", n, ncols);
+    return ss_err_set(err, path, line, "%d field%s, the header has %d", n, n == 1 ? "" : "s", ncols);
   r->line = line;
   r->args = f[col[0]];
   r->source = col[2] >= 0 ? f[col[2]] : "";

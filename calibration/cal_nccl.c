@@ -126,9 +126,9 @@ static int data_line(source* s, int line, char* text, nccl_data* d, ss_err* err)
       if (pair_row(s->path, line, f, d, err))
         return SS_EINPUT;
     } else if (nf != 0) {
-      return ss_err_set(err, s->path, line, "%d fields: expected a result row of all_reduce_perf (%s) or 'size busbw_GBps' "
+      return ss_err_set(err, s->path, line, "%d field%s: expected a result row of all_reduce_perf (%s) or 'size busbw_GBps' "
                                             "pairs, or a comment starting with '#'",
-                        nf, table_form);
+                        nf, nf == 1 ? "" : "s", table_form);
     }
     s->table_rows += (nf == 12 || nf == 13) && d->n > before;
     s->pair_rows += nf == 2 && d->n > before;
@@ -392,8 +392,12 @@ static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, ca
   if (n < sizeof(note))
     snprintf(note + n, sizeof(note) - n, " (%d ranks, %d points): alpha %.6g us, busbw %.6g GB/s", d->ranks, d->n,
              f->alpha_s * 1e6, f->busbw_bps / 1e9);
-  if (cal_same_file(a->out_platform, a->platform))
-    return ss_err_set(err, a->out_platform, 0, "the rewritten platform would overwrite its input");
+  if (cal_same_file(a->out_platform, a->platform) || (a->output && cal_same_file(a->out_platform, a->output)))
+    return ss_err_set(err, a->out_platform, 0, "the rewritten platform would overwrite %s",
+                      cal_same_file(a->out_platform, a->platform) ? "its input" : "the fit's output");
+  for (int i = 0; i < d->nsrc; i++)
+    if (cal_same_file(a->out_platform, d->src[i].path))
+      return ss_err_set(err, a->out_platform, 0, "the rewritten platform would overwrite a log");
   return cal_rescale_platform(a->platform, a->out_platform, f->busbw_bps, f->alpha_s / (2.0 * (d->ranks - 1)), note,
                               r, err);
 }
