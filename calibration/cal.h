@@ -18,8 +18,11 @@ typedef struct cal_command {
 /* The table of subcommands (calibrate.c). */
 extern const cal_command cal_commands[];
 
-/* stash-calibrate trace: a PyTorch profiler trace to a workload (cal_trace.c). */
+/* The subcommands, one file each (calibration/cal_NAME.c). */
 int cal_trace_main(int argc, char** argv);
+int cal_nccl_main(int argc, char** argv);
+int cal_astra_main(int argc, char** argv);
+int cal_compare_main(int argc, char** argv);
 
 /* Print "stash-calibrate: error: ..." (or "stash-calibrate NAME: error: ...") and return 2. */
 int cal_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

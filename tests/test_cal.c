@@ -1,5 +1,6 @@
-/* test_cal: end-to-end tests of stash-calibrate (one run per process), and its bad inputs
- * (tests/bad/cal_cases.txt: "name | args | exit | exact first stderr line"). */
+/* test_cal: end-to-end tests of stash-calibrate (nccl, astra, compare), each running the binaries
+ * as child processes, and its bad-input cases (tests/bad/cal_cases.txt). The process helpers are
+ * those of test_e2e.c. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,7 +12,14 @@
 
 #define MAX_ARGS 64
 
+typedef struct run_result {
+  int status; /* exit code, or 128 + signal */
+  char* out;
+  char* err;
+} run_result;
+
 static int failures;
+static char tmpdir[] = "/tmp/stash-cal-test-XXXXXX";
 
 #define CHECK(cond, ...)                                                                                               \
   do {                                                                                                                 \
@@ -23,11 +31,11 @@ static int failures;
     }                                                                                                                  \
   } while (0)
 
-typedef struct run_result {
-  int status;
-  char* out;
-  char* err;
-} run_result;
+/* Whether a and b agree within a relative tolerance. */
+static int near(double a, double b, double rel)
+{
+  return fabs(a - b) <= rel * fabs(b);
+}
 
 static char* slurp(FILE* f)
 {
@@ -42,17 +50,8 @@ static char* slurp(FILE* f)
   return s;
 }
 
-/* Run a binary with arguments given as one space-separated string. */
-static run_result runs(const char* bin, const char* args)
+static run_result run(char* const* argv)
 {
-  char buf[4096];
-  snprintf(buf, sizeof(buf), "%s", args);
-  char* argv[MAX_ARGS];
-  int n = 0;
-  argv[n++] = (char*)bin;
-  for (char* t = strtok(buf, " \t"); t && n < MAX_ARGS - 1; t = strtok(NULL, " \t"))
-    argv[n++] = t;
-  argv[n] = NULL;
   FILE* out = tmpfile();
   FILE* err = tmpfile();
   if (!out || !err)
@@ -72,20 +71,47 @@ static run_result runs(const char* bin, const char* args)
   return r;
 }
 
+/* Run a binary with printf-style arguments split at spaces. */
+static run_result runf(const char* bin, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static run_result runf(const char* bin, const char* fmt, ...)
+{
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  char* argv[MAX_ARGS];
+  int n = 0;
+  argv[n++] = (char*)bin;
+  for (char* t = strtok(buf, " \t"); t && n < MAX_ARGS - 1; t = strtok(NULL, " \t"))
+    argv[n++] = t;
+  argv[n] = NULL;
+  return run(argv);
+}
+
 static void run_free(run_result* r)
 {
   free(r->out);
   free(r->err);
 }
 
-static cJSON* read_json(const char* path)
+static char* read_text(const char* path)
 {
-  FILE* f = fopen(path, "r");
+  FILE* f = fopen(path, "rb");
+  CHECK(f != NULL, "cannot open %s", path);
   if (!f)
     return NULL;
   char* s = slurp(f);
   fclose(f);
-  cJSON* j = cJSON_Parse(s);
+  return s;
+}
+
+static cJSON* read_json(const char* path)
+{
+  char* s = read_text(path);
+  cJSON* j = s ? cJSON_Parse(s) : NULL;
+  CHECK(j != NULL, "%s is not JSON", path);
   free(s);
   return j;
 }
@@ -97,12 +123,317 @@ static double num(const cJSON* j, const char* key)
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+static const char* str(const cJSON* j, const char* key)
+{
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(j, key);
+  CHECK(cJSON_IsString(v), "key '%s' is missing or not a string", key);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* Run stash-calibrate; the run must succeed. */
+static void cal_ok(const char* fmt, const char* a, const char* b)
+{
+  run_result r = runf(SS_CAL_BIN, fmt, a, b);
+  CHECK(r.status == 0 && !*r.err, "stash-calibrate %s %s exited %d: %s", a, b, r.status, r.err);
+  run_free(&r);
+}
+
+/* stash-sim's iteration time for args (NAN and a failure if the run fails). */
+static double sim_iteration(const char* args)
+{
+  run_result r = runf(SS_SIM_BIN, "%s --format json", args);
+  cJSON* j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+  CHECK(j != NULL, "stash-sim %s exited %d: %s", args, r.status, r.err);
+  double t = j ? num(j, "iteration_s") : NAN;
+  cJSON_Delete(j);
+  run_free(&r);
+  return t;
+}
+
+/* Time (s) and busbw (B/s) of one allreduce of bytes by "stash-sim bench allreduce PLATFORM". */
+static double bench(const char* platform, double bytes, double* busbw_bps)
+{
+  run_result r = runf(SS_SIM_BIN, "bench allreduce %s --min-bytes %.17g --max-bytes %.17g --format csv", platform, bytes,
+                      bytes);
+  double t = NAN, bus = NAN;
+  const char* row = strchr(r.out, '\n');
+  int ok = r.status == 0 && row && sscanf(row + 1, "%*[^,],%*d,%*d,%*[^,],%*f,%*f,%*[^,],%lf,%*f,%lf", &t, &bus) == 2;
+  CHECK(ok, "bench allreduce %s: %s%s", platform, r.out, r.err);
+  run_free(&r);
+  *busbw_bps = bus * 1e9;
+  return t;
+}
+
+/* The 2 x RTX 2080 Ti table of ../shared/data/nccl_single_node.md: the fit agrees with an
+ * independent computation of the same weighted least squares (python3, docs/calibration.md). */
+static void test_nccl_2080ti(void)
+{
+  char out[256];
+  snprintf(out, sizeof(out), "%s/p.json", tmpdir);
+  cal_ok("nccl tests/calibration/nccl_2080ti_busbw.txt --ranks 2 -o %s%s", out, "");
+  cJSON* j = read_json(out);
+  if (!j)
+    return;
+  CHECK(num(j, "ranks") == 2 && num(j, "points") == 13, "ranks %g, points %g", num(j, "ranks"), num(j, "points"));
+  CHECK(near(num(j, "alpha_s"), 32.20377512619718e-6, 1e-9), "alpha %.12g s", num(j, "alpha_s"));
+  CHECK(near(num(j, "algbw_Bps"), 20.16405577783004e9, 1e-9), "algbw %.12g B/s", num(j, "algbw_Bps"));
+  CHECK(num(j, "busbw_Bps") == num(j, "algbw_Bps"), "2 ranks: busbw %.12g must equal algbw", num(j, "busbw_Bps"));
+  CHECK(near(num(j, "residual_rms_rel"), 0.13514948434158952, 1e-9), "rms %.12g", num(j, "residual_rms_rel"));
+  CHECK(near(num(j, "residual_max_rel"), 0.2791972453806677, 1e-9), "max %.12g", num(j, "residual_max_rel"));
+  /* Each point: the time is the size over the busbw (2 ranks), the error that of the fit. */
+  const cJSON* data = cJSON_GetObjectItemCaseSensitive(j, "data");
+  const double busbw_GBps[13] = {1.22, 1.98, 2.84, 4.18, 7.28, 11.06, 14.89, 17.46, 19.73, 20.05, 20.51, 21.40, 20.34};
+  double sq = 0;
+  CHECK(cJSON_GetArraySize(data) == 13, "%d data points", cJSON_GetArraySize(data));
+  for (int i = 0; i < 13 && cJSON_GetArraySize(data) == 13; i++) {
+    const cJSON* p = cJSON_GetArrayItem(data, i);
+    double bytes = 32768.0 * (1 << i), t = num(p, "time_s");
+    CHECK(num(p, "bytes") == bytes && near(t, bytes / (busbw_GBps[i] * 1e9), 1e-12), "point %d: %g B in %g s", i,
+          num(p, "bytes"), t);
+    double e = (num(j, "alpha_s") + bytes / num(j, "algbw_Bps")) / t - 1;
+    CHECK(near(num(p, "rel_error"), e, 1e-9), "point %d: error %g, expected %g", i, num(p, "rel_error"), e);
+    sq += e * e;
+  }
+  CHECK(near(sqrt(sq / 13), num(j, "residual_rms_rel"), 1e-9), "rms of the points %g", sqrt(sq / 13));
+  cJSON_Delete(j);
+}
+
+/* Synthetic all_reduce_perf logs (tests/calibration/nccl_synthetic_run*.log: 5 us + size / 10 GB/s,
+ * 4 ranks, in-place times doubled): both layouts, several files, out-of-place times, the ranks. */
+static void test_nccl_table(void)
+{
+  char out[256];
+  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
+  const char* inputs[] = {"tests/calibration/nccl_synthetic_run1.log tests/calibration/nccl_synthetic_run2.log",
+                          "tests/calibration/nccl_synthetic_run1.log"};
+  const int points[] = {25, 18};
+  for (int k = 0; k < 2; k++) {
+    cal_ok("nccl %s -o %s", inputs[k], out);
+    cJSON* j = read_json(out);
+    if (!j)
+      return;
+    CHECK(num(j, "ranks") == 4 && num(j, "points") == points[k], "%s: ranks %g, points %g", inputs[k],
+          num(j, "ranks"), num(j, "points"));
+    /* times are printed to 0.01 us: 5 us is known to 0.1% */
+    CHECK(near(num(j, "alpha_s"), 5e-6, 2e-3), "%s: alpha %.9g s", inputs[k], num(j, "alpha_s"));
+    CHECK(near(num(j, "algbw_Bps"), 10e9, 1e-4), "%s: algbw %.9g B/s", inputs[k], num(j, "algbw_Bps"));
+    CHECK(near(num(j, "busbw_Bps"), 1.5 * num(j, "algbw_Bps"), 1e-12), "busbw = algbw x 2(4-1)/4: %.9g",
+          num(j, "busbw_Bps"));
+    CHECK(num(j, "residual_rms_rel") < 1e-3, "%s: residual %g", inputs[k], num(j, "residual_rms_rel"));
+    CHECK(strcmp(str(j, "ranks_from"), "tests/calibration/nccl_synthetic_run1.log") == 0, "ranks from %s",
+          str(j, "ranks_from"));
+    cJSON_Delete(j);
+  }
+  /* No -o: the JSON goes to stdout. */
+  run_result r = runf(SS_CAL_BIN, "nccl tests/calibration/nccl_synthetic_run2.log");
+  cJSON* j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+  CHECK(j && num(j, "points") == 7, "stdout: %s%s", r.out, r.err);
+  cJSON_Delete(j);
+  run_free(&r);
+}
+
+/* Rescale a platform to the 2080 Ti fit and check the simulator: on 2 GPUs an allreduce of S bytes
+ * takes alpha + S / algbw exactly; on p3.8xlarge (4 GPUs, 4 NVLink rings) the fitted busbw and
+ * hop latency, 2(n-1)(alpha/2 + S/(n busbw)). Large sizes: busbw within 0.5% of the fit. */
+static void test_nccl_platform(void)
+{
+  const char* platforms[] = {"tests/calibration/rtx2080ti_x2.xml", "platforms/p3.8xl.xml"};
+  const int ngpus[] = {2, 4};
+  const int nlinks[] = {1, 6};
+  for (int k = 0; k < 2; k++) {
+    char out[256], q[256], args[1024];
+    snprintf(out, sizeof(out), "%s/p%d.json", tmpdir, k);
+    snprintf(q, sizeof(q), "%s/q%d.xml", tmpdir, k);
+    snprintf(args, sizeof(args), "--platform %s --out-platform %s", platforms[k], q);
+    cal_ok("nccl tests/calibration/nccl_2080ti_busbw.txt --ranks 2 -o %s %s", out, args);
+    cJSON* j = read_json(out);
+    const cJSON* p = cJSON_GetObjectItemCaseSensitive(j, "platform");
+    CHECK(p != NULL, "%s: no platform block", platforms[k]);
+    if (!p) {
+      cJSON_Delete(j);
+      continue;
+    }
+    double alpha = num(j, "alpha_s"), algbw = num(j, "algbw_Bps"), busbw = num(j, "busbw_Bps");
+    const cJSON* links = cJSON_GetObjectItemCaseSensitive(p, "links");
+    CHECK(num(p, "gpus") == ngpus[k] && cJSON_GetArraySize(links) == nlinks[k] &&
+              strcmp(str(p, "link_classes"), "nvlink") == 0,
+          "%s: %g GPUs, %d links of %s", platforms[k], num(p, "gpus"), cJSON_GetArraySize(links),
+          str(p, "link_classes"));
+    CHECK(near(num(p, "busbw_after_Bps"), busbw, 1e-9) && near(num(p, "hop_latency_after_s"), alpha / 2, 1e-9),
+          "%s: after %g B/s, %g s", platforms[k], num(p, "busbw_after_Bps"), num(p, "hop_latency_after_s"));
+    char* xml = read_text(q);
+    CHECK(xml && strstr(xml, "stash-calibrate nccl rescaled this nvlink link") &&
+              strstr(xml, "tests/calibration/nccl_2080ti_busbw.txt") && strstr(xml, "bandwidth=\"9.6GBps\""),
+          "%s: the comments, the log's name and the untouched PCIe links", q);
+    free(xml);
+    int n = ngpus[k];
+    const double sizes[] = {32768, 1048576, 1073741824};
+    for (int s = 0; s < 3; s++) {
+      double bus = 0, t = bench(q, sizes[s], &bus);
+      double expect = 2.0 * (n - 1) * (alpha / 2 + sizes[s] / (n * busbw));
+      if (n == 2)
+        CHECK(near(expect, alpha + sizes[s] / algbw, 1e-12), "2 GPUs: %g", expect);
+      CHECK(near(t, expect, 1e-6), "%s, %g B: %.9g s, expected %.9g s", q, sizes[s], t, expect);
+      if (sizes[s] > 1e9)
+        CHECK(near(bus, busbw, 5e-3), "%s: busbw %.6g at 1 GiB, fit %.6g", q, bus, busbw);
+    }
+    cJSON_Delete(j);
+  }
+}
+
+/* ASTRA-sim's ResNet-50 example: 54 layers, 25,502,912 weights, times = cycles / clock, and a
+ * single V100 at the reference speed runs one iteration in the sum of all cycles. */
+static void test_astra_resnet50(void)
+{
+  const char* src = "tests/calibration/astrasim_Resnet50_DataParallel.txt";
+  char out[256], out2[256], args[512];
+  snprintf(out, sizeof(out), "%s/w.json", tmpdir);
+  snprintf(out2, sizeof(out2), "%s/w2.json", tmpdir);
+  cal_ok("astra %s --clock-ghz 1 -o %s", src, out);
+  cal_ok("astra %s --clock-ghz 2 --batch 4 --model r50 -o %s", src, out2);
+  cJSON* j = read_json(out);
+  cJSON* j2 = read_json(out2);
+  if (!j || !j2)
+    return;
+  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(j, "layers");
+  const cJSON* layers2 = cJSON_GetObjectItemCaseSensitive(j2, "layers");
+  CHECK(cJSON_GetArraySize(layers) == 54 && cJSON_GetArraySize(layers2) == 54, "%d layers",
+        cJSON_GetArraySize(layers));
+  double params = 0, fwd = 0, bwd = 0;
+  for (int i = 0; i < cJSON_GetArraySize(layers); i++) {
+    const cJSON* l = cJSON_GetArrayItem(layers, i);
+    const cJSON* l2 = cJSON_GetArrayItem(layers2, i);
+    params += num(l, "params");
+    fwd += num(l, "fwd_s");
+    bwd += num(l, "bwd_s");
+    CHECK(l2 && near(num(l2, "fwd_s"), num(l, "fwd_s") / 2, 1e-12) && near(num(l2, "bwd_s"), num(l, "bwd_s") / 2, 1e-12),
+          "layer %d: twice the clock, half the time", i);
+  }
+  CHECK(params == 25502912, "params %.0f", params);
+  /* sums of fields 3, 6 + 9 and 12 of the file, at 1 GHz */
+  CHECK(near(fwd, 380038e-9, 1e-12) && near(bwd, (377463 + 337813) * 1e-9, 1e-12), "fwd %.9g, bwd %.9g", fwd, bwd);
+  CHECK(near(num(j, "optimizer_s"), 33789e-9, 1e-12), "optimizer %.9g", num(j, "optimizer_s"));
+  const cJSON* first = cJSON_GetArrayItem(layers, 0);
+  const cJSON* last = cJSON_GetArrayItem(layers, 53);
+  CHECK(first && strcmp(str(first, "name"), "conv1") == 0 && num(first, "params") == 9408 &&
+            near(num(first, "bwd_s"), (12864 + 32291) * 1e-9, 1e-12),
+        "conv1");
+  CHECK(last && strcmp(str(last, "name"), "fc1000") == 0 && num(last, "params") == 2048000, "fc1000");
+  CHECK(strcmp(str(j, "model"), "astrasim_Resnet50_DataParallel") == 0 && strcmp(str(j2, "model"), "r50") == 0 &&
+            num(j2, "batch_per_gpu") == 4,
+        "model names and batch");
+  const cJSON* prov = cJSON_GetObjectItemCaseSensitive(j, "provenance");
+  CHECK(strstr(str(prov, "imported"), src) && strstr(str(prov, "imported"), "1 GHz"), "provenance: %s",
+        str(prov, "imported"));
+  /* p3.2xlarge: one V100 at the default reference speed, batch 1: no scaling, no communication */
+  snprintf(args, sizeof(args), "platforms/p3.2xl.xml %s --synthetic", out);
+  double t = sim_iteration(args);
+  CHECK(near(t, (380038 + 377463 + 337813 + 33789) * 1e-9, 1e-9), "one V100: %.12g s", t);
+  snprintf(args, sizeof(args), "platforms/p3.16xl.xml %s", out);
+  t = sim_iteration(args);
+  CHECK(t > 1129103e-9, "8 V100s with data loading and allreduce: %.9g s", t);
+  cJSON_Delete(j);
+  cJSON_Delete(j2);
+}
+
+/* Parse the CSV of compare -o: line, simulated and error of each row. */
+static int compare_rows(const char* path, int* line, double* sim, double* err_pct, int max)
+{
+  FILE* f = fopen(path, "r");
+  CHECK(f != NULL, "cannot open %s", path);
+  if (!f)
+    return 0;
+  char buf[4096];
+  int n = 0;
+  CHECK(fgets(buf, sizeof(buf), f) && strncmp(buf, "line,args,source,measured_iteration_s,", 38) == 0, "header %s",
+        buf);
+  while (n < max && fgets(buf, sizeof(buf), f)) {
+    /* line,"args","source",measured,simulated,error,ok, */
+    char* q = buf;
+    for (int quotes = 0; *q && quotes < 4; q++)
+      quotes += *q == '"';
+    CHECK(sscanf(buf, "%d", &line[n]) == 1 && sscanf(q, ",%*f,%lf,%lf,ok,", &sim[n], &err_pct[n]) == 2, "row %s", buf);
+    n++;
+  }
+  fclose(f);
+  return n;
+}
+
+/* The measured single-GPU ResNet-50 times (tests/calibration/measured.csv): the simulated times are
+ * what stash-sim says when run alone, the errors are (simulated - measured) / measured and, computed
+ * with the simulator beforehand, +0.25%, -24.01%, -24.16%, +6.73%; the summary's median and max. */
+static void test_compare(void)
+{
+  char out[256];
+  snprintf(out, sizeof(out), "%s/c.csv", tmpdir);
+  run_result r = runf(SS_CAL_BIN, "compare tests/calibration/measured.csv -o %s", out);
+  CHECK(r.status == 0 && !*r.err, "exit %d: %s", r.status, r.err);
+  const char* args[] = {"platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32",
+                        "platforms/p2.xl.xml workloads/resnet50.json --synthetic --batch 16",
+                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 16",
+                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 128"};
+  const double measured[] = {0.0987, 0.39881, 0.06609, 0.367161953};
+  const double expect_pct[] = {0.245187, -24.006248, -24.162506, 6.728924};
+  int line[8];
+  double sim[8], err[8];
+  int n = compare_rows(out, line, sim, err, 8);
+  CHECK(n == 4, "%d rows", n);
+  for (int i = 0; i < n && i < 4; i++) {
+    double alone = sim_iteration(args[i]);
+    CHECK(near(sim[i], alone, 1e-8), "row %d: %.9g s, stash-sim alone %.9g s", i, sim[i], alone);
+    CHECK(fabs(err[i] - 100 * (alone - measured[i]) / measured[i]) < 1e-5, "row %d: error %.6f%%", i, err[i]);
+    CHECK(fabs(err[i] - expect_pct[i]) < 0.01, "row %d: error %.6f%%, expected %.6f%%", i, err[i], expect_pct[i]);
+    CHECK(line[i] == 9 + i, "row %d is line %d", i, line[i]);
+  }
+  /* |errors| sorted: 0.25, 6.73, 24.01, 24.16: median (6.73 + 24.01) / 2, max 24.16 on line 11 */
+  CHECK(strstr(r.out, "# rows 4, failed 0; |error| median 15.37%, max 24.16% (line 11)") != NULL, "summary: %s", r.out);
+  CHECK(strstr(r.out, "    10      0.398810      0.303071    -24.01  platforms/p2.xl.xml") != NULL, "table: %s", r.out);
+  run_free(&r);
+}
+
+/* A row whose run fails is reported with the simulator's error and counted; exit status 1. */
+static void test_compare_failure(void)
+{
+  run_result r = runf(SS_CAL_BIN, "compare tests/calibration/measured_failing.csv");
+  CHECK(r.status == 1 && !*r.err, "exit %d: %s", r.status, r.err);
+  CHECK(strstr(r.out, "FAILED: tests/calibration/no_such_platform.xml: error: cannot open platform file: No such file "
+                      "or directory") != NULL,
+        "table: %s", r.out);
+  double t = sim_iteration("tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --gpus 1");
+  char summary[128];
+  snprintf(summary, sizeof(summary), "# rows 2, failed 1; |error| median %.2f%%, max %.2f%% (line 4)",
+           fabs(100 * (t - 0.01) / 0.01), fabs(100 * (t - 0.01) / 0.01));
+  CHECK(strstr(r.out, summary) != NULL, "expected '%s' in: %s", summary, r.out);
+  run_free(&r);
+}
+
+static void test_help(void)
+{
+  const char* cmds[] = {"nccl", "astra", "compare"};
+  run_result r = runf(SS_CAL_BIN, "--help");
+  CHECK(r.status == 0 && strstr(r.out, "usage: stash-calibrate") && !*r.err, "--help");
+  for (int i = 0; i < 3; i++)
+    CHECK(strstr(r.out, cmds[i]) != NULL, "--help lists %s", cmds[i]);
+  run_free(&r);
+  for (int i = 0; i < 3; i++) {
+    r = runf(SS_CAL_BIN, "%s --help", cmds[i]);
+    char want[64];
+    snprintf(want, sizeof(want), "usage: stash-calibrate %s ", cmds[i]);
+    CHECK(r.status == 0 && strncmp(r.out, want, strlen(want)) == 0 && !*r.err, "%s --help: %s", cmds[i], r.out);
+    run_free(&r);
+  }
+  r = runf(SS_CAL_BIN, "%s", "");
+  CHECK(r.status == 2 && strcmp(r.err, "stash-calibrate: error: expected a command (see --help)\n") == 0, "no command");
+  run_free(&r);
+}
+
+/* Bad input: exit code and the exact first line of stderr, nothing on stdout. */
 /* Import a trace and return the workload (NULL and a failure otherwise). */
 static cJSON* import(const char* trace, const char* out, const char* extra)
 {
   char args[1024];
   snprintf(args, sizeof(args), "trace %s -o %s --samples 50000 %s", trace, out, extra);
-  run_result r = runs(SS_CAL_BIN, args);
+  run_result r = runf(SS_CAL_BIN, "%s", args);
   CHECK(r.status == 0, "stash-calibrate %s exited %d: %s", args, r.status, r.err);
   run_free(&r);
   return r.status == 0 ? read_json(out) : NULL;
@@ -127,7 +458,8 @@ static void sums(const cJSON* w, double* fwd, double* bwd, double* params, int* 
  * its steps took 164-181 ms. */
 static void test_trace_resnet50(void)
 {
-  const char* out = "build-test-trace-resnet50.json";
+  char out[512];
+  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
   cJSON* w = import("tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz", out, "--model resnet50");
   if (!w)
     return;
@@ -147,9 +479,9 @@ static void test_trace_resnet50(void)
   cJSON_Delete(w);
   /* The simulated step of the same job (DataLoader in the training process, one V100): within
    * 10% of the steps' median, 176.3 ms. */
-  char args[512];
+  char args[1024];
   snprintf(args, sizeof(args), "platforms/p3.2xl.xml %s --workers 0 --cache 1 --format json", out);
-  run_result r = runs(SS_SIM_BIN, args);
+  run_result r = runf(SS_SIM_BIN, "%s", args);
   cJSON* rep = r.status == 0 ? cJSON_Parse(r.out) : NULL;
   double it = rep ? num(rep, "iteration_s") : NAN;
   CHECK(fabs(it - 0.1763) <= 0.10 * 0.1763, "simulated step %.4g s, measured median 176.3 ms (164-181): %s", it,
@@ -163,7 +495,8 @@ static void test_trace_resnet50(void)
  * it, a linear layer (its addmm inside) and the loss; backward on another thread. */
 static void test_trace_synthetic(void)
 {
-  const char* out = "build-test-trace-synthetic.json";
+  char out[512];
+  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
   cJSON* w = import("tests/calibration/synthetic.json", out, "");
   if (!w)
     return;
@@ -185,9 +518,9 @@ static void test_trace_synthetic(void)
         "dataset: 3072 B copied and 80 us of DataLoader for 4 samples");
   cJSON_Delete(w);
   /* The same trace twice gives the same file. */
-  run_result a = runs("/bin/cat", out);
+  run_result a = runf("/bin/cat", "%s", out);
   cJSON* again = import("tests/calibration/synthetic.json", out, "");
-  run_result b = runs("/bin/cat", out);
+  run_result b = runf("/bin/cat", "%s", out);
   CHECK(strcmp(a.out, b.out) == 0, "two imports differ");
   cJSON_Delete(again);
   run_free(&a);
@@ -200,7 +533,8 @@ static void test_trace_synthetic(void)
  * wrappers. Each operator's own time (its time less its children's) goes to its layer. */
 static void test_trace_cpu(void)
 {
-  const char* out = "build-test-trace-cpu.json";
+  char out[512];
+  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
   cJSON* w = import("tests/calibration/cpu_ddp.json", out, "--gpu-flops 1e11 --gpu-model cpu-core");
   if (!w)
     return;
@@ -227,67 +561,93 @@ static void test_trace_cpu(void)
   remove(out);
 }
 
-/* One bad-input case of tests/bad/cal_cases.txt. */
 static void test_bad(const char* name)
 {
   FILE* f = fopen("tests/bad/cal_cases.txt", "r");
-  CHECK(f, "cannot open tests/bad/cal_cases.txt");
+  CHECK(f != NULL, "cannot open tests/bad/cal_cases.txt");
   if (!f)
     return;
   char line[4096];
   int found = 0;
   while (fgets(line, sizeof(line), f)) {
-    char* fields[4];
-    char* p = line;
-    int k = 0;
-    for (; k < 4; k++) {
-      fields[k] = p;
-      char* bar = k < 3 ? strstr(p, " | ") : NULL;
-      if (k < 3 && !bar)
-        break;
-      if (bar) {
-        *bar = '\0';
-        p = bar + 3;
-      }
+    if (line[0] == '#')
+      continue;
+    char* field[4];
+    int n = 0;
+    for (char* t = strtok(line, "|\n"); t && n < 4; t = strtok(NULL, "|\n")) {
+      while (*t == ' ')
+        t++;
+      char* e = t + strlen(t);
+      while (e > t && e[-1] == ' ')
+        *--e = '\0';
+      field[n++] = t;
     }
-    if (k < 4 || strcmp(fields[0], name) != 0)
+    if (n != 4 || strcmp(field[0], name) != 0)
       continue;
     found = 1;
-    fields[3][strcspn(fields[3], "\n")] = '\0';
-    run_result r = runs(SS_CAL_BIN, fields[1]);
-    char first[4096];
-    snprintf(first, sizeof(first), "%s", r.err);
-    first[strcspn(first, "\n")] = '\0';
-    CHECK(r.status == atoi(fields[2]), "%s: exit %d, expected %s (stderr: %s)", name, r.status, fields[2], r.err);
-    CHECK(strcmp(first, fields[3]) == 0, "%s: first stderr line\n  got:      %s\n  expected: %s", name, first,
-          fields[3]);
+    run_result r = runf(SS_CAL_BIN, "%s", field[1]);
+    char* nl = strchr(r.err, '\n');
+    CHECK(nl && nl[1] == '\0', "%s: stderr must be exactly one line, got: %s", name, r.err);
+    if (nl)
+      *nl = '\0';
+    CHECK(r.status == atoi(field[2]), "%s: exit %d, expected %s", name, r.status, field[2]);
+    CHECK(strcmp(r.err, field[3]) == 0, "%s:\n  got      '%s'\n  expected '%s'", name, r.err, field[3]);
+    CHECK(r.out[0] == '\0', "%s: printed on stdout: %s", name, r.out);
     run_free(&r);
   }
   fclose(f);
-  CHECK(found, "no case '%s'", name);
+  CHECK(found, "no case '%s' in tests/bad/cal_cases.txt", name);
 }
 
-static const struct {
+typedef struct test_entry {
   const char* name;
   void (*fn)(void);
-} tests[] = {{"trace_resnet50", test_trace_resnet50}, {"trace_synthetic", test_trace_synthetic},
-             {"trace_cpu", test_trace_cpu}};
+} test_entry;
+
+static const test_entry tests[] = {
+    {"trace_resnet50", test_trace_resnet50},
+    {"trace_synthetic", test_trace_synthetic},
+    {"trace_cpu", test_trace_cpu},
+    {"nccl_2080ti", test_nccl_2080ti},
+    {"nccl_table", test_nccl_table},
+    {"nccl_platform", test_nccl_platform},
+    {"astra_resnet50", test_astra_resnet50},
+    {"compare", test_compare},
+    {"compare_failure", test_compare_failure},
+    {"help", test_help},
+};
+
+/* Remove the files a test wrote, then the directory. */
+static void cleanup(void)
+{
+  const char* names[] = {"p.json", "t.json", "p0.json", "p1.json", "q0.xml", "q1.xml", "w.json", "w2.json", "c.csv"};
+  char path[512];
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+    unlink(path);
+  }
+  rmdir(tmpdir);
+}
 
 int main(int argc, char** argv)
 {
   if (argc == 3 && strcmp(argv[1], "bad") == 0) {
     test_bad(argv[2]);
   } else if (argc == 2) {
-    int found = 0;
+    const test_entry* t = NULL;
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-      if (strcmp(tests[i].name, argv[1]) == 0) {
-        tests[i].fn();
-        found = 1;
-      }
-    if (!found) {
+      if (strcmp(tests[i].name, argv[1]) == 0)
+        t = &tests[i];
+    if (!t) {
       fprintf(stderr, "test_cal: unknown test '%s'\n", argv[1]);
       return 2;
     }
+    if (!mkdtemp(tmpdir)) {
+      perror("test_cal: mkdtemp");
+      return 1;
+    }
+    t->fn();
+    cleanup();
   } else {
     fprintf(stderr, "usage: test_cal TEST | test_cal bad CASE\n");
     return 2;

@@ -1,0 +1,438 @@
+/* cal_compare: stash-calibrate compare: measured iteration times against stash-sim's predictions,
+ * one simulation per row (the stash-sim binary, run as a child process). */
+#include "cal.h"
+#include "cal_text.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_COLUMNS 16
+#define MAX_SIM_ARGS 128
+
+typedef struct row {
+  int line;
+  char* args; /* point into the file's lines */
+  const char* source;
+  double measured_s;
+  double simulated_s; /* NAN when the run failed */
+  char* error;        /* why the run failed (owned), NULL on success */
+} row;
+
+typedef struct compare_args {
+  const char* output;
+  const char* bin;
+  int help;
+} compare_args;
+
+static const char* const columns[] = {"args", "measured_iteration_s", "source", "note", NULL};
+
+/* Split one CSV line in place (RFC 4180 quoting, no line breaks inside fields). Returns the number
+ * of fields, or -1 for a quote that is not closed or text after a closing quote. */
+static int csv_fields(char* s, char** f, int max)
+{
+  int n = 0;
+  for (;;) {
+    char* start = s;
+    char* w = s;
+    if (*s == '"') {
+      for (s++;; s++) {
+        if (*s == '\0')
+          return -1;
+        if (*s == '"' && s[1] == '"')
+          *w++ = *s++;
+        else if (*s == '"')
+          break;
+        else
+          *w++ = *s;
+      }
+      s++;
+      if (*s != ',' && *s != '\0')
+        return -1;
+    } else {
+      while (*s && *s != ',')
+        w = ++s;
+    }
+    char end = *s;
+    *w = '\0';
+    if (n < max)
+      f[n] = start;
+    n++;
+    if (end == '\0')
+      return n;
+    s++;
+  }
+}
+
+/* Header: which field holds which column (-1 when absent). */
+static int header(const char* path, int line, char* text, int* col, int* ncols, ss_err* err)
+{
+  char* f[MAX_COLUMNS];
+  int n = csv_fields(text, f, MAX_COLUMNS);
+  if (n < 0 || n > MAX_COLUMNS)
+    return ss_err_set(err, path, line, n < 0 ? "a quote is not closed" : "more than %d columns", MAX_COLUMNS);
+  for (int c = 0; columns[c]; c++)
+    col[c] = -1;
+  for (int i = 0; i < n; i++) {
+    int c = 0;
+    while (columns[c] && strcmp(columns[c], f[i]) != 0)
+      c++;
+    if (!columns[c])
+      return ss_err_set(err, path, line, "unknown column '%s' (columns: args, measured_iteration_s, and optionally "
+                                         "source, note)",
+                        f[i]);
+    if (col[c] >= 0)
+      return ss_err_set(err, path, line, "column '%s' appears twice", f[i]);
+    col[c] = i;
+  }
+  for (int c = 0; c < 2; c++)
+    if (col[c] < 0)
+      return ss_err_set(err, path, line, "no column '%s' in the header", columns[c]);
+  *ncols = n;
+  return SS_OK;
+}
+
+static int data_row(const char* path, int line, char* text, const int* col, int ncols, row* r, ss_err* err)
+{
+  char* f[MAX_COLUMNS];
+  int n = csv_fields(text, f, MAX_COLUMNS);
+  if (n < 0)
+    return ss_err_set(err, path, line, "a quote is not closed, or text follows a closing quote");
+  if (n != ncols)
+    return ss_err_set(err, path, line, "%d field%s, the header has %d", n, n == 1 ? "" : "s", ncols);
+  r->line = line;
+  r->args = f[col[0]];
+  r->source = col[2] >= 0 ? f[col[2]] : "";
+  r->simulated_s = NAN;
+  const char* m = f[col[1]];
+  if (cal_number(m, &r->measured_s) || !(r->measured_s > 0))
+    return ss_err_set(err, path, line, "measured_iteration_s '%s' is not a positive number of seconds", m);
+  char copy[4096];
+  snprintf(copy, sizeof(copy), "%s", r->args);
+  char* a[MAX_SIM_ARGS];
+  int na = cal_fields(copy, a, MAX_SIM_ARGS);
+  if (na == 0)
+    return ss_err_set(err, path, line, "empty args: expected stash-sim's arguments (PLATFORM.xml WORKLOAD.json ...)");
+  if (na > MAX_SIM_ARGS - 4)
+    return ss_err_set(err, path, line, "more than %d arguments", MAX_SIM_ARGS - 4);
+  if (strcmp(a[0], "bench") == 0 || strcmp(a[0], "whatif") == 0)
+    return ss_err_set(err, path, line, "'stash-sim %s' does not report an iteration time: give a training run", a[0]);
+  for (int i = 0; i < na; i++)
+    if (strcmp(a[i], "-o") == 0 || strncmp(a[i], "--output", 8) == 0 || strncmp(a[i], "--format", 8) == 0)
+      return ss_err_set(err, path, line, "args set %s: compare reads stash-sim's JSON report from its output", a[i]);
+  return SS_OK;
+}
+
+static int read_csv(const char* path, cal_lines* lines, row** rows, int* nrows, ss_err* err)
+{
+  if (cal_lines_read(path, "measurements", lines, err))
+    return SS_EINPUT;
+  int col[MAX_COLUMNS], ncols = 0, have_header = 0;
+  *rows = calloc((size_t)lines->n + 1, sizeof(row));
+  if (!*rows)
+    return ss_err_set(err, path, 0, "out of memory");
+  for (int i = 0; i < lines->n; i++) {
+    char* t = lines->line[i];
+    if (!t[strspn(t, " \t")] || t[0] == '#') /* blank lines, and comments saying where rows come from */
+      continue;
+    if (!have_header && header(path, i + 1, t, col, &ncols, err))
+      return SS_EINPUT;
+    if (!have_header++)
+      continue;
+    if (data_row(path, i + 1, t, col, ncols, &(*rows)[*nrows], err))
+      return SS_EINPUT;
+    (*nrows)++;
+  }
+  if (*nrows == 0)
+    return ss_err_set(err, path, 0, "no rows: expected a header (args,measured_iteration_s[,source][,note]) and one "
+                                    "row per configuration");
+  return SS_OK;
+}
+
+static char* first_line(const char* s)
+{
+  size_t n = strcspn(s, "\n");
+  char* l = malloc(n + 1);
+  if (l) {
+    memcpy(l, s, n);
+    l[n] = '\0';
+  }
+  return l;
+}
+
+static char* slurp(FILE* f)
+{
+  long n = ftell(f);
+  char* s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!s)
+    return NULL;
+  rewind(f);
+  size_t got = fread(s, 1, (size_t)n, f);
+  s[got] = '\0';
+  return s;
+}
+
+static char* failure(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A row's error message (owned), NULL when out of memory. */
+static char* failure(const char* fmt, ...)
+{
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return strdup(buf);
+}
+
+/* Run bin with the row's args and --format json; sets simulated_s, or error. */
+static void run_row(const char* bin, row* r)
+{
+  char copy[4096];
+  snprintf(copy, sizeof(copy), "%s", r->args);
+  char* argv[MAX_SIM_ARGS];
+  argv[0] = (char*)bin;
+  int n = 1 + cal_fields(copy, argv + 1, MAX_SIM_ARGS - 4);
+  argv[n++] = (char*)"--format";
+  argv[n++] = (char*)"json";
+  argv[n] = NULL;
+  FILE* out = tmpfile();
+  FILE* err = tmpfile();
+  pid_t pid = out && err ? fork() : -1;
+  if (pid == 0) {
+    dup2(fileno(out), 1);
+    dup2(fileno(err), 2);
+    (strchr(bin, '/') ? execv : execvp)(bin, argv);
+    fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));
+    _exit(127);
+  }
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+    r->error = failure("cannot start %s: %s", bin, strerror(errno));
+  } else {
+    char* o = slurp(out);
+    char* e = slurp(err);
+    cJSON* j = WIFEXITED(st) && WEXITSTATUS(st) == 0 && o ? cJSON_Parse(o) : NULL;
+    const cJSON* it = cJSON_GetObjectItemCaseSensitive(j, "iteration_s");
+    if (cJSON_IsNumber(it) && it->valuedouble > 0)
+      r->simulated_s = it->valuedouble;
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+      r->error = failure("no iteration_s in the simulator's report");
+    else if (e && *e)
+      r->error = first_line(e);
+    else if (WIFEXITED(st))
+      r->error = failure("stash-sim exited with status %d", WEXITSTATUS(st));
+    else
+      r->error = failure("stash-sim was killed by signal %d", WTERMSIG(st));
+    cJSON_Delete(j);
+    free(o);
+    free(e);
+  }
+  if (out)
+    fclose(out);
+  if (err)
+    fclose(err);
+  if (!isfinite(r->simulated_s) && !r->error)
+    r->error = strdup("out of memory");
+}
+
+static double error_pct(const row* r)
+{
+  return 100 * (r->simulated_s - r->measured_s) / r->measured_s;
+}
+
+static int cmp_double(const void* a, const void* b)
+{
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median and max of |error| over the rows that ran; *imax is the row of the max, -1 if none ran. */
+static int summary(const row* rows, int n, double* median, double* max, int* imax)
+{
+  double* e = malloc(sizeof(double) * (size_t)n);
+  int k = 0;
+  *imax = -1;
+  *median = *max = NAN;
+  for (int i = 0; e && i < n; i++)
+    if (!rows[i].error) {
+      e[k++] = fabs(error_pct(&rows[i]));
+      if (*imax < 0 || fabs(error_pct(&rows[i])) > *max)
+        *max = fabs(error_pct(&rows[i])), *imax = i;
+    }
+  if (e && k > 0) {
+    qsort(e, (size_t)k, sizeof(double), cmp_double);
+    *median = k % 2 ? e[k / 2] : (e[k / 2 - 1] + e[k / 2]) / 2;
+  }
+  free(e);
+  return k;
+}
+
+static void write_table(FILE* f, const char* path, const char* bin, const row* rows, int n)
+{
+  fprintf(f, "# stash-calibrate compare: %s, simulator %s\n", path, bin);
+  fprintf(f, "#%5s %13s %13s %9s  %s\n", "line", "measured(s)", "simulated(s)", "error(%)", "args");
+  for (int i = 0; i < n; i++) {
+    const row* r = &rows[i];
+    if (r->error)
+      fprintf(f, " %5d %13.6f %13s %9s  %s\n       FAILED: %s\n", r->line, r->measured_s, "FAILED", "", r->args,
+              r->error);
+    else
+      fprintf(f, " %5d %13.6f %13.6f %+9.2f  %s\n", r->line, r->measured_s, r->simulated_s, error_pct(r), r->args);
+  }
+  double median, max;
+  int imax, ok = summary(rows, n, &median, &max, &imax);
+  fprintf(f, "# rows %d, failed %d", n, n - ok);
+  if (ok)
+    fprintf(f, "; |error| median %.2f%%, max %.2f%% (line %d)\n", median, max, rows[imax].line);
+  else
+    fprintf(f, "; no row ran\n");
+}
+
+static void csv_quoted(FILE* f, const char* s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void write_csv(FILE* f, const row* rows, int n)
+{
+  fputs("line,args,source,measured_iteration_s,simulated_iteration_s,error_pct,status,message\n", f);
+  for (int i = 0; i < n; i++) {
+    const row* r = &rows[i];
+    fprintf(f, "%d,", r->line);
+    csv_quoted(f, r->args);
+    fputc(',', f);
+    csv_quoted(f, r->source);
+    if (r->error) {
+      fprintf(f, ",%.9g,,,failed,", r->measured_s);
+      csv_quoted(f, r->error);
+    } else {
+      fprintf(f, ",%.9g,%.9g,%.6f,ok,", r->measured_s, r->simulated_s, error_pct(r));
+    }
+    fputc('\n', f);
+  }
+}
+
+static void usage(FILE* f)
+{
+  fputs("usage: stash-calibrate compare MEASURED.csv [--bin STASH-SIM] [-o OUT.csv]\n"
+        "\n"
+        "For each row of MEASURED.csv run the simulator with its arguments and --format json, and print the\n"
+        "measured and simulated iteration times and the error (simulated - measured) / measured, then the\n"
+        "median and the max of the absolute errors. Exit status 1 if a row's run failed (it is reported).\n"
+        "\n"
+        "MEASURED.csv: a header, then one row per configuration; columns args (stash-sim's arguments, split at\n"
+        "spaces; paths relative to the current directory), measured_iteration_s, and optionally source and\n"
+        "note. Lines starting with '#' are comments.\n"
+        "\n"
+        "options:\n"
+        "      --bin FILE     the stash-sim binary (default: the one next to stash-calibrate)\n"
+        "  -o, --output FILE  also write the rows as CSV there\n"
+        "  -h, --help         this help\n",
+        f);
+}
+
+static const struct option options[] = {
+    {"output", required_argument, NULL, 'o'}, {"bin", required_argument, NULL, 'b'},
+    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+};
+
+static int parse_args(int argc, char** argv, compare_args* a)
+{
+  memset(a, 0, sizeof(*a));
+  opterr = 0;
+  optind = 1;
+  int ch;
+  while ((ch = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+    if (ch == 'h')
+      a->help = 1;
+    else if (ch == 'o')
+      a->output = optarg;
+    else if (ch == 'b')
+      a->bin = optarg;
+    else if (ch == ':')
+      return cal_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
+    else
+      return cal_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+  }
+  if (!a->help && argc - optind != 1)
+    return cal_usage_error("compare", "expected one MEASURED.csv, got %s", optind == argc ? "none" : "more");
+  return 0;
+}
+
+/* The stash-sim next to this program (/proc/self/exe), or "stash-sim" from PATH. */
+static void default_bin(char* buf, size_t size)
+{
+  ssize_t n = readlink("/proc/self/exe", buf, size - 16);
+  while (n > 0 && buf[n - 1] != '/')
+    n--;
+  if (n > 0)
+    strcpy(buf + n, "stash-sim");
+  else
+    snprintf(buf, size, "stash-sim");
+}
+
+int cal_compare_main(int argc, char** argv)
+{
+  compare_args a;
+  int status = parse_args(argc, argv, &a);
+  if (status || a.help) {
+    if (a.help)
+      usage(stdout);
+    return status;
+  }
+  const char* path = argv[optind];
+  char bin[4096];
+  if (a.bin)
+    snprintf(bin, sizeof(bin), "%s", a.bin);
+  else
+    default_bin(bin, sizeof(bin));
+  ss_err err;
+  ss_err_clear(&err);
+  cal_lines lines = {0};
+  row* rows = NULL;
+  int n = 0;
+  FILE* out = NULL;
+  status = 1;
+  if (read_csv(path, &lines, &rows, &n, &err)) {
+    status = cal_fail(&err);
+    goto done;
+  }
+  if (strchr(bin, '/') && access(bin, X_OK) != 0) {
+    fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));
+    goto done;
+  }
+  const char* inputs[1] = {path};
+  if (a.output && !(out = cal_open_output(a.output, inputs, 1)))
+    goto done;
+  int failed = 0;
+  for (int i = 0; i < n; i++) {
+    run_row(bin, &rows[i]);
+    failed += rows[i].error != NULL;
+  }
+  write_table(stdout, path, bin, rows, n);
+  status = failed ? 1 : 0;
+  if (out) {
+    write_csv(out, rows, n);
+    status = cal_close_output(out, a.output, status);
+  }
+  status = cal_close_output(stdout, NULL, status);
+done:
+  for (int i = 0; rows && i < n; i++)
+    free(rows[i].error);
+  free(rows);
+  cal_lines_free(&lines);
+  return status;
+}

@@ -1,0 +1,45 @@
+/* cal_rescale: rewrite a platform's GPU-interconnect links so that stash-sim's ring allreduce over
+ * all of its GPUs has a given bus bandwidth and hop latency (stash-calibrate nccl --platform). */
+#ifndef SS_CAL_RESCALE_H
+#define SS_CAL_RESCALE_H
+
+#include "err.h"
+
+/* One rescaled link: its name and figures before and after (bytes/s, seconds). */
+typedef struct cal_link_change {
+  char* name;
+  const char* cls; /* "nvlink", ... (static) */
+  double bandwidth_before_bps, bandwidth_after_bps;
+  double latency_before_s, latency_after_s;
+} cal_link_change;
+
+/* What the rewrite did. The ring figures are those ss_topo_rings gives over all the platform's
+ * GPUs: busbw is the sum of the rings' bottlenecks (the bus bandwidth of a large ring allreduce),
+ * hop latency the largest route latency of a ring hop (the per-step latency of the fast fidelity). */
+typedef struct cal_rescale {
+  int ngpus;
+  int nrings;
+  unsigned classes; /* bit set of ss_link_class: the link classes the rings cross */
+  double busbw_before_bps, busbw_after_bps;
+  double hop_latency_before_s, hop_latency_after_s;
+  double bandwidth_factor, latency_factor; /* latency_factor is 0 when the latencies were 0 */
+  int nchanges;
+  cal_link_change* changes;
+} cal_rescale;
+
+/* Read the platform at in, scale every link of the classes its rings cross that lies on a route
+ * between two GPUs (bandwidth by busbw_bps / current busbw, latency by hop_latency_s / current hop
+ * latency), and write the result to out with an XML comment before each such link and one before
+ * the zone, saying what changed and why (note: the provenance, e.g. the log and the fit). The
+ * written file is read back and its rings checked. On success fills *res (free with
+ * cal_rescale_free); errors (exit 1): a bad platform, fewer than 2 GPUs, rings that change under
+ * the rescaling, an unwritable out. */
+int cal_rescale_platform(const char* in, const char* out, double busbw_bps, double hop_latency_s, const char* note,
+                         cal_rescale* res, ss_err* err);
+
+void cal_rescale_free(cal_rescale* res);
+
+/* A link class set as text ("nvlink", "pcie+socket"), into buf of size bytes. */
+void cal_rescale_classes(unsigned classes, char* buf, unsigned long size);
+
+#endif

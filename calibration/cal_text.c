@@ -1,0 +1,162 @@
+/* cal_text: numbered lines of a text file, strict numbers, fields, outputs (stash-calibrate). */
+#include "cal_text.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int cal_lines_read(const char* path, const char* what, cal_lines* out, ss_err* err)
+{
+  memset(out, 0, sizeof(*out));
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(EISDIR));
+  FILE* f = fopen(path, "rb");
+  if (!f)
+    return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char* buf = malloc(cap + 1);
+  int rc = buf ? SS_OK : ss_err_set(err, path, 0, "out of memory");
+  while (!rc) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap) {
+      if (ferror(f))
+        rc = ss_err_set(err, path, 0, "cannot read %s: %s", what, strerror(errno));
+      break;
+    }
+    char* bigger = realloc(buf, 2 * cap + 1);
+    if (!bigger)
+      rc = ss_err_set(err, path, 0, "out of memory");
+    else
+      buf = bigger, cap *= 2;
+  }
+  fclose(f);
+  int nlines = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (buf[i] == '\0') {
+      int line = 1;
+      for (size_t k = 0; k < i; k++)
+        line += buf[k] == '\n';
+      rc = ss_err_set(err, path, line, "a NUL byte: this is not a text file");
+    }
+    nlines += buf[i] == '\n';
+  }
+  char** line = rc ? NULL : malloc(sizeof(char*) * ((size_t)nlines + 1));
+  if (!rc && !line)
+    rc = ss_err_set(err, path, 0, "out of memory");
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  buf[n] = '\0';
+  int k = 0;
+  char* start = buf;
+  for (size_t i = 0; i <= n; i++) {
+    if (i < n && buf[i] != '\n')
+      continue;
+    if (i == n && start == buf + n)
+      break; /* the file ends with a newline (or is empty) */
+    buf[i] = '\0';
+    if (buf + i > start && buf[i - 1] == '\r')
+      buf[i - 1] = '\0';
+    line[k++] = start;
+    start = buf + i + 1;
+  }
+  out->buf = buf;
+  out->line = line;
+  out->n = k;
+  return SS_OK;
+}
+
+void cal_lines_free(cal_lines* l)
+{
+  if (!l)
+    return;
+  free(l->line);
+  free(l->buf);
+  memset(l, 0, sizeof(*l));
+}
+
+int cal_fields(char* s, char** tok, int max)
+{
+  int n = 0;
+  while (*s) {
+    while (*s == ' ' || *s == '\t')
+      *s++ = '\0';
+    if (!*s)
+      break;
+    if (n < max)
+      tok[n] = s;
+    n++;
+    while (*s && *s != ' ' && *s != '\t')
+      s++;
+  }
+  return n;
+}
+
+int cal_number(const char* s, double* out)
+{
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  /* strtod also skips leading spaces and reads "inf" and "nan": not numbers of a measurement */
+  int starts = (*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.';
+  if (!starts || end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int cal_integer(const char* s, long long* out)
+{
+  char* end = NULL;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  int starts = (*s >= '0' && *s <= '9') || *s == '-' || *s == '+';
+  if (!starts || end == s || *end != '\0' || errno == ERANGE)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int cal_fail(const ss_err* err)
+{
+  char line[2048];
+  ss_err_format(err, line, sizeof(line));
+  fprintf(stderr, "%s\n", line);
+  return 1;
+}
+
+int cal_same_file(const char* a, const char* b)
+{
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+FILE* cal_open_output(const char* path, const char* const* inputs, int n)
+{
+  if (!path)
+    return stdout;
+  for (int i = 0; i < n; i++)
+    if (inputs[i] && cal_same_file(path, inputs[i])) {
+      fprintf(stderr, "%s: error: the output would overwrite an input file\n", path);
+      return NULL;
+    }
+  FILE* f = fopen(path, "w");
+  if (!f)
+    fprintf(stderr, "%s: error: cannot write the output: %s\n", path, strerror(errno));
+  return f;
+}
+
+int cal_close_output(FILE* f, const char* path, int status)
+{
+  int bad = f != stdout ? fclose(f) : fflush(f);
+  if (bad && status == 0) {
+    fprintf(stderr, "%s: error: cannot write the output: %s\n", path ? path : "stdout", strerror(errno));
+    return 1;
+  }
+  return status;
+}

@@ -1,0 +1,48 @@
+/* cal_text: what stash-calibrate's readers share: a text file as numbered lines, strict numbers,
+ * whitespace fields, and the output file of a subcommand. */
+#ifndef SS_CAL_TEXT_H
+#define SS_CAL_TEXT_H
+
+#include "err.h"
+
+#include <stdio.h>
+
+/* A whole text file split into lines: line[i] is line i + 1 of the file, without its "\n" or
+ * "\r\n". The lines point into buf, which the reader may modify in place. */
+typedef struct cal_lines {
+  char* buf;
+  char** line;
+  int n;
+} cal_lines;
+
+/* Read the text file at path (what names it in errors, e.g. "nccl-tests log"). Errors (exit 1):
+ * the file cannot be opened or read, is a directory, or holds a NUL byte (not text). On success
+ * *out owns the lines (free with cal_lines_free). */
+int cal_lines_read(const char* path, const char* what, cal_lines* out, ss_err* err);
+
+void cal_lines_free(cal_lines* l);
+
+/* Split s in place at runs of spaces and tabs; stores at most max fields in tok and returns how
+ * many fields there are (possibly more than max). */
+int cal_fields(char* s, char** tok, int max);
+
+/* Parse the whole of s as a finite number (strtod syntax); 0 on success, -1 otherwise. */
+int cal_number(const char* s, double* out);
+
+/* Parse the whole of s as a decimal integer (optionally signed); 0 on success, -1 otherwise. */
+int cal_integer(const char* s, long long* out);
+
+/* Print err as one line on stderr and return 1 (the exit status of bad input). */
+int cal_fail(const ss_err* err);
+
+/* Whether paths a and b name the same existing file. */
+int cal_same_file(const char* a, const char* b);
+
+/* Open the output of a subcommand: stdout when path is NULL, else the file, refused when it is one
+ * of the n inputs. Prints why on failure and returns NULL. */
+FILE* cal_open_output(const char* path, const char* const* inputs, int n);
+
+/* Close (or flush stdout) and return status, or 1 with a message when writing failed. */
+int cal_close_output(FILE* f, const char* path, int status);
+
+#endif
