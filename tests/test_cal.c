@@ -1,6 +1,5 @@
 /* test_cal: end-to-end tests of stash-calibrate (nccl, astra, compare), each running the binaries
- * as child processes, and its bad-input cases (tests/bad/cal_cases.txt). The process helpers are
- * those of test_e2e.c. */
+ * as child processes, and its bad-input cases (tests/bad/cal_cases.txt). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,15 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_ARGS 64
+#include "testrun.h"
 
-typedef struct run_result {
-  int status; /* exit code, or 128 + signal */
-  char* out;
-  char* err;
-} run_result;
-
-static int failures;
 static char tmpdir[] = "/tmp/stash-cal-test-XXXXXX";
 
 #define CHECK(cond, ...)                                                                                               \
@@ -35,65 +27,6 @@ static char tmpdir[] = "/tmp/stash-cal-test-XXXXXX";
 static int near(double a, double b, double rel)
 {
   return fabs(a - b) <= rel * fabs(b);
-}
-
-static char* slurp(FILE* f)
-{
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char* s = malloc((size_t)n + 1);
-  if (!s)
-    abort();
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = '\0';
-  return s;
-}
-
-static run_result run(char* const* argv)
-{
-  FILE* out = tmpfile();
-  FILE* err = tmpfile();
-  if (!out || !err)
-    abort();
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  run_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), slurp(out), slurp(err)};
-  fclose(out);
-  fclose(err);
-  return r;
-}
-
-/* Run a binary with printf-style arguments split at spaces. */
-static run_result runf(const char* bin, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static run_result runf(const char* bin, const char* fmt, ...)
-{
-  char buf[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  char* argv[MAX_ARGS];
-  int n = 0;
-  argv[n++] = (char*)bin;
-  for (char* t = strtok(buf, " \t"); t && n < MAX_ARGS - 1; t = strtok(NULL, " \t"))
-    argv[n++] = t;
-  argv[n] = NULL;
-  return run(argv);
-}
-
-static void run_free(run_result* r)
-{
-  free(r->out);
-  free(r->err);
 }
 
 static char* read_text(const char* path)
