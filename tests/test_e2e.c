@@ -750,40 +750,7 @@ static void test_help_version(void)
 /* Bad input: exit code and the exact first line of stderr, nothing on stdout. */
 static void test_bad(const char* name)
 {
-  FILE* f = fopen("tests/bad/cases.txt", "r");
-  CHECK(f != NULL, "cannot open tests/bad/cases.txt");
-  if (!f)
-    return;
-  char line[4096];
-  int found = 0;
-  while (fgets(line, sizeof(line), f)) {
-    if (line[0] == '#')
-      continue;
-    char* field[4];
-    int n = 0;
-    for (char* t = strtok(line, "|\n"); t && n < 4; t = strtok(NULL, "|\n")) {
-      while (*t == ' ')
-        t++;
-      char* e = t + strlen(t);
-      while (e > t && e[-1] == ' ')
-        *--e = '\0';
-      field[n++] = t;
-    }
-    if (n != 4 || strcmp(field[0], name) != 0)
-      continue;
-    found = 1;
-    run_result r = runs(SS_SIM_BIN, field[1]);
-    char* nl = strchr(r.err, '\n');
-    CHECK(nl && nl[1] == '\0', "%s: stderr must be exactly one line, got: %s", name, r.err);
-    if (nl)
-      *nl = '\0';
-    CHECK(r.status == atoi(field[2]), "%s: exit %d, expected %s", name, r.status, field[2]);
-    CHECK(strcmp(r.err, field[3]) == 0, "%s:\n  got      '%s'\n  expected '%s'", name, r.err, field[3]);
-    CHECK(r.out[0] == '\0', "%s: printed on stdout: %s", name, r.out);
-    run_free(&r);
-  }
-  fclose(f);
-  CHECK(found, "no case '%s' in tests/bad/cases.txt", name);
+  run_bad_case("tests/bad/cases.txt", SS_SIM_BIN, name);
 }
 
 typedef struct test_entry {
