@@ -12,6 +12,7 @@ python3-pil). Run it with the system python, /usr/bin/python3.
 
   train.py --data DIR --out DIR [--batch 32] [--workers 1] [--steps 20] [--profile]
   train.py --data DIR --out DIR --allreduce-sweep
+  train.py --data DIR --images N --out DIR --generate-only
 
 Outputs in --out:
   steps.csv      rank,step,phase,seconds,data_wait_s: one row per step and rank; phase is warmup,
@@ -22,9 +23,9 @@ Outputs in --out:
   trace.json     with --profile: Chrome trace of rank 0 (torch.profiler, CPU activities,
                  record_shapes): ProfilerStep#N spans, forward/backward ops with their input
                  shapes, the DataLoader __next__ spans, DDP's allreduces
-  allreduce.csv  with --allreduce-sweep: bytes,seconds,seconds_min,samples,ops_per_sample:
-                 median (and minimum) time of one dist.all_reduce of a float32 tensor of that
-                 many bytes between the ranks, 4 KiB to 64 MiB
+  allreduce.csv  with --allreduce-sweep: bytes,seconds,seconds_min,seconds_mean,samples: median
+                 (minimum, mean) time of one dist.all_reduce of a float32 tensor of that many
+                 bytes between the ranks, 4 KiB to 64 MiB in powers of 2
   run.json       the configuration and the environment (torch version, CPU, cores)
 """
 import argparse
@@ -32,7 +33,6 @@ import collections
 import csv
 import json
 import os
-import platform
 import random
 import socket
 import statistics
@@ -205,7 +205,7 @@ def cpu_model():
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    return "unknown"
 
 
 def vcpus():
@@ -216,8 +216,30 @@ def vcpus():
 
 
 def environment():
+    blas = "/usr/lib/x86_64-linux-gnu/libblas.so.3"
     return {"torch": torch.__version__, "python": sys.version.split()[0], "cpu_model": cpu_model(),
-            "vcpus": vcpus(), "loadavg_before": os.getloadavg()[0]}
+            "vcpus": vcpus(), "loadavg_before": os.getloadavg()[0],
+            "blas": os.path.realpath(blas) if os.path.exists(blas) else "unknown"}
+
+
+def busy_cpu_s():
+    """CPU seconds this machine's CPUs have spent on anything but idling and waiting for I/O since
+    boot (/proc/stat), or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    # user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    return (sum(v[:8]) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_s():
+    """CPU seconds of this process and of its descendants that have been waited for (the ranks,
+    and through them their DataLoader workers)."""
+    import resource
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
 def free_port():
@@ -307,7 +329,12 @@ def train_rank(rank, args, port):
     model = SmallCNN()
     ddp = DistributedDataParallel(model, bucket_cap_mb=args.bucket_mb) if args.nprocs > 1 else model
     opt = make_optimizer(model)
-    sampler, loader = _loader(args, rank, ImageFiles(args.data))
+    if args.synthetic:
+        gen = torch.Generator().manual_seed(args.seed + rank)
+        fixed = (torch.randn(args.batch, 3, CROP_SIDE, CROP_SIDE, generator=gen),
+                 torch.randint(0, CLASSES, (args.batch,), generator=gen))
+    else:
+        sampler, loader = _loader(args, rank, ImageFiles(args.data))
     profiled = args.profile_steps if args.profile else 0
     total = args.warmup + args.steps + profiled
     prof = None
@@ -319,7 +346,7 @@ def train_rank(rank, args, port):
                        on_trace_ready=lambda p: export_trace(p, trace, rank, args.nprocs))
         prof.start()
     rows = []
-    batches = _batches(sampler, loader, total, rank)
+    batches = iter(lambda: fixed, None) if args.synthetic else _batches(sampler, loader, total, rank)
     prev = time.perf_counter()
     for step in range(total):
         x, y = next(batches)
@@ -352,28 +379,28 @@ def sweep_sizes(lo=4096, hi=64 << 20):
 
 
 def sweep_rank(rank, args, port):
-    """Times dist.all_reduce (sum) of float32 tensors between the ranks, as nccl-tests times its
-    collectives: a sample is the mean of back-to-back operations (more of them for small sizes,
-    where one is too short to time alone), after a barrier; the result is the median sample."""
+    """Times dist.all_reduce (sum) of float32 tensors between the ranks: after two untimed ones, each
+    sample is one operation started after a barrier; the result is the median sample. One operation
+    per sample, not the mean of back-to-back ones as nccl-tests does: on a busy 2-core machine the
+    samples are heavy-tailed (a thread woken on a busy core waits for the scheduler's next tick,
+    4 ms at HZ=250), and the median keeps the typical operation; the mean is written beside it."""
     _init(rank, args, port)
     rows = []
     for size in sweep_sizes():
         t = torch.ones(size // 4, dtype=torch.float32)
-        ops = max(1, min(32, (1 << 20) // size))
         for _ in range(2):
             dist.all_reduce(t)
         samples = []
         for _ in range(args.sweep_reps):
             dist.barrier()
             t0 = time.perf_counter()
-            for _ in range(ops):
-                dist.all_reduce(t)
-            samples.append((time.perf_counter() - t0) / ops)
-        rows.append((size, statistics.median(samples), min(samples), len(samples), ops))
+            dist.all_reduce(t)
+            samples.append(time.perf_counter() - t0)
+        rows.append((size, statistics.median(samples), min(samples), statistics.mean(samples), len(samples)))
     if rank == 0:
         with open(os.path.join(args.out, "allreduce.csv"), "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["bytes", "seconds", "seconds_min", "samples", "ops_per_sample"])
+            w.writerow(["bytes", "seconds", "seconds_min", "seconds_mean", "samples"])
             w.writerows(rows)
     dist.barrier()
     dist.destroy_process_group()
@@ -395,10 +422,12 @@ def parse_args(argv=None):
     p.add_argument("--bucket-mb", type=float, default=25, help="DDP bucket cap in MiB (default 25)")
     p.add_argument("--warmup", type=int, default=5, help="steps before the measured ones (default 5)")
     p.add_argument("--steps", type=int, default=20, help="measured steps (default 20)")
+    p.add_argument("--synthetic", action="store_true", help="no data loading: one fixed random batch, as benchmarks do")
+    p.add_argument("--generate-only", action="store_true", help="generate the images and stop")
     p.add_argument("--profile", action="store_true", help="profile rank 0 after the measured steps")
     p.add_argument("--profile-steps", type=int, default=3, help="profiled steps (default 3)")
     p.add_argument("--allreduce-sweep", action="store_true", help="time gloo allreduces instead of training")
-    p.add_argument("--sweep-reps", type=int, default=10, help="samples per size of the sweep (default 10)")
+    p.add_argument("--sweep-reps", type=int, default=30, help="samples per size of the sweep (default 30)")
     a = p.parse_args(argv)
     if a.nprocs < 1 or a.threads < 1 or a.batch < 1 or a.workers < 0 or a.steps < 1 or a.warmup < 1:
         p.error("--nprocs, --threads, --batch, --steps and --warmup must be at least 1, --workers at least 0")
@@ -411,15 +440,25 @@ def main():
     args = parse_args()
     os.makedirs(args.out, exist_ok=True)
     generate(args.data, args.images, args.seed)
+    if args.generate_only:
+        return
     info = {"argv": sys.argv[1:], "environment": environment()}
     port = free_port()
     fn = sweep_rank if args.allreduce_sweep else train_rank
+    busy0, own0 = busy_cpu_s(), own_cpu_s()
     t0 = time.perf_counter()
     if args.nprocs == 1 and not args.allreduce_sweep:
         train_rank(0, args, port)
     else:
         mp.spawn(fn, args=(args, port), nprocs=args.nprocs, join=True)
     info["wall_s"] = time.perf_counter() - t0
+    if busy0 is not None:
+        # Other processes' CPU time during the run: the machine's busy time minus ours. On a small
+        # machine anything else running (a build, another test) slows the run down; run.sh's
+        # report prints this beside the step times.
+        other = max(0.0, busy_cpu_s() - busy0 - (own_cpu_s() - own0))
+        info["other_cpu_s"] = other
+        info["other_cpu_share"] = other / (info["wall_s"] * vcpus())
     if not args.allreduce_sweep:
         parts = [os.path.join(args.out, "steps.rank%d.csv" % r) for r in range(args.nprocs)]
         with open(os.path.join(args.out, "steps.csv"), "w", newline="") as f:
