@@ -47,7 +47,7 @@ def load(out, name):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("out")
-    p.add_argument("configs", nargs="+", help="NAME or NAME:ROLE (ROLE is printed, e.g. predicted)")
+    p.add_argument("configs", nargs="+", help="NAME or NAME:ROLE (ROLE is printed; default predicted)")
     p.add_argument("--max-ratio", type=float, default=3.0)
     a = p.parse_args()
     res = []
@@ -57,25 +57,25 @@ def main():
         r["role"] = role or "predicted"
         r["error"] = r["sim"]["iteration_s"] / r["median"] - 1
         res.append(r)
-    print("%-3s %-28s %9s %9s %15s %9s %8s  %s" % ("run", "train.py", "measured", "mean", "p10..p90", "simulated",
-                                                  "error", "simulated breakdown (ms)"))
+    print("%-6s %-9s %-22s %9s %9s %15s %9s %8s  %s" % ("run", "role", "configuration", "measured", "mean", "p10..p90",
+                                                         "simulated", "error", "simulated breakdown (ms)"))
     for r in res:
-        cfg = "b%s w%s%s" % (r["sim"]["batch_per_gpu"], r["sim"]["workers_per_gpu"],
-                             " synthetic" if r["sim"]["synthetic"] else "")
+        cfg = "%dp b%s w%s%s" % (r["sim"]["gpus"], r["sim"]["batch_per_gpu"], r["sim"]["workers_per_gpu"],
+                                 " synthetic" if r["sim"]["synthetic"] else "")
         bd = r["sim"]["breakdown"]
         parts = "compute %.1f, prep %.1f, comm %.1f" % (1e3 * bd["compute_s"], 1e3 * (bd["prep_stall_s"] + bd["fetch_stall_s"]),
                                                        1e3 * (bd["interconnect_stall_s"] + bd["network_stall_s"]))
-        print("%-3s %-28s %7.1fms %7.1fms %6.1f..%6.1fms %7.1fms %+7.1f%%  %s" % (
-            r["name"], cfg, 1e3 * r["median"], 1e3 * r["mean"], 1e3 * r["p10"], 1e3 * r["p90"],
+        print("%-6s %-9s %-22s %7.1fms %7.1fms %6.1f..%6.1fms %7.1fms %+7.1f%%  %s" % (
+            r["name"], r["role"], cfg, 1e3 * r["median"], 1e3 * r["mean"], 1e3 * r["p10"], 1e3 * r["p90"],
             1e3 * r["sim"]["iteration_s"], 100 * r["error"], parts))
     for r in res:
         share = r["run"].get("other_cpu_share")
         if share is not None and share > 0.05:
-            print("report.py: warning: run %s: other processes used %.0f%% of the machine's CPU time during the run; "
-                  "its step times are not this job's alone" % (r["name"], 100 * share), file=sys.stderr)
-    print("measured: median step of %s (%d measured steps x %d ranks; data wait is the time in next()); "
-          "error = simulated / measured - 1" % (", ".join(r["name"] for r in res), res[0]["n"] // res[0]["ranks"],
-                                                res[0]["ranks"]))
+            print("warning: run %s: other processes used %.0f%% of the machine's CPU time during the run; "
+                  "its step times are not this job's alone" % (r["name"], 100 * share))
+    print("measured: median over the measured steps of every rank (%d steps per rank; p10..p90 their spread); "
+          "simulated: stash-sim's steady-state iteration; error = simulated / measured - 1; configuration: "
+          "processes (p), batch per process (b), loader processes per rank (w)" % (res[0]["n"] // res[0]["ranks"]))
     with open(os.path.join(a.out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["run", "role", "batch", "workers", "synthetic", "measured_median_s", "measured_mean_s",

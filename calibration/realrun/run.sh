@@ -75,28 +75,39 @@ step "platform: this machine (machine.py), checked with stash-sim bench allreduc
 "$PY" "$here/machine.py" --workload "$out/workload.json" --allreduce "$out/sweep/allreduce.csv" \
   -o "$out/machine.xml" --bench "$sim" | tee "$out/allreduce_check.txt"
 
+# simulate NAME ARGS...: stash-sim on this machine's platform and workload, the arguments kept in
+# NAME/sim.args (for measured.csv) and the JSON report in NAME/sim.json.
+simulate() {
+  local name=$1
+  shift
+  local args="$rel/machine.xml $rel/workload.json $* --cache 1 --bucket-mb 25"
+  echo "$args" >"$out/$name/sim.args"
+  # shellcheck disable=SC2086  # args is a list of words
+  "$sim" $args --format json -o "$out/$name/sim.json"
+}
+
 step "single-process profiled run (batch 32, 1 loader process): the trace for stash-calibrate trace"
 $T --out "$out/single" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps" --profile
+simulate single --gpus 1 --batch 32 --workers 1
 
 # name batch workers extra-flags: A is the configuration of the brief, B another batch and loader
 # count; the full run adds C (more loader processes) and S (no data loading) to split the error.
 configs="A:32:1: B:64:0:"
 [ "$small" = 1 ] || configs="$configs C:64:2: S:32:0:--synthetic"
-names=""
+names="single:check"
 for c in $configs; do
   IFS=: read -r name batch workers extra <<<"$c"
   prof=""
   [ "$name" = A ] && prof="--profile"
   step "run $name: 2 DDP processes, batch $batch per process, $workers loader process(es) per rank ${extra}"
   $T --out "$out/$name" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $prof $extra
-  args="$rel/machine.xml $rel/workload.json --batch $batch --workers $workers --cache 1 --bucket-mb 25 $extra"
-  echo "$args" >"$out/$name/sim.args"
-  # shellcheck disable=SC2086  # args is a list of words
-  "$sim" $args --format json -o "$out/$name/sim.json"
+  # shellcheck disable=SC2086
+  simulate "$name" --batch "$batch" --workers "$workers" $extra
   names="$names $name"
 done
 
 step "measured against simulated ($mode run, $(( $(date +%s) - t_all )) s so far)"
 # shellcheck disable=SC2086
 "$PY" "$here/report.py" "$out" $names | tee "$out/report.txt"
-echo "run.sh: $out/measured.csv, $out/summary.csv; traces $out/A/trace.json (2 ranks) and $out/single/trace.json"
+grep -q 'error = simulated / measured - 1' "$out/report.txt"
+echo "run.sh: $out/measured.csv, $out/summary.csv; traces $out/A/trace.json (rank 0 of 2) and $out/single/trace.json (1 process)"

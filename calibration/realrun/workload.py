@@ -104,7 +104,10 @@ def measure_compute(args, x, y):
 
 def measure_prep(args, ds):
     """CPU seconds per sample of a DataLoader worker's work: __getitem__ of every sample of a batch,
-    then default_collate; a warm-up batch first, then --prep-batches batches of shuffled indices."""
+    then default_collate; a warm-up batch first, then --prep-batches batches of shuffled indices.
+    Returns the median over batches of the batch's CPU time (time.process_time: this process, one
+    thread) per sample, and the same for the wall time: the CPU time is what the simulator wants
+    (reference-core seconds) and what another process on the machine does not inflate."""
     rng = random.Random(args.seed)
     order = list(range(len(ds)))
     rng.shuffle(order)
@@ -112,13 +115,13 @@ def measure_prep(args, ds):
     order = (order * (need // len(order) + 1))[:need]
     torch.manual_seed(args.seed)
     default_collate([ds[i] for i in order[:args.batch]])
-    t0 = time.perf_counter()
-    c0 = time.process_time()
+    cpu, wall = [], []
     for b in range(1, args.prep_batches + 1):
+        t0, c0 = time.perf_counter(), time.process_time()
         default_collate([ds[i] for i in order[b * args.batch:(b + 1) * args.batch]])
-    wall = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    return wall / (args.prep_batches * args.batch), cpu / (args.prep_batches * args.batch)
+        cpu.append((time.process_time() - c0) / args.batch)
+        wall.append((time.perf_counter() - t0) / args.batch)
+    return statistics.median(cpu), statistics.median(wall)
 
 
 def sig(v, digits=6):
@@ -131,12 +134,16 @@ def build(args):
     ds = train.ImageFiles(args.data)
     files = [os.path.join(args.data, name) for name, _ in manifest["files"]]
     bytes_per_sample = sum(os.path.getsize(f) for f in files) / len(files)
-    prep_s, prep_cpu_s = measure_prep(args, ds)
+    busy0, own0, t0 = train.busy_cpu_s(), train.own_cpu_s(), time.perf_counter()
+    prep_s, prep_wall_s = measure_prep(args, ds)
     torch.manual_seed(args.seed)
     batch = default_collate([ds[i] for i in range(args.batch)])
     x, y = batch
     decoded = x[0].nelement() * x.element_size() + y.element_size()
     names, fwd, bwd, params, opt_s, plain_s, model = measure_compute(args, x, y)
+    other = 0.0
+    if busy0 is not None:
+        other = max(0.0, train.busy_cpu_s() - busy0 - (train.own_cpu_s() - own0)) / ((time.perf_counter() - t0) * train.vcpus())
     flops_fwd = sum(train.forward_flops_per_sample(model).values()) * args.batch
     rate = 3 * flops_fwd / (sum(fwd) + sum(bwd))
     cpu = train.cpu_model()
@@ -164,20 +171,21 @@ def build(args):
                                "%d on a fixed batch of the data set; a layer is one block of model.blocks (conv, "
                                "BatchNorm, ReLU, max-pool / linear, ReLU); forward timed per block, backward from the "
                                "hook on each block's output to the next (the loss goes to fc2)" % (args.iters, args.warmup, args.batch),
-            "check": "sum of layers + optimizer %.6f s; uninstrumented whole step %.6f s (median of %d): %+.1f%%"
-                     % (parts, plain_s, args.iters, 100 * (parts / plain_s - 1)),
+            "check": "sum of layers + optimizer %.6f s; uninstrumented whole step %.6f s (median of %d): %+.1f%%; "
+                     "other processes used %.1f%% of the machine's CPU time meanwhile"
+                     % (parts, plain_s, args.iters, 100 * (parts / plain_s - 1), 100 * other),
             "optimizer_s": "MEASURED: zero_grad(set_to_none) + SGD momentum step, median",
             "params": "from the module: %d in all" % sum(params),
             "reference": "DERIVED: gpu_model names this machine's core; gpu_flops = 3 x forward FLOPs of the batch "
                          "(%.4g, multiply-add = 2, convs and linears) / measured forward + backward seconds; "
                          "calibration/realrun/machine.py gives the platform's GPU hosts this same speed" % flops_fwd,
             "dataset": "MEASURED: %d generated JPEGs (%dx%d, quality %d, seed %d), mean file size on disk; "
-                       "prep_cpu_s_per_sample = wall seconds per sample of __getitem__ (open, read from the page "
-                       "cache, decode, RandomResizedCrop(%d), flip, ToTensor, Normalize) + collate over %d batches "
-                       "of %d in this process (CPU time %.6g s per sample); decoded bytes = the float32 "
+                       "prep_cpu_s_per_sample = CPU seconds (time.process_time) per sample of __getitem__ (open, read "
+                       "from the page cache, decode, RandomResizedCrop(%d), flip, ToTensor, Normalize) + collate, "
+                       "median over %d batches of %d in this process (wall time %.6g s per sample); decoded bytes = the float32 "
                        "3x%dx%d tensor + its int64 label"
                        % (len(files), train.IMAGE_SIDE, train.IMAGE_SIDE, train.JPEG_QUALITY, args.seed,
-                          train.CROP_SIDE, args.prep_batches, args.batch, prep_cpu_s, train.CROP_SIDE, train.CROP_SIDE),
+                          train.CROP_SIDE, args.prep_batches, args.batch, prep_wall_s, train.CROP_SIDE, train.CROP_SIDE),
         },
     }
 
