@@ -9,8 +9,10 @@
 # the default is the full run whose figures docs/validation.md reports. --out: where everything
 # goes (default calibration/realrun/out/full or .../small, gitignored). Exit 77 (skip) when
 # /usr/bin/python3 cannot import torch, torchvision and PIL (Debian: apt-get install python3-torch
-# python3-torchvision python3-pil); 1 when a simulated time is off the measured one by more than
-# a factor 3 (a sanity bound; the real errors are printed).
+# python3-torchvision python3-pil; REALRUN_PYTHON names another interpreter); 1 when a simulated
+# time is off the measured one by more than a factor 3 (a sanity bound; the real errors are printed).
+# Measures wall time on this machine: anything else running meanwhile slows the real runs down, and
+# the report warns when other processes took more than 5% of the CPU during a run.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,14 +25,14 @@ while [ $# -gt 0 ]; do
     --small) small=1 ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --out=*) out=${1#--out=} ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
   shift
 done
 
-PY=/usr/bin/python3
+PY=${REALRUN_PYTHON:-/usr/bin/python3}  # the system python, with Debian's torch
 if ! "$PY" -c 'import torch, torchvision, PIL' 2>/dev/null; then
   echo "run.sh: skipped: $PY cannot import torch, torchvision and PIL (apt-get install python3-torch python3-torchvision python3-pil)" >&2
   exit 77
@@ -100,6 +102,7 @@ for c in $configs; do
   prof=""
   [ "$name" = A ] && prof="--profile"
   step "run $name: 2 DDP processes, batch $batch per process, $workers loader process(es) per rank ${extra}"
+  # shellcheck disable=SC2086  # prof and extra are empty or one flag
   $T --out "$out/$name" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $prof $extra
   # shellcheck disable=SC2086
   simulate "$name" --batch "$batch" --workers "$workers" $extra
