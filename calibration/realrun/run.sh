@@ -43,9 +43,9 @@ sim="$build/stash-sim"
 
 cd "$root"
 if [ "$small" = 1 ]; then
-  mode=small warmup=3 steps=8 reps=10 wl_iters=8 prep_batches=8
+  mode=small warmup=3 steps=8 reps=15 wl_iters=12 prep_batches=40
 else
-  mode=full warmup=5 steps=30 reps=30 wl_iters=20 prep_batches=40
+  mode=full warmup=5 steps=30 reps=40 wl_iters=20 prep_batches=40
 fi
 out=${out:-calibration/realrun/out/$mode}
 mkdir -p "$out"

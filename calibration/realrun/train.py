@@ -379,29 +379,33 @@ def sweep_sizes(lo=4096, hi=64 << 20):
 
 
 def sweep_rank(rank, args, port):
-    """Times dist.all_reduce (sum) of float32 tensors between the ranks: after two untimed ones, each
-    sample is one operation started after a barrier; the result is the median sample. One operation
-    per sample, not the mean of back-to-back ones as nccl-tests does: on a busy 2-core machine the
-    samples are heavy-tailed (a thread woken on a busy core waits for the scheduler's next tick,
-    4 ms at HZ=250), and the median keeps the typical operation; the mean is written beside it."""
+    """Times dist.all_reduce (sum) of float32 tensors between the ranks: after two untimed ones per
+    size, each sample is one operation started after a barrier; the result is the median sample.
+    One operation per sample, not the mean of back-to-back ones as nccl-tests does: on a small
+    virtual machine the samples are bimodal (on the 2-vCPU machine of docs/validation.md about half
+    of the operations up to 1 MiB take 3-5 ms longer than the others, a scheduler tick or the
+    wake-up of an idle vCPU), and the median keeps the typical operation; the mean is written
+    beside it. The sizes take turns (one sample of each, then the next round), so that a
+    slow spell of the machine spreads over all sizes instead of spoiling one."""
     _init(rank, args, port)
-    rows = []
-    for size in sweep_sizes():
-        t = torch.ones(size // 4, dtype=torch.float32)
+    sizes = list(sweep_sizes())
+    tensors = [torch.ones(size // 4, dtype=torch.float32) for size in sizes]
+    for t in tensors:
         for _ in range(2):
             dist.all_reduce(t)
-        samples = []
-        for _ in range(args.sweep_reps):
+    samples = [[] for _ in sizes]
+    for _ in range(args.sweep_reps):
+        for k, t in enumerate(tensors):
             dist.barrier()
             t0 = time.perf_counter()
             dist.all_reduce(t)
-            samples.append(time.perf_counter() - t0)
-        rows.append((size, statistics.median(samples), min(samples), statistics.mean(samples), len(samples)))
+            samples[k].append(time.perf_counter() - t0)
     if rank == 0:
         with open(os.path.join(args.out, "allreduce.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["bytes", "seconds", "seconds_min", "seconds_mean", "samples"])
-            w.writerows(rows)
+            for size, v in zip(sizes, samples):
+                w.writerow([size, statistics.median(v), min(v), statistics.mean(v), len(v)])
     dist.barrier()
     dist.destroy_process_group()
 
