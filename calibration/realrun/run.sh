@@ -52,7 +52,7 @@ mkdir -p "$out"
 # Paths in measured.csv are relative to the repository root when the output is inside it.
 case "$out" in /*) ;; *) out=$(cd "$out" && pwd) ;; esac
 rel=${out#"$root"/}
-profiled=3
+profiled=4  # train.py --profile: 1 step of the profiler's warm-up and 3 profiled steps
 # Every rank's batches of the longest run in one epoch (the largest batch is 64): no epoch restarts.
 images=$(( (2 * 64 * (warmup + steps + profiled + 1) + 511) / 512 * 512 ))
 data="$out/images"

@@ -16,8 +16,9 @@ python3-pil). Run it with the system python, /usr/bin/python3.
 
 Outputs in --out:
   steps.csv      rank,step,phase,seconds,data_wait_s: one row per step and rank; phase is warmup,
-                 measured or profiled (the profiled steps come after the measured ones, so the
-                 profiler's overhead never enters the measured steps); seconds is the wall time
+                 measured or profiled (the profiled steps, and one step of the profiler's
+                 warm-up, come after the measured ones, so the profiler's overhead never enters
+                 the measured steps); seconds is the wall time
                  from the end of the previous step to the end of this one (time.perf_counter), so
                  it includes the wait for the batch (data_wait_s: the time in next() alone)
   trace.json     with --profile: Chrome trace of rank 0 (torch.profiler, CPU activities,
@@ -335,14 +336,15 @@ def train_rank(rank, args, port):
                  torch.randint(0, CLASSES, (args.batch,), generator=gen))
     else:
         sampler, loader = _loader(args, rank, ImageFiles(args.data))
-    profiled = args.profile_steps if args.profile else 0
+    # After the measured steps: one step of the profiler's warm-up, then the profiled ones.
+    profiled = 1 + args.profile_steps if args.profile else 0
     total = args.warmup + args.steps + profiled
     prof = None
     if args.profile and rank == 0:
         from torch.profiler import ProfilerActivity, profile, schedule
         trace = os.path.join(args.out, "trace.json")
         prof = profile(activities=[ProfilerActivity.CPU], record_shapes=True,
-                       schedule=schedule(wait=args.warmup + args.steps - 1, warmup=1, active=profiled, repeat=1),
+                       schedule=schedule(wait=args.warmup + args.steps, warmup=1, active=args.profile_steps, repeat=1),
                        on_trace_ready=lambda p: export_trace(p, trace, rank, args.nprocs))
         prof.start()
     rows = []
@@ -355,11 +357,13 @@ def train_rank(rank, args, port):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        if prof:
-            prof.step()
         now = time.perf_counter()
         rows.append((rank, step, _phase(step, args), now - prev, got - prev))
         prev = now
+        if prof:
+            # Counted in the next step: starting the profiler at the end of the last measured step
+            # must not slow that step down.
+            prof.step()
     if prof:
         prof.stop()
     with open(os.path.join(args.out, "steps.rank%d.csv" % rank), "w", newline="") as f:
@@ -428,7 +432,8 @@ def parse_args(argv=None):
     p.add_argument("--steps", type=int, default=20, help="measured steps (default 20)")
     p.add_argument("--synthetic", action="store_true", help="no data loading: one fixed random batch, as benchmarks do")
     p.add_argument("--generate-only", action="store_true", help="generate the images and stop")
-    p.add_argument("--profile", action="store_true", help="profile rank 0 after the measured steps")
+    p.add_argument("--profile", action="store_true",
+                   help="profile rank 0 after the measured steps (one more step warms the profiler up)")
     p.add_argument("--profile-steps", type=int, default=3, help="profiled steps (default 3)")
     p.add_argument("--allreduce-sweep", action="store_true", help="time gloo allreduces instead of training")
     p.add_argument("--sweep-reps", type=int, default=30, help="samples per size of the sweep (default 30)")
