@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""Measured against simulated step times of calibration/realrun/run.sh's configurations.
+
+  report.py OUT NAME[:ROLE] ... [--max-ratio 3]
+
+For each configuration directory OUT/NAME (train.py's steps.csv and run.json, stash-sim's sim.json
+and sim.args, the simulator's arguments on one line): the measured step time (median over the
+measured steps of every rank; mean, 10th and 90th percentiles beside it) and the simulated
+steady-state iteration, the error (simulated / measured - 1) and the simulator's breakdown.
+Writes OUT/summary.csv and OUT/measured.csv (args,measured_iteration_s,source: what
+`stash-calibrate compare` reads). Exit status 1 if a simulated time is off the measured one by more
+than a factor --max-ratio (a sanity bound, not an accuracy claim).
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+
+
+def quantile(v, q):
+    v = sorted(v)
+    k = (len(v) - 1) * q
+    i = int(k)
+    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (k - i)
+
+
+def load(out, name):
+    d = os.path.join(out, name)
+    with open(os.path.join(d, "steps.csv"), newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["phase"] == "measured"]
+    with open(os.path.join(d, "run.json")) as f:
+        run = json.load(f)
+    with open(os.path.join(d, "sim.json")) as f:
+        sim = json.load(f)
+    with open(os.path.join(d, "sim.args")) as f:
+        args = f.read().strip()
+    secs = [float(r["seconds"]) for r in rows]
+    wait = [float(r["data_wait_s"]) for r in rows]
+    return {"name": name, "dir": d, "run": run, "sim": sim, "args": args, "n": len(secs),
+            "ranks": len({r["rank"] for r in rows}), "median": statistics.median(secs),
+            "mean": statistics.mean(secs), "p10": quantile(secs, 0.1), "p90": quantile(secs, 0.9),
+            "wait": statistics.median(wait)}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out")
+    p.add_argument("configs", nargs="+", help="NAME or NAME:ROLE (ROLE is printed; default predicted)")
+    p.add_argument("--max-ratio", type=float, default=3.0)
+    a = p.parse_args()
+    res = []
+    for c in a.configs:
+        name, _, role = c.partition(":")
+        r = load(a.out, name)
+        r["role"] = role or "predicted"
+        r["error"] = r["sim"]["iteration_s"] / r["median"] - 1
+        res.append(r)
+    print("%-6s %-9s %-22s %9s %9s %15s %9s %8s  %s" % ("run", "role", "configuration", "measured", "mean", "p10..p90",
+                                                         "simulated", "error", "simulated breakdown (ms)"))
+    for r in res:
+        cfg = "%dp b%s w%s%s" % (r["sim"]["gpus"], r["sim"]["batch_per_gpu"], r["sim"]["workers_per_gpu"],
+                                 " synthetic" if r["sim"]["synthetic"] else "")
+        bd = r["sim"]["breakdown"]
+        parts = "compute %.1f, prep %.1f, comm %.1f" % (1e3 * bd["compute_s"], 1e3 * (bd["prep_stall_s"] + bd["fetch_stall_s"]),
+                                                       1e3 * (bd["interconnect_stall_s"] + bd["network_stall_s"]))
+        print("%-6s %-9s %-22s %7.1fms %7.1fms %6.1f..%6.1fms %7.1fms %+7.1f%%  %s" % (
+            r["name"], r["role"], cfg, 1e3 * r["median"], 1e3 * r["mean"], 1e3 * r["p10"], 1e3 * r["p90"],
+            1e3 * r["sim"]["iteration_s"], 100 * r["error"], parts))
+    for r in res:
+        share = r["run"].get("other_cpu_share")
+        if share is not None and share > 0.05:
+            print("warning: run %s: other processes used %.0f%% of the machine's CPU time during the run; "
+                  "its step times are not this job's alone" % (r["name"], 100 * share))
+    print("measured: median over the measured steps of every rank (%d steps per rank; p10..p90 their spread); "
+          "simulated: stash-sim's steady-state iteration; error = simulated / measured - 1; configuration: "
+          "processes (p), batch per process (b), loader processes per rank (w)" % (res[0]["n"] // res[0]["ranks"]))
+    with open(os.path.join(a.out, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["run", "role", "batch", "workers", "synthetic", "measured_median_s", "measured_mean_s",
+                    "measured_p10_s", "measured_p90_s", "measured_data_wait_s", "steps", "simulated_s", "error",
+                    "sim_compute_s", "sim_prep_s", "sim_comm_s", "other_cpu_share"])
+        for r in res:
+            bd = r["sim"]["breakdown"]
+            w.writerow([r["name"], r["role"], r["sim"]["batch_per_gpu"], r["sim"]["workers_per_gpu"],
+                        int(r["sim"]["synthetic"]), "%.6f" % r["median"], "%.6f" % r["mean"], "%.6f" % r["p10"],
+                        "%.6f" % r["p90"], "%.6f" % r["wait"], r["n"], "%.6f" % r["sim"]["iteration_s"],
+                        "%.4f" % r["error"], "%.6f" % bd["compute_s"], "%.6f" % (bd["prep_stall_s"] + bd["fetch_stall_s"]),
+                        "%.6f" % (bd["interconnect_stall_s"] + bd["network_stall_s"]),
+                        "%.3f" % r["run"].get("other_cpu_share", float("nan"))])
+    with open(os.path.join(a.out, "measured.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["args", "measured_iteration_s", "source"])
+        for r in res:
+            env = r["run"]["environment"]
+            w.writerow([r["args"], "%.6f" % r["median"],
+                        "MEASURED: median of %d steps (%d ranks) of /usr/bin/python3 calibration/realrun/train.py %s; "
+                        "%s, %d vCPUs, torch %s; %s" % (r["n"], r["ranks"], " ".join(r["run"]["argv"]), env["cpu_model"],
+                                                        env["vcpus"], env["torch"], os.path.join(r["dir"], "steps.csv"))])
+    bad = [r for r in res if not (1 / a.max_ratio <= 1 + r["error"] <= a.max_ratio)]
+    for r in bad:
+        print("report.py: %s: simulated %.1f ms is off the measured %.1f ms by more than a factor %g"
+              % (r["name"], 1e3 * r["sim"]["iteration_s"], 1e3 * r["median"], a.max_ratio), file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

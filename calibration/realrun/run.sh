@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# A real training run on this machine against stash-sim's prediction of it (docs/validation.md,
+# "A real run on this machine"). Calibrates on one process (per-layer times, data preparation)
+# and a gloo allreduce sweep, then measures 2-process DDP runs and simulates the same jobs.
+#
+#   calibration/realrun/run.sh [BUILD_DIR] [--small] [--out DIR]
+#
+# BUILD_DIR holds stash-sim (default: build). --small: fewer images and steps (CI, about a minute);
+# the default is the full run whose figures docs/validation.md reports. --out: where everything
+# goes (default calibration/realrun/out/full or .../small, gitignored). Exit 77 (skip) when
+# /usr/bin/python3 cannot import torch, torchvision and PIL (Debian: apt-get install python3-torch
+# python3-torchvision python3-pil; REALRUN_PYTHON names another interpreter); 1 when a simulated
+# time is off the measured one by more than a factor 3 (a sanity bound; the real errors are printed).
+# Measures wall time on this machine: anything else running meanwhile slows the real runs down, and
+# the report warns when other processes took more than 5% of the CPU during a run.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=build
+small=0
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --small) small=1 ;;
+    --out) out=${2:?--out needs a directory}; shift ;;
+    --out=*) out=${1#--out=} ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: error: unknown option '$1'" >&2; exit 2 ;;
+    *) build=$1 ;;
+  esac
+  shift
+done
+
+PY=${REALRUN_PYTHON:-/usr/bin/python3}  # the system python, with Debian's torch
+if ! "$PY" -c 'import torch, torchvision, PIL' 2>/dev/null; then
+  echo "run.sh: skipped: $PY cannot import torch, torchvision and PIL (apt-get install python3-torch python3-torchvision python3-pil)" >&2
+  exit 77
+fi
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+sim="$build/stash-sim"
+[ -x "$sim" ] || { echo "run.sh: error: no stash-sim in '$build' (build it first, see README)" >&2; exit 1; }
+
+cd "$root"
+if [ "$small" = 1 ]; then
+  mode=small warmup=3 steps=8 reps=15 wl_iters=12 prep_batches=40
+else
+  mode=full warmup=5 steps=30 reps=40 wl_iters=20 prep_batches=40
+fi
+out=${out:-calibration/realrun/out/$mode}
+mkdir -p "$out"
+# Paths in measured.csv are relative to the repository root when the output is inside it.
+case "$out" in /*) ;; *) out=$(cd "$out" && pwd) ;; esac
+rel=${out#"$root"/}
+profiled=4  # train.py --profile: 1 step of the profiler's warm-up and 3 profiled steps
+# Every rank's batches of the longest run in one epoch (the largest batch is 64): no epoch restarts.
+images=$(( (2 * 64 * (warmup + steps + profiled + 1) + 511) / 512 * 512 ))
+data="$out/images"
+seed=1
+# One torch thread per training process (train.py sets it; OMP for anything else that reads it).
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+T="$PY $here/train.py --data $data --images $images --seed $seed"
+t_all=$(date +%s)
+step() { echo; echo "== $*"; }
+
+step "images: $images JPEGs in $data (once; reused when the seed and count match)"
+$T --out "$out" --generate-only
+
+step "single-process calibration: per-layer times, optimizer, data preparation (workload.py, batch 32, 1 thread)"
+"$PY" "$here/workload.py" --data "$data" --images "$images" --seed "$seed" --batch 32 --iters "$wl_iters" \
+  --prep-batches "$prep_batches" -o "$out/workload.json"
+
+step "gloo allreduce sweep, 2 processes over loopback, 4 KiB .. 64 MiB"
+$T --out "$out/sweep" --allreduce-sweep --sweep-reps "$reps"
+
+step "platform: this machine (machine.py), checked with stash-sim bench allreduce"
+"$PY" "$here/machine.py" --workload "$out/workload.json" --allreduce "$out/sweep/allreduce.csv" \
+  -o "$out/machine.xml" --bench "$sim" | tee "$out/allreduce_check.txt"
+
+# simulate NAME ARGS...: stash-sim on this machine's platform and workload, the arguments kept in
+# NAME/sim.args (for measured.csv) and the JSON report in NAME/sim.json.
+simulate() {
+  local name=$1
+  shift
+  local args="$rel/machine.xml $rel/workload.json $* --cache 1 --bucket-mb 25"
+  echo "$args" >"$out/$name/sim.args"
+  # shellcheck disable=SC2086  # args is a list of words
+  "$sim" $args --format json -o "$out/$name/sim.json"
+}
+
+step "single-process profiled run (batch 32, 1 loader process): the trace for stash-calibrate trace"
+$T --out "$out/single" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps" --profile
+simulate single --gpus 1 --batch 32 --workers 1
+
+# name batch workers extra-flags: A is the configuration of the brief, B another batch and loader
+# count; the full run adds C (more loader processes) and S (no data loading) to split the error.
+configs="A:32:1: B:64:0:"
+[ "$small" = 1 ] || configs="$configs C:64:2: S:32:0:--synthetic"
+names="single:check"
+for c in $configs; do
+  IFS=: read -r name batch workers extra <<<"$c"
+  prof=""
+  [ "$name" = A ] && prof="--profile"
+  step "run $name: 2 DDP processes, batch $batch per process, $workers loader process(es) per rank ${extra}"
+  # shellcheck disable=SC2086  # prof and extra are empty or one flag
+  $T --out "$out/$name" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $prof $extra
+  # shellcheck disable=SC2086
+  simulate "$name" --batch "$batch" --workers "$workers" $extra
+  names="$names $name"
+done
+
+step "measured against simulated ($mode run, $(( $(date +%s) - t_all )) s so far)"
+# shellcheck disable=SC2086
+"$PY" "$here/report.py" "$out" $names | tee "$out/report.txt"
+grep -q 'error = simulated / measured - 1' "$out/report.txt"
+echo "run.sh: $out/measured.csv, $out/summary.csv; traces $out/A/trace.json (rank 0 of 2) and $out/single/trace.json (1 process)"
