@@ -113,4 +113,33 @@ step "measured against simulated ($mode run, $(( $(date +%s) - t_all )) s so far
 # shellcheck disable=SC2086
 "$PY" "$here/report.py" "$out" $names | tee "$out/report.txt"
 grep -q 'error = simulated / measured - 1' "$out/report.txt"
+
+cal="$build/stash-calibrate"
+if [ -x "$cal" ]; then
+  step "the same prediction by stash-calibrate compare (measured.csv)"
+  "$cal" compare "$out/measured.csv" --bin "$sim" | tee "$out/compare.txt"
+  step "the trace route: stash-calibrate trace of the single-process trace, against workload.py's direct timing"
+  ref=$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["reference"]; print(r["gpu_flops"]); print(r["gpu_model"])' \
+        "$out/workload.json")
+  flops=$(echo "$ref" | sed -n 1p)
+  model=$(echo "$ref" | sed -n 2p)
+  samples=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["dataset"]["samples"])' "$out/workload.json")
+  "$cal" trace "$out/single/trace.json" -o "$out/trace-workload.json" --samples "$samples" --gpu-flops "$flops" \
+    --gpu-model "$model"
+  "$PY" - "$out/workload.json" "$out/trace-workload.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+total = lambda w, k: sum(l[k] for l in w["layers"]) * 1e3
+print("%-22s %10s %10s %10s %12s" % ("workload", "fwd ms", "bwd ms", "opt ms", "params"))
+for name, w in (("workload.py (timed)", a), ("stash-calibrate trace", b)):
+    print("%-22s %10.2f %10.2f %10.2f %12d" % (name, total(w, "fwd_s"), total(w, "bwd_s"), w["optimizer_s"] * 1e3,
+                                             sum(l["params"] for l in w["layers"])))
+PY
+  # The trace's DataLoader span is only the wait when a loader process prepares (a lower bound), so
+  # the trace workload is simulated here without data loading, against workload.py's.
+  for w in workload.json trace-workload.json; do
+    printf '%-22s synthetic single-process step: ' "$w"
+    "$sim" "$out/machine.xml" "$out/$w" --gpus 1 --batch 32 --synthetic --format csv | tail -n 1 | cut -d, -f6
+  done
+fi
 echo "run.sh: $out/measured.csv, $out/summary.csv; traces $out/A/trace.json (rank 0 of 2) and $out/single/trace.json (1 process)"
