@@ -13,16 +13,6 @@
 
 static char tmpdir[] = "/tmp/stash-cal-test-XXXXXX";
 
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                         \
-      fprintf(stderr, __VA_ARGS__);                                                                                    \
-      fputc('\n', stderr);                                                                                             \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
-
 /* Whether a and b agree within a relative tolerance. */
 static int near(double a, double b, double rel)
 {
