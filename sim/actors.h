@@ -4,6 +4,7 @@
 
 #include "job.h"
 #include "timeline.h"
+#include "trace.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
@@ -84,6 +85,7 @@ typedef struct ss_sim {
   sg_mutex_t init_mu;
   sg_cond_t init_cv;
   int init_turn;
+  ss_trace* trace; /* --trace, else NULL */
   int actors_started;
   int actors_finished;
   /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back
@@ -108,8 +110,20 @@ void ss_trainer_actor(int argc, char** argv);
 void ss_loader_actor(int argc, char** argv);
 
 /* Load the batch of iteration iter of rank: for each sample a storage read unless it is cached,
- * then CPU preparation on the CPU host; adds the time spent to *fetch_s and *prep_s. */
-void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* prep_s);
+ * then CPU preparation on the CPU host; adds the time spent to *fetch_s and *prep_s. worker is the
+ * loader worker doing it, -1 for the training process (its trace track). */
+void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s, double* prep_s);
+
+/* Trace tracks: process 1 + instance; in it, per GPU k, its training process, its collective (or
+ * push) stream and its loader workers; parameter servers in the process after the instances. */
+#define SS_TRACK_TRAINER(k) (1 + 4 * (k))
+#define SS_TRACK_COLL(k) (2 + 4 * (k))
+#define SS_TRACK_LOADER(k, w) (100000 + 1000 * (k) + (w))
+#define SS_TRACK_INPROCESS 999 /* the loader "worker" of a training process that loads itself */
+
+/* A span of rank r's track (tid) in the trace, if there is one; no effect on the simulation. */
+void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
+                   const char* detail);
 
 /* A batch is loaded in at most this many read-then-prepare steps (one per sample up to this size). */
 #define SS_LOADER_STEPS 64

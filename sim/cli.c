@@ -13,7 +13,7 @@ enum {
   OPT_BUCKET = 256, OPT_NO_OVERLAP, OPT_SYNTHETIC, OPT_CACHE, OPT_FORMAT, OPT_VERSION, OPT_WARMUP, OPT_PREFETCH,
   OPT_INSTANCES, OPT_NIC_GBPS, OPT_NIC_LATENCY, OPT_OVERSUB, OPT_ALLREDUCE, OPT_FIDELITY, OPT_MIN_BYTES,
   OPT_MAX_BYTES, OPT_ITERS, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT, OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC,
-  OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD, OPT_SAMPLES, OPT_NO_NVLINK, OPT_CHANGE
+  OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD, OPT_SAMPLES, OPT_NO_NVLINK, OPT_CHANGE, OPT_TRACE
 };
 
 static const struct option long_options[] = {
@@ -37,15 +37,16 @@ static const struct option long_options[] = {
     {"server-agg-gbps", required_argument, NULL, OPT_SERVER_AGG}, {"init-io", required_argument, NULL, OPT_INIT_IO},
     {"init-shard-mb", required_argument, NULL, OPT_INIT_SHARD}, {"samples", required_argument, NULL, OPT_SAMPLES},
     {"no-nvlink", no_argument, NULL, OPT_NO_NVLINK}, {"change", required_argument, NULL, OPT_CHANGE},
+    {"trace", required_argument, NULL, OPT_TRACE},
     {NULL, 0, NULL, 0}};
 
 /* Options of training runs only, and of the benchmark only. */
 static const int train_only[] = {'b', 'n', OPT_WARMUP, OPT_BUCKET, OPT_NO_OVERLAP, OPT_SYNTHETIC, 'w', OPT_PREFETCH,
                                  OPT_CACHE, OPT_STASH, OPT_STASH_SINGLE, OPT_COMPUTE_SCALE, OPT_ASYNC_COPY, OPT_ARCH, OPT_SERVERS, OPT_PLACEMENT,
                                  OPT_SERVER_HOSTS, OPT_SYNC, OPT_ASYNC, OPT_SERVER_AGG, OPT_INIT_IO, OPT_INIT_SHARD,
-                                 OPT_SAMPLES, 0};
+                                 OPT_SAMPLES, OPT_TRACE, 0};
 static const int bench_only[] = {OPT_MIN_BYTES, OPT_MAX_BYTES, OPT_ITERS, 0};
-static const int not_whatif[] = {OPT_STASH, OPT_STASH_SINGLE, 0};
+static const int not_whatif[] = {OPT_STASH, OPT_STASH_SINGLE, OPT_TRACE, 0};
 
 static const char* option_name(int ch)
 {
@@ -155,6 +156,8 @@ void ss_cli_usage(FILE* f, int bench)
         "                       (default: what fits in 80% of the instance's memory)\n"
         "      --format FMT     table, json or csv (default table)\n"
         "  -o, --output FILE    write the report to FILE instead of standard output\n"
+        "      --trace FILE     write the simulated run as a Chrome trace (.json, or .json.gz):\n"
+        "                       open it in Perfetto or chrome://tracing\n"
         "      --stash          Stash's differential breakdown: simulate RUN0 (synthetic, 1 GPU), RUN1\n"
         "                       (synthetic), RUN2 (cold cache), RUN3 (all cached) and, for several\n"
         "                       instances, the same GPUs on one instance; report their differences\n"
@@ -281,6 +284,9 @@ static int parse_option(int ch, const char* arg, ss_cli* cli, char* msg, size_t 
       return parse_real(arg, 1, 0, 1e15, &o->samples) ? usage_error(msg, size, "--samples expects a number of samples from 1 to 1e15, got '%s'%s", arg, "") : 0;
     case OPT_NO_NVLINK:
       o->no_nvlink = 1;
+      return 0;
+    case OPT_TRACE:
+      o->trace = arg;
       return 0;
     case OPT_SYNC:
       cli->sync_given = 1;
@@ -521,6 +527,8 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
   if (!rc && !out->help && !out->version && out->stash && out->opt.cache >= 0)
     rc = usage_error(msg, msg_size, "--stash makes its own cold-cache and cached runs: drop --cache%s%s", "", "");
   rc = rc ? rc : check_ps(out, msg, msg_size);
+  if (!rc && !out->help && !out->version && out->stash && out->opt.trace)
+    rc = usage_error(msg, msg_size, "--trace records one run; --stash makes several%s%s", "", "");
   if (!rc && !out->help && !out->version && out->stash_single && !out->stash)
     rc = usage_error(msg, msg_size, "--stash-single goes with --stash%s%s", "", "");
   if (!rc && !out->help && !out->version) {

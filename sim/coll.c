@@ -6,6 +6,7 @@
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,7 +313,14 @@ void ss_coll_actor(int argc, char** argv)
     for (int i = 0; i < s->job->niters; i++)
       for (int b = 0; b < s->job->nbuckets; b++) {
         sg_sem_acquire(me->pending);
+        double t0 = simgrid_get_clock();
         ss_coll_allreduce(s, a->rank, b);
+        if (s->trace) {
+          char name[64], detail[96];
+          snprintf(name, sizeof(name), "allreduce bucket %d", b);
+          snprintf(detail, sizeof(detail), "%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]), s->coll_bytes[b]);
+          ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, detail);
+        }
         sg_mutex_lock(me->mu);
         me->reduced++;
         sg_cond_notify_all(me->cv);

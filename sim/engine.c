@@ -334,18 +334,66 @@ static int sim_run(ss_sim* s, ss_err* err)
   return SS_ESIM;
 }
 
+void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
+                   const char* detail)
+{
+  if (s->trace)
+    ss_trace_span(s->trace, s->ranks[r].inst + 1, tid, name, cat, start_s, dur_s, detail);
+}
+
+/* Name the trace's processes and tracks: an instance per process, per GPU its training process,
+ * collective stream and loader workers; the parameter servers after them. */
+static void trace_tracks(ss_sim* s)
+{
+  const ss_job* j = s->job;
+  char name[160];
+  int loaders = j->opt.synthetic ? 0 : j->workers;
+  for (int i = 0; i < j->instances; i++) {
+    snprintf(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
+    ss_trace_process(s->trace, i + 1, name);
+    for (int k = 0; k < j->gpus_per_instance; k++) {
+      snprintf(name, sizeof(name), "GPU %d", k);
+      ss_trace_thread(s->trace, i + 1, SS_TRACK_TRAINER(k), name, 4 * k);
+      snprintf(name, sizeof(name), "GPU %d %s", k, j->opt.arch == SS_ARCH_PS ? "push" : "collectives");
+      ss_trace_thread(s->trace, i + 1, SS_TRACK_COLL(k), name, 4 * k + 1);
+      for (int w = 0; w < loaders; w++) {
+        snprintf(name, sizeof(name), "GPU %d loader %d", k, w);
+        ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, w), name, 4 * k + 2);
+      }
+      if (!j->opt.synthetic && j->workers == 0) {
+        snprintf(name, sizeof(name), "GPU %d loading (in the training process)", k);
+        ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, SS_TRACK_INPROCESS), name, 4 * k + 2);
+      }
+    }
+  }
+  if (j->opt.arch == SS_ARCH_PS) {
+    ss_trace_process(s->trace, j->instances + 1, "parameter servers");
+    for (int k = 0; k < j->opt.servers; k++) {
+      snprintf(name, sizeof(name), "server %d", k);
+      ss_trace_thread(s->trace, j->instances + 1, k + 1, name, k);
+    }
+  }
+}
+
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
 {
   if (engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
   ss_sim s = {.job = job};
+  if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
+    return SS_EIO;
   s.tl = ss_timeline_new(job->ngpus, job->niters);
   ss_assert(s.tl);
   ss_actor_arg* args = NULL;
   sim_setup(&s, job, &args);
+  if (s.trace)
+    trace_tracks(&s);
   int rc = sim_run(&s, err);
   *simulated_s = simgrid_get_clock();
   sim_teardown(&s, job, args);
+  int closed = ss_trace_close(s.trace, rc ? NULL : err);
+  if (!rc && closed)
+    rc = SS_EIO;
   if (rc) {
     ss_timeline_free(s.tl);
     return rc;

@@ -67,6 +67,7 @@ typedef struct ss_options {
   double cache;      /* fraction of the dataset in the page cache; -1: what fits in 80% of memory */
   ss_format format;
   const char* output; /* NULL: stdout */
+  const char* trace;  /* --trace: a Chrome trace of the run to this file; NULL: none */
 } ss_options;
 
 /* Defaults of every option. */

@@ -2,6 +2,7 @@
 #include "actors.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 
@@ -16,7 +17,7 @@ static long long cached_count(long long g, long long count, double c)
 }
 
 /* CPU preparation of count samples on the CPU host of rank's instance; adds its time to *prep_s. */
-static void prepare(ss_sim* s, int rank, long long count, double* prep_s)
+static void prepare(ss_sim* s, int rank, int tid, long long count, double* prep_s)
 {
   const ss_job* j = s->job;
   if (count <= 0 || j->prep_flops_per_sample <= 0)
@@ -28,11 +29,14 @@ static void prepare(ss_sim* s, int rank, long long count, double* prep_s)
   sg_exec_start(e);
   sg_exec_wait(e);
   *prep_s += simgrid_get_clock() - t;
+  ss_trace_rank(s, rank, tid, "prepare", "loader", t, simgrid_get_clock() - t, NULL);
 }
 
-void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* prep_s)
+void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s, double* prep_s)
 {
   const ss_job* j = s->job;
+  int local = rank % j->gpus_per_instance;
+  int tid = SS_TRACK_LOADER(local, worker < 0 ? SS_TRACK_INPROCESS : worker);
   long long first = ((long long)rank * j->niters + iter) * j->batch;
   /* Samples are read then prepared one after the other; a large batch goes in at most
    * SS_LOADER_STEPS steps of equal size, so that the cost of a simulation does not grow with it. */
@@ -44,15 +48,16 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, double* fetch_s, double* pre
     long long count = g + step <= first + j->batch ? step : first + j->batch - g;
     long long misses = count - cached_count(g, count, j->cache);
     if (misses > 0) {
-      prepare(s, rank, unprepared, prep_s);
+      prepare(s, rank, tid, unprepared, prep_s);
       unprepared = 0;
       double t = simgrid_get_clock();
       sg_disk_read(s->ranks[rank].disk, (sg_size_t)llround((double)misses * j->workload->dataset.bytes_per_sample));
       *fetch_s += simgrid_get_clock() - t;
+      ss_trace_rank(s, rank, tid, "read", "loader", t, simgrid_get_clock() - t, NULL);
     }
     unprepared += count;
   }
-  prepare(s, rank, unprepared, prep_s);
+  prepare(s, rank, tid, unprepared, prep_s);
 }
 
 void ss_loader_actor(int argc, char** argv)
@@ -70,13 +75,21 @@ void ss_loader_actor(int argc, char** argv)
     while (b >= me->consumed + ahead)
       sg_cond_wait(me->cv, me->mu);
     sg_mutex_unlock(me->mu);
-    double fetch = 0, prep = 0;
-    ss_loader_batch(s, a->rank, b, &fetch, &prep);
+    double fetch = 0, prep = 0, t0 = simgrid_get_clock();
+    ss_loader_batch(s, a->rank, b, a->worker, &fetch, &prep);
     if (j->opt.async_copy) {
       /* The copy is part of the pipeline's work on this batch, as preparation is. */
       double t = simgrid_get_clock();
       sg_host_sendto(me->cpu, me->host, j->h2d_bytes);
       prep += simgrid_get_clock() - t;
+      ss_trace_rank(s, a->rank, SS_TRACK_LOADER(me->local, a->worker), "H2D copy", "loader", t,
+                    simgrid_get_clock() - t, NULL);
+    }
+    if (s->trace) {
+      char name[32];
+      snprintf(name, sizeof(name), "batch %d", b);
+      ss_trace_rank(s, a->rank, SS_TRACK_LOADER(me->local, a->worker), name, "loader", t0, simgrid_get_clock() - t0,
+                    NULL);
     }
     sg_mutex_lock(me->mu);
     me->ready[b] = 1;

@@ -65,7 +65,13 @@ void ss_ps_server_actor(int argc, char** argv)
     const ss_ps_msg* msg = sg_mailbox_get(inbox);
     int p = msg->part;
     double bytes = j->ps_part_bytes[p];
+    double t0 = simgrid_get_clock();
     server_work(s, bytes);
+    if (s->trace) {
+      char name[64];
+      snprintf(name, sizeof(name), "%s part %d of GPU %d", j->opt.async ? "apply" : "sum", p, msg->rank);
+      ss_trace_span(s->trace, j->instances + 1, k + 1, name, "server", t0, simgrid_get_clock() - t0, NULL);
+    }
     if (j->opt.async) {
       /* ASGD: the push is applied at once; its staleness is the updates others made to this part
        * since its worker last pulled it. */
@@ -106,6 +112,7 @@ void ss_ps_push_actor(int argc, char** argv)
   for (int i = 0; i < j->niters; i++)
     for (int b = 0; b < j->nbuckets; b++) {
       sg_sem_acquire(me->pending);
+      double t0 = simgrid_get_clock();
       /* A bucket goes to its shards at once, buckets one after the other, as from one stream. */
       int nc = 0;
       for (int p = j->ps_bucket_part0[b]; p < j->ps_bucket_part0[b + 1]; p++)
@@ -113,6 +120,11 @@ void ss_ps_push_actor(int argc, char** argv)
                                            &s->ps_msgs[(size_t)a->rank * (size_t)j->ps_nparts + (size_t)p],
                                            (long)j->ps_part_bytes[p]);
       sg_comm_wait_all(comms, (size_t)nc);
+      if (s->trace) {
+        char name[64];
+        snprintf(name, sizeof(name), "push bucket %d", b);
+        ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, NULL);
+      }
     }
   free(comms);
   s->actors_finished++;

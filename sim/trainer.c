@@ -4,6 +4,7 @@
 #include "cluster.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <simgrid/engine.h>
 
 /* Time accounting of one iteration: every blocking step ends with mark(), which books the time
@@ -22,6 +23,36 @@ static void mark(clockmark* m, ss_cat cat)
   m->t = now;
 }
 
+/* The same, and a span named name on the rank's trace track. */
+static void mark_span(ss_sim* s, clockmark* m, ss_cat cat, const char* name)
+{
+  double t = m->t;
+  mark(m, cat);
+  ss_trace_rank(s, m->rank, SS_TRACK_TRAINER(s->ranks[m->rank].local), name, ss_cat_name(cat), t, m->t - t, NULL);
+}
+
+/* Trace the layers from first down to last (forward indices; backward when bwd) that one execution
+ * starting at start_s ran, each for its own work at the GPU's speed. */
+static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, double start_s)
+{
+  if (!s->trace)
+    return;
+  const ss_job* j = s->job;
+  double speed = sg_host_get_speed(s->ranks[rank].host);
+  int step = first <= last ? 1 : -1;
+  for (int l = first;; l += step) {
+    double d = (bwd ? j->bwd_flops[l] : j->fwd_flops[l]) / speed;
+    if (d > 0) {
+      char name[160];
+      snprintf(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
+      ss_trace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), name, "compute", start_s, d, NULL);
+      start_s += d;
+    }
+    if (l == last)
+      break;
+  }
+}
+
 static void execute(double flops)
 {
   if (flops > 0)
@@ -35,7 +66,7 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   const ss_job* j = s->job;
   double fetch = 0, prep = 0;
   if (j->workers == 0) {
-    ss_loader_batch(s, me->rank, m->iter, &fetch, &prep);
+    ss_loader_batch(s, me->rank, m->iter, -1, &fetch, &prep);
   } else {
     sg_mutex_lock(me->mu);
     while (!me->ready[m->iter])
@@ -51,11 +82,17 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   double to_fetch = fetch + prep > 0 ? wait * fetch / (fetch + prep) : 0;
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_FETCH, to_fetch);
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_PREP, wait - to_fetch);
+  if (to_fetch > 0)
+    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), "wait for data (storage)", "fetch_stall", m->t, to_fetch,
+                  NULL);
+  if (wait - to_fetch > 0)
+    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), "wait for data (CPU)", "prep_stall", m->t + to_fetch,
+                  wait - to_fetch, NULL);
   m->t = now;
   /* With workers = 0 the training process loads, and copies, itself. */
   if (!j->opt.async_copy || j->workers == 0) {
     sg_host_sendto(me->cpu, me->host, j->h2d_bytes);
-    mark(m, SS_CAT_PREP);
+    mark_span(s, m, SS_CAT_PREP, "H2D copy");
   }
 }
 
@@ -110,19 +147,26 @@ void ss_trainer_actor(int argc, char** argv)
     /* Kernels between two bucket launches run back to back on a GPU that nothing else computes
      * on: one execution of their summed work takes the same simulated time at a fraction of the
      * simulation's cost (2 + buckets executions per iteration instead of 2 x layers). */
+    trace_layers(s, a->rank, 0, nl - 1, 0, simgrid_get_clock());
     execute(j->fwd_total_flops);
-    int b = 0;
+    int b = 0, chunk = nl - 1;
     double pending_flops = 0;
     for (int l = nl - 1; l >= 0; l--) {
       pending_flops += j->bwd_flops[l];
       /* DDP launches a bucket's allreduce as soon as its last gradient is ready. */
       while (j->opt.overlap && b < j->nbuckets && j->buckets[b].last_layer == l) {
+        if (chunk >= l) {
+          trace_layers(s, a->rank, chunk, l, 1, simgrid_get_clock());
+          chunk = l - 1;
+        }
         execute(pending_flops);
         pending_flops = 0;
         sg_sem_release(me->pending);
         b++;
       }
     }
+    if (chunk >= 0)
+      trace_layers(s, a->rank, chunk, 0, 1, simgrid_get_clock());
     execute(pending_flops);
     for (; b < j->nbuckets; b++)
       sg_sem_release(me->pending);
@@ -143,10 +187,22 @@ void ss_trainer_actor(int argc, char** argv)
     double net = ps ? (ps_net ? wait : 0) : fmax(0, fmin(ss_coll_net_time(s, a->rank) - net0, wait));
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_NETWORK, net);
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_INTERCONNECT, wait - net);
+    if (net > 0)
+      ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), "wait for gradients (network)", "network_stall", m.t, net,
+                    NULL);
+    if (wait - net > 0)
+      ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), "wait for gradients (interconnect)",
+                    "interconnect_stall", m.t + net, wait - net, NULL);
     m.t = now;
     execute(j->opt_flops);
-    mark(&m, SS_CAT_COMPUTE);
+    mark_span(s, &m, SS_CAT_COMPUTE, "optimizer");
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
+    if (s->trace) {
+      char name[32];
+      snprintf(name, sizeof(name), "iteration %d", i);
+      ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), name, "iteration", start, m.t - start,
+                    i < j->warmup ? "warm-up" : i < j->warmup + j->iterations ? "measured" : "cool-down");
+    }
   }
   s->actors_finished++;
 }

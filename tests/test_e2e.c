@@ -737,6 +737,124 @@ static void test_whatif(void)
   run_free(&r);
 }
 
+/* Read a whole file into a JSON tree. */
+static cJSON* read_json_file(const char* path)
+{
+  FILE* f = fopen(path, "r");
+  if (!f)
+    return NULL;
+  char* text = slurp(f);
+  fclose(f);
+  cJSON* j = cJSON_Parse(text);
+  free(text);
+  return j;
+}
+
+/* --trace: the run's report is byte for byte the same with and without it; the trace parses, its
+ * per-GPU spans of each category over the measured iterations add up to the breakdown, nest in
+ * their iterations without overlapping, and count one per layer, bucket and batch. */
+static void test_trace(void)
+{
+  const char* base = "platforms/p3.8xl.xml workloads/resnet50.json --iterations 2 --warmup 1 --cache 0.5 "
+                     "--workers 2 --format json";
+  const char* path = "build-test-trace.json";
+  char args[512];
+  snprintf(args, sizeof(args), "%s --trace %s", base, path);
+  run_result with = runs(SS_SIM_BIN, args);
+  run_result without = runs(SS_SIM_BIN, base);
+  CHECK(with.status == 0 && without.status == 0 && strcmp(with.out, without.out) == 0,
+        "the report changes with --trace: %s", with.err);
+  cJSON* rep = cJSON_Parse(without.out);
+  cJSON* tr = read_json_file(path);
+  CHECK(rep && tr, "report or trace does not parse");
+  if (rep && tr) {
+    const cJSON* bd = cJSON_GetObjectItemCaseSensitive(rep, "breakdown");
+    int gpus = (int)num(rep, "gpus"), iters = (int)num(rep, "iterations"), warm = (int)num(rep, "warmup");
+    int buckets = (int)num(rep, "buckets");
+    static const char* const cats[5] = {"compute", "prep_stall", "fetch_stall", "interconnect_stall",
+                                        "network_stall"};
+    double sum[5] = {0};
+    int fwd = 0, allreduce = 0, batches = 0, outside = 0, overlaps = 0;
+    const cJSON* events = cJSON_GetObjectItemCaseSensitive(tr, "traceEvents");
+    for (int g = 0; g < gpus; g++) {
+      int tid = 1 + 4 * g;
+      /* The measured iterations' windows on this GPU's track, and its last span's end. */
+      double lo[64], hi[64];
+      int n = 0;
+      const cJSON* e;
+      cJSON_ArrayForEach(e, events)
+      {
+        const cJSON* name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        if ((int)num(e, "tid") == tid && cJSON_IsString(name) && strncmp(name->valuestring, "iteration ", 10) == 0 &&
+            n < 64) {
+          lo[n] = num(e, "ts");
+          hi[n++] = num(e, "ts") + num(e, "dur");
+        }
+      }
+      double last_end = -1;
+      cJSON_ArrayForEach(e, events)
+      {
+        const cJSON* ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+        const cJSON* cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
+        const cJSON* name = cJSON_GetObjectItemCaseSensitive(e, "name");
+        if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") != 0 || !cJSON_IsString(cat))
+          continue;
+        int etid = (int)num(e, "tid");
+        if (etid == 2 + 4 * g && strncmp(name->valuestring, "allreduce", 9) == 0)
+          allreduce++;
+        if (etid / 1000 == 100 + g && strncmp(name->valuestring, "batch ", 6) == 0)
+          batches++;
+        if (etid != tid || strcmp(cat->valuestring, "iteration") == 0)
+          continue;
+        double ts = num(e, "ts"), end = ts + num(e, "dur");
+        if (strncmp(name->valuestring, "fwd ", 4) == 0)
+          fwd++;
+        int in = -1;
+        for (int i = 0; i < n; i++)
+          if (ts >= lo[i] - 1e-3 && end <= hi[i] + 1e-3)
+            in = i;
+        outside += in < 0;
+        overlaps += ts < last_end - 1e-3; /* spans of a track come out in time order */
+        last_end = end;
+        for (int c = 0; c < 5 && in >= warm && in < warm + iters; c++)
+          if (strcmp(cat->valuestring, cats[c]) == 0)
+            sum[c] += end - ts;
+      }
+      CHECK(n >= warm + iters, "GPU %d: %d iteration spans", g, n);
+    }
+    CHECK(outside == 0 && overlaps == 0, "%d spans outside their iteration, %d overlapping", outside, overlaps);
+    int niters = (int)num(rep, "warmup") + iters; /* at least; the cool-down adds more */
+    CHECK(fwd >= gpus * 54 * niters && fwd % (gpus * 54) == 0, "%d forward spans: 54 layers per GPU and iteration",
+          fwd);
+    CHECK(allreduce == fwd / 54 * buckets, "%d allreduce spans, %d buckets per iteration", allreduce, buckets);
+    CHECK(batches == fwd / 54, "%d loaded batches for %d iterations", batches, fwd / 54);
+    for (int c = 0; c < 5; c++) {
+      char key[64];
+      snprintf(key, sizeof(key), "%s_s", cats[c]);
+      double part = num(bd, key), traced = sum[c] / 1e6 / (gpus * iters);
+      CHECK(fabs(traced - part) <= 1e-6 * num(rep, "iteration_s"), "%s: traced %.9g s, reported %.9g s", cats[c],
+            traced, part);
+    }
+  }
+  cJSON_Delete(rep);
+  cJSON_Delete(tr);
+  run_free(&with);
+  run_free(&without);
+  remove(path);
+  /* Gzipped when the name ends in .gz. */
+  run_result gz = runs(SS_SIM_BIN, "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --trace "
+                                   "build-test-trace.json.gz");
+  FILE* f = fopen("build-test-trace.json.gz", "rb");
+  unsigned char magic[2] = {0, 0};
+  CHECK(gz.status == 0 && f && fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b,
+        "--trace x.json.gz is not gzip");
+  if (f)
+    fclose(f);
+  CHECK(system("gzip -t build-test-trace.json.gz") == 0, "the gzipped trace does not decompress");
+  run_free(&gz);
+  remove("build-test-trace.json.gz");
+}
+
 static void test_help_version(void)
 {
   run_result r = runs(SS_SIM_BIN, "--help");
@@ -781,6 +899,7 @@ static const test_entry tests[] = {
     {"init_io", test_init_io},
     {"no_nvlink", test_no_nvlink},
     {"whatif", test_whatif},
+    {"trace", test_trace},
     {"help_version", test_help_version},
 };
 

@@ -1,0 +1,146 @@
+/* trace: Chrome trace-event output, streamed. */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct ss_trace {
+  char* path;
+  FILE* f;    /* plain, or */
+  gzFile gz;  /* gzipped */
+  long events;
+  int failed;
+};
+
+static void put(ss_trace* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(ss_trace* t, const char* fmt, ...)
+{
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    t->failed = 1;
+  if (n < 0 || t->failed)
+    return;
+  size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+  if (t->gz ? gzwrite(t->gz, buf, (unsigned)len) != (int)len : fwrite(buf, 1, len, t->f) != len)
+    t->failed = 1;
+}
+
+/* s as a JSON string body (quotes and backslashes escaped, control characters dropped). */
+static void escaped(const char* s, char* out, size_t size)
+{
+  size_t n = 0;
+  for (; *s && n + 3 < size; s++) {
+    if (*s == '"' || *s == '\\')
+      out[n++] = '\\';
+    if ((unsigned char)*s >= 0x20)
+      out[n++] = *s;
+  }
+  out[n] = '\0';
+}
+
+static int ends_with(const char* s, const char* suffix)
+{
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+int ss_trace_open(const char* path, ss_trace** out, ss_err* err)
+{
+  ss_trace* t = calloc(1, sizeof(*t));
+  if (!t || !(t->path = strdup(path))) {
+    free(t);
+    return ss_err_set(err, NULL, 0, "out of memory");
+  }
+  errno = 0;
+  if (ends_with(path, ".gz"))
+    t->gz = gzopen(path, "wb6");
+  else
+    t->f = fopen(path, "w");
+  if (!t->gz && !t->f) {
+    int e = errno ? errno : EIO;
+    free(t->path);
+    free(t);
+    ss_err_set(err, path, 0, "cannot write the trace: %s", strerror(e));
+    return SS_EIO;
+  }
+  put(t, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+  *out = t;
+  return SS_OK;
+}
+
+int ss_trace_close(ss_trace* t, ss_err* err)
+{
+  if (!t)
+    return SS_OK;
+  put(t, "\n]}\n");
+  int bad = t->failed;
+  if (t->gz ? gzclose(t->gz) != Z_OK : fclose(t->f) != 0)
+    bad = 1;
+  int rc = SS_OK;
+  if (bad) {
+    ss_err_set(err, t->path, 0, "cannot write the trace: %s", strerror(errno ? errno : EIO));
+    rc = SS_EIO;
+  }
+  free(t->path);
+  free(t);
+  return rc;
+}
+
+/* The separator before an event: none before the first. */
+static const char* sep(ss_trace* t)
+{
+  return t->events++ ? ",\n" : "";
+}
+
+void ss_trace_process(ss_trace* t, int pid, const char* name)
+{
+  char e[256];
+  escaped(name, e, sizeof(e));
+  put(t, "%s{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"%s\"}}",
+      sep(t), pid, e);
+}
+
+void ss_trace_thread(ss_trace* t, int pid, int tid, const char* name, int sort_index)
+{
+  char e[256];
+  escaped(name, e, sizeof(e));
+  put(t, "%s{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}",
+      sep(t), pid, tid, e);
+  put(t, "%s{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
+      sep(t), pid, tid, sort_index);
+}
+
+void ss_trace_span(ss_trace* t, int pid, int tid, const char* name, const char* cat, double start_s, double dur_s,
+                   const char* detail)
+{
+  char n[256], d[512];
+  escaped(name, n, sizeof(n));
+  /* Microseconds with nanosecond digits: the viewer's unit, and enough to add spans up exactly. */
+  if (detail) {
+    escaped(detail, d, sizeof(d));
+    put(t,
+        "%s{\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
+        "\"args\": {\"detail\": \"%s\"}}",
+        sep(t), n, cat, pid, tid, start_s * 1e6, dur_s * 1e6, d);
+  } else {
+    put(t, "%s{\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f}",
+        sep(t), n, cat, pid, tid, start_s * 1e6, dur_s * 1e6);
+  }
+}
+
+void ss_trace_counter(ss_trace* t, int pid, const char* name, double date_s, double value)
+{
+  char n[256];
+  escaped(name, n, sizeof(n));
+  put(t, "%s{\"ph\": \"C\", \"name\": \"%s\", \"pid\": %d, \"tid\": 0, \"ts\": %.3f, \"args\": {\"value\": %.6g}}",
+      sep(t), n, pid, date_s * 1e6, value);
+}

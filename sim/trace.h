@@ -1,0 +1,31 @@
+/* trace: the simulated run as a Chrome trace-event file (Perfetto, chrome://tracing), written as
+ * the events happen (bounded memory), plain or gzipped. No SimGrid types: callers pass dates. */
+#ifndef SS_TRACE_H
+#define SS_TRACE_H
+
+#include "err.h"
+
+typedef struct ss_trace ss_trace;
+
+/* Open path for writing (gzipped when it ends in ".gz"). Returns 0, or SS_EIO with err naming the
+ * file. Close with ss_trace_close. */
+int ss_trace_open(const char* path, ss_trace** out, ss_err* err);
+
+/* Finish the file. Returns 0, or SS_EIO when a write failed (err names the file). Frees t (NULL is
+ * fine). */
+int ss_trace_close(ss_trace* t, ss_err* err);
+
+/* Name a process (pid) or a thread (pid, tid) for the viewer; sort_index orders the tracks. */
+void ss_trace_process(ss_trace* t, int pid, const char* name);
+void ss_trace_thread(ss_trace* t, int pid, int tid, const char* name, int sort_index);
+
+/* A span [start_s, start_s + dur_s] of category cat on track (pid, tid). detail, if not NULL, is
+ * shown as its "detail" argument. Names and details must not need JSON escaping beyond quotes and
+ * backslashes, which are escaped. */
+void ss_trace_span(ss_trace* t, int pid, int tid, const char* name, const char* cat, double start_s, double dur_s,
+                   const char* detail);
+
+/* A counter sample: series name of process pid takes value at date_s. */
+void ss_trace_counter(ss_trace* t, int pid, const char* name, double date_s, double value);
+
+#endif
