@@ -86,6 +86,7 @@ typedef struct ss_sim {
   sg_cond_t init_cv;
   int init_turn;
   ss_trace* trace; /* --trace, else NULL */
+  void* probe;     /* the trace's link counters (engine.c) */
   int actors_started;
   int actors_finished;
   /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back
@@ -120,6 +121,10 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
 #define SS_TRACK_COLL(k) (2 + 4 * (k))
 #define SS_TRACK_LOADER(k, w) (100000 + 1000 * (k) + (w))
 #define SS_TRACK_INPROCESS 999 /* the loader "worker" of a training process that loads itself */
+
+/* The trace's link-use counters since the previous call (rank 0's training process calls it at
+ * each step of its iteration: sampling adds no event to the simulation). */
+void ss_trace_links(ss_sim* s);
 
 /* A span of rank r's track (tid) in the trace, if there is one; no effect on the simulation. */
 void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,

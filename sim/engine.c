@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <simgrid/engine.h>
+#include <simgrid/link.h>
+#include <simgrid/plugins/load.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,9 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     argv[1 + nd + i] = cfg[i];
   simgrid_init(&argc, argv);
   free(argv);
+  /* The trace's link counters: an observer of the links' load, which changes no flow. */
+  if (job->opt.trace)
+    sg_link_load_plugin_init();
   return load_cluster(job, err);
 }
 
@@ -341,6 +346,101 @@ void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat,
     ss_trace_span(s->trace, s->ranks[r].inst + 1, tid, name, cat, start_s, dur_s, detail);
 }
 
+/* Link class of a SimGrid link of the composed platform ("i3/nvl_0_1_UP", "s0/nic_DOWN"), or -1
+ * for the switch's own links. */
+static int link_class(const ss_job* j, const char* name)
+{
+  char base[256];
+  const char* slash = strchr(name, '/');
+  if (!slash || name[0] == 'n')
+    return -1;
+  if (name[0] == 's')
+    return SS_LINK_NIC;
+  snprintf(base, sizeof(base), "%s", slash + 1);
+  size_t n = strlen(base);
+  if (n > 3 && strcmp(base + n - 3, "_UP") == 0)
+    base[n - 3] = '\0';
+  else if (n > 5 && strcmp(base + n - 5, "_DOWN") == 0)
+    base[n - 5] = '\0';
+  for (int l = 0; l < j->platform->nlinks; l++)
+    if (strcmp(j->platform->links[l].name, base) == 0)
+      return (int)j->platform->links[l].cls;
+  return -1;
+}
+
+/* The trace's link counters: the links of each class and their capacity, found once. */
+typedef struct link_probe {
+  size_t n;
+  sg_link_t* links;
+  int* cls;
+  double* last;
+  double last_date;
+  int tracking;
+  double cap[SS_LINK_CLASS_COUNT];
+} link_probe;
+
+static void probe_setup(ss_sim* s)
+{
+  link_probe* p = calloc(1, sizeof(link_probe));
+  ss_assert(p);
+  p->n = sg_link_count();
+  p->links = sg_link_list();
+  p->cls = calloc(p->n + 1, sizeof(int));
+  p->last = calloc(p->n + 1, sizeof(double));
+  ss_assert(p->links && p->cls && p->last);
+  for (size_t i = 0; i < p->n; i++) {
+    p->cls[i] = link_class(s->job, sg_link_get_name(p->links[i]));
+    if (p->cls[i] >= 0)
+      p->cap[p->cls[i]] += sg_link_get_bandwidth(p->links[i]);
+  }
+  s->probe = p;
+}
+
+static void probe_free(ss_sim* s)
+{
+  link_probe* p = s->probe;
+  if (!p)
+    return;
+  free(p->links);
+  free(p->cls);
+  free(p->last);
+  free(p);
+  s->probe = NULL;
+}
+
+void ss_trace_links(ss_sim* s)
+{
+  static const char* const names[SS_LINK_CLASS_COUNT] = {"NVLink use", "NVSwitch use", "PCIe use", "inter-socket use",
+                                                         "NIC use"};
+  link_probe* p = s->probe;
+  if (!s->trace || !p)
+    return;
+  double now = simgrid_get_clock();
+  if (!p->tracking) {
+    /* Tracked from the first call, from inside an actor as the plugin requires. */
+    for (size_t i = 0; i < p->n; i++)
+      if (p->cls[i] >= 0)
+        sg_link_load_track(p->links[i]);
+    p->tracking = 1;
+    p->last_date = now;
+    return;
+  }
+  double dt = now - p->last_date;
+  if (dt <= 0)
+    return;
+  double used[SS_LINK_CLASS_COUNT] = {0};
+  for (size_t i = 0; i < p->n; i++)
+    if (p->cls[i] >= 0) {
+      double cum = sg_link_get_cum_load(p->links[i]);
+      used[p->cls[i]] += cum - p->last[i];
+      p->last[i] = cum;
+    }
+  for (int c = 0; c < SS_LINK_CLASS_COUNT; c++)
+    if (p->cap[c] > 0)
+      ss_trace_counter(s->trace, 1, names[c], p->last_date, used[c] / (p->cap[c] * dt));
+  p->last_date = now;
+}
+
 /* Name the trace's processes and tracks: an instance per process, per GPU its training process,
  * collective stream and loader workers; the parameter servers after them. */
 static void trace_tracks(ss_sim* s)
@@ -386,11 +486,14 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   ss_assert(s.tl);
   ss_actor_arg* args = NULL;
   sim_setup(&s, job, &args);
-  if (s.trace)
+  if (s.trace) {
     trace_tracks(&s);
+    probe_setup(&s);
+  }
   int rc = sim_run(&s, err);
   *simulated_s = simgrid_get_clock();
   sim_teardown(&s, job, args);
+  probe_free(&s);
   int closed = ss_trace_close(s.trace, rc ? NULL : err);
   if (!rc && closed)
     rc = SS_EIO;

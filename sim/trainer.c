@@ -28,6 +28,8 @@ static void mark_span(ss_sim* s, clockmark* m, ss_cat cat, const char* name)
 {
   double t = m->t;
   mark(m, cat);
+  if (m->rank == 0)
+    ss_trace_links(s);
   ss_trace_rank(s, m->rank, SS_TRACK_TRAINER(s->ranks[m->rank].local), name, ss_cat_name(cat), t, m->t - t, NULL);
 }
 
@@ -147,8 +149,12 @@ void ss_trainer_actor(int argc, char** argv)
     /* Kernels between two bucket launches run back to back on a GPU that nothing else computes
      * on: one execution of their summed work takes the same simulated time at a fraction of the
      * simulation's cost (2 + buckets executions per iteration instead of 2 x layers). */
+    if (a->rank == 0)
+      ss_trace_links(s);
     trace_layers(s, a->rank, 0, nl - 1, 0, simgrid_get_clock());
     execute(j->fwd_total_flops);
+    if (a->rank == 0)
+      ss_trace_links(s);
     int b = 0, chunk = nl - 1;
     double pending_flops = 0;
     for (int l = nl - 1; l >= 0; l--) {
@@ -162,6 +168,8 @@ void ss_trainer_actor(int argc, char** argv)
         execute(pending_flops);
         pending_flops = 0;
         sg_sem_release(me->pending);
+        if (a->rank == 0)
+          ss_trace_links(s);
         b++;
       }
     }

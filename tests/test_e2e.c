@@ -841,6 +841,32 @@ static void test_trace(void)
   run_free(&with);
   run_free(&without);
   remove(path);
+  /* Link counters per class, between 0 and 1, and the report still the same, over two instances. */
+  const char* two = "platforms/p3.16xl.xml workloads/resnet50.json --instances 2 --synthetic --iterations 2 --format json";
+  snprintf(args, sizeof(args), "%s --trace %s", two, path);
+  run_result a = runs(SS_SIM_BIN, args);
+  run_result b = runs(SS_SIM_BIN, two);
+  CHECK(a.status == 0 && b.status == 0 && strcmp(a.out, b.out) == 0, "two instances: the report changes with --trace");
+  run_free(&a);
+  run_free(&b);
+  tr = read_json_file(path);
+  int nic = 0, pcie = 0, out_of_range = 0;
+  const cJSON* e;
+  cJSON_ArrayForEach(e, tr ? cJSON_GetObjectItemCaseSensitive(tr, "traceEvents") : NULL)
+  {
+    const cJSON* ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+    if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "C") != 0)
+      continue;
+    const cJSON* name = cJSON_GetObjectItemCaseSensitive(e, "name");
+    double v = num(cJSON_GetObjectItemCaseSensitive(e, "args"), "value");
+    nic += strcmp(name->valuestring, "NIC use") == 0 && v > 0;
+    pcie += strcmp(name->valuestring, "PCIe use") == 0;
+    out_of_range += v < 0 || v > 1 + 1e-9;
+  }
+  CHECK(nic > 0 && pcie > 0 && out_of_range == 0, "link counters: %d NIC samples in use, %d PCIe, %d out of [0, 1]",
+        nic, pcie, out_of_range);
+  cJSON_Delete(tr);
+  remove(path);
   /* Gzipped when the name ends in .gz. */
   run_result gz = runs(SS_SIM_BIN, "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --trace "
                                    "build-test-trace.json.gz");
