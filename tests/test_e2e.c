@@ -851,8 +851,9 @@ static void test_trace(void)
   run_free(&b);
   tr = read_json_file(path);
   int nic = 0, pcie = 0, out_of_range = 0;
+  const cJSON* evs = tr ? cJSON_GetObjectItemCaseSensitive(tr, "traceEvents") : NULL;
   const cJSON* e;
-  cJSON_ArrayForEach(e, tr ? cJSON_GetObjectItemCaseSensitive(tr, "traceEvents") : NULL)
+  cJSON_ArrayForEach(e, evs)
   {
     const cJSON* ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
     if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "C") != 0)
