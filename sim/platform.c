@@ -465,6 +465,13 @@ static int parse_route(pctx* c, const xmlNode* n)
     else if (p->links[li].sharing != SS_SHARING_SPLITDUPLEX && dir)
       ss_err_set(c->err, c->file, line_of(k), "route: link '%s' is not SPLITDUPLEX and takes no direction", id);
     else
+      for (int h = 0; h < nhops; h++)
+        if (hops[h].link == li) {
+          ss_err_set(c->err, c->file, line_of(k),
+                     "route from '%s' to '%s' crosses link '%s' twice (a route is a path, without loops)", src, dst, id);
+          break;
+        }
+    if (!ss_err_isset(c->err))
       hops[nhops++] = (ss_hop){li, dir ? (strcmp(dir, "UP") == 0 ? 0 : 1) : -1};
     free(id);
     free(dir);
@@ -577,6 +584,14 @@ static int parse_zone(pctx* c, const xmlNode* z)
     nhosts += is_elem(k, "host");
     nlinks += is_elem(k, "link");
     nrouters += is_elem(k, "router");
+    /* The routes are a matrix over the hosts and routers, and names are looked up by scanning. */
+    int most = nhosts > SS_PLATFORM_MAX_GPUS + 1 ? SS_PLATFORM_MAX_GPUS + 1
+             : nlinks > SS_PLATFORM_MAX_LINKS    ? SS_PLATFORM_MAX_LINKS
+             : nrouters > SS_PLATFORM_MAX_NICS   ? SS_PLATFORM_MAX_NICS
+                                                 : 0;
+    if (most)
+      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': more than %d <%s> elements (the most an instance may have)",
+                        p->zone_id, most, (const char*)k->name);
   }
   p->gpus  = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
   p->links = calloc((size_t)nlinks + 1, sizeof(ss_link));
@@ -643,6 +658,9 @@ static void xml_error(void* data, const xmlError* e)
   size_t len = strlen(msg);
   while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
     msg[--len] = '\0';
+  /* Some of libxml2's messages go on on a second line ("... indicate encoding !\nBytes: ..."). */
+  for (char* nl = strchr(msg, '\n'); nl; nl = strchr(nl, '\n'))
+    *nl = ' ';
   if (e->int2 > 0)
     ss_err_set_col(c->err, c->file, e->line, e->int2, "%s", msg);
   else
