@@ -661,6 +661,10 @@ static void xml_error(void* data, const xmlError* e)
   /* Some of libxml2's messages go on on a second line ("... indicate encoding !\nBytes: ..."). */
   for (char* nl = strchr(msg, '\n'); nl; nl = strchr(nl, '\n'))
     *nl = ' ';
+  /* One speaks to programmers: "Excessive depth in document: 256 use XML_PARSE_HUGE option". */
+  int depth = 0;
+  if (sscanf(msg, "Excessive depth in document: %d", &depth) == 1)
+    snprintf(msg, sizeof(msg), "elements nested deeper than %d levels", depth);
   if (e->int2 > 0)
     ss_err_set_col(c->err, c->file, e->line, e->int2, "%s", msg);
   else

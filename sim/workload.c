@@ -287,7 +287,10 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
     return ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
   double x = v->valuedouble;
   const char* what = whole ? "whole number" : "number";
-  if (!isfinite(x) || x < lo || (lo_open && x == lo) || x > hi)
+  if (!isfinite(x)) /* cJSON read 1e400 as infinity */
+    return ss_err_set_path(c->err, c->file, p, "expected a %s %s %g and at most %g, got a number beyond a double's range",
+                           what, lo_open ? "greater than" : "at least", lo, hi);
+  if (x < lo || (lo_open && x == lo) || x > hi)
     return ss_err_set_path(c->err, c->file, p, "expected a %s %s %g and at most %g, got %.17g", what,
                            lo_open ? "greater than" : "at least", lo, hi, x);
   if (whole && x != floor(x))
@@ -517,8 +520,9 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
     int line, col;
     line_col(text, off, &line, &col);
     int deep = too_deep(text);
+    int blank = text[strspn(text, " \t\r\n")] == '\0';
     free(text);
-    if (len == 0)
+    if (blank)
       return ss_err_set(err, path, 0, "empty file (expected a JSON object)");
     if (deep)
       return ss_err_set_col(err, path, line, col, "JSON nested deeper than %d levels", CJSON_NESTING_LIMIT);
