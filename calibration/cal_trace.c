@@ -4,6 +4,7 @@
 #include "cal.h"
 
 #include "err.h"
+#include "workload.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 /* ---- what is kept of an event ---- */
@@ -1071,6 +1073,28 @@ static int write_workload(const trace_opts* o, const trace* t, const step_stats*
   return SS_OK;
 }
 
+/* Read back the workload just written, as stash-sim will: a trace (or options) that gives figures
+ * out of its ranges (a weight shape of 1e300, a layer of hours, --samples 1e20) is an error here,
+ * not a file the simulator rejects later. The output is removed then. Not checked when it is not a
+ * regular file (-o /dev/null). */
+static int check_written(const trace_opts* o, const trace* t, ss_err* err)
+{
+  struct stat st;
+  if (stat(o->out, &st) != 0 || !S_ISREG(st.st_mode))
+    return SS_OK;
+  ss_err why;
+  ss_err_clear(&why);
+  ss_workload* w = NULL;
+  int rc = ss_workload_load(o->out, &w, &why);
+  ss_workload_free(w);
+  if (rc == SS_OK)
+    return SS_OK;
+  char line[1024];
+  ss_err_format(&why, line, sizeof(line));
+  remove(o->out);
+  return ss_err_set(err, t->path, 0, "it gives a workload that stash-sim would reject (not written): %s", line);
+}
+
 int cal_trace_main(int argc, char** argv)
 {
   trace_opts o;
@@ -1173,7 +1197,7 @@ int cal_trace_main(int argc, char** argv)
     v[k] = steps[k].data;
   med.data = median(v, nsteps);
   free(v);
-  if (write_workload(&o, &t, &med, nsteps, &err))
+  if (write_workload(&o, &t, &med, nsteps, &err) || check_written(&o, &t, &err))
     goto done;
   status = 0;
 done:
