@@ -544,6 +544,16 @@ static int parse_router(pctx* c, const xmlNode* n)
   return SS_OK;
 }
 
+static int same_route(const ss_route* x, const ss_route* y)
+{
+  if (x->nhops != y->nhops)
+    return 0;
+  for (int h = 0; h < x->nhops; h++)
+    if (x->hops[h].link != y->hops[h].link || x->hops[h].dir != y->hops[h].dir)
+      return 0;
+  return 1;
+}
+
 /* Walk the zone: count, then hosts, then links, then routes (routes refer to both). */
 static int parse_zone(pctx* c, const xmlNode* z)
 {
@@ -640,6 +650,14 @@ static int parse_zone(pctx* c, const xmlNode* z)
       if (a != b && route_at(p, a, b)->nhops == 0)
         return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no route from '%s' to '%s'", p->zone_id,
                           ss_platform_node_name(p, a), ss_platform_node_name(p, b));
+  /* Two GPUs that the cpu reaches the same way have no PCIe path between them (--no-nvlink). */
+  for (int a = 0; a < p->ngpus; a++)
+    for (int b = a + 1; b < p->ngpus; b++)
+      if (same_route(route_at(p, hosts - 1, a), route_at(p, hosts - 1, b)))
+        return ss_err_set(c->err, c->file, c->route_lines[(hosts - 1) * p->nnodes + b],
+                          "zone '%s': the routes from 'cpu' to '%s' (line %d) and to '%s' are the same: each GPU "
+                          "needs a link of its own", p->zone_id, p->gpus[a].name,
+                          c->route_lines[(hosts - 1) * p->nnodes + a], p->gpus[b].name);
   for (int g = 0; g < p->ngpus && p->nnics; g++)
     if (ss_platform_gpu_nic(p, g) < 0 || route_at(p, ss_platform_nic_node(p, ss_platform_gpu_nic(p, g)), g)->nhops == 0)
       return ss_err_set(c->err, c->file, line_of(z), "zone '%s': '%s' has no route to and from a NIC router", p->zone_id,
