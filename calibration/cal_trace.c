@@ -542,7 +542,8 @@ static int is_special(op_kind k)
  * outermost special and weighted ancestors, and its own time without its children's. */
 static int nest(trace* t)
 {
-  qsort(t->ops, t->nops, sizeof(op), by_tid_ts);
+  if (t->nops) /* ops is NULL when there are none: qsort's argument must not be */
+    qsort(t->ops, t->nops, sizeof(op), by_tid_ts);
   size_t* stack = malloc(sizeof(size_t) * (t->nops + 1));
   if (!stack)
     return SS_ENOMEM;
