@@ -1,8 +1,11 @@
-/* cal_text: numbered lines of a text file, strict numbers, fields, outputs (stash-calibrate). */
+/* cal_text: numbered lines of a text file, strict numbers, fields, outputs, usage errors (stash-calibrate). */
 #include "cal_text.h"
+
+#include "cal.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,4 +162,15 @@ int cal_close_output(FILE* f, const char* path, int status)
     return 1;
   }
   return status;
+}
+
+int cal_usage_error(const char* cmd, const char* fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "stash-calibrate%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+  vfprintf(stderr, fmt, ap);
+  fputs(" (see --help)\n", stderr);
+  va_end(ap);
+  return 2;
 }

@@ -4,6 +4,7 @@
 #include "cal.h"
 
 #include "err.h"
+#include "workload.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 /* ---- what is kept of an event ---- */
@@ -58,27 +60,68 @@ typedef struct trace {
   size_t nkernels, capkernels;
   char** tids; /* interned thread names */
   int ntids;
+  int* tid_slots; /* hash table of tids: index + 1, 0 when free */
+  size_t tid_cap; /* its size, a power of 2 above twice ntids */
   char gpu_model[128];
   long events;
 } trace;
 
+static size_t tid_hash(const char* name)
+{
+  size_t h = 14695981039346656037u;
+  for (const unsigned char* c = (const unsigned char*)name; *c; c++)
+    h = (h ^ *c) * 1099511628211u;
+  return h;
+}
+
+/* The slot of name in the tid table: where it is, or the free slot where it goes. */
+static size_t tid_slot(const trace* t, const char* name)
+{
+  size_t i = tid_hash(name) & (t->tid_cap - 1);
+  while (t->tid_slots[i] && strcmp(t->tids[t->tid_slots[i] - 1], name) != 0)
+    i = (i + 1) & (t->tid_cap - 1);
+  return i;
+}
+
+/* The index of a thread's name, added if new; -1 when out of memory. A hash table: a trace may
+ * name many threads. */
 static int intern_tid(trace* t, const char* name)
 {
-  for (int i = 0; i < t->ntids; i++)
-    if (strcmp(t->tids[i], name) == 0)
-      return i;
+  if (2 * (size_t)(t->ntids + 1) > t->tid_cap) {
+    size_t cap = t->tid_cap ? 2 * t->tid_cap : 64;
+    int* slots = calloc(cap, sizeof(int));
+    if (!slots)
+      return -1;
+    free(t->tid_slots);
+    t->tid_slots = slots;
+    t->tid_cap = cap;
+    for (int i = 0; i < t->ntids; i++)
+      t->tid_slots[tid_slot(t, t->tids[i])] = i + 1;
+  }
+  size_t slot = tid_slot(t, name);
+  if (t->tid_slots[slot])
+    return t->tid_slots[slot] - 1;
   char** grown = realloc(t->tids, sizeof(char*) * (size_t)(t->ntids + 1));
   if (!grown)
     return -1;
   t->tids = grown;
-  t->tids[t->ntids] = strdup(name);
-  return t->tids[t->ntids] ? t->ntids++ : -1;
+  if (!(t->tids[t->ntids] = strdup(name)))
+    return -1;
+  t->tid_slots[slot] = t->ntids + 1;
+  return t->ntids++;
 }
 
 static double num_arg(const cJSON* args, const char* key, double dflt)
 {
   const cJSON* v = cJSON_GetObjectItemCaseSensitive(args, key);
   return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* An id (External id, Sequence number): a whole number from 0 to 2^53, else dflt. */
+static long id_arg(const cJSON* args, const char* key, long dflt)
+{
+  double v = num_arg(args, key, -1);
+  return v >= 0 && v <= 9007199254740992.0 && v == floor(v) ? (long)v : dflt;
 }
 
 /* Product of the dimensions of Input Dims[k] (0 when absent or empty). */
@@ -202,8 +245,8 @@ static int keep_event(trace* t, const cJSON* e, ss_err* err)
       snprintf(tname, sizeof(tname), "%.0f", cJSON_IsNumber(tid) ? tid->valuedouble : -1);
     if ((o->tid = intern_tid(t, tname)) < 0)
       return ss_err_set(err, NULL, 0, "out of memory");
-    o->ext = (long)num_arg(args, "External id", -1);
-    o->seq = (long)num_arg(args, "Sequence number", -1);
+    o->ext = id_arg(args, "External id", -1);
+    o->seq = id_arg(args, "Sequence number", -1);
     classify(o, name->valuestring, args);
     t->nops++;
   } else if (strcmp(c, "Kernel") == 0 || strcmp(c, "kernel") == 0 || strcmp(c, "Memset") == 0 ||
@@ -219,7 +262,7 @@ static int keep_event(trace* t, const cJSON* e, ss_err* err)
     kernel* k = &t->kernels[t->nkernels++];
     k->ts = ts;
     k->dur = dur;
-    k->ext = (long)num_arg(args, "external id", num_arg(args, "External id", -1));
+    k->ext = id_arg(args, "external id", id_arg(args, "External id", -1));
     k->htod = strstr(name->valuestring, "HtoD") != NULL;
     k->bytes = num_arg(args, "bytes", 0);
   }
@@ -235,8 +278,11 @@ typedef struct reader {
   int len, pos;
   long line;
   int eof;
+  int nul;  /* stopped at a NUL byte (JSON text has none) */
+  int zerr; /* stopped at a gzip error (zlib's code) */
 } reader;
 
+/* The next byte, or -1 at the end, a gzip error or a NUL byte (the reader stops there). */
 static int rd_peek(reader* r)
 {
   if (r->pos == r->len) {
@@ -245,10 +291,18 @@ static int rd_peek(reader* r)
     r->len = gzread(r->f, r->buf, sizeof(r->buf));
     r->pos = 0;
     if (r->len <= 0) {
+      int zerr = Z_OK;
+      gzerror(r->f, &zerr);
+      if (r->len < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
+        r->zerr = zerr != Z_OK ? zerr : Z_DATA_ERROR;
       r->eof = 1;
       r->len = 0;
       return -1;
     }
+  }
+  if (r->buf[r->pos] == 0) {
+    r->nul = 1;
+    return -1;
   }
   return r->buf[r->pos];
 }
@@ -293,15 +347,24 @@ static int text_put(text* t, char c)
   return 0;
 }
 
+/* Bounds of one JSON value (an event is a few hundred bytes): cJSON takes about 80 bytes per
+ * element, and the text is held whole. */
+#define RD_MAX_BYTES ((size_t)16 << 20)
+#define RD_MAX_ELEMENTS 1000000L
+
 /* Copy one JSON value (object, array, string, number, literal) into out, tracking nesting and
- * strings. Returns 0, or -1 at a premature end or over 256 MiB. */
+ * strings. Returns 0, -1 at a premature end (or NUL byte, or gzip error), -2 beyond RD_MAX_BYTES
+ * or RD_MAX_ELEMENTS. */
 static int rd_value(reader* r, text* out)
 {
   out->n = 0;
   int depth = 0, in_string = 0, escape = 0, c;
+  long elements = 1;
   do {
-    if ((c = rd_get(r)) < 0 || out->n > ((size_t)256 << 20) || text_put(out, (char)c))
+    if ((c = rd_get(r)) < 0)
       return -1;
+    if (out->n >= RD_MAX_BYTES || text_put(out, (char)c))
+      return -2;
     if (in_string) {
       if (escape)
         escape = 0;
@@ -311,8 +374,10 @@ static int rd_value(reader* r, text* out)
         in_string = 0;
     } else if (c == '"') {
       in_string = 1;
-    } else if (c == '{' || c == '[') {
-      depth++;
+    } else if (c == '{' || c == '[' || c == ',') {
+      depth += c != ',';
+      if (++elements > RD_MAX_ELEMENTS)
+        return -2;
     } else if (c == '}' || c == ']') {
       depth--;
     }
@@ -327,9 +392,27 @@ static int rd_value(reader* r, text* out)
   return depth == 0 && !in_string ? 0 : -1;
 }
 
+/* The error where the reader stopped: a NUL byte, a gzip error, a value too large, or what the
+ * caller expected there. */
+static int syntax_at(reader* r, ss_err* err, long line, int value_rc, const char* what)
+{
+  if (r->nul)
+    return ss_err_set(err, r->path, (int)r->line, "NUL byte (a trace is JSON text)");
+  if (r->zerr == Z_BUF_ERROR)
+    return ss_err_set(err, r->path, 0, "truncated gzip data (the file ends inside the compressed stream)");
+  if (r->zerr == Z_MEM_ERROR)
+    return ss_err_set(err, NULL, 0, "out of memory");
+  if (r->zerr)
+    return ss_err_set(err, r->path, 0, "corrupt gzip data");
+  if (value_rc == -2)
+    return ss_err_set(err, r->path, (int)line, "a JSON value larger than %zu MiB or with more than %ld elements",
+                      RD_MAX_BYTES >> 20, RD_MAX_ELEMENTS);
+  return ss_err_set(err, r->path, (int)line, "not a Kineto trace: %s", what);
+}
+
 static int syntax(reader* r, ss_err* err, const char* what)
 {
-  return ss_err_set(err, r->path, (int)r->line, "not a Kineto trace: %s", what);
+  return syntax_at(r, err, r->line, 0, what);
 }
 
 static int read_trace(trace* t, ss_err* err)
@@ -341,13 +424,21 @@ static int read_trace(trace* t, ss_err* err)
   r->path = t->path;
   r->line = 1;
   r->f = gzopen(t->path, "rb");
-  int rc = SS_OK, saw_events = 0;
+  int rc = SS_OK, saw_events = 0, vrc = 0;
   if (!r->f) {
     rc = ss_err_set(err, t->path, 0, "cannot open the trace: %s", strerror(errno ? errno : ENOENT));
     goto done;
   }
+  size_t plen = strlen(t->path);
+  if (rd_peek(r) >= 0 && gzdirect(r->f) && plen > 3 && strcmp(t->path + plen - 3, ".gz") == 0) {
+    rc = ss_err_set(err, t->path, 0, "not gzip data, though the name ends in .gz");
+    goto done;
+  }
+  if (r->len >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0)
+    r->pos = 3; /* a UTF-8 byte order mark */
   if (rd_skip_ws(r) != '{') {
-    rc = syntax(r, err, "expected a JSON object");
+    rc = r->eof && !r->zerr && r->line == 1 ? ss_err_set(err, t->path, 0, "empty file (expected a Kineto trace)")
+                                            : syntax(r, err, "expected a JSON object");
     goto done;
   }
   rd_get(r);
@@ -359,8 +450,10 @@ static int read_trace(trace* t, ss_err* err)
       rd_get(r);
       continue;
     }
-    if (c != '"' || rd_value(r, &v)) {
-      rc = syntax(r, err, c < 0 ? "the file ends inside the top-level object (truncated?)" : "expected a key");
+    if (c != '"' || (vrc = rd_value(r, &v))) {
+      rc = syntax_at(r, err, r->line, vrc,
+                     c < 0 ? "the file ends inside the top-level object (truncated?)"
+                     : c == '"' ? "the file ends inside a key (truncated?)" : "expected a key");
       goto done;
     }
     int events = strcmp(v.s, "\"traceEvents\"") == 0;
@@ -389,10 +482,11 @@ static int read_trace(trace* t, ss_err* err)
         }
         long line = r->line;
         cJSON* e = NULL;
-        if (c != '{' || rd_value(r, &v) || !(e = cJSON_ParseWithLength(v.s, v.n))) {
-          rc = ss_err_set(err, t->path, (int)line, "not a Kineto trace: %s",
-                          c < 0 || r->eof ? "the file ends inside traceEvents (truncated?)"
-                                          : "an event is not a JSON object");
+        if (c != '{' || (vrc = rd_value(r, &v)) || !(e = cJSON_ParseWithLength(v.s, v.n))) {
+          rc = syntax_at(r, err, line, vrc,
+                         c < 0 || r->eof ? "the file ends inside traceEvents (truncated?)"
+                         : c != '{'      ? "an event is not a JSON object"
+                                         : "an event is malformed JSON");
           goto done;
         }
         rc = keep_event(t, e, err);
@@ -401,8 +495,9 @@ static int read_trace(trace* t, ss_err* err)
           goto done;
       }
     } else {
-      if (rd_value(r, &v)) {
-        rc = syntax(r, err, "the file ends inside a value (truncated?)");
+      long line = r->line;
+      if ((vrc = rd_value(r, &v))) {
+        rc = syntax_at(r, err, line, vrc, "the file ends inside a value (truncated?)");
         goto done;
       }
       cJSON* d = devices ? cJSON_ParseWithLength(v.s, v.n) : NULL;
@@ -412,8 +507,11 @@ static int read_trace(trace* t, ss_err* err)
       cJSON_Delete(d);
     }
   }
+  rd_get(r);
   if (!saw_events)
     rc = syntax(r, err, "no traceEvents array");
+  else if (rd_skip_ws(r) >= 0 || r->nul || r->zerr)
+    rc = syntax(r, err, "text after the top-level object");
 done:
   if (r->f)
     gzclose(r->f);
@@ -444,7 +542,8 @@ static int is_special(op_kind k)
  * outermost special and weighted ancestors, and its own time without its children's. */
 static int nest(trace* t)
 {
-  qsort(t->ops, t->nops, sizeof(op), by_tid_ts);
+  if (t->nops) /* ops is NULL when there are none: qsort's argument must not be */
+    qsort(t->ops, t->nops, sizeof(op), by_tid_ts);
   size_t* stack = malloc(sizeof(size_t) * (t->nops + 1));
   if (!stack)
     return SS_ENOMEM;
@@ -509,14 +608,15 @@ static int seq_only(const void* a, const void* b)
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static int by_value(const void* a, const void* b)
+{
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
 static double median(double* v, int n)
 {
-  for (int i = 1; i < n; i++)
-    for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
-      double tmp = v[k];
-      v[k] = v[k - 1];
-      v[k - 1] = tmp;
-    }
+  qsort(v, (size_t)n, sizeof(double), by_value);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -532,12 +632,19 @@ typedef struct step_stats {
   double opt, data, htod_bytes, batch, input;
 } step_stats;
 
+static int by_start(const void* a, const void* b)
+{
+  const step_stats* x = a;
+  const step_stats* y = b;
+  return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
 /* Grow the per-layer arrays of s to hold n layers. */
 static int grow_layers(step_stats* s, int n, int* cap)
 {
   if (n <= *cap)
     return SS_OK;
-  int c = n + 64;
+  int c = *cap ? 2 * *cap : 16;
   double* f = realloc(s->fwd, sizeof(double) * (size_t)c);
   if (f)
     s->fwd = f;
@@ -556,39 +663,113 @@ static int grow_layers(step_stats* s, int n, int* cap)
   return SS_OK;
 }
 
-static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_stats* s, ss_err* err)
+/* What falls in each profiler step: the operators that start in it (indices into ops, in order)
+ * and the kernels whose operator does (with that operator). Step k's are op[op_start[k] ..
+ * op_start[k + 1]) and kernel[kernel_start[k] .. kernel_start[k + 1]); steps are sorted by start
+ * and do not overlap, so that each operator is looked at once, however many steps there are. */
+typedef struct step_index {
+  size_t* op;
+  size_t* op_start;
+  size_t* kernel;
+  size_t* kernel_start;
+  int* kernel_op; /* by kernel: the index of its operator, -1 if none */
+} step_index;
+
+static void step_index_free(step_index* x)
+{
+  free(x->op);
+  free(x->op_start);
+  free(x->kernel);
+  free(x->kernel_start);
+  free(x->kernel_op);
+}
+
+/* The step whose span holds ts, or -1. */
+static int step_at(const step_stats* steps, int nsteps, double ts)
+{
+  int lo = 0, hi = nsteps; /* the first step that starts after ts */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (steps[mid].t0 <= ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && ts < steps[lo - 1].t1 ? lo - 1 : -1;
+}
+
+/* Put item i (of n) in bucket of[i] (or none when -1), keeping their order: a counting sort. */
+static int bucket(const int* of, size_t n, int nbuckets, size_t** items, size_t** start)
+{
+  *items = malloc(sizeof(size_t) * (n + 1));
+  *start = calloc((size_t)nbuckets + 2, sizeof(size_t));
+  if (!*items || !*start)
+    return SS_ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    if (of[i] >= 0)
+      (*start)[of[i] + 2]++;
+  for (int k = 0; k < nbuckets; k++)
+    (*start)[k + 2] += (*start)[k + 1];
+  for (size_t i = 0; i < n; i++)
+    if (of[i] >= 0)
+      (*items)[(*start)[of[i] + 1]++] = i;
+  return SS_OK;
+}
+
+static int index_steps(const trace* t, const ext_entry* map, size_t nmap, const step_stats* steps, int nsteps,
+                       step_index* x)
+{
+  int* op_step = malloc(sizeof(int) * (t->nops + 1));
+  int* kernel_step = malloc(sizeof(int) * (t->nkernels + 1));
+  x->kernel_op = malloc(sizeof(int) * (t->nkernels + 1));
+  int rc = op_step && kernel_step && x->kernel_op ? SS_OK : SS_ENOMEM;
+  for (size_t i = 0; !rc && i < t->nops; i++)
+    op_step[i] = step_at(steps, nsteps, t->ops[i].ts);
+  for (size_t q = 0; !rc && q < t->nkernels; q++) {
+    ext_entry key = {t->kernels[q].ext, 0};
+    const ext_entry* hit = key.ext >= 0 ? bsearch(&key, map, nmap, sizeof(ext_entry), by_ext) : NULL;
+    x->kernel_op[q] = hit ? hit->op : -1;
+    kernel_step[q] = hit ? op_step[hit->op] : -1;
+  }
+  if (!rc)
+    rc = bucket(op_step, t->nops, nsteps, &x->op, &x->op_start);
+  if (!rc)
+    rc = bucket(kernel_step, t->nkernels, nsteps, &x->kernel, &x->kernel_start);
+  free(op_step);
+  free(kernel_step);
+  return rc;
+}
+
+/* Analyse step k; layer_of (by operator) is -1 throughout, and so again on return. */
+static int analyse_step(const trace* t, const step_index* x, int k, int* layer_of, step_stats* s, ss_err* err)
 {
   size_t n = t->nops;
+  const size_t* idx = x->op + x->op_start[k];
+  size_t m = x->op_start[k + 1] - x->op_start[k];
   int cpu = t->nkernels == 0; /* no GPU kernels: a CPU run, whose operators' own time is the device's */
   /* The forward thread: the thread of the first operator with weights in the step. */
   int ftid = -1;
-  for (size_t i = 0; i < n && ftid < 0; i++)
-    if (t->ops[i].kind == OP_LAYER && t->ops[i].special < 0 && t->ops[i].ts >= s->t0 && t->ops[i].ts < s->t1)
-      ftid = t->ops[i].tid;
+  for (size_t j = 0; j < m && ftid < 0; j++)
+    if (t->ops[idx[j]].kind == OP_LAYER && t->ops[idx[j]].special < 0)
+      ftid = t->ops[idx[j]].tid;
   if (ftid < 0)
     return ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) runs inside a profiler step");
-  int* layer_of = malloc(sizeof(int) * (n + 1));
-  seq_entry* seqs = malloc(sizeof(seq_entry) * (n + 1));
-  if (!layer_of || !seqs) {
-    free(layer_of);
-    free(seqs);
+  seq_entry* seqs = malloc(sizeof(seq_entry) * (m + 1));
+  if (!seqs)
     return ss_err_set(err, NULL, 0, "out of memory");
-  }
-  for (size_t i = 0; i < n; i++)
-    layer_of[i] = -1;
   /* Forward: a layer starts at each outermost operator with weights on the training thread; the
    * operators after it (norms, activations, pooling, additions, the loss) belong to it until the
    * next. DataLoader, optimizer and autograd work are not forward. */
-  int nl = 0, cap = 0;
-  for (size_t i = 0; i < n; i++) {
+  int nl = 0, cap = 0, rc = SS_OK;
+  for (size_t j = 0; j < m; j++) {
+    size_t i = idx[j];
     const op* o = &t->ops[i];
-    if (o->tid != ftid || o->ts < s->t0 || o->ts >= s->t1 || o->special >= 0 || o->kind == OP_STEP)
+    if (o->tid != ftid || o->special >= 0 || o->kind == OP_STEP)
       continue;
     if (o->layer_op == (int)i) {
       if (grow_layers(s, nl + 1, &cap)) {
-        free(layer_of);
-        free(seqs);
-        return ss_err_set(err, NULL, 0, "out of memory");
+        rc = ss_err_set(err, NULL, 0, "out of memory");
+        goto done;
       }
       s->fwd[nl] = s->bwd[nl] = 0;
       s->params[nl] = o->params;
@@ -607,17 +788,23 @@ static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_
     if (cpu)
       s->fwd[nl - 1] += o->self;
   }
+  if (nl == 0) {
+    /* Its operators with weights are all inside one that began before the step. */
+    rc = ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) starts inside a profiler step");
+    goto done;
+  }
   /* Backward: an autograd node belongs to the layer of the forward operator with its sequence
    * number; AccumulateGrad to the node before it on its thread; what runs inside a node to it. */
   size_t nseq = 0;
-  for (size_t k = 0; k < n; k++)
-    if (layer_of[k] >= 0 && t->ops[k].seq >= 0)
-      seqs[nseq++] = (seq_entry){t->ops[k].seq, layer_of[k]};
+  for (size_t j = 0; j < m; j++)
+    if (layer_of[idx[j]] >= 0 && t->ops[idx[j]].seq >= 0)
+      seqs[nseq++] = (seq_entry){t->ops[idx[j]].seq, layer_of[idx[j]]};
   qsort(seqs, nseq, sizeof(seq_entry), by_seq);
   int last = nl - 1, last_tid = -1;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t j = 0; j < m; j++) {
+    size_t i = idx[j];
     const op* o = &t->ops[i];
-    if (o->ts < s->t0 || o->ts >= s->t1 || o->kind == OP_STEP)
+    if (o->kind == OP_STEP)
       continue;
     /* Autograd work, and whatever the backward threads run between nodes (summing the gradients
      * a tensor receives from two uses): to the node before it. */
@@ -630,11 +817,11 @@ static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_
       last_tid = o->tid;
     }
     /* A node's sequence number is on it, or on the node inside its evaluate_function wrapper. */
-    for (size_t k = i; o->special == (int)i && o->kind == OP_BACKWARD && k < n && t->ops[k].tid == o->tid &&
-                       t->ops[k].ts < o->end;
-         k++)
-      if (t->ops[k].kind == OP_BACKWARD && t->ops[k].seq >= 0) {
-        seq_entry key = {t->ops[k].seq, 0};
+    for (size_t q = i; o->special == (int)i && o->kind == OP_BACKWARD && q < n && t->ops[q].tid == o->tid &&
+                       t->ops[q].ts < o->end;
+         q++)
+      if (t->ops[q].kind == OP_BACKWARD && t->ops[q].seq >= 0) {
+        seq_entry key = {t->ops[q].seq, 0};
         const seq_entry* hit = bsearch(&key, seqs, nseq, sizeof(seq_entry), seq_only);
         if (hit)
           last = hit->layer;
@@ -644,23 +831,17 @@ static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_
     if (cpu)
       s->bwd[last] += o->self;
   }
-  free(seqs);
   /* GPU time of each kernel, to the layer of the operator that launched it. */
-  for (size_t q = 0; q < t->nkernels; q++) {
-    const kernel* kk = &t->kernels[q];
-    ext_entry key = {kk->ext, 0};
-    const ext_entry* hit = kk->ext >= 0 ? bsearch(&key, map, nmap, sizeof(ext_entry), by_ext) : NULL;
-    if (!hit)
-      continue;
-    const op* o = &t->ops[hit->op];
-    if (o->ts < s->t0 || o->ts >= s->t1)
-      continue;
+  for (size_t j = x->kernel_start[k]; j < x->kernel_start[k + 1]; j++) {
+    const kernel* kk = &t->kernels[x->kernel[j]];
+    int oi = x->kernel_op[x->kernel[j]];
+    const op* o = &t->ops[oi];
     if (kk->htod) {
       if (kk->bytes > s->htod_bytes)
         s->htod_bytes = kk->bytes;
       continue;
     }
-    int l = layer_of[hit->op];
+    int l = layer_of[oi];
     if (o->special >= 0 && t->ops[o->special].kind == OP_OPTIMIZER)
       s->opt += kk->dur;
     else if (l >= nl)
@@ -669,18 +850,22 @@ static int analyse_step(const trace* t, const ext_entry* map, size_t nmap, step_
       s->fwd[l] += kk->dur;
   }
   /* The DataLoader's spans, and on a CPU the optimizer's time. */
-  for (size_t i = 0; i < n; i++) {
+  for (size_t j = 0; j < m; j++) {
+    size_t i = idx[j];
     const op* o = &t->ops[i];
-    if (o->ts < s->t0 || o->ts >= s->t1 || o->special < 0)
+    if (o->special < 0)
       continue;
     if (o->special == (int)i && o->kind == OP_DATA)
       s->data += o->end - o->ts;
     else if (cpu && t->ops[o->special].kind == OP_OPTIMIZER)
       s->opt += o->self;
   }
-  free(layer_of);
   s->nlayers = nl;
-  return SS_OK;
+done:
+  for (size_t j = 0; j < m; j++)
+    layer_of[idx[j]] = -1;
+  free(seqs);
+  return rc;
 }
 
 /* Peak FP32 speed of GPUs a trace may name (datasheet figures, not measurements): the workload's
@@ -791,6 +976,7 @@ static void trace_free(trace* t)
   for (int i = 0; i < t->ntids; i++)
     free(t->tids[i]);
   free(t->tids);
+  free(t->tid_slots);
 }
 
 /* The model's name: the trace file's, without directories and extensions. */
@@ -888,6 +1074,28 @@ static int write_workload(const trace_opts* o, const trace* t, const step_stats*
   return SS_OK;
 }
 
+/* Read back the workload just written, as stash-sim will: a trace (or options) that gives figures
+ * out of its ranges (a weight shape of 1e300, a layer of hours, --samples 1e20) is an error here,
+ * not a file the simulator rejects later. The output is removed then. Not checked when it is not a
+ * regular file (-o /dev/null). */
+static int check_written(const trace_opts* o, const trace* t, ss_err* err)
+{
+  struct stat st;
+  if (stat(o->out, &st) != 0 || !S_ISREG(st.st_mode))
+    return SS_OK;
+  ss_err why;
+  ss_err_clear(&why);
+  ss_workload* w = NULL;
+  int rc = ss_workload_load(o->out, &w, &why);
+  ss_workload_free(w);
+  if (rc == SS_OK)
+    return SS_OK;
+  char line[1024];
+  ss_err_format(&why, line, sizeof(line));
+  remove(o->out);
+  return ss_err_set(err, t->path, 0, "it gives a workload that stash-sim would reject (not written): %s", line);
+}
+
 int cal_trace_main(int argc, char** argv)
 {
   trace_opts o;
@@ -905,6 +1113,8 @@ int cal_trace_main(int argc, char** argv)
   t.path = o.in;
   step_stats* steps = NULL;
   ext_entry* map = NULL;
+  step_index x = {0};
+  int* layer_of = NULL;
   int nsteps = 0, status = 1;
   step_stats med;
   memset(&med, 0, sizeof(med));
@@ -933,8 +1143,22 @@ int cal_trace_main(int argc, char** argv)
                                 "call prof.step() every iteration");
     goto done;
   }
+  qsort(steps, (size_t)nsteps, sizeof(step_stats), by_start);
+  for (int k = 1; k < nsteps; k++)
+    if (steps[k].t0 < steps[k - 1].t1) {
+      ss_err_set(&err, t.path, 0, "two profiler steps overlap (one starts at %.17g us, before the other ends): "
+                                  "expected the steps of one training process, one after another", steps[k].t0);
+      goto done;
+    }
+  layer_of = malloc(sizeof(int) * (t.nops + 1));
+  if (!layer_of || index_steps(&t, map, nmap, steps, nsteps, &x)) {
+    ss_err_set(&err, NULL, 0, "out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < t.nops; i++)
+    layer_of[i] = -1;
   for (int k = 0; k < nsteps; k++)
-    if (analyse_step(&t, map, nmap, &steps[k], &err))
+    if (analyse_step(&t, &x, k, layer_of, &steps[k], &err))
       goto done;
   for (int k = 1; k < nsteps; k++)
     if (steps[k].nlayers != steps[0].nlayers) {
@@ -974,7 +1198,7 @@ int cal_trace_main(int argc, char** argv)
     v[k] = steps[k].data;
   med.data = median(v, nsteps);
   free(v);
-  if (write_workload(&o, &t, &med, nsteps, &err))
+  if (write_workload(&o, &t, &med, nsteps, &err) || check_written(&o, &t, &err))
     goto done;
   status = 0;
 done:
@@ -993,6 +1217,8 @@ done:
   free(med.bwd);
   free(steps);
   free(map);
+  free(layer_of);
+  step_index_free(&x);
   trace_free(&t);
   return status;
 }

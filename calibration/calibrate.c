@@ -2,7 +2,6 @@
  * measured iteration times) into stash-sim inputs and errors. One subcommand per module. */
 #include "cal.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 const cal_command cal_commands[] = {
@@ -12,17 +11,6 @@ const cal_command cal_commands[] = {
     {"compare", cal_compare_main, "measured iteration times against stash-sim's predictions: error per row, median, max"},
     {NULL, NULL, NULL},
 };
-
-int cal_usage_error(const char* cmd, const char* fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "stash-calibrate%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
-  vfprintf(stderr, fmt, ap);
-  fputs(" (see --help)\n", stderr);
-  va_end(ap);
-  return 2;
-}
 
 static void usage(FILE* f)
 {

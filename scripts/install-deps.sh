@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what stash-sim needs to build and test on Debian (run as root, or with sudo available).
 set -euo pipefail
-pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev python3 parallel gnuplot-nox"
+pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev python3 parallel gnuplot-nox valgrind"
 # The real run of calibration/realrun (ctest realrun.small) needs Debian's PyTorch, CPU only: with
 # its dependencies 177 packages, 147 MB to download, 636 MB installed, about 30 s to unpack
 # (Debian 12). SS_NO_TORCH=1 leaves them out, and that test is then skipped.

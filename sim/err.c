@@ -58,6 +58,28 @@ int ss_err_set_path(ss_err* err, const char* file, const char* path, const char*
   return rc;
 }
 
+/* Copy src to dst (size bytes at most, NUL included) with control characters written as escapes
+ * (\n, \t, \r, \xHH): a message may quote the input, and an error must stay one line. */
+static void copy_escaped(char* dst, unsigned long size, const char* src)
+{
+  unsigned long n = 0;
+  for (const unsigned char* s = (const unsigned char*)src; *s; s++) {
+    char esc[5];
+    if (*s >= 0x20 && *s != 0x7f)
+      snprintf(esc, sizeof(esc), "%c", *s);
+    else if (*s == '\n' || *s == '\t' || *s == '\r')
+      snprintf(esc, sizeof(esc), "\\%c", *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r');
+    else
+      snprintf(esc, sizeof(esc), "\\x%02x", *s);
+    size_t m = strlen(esc);
+    if (n + m >= size)
+      break;
+    memcpy(dst + n, esc, m);
+    n += m;
+  }
+  dst[n] = '\0';
+}
+
 void ss_err_format(const ss_err* err, char* buf, unsigned long size)
 {
   if (!buf || size == 0)
@@ -66,15 +88,17 @@ void ss_err_format(const ss_err* err, char* buf, unsigned long size)
     snprintf(buf, size, "error: unknown error");
     return;
   }
+  char line[SS_ERR_FILE_MAX + SS_ERR_PATH_MAX + SS_ERR_MSG_MAX + 64];
   const char* file = err->file[0] ? err->file : "stash-sim";
   if (err->path[0])
-    snprintf(buf, size, "%s: %s: %s", file, err->path, err->msg);
+    snprintf(line, sizeof(line), "%s: %s: %s", file, err->path, err->msg);
   else if (err->line > 0 && err->col > 0)
-    snprintf(buf, size, "%s:%d:%d: error: %s", file, err->line, err->col, err->msg);
+    snprintf(line, sizeof(line), "%s:%d:%d: error: %s", file, err->line, err->col, err->msg);
   else if (err->line > 0)
-    snprintf(buf, size, "%s:%d: error: %s", file, err->line, err->msg);
+    snprintf(line, sizeof(line), "%s:%d: error: %s", file, err->line, err->msg);
   else
-    snprintf(buf, size, "%s: error: %s", file, err->msg);
+    snprintf(line, sizeof(line), "%s: error: %s", file, err->msg);
+  copy_escaped(buf, size, line);
 }
 
 void ss_assert_fail(const char* expr, const char* file, int line)

@@ -48,6 +48,7 @@ int ss_err_isset(const ss_err* err);
 
 /* Format err as one line, the way editors jump to it:
  *   "file:line:col: error: msg", "file:line: error: msg", "file: $.path: msg" or "file: error: msg".
+ * Control characters (which a message quoting the input may hold) come out as escapes: \n, \xHH.
  * Writes at most size bytes including the terminating NUL. */
 void ss_err_format(const ss_err* err, char* buf, unsigned long size);
 

@@ -465,6 +465,13 @@ static int parse_route(pctx* c, const xmlNode* n)
     else if (p->links[li].sharing != SS_SHARING_SPLITDUPLEX && dir)
       ss_err_set(c->err, c->file, line_of(k), "route: link '%s' is not SPLITDUPLEX and takes no direction", id);
     else
+      for (int h = 0; h < nhops; h++)
+        if (hops[h].link == li) {
+          ss_err_set(c->err, c->file, line_of(k),
+                     "route from '%s' to '%s' crosses link '%s' twice (a route is a path, without loops)", src, dst, id);
+          break;
+        }
+    if (!ss_err_isset(c->err))
       hops[nhops++] = (ss_hop){li, dir ? (strcmp(dir, "UP") == 0 ? 0 : 1) : -1};
     free(id);
     free(dir);
@@ -537,6 +544,16 @@ static int parse_router(pctx* c, const xmlNode* n)
   return SS_OK;
 }
 
+static int same_route(const ss_route* x, const ss_route* y)
+{
+  if (x->nhops != y->nhops)
+    return 0;
+  for (int h = 0; h < x->nhops; h++)
+    if (x->hops[h].link != y->hops[h].link || x->hops[h].dir != y->hops[h].dir)
+      return 0;
+  return 1;
+}
+
 /* Walk the zone: count, then hosts, then links, then routes (routes refer to both). */
 static int parse_zone(pctx* c, const xmlNode* z)
 {
@@ -577,6 +594,14 @@ static int parse_zone(pctx* c, const xmlNode* z)
     nhosts += is_elem(k, "host");
     nlinks += is_elem(k, "link");
     nrouters += is_elem(k, "router");
+    /* The routes are a matrix over the hosts and routers, and names are looked up by scanning. */
+    int most = nhosts > SS_PLATFORM_MAX_GPUS + 1 ? SS_PLATFORM_MAX_GPUS + 1
+             : nlinks > SS_PLATFORM_MAX_LINKS    ? SS_PLATFORM_MAX_LINKS
+             : nrouters > SS_PLATFORM_MAX_NICS   ? SS_PLATFORM_MAX_NICS
+                                                 : 0;
+    if (most)
+      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': more than %d <%s> elements (the most an instance may have)",
+                        p->zone_id, most, (const char*)k->name);
   }
   p->gpus  = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
   p->links = calloc((size_t)nlinks + 1, sizeof(ss_link));
@@ -625,6 +650,14 @@ static int parse_zone(pctx* c, const xmlNode* z)
       if (a != b && route_at(p, a, b)->nhops == 0)
         return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no route from '%s' to '%s'", p->zone_id,
                           ss_platform_node_name(p, a), ss_platform_node_name(p, b));
+  /* Two GPUs that the cpu reaches the same way have no PCIe path between them (--no-nvlink). */
+  for (int a = 0; a < p->ngpus; a++)
+    for (int b = a + 1; b < p->ngpus; b++)
+      if (same_route(route_at(p, hosts - 1, a), route_at(p, hosts - 1, b)))
+        return ss_err_set(c->err, c->file, c->route_lines[(hosts - 1) * p->nnodes + b],
+                          "zone '%s': the routes from 'cpu' to '%s' (line %d) and to '%s' are the same: each GPU "
+                          "needs a link of its own", p->zone_id, p->gpus[a].name,
+                          c->route_lines[(hosts - 1) * p->nnodes + a], p->gpus[b].name);
   for (int g = 0; g < p->ngpus && p->nnics; g++)
     if (ss_platform_gpu_nic(p, g) < 0 || route_at(p, ss_platform_nic_node(p, ss_platform_gpu_nic(p, g)), g)->nhops == 0)
       return ss_err_set(c->err, c->file, line_of(z), "zone '%s': '%s' has no route to and from a NIC router", p->zone_id,
@@ -643,6 +676,13 @@ static void xml_error(void* data, const xmlError* e)
   size_t len = strlen(msg);
   while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
     msg[--len] = '\0';
+  /* Some of libxml2's messages go on on a second line ("... indicate encoding !\nBytes: ..."). */
+  for (char* nl = strchr(msg, '\n'); nl; nl = strchr(nl, '\n'))
+    *nl = ' ';
+  /* One speaks to programmers: "Excessive depth in document: 256 use XML_PARSE_HUGE option". */
+  int depth = 0;
+  if (sscanf(msg, "Excessive depth in document: %d", &depth) == 1)
+    snprintf(msg, sizeof(msg), "elements nested deeper than %d levels", depth);
   if (e->int2 > 0)
     ss_err_set_col(c->err, c->file, e->line, e->int2, "%s", msg);
   else

@@ -80,6 +80,11 @@ typedef struct ss_platform {
   ss_route* routes; /* nnodes^2 routes, [src * nnodes + dst], both directions resolved */
 } ss_platform;
 
+/* Limits of one instance file: GPU hosts (besides the cpu host), links, NIC routers. */
+#define SS_PLATFORM_MAX_GPUS 1024
+#define SS_PLATFORM_MAX_LINKS 4096
+#define SS_PLATFORM_MAX_NICS 64
+
 /* Read and validate the platform file at path. On success *out owns a new platform (free it with
  * ss_platform_free); on bad input returns SS_EINPUT with file and line in err. */
 int ss_platform_load(const char* path, ss_platform** out, ss_err* err);

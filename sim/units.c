@@ -50,8 +50,12 @@ int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, 
   }
   char* end = NULL;
   double value = strtod(text, &end);
-  if (end == text || !isfinite(value)) {
+  if (end == text) {
     snprintf(why, why_size, "expected %s, got '%s'", what, text);
+    return SS_EINPUT;
+  }
+  if (!isfinite(value)) {
+    snprintf(why, why_size, "expected %s, got '%s' (not a finite number)", what, text);
     return SS_EINPUT;
   }
   for (const unit_entry* u = table; u->suffix; u++) {

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #define SS_WORKLOAD_MAX_BYTES (256L << 20)
+#define SS_WORKLOAD_MAX_VALUES 2000000L
 #define SS_SCHEMA "stash-sim-workload/1"
 
 typedef struct wctx {
@@ -47,6 +48,58 @@ static int gz_fail(gzFile f, const char* path, ss_err* err)
   return ss_err_set(err, path, 0, "corrupt gzip data");
 }
 
+/* Length of the UTF-8 sequence at s (at most n bytes), or 0 if it is not one (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char* s, size_t n)
+{
+  size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+             : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+  if (len == 0 || len > n)
+    return 0;
+  for (size_t i = 1; i < len; i++)
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+  if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+      (s[0] == 0xf4 && s[1] > 0x8f))
+    return 0;
+  return len;
+}
+
+/* Check what cJSON lets through: JSON text is UTF-8 without control characters (bar whitespace
+ * between tokens), and a value costs cJSON about 40 times its bytes, so their number is bounded. */
+static int check_text(const char* text, size_t n, const char* path, ss_err* err)
+{
+  const unsigned char* s = (const unsigned char*)text;
+  int in_string = 0;
+  long values = 1;
+  for (size_t i = 0; i < n;) {
+    const char* why = NULL;
+    size_t len = utf8_len(s + i, n - i);
+    if (s[i] == 0)
+      why = "NUL byte (a workload is JSON text)";
+    else if (len == 0)
+      why = "not UTF-8 (a workload is JSON text in UTF-8)";
+    else if (s[i] < 0x20 && (in_string || (s[i] != '\n' && s[i] != '\r' && s[i] != '\t')))
+      why = in_string ? "control character in a string (write it as an escape, e.g. \\n)"
+                      : "control character (JSON allows spaces, tabs and line breaks between values)";
+    else if (in_string && s[i] == '\\' && i + 1 < n && s[i + 1] >= 0x20 && s[i + 1] < 0x80)
+      len = 2;
+    else if (s[i] == '"')
+      in_string = !in_string;
+    else if (!in_string && (s[i] == ',' || s[i] == '[' || s[i] == '{') && ++values > SS_WORKLOAD_MAX_VALUES)
+      why = "JSON values (a workload has a few per layer)";
+    if (why) {
+      int line, col;
+      line_col(text, i, &line, &col);
+      if (values > SS_WORKLOAD_MAX_VALUES)
+        return ss_err_set_col(err, path, line, col, "more than %ld %s", SS_WORKLOAD_MAX_VALUES, why);
+      return ss_err_set_col(err, path, line, col, "%s", why);
+    }
+    i += len;
+  }
+  return SS_OK;
+}
+
 /* Read a whole file, gunzipping if it is gzip (zlib reads plain files as they are). */
 static int read_all(const char* path, char** out, size_t* len, ss_err* err)
 {
@@ -56,6 +109,8 @@ static int read_all(const char* path, char** out, size_t* len, ss_err* err)
   gzFile f = gzopen(path, "rb");
   if (!f)
     return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(errno ? errno : ENOENT));
+  size_t plen = strlen(path);
+  int gz_name = plen > 3 && strcmp(path + plen - 3, ".gz") == 0;
   size_t cap = 1 << 16, n = 0;
   char* buf = malloc(cap + 1);
   int rc = buf ? SS_OK : SS_ENOMEM;
@@ -83,6 +138,10 @@ static int read_all(const char* path, char** out, size_t* len, ss_err* err)
       break;
     }
     n += (size_t)got;
+    if (gz_name && gzdirect(f)) {
+      rc = ss_err_set(err, path, 0, "not gzip data, though the name ends in .gz");
+      break;
+    }
   }
   gzclose(f);
   if (rc) {
@@ -90,16 +149,54 @@ static int read_all(const char* path, char** out, size_t* len, ss_err* err)
     return rc;
   }
   buf[n] = '\0';
-  size_t nul = strlen(buf);
-  if (nul != n) {
-    int line, col;
-    line_col(buf, nul, &line, &col);
+  if (check_text(buf, n, path, err)) {
     free(buf);
-    return ss_err_set_col(err, path, line, col, "NUL byte (a workload is JSON text)");
+    return SS_EINPUT;
   }
   *out = buf;
   *len = n;
   return SS_OK;
+}
+
+/* The names seen so far (of layers, of devices) and where: a hash table, so that checking n names
+ * for duplicates takes time in n, not n squared. */
+typedef struct name_set {
+  const char** name;
+  int* index;
+  size_t cap; /* a power of 2, at least twice the names */
+} name_set;
+
+static int name_set_init(name_set* s, size_t n)
+{
+  s->cap = 16;
+  while (s->cap < 2 * n)
+    s->cap *= 2;
+  s->name = calloc(s->cap, sizeof(*s->name));
+  s->index = calloc(s->cap, sizeof(*s->index));
+  return s->name && s->index ? SS_OK : SS_ENOMEM;
+}
+
+static void name_set_free(name_set* s)
+{
+  free(s->name);
+  free(s->index);
+}
+
+/* Add name (borrowed) at index; returns the index it was first added at, or -1 if it is new. */
+static int name_set_add(name_set* s, const char* name, int index)
+{
+  size_t h = 14695981039346656037u;
+  for (const unsigned char* c = (const unsigned char*)name; *c; c++)
+    h = (h ^ *c) * 1099511628211u;
+  for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    if (!s->name[i]) {
+      s->name[i] = name;
+      s->index[i] = index;
+      return -1;
+    }
+    if (strcmp(s->name[i], name) == 0)
+      return s->index[i];
+  }
 }
 
 /* parent + ".key" or parent + "[index]", truncated to size. */
@@ -190,7 +287,10 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
     return ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
   double x = v->valuedouble;
   const char* what = whole ? "whole number" : "number";
-  if (!isfinite(x) || x < lo || (lo_open && x == lo) || x > hi)
+  if (!isfinite(x)) /* cJSON read 1e400 as infinity */
+    return ss_err_set_path(c->err, c->file, p, "expected a %s %s %g and at most %g, got a number beyond a double's range",
+                           what, lo_open ? "greater than" : "at least", lo, hi);
+  if (x < lo || (lo_open && x == lo) || x > hi)
     return ss_err_set_path(c->err, c->file, p, "expected a %s %s %g and at most %g, got %.17g", what,
                            lo_open ? "greater than" : "at least", lo, hi, x);
   if (whole && x != floor(x))
@@ -218,10 +318,10 @@ static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
   if (n == 0)
     return ss_err_set_path(c->err, c->file, "$.layers", "expected at least one layer");
   w->layers = calloc((size_t)n, sizeof(ss_layer));
-  if (!w->layers)
-    return SS_ENOMEM;
+  name_set names = {0};
+  int rc = w->layers && name_set_init(&names, (size_t)n) == SS_OK ? SS_OK : SS_ENOMEM;
   int i = 0;
-  for (const cJSON* l = arr->child; l; l = l->next, i++) {
+  for (const cJSON* l = arr->child; l && !rc; l = l->next, i++) {
     char p[SS_ERR_PATH_MAX];
     join_path(p, sizeof(p), "$.layers", NULL, i);
     ss_layer* y = &w->layers[i];
@@ -229,16 +329,19 @@ static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
     if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
         get_number(c, l, p, "fwd_s", 0, 0, MAX_TIME_S, 0, &y->fwd_s) ||
         get_number(c, l, p, "bwd_s", 0, 0, MAX_TIME_S, 0, &y->bwd_s) ||
-        get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params))
-      return SS_EINPUT;
-    for (int j = 0; j < i; j++)
-      if (strcmp(w->layers[j].name, y->name) == 0) {
-        char q[SS_ERR_PATH_MAX];
-        join_path(q, sizeof(q), p, "name", 0);
-        return ss_err_set_path(c->err, c->file, q, "layer name '%s' already used by $.layers[%d]", y->name, j);
-      }
+        get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params)) {
+      rc = SS_EINPUT;
+      break;
+    }
+    int j = name_set_add(&names, y->name, i);
+    if (j >= 0) {
+      char q[SS_ERR_PATH_MAX];
+      join_path(q, sizeof(q), p, "name", 0);
+      rc = ss_err_set_path(c->err, c->file, q, "layer name '%s' already used by $.layers[%d]", y->name, j);
+    }
   }
-  return SS_OK;
+  name_set_free(&names);
+  return rc;
 }
 
 static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
@@ -296,25 +399,28 @@ static int parse_devices(wctx* c, const cJSON* root, ss_workload* w)
     return SS_OK;
   if (!cJSON_IsArray(arr))
     return ss_err_set_path(c->err, c->file, "$.devices", "expected an array, got %s", json_kind(arr));
-  w->devices = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(ss_device));
-  if (!w->devices)
-    return SS_ENOMEM;
+  int n = cJSON_GetArraySize(arr);
+  w->devices = calloc((size_t)n + 1, sizeof(ss_device));
+  name_set models = {0};
+  int rc = w->devices && name_set_init(&models, (size_t)n) == SS_OK ? SS_OK : SS_ENOMEM;
   int i = 0;
-  for (const cJSON* d = arr->child; d; d = d->next, i++) {
+  for (const cJSON* d = arr->child; d && !rc; d = d->next, i++) {
     char p[SS_ERR_PATH_MAX];
     join_path(p, sizeof(p), "$.devices", NULL, i);
     w->ndevices = i + 1;
-    if (parse_device(c, d, p, &w->devices[i]))
-      return SS_EINPUT;
-    for (int j = 0; j < i; j++)
-      if (strcmp(w->devices[j].gpu_model, w->devices[i].gpu_model) == 0) {
-        char q[SS_ERR_PATH_MAX];
-        join_path(q, sizeof(q), p, "gpu_model", 0);
-        return ss_err_set_path(c->err, c->file, q, "device '%s' already given by $.devices[%d]",
-                               w->devices[i].gpu_model, j);
-      }
+    if (parse_device(c, d, p, &w->devices[i])) {
+      rc = SS_EINPUT;
+      break;
+    }
+    int j = name_set_add(&models, w->devices[i].gpu_model, i);
+    if (j >= 0) {
+      char q[SS_ERR_PATH_MAX];
+      join_path(q, sizeof(q), p, "gpu_model", 0);
+      rc = ss_err_set_path(c->err, c->file, q, "device '%s' already given by $.devices[%d]", w->devices[i].gpu_model, j);
+    }
   }
-  return SS_OK;
+  name_set_free(&models);
+  return rc;
 }
 
 const ss_device* ss_workload_device(const ss_workload* w, const char* model)
@@ -414,8 +520,9 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
     int line, col;
     line_col(text, off, &line, &col);
     int deep = too_deep(text);
+    int blank = text[strspn(text, " \t\r\n")] == '\0';
     free(text);
-    if (len == 0)
+    if (blank)
       return ss_err_set(err, path, 0, "empty file (expected a JSON object)");
     if (deep)
       return ss_err_set_col(err, path, line, col, "JSON nested deeper than %d levels", CJSON_NESTING_LIMIT);

@@ -1,0 +1,50 @@
+/* fuzz_workload: libFuzzer target of the workload reader (sim/workload.c): any bytes, plain or
+ * gzip, must give a workload that keeps the documented ranges, or one input error; never a crash,
+ * a leak or unbounded memory. */
+#include "fuzz_input.h"
+#include "workload.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The ranges docs/formats.md promises to the simulator. */
+static void check_workload(const ss_workload* w)
+{
+  ss_assert(w->nlayers >= 1 && w->layers);
+  ss_assert(w->batch_per_gpu >= 1 && w->ref_batch >= 1);
+  ss_assert(w->grad_bytes_per_param > 0 && w->grad_bytes_per_param <= 8);
+  ss_assert(isfinite(w->ref_gpu_flops) && w->ref_gpu_flops > 0);
+  double total = w->optimizer_s;
+  for (int i = 0; i < w->nlayers; i++) {
+    const ss_layer* l = &w->layers[i];
+    ss_assert(l->name && l->name[0]);
+    ss_assert(l->fwd_s >= 0 && l->fwd_s <= 3600 && l->bwd_s >= 0 && l->bwd_s <= 3600);
+    ss_assert(l->params >= 0 && l->params == floor(l->params));
+    total += l->fwd_s + l->bwd_s;
+  }
+  ss_assert(total > 0);
+  ss_assert(w->dataset.samples >= 1 && w->dataset.bytes_per_sample > 0 && w->dataset.decoded_bytes_per_sample > 0);
+  for (int i = 0; i < w->ndevices; i++) {
+    const ss_device* d = &w->devices[i];
+    ss_assert(isfinite(d->fwd_ratio) && d->fwd_ratio > 0 && isfinite(d->bwd_ratio) && d->bwd_ratio > 0);
+    ss_assert(isfinite(d->total_ratio) && d->total_ratio > 0);
+    ss_assert(ss_workload_device(w, d->gpu_model) == d);
+  }
+  ss_assert(isfinite(ss_workload_grad_bytes(w)));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+  static fuzz_file in;
+  fuzz_file_set(&in, data, size);
+  ss_err err;
+  ss_err_clear(&err);
+  ss_workload* w = NULL;
+  if (ss_workload_load(in.path, &w, &err) == SS_OK)
+    check_workload(w);
+  else
+    fuzz_check_error(&err);
+  ss_workload_free(w);
+  return 0;
+}
