@@ -341,8 +341,8 @@ static void test_deterministic(void)
                          "platforms/p3.16xl.xml workloads/resnet50.json --format json --cache 0.5 --workers 3",
                          "platforms/p3.8xl.xml workloads/resnet50.json --format csv --no-overlap",
                          "platforms/p3.16xl.xml workloads/resnet50.json --instances 3 --cache 0.3 --format json",
-                         "platforms/p4d.24xl.xml workloads/resnet50.json --instances 3 --allreduce tree "
-                         "--fidelity reference --synthetic",
+                         ("platforms/p4d.24xl.xml workloads/resnet50.json --instances 3 --allreduce tree "
+                          "--fidelity reference --synthetic"),
                          "bench allreduce platforms/g4dn.12xl.xml --instances 2 --format csv",
                          "platforms/p3.8xl.xml workloads/resnet50.json --instances 2 --stash --workers 1"};
   for (int i = 0; i < 7; i++) {
