@@ -3,7 +3,8 @@
 
 Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, P5 instances), its
 table platforms/README.md, and tests/platforms/star{2,4,8}.xml, tests/platforms/star4_fast.xml
-(homogeneous stars for closed-form tests). Run from anywhere:
+(homogeneous stars for closed-form tests) and tests/platforms/star4_slow.xml (star4 whose GPU 3
+runs at half speed, for workers that differ). Run from anywhere:
     python3 scripts/gen_platforms.py
 Every figure written gets an XML comment naming its source in ../shared/data (and the original
 source that file cites), its public origin marked "NOT in shared/data", or the word "estimate" with
@@ -530,12 +531,15 @@ def catalog_platform(stem):
     return p
 
 
-def star_platform(n, gbps):
+def star_platform(n, gbps, slow=None):
+    """A star of n GPUs at 10 TFLOPS, GPU `slow` (if any) at 5."""
     bw = f"{gbps}GBps"
-    zone = f"star{n}" + ("_fast" if gbps != 10 else "")
+    zone = f"star{n}" + ("_fast" if gbps != 10 else "") + ("_slow" if slow is not None else "")
+    what = (f"a star of {n} GPUs whose GPU {slow} runs at half speed (5Tf), for tests of workers "
+            "that differ" if slow is not None else f"homogeneous star of {n} GPUs for closed-form tests")
     p = Platform(zone, [("instance_type", f"test-{zone}"), ("price_usd_per_h", "1"), ("vcpus", 8),
                         ("memory_gib", 64), ("network_gbps", gbps * 8)],
-                 [f"TEST platform {zone}: homogeneous star of {n} GPUs for closed-form tests. All "
+                 [f"TEST platform {zone}: {what}. All "
                   "figures are arbitrary round numbers chosen for the tests, not measurements "
                   f"(every bandwidth {bw}, every link latency 5us; network_gbps = nic {bw} x 8).",
                   f"gpuI to gpuJ = up_gpuI UP, up_gpuJ DOWN: latency 10us, bandwidth {bw}. "
@@ -543,7 +547,8 @@ def star_platform(n, gbps):
                   f"= up_gpuI UP, nic UP: latency 10us, bandwidth {bw}."])
     p.host("cpu", "1Gf", [("role", "cpu")], core=8, disk=bw)
     for g in range(n):
-        p.host(f"gpu{g}", "10Tf", [("role", "gpu"), ("gpu_model", "test-gpu-10Tf")])
+        tf = 5 if g == slow else 10
+        p.host(f"gpu{g}", f"{tf}Tf", [("role", "gpu"), ("gpu_model", f"test-gpu-{tf}Tf")])
     for g in range(n):
         p.link(f"up_gpu{g}", bw, "5us", "pcie")
     p.link("up_cpu", bw, "5us", "pcie")
@@ -610,6 +615,7 @@ def main():
     for n in (2, 4, 8):
         outputs[f"tests/platforms/star{n}.xml"] = star_platform(n, 10)
     outputs["tests/platforms/star4_fast.xml"] = star_platform(4, 20)
+    outputs["tests/platforms/star4_slow.xml"] = star_platform(4, 10, slow=3)
     outputs["platforms/README.md"] = readme(platforms)
     for rel, text in outputs.items():
         path = os.path.join(ROOT, rel)

@@ -79,6 +79,8 @@ void ss_ps_server_actor(int argc, char** argv)
       long stale = s->ps_version[p] - *seen;
       s->tl->ps_staleness_sum += (double)stale;
       s->tl->ps_updates++;
+      s->tl->rank_staleness_sum[msg->rank] += (double)stale;
+      s->tl->rank_updates[msg->rank]++;
       if (stale > s->tl->ps_staleness_max)
         s->tl->ps_staleness_max = stale;
       *seen = ++s->ps_version[p];

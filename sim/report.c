@@ -13,6 +13,32 @@ void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulate
   ss_breakdown bd;
   ss_stall_timeline(tl, job->warmup, job->iterations, &bd);
   ss_result_from_breakdown(job, &bd, simulated_s, out);
+  out->tl = tl;
+}
+
+/* Worker r's throughput over the measured iterations (samples/s) and the staleness of its pushes. */
+static double worker_throughput(const ss_result* r, int rank)
+{
+  const ss_job* j = r->job;
+  const ss_timeline* t = r->tl;
+  size_t base = (size_t)rank * (size_t)t->niters;
+  double window = t->end_s[base + (size_t)(j->warmup + j->iterations) - 1] - t->start_s[base + (size_t)j->warmup];
+  return j->batch / (window / j->iterations); /* as the spread in ss_stall_timeline */
+}
+
+static double worker_staleness(const ss_result* r, int rank)
+{
+  const ss_timeline* t = r->tl;
+  return t->rank_updates[rank] ? t->rank_staleness_sum[rank] / (double)t->rank_updates[rank] : 0;
+}
+
+/* Asynchronous parameter servers run workers at their own pace: their figures one by one (in the
+ * table for at most this many workers, in JSON for all). */
+#define SS_REPORT_MAX_WORKER_LINES 64
+
+static int per_worker(const ss_result* r)
+{
+  return r->tl && r->job->opt.arch == SS_ARCH_PS && r->job->opt.async;
 }
 
 void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out)
@@ -151,6 +177,13 @@ static void write_json(FILE* f, const ss_result* r)
             j->opt.server_agg_gbps, r->bd.staleness_mean, r->bd.staleness_max);
     fprintf(f, "  \"worker_throughput_min_samples_per_s\": %.17g,\n  \"worker_throughput_max_samples_per_s\": %.17g,\n",
             j->batch / r->bd.rank_iteration_max_s, j->batch / r->bd.rank_iteration_min_s);
+    if (per_worker(r)) {
+      fprintf(f, "  \"workers\": [");
+      for (int w = 0; w < j->ngpus; w++)
+        fprintf(f, "%s\n    {\"rank\": %d, \"throughput_samples_per_s\": %.17g, \"staleness_mean\": %.17g}",
+                w ? "," : "", w, worker_throughput(r, w), worker_staleness(r, w));
+      fprintf(f, "\n  ],\n");
+    }
   }
   fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
   if (r->stash)
@@ -299,22 +332,38 @@ static void write_table_ps(FILE* f, const ss_result* r)
   fprintf(f, "  gradients: %d bucket%s %s%s, pushed to %d parameter server%s %s, %s\n", j->nbuckets,
           j->nbuckets == 1 ? "" : "s", cap, j->opt.overlap ? " as backward fills them" : " after backward", j->opt.servers,
           j->opt.servers == 1 ? "" : "s", where, j->opt.async ? "asynchronous (ASGD)" : "synchronous");
-  if (j->opt.async)
-    fprintf(f, "  workers: %.1f to %.1f samples/s each; staleness %.2f updates on average, %.0f at most\n",
-            j->batch / r->bd.rank_iteration_max_s, j->batch / r->bd.rank_iteration_min_s, r->bd.staleness_mean,
-            r->bd.staleness_max);
+  if (!j->opt.async)
+    return;
+  fprintf(f, "  workers: %.1f to %.1f samples/s each; staleness %.2f updates on average, %.0f at most\n",
+          j->batch / r->bd.rank_iteration_max_s, j->batch / r->bd.rank_iteration_min_s, r->bd.staleness_mean,
+          r->bd.staleness_max);
+  if (!per_worker(r))
+    return;
+  if (j->ngpus > SS_REPORT_MAX_WORKER_LINES) {
+    fprintf(f, "  (each worker's throughput and staleness: --format json, \"workers\")\n");
+    return;
+  }
+  for (int w = 0; w < j->ngpus; w++)
+    fprintf(f, "    worker %-3d (instance %d, GPU %d) %10.1f samples/s   staleness %5.2f\n", w,
+            w / j->gpus_per_instance, w % j->gpus_per_instance, worker_throughput(r, w), worker_staleness(r, w));
 }
 
 static void write_table(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
   const ss_breakdown* b = &r->bd;
+  /* An instance whose GPUs differ: the times are GPU 0's, each GPU runs them at its speed (job.c). */
+  char gpus[160];
+  snprintf(gpus, sizeof(gpus), "%d x %s", j->ngpus, j->platform->gpus[0].model);
+  for (int g = 1; g < j->gpus_per_instance; g++)
+    if (strcmp(j->platform->gpus[g].model, j->platform->gpus[0].model) != 0)
+      snprintf(gpus, sizeof(gpus), "%d GPUs of mixed models (GPU 0: %s)", j->ngpus, j->platform->gpus[0].model);
   if (j->instances > 1)
-    fprintf(f, "stash-sim %s: %s on %d x %s, %d x %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
-            j->instances, j->platform->instance_type, j->ngpus, j->platform->gpus[0].model, j->batch);
+    fprintf(f, "stash-sim %s: %s on %d x %s, %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
+            j->instances, j->platform->instance_type, gpus, j->batch);
   else
-    fprintf(f, "stash-sim %s: %s on %s, %d x %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
-            j->platform->instance_type, j->ngpus, j->platform->gpus[0].model, j->batch);
+    fprintf(f, "stash-sim %s: %s on %s, %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
+            j->platform->instance_type, gpus, j->batch);
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);
   fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",

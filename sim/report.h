@@ -18,6 +18,8 @@ typedef struct ss_result {
   double samples;            /* --samples, or one epoch */
   double time_to_train_s;    /* start-up (init_s) + samples at the steady-state throughput */
   const ss_stash* stash;     /* --stash: the differential breakdown (the job is its RUN2), else NULL */
+  const ss_timeline* tl;     /* the run's timeline when it was simulated here (per-worker figures), */
+                             /* NULL for a run simulated in another process */
 } ss_result;
 
 /* Derive the result of a job from its timeline. */

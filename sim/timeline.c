@@ -17,7 +17,9 @@ ss_timeline* ss_timeline_new(int nranks, int niters)
   t->start_s = calloc(n, sizeof(double));
   t->end_s = calloc(n, sizeof(double));
   t->acc_s = calloc(n * SS_CAT_COUNT, sizeof(double));
-  if (!t->start_s || !t->end_s || !t->acc_s) {
+  t->rank_updates = calloc((size_t)nranks, sizeof(long));
+  t->rank_staleness_sum = calloc((size_t)nranks, sizeof(double));
+  if (!t->start_s || !t->end_s || !t->acc_s || !t->rank_updates || !t->rank_staleness_sum) {
     ss_timeline_free(t);
     return NULL;
   }
@@ -31,6 +33,8 @@ void ss_timeline_free(ss_timeline* t)
   free(t->start_s);
   free(t->end_s);
   free(t->acc_s);
+  free(t->rank_updates);
+  free(t->rank_staleness_sum);
   free(t);
 }
 

@@ -23,6 +23,8 @@ typedef struct ss_timeline {
   long ps_updates;
   double ps_staleness_sum;
   long ps_staleness_max;
+  long* rank_updates;             /* [rank]: the same, per worker */
+  double* rank_staleness_sum;
   double init_s; /* start-up reads (--init-io): when the last worker was done, 0 without */
 } ss_timeline;
 

@@ -637,6 +637,44 @@ static void test_ps_async(void)
         "per-worker throughput");
   cJSON_Delete(sync);
   cJSON_Delete(async);
+
+  /* Workers that differ (star4_slow: GPU 3 at half speed; 4 shards and fast summation, so the
+   * servers do not pace everyone): ASGD lets each run at its own pace, and the report gives each
+   * worker's throughput and staleness; the synchronous step waits for the slowest. */
+  const char* mixed = "tests/platforms/star4_slow.xml tests/workloads/tiny.json --synthetic --arch ps --servers 4 "
+                      "--server-agg-gbps 1e6";
+  sync = sim_json("%s --sync", mixed);
+  async = sim_json("%s --async", mixed);
+  CHECK(sync && !cJSON_GetObjectItemCaseSensitive(sync, "workers"), "synchronous: no per-worker figures");
+  const cJSON* w = async ? cJSON_GetObjectItemCaseSensitive(async, "workers") : NULL;
+  CHECK(cJSON_GetArraySize(w) == 4, "asynchronous: a figure per worker");
+  if (sync && async && cJSON_GetArraySize(w) == 4) {
+    double tp[4], st[4], lo = INFINITY, hi = 0, mean = 0;
+    for (int r = 0; r < 4; r++) {
+      const cJSON* e = cJSON_GetArrayItem(w, r);
+      CHECK(num(e, "rank") == r, "worker %d in rank order", r);
+      tp[r] = num(e, "throughput_samples_per_s");
+      st[r] = num(e, "staleness_mean");
+      lo = fmin(lo, tp[r]);
+      hi = fmax(hi, tp[r]);
+      mean += st[r] / 4;
+    }
+    CHECK(lo == num(async, "worker_throughput_min_samples_per_s") &&
+              hi == num(async, "worker_throughput_max_samples_per_s"),
+          "the spread is the workers' own: %.6g..%.6g", lo, hi);
+    /* Every worker pushes as many parts, so the mean staleness is the mean of the workers'. */
+    CHECK(fabs(mean - num(async, "staleness_mean")) <= 1e-9 * mean, "staleness %.9g against the workers' %.9g",
+          num(async, "staleness_mean"), mean);
+    for (int r = 0; r < 3; r++)
+      CHECK(tp[3] < 0.75 * tp[r] && st[3] > st[r], "the slow GPU's worker: %.6g samples/s (staleness %.3g) against "
+            "worker %d's %.6g (%.3g)", tp[3], st[3], r, tp[r], st[r]);
+    /* Synchronous: every worker runs at the slowest one's pace, which ASGD's fast workers beat. */
+    double pace = num(sync, "batch_per_gpu") / num(sync, "iteration_s");
+    CHECK(tp[0] > 1.3 * pace && tp[3] > 0.9 * pace,
+          "asynchronous workers %.6g and %.6g samples/s against %.6g synchronous", tp[0], tp[3], pace);
+  }
+  cJSON_Delete(sync);
+  cJSON_Delete(async);
 }
 
 /* CNTK's start-up on one star4 (its volume and every link 10 GB/s): 4 workers read B = 12 MB (the
