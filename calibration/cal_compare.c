@@ -116,7 +116,10 @@ static int data_row(const char* path, int line, char* text, const int* col, int 
   char copy[4096];
   snprintf(copy, sizeof(copy), "%s", r->args);
   char* a[MAX_SIM_ARGS];
-  int na = cal_fields(copy, a, MAX_SIM_ARGS);
+  int na = cal_words(copy, a, MAX_SIM_ARGS);
+  if (na < 0)
+    return ss_err_set(err, path, line, "args: a quote is not closed or a backslash ends them (they are split "
+                      "as a shell does)");
   if (na == 0)
     return ss_err_set(err, path, line, "empty args: expected stash-sim's arguments (PLATFORM.xml WORKLOAD.json ...)");
   if (na > MAX_SIM_ARGS - 4)
@@ -198,7 +201,7 @@ static void run_row(const char* bin, row* r)
   snprintf(copy, sizeof(copy), "%s", r->args);
   char* argv[MAX_SIM_ARGS];
   argv[0] = (char*)bin;
-  int n = 1 + cal_fields(copy, argv + 1, MAX_SIM_ARGS - 4);
+  int n = 1 + cal_words(copy, argv + 1, MAX_SIM_ARGS - 4); /* checked by read_csv */
   argv[n++] = (char*)"--format";
   argv[n++] = (char*)"json";
   argv[n] = NULL;
@@ -334,8 +337,8 @@ static void usage(FILE* f)
         "median and the max of the absolute errors. Exit status 1 if a row's run failed (it is reported).\n"
         "\n"
         "MEASURED.csv: a header, then one row per configuration; columns args (stash-sim's arguments, split at\n"
-        "spaces; paths relative to the current directory), measured_iteration_s, and optionally source and\n"
-        "note. Lines starting with '#' are comments.\n"
+        "blanks with a shell's quoting, '...', \"...\" and \\, but no expansion; paths relative to the current\n"
+        "directory), measured_iteration_s, and optionally source and note. Lines starting with '#' are comments.\n"
         "\n"
         "options:\n"
         "      --bin FILE     the stash-sim binary (default: the one next to stash-calibrate)\n"

@@ -100,6 +100,55 @@ int cal_fields(char* s, char** tok, int max)
   return n;
 }
 
+int cal_words(char* s, char** tok, int max)
+{
+  int n = 0;
+  char* out = s; /* words are written back over the text, each ended by a NUL */
+  while (*s) {
+    if (*s == ' ' || *s == '\t') {
+      s++;
+      continue;
+    }
+    char* word = out;
+    while (*s && *s != ' ' && *s != '\t') {
+      if (*s == '\'') {
+        for (s++; *s && *s != '\''; )
+          *out++ = *s++;
+        if (!*s)
+          return -1;
+        s++;
+      } else if (*s == '"') {
+        for (s++; *s && *s != '"'; ) {
+          if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
+            s++;
+          *out++ = *s++;
+        }
+        if (!*s)
+          return -1;
+        s++;
+      } else if (*s == '\\') {
+        if (!s[1])
+          return -1;
+        s++;
+        *out++ = *s++;
+      } else {
+        *out++ = *s++;
+      }
+    }
+    /* The word's end: s has moved past at least as many characters as out, so this NUL is
+     * written at or before the character s points at, which is a blank or the end. */
+    char* next = s;
+    if (*s)
+      next++;
+    *out++ = '\0';
+    if (n < max)
+      tok[n] = word;
+    n++;
+    s = next;
+  }
+  return n;
+}
+
 int cal_number(const char* s, double* out)
 {
   char* end = NULL;

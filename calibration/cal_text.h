@@ -26,6 +26,12 @@ void cal_lines_free(cal_lines* l);
  * many fields there are (possibly more than max). */
 int cal_fields(char* s, char** tok, int max);
 
+/* Split s in place into words as a POSIX shell does, without expansions: blanks separate words;
+ * '...' keeps its text as is; "..." keeps it but for \" and \\; a backslash outside quotes keeps
+ * the next character. Stores the first max words in tok and returns how many there are, or -1
+ * when a quote is not closed or a backslash ends the text. */
+int cal_words(char* s, char** tok, int max);
+
 /* Parse the whole of s as a finite number (strtod syntax); 0 on success, -1 otherwise. */
 int cal_number(const char* s, double* out);
 

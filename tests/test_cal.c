@@ -271,10 +271,20 @@ static int compare_rows(const char* path, int* line, double* sim, double* err_pc
   CHECK(fgets(buf, sizeof(buf), f) && strncmp(buf, "line,args,source,measured_iteration_s,", 38) == 0, "header %s",
         buf);
   while (n < max && fgets(buf, sizeof(buf), f)) {
-    /* line,"args","source",measured,simulated,error,ok, */
+    /* line,"args","source",measured,simulated,error,ok,: skip the two quoted fields, whose
+     * quotes inside are doubled (RFC 4180) */
     char* q = buf;
-    for (int quotes = 0; *q && quotes < 4; q++)
-      quotes += *q == '"';
+    for (int field = 0; field < 2; field++) {
+      q = strchr(q, '"');
+      if (!q)
+        break;
+      for (q++; *q && !(q[0] == '"' && q[1] != '"'); q += q[0] == '"' ? 2 : 1)
+        ;
+      if (*q)
+        q++;
+    }
+    if (!q)
+      q = buf;
     CHECK(sscanf(buf, "%d", &line[n]) == 1 && sscanf(q, ",%*f,%lf,%lf,ok,", &sim[n], &err_pct[n]) == 2, "row %s", buf);
     n++;
   }
@@ -328,6 +338,48 @@ static void test_compare_failure(void)
            fabs(100 * (t - 0.01) / 0.01), fabs(100 * (t - 0.01) / 0.01));
   CHECK(strstr(r.out, summary) != NULL, "expected '%s' in: %s", summary, r.out);
   run_free(&r);
+}
+
+/* args are split as a shell splits words: a path with a blank, single and double quotes and
+ * backslashes reach stash-sim as one argument each (here three spellings of star2.xml's copies). */
+static void test_compare_quoting(void)
+{
+  char plain[256], quoted[256], csv[256], out[256];
+  snprintf(plain, sizeof(plain), "%s/star 2.xml", tmpdir);
+  snprintf(quoted, sizeof(quoted), "%s/it's \"2\".xml", tmpdir);
+  snprintf(csv, sizeof(csv), "%s/q.csv", tmpdir);
+  snprintf(out, sizeof(out), "%s/c.csv", tmpdir);
+  char* xml = read_text("tests/platforms/star2.xml");
+  FILE* f[2] = {fopen(plain, "w"), fopen(quoted, "w")};
+  for (int i = 0; i < 2; i++)
+    if (f[i]) {
+      fputs(xml ? xml : "", f[i]);
+      fclose(f[i]);
+    }
+  free(xml);
+  FILE* c = fopen(csv, "w");
+  CHECK(c != NULL, "cannot write %s", csv);
+  if (!c)
+    return;
+  const char* rest = "tests/workloads/tiny.json --synthetic";
+  fprintf(c, "args,measured_iteration_s\n");
+  fprintf(c, "'%s' %s --gpus 1,0.01\n", plain, rest);                      /* '...' */
+  fprintf(c, "\"%s/star\\ 2.xml %s \"\"--gpus\"\" 1\",0.01\n", tmpdir, rest); /* \ and "..." */
+  fprintf(c, "\"\"\"%s/it's \\\"\"2\\\"\".xml\"\" %s --gpus '1'\",0.01\n", tmpdir, rest); /* \" in "..." */
+  fclose(c);
+  run_result r = runf(SS_CAL_BIN, "compare %s -o %s", csv, out);
+  CHECK(r.status == 0 && !*r.err, "exit %d: %s%s", r.status, r.err, r.out);
+  int line[4];
+  double sim[4], err[4];
+  int n = compare_rows(out, line, sim, err, 4);
+  double alone = sim_iteration("tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --gpus 1");
+  CHECK(n == 3, "%d rows", n);
+  for (int i = 0; i < n && i < 3; i++)
+    CHECK(near(sim[i], alone, 1e-8), "row %d: %.9g s, star2.xml alone %.9g s", i + 1, sim[i], alone);
+  run_free(&r);
+  unlink(plain);
+  unlink(quoted);
+  unlink(csv);
 }
 
 static void test_help(void)
@@ -504,6 +556,7 @@ static const test_entry tests[] = {
     {"astra_resnet50", test_astra_resnet50},
     {"compare", test_compare},
     {"compare_failure", test_compare_failure},
+    {"compare_quoting", test_compare_quoting},
     {"help", test_help},
 };
 
