@@ -3,8 +3,9 @@
 
 Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, P5 instances), its
 table platforms/README.md, and tests/platforms/star{2,4,8}.xml, tests/platforms/star4_fast.xml
-(homogeneous stars for closed-form tests) and tests/platforms/star4_slow.xml (star4 whose GPU 3
-runs at half speed, for workers that differ). Run from anywhere:
+(homogeneous stars for closed-form tests), tests/platforms/star4_slow.xml (star4 whose GPU 3
+runs at half speed, for workers that differ) and tests/platforms/star2_cpu.xml (star2 whose two
+"GPUs" are CPU training processes computing on a cpu host of 2 cores: compute_on="cpu"). Run from anywhere:
     python3 scripts/gen_platforms.py
 Every figure written gets an XML comment naming its source in ../shared/data (and the original
 source that file cites), its public origin marked "NOT in shared/data", or the word "estimate" with
@@ -531,12 +532,20 @@ def catalog_platform(stem):
     return p
 
 
-def star_platform(n, gbps, slow=None):
-    """A star of n GPUs at 10 TFLOPS, GPU `slow` (if any) at 5."""
+def star_platform(n, gbps, slow=None, cpu_cores=None):
+    """A star of n GPUs at 10 TFLOPS, GPU `slow` (if any) at 5; with cpu_cores, the GPUs compute
+    on a cpu host of that many cores (compute_on="cpu")."""
     bw = f"{gbps}GBps"
-    zone = f"star{n}" + ("_fast" if gbps != 10 else "") + ("_slow" if slow is not None else "")
-    what = (f"a star of {n} GPUs whose GPU {slow} runs at half speed (5Tf), for tests of workers "
-            "that differ" if slow is not None else f"homogeneous star of {n} GPUs for closed-form tests")
+    zone = (f"star{n}" + ("_fast" if gbps != 10 else "") + ("_slow" if slow is not None else "")
+            + ("_cpu" if cpu_cores else ""))
+    if slow is not None:
+        what = f"a star of {n} GPUs whose GPU {slow} runs at half speed (5Tf), for tests of workers that differ"
+    elif cpu_cores:
+        what = (f"a star of {n} CPU training processes standing for GPUs (compute_on=cpu): their work "
+                f"runs on the cpu host's {cpu_cores} cores, shared with the loaders; 10Tf is the speed of "
+                "one process on an idle core")
+    else:
+        what = f"homogeneous star of {n} GPUs for closed-form tests"
     p = Platform(zone, [("instance_type", f"test-{zone}"), ("price_usd_per_h", "1"), ("vcpus", 8),
                         ("memory_gib", 64), ("network_gbps", gbps * 8)],
                  [f"TEST platform {zone}: {what}. All "
@@ -545,10 +554,11 @@ def star_platform(n, gbps, slow=None):
                   f"gpuI to gpuJ = up_gpuI UP, up_gpuJ DOWN: latency 10us, bandwidth {bw}. "
                   "UP = towards the centre of the star; nic UP = out of the instance. gpuI to nic "
                   f"= up_gpuI UP, nic UP: latency 10us, bandwidth {bw}."])
-    p.host("cpu", "1Gf", [("role", "cpu")], core=8, disk=bw)
+    p.host("cpu", "1Gf", [("role", "cpu")], core=cpu_cores or 8, disk=bw)
     for g in range(n):
         tf = 5 if g == slow else 10
-        p.host(f"gpu{g}", f"{tf}Tf", [("role", "gpu"), ("gpu_model", f"test-gpu-{tf}Tf")])
+        p.host(f"gpu{g}", f"{tf}Tf", [("role", "gpu"), ("gpu_model", f"test-gpu-{tf}Tf")]
+               + ([("compute_on", "cpu")] if cpu_cores else []))
     for g in range(n):
         p.link(f"up_gpu{g}", bw, "5us", "pcie")
     p.link("up_cpu", bw, "5us", "pcie")
@@ -616,6 +626,7 @@ def main():
         outputs[f"tests/platforms/star{n}.xml"] = star_platform(n, 10)
     outputs["tests/platforms/star4_fast.xml"] = star_platform(4, 20)
     outputs["tests/platforms/star4_slow.xml"] = star_platform(4, 10, slow=3)
+    outputs["tests/platforms/star2_cpu.xml"] = star_platform(2, 10, cpu_cores=2)
     outputs["platforms/README.md"] = readme(platforms)
     for rel, text in outputs.items():
         path = os.path.join(ROOT, rel)

@@ -300,6 +300,27 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
     return ss_err_set(c->err, c->file, line_of(n), "GPU host '%s': attribute 'core' must be 1 or absent", id);
   char what[128];
   snprintf(what, sizeof(what), "host '%s'", id);
+  /* compute_on="cpu": a CPU training process standing for a GPU; its kernels run on the cpu
+   * host's cores. Every GPU of an instance computes in the same place. */
+  int on_cpu = 0;
+  if (find_prop(n, "compute_on")) {
+    char* v = NULL;
+    if (req_prop(c, n, what, "compute_on", &v))
+      return SS_EINPUT;
+    on_cpu = strcmp(v, "cpu") == 0;
+    int known = on_cpu || strcmp(v, "gpu") == 0;
+    if (!known)
+      ss_err_set(c->err, c->file, line_of(n), "host '%s': property 'compute_on' must be 'gpu' or 'cpu', not '%s'", id,
+                 v);
+    free(v);
+    if (!known)
+      return SS_EINPUT;
+  }
+  if (p->ngpus > 0 && on_cpu != p->compute_on_cpu)
+    return ss_err_set(c->err, c->file, line_of(n), "host '%s' computes on the %s, %s on the %s: all GPUs of an "
+                      "instance must compute in the same place (property 'compute_on')", id, on_cpu ? "cpu" : "gpu",
+                      p->gpus[0].name, on_cpu ? "gpu" : "cpu");
+  p->compute_on_cpu = on_cpu;
   if (req_prop(c, n, what, "gpu_model", &g->model))
     return SS_EINPUT;
   g->name = strdup(id);
@@ -313,7 +334,7 @@ static int parse_host(pctx* c, const xmlNode* n)
   static const char* const host_attrs[] = {"id", "speed", "core", NULL};
   char* id = NULL;
   char* role = NULL;
-  static const char* const host_props[] = {"role", "gpu_model", NULL};
+  static const char* const host_props[] = {"role", "gpu_model", "compute_on", NULL};
   if (check_attrs(c, n, host_attrs) || check_props(c, n, host_props) || req_attr(c, n, "id", &id))
     return SS_EINPUT;
   char what[128];

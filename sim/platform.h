@@ -72,6 +72,8 @@ typedef struct ss_platform {
   double disk_write_bps;
   int ngpus;
   ss_gpu* gpus;
+  int compute_on_cpu; /* the "GPUs" compute on the cpu host's cores, sharing them with the loaders
+                       * (CPU training; GPU host prop compute_on="cpu", the same on every GPU) */
   int nlinks;
   ss_link* links;
   int nnics;

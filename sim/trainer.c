@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <simgrid/engine.h>
+#include <simgrid/exec.h>
 
 /* Time accounting of one iteration: every blocking step ends with mark(), which books the time
  * since the previous mark to a category, so the parts add up to the iteration exactly. */
@@ -34,16 +35,25 @@ static void mark_span(ss_sim* s, clockmark* m, ss_cat cat, const char* name)
 }
 
 /* Trace the layers from first down to last (forward indices; backward when bwd) that one execution
- * starting at start_s ran, each for its own work at the GPU's speed. */
-static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, double start_s)
+ * ran from start_s to end_s, each for its share of the work: at the GPU's speed, or slower when
+ * the execution shared the CPU's cores (compute_on="cpu"). */
+static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, double start_s, double end_s)
 {
   if (!s->trace)
     return;
   const ss_job* j = s->job;
-  double speed = sg_host_get_speed(s->ranks[rank].host);
   int step = first <= last ? 1 : -1;
+  double work = 0;
   for (int l = first;; l += step) {
-    double d = (bwd ? j->bwd_flops[l] : j->fwd_flops[l]) / speed;
+    work += bwd ? j->bwd_flops[l] : j->fwd_flops[l];
+    if (l == last)
+      break;
+  }
+  if (!(work > 0))
+    return;
+  double per_flop = (end_s - start_s) / work;
+  for (int l = first;; l += step) {
+    double d = (bwd ? j->bwd_flops[l] : j->fwd_flops[l]) * per_flop;
     if (d > 0) {
       char name[160];
       snprintf(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
@@ -55,10 +65,29 @@ static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, doub
   }
 }
 
-static void execute(double flops)
+/* Run flops of the rank's kernels: on its GPU, or, for a CPU training process (compute_on="cpu"),
+ * on its instance's CPU cores, where it competes with the loaders and anything else running there
+ * (the same work takes the same time on an idle core: one "GPU" is one core). */
+static void execute(ss_sim* s, const ss_rank* me, double flops)
 {
-  if (flops > 0)
+  if (!(flops > 0))
+    return;
+  if (!s->job->platform->compute_on_cpu) {
     sg_actor_execute(flops);
+    return;
+  }
+  sg_exec_t e = sg_actor_exec_init(flops * sg_host_get_speed(me->cpu) / sg_host_get_speed(me->host));
+  sg_exec_set_host(e, me->cpu);
+  sg_exec_start(e);
+  sg_exec_wait(e);
+}
+
+/* execute(), and the layers first..last it ran on the trace. */
+static void execute_layers(ss_sim* s, const ss_rank* me, double flops, int first, int last, int bwd)
+{
+  double t0 = simgrid_get_clock();
+  execute(s, me, flops);
+  trace_layers(s, me->rank, first, last, bwd, t0, simgrid_get_clock());
 }
 
 /* Get this iteration's batch into GPU memory; the wait is split between storage and CPU in the
@@ -151,8 +180,7 @@ void ss_trainer_actor(int argc, char** argv)
      * simulation's cost (2 + buckets executions per iteration instead of 2 x layers). */
     if (a->rank == 0)
       ss_trace_links(s);
-    trace_layers(s, a->rank, 0, nl - 1, 0, simgrid_get_clock());
-    execute(j->fwd_total_flops);
+    execute_layers(s, me, j->fwd_total_flops, 0, nl - 1, 0);
     if (a->rank == 0)
       ss_trace_links(s);
     int b = 0, chunk = nl - 1;
@@ -162,10 +190,11 @@ void ss_trainer_actor(int argc, char** argv)
       /* DDP launches a bucket's allreduce as soon as its last gradient is ready. */
       while (j->opt.overlap && b < j->nbuckets && j->buckets[b].last_layer == l) {
         if (chunk >= l) {
-          trace_layers(s, a->rank, chunk, l, 1, simgrid_get_clock());
+          execute_layers(s, me, pending_flops, chunk, l, 1);
           chunk = l - 1;
+        } else {
+          execute(s, me, pending_flops); /* nothing: a second bucket ending at the same layer */
         }
-        execute(pending_flops);
         pending_flops = 0;
         sg_sem_release(me->pending);
         if (a->rank == 0)
@@ -174,8 +203,9 @@ void ss_trainer_actor(int argc, char** argv)
       }
     }
     if (chunk >= 0)
-      trace_layers(s, a->rank, chunk, 0, 1, simgrid_get_clock());
-    execute(pending_flops);
+      execute_layers(s, me, pending_flops, chunk, 0, 1);
+    else
+      execute(s, me, pending_flops);
     for (; b < j->nbuckets; b++)
       sg_sem_release(me->pending);
     mark(&m, SS_CAT_COMPUTE);
@@ -202,7 +232,7 @@ void ss_trainer_actor(int argc, char** argv)
       ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), "wait for gradients (interconnect)",
                     "interconnect_stall", m.t + net, wait - net, NULL);
     m.t = now;
-    execute(j->opt_flops);
+    execute(s, me, j->opt_flops);
     mark_span(s, &m, SS_CAT_COMPUTE, "optimizer");
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
     if (s->trace) {

@@ -791,10 +791,11 @@ static cJSON* read_json_file(const char* path)
 /* --trace: the run's report is byte for byte the same with and without it; the trace parses, its
  * per-GPU spans of each category over the measured iterations add up to the breakdown, nest in
  * their iterations without overlapping, and count one per layer, bucket and batch. */
-static void test_trace(void)
+/* Run base (a JSON report) with and without --trace: the same report, and on the trace, per GPU,
+ * spans inside their iterations without overlap, layers forward spans (and as many allreduces and
+ * batches as it implies), and per category spans that add up to the reported breakdown. */
+static void check_trace(const char* base, int layers)
 {
-  const char* base = "platforms/p3.8xl.xml workloads/resnet50.json --iterations 2 --warmup 1 --cache 0.5 "
-                     "--workers 2 --format json";
   const char* path = "build-test-trace.json";
   char args[512];
   snprintf(args, sizeof(args), "%s --trace %s", base, path);
@@ -862,10 +863,10 @@ static void test_trace(void)
     }
     CHECK(outside == 0 && overlaps == 0, "%d spans outside their iteration, %d overlapping", outside, overlaps);
     int niters = (int)num(rep, "warmup") + iters; /* at least; the cool-down adds more */
-    CHECK(fwd >= gpus * 54 * niters && fwd % (gpus * 54) == 0, "%d forward spans: 54 layers per GPU and iteration",
-          fwd);
-    CHECK(allreduce == fwd / 54 * buckets, "%d allreduce spans, %d buckets per iteration", allreduce, buckets);
-    CHECK(batches == fwd / 54, "%d loaded batches for %d iterations", batches, fwd / 54);
+    CHECK(fwd >= gpus * layers * niters && fwd % (gpus * layers) == 0,
+          "%d forward spans: %d layers per GPU and iteration", fwd, layers);
+    CHECK(allreduce == fwd / layers * buckets, "%d allreduce spans, %d buckets per iteration", allreduce, buckets);
+    CHECK(batches == fwd / layers, "%d loaded batches for %d iterations", batches, fwd / layers);
     for (int c = 0; c < 5; c++) {
       char key[64];
       snprintf(key, sizeof(key), "%s_s", cats[c]);
@@ -879,6 +880,15 @@ static void test_trace(void)
   run_free(&with);
   run_free(&without);
   remove(path);
+}
+
+static void test_trace(void)
+{
+  check_trace("platforms/p3.8xl.xml workloads/resnet50.json --iterations 2 --warmup 1 --cache 0.5 --workers 2 "
+              "--format json",
+              54);
+  const char* path = "build-test-trace.json";
+  char args[512];
   /* Link counters per class, between 0 and 1, and the report still the same, over two instances. */
   const char* two = "platforms/p3.16xl.xml workloads/resnet50.json --instances 2 --synthetic --iterations 2 --format json";
   snprintf(args, sizeof(args), "%s --trace %s", two, path);
@@ -887,7 +897,7 @@ static void test_trace(void)
   CHECK(a.status == 0 && b.status == 0 && strcmp(a.out, b.out) == 0, "two instances: the report changes with --trace");
   run_free(&a);
   run_free(&b);
-  tr = read_json_file(path);
+  cJSON* tr = read_json_file(path);
   int nic = 0, pcie = 0, out_of_range = 0;
   const cJSON* evs = tr ? cJSON_GetObjectItemCaseSensitive(tr, "traceEvents") : NULL;
   const cJSON* e;
@@ -941,6 +951,56 @@ typedef struct test_entry {
   void (*fn)(void);
 } test_entry;
 
+/* CPU training (compute_on="cpu", tests/platforms/star2_cpu.xml: the "GPUs" compute on the cpu
+ * host's 2 cores, beside the loaders). The tiny workload: C = 9.5 ms of compute, P = 8 x 2 ms of
+ * preparation per batch. */
+static double iteration_of(const char* args)
+{
+  cJSON* j = sim_json("%s", args);
+  double t = j ? num(j, "iteration_s") : NAN;
+  cJSON_Delete(j);
+  return t;
+}
+
+static void test_cpu_compute(void)
+{
+  const char* cpu = "tests/platforms/star2_cpu.xml tests/workloads/tiny.json --cache 1";
+  const char* gpu = "tests/platforms/star2.xml tests/workloads/tiny.json --cache 1";
+  /* As many activities as cores: nothing competes, the same as on GPUs. */
+  static const char* const alike[] = {"--gpus 1 --workers 1", "--gpus 2 --synthetic", "--gpus 2 --workers 0",
+                                      "--gpus 1 --synthetic"};
+  for (int i = 0; i < 4; i++) {
+    char a[256], b[256];
+    snprintf(a, sizeof(a), "%s %s", cpu, alike[i]);
+    snprintf(b, sizeof(b), "%s %s", gpu, alike[i]);
+    double tc = iteration_of(a), tg = iteration_of(b);
+    CHECK(tc == tg, "%s: %.12g s on the cpu cores, %.12g s on GPUs", alike[i], tc, tg);
+  }
+  /* More activities than cores: the cores bind. Each iteration needs C + P of one rank's core
+   * time, so 1 rank with 3 loaders on 2 cores takes (C + P) / 2 = 12.75 ms, where GPUs take
+   * C plus the copy; 2 ranks with a loader each take C + P = 25.5 ms, where GPUs take P = 16 ms.
+   * The loaders' head start (prefetch 2) shrinks over a long run: 200 iterations. */
+  double c = iteration_of("tests/platforms/star2_cpu.xml tests/workloads/tiny.json --synthetic --gpus 1");
+  CHECK(fabs(c - 9.5e-3) <= 1e-12, "compute %.12g s", c);
+  double p = 8 * 2e-3;
+  double one = iteration_of("tests/platforms/star2_cpu.xml tests/workloads/tiny.json --cache 1 --gpus 1 --workers 3 "
+                            "--iterations 200");
+  double two = iteration_of("tests/platforms/star2_cpu.xml tests/workloads/tiny.json --cache 1 --gpus 2 --workers 1 "
+                            "--iterations 200");
+  CHECK(fabs(one - (c + p) / 2) <= 0.005 * (c + p) / 2, "1 rank, 3 loaders: %.9g s, expected (C + P) / 2 = %.9g s", one,
+        (c + p) / 2);
+  CHECK(fabs(two - (c + p)) <= 0.005 * (c + p), "2 ranks, 1 loader each: %.9g s, expected C + P = %.9g s", two, c + p);
+  double gone = iteration_of("tests/platforms/star2.xml tests/workloads/tiny.json --cache 1 --gpus 1 --workers 3 "
+                             "--iterations 200");
+  double gtwo = iteration_of("tests/platforms/star2.xml tests/workloads/tiny.json --cache 1 --gpus 2 --workers 1 "
+                             "--iterations 200");
+  CHECK(gone < 0.8 * one && fabs(gtwo - p) <= 0.005 * p, "on GPUs: %.9g s and %.9g s", gone, gtwo);
+  /* The trace of a run whose compute is slowed by the loaders still adds up to the breakdown. */
+  check_trace("tests/platforms/star2_cpu.xml tests/workloads/tiny.json --cache 1 --gpus 2 --workers 1 --iterations 4 "
+              "--format json",
+              3);
+}
+
 static const test_entry tests[] = {
     {"ring_closed_form", test_ring_closed_form},
     {"hierarchical_closed_form", test_hierarchical_closed_form},
@@ -965,6 +1025,7 @@ static const test_entry tests[] = {
     {"no_nvlink", test_no_nvlink},
     {"whatif", test_whatif},
     {"trace", test_trace},
+    {"cpu_compute", test_cpu_compute},
     {"help_version", test_help_version},
 };
 

@@ -112,11 +112,16 @@ static void test_platform_all_files(void)
                          "platforms/p2.8xl.xml",      "platforms/p2.16xl.xml",     "platforms/p3dn.24xl.xml",
                          "platforms/g4dn.xl.xml",     "platforms/g4dn.12xl.xml",   "platforms/g5.48xl.xml",
                          "platforms/p4d.24xl.xml",    "platforms/p5.48xl.xml",     "tests/platforms/star2.xml",
-                         "tests/platforms/star4.xml", "tests/platforms/star8.xml", "tests/platforms/star4_fast.xml"};
-  const int gpus[] = {1, 4, 1, 8, 16, 8, 1, 4, 8, 8, 8, 2, 4, 8, 4};
-  for (int i = 0; i < 15; i++) {
+                         "tests/platforms/star4.xml", "tests/platforms/star8.xml", "tests/platforms/star4_fast.xml",
+                         "tests/platforms/star4_slow.xml", "tests/platforms/star2_cpu.xml"};
+  const int gpus[] = {1, 4, 1, 8, 16, 8, 1, 4, 8, 8, 8, 2, 4, 8, 4, 4, 2};
+  for (int i = 0; i < 17; i++) {
     ss_platform* p = load_platform(files[i]);
     CU_ASSERT_EQUAL(p->ngpus, gpus[i]);
+    /* Only star2_cpu's "GPUs" compute on the cpu host's cores (2 of them). */
+    CU_ASSERT_EQUAL(p->compute_on_cpu, i == 16);
+    if (i == 16)
+      CU_ASSERT_EQUAL(p->cpu_cores, 2);
     /* Every GPU reaches a NIC, and the NICs add up to the instance's network bandwidth. */
     double nic_bps = 0;
     for (int k = 0; k < p->nnics; k++)

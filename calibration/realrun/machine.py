@@ -10,14 +10,14 @@ Reads the workload that workload.py measured (its reference device is this machi
 the gloo allreduce sweep of train.py --allreduce-sweep, and writes a platform (docs/formats.md):
   - gpu0, gpu1: the two training processes, one core each (one torch thread). Their speed and
     gpu_model are the workload's reference gpu_flops and gpu_model, so the simulator runs the
-    measured layer times unscaled (ratio 1);
-  - cpu: the loaders' cores: the vCPUs the training processes leave over when that is at least one
-    per training process; otherwise all the vCPUs. 1Gf = one core of this machine, where the
-    preparation time was measured. In the second case (2 vCPUs and 2 training processes, say) the
-    loader processes really share the training processes' cores, which the simulator cannot
-    represent (its loaders never take cycles from a "GPU" host), so loading is modelled as if it had
-    the machine's cores to itself; that is exact for --workers 0, where each training process
-    prepares its own batches on its own core while it waits for them, and optimistic otherwise;
+    measured layer times unscaled (ratio 1). With one torch thread (the default) they carry
+    compute_on="cpu": their work runs on the cpu host's cores, where it competes with the loader
+    processes as on the real machine (docs/model.md, "CPU training");
+  - cpu: all the vCPUs (1Gf = one core of this machine, where the preparation time was measured),
+    shared by the training processes and the loaders. With --threads above 1 a training process
+    is several cores, which one "GPU" execution cannot be: the training processes then keep their
+    own hosts, and the cpu host gets the vCPUs they leave over (all of them when that is less than
+    one per training process, which makes loading optimistic);
   - disk "pagecache": an ESTIMATE; the runs use --cache 1 (the images were just written, they are
     in the page cache, and reading them from there is part of the measured preparation time), so
     the disk is never read;
@@ -107,15 +107,19 @@ def render(work, alpha, bw, dropped, args, vcpus, cpu):
     ref = work["reference"]
     gpu_model, speed = ref["gpu_model"], int(round(ref["gpu_flops"]))
     train_cores = args.procs * args.threads
-    shared = vcpus - train_cores < args.procs
-    loader_cores = vcpus if shared else vcpus - train_cores
+    on_cpu = args.threads == 1
+    shared = not on_cpu and vcpus - train_cores < args.procs
+    loader_cores = vcpus if on_cpu or shared else vcpus - train_cores
+    compute_on = '      <prop id="compute_on" value="cpu"/>\n' if on_cpu else ""
+
     sweep = os.path.relpath(args.allreduce) if not os.path.isabs(args.allreduce) else args.allreduce
     dropped_txt = ("; dropped as outliers: " + ", ".join("%d" % s for s in dropped)) if dropped else "; no outlier dropped"
     gpus = "".join(
         '    <host id="gpu%d" speed="%df">\n'
         '      <prop id="role" value="gpu"/>\n'
         '      <prop id="gpu_model" value="%s"/>\n'
-        '    </host>\n' % (i, speed, xml_attr(gpu_model)) for i in range(args.procs))
+        '%s'
+        '    </host>\n' % (i, speed, xml_attr(gpu_model), compute_on) for i in range(args.procs))
     links = "".join(
         '    <link id="handoff_gpu%d" bandwidth="%dBps" latency="%dus" sharing_policy="SPLITDUPLEX">\n'
         '      <prop id="class" value="pcie"/>\n'
@@ -132,11 +136,16 @@ def render(work, alpha, bw, dropped, args, vcpus, cpu):
             routes.append('    <route src="gpu%d" dst="gpu%d"><link_ctn id="%s" direction="UP"/></route>\n' % (i, j, name))
     for i in range(args.procs):
         routes.append('    <route src="cpu" dst="gpu%d"><link_ctn id="handoff_gpu%d" direction="DOWN"/></route>\n' % (i, i))
-    share_note = (" Fewer than one per training process: all %d vCPUs are given to the loaders instead. The "
-                  "loader processes really share the training processes' cores, which the simulator cannot represent "
-                  "(its loaders never take cycles from a GPU host): exact with workers 0 (a training process "
-                  "prepares its batch on its own core while it waits), optimistic with loader processes." % vcpus
-                  if shared else "")
+    if on_cpu:
+        cpu_note = (f"cpu host: all {vcpus} vCPUs -> core={loader_cores}, shared by the {args.procs} training processes "
+                    "(their GPU hosts compute_on=cpu: one core each) and the loader processes, as on this machine.")
+    else:
+        cpu_note = (f"cpu host: the loaders' cores = {vcpus} vCPUs - {train_cores} used by the training processes "
+                    f"= {vcpus - train_cores} -> core={loader_cores}.")
+        if shared:
+            cpu_note += (" Fewer than one per training process: all %d vCPUs are given to the loaders instead, "
+                         "which makes loading optimistic (the training processes of several threads keep their own "
+                         "hosts)." % vcpus)
     return f"""<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
@@ -149,12 +158,12 @@ def render(work, alpha, bw, dropped, args, vcpus, cpu):
     <prop id="vcpus" value="{vcpus}"/>
     <prop id="memory_gib" value="{meminfo_gib():.1f}"/>
     <prop id="network_gbps" value="1"/>
-    <!-- cpu host: the loaders' cores = {vcpus} vCPUs - {train_cores} used by the training processes = {vcpus - train_cores} -> core={loader_cores}.{share_note} 1Gf = one core of this machine, where prep_cpu_s_per_sample was measured. Disk pagecache: ESTIMATE {PAGECACHE_BPS / 1e9:g} GB/s, never read with cache 1 (the images are in the page cache and reading them from there is part of the measured preparation). -->
+    <!-- {cpu_note} 1Gf = one core of this machine, where prep_cpu_s_per_sample was measured. Disk pagecache: ESTIMATE {PAGECACHE_BPS / 1e9:g} GB/s, never read with cache 1 (the images are in the page cache and reading them from there is part of the measured preparation). -->
     <host id="cpu" speed="1Gf" core="{loader_cores}">
       <prop id="role" value="cpu"/>
       <disk id="pagecache" read_bw="{PAGECACHE_BPS:.0f}Bps" write_bw="{PAGECACHE_BPS:.0f}Bps"/>
     </host>
-    <!-- GPU hosts: one training process each, on one core. speed {speed}f and gpu_model = the workload's reference device (MEASURED by workload.py: forward + backward FLOPs / seconds on one core), so layer times run unscaled -->
+    <!-- GPU hosts: one training process each, {args.threads} torch thread(s). speed {speed}f and gpu_model = the workload's reference device (MEASURED by workload.py: forward + backward FLOPs / seconds on one core), so layer times run unscaled -->
 {gpus}    <!-- handoff_gpuI: a DataLoader worker hands its batch to the training process through shared memory; nothing is copied to a device on a CPU run. ESTIMATE {HANDOFF_BPS / 1e9:g} GB/s, {HANDOFF_LATENCY_US} us: negligible, as it is -->
 {links}    <!-- loopback: gloo over TCP on lo between the training processes. FITTED to the allreduce sweep (median of each size, 2 ranks): t(S) = 2 (alpha + S / (2 B)) = 2 alpha + S / B, weighted least squares on relative error: alpha = {alpha * 1e6:.3f} us, B = {bw / 1e9:.4f} GB/s ({len(args.sizes)} sizes {args.sizes[0]}..{args.sizes[-1]} bytes{dropped_txt}). SPLITDUPLEX: each direction has B; UP = gpu i to gpu j, i < j -->
 {"".join(pair_links)}{"".join(routes)}  </zone>
