@@ -78,11 +78,13 @@ step "platform: this machine (machine.py), checked with stash-sim bench allreduc
   -o "$out/machine.xml" --bench "$sim" | tee "$out/allreduce_check.txt"
 
 # simulate NAME ARGS...: stash-sim on this machine's platform and workload, the arguments kept in
-# NAME/sim.args (for measured.csv) and the JSON report in NAME/sim.json.
+# NAME/sim.args (for measured.csv) and the JSON report in NAME/sim.json. The simulated job measures
+# the same steps as the real one (warm-up, then steps), so the loaders' head start (the batches
+# they prefetched during the warm-up) counts alike in both.
 simulate() {
   local name=$1
   shift
-  local args="$rel/machine.xml $rel/workload.json $* --cache 1 --bucket-mb 25"
+  local args="$rel/machine.xml $rel/workload.json $* --cache 1 --bucket-mb 25 --warmup $warmup --iterations $steps"
   echo "$args" >"$out/$name/sim.args"
   # shellcheck disable=SC2086  # args is a list of words
   "$sim" $args --format json -o "$out/$name/sim.json"
