@@ -90,6 +90,35 @@ static void put_escaped(FILE* f, const char* s)
     }
 }
 
+/* Dedicated parameter-server hosts: zones of their own. */
+static int server_hosts(const ss_job* j)
+{
+  return j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_DEDICATED ? j->ps_hosts : 0;
+}
+
+void ss_cluster_host_name(const ss_job* j, int slot, char* buf, size_t size)
+{
+  int g = j->gpus_per_instance, inst = slot / (g + 1), k = slot % (g + 1);
+  ss_assert(slot >= 0 && slot < ss_cluster_host_slots(j));
+  if (inst >= j->instances)
+    snprintf(buf, size, "s%d/cpu", slot - j->instances * (g + 1));
+  else
+    snprintf(buf, size, "i%d/%s", inst, k == g ? "cpu" : j->platform->gpus[k].name);
+}
+
+int ss_cluster_host_slots(const ss_job* j)
+{
+  return j->instances * (j->gpus_per_instance + 1) + server_hosts(j);
+}
+
+/* A host of slot s, escaped, as an attribute value. */
+static void put_host_name(FILE* f, const ss_job* j, int slot)
+{
+  char name[SS_CLUSTER_NAME_MAX];
+  ss_cluster_host_name(j, slot, name, sizeof(name));
+  put_escaped(f, name);
+}
+
 /* A prefixed name "iK/name", escaped, as an attribute value. */
 static void put_name(FILE* f, int inst, const char* name)
 {
@@ -153,14 +182,15 @@ static void put_instance(FILE* f, const ss_job* j, int inst)
   const ss_platform* p = j->platform;
   int cpu = ss_platform_cpu(p);
   fprintf(f, "  <zone id=\"i%d\" routing=\"Full\">\n", inst);
+  int g1 = j->gpus_per_instance + 1;
   fputs("   <host id=\"", f);
-  put_name(f, inst, "cpu");
+  put_host_name(f, j, inst * g1 + g1 - 1);
   fprintf(f, "\" speed=\"%.17gf\" core=\"%d\"><disk id=\"", p->cpu_speed_flops, p->cpu_cores);
   put_escaped(f, p->disk_name);
   fprintf(f, "\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/></host>\n", p->disk_read_bps, p->disk_write_bps);
   for (int g = 0; g < j->gpus_per_instance; g++) {
     fputs("   <host id=\"", f);
-    put_name(f, inst, p->gpus[g].name);
+    put_host_name(f, j, inst * g1 + g);
     fprintf(f, "\" speed=\"%.17gf\"/>\n", p->gpus[g].speed_flops);
   }
   int multi = ss_cluster_networked(j);
@@ -227,7 +257,7 @@ int ss_cluster_write(const ss_job* j, FILE* f)
 {
   int n = j->instances;
   int multi = ss_cluster_networked(j);
-  int nservers = j->opt.arch == SS_ARCH_PS && j->opt.placement == SS_PS_DEDICATED ? j->ps_hosts : 0;
+  int nservers = server_hosts(j);
   fputs("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
         "<platform version=\"4.1\">\n",
         f);

@@ -17,6 +17,14 @@ int ss_cluster_write(const ss_job* j, FILE* f);
  * dedicated parameter-server hosts (zones sK with host sK/cpu). */
 int ss_cluster_networked(const ss_job* j);
 
+/* Hosts of the composed platform by slot: [inst * (g + 1) + k] is GPU k < g of instance inst and
+ * k == g its cpu; the dedicated parameter-server hosts follow, from instances * (g + 1) on. The
+ * name SimGrid knows a slot's host by (unescaped, at most SS_CLUSTER_NAME_MAX bytes), and the
+ * number of slots. The writer above names hosts this way; the engine finds them by it. */
+#define SS_CLUSTER_NAME_MAX 320
+void ss_cluster_host_name(const ss_job* j, int slot, char* buf, size_t size);
+int ss_cluster_host_slots(const ss_job* j);
+
 /* Bandwidth (bytes/s) and latency (s) of link l of the instance file once the job's NIC options
  * (--nic-gbps, --nic-latency-us) are applied. */
 double ss_cluster_link_bandwidth(const ss_job* j, int l);

@@ -79,32 +79,41 @@ static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host
   s->actors_started++;
 }
 
-/* The hosts of the composed platform, [inst * (g + 1) + k]: GPU k < g, then the cpu. Read from
- * SimGrid's host list at once: sg_host_by_name searches the zones one after the other, which
- * for every rank of a large cluster would cost O(ranks x instances). */
+static int host_name_cmp(const void* a, const void* b)
+{
+  return strcmp(sg_host_get_name(*(const sg_host_t*)a), sg_host_get_name(*(const sg_host_t*)b));
+}
+
+/* The hosts of the composed platform by slot (ss_cluster_host_name), [inst * (g + 1) + k]: GPU k < g,
+ * then the cpu; the dedicated server hosts go to servers[]. SimGrid's host list is sorted by name
+ * once and each slot's name searched in it: sg_host_by_name searches the zones one after the
+ * other, which for every rank of a large cluster would cost O(ranks x instances). */
 static sg_host_t* host_table(const ss_job* j, sg_host_t* servers)
 {
-  int g = j->gpus_per_instance;
-  sg_host_t* table = calloc((size_t)j->instances * (size_t)(g + 1), sizeof(sg_host_t));
+  int slots = ss_cluster_host_slots(j), local = j->instances * (j->gpus_per_instance + 1);
+  sg_host_t* table = calloc((size_t)local, sizeof(sg_host_t));
   sg_host_t* all = sg_host_list();
-  ss_assert(table && all);
   size_t n = sg_host_count();
-  for (size_t h = 0; h < n; h++) {
-    const char* name = sg_host_get_name(all[h]);
-    int inst = -1, k = -1, end = 0;
-    if (sscanf(name, "i%d/gpu%d%n", &inst, &k, &end) == 2 && name[end] == '\0' && k >= 0 && k < g)
-      table[inst * (g + 1) + k] = all[h];
-    else if (sscanf(name, "i%d/cpu%n", &inst, &end) == 1 && name[end] == '\0')
-      table[inst * (g + 1) + g] = all[h];
-    else if (servers && sscanf(name, "s%d/cpu%n", &k, &end) == 1 && name[end] == '\0' && k >= 0 && k < j->ps_hosts) {
-      servers[k] = all[h];
-      continue;
+  ss_assert(table && all);
+  qsort(all, n, sizeof(sg_host_t), host_name_cmp);
+  for (int slot = 0; slot < slots; slot++) {
+    char name[SS_CLUSTER_NAME_MAX];
+    ss_cluster_host_name(j, slot, name, sizeof(name));
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (strcmp(sg_host_get_name(all[mid]), name) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-    ss_assert(inst >= 0 && inst < j->instances);
+    ss_assert(lo < n && strcmp(sg_host_get_name(all[lo]), name) == 0);
+    if (slot < local)
+      table[slot] = all[lo];
+    else if (servers)
+      servers[slot - local] = all[lo];
   }
   free(all);
-  for (int i = 0; i < j->instances * (g + 1); i++)
-    ss_assert(table[i]);
   return table;
 }
 
@@ -336,7 +345,7 @@ static int sim_run(ss_sim* s, ss_err* err)
     return SS_OK;
   ss_err_set(err, NULL, 0, "the simulation stopped with %d of %d actors unfinished (deadlock)",
              s->actors_started - s->actors_finished, s->actors_started);
-  return SS_ESIM;
+  return ss_err_kind(err, SS_ESIM);
 }
 
 void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
@@ -481,7 +490,7 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
     return SS_EINPUT;
   ss_sim s = {.job = job};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
-    return SS_EIO;
+    return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
   ss_assert(s.tl);
   ss_actor_arg* args = NULL;
@@ -496,7 +505,7 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   probe_free(&s);
   int closed = ss_trace_close(s.trace, rc ? NULL : err);
   if (!rc && closed)
-    rc = SS_EIO;
+    rc = ss_err_kind(err, SS_EIO);
   if (rc) {
     ss_timeline_free(s.tl);
     return rc;
@@ -665,7 +674,7 @@ int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, in
   if (!pid || !fd) {
     free(pid);
     free(fd);
-    return ss_err_set(err, NULL, 0, "out of memory");
+    return ss_err_nomem(err);
   }
   for (int first = 0; !rc && first < n; first += width) {
     int last = first + width < n ? first + width : n;

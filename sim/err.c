@@ -28,7 +28,38 @@ static int err_vset(ss_err* err, const char* file, int line, int col, const char
   vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
   if (err->msg[0] == '\0')
     snprintf(err->msg, sizeof(err->msg), "error");
+  err->code = SS_EINPUT;
   return SS_EINPUT;
+}
+
+int ss_err_nomem(ss_err* err)
+{
+  if (err && !ss_err_isset(err)) {
+    ss_err_set(err, NULL, 0, "out of memory");
+    err->code = SS_ENOMEM;
+  }
+  return SS_ENOMEM;
+}
+
+int ss_err_kind(ss_err* err, int code)
+{
+  if (err)
+    err->code = code;
+  return code;
+}
+
+int ss_err_exit_code(const ss_err* err)
+{
+  switch (err ? err->code : SS_EINPUT) {
+    case SS_OK:
+      return SS_EXIT_OK;
+    case SS_ENOMEM:
+    case SS_EIO:
+      return SS_EXIT_RESOURCE;
+    case SS_ESIM:
+      return SS_EXIT_INTERNAL;
+  }
+  return SS_EXIT_INPUT;
 }
 
 int ss_err_set(ss_err* err, const char* file, int line, const char* fmt, ...)
@@ -103,6 +134,7 @@ void ss_err_format(const ss_err* err, char* buf, unsigned long size)
 
 void ss_assert_fail(const char* expr, const char* file, int line)
 {
-  fprintf(stderr, "%s:%d: internal error: assertion '%s' failed\n", file, line, expr);
-  abort();
+  fprintf(stderr, "%s:%d: internal error: assertion '%s' failed (a bug: please report it)\n", file, line, expr);
+  fflush(stderr);
+  _Exit(SS_EXIT_INTERNAL);
 }

@@ -13,6 +13,17 @@ enum {
   SS_EIO = -4,    /* writing an output or temporary file failed */
 };
 
+/* Exit status of the programs, by kind of error (README, Exit status): bad input names the file; a
+ * usage error the option; resources are the machine's (memory, a write that failed), never the
+ * input's; internal is a bug. */
+enum {
+  SS_EXIT_OK = 0,
+  SS_EXIT_INPUT = 1,
+  SS_EXIT_USAGE = 2,
+  SS_EXIT_RESOURCE = 3,
+  SS_EXIT_INTERNAL = 4,
+};
+
 #define SS_ERR_FILE_MAX 512
 #define SS_ERR_PATH_MAX 256
 #define SS_ERR_MSG_MAX 768
@@ -25,6 +36,7 @@ typedef struct ss_err {
   int col;
   char path[SS_ERR_PATH_MAX];
   char msg[SS_ERR_MSG_MAX];
+  int code; /* its kind: SS_EINPUT (set by ss_err_set*), SS_ENOMEM, SS_EIO or SS_ESIM */
 } ss_err;
 
 /* Clear an error record. */
@@ -43,6 +55,16 @@ int ss_err_set_col(ss_err* err, const char* file, int line, int col, const char*
 int ss_err_set_path(ss_err* err, const char* file, const char* path, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Out of memory: fill err (first error wins) with that kind; returns SS_ENOMEM. */
+int ss_err_nomem(ss_err* err);
+
+/* Give the error in err the kind code (SS_EIO: an output could not be written; SS_ESIM: the
+ * simulation broke, a bug); returns code, as in `return ss_err_kind(err, SS_EIO)` after a set. */
+int ss_err_kind(ss_err* err, int code);
+
+/* The exit status of err's kind (SS_EXIT_*). */
+int ss_err_exit_code(const ss_err* err);
+
 /* Whether err holds an error. */
 int ss_err_isset(const ss_err* err);
 
@@ -52,7 +74,7 @@ int ss_err_isset(const ss_err* err);
  * Writes at most size bytes including the terminating NUL. */
 void ss_err_format(const ss_err* err, char* buf, unsigned long size);
 
-/* Report a broken internal invariant and abort; stays on under NDEBUG. */
+/* Report a broken internal invariant and exit with SS_EXIT_INTERNAL; stays on under NDEBUG. */
 void ss_assert_fail(const char* expr, const char* file, int line) __attribute__((noreturn));
 
 #define ss_assert(expr) ((expr) ? (void)0 : ss_assert_fail(#expr, __FILE__, __LINE__))

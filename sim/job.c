@@ -1,46 +1,12 @@
 /* job: what to simulate, validated and derived. */
 #include "job.h"
 
-#include "cluster.h"
-#include "cost.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void ss_options_default(ss_options* o)
-{
-  memset(o, 0, sizeof(*o));
-  o->gpus = -1;
-  o->instances = 1;
-  o->nic_gbps = -1;
-  o->nic_latency_us = -1;
-  o->oversub = 1;
-  o->allreduce = SS_ALLREDUCE_AUTO;
-  o->fidelity = SS_FIDELITY_FAST;
-  o->arch = SS_ARCH_ALLREDUCE;
-  o->servers = 1;
-  o->placement = SS_PS_DEDICATED;
-  o->server_hosts = -1;
-  o->async = 0;
-  o->server_agg_gbps = SS_PS_AGG_GBPS;
-  o->init_io = SS_INIT_NONE;
-  o->init_shard_mb = SS_INIT_SHARD_MB;
-  o->samples = -1;
-  o->batch = -1;
-  o->iterations = -1;
-  o->warmup = -1;
-  o->bucket_mb = 25;
-  o->compute_scale = 1;
-  o->overlap = 1;
-  o->workers = -1;
-  o->prefetch = 2;
-  o->cache = -1;
-  o->format = SS_FORMAT_TABLE;
-}
-
 /* PyTorch DDP's bucket assignment: gradients in backward order fill a bucket until it reaches its
- * cap (first bucket 1 MiB, then bucket_mb MiB); a layer is never split. A cap of 0 gives one
+ * cap (first bucket 1 MiB, then bucket_mib MiB); a layer is never split. A cap of 0 gives one
  * bucket per layer (no fusion), as ASTRA-sim's per-layer data-parallel workloads do. */
 static int make_buckets(ss_job* j)
 {
@@ -48,7 +14,7 @@ static int make_buckets(ss_job* j)
   j->buckets = calloc((size_t)w->nlayers, sizeof(ss_bucket));
   if (!j->buckets)
     return SS_ENOMEM;
-  double cap = j->opt.bucket_mb > 0 ? SS_DDP_FIRST_BUCKET_BYTES : 0;
+  double cap = j->opt.bucket_mib > 0 ? SS_DDP_FIRST_BUCKET_BYTES : 0;
   ss_bucket* cur = NULL;
   for (int l = w->nlayers - 1; l >= 0; l--) {
     double bytes = w->layers[l].params * w->grad_bytes_per_param;
@@ -62,66 +28,10 @@ static int make_buckets(ss_job* j)
     cur->last_layer = l;
     if (cur->bytes >= cap) {
       cur = NULL;
-      cap = j->opt.bucket_mb * 1024.0 * 1024.0;
+      cap = j->opt.bucket_mib * 1024.0 * 1024.0;
     }
   }
   return SS_OK;
-}
-
-/* Index of name in a table of n names, or -1. */
-static int name_index(const char* const* names, int n, const char* name)
-{
-  for (int i = 0; i < n; i++)
-    if (strcmp(name, names[i]) == 0)
-      return i;
-  return -1;
-}
-
-static const char* const allreduce_names[SS_ALLREDUCE_COUNT] = {"auto", "ring", "tree", "hierarchical"};
-
-const char* ss_allreduce_name(ss_allreduce a)
-{
-  ss_assert(a >= 0 && a < SS_ALLREDUCE_COUNT);
-  return allreduce_names[a];
-}
-
-int ss_allreduce_by_name(const char* name, ss_allreduce* out)
-{
-  int i = name_index(allreduce_names, SS_ALLREDUCE_COUNT, name);
-  if (i >= 0)
-    *out = (ss_allreduce)i;
-  return i >= 0 ? 0 : -1;
-}
-
-static const char* const arch_names[] = {"allreduce", "ps"};
-static const char* const placement_names[] = {"dedicated", "colocated"};
-
-const char* ss_arch_name(ss_arch a)
-{
-  ss_assert(a == SS_ARCH_ALLREDUCE || a == SS_ARCH_PS);
-  return arch_names[a];
-}
-
-int ss_arch_by_name(const char* name, ss_arch* out)
-{
-  int i = name_index(arch_names, 2, name);
-  if (i >= 0)
-    *out = (ss_arch)i;
-  return i >= 0 ? 0 : -1;
-}
-
-const char* ss_placement_name(ss_placement p)
-{
-  ss_assert(p == SS_PS_DEDICATED || p == SS_PS_COLOCATED);
-  return placement_names[p];
-}
-
-int ss_placement_by_name(const char* name, ss_placement* out)
-{
-  int i = name_index(placement_names, 2, name);
-  if (i >= 0)
-    *out = (ss_placement)i;
-  return i >= 0 ? 0 : -1;
 }
 
 int ss_job_shard_host(const ss_job* j, int k)
@@ -199,38 +109,6 @@ static int make_ps_parts(ss_job* j)
   return SS_OK;
 }
 
-static const char* const init_io_names[] = {"none", "sequential", "parallel"};
-
-const char* ss_init_io_name(ss_init_io m)
-{
-  ss_assert(m >= SS_INIT_NONE && m <= SS_INIT_PARALLEL);
-  return init_io_names[m];
-}
-
-int ss_init_io_by_name(const char* name, ss_init_io* out)
-{
-  int i = name_index(init_io_names, 3, name);
-  if (i >= 0)
-    *out = (ss_init_io)i;
-  return i >= 0 ? 0 : -1;
-}
-
-static const char* const fidelity_names[] = {"fast", "reference"};
-
-const char* ss_fidelity_name(ss_fidelity f)
-{
-  ss_assert(f == SS_FIDELITY_FAST || f == SS_FIDELITY_REFERENCE);
-  return fidelity_names[f];
-}
-
-int ss_fidelity_by_name(const char* name, ss_fidelity* out)
-{
-  int i = name_index(fidelity_names, 2, name);
-  if (i >= 0)
-    *out = (ss_fidelity)i;
-  return i >= 0 ? 0 : -1;
-}
-
 /* The rings among all ranks: per instance, each intra ring cut into a chain, chains joined. */
 static int global_rings(ss_job* j)
 {
@@ -274,6 +152,22 @@ static int check_cluster(const ss_platform* p, const ss_options* o, ss_err* err)
   return SS_OK;
 }
 
+/* The options as the job uses them: every value derived from the inputs filled in (the network's
+ * figures come with the plan: plan.c). */
+static void resolve_options(ss_job* j)
+{
+  ss_options* r = &j->resolved;
+  *r = j->opt;
+  r->gpus = j->gpus_per_instance;
+  r->batch = j->batch;
+  r->workers = j->workers;
+  r->cache = j->cache;
+  r->warmup = j->warmup;
+  r->iterations = j->iterations;
+  r->server_hosts = j->opt.arch == SS_ARCH_PS ? j->ps_hosts : j->opt.server_hosts;
+  r->samples = j->opt.samples > 0 ? j->opt.samples : j->workload->dataset.samples;
+}
+
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   if (check_cluster(p, o, err))
@@ -294,14 +188,13 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
                       ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
-    return ss_err_set(err, NULL, 0, "out of memory");
+    return ss_err_nomem(err);
   j->platform = p;
   j->workload = w;
   j->opt = *o;
   j->ngpus = ngpus;
   j->instances = o->instances;
   j->gpus_per_instance = per_instance;
-  j->core_bandwidth_bps = j->instances * ss_cluster_nic_bandwidth(j) / o->oversub;
   j->batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
   /* The W loader processes of a GPU deliver their batches in bursts, W at a time: a loader-bound
    * steady state repeats every W iterations, so by default the measurement is whole cycles of W
@@ -340,7 +233,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     double params = 0;
     for (int l = 0; l < w->nlayers; l++)
       params += w->layers[l].params;
-    j->init_bytes = params * w->grad_bytes_per_param + o->init_shard_mb * 1048576.0;
+    j->init_bytes = params * w->grad_bytes_per_param + o->init_shard_mib * 1048576.0;
   }
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
@@ -362,10 +255,11 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (!rc && !(j->bucket_alg = calloc((size_t)j->nbuckets + 1, sizeof(ss_allreduce))))
     rc = SS_ENOMEM;
   for (int b = 0; !rc && b < j->nbuckets; b++)
-    j->bucket_alg[b] = o->allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, j->buckets[b].bytes) : o->allreduce;
+    j->bucket_alg[b] = o->allreduce;
+  resolve_options(j);
   if (rc) {
     ss_job_free(j);
-    return ss_err_set(err, NULL, 0, "out of memory");
+    return ss_err_nomem(err);
   }
   *out = j;
   return SS_OK;

@@ -1,7 +1,7 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
 #include "cli.h"
 #include "engine.h"
-#include "job.h"
+#include "plan.h"
 #include "platform.h"
 #include "report.h"
 #include "stash.h"
@@ -24,81 +24,61 @@ static int same_file(const char* a, const char* b)
 /* --no-nvlink: reroute the platform's GPU pairs over PCIe. */
 static int no_nvlink(ss_platform* p, ss_err* err)
 {
-  return ss_platform_drop_nvlink(p) ? ss_err_set(err, NULL, 0, "out of memory") : SS_OK;
+  return ss_platform_drop_nvlink(p) ? ss_err_nomem(err) : SS_OK;
 }
 
+/* Print err's line; returns the exit status of its kind. */
 static int fail(const ss_err* err)
 {
   char line[2048];
   ss_err_format(err, line, sizeof(line));
   fprintf(stderr, "%s\n", line);
-  return 1;
+  return ss_err_exit_code(err);
+}
+
+/* Whether an output path means standard output. */
+static int is_stdout(const char* path)
+{
+  return !path || strcmp(path, "-") == 0;
+}
+
+/* A report that could not be written: a resource failure, not bad input. */
+static int write_failed(const ss_cli* cli)
+{
+  fprintf(stderr, "%s: error: cannot write the report: %s\n", is_stdout(cli->opt.output) ? "stdout" : cli->opt.output,
+          strerror(errno));
+  return SS_EXIT_RESOURCE;
 }
 
 /* Open the output of the run (stdout unless --output); prints why on failure. */
-static FILE* open_output(const ss_cli* cli)
+static FILE* open_output(const ss_cli* cli, int* status)
 {
-  if (!cli->opt.output)
-    return stdout;
-  if (same_file(cli->opt.output, cli->opt.platform_path) ||
-      (cli->opt.workload_path && same_file(cli->opt.output, cli->opt.workload_path))) {
-    fprintf(stderr, "%s: error: the report would overwrite an input file\n", cli->opt.output);
+  const ss_options* o = &cli->opt;
+  if (o->trace && !is_stdout(o->trace) &&
+      (same_file(o->trace, o->platform_path) || (o->workload_path && same_file(o->trace, o->workload_path)))) {
+    fprintf(stderr, "%s: error: the trace would overwrite an input file\n", o->trace);
+    *status = SS_EXIT_INPUT;
     return NULL;
   }
-  FILE* out = fopen(cli->opt.output, "w");
+  if (is_stdout(o->output))
+    return stdout;
+  if (same_file(o->output, o->platform_path) || (o->workload_path && same_file(o->output, o->workload_path))) {
+    fprintf(stderr, "%s: error: the report would overwrite an input file\n", o->output);
+    *status = SS_EXIT_INPUT;
+    return NULL;
+  }
+  FILE* out = fopen(o->output, "w");
   if (!out)
-    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli->opt.output, strerror(errno));
+    *status = write_failed(cli);
   return out;
 }
 
 static int close_output(const ss_cli* cli, FILE* out, int status)
 {
   int bad = out != stdout ? fclose(out) : fflush(out);
-  if (bad && status == 0) {
-    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli->opt.output ? cli->opt.output : "stdout",
-            strerror(errno));
-    return 1;
-  }
+  if (bad && status == 0)
+    return write_failed(cli);
   return status;
-}
-
-static void bench_write(FILE* out, const ss_cli* cli, const ss_job* job, int nsizes, const double* bytes,
-                        const double* time_s, const ss_allreduce* algs)
-{
-  int n = job->ngpus;
-  ss_format fmt = cli->opt.format;
-  const char* fid = ss_fidelity_name(job->opt.fidelity);
-  if (fmt == SS_FORMAT_TABLE) {
-    fprintf(out, "# stash-sim bench allreduce: %s x %d, %d GPUs (%d per instance), float sum, fidelity %s\n",
-            job->platform->instance_type, job->instances, n, job->gpus_per_instance, fid);
-    fprintf(out, "# busbw = algbw x 2(n-1)/n (nccl-tests)\n");
-    fprintf(out, "#%14s %12s %13s %12s %11s %11s\n", "size(B)", "count", "algorithm", "time(us)", "algbw(GB/s)",
-            "busbw(GB/s)");
-  } else if (fmt == SS_FORMAT_CSV) {
-    fprintf(out, "instance,instances,gpus,fidelity,size_bytes,count,algorithm,time_s,algbw_GBps,busbw_GBps\n");
-  } else {
-    fprintf(out, "{\n  \"instance\": \"%s\",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n"
-                 "  \"results\": [",
-            job->platform->instance_type, job->instances, n, fid);
-  }
-  for (int k = 0; k < nsizes; k++) {
-    double t = time_s[k];
-    double algbw = t > 0 ? bytes[k] / t / 1e9 : 0;
-    double busbw = algbw * 2.0 * (n - 1) / n;
-    const char* alg = n > 1 ? ss_allreduce_name(algs[k]) : "none";
-    if (fmt == SS_FORMAT_TABLE)
-      fprintf(out, " %14.0f %12.0f %13s %12.2f %11.2f %11.2f\n", bytes[k], floor(bytes[k] / 4), alg, t * 1e6, algbw,
-              busbw);
-    else if (fmt == SS_FORMAT_CSV)
-      fprintf(out, "%s,%d,%d,%s,%.0f,%.0f,%s,%.9e,%.6f,%.6f\n", job->platform->instance_type, job->instances, n, fid,
-              bytes[k], floor(bytes[k] / 4), alg, t, algbw, busbw);
-    else
-      fprintf(out, "%s\n    {\"size_bytes\": %.0f, \"algorithm\": \"%s\", \"time_s\": %.9e, \"algbw_GBps\": %.6f, "
-                   "\"busbw_GBps\": %.6f}",
-              k ? "," : "", bytes[k], alg, t, algbw, busbw);
-  }
-  if (fmt == SS_FORMAT_JSON)
-    fprintf(out, "\n  ]\n}\n");
 }
 
 /* stash-sim bench allreduce: sizes from min to max, doubling, in one simulation. */
@@ -112,7 +92,7 @@ static int bench_main(const ss_cli* cli)
   int nsizes = 0;
   double bytes[64], time_s[64];
   ss_allreduce algs[64];
-  for (double b = cli->min_bytes; b <= cli->max_bytes && nsizes < 64; b *= 2)
+  for (double b = cli->opt.min_bytes; b <= cli->opt.max_bytes && nsizes < 64; b *= 2)
     bytes[nsizes++] = b;
   /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job. */
   ss_layer layer = {(char*)"allreduce", 0, 0, 0};
@@ -122,8 +102,8 @@ static int bench_main(const ss_cli* cli)
   ss_options o = cli->opt;
   o.synthetic = 1;
   FILE* out = NULL;
-  if (ss_platform_load(o.platform_path, &p, &err) || (o.no_nvlink && no_nvlink(p, &err)) ||
-      ss_job_new(p, &w, &o, &job, &err)) {
+  if (ss_platform_load(o.platform_path, &p, &err) || (!o.nvlink && no_nvlink(p, &err)) ||
+      ss_plan_job(p, &w, &o, &job, &err)) {
     status = fail(&err);
     goto done;
   }
@@ -134,16 +114,19 @@ static int bench_main(const ss_cli* cli)
   }
   if (ss_engine_check_cfg(job, cli->ncfg, cli->cfg, &err)) {
     fail(&err);
-    status = 2;
+    status = SS_EXIT_USAGE;
     goto done;
   }
-  if (!(out = open_output(cli)))
+  if (!(out = open_output(cli, &status)))
     goto done;
-  if (ss_engine_allreduce(job, cli->ncfg, cli->cfg, nsizes, bytes, cli->bench_iters, time_s, algs, &err)) {
+  if (ss_engine_allreduce(job, cli->ncfg, cli->cfg, nsizes, bytes, cli->opt.bench_iters, time_s, algs, &err)) {
     status = fail(&err);
     goto done;
   }
-  bench_write(out, cli, job, nsizes, bytes, time_s, algs);
+  if (ss_report_bench(out, job, nsizes, bytes, time_s, algs, cli->opt.format)) {
+    status = write_failed(cli);
+    goto done;
+  }
   status = 0;
 done:
   if (out)
@@ -170,17 +153,17 @@ static int whatif_main(const ss_cli* cli)
     goto done;
   }
   for (int k = 0; k < 2; k++)
-    if (ss_platform_load(o[k]->platform_path, &p[k], &err) || (o[k]->no_nvlink && no_nvlink(p[k], &err)) ||
-        ss_job_new(p[k], w, o[k], &job[k], &err)) {
+    if (ss_platform_load(o[k]->platform_path, &p[k], &err) || (!o[k]->nvlink && no_nvlink(p[k], &err)) ||
+        ss_plan_job(p[k], w, o[k], &job[k], &err)) {
       status = fail(&err);
       goto done;
     }
   if (ss_engine_check_cfg(job[0], cli->ncfg, cli->cfg, &err)) {
     fail(&err);
-    status = 2;
+    status = SS_EXIT_USAGE;
     goto done;
   }
-  if (!(out = open_output(cli)))
+  if (!(out = open_output(cli, &status)))
     goto done;
   ss_breakdown bd[2];
   double sim_s[2];
@@ -194,8 +177,7 @@ static int whatif_main(const ss_cli* cli)
   for (int k = 0; k < 2; k++)
     ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k]);
   if (ss_report_whatif(out, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)) {
-    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli->opt.output ? cli->opt.output : "stdout",
-            strerror(errno));
+    status = write_failed(cli);
     goto done;
   }
   status = 0;
@@ -210,6 +192,13 @@ done:
   return status;
 }
 
+/* stash-sim list platforms|workloads: the catalogue on the search path. */
+static int list_main(const ss_cli* cli)
+{
+  fprintf(stderr, "stash-sim: error: 'stash-sim list %s' is not built yet\n", cli->list_what);
+  return SS_EXIT_USAGE;
+}
+
 int main(int argc, char** argv)
 {
   ss_cli cli;
@@ -217,18 +206,20 @@ int main(int argc, char** argv)
   if (ss_cli_parse(argc, argv, &cli, msg, sizeof(msg))) {
     fprintf(stderr, "%s\n", msg);
     ss_cli_free(&cli);
-    return 2;
+    return SS_EXIT_USAGE;
   }
-  if (cli.help || cli.version) {
+  if (cli.help || cli.version || cli.list_options) {
     if (cli.help)
-      ss_cli_usage(stdout, cli.whatif ? 2 : cli.bench);
-    else
+      ss_option_help(stdout, cli.cmd);
+    else if (cli.version)
       printf("stash-sim %s\n", SS_VERSION);
+    else
+      ss_option_list(stdout, cli.opt.format);
     ss_cli_free(&cli);
-    return 0;
+    return fflush(stdout) ? SS_EXIT_RESOURCE : SS_EXIT_OK;
   }
-  if (cli.bench || cli.whatif) {
-    int status = cli.bench ? bench_main(&cli) : whatif_main(&cli);
+  if (cli.cmd != SS_CMD_RUN) {
+    int status = cli.cmd == SS_CMD_BENCH ? bench_main(&cli) : cli.cmd == SS_CMD_WHATIF ? whatif_main(&cli) : list_main(&cli);
     ss_cli_free(&cli);
     return status;
   }
@@ -242,20 +233,20 @@ int main(int argc, char** argv)
   FILE* out = NULL;
   int status = 1;
   double simulated_s = 0;
-  if (ss_platform_load(cli.opt.platform_path, &p, &err) || (cli.opt.no_nvlink && no_nvlink(p, &err)) ||
+  if (ss_platform_load(cli.opt.platform_path, &p, &err) || (!cli.opt.nvlink && no_nvlink(p, &err)) ||
       ss_workload_load(cli.opt.workload_path, &w, &err) ||
-      (cli.stash ? ss_stash_plan(p, w, &cli.opt, cli.stash_single, &stash, &err)
-                 : ss_job_new(p, w, &cli.opt, &job, &err))) {
+      (cli.opt.stash ? ss_stash_plan(p, w, &cli.opt, cli.opt.stash_single, &stash, &err)
+                 : ss_plan_job(p, w, &cli.opt, &job, &err))) {
     status = fail(&err);
     goto done;
   }
   const ss_job* main_job = stash ? stash->job[SS_RUN2] : job;
   if (ss_engine_check_cfg(main_job, cli.ncfg, cli.cfg, &err)) {
     fail(&err);
-    status = 2;
+    status = SS_EXIT_USAGE;
     goto done;
   }
-  if (!(out = open_output(&cli)))
+  if (!(out = open_output(&cli, &status)))
     goto done;
   ss_result res;
   if (stash) {
@@ -273,8 +264,7 @@ int main(int argc, char** argv)
     ss_result_compute(job, tl, simulated_s, &res);
   }
   if (ss_report_write(out, &res, cli.opt.format)) {
-    fprintf(stderr, "%s: error: cannot write the report: %s\n", cli.opt.output ? cli.opt.output : "stdout",
-            strerror(errno));
+    status = write_failed(&cli);
     goto done;
   }
   status = 0;

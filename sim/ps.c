@@ -32,7 +32,7 @@ void ss_ps_receive_here(const char* kind, int k)
 /* CPU work of summing or applying bytes of gradient on the calling actor's host (one core). */
 static void server_work(const ss_sim* s, double bytes)
 {
-  double seconds = bytes / (s->job->opt.server_agg_gbps * 1e9);
+  double seconds = bytes / (s->job->opt.server_agg_gbytes_per_s * 1e9);
   if (seconds > 0)
     sg_actor_execute(seconds * sg_host_get_speed(sg_host_self()));
 }

@@ -3,9 +3,11 @@
 
 #include "cluster.h"
 
+#include "csv.h"
 #include "err.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out)
@@ -126,10 +128,25 @@ static void write_json_stash(FILE* f, const ss_stash* s)
   fprintf(f, "%s]\n  }", s->nnotes ? "\n    " : "");
 }
 
+/* The "options" object: every option of a run with a report key, as the job used it. */
+static void write_json_options(FILE* f, const ss_job* j)
+{
+  fprintf(f, "  \"options\": {");
+  int n = 0;
+  for (const ss_optdef* d = ss_option_table; d->name; d++) {
+    if (!d->report_key || !(d->commands & SS_CMD_RUN))
+      continue;
+    char value[1024];
+    ss_option_value_text(d, &j->resolved, 1, value, sizeof(value));
+    fprintf(f, "%s\n    \"%s\": %s", n++ ? "," : "", d->report_key, value);
+  }
+  fprintf(f, "\n  },\n");
+}
+
 static void write_json(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
-  fprintf(f, "{\n  \"platform\": ");
+  fprintf(f, "{\n  \"schema_version\": %d,\n  \"platform\": ", SS_REPORT_SCHEMA_VERSION);
   json_string(f, j->platform->instance_type);
   fprintf(f, ",\n  \"platform_file\": ");
   json_string(f, j->platform->path);
@@ -157,7 +174,7 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"async_copy\": %s,\n", j->opt.async_copy ? "true" : "false");
   fprintf(f, "  \"workers_per_gpu\": %d,\n  \"prefetch\": %d,\n  \"cache\": %.17g,\n", j->workers, j->opt.prefetch,
           j->cache);
-  fprintf(f, "  \"bucket_mb\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n", j->opt.bucket_mb, j->nbuckets,
+  fprintf(f, "  \"bucket_mib\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n", j->opt.bucket_mib, j->nbuckets,
           j->ngpus > 1 ? j->rings.nrings : 0);
   fprintf(f, "  \"allreduce\": \"%s\",\n  \"bucket_algorithms\": [", ss_allreduce_name(j->opt.allreduce));
   for (int b = 0; b < j->nbuckets; b++)
@@ -166,15 +183,15 @@ static void write_json(FILE* f, const ss_result* r)
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
           j->opt.compute_scale);
-  fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.no_nvlink ? "false" : "true");
+  fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
           ss_init_io_name(j->opt.init_io), r->bd.init_s, j->init_bytes);
   fprintf(f, "  \"samples\": %.17g,\n  \"time_to_train_s\": %.17g,\n", r->samples, r->time_to_train_s);
   if (j->opt.arch == SS_ARCH_PS) {
     fprintf(f, "  \"servers\": %d,\n  \"ps_placement\": \"%s\",\n  \"server_hosts\": %d,\n  \"async\": %s,\n",
             j->opt.servers, ss_placement_name(j->opt.placement), j->ps_hosts, j->opt.async ? "true" : "false");
-    fprintf(f, "  \"server_agg_gbps\": %.17g,\n  \"staleness_mean\": %.17g,\n  \"staleness_max\": %.17g,\n",
-            j->opt.server_agg_gbps, r->bd.staleness_mean, r->bd.staleness_max);
+    fprintf(f, "  \"server_agg_gbytes_per_s\": %.17g,\n  \"staleness_mean\": %.17g,\n  \"staleness_max\": %.17g,\n",
+            j->opt.server_agg_gbytes_per_s, r->bd.staleness_mean, r->bd.staleness_max);
     fprintf(f, "  \"worker_throughput_min_samples_per_s\": %.17g,\n  \"worker_throughput_max_samples_per_s\": %.17g,\n",
             j->batch / r->bd.rank_iteration_max_s, j->batch / r->bd.rank_iteration_min_s);
     if (per_worker(r)) {
@@ -185,80 +202,11 @@ static void write_json(FILE* f, const ss_result* r)
       fprintf(f, "\n  ],\n");
     }
   }
+  write_json_options(f, j);
   fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
   if (r->stash)
     write_json_stash(f, r->stash);
   fprintf(f, "\n}\n");
-}
-
-/* CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_field(FILE* f, const char* s)
-{
-  if (!strpbrk(s, ",\"\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-/* The stash columns (header when header, else values): every run's time, epoch and cost (empty
- * for a run not made), the single instance, the parts with Stash's percentages. */
-static void write_csv_stash(FILE* f, const ss_stash* s, int header)
-{
-  for (int k = 0; k < SS_RUN_COUNT; k++) {
-    const char* key = ss_stash_run_key((ss_run)k);
-    if (header)
-      fprintf(f, ",stash_%s_s,stash_%s_epoch_s,stash_%s_cost_usd_per_epoch", key, key, key);
-    else if (s->job[k])
-      fprintf(f, ",%.17g,%.17g,%.17g", s->bd[k].iteration_s, s->epoch_s[k], s->cost_usd_per_epoch[k]);
-    else
-      fprintf(f, ",,,");
-  }
-  if (header)
-    fprintf(f, ",stash_single_instance");
-  else {
-    fputc(',', f);
-    if (s->job[SS_RUN_SINGLE])
-      csv_field(f, s->job[SS_RUN_SINGLE]->platform->instance_type);
-  }
-  for (int d = 0; d < SS_DIFF_COUNT; d++) {
-    const char* key = ss_stash_diff_key((ss_diff)d);
-    if (header)
-      fprintf(f, ",stash_%s_s,stash_%s_pct", key, key);
-    else
-      fprintf(f, ",%.17g,%.17g", s->part_s[d], s->pct[d]);
-  }
-}
-
-static void write_csv(FILE* f, const ss_result* r)
-{
-  const ss_job* j = r->job;
-  fprintf(f, "platform,workload,instances,gpus,batch_per_gpu,iteration_s,throughput_samples_per_s,"
-             "epoch_s,cost_usd_per_epoch");
-  for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, ",%s", part_keys[c]);
-  fprintf(f, ",synthetic,overlap,workers_per_gpu,cache,bucket_mb,allreduce,fidelity,nic_gbps,oversub");
-  if (r->stash)
-    write_csv_stash(f, r->stash, 1);
-  fputc('\n', f);
-  csv_field(f, j->platform->instance_type);
-  fputc(',', f);
-  csv_field(f, j->workload->model);
-  fprintf(f, ",%d,%d,%d,%.17g,%.17g,%.17g,%.17g", j->instances, j->ngpus, j->batch, r->bd.iteration_s, r->throughput_samples_per_s,
-          r->epoch_s, r->cost_usd_per_epoch);
-  for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, ",%.17g", r->bd.part_s[c]);
-  fprintf(f, ",%d,%d,%d,%.17g,%.17g,%s,%s,%.17g,%.17g", j->opt.synthetic, j->opt.overlap, j->workers, j->cache,
-          j->opt.bucket_mb, ss_allreduce_name(j->opt.allreduce), ss_fidelity_name(j->opt.fidelity), nic_gbps(j), j->opt.oversub);
-  if (r->stash)
-    write_csv_stash(f, r->stash, 0);
-  fputc('\n', f);
 }
 
 /* Differences of equal times in the table: floating-point noise shows as 0, not -0.000. */
@@ -321,8 +269,8 @@ static void write_table_ps(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
   char cap[64], where[96];
-  if (j->opt.bucket_mb > 0)
-    snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mb);
+  if (j->opt.bucket_mib > 0)
+    snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mib);
   else
     snprintf(cap, sizeof(cap), "(one per layer)");
   if (j->opt.placement == SS_PS_DEDICATED)
@@ -394,8 +342,8 @@ static void write_table(FILE* f, const ss_result* r)
     for (int k = 0; k < j->nbuckets; k++)
       count[j->bucket_alg[k]]++;
     char cap[64];
-    if (j->opt.bucket_mb > 0)
-      snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mb);
+    if (j->opt.bucket_mib > 0)
+      snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mib);
     else
       snprintf(cap, sizeof(cap), "(one per layer)");
     fprintf(f, "  gradients: %d bucket%s %s%s; allreduce", j->nbuckets, j->nbuckets == 1 ? "" : "s", cap,
@@ -434,107 +382,168 @@ static void whatif_json_side(FILE* f, const char* name, const ss_result* r)
   fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"batch_per_gpu\": %d, \"arch\": \"%s\",\n", j->instances,
           j->ngpus, j->batch, ss_arch_name(j->opt.arch));
   fprintf(f, "    \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g, "
-             "\"cost_usd_per_epoch\": %.17g",
+             "\"cost_usd_per_epoch\": %.17g,\n    \"breakdown\": {",
           r->bd.iteration_s, r->throughput_samples_per_s, r->epoch_s, r->cost_usd_per_epoch);
   for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, ",\n    \"%s\": %.17g", part_keys[c], r->bd.part_s[c]);
-  fprintf(f, "}");
+    fprintf(f, "%s\"%s\": %.17g", c ? ", " : "", part_keys[c], r->bd.part_s[c]);
+  fprintf(f, "}}");
+}
+
+
+static void json_bench(FILE* f, const void* arg);
+
+/* Write a report in JSON by json(f, arg), or in CSV from that JSON (csv.c), whose columns are
+ * then the JSON's paths. */
+static int write_json_or_csv(FILE* f, ss_format fmt, void (*json)(FILE*, const void*), const void* arg)
+{
+  if (fmt == SS_FORMAT_JSON) {
+    json(f, arg);
+    return ferror(f) ? SS_EIO : SS_OK;
+  }
+  char* text = NULL;
+  size_t len = 0;
+  FILE* mem = open_memstream(&text, &len);
+  if (!mem)
+    return SS_ENOMEM;
+  json(mem, arg);
+  int bad = ferror(mem);
+  if (fclose(mem) || bad) {
+    free(text);
+    return SS_ENOMEM;
+  }
+  int rc = ss_csv_write_json(f, text, json == json_bench ? "results" : NULL);
+  free(text);
+  ss_assert(rc != SS_EINPUT); /* the JSON writers write JSON */
+  return rc;
+}
+
+/* A whatif comparison: both sides and what was changed. */
+typedef struct whatif_arg {
+  const ss_result* base;
+  const ss_result* changed;
+  const char* const* changes;
+  int nchanges;
+} whatif_arg;
+
+static void json_whatif(FILE* f, const void* arg)
+{
+  const whatif_arg* a = arg;
+  const ss_result *base = a->base, *changed = a->changed;
+  const char* const* changes = a->changes;
+  int nchanges = a->nchanges;
+  double speedup = changed->throughput_samples_per_s / base->throughput_samples_per_s;
+  fprintf(f, "{\n  \"schema_version\": %d,\n  \"changes\": [", SS_REPORT_SCHEMA_VERSION);
+  for (int i = 0; i < nchanges; i++) {
+    fputs(i ? ", " : "", f);
+    json_string(f, changes[i]);
+  }
+  fprintf(f, "],\n  \"speedup\": %.17g,\n", speedup);
+  whatif_json_side(f, "base", base);
+  fprintf(f, ",\n");
+  whatif_json_side(f, "changed", changed);
+  fprintf(f, "\n}\n");
 }
 
 int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes,
                      int nchanges, ss_format fmt)
 {
-  double speedup = changed->throughput_samples_per_s / base->throughput_samples_per_s;
-  const ss_result* side[2] = {base, changed};
-  if (fmt == SS_FORMAT_JSON) {
-    fprintf(f, "{\n  \"changes\": [");
-    for (int i = 0; i < nchanges; i++) {
-      fputs(i ? ", " : "", f);
-      json_string(f, changes[i]);
-    }
-    fprintf(f, "],\n  \"speedup\": %.17g,\n", speedup);
-    whatif_json_side(f, "base", base);
-    fprintf(f, ",\n");
-    whatif_json_side(f, "changed", changed);
-    fprintf(f, "\n}\n");
-  } else if (fmt == SS_FORMAT_CSV) {
-    fprintf(f, "changes,speedup");
-    for (int k = 0; k < 2; k++) {
-      const char* s = k ? "changed" : "base";
-      fprintf(f, ",%s_platform,%s_instances,%s_gpus,%s_iteration_s,%s_throughput_samples_per_s,%s_epoch_s,"
-                 "%s_cost_usd_per_epoch", s, s, s, s, s, s, s);
-      for (int c = 0; c < SS_CAT_COUNT; c++)
-        fprintf(f, ",%s_%s", s, part_keys[c]);
-    }
-    fputc('\n', f);
-    char all[1024] = "";
-    for (int i = 0; i < nchanges; i++) {
-      size_t len = strlen(all);
-      snprintf(all + len, sizeof(all) - len, "%s%s", i ? " " : "", changes[i]);
-    }
-    csv_field(f, all);
-    fprintf(f, ",%.17g", speedup);
-    for (int k = 0; k < 2; k++) {
-      const ss_result* r = side[k];
-      fputc(',', f);
-      csv_field(f, r->job->platform->instance_type);
-      fprintf(f, ",%d,%d,%.17g,%.17g,%.17g,%.17g", r->job->instances, r->job->ngpus, r->bd.iteration_s,
-              r->throughput_samples_per_s, r->epoch_s, r->cost_usd_per_epoch);
-      for (int c = 0; c < SS_CAT_COUNT; c++)
-        fprintf(f, ",%.17g", r->bd.part_s[c]);
-    }
-    fputc('\n', f);
-  } else {
-    const ss_job* j = base->job;
-    fprintf(f, "stash-sim %s whatif: %s, base %d x %s (%d GPUs), changed %d x %s (%d GPUs)\n  change:", SS_VERSION,
-            j->workload->model, j->instances, j->platform->instance_type, j->ngpus, changed->job->instances,
-            changed->job->platform->instance_type, changed->job->ngpus);
-    for (int i = 0; i < nchanges; i++)
-      fprintf(f, " %s", changes[i]);
-    fprintf(f, "\n  %-22s %14s %14s %10s\n", "", "base", "changed", "change");
-    fprintf(f, "  %-22s %11.3f ms %11.3f ms %+9.1f%%\n", "iteration", base->bd.iteration_s * 1e3,
-            changed->bd.iteration_s * 1e3, 100 * (changed->bd.iteration_s / base->bd.iteration_s - 1));
-    fprintf(f, "  %-22s %14.1f %14.1f %+9.1f%%\n", "throughput (samples/s)", base->throughput_samples_per_s,
-            changed->throughput_samples_per_s, 100 * (speedup - 1));
-    fprintf(f, "  %-22s %10.2f min %10.2f min %+9.1f%%\n", "epoch", base->epoch_s / 60, changed->epoch_s / 60,
-            100 * (changed->epoch_s / base->epoch_s - 1));
-    fprintf(f, "  %-22s %12.2f $ %12.2f $ %+9.1f%%\n", "cost per epoch", base->cost_usd_per_epoch,
-            changed->cost_usd_per_epoch, 100 * (changed->cost_usd_per_epoch / base->cost_usd_per_epoch - 1));
-    fprintf(f, "  per iteration:\n");
-    for (int c = 0; c < SS_CAT_COUNT; c++)
-      fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", part_labels[c], base->bd.part_s[c] * 1e3,
-              changed->bd.part_s[c] * 1e3, (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
-    fprintf(f, "  speedup: x%.3f (throughput, changed over base)\n", speedup);
+  if (fmt != SS_FORMAT_TABLE) {
+    whatif_arg a = {base, changed, changes, nchanges};
+    return write_json_or_csv(f, fmt, json_whatif, &a);
   }
-  return ferror(f) ? SS_EINPUT : SS_OK;
+  double speedup = changed->throughput_samples_per_s / base->throughput_samples_per_s;
+  const ss_job* j = base->job;
+  fprintf(f, "stash-sim %s whatif: %s, base %d x %s (%d GPUs), changed %d x %s (%d GPUs)\n  change:", SS_VERSION,
+          j->workload->model, j->instances, j->platform->instance_type, j->ngpus, changed->job->instances,
+          changed->job->platform->instance_type, changed->job->ngpus);
+  for (int i = 0; i < nchanges; i++)
+    fprintf(f, " %s", changes[i]);
+  fprintf(f, "\n  %-22s %14s %14s %10s\n", "", "base", "changed", "change");
+  fprintf(f, "  %-22s %11.3f ms %11.3f ms %+9.1f%%\n", "iteration", base->bd.iteration_s * 1e3,
+          changed->bd.iteration_s * 1e3, 100 * (changed->bd.iteration_s / base->bd.iteration_s - 1));
+  fprintf(f, "  %-22s %14.1f %14.1f %+9.1f%%\n", "throughput (samples/s)", base->throughput_samples_per_s,
+          changed->throughput_samples_per_s, 100 * (speedup - 1));
+  fprintf(f, "  %-22s %10.2f min %10.2f min %+9.1f%%\n", "epoch", base->epoch_s / 60, changed->epoch_s / 60,
+          100 * (changed->epoch_s / base->epoch_s - 1));
+  fprintf(f, "  %-22s %12.2f $ %12.2f $ %+9.1f%%\n", "cost per epoch", base->cost_usd_per_epoch,
+          changed->cost_usd_per_epoch, 100 * (changed->cost_usd_per_epoch / base->cost_usd_per_epoch - 1));
+  fprintf(f, "  per iteration:\n");
+  for (int c = 0; c < SS_CAT_COUNT; c++)
+    fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", part_labels[c], base->bd.part_s[c] * 1e3,
+            changed->bd.part_s[c] * 1e3, (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
+  fprintf(f, "  speedup: x%.3f (throughput, changed over base)\n", speedup);
+  return ferror(f) ? SS_EIO : SS_OK;
 }
 
-typedef struct format_entry {
-  const char* name;
-  ss_format format;
-  void (*write)(FILE*, const ss_result*);
-} format_entry;
+/* A collective benchmark: the sizes, their times and algorithms. */
+typedef struct bench_arg {
+  const ss_job* job;
+  int nsizes;
+  const double* bytes;
+  const double* time_s;
+  const ss_allreduce* algs;
+} bench_arg;
 
-static const format_entry formats[] = {
-    {"table", SS_FORMAT_TABLE, write_table}, {"json", SS_FORMAT_JSON, write_json}, {"csv", SS_FORMAT_CSV, write_csv}};
-
-int ss_report_format_by_name(const char* name, ss_format* out)
+/* One size of the benchmark: its algorithm's name, algbw and busbw (GB/s, nccl-tests' busbw =
+ * algbw x 2(n-1)/n). */
+static const char* bench_figures(const bench_arg* a, int k, double* algbw, double* busbw)
 {
-  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-    if (strcmp(formats[i].name, name) == 0) {
-      *out = formats[i].format;
-      return 0;
-    }
-  return -1;
+  int n = a->job->ngpus;
+  double t = a->time_s[k];
+  *algbw = t > 0 ? a->bytes[k] / t / 1e9 : 0;
+  *busbw = *algbw * 2.0 * (n - 1) / n;
+  return n > 1 ? ss_allreduce_name(a->algs[k]) : "none";
+}
+
+static void json_bench(FILE* f, const void* arg)
+{
+  const bench_arg* a = arg;
+  const ss_job* job = a->job;
+  fprintf(f, "{\n  \"schema_version\": %d,\n  \"instance\": ", SS_REPORT_SCHEMA_VERSION);
+  json_string(f, job->platform->instance_type);
+  fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n  \"results\": [", job->instances,
+          job->ngpus, ss_fidelity_name(job->opt.fidelity));
+  for (int k = 0; k < a->nsizes; k++) {
+    double algbw, busbw;
+    const char* alg = bench_figures(a, k, &algbw, &busbw);
+    fprintf(f, "%s\n    {\"size_bytes\": %.0f, \"count\": %.0f, \"algorithm\": \"%s\", \"time_s\": %.9e, "
+               "\"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f}",
+            k ? "," : "", a->bytes[k], floor(a->bytes[k] / 4), alg, a->time_s[k], algbw, busbw);
+  }
+  fprintf(f, "\n  ]\n}\n");
+}
+
+int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes, const double* time_s,
+                    const ss_allreduce* algs, ss_format fmt)
+{
+  bench_arg a = {job, nsizes, bytes, time_s, algs};
+  if (fmt != SS_FORMAT_TABLE)
+    return write_json_or_csv(f, fmt, json_bench, &a);
+  fprintf(f, "# stash-sim bench allreduce: %s x %d, %d GPUs (%d per instance), float sum, fidelity %s\n",
+          job->platform->instance_type, job->instances, job->ngpus, job->gpus_per_instance,
+          ss_fidelity_name(job->opt.fidelity));
+  fprintf(f, "# busbw = algbw x 2(n-1)/n (nccl-tests)\n");
+  fprintf(f, "#%14s %12s %13s %12s %11s %11s\n", "size(B)", "count", "algorithm", "time(us)", "algbw(GB/s)",
+          "busbw(GB/s)");
+  for (int k = 0; k < nsizes; k++) {
+    double algbw, busbw;
+    const char* alg = bench_figures(&a, k, &algbw, &busbw);
+    fprintf(f, " %14.0f %12.0f %13s %12.2f %11.2f %11.2f\n", bytes[k], floor(bytes[k] / 4), alg, time_s[k] * 1e6,
+            algbw, busbw);
+  }
+  return ferror(f) ? SS_EIO : SS_OK;
+}
+
+static void json_result(FILE* f, const void* r)
+{
+  write_json(f, r);
 }
 
 int ss_report_write(FILE* f, const ss_result* r, ss_format fmt)
 {
-  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-    if (formats[i].format == fmt) {
-      formats[i].write(f, r);
-      return ferror(f) ? SS_EINPUT : SS_OK;
-    }
-  ss_assert(0);
-  return SS_EINPUT;
+  if (fmt == SS_FORMAT_TABLE) {
+    write_table(f, r);
+    return ferror(f) ? SS_EIO : SS_OK;
+  }
+  return write_json_or_csv(f, fmt, json_result, r);
 }

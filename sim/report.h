@@ -8,6 +8,9 @@
 
 #include <stdio.h>
 
+/* The version of the JSON (and CSV) reports' layout: raised when a key changes meaning or goes. */
+#define SS_REPORT_SCHEMA_VERSION 1
+
 typedef struct ss_result {
   const ss_job* job;
   ss_breakdown bd;
@@ -28,16 +31,19 @@ void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulate
 /* Derive the result of a job from its timeline breakdown. */
 void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out);
 
-/* Write the result in format fmt. Returns 0, or a negative code when writing failed. */
+/* Write the result in format fmt. Returns 0, or SS_EIO when writing failed (SS_ENOMEM when memory did). */
 int ss_report_write(FILE* f, const ss_result* r, ss_format fmt);
 
 /* Write a whatif comparison (base against changed, after the changes given) in format fmt: both
  * runs' iteration, throughput, epoch, cost and breakdown, and the speedup (changed throughput over
- * base throughput). Returns 0, or a negative code when writing failed. */
+ * base throughput). Returns 0, or SS_EIO when writing failed (SS_ENOMEM when memory did). */
 int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes,
                      int nchanges, ss_format fmt);
 
-/* Look up a format by name ("table", "json", "csv"); returns 0 and sets *out, or -1. */
-int ss_report_format_by_name(const char* name, ss_format* out);
+/* Write a collective benchmark (stash-sim bench allreduce) in format fmt: for each of the nsizes
+ * sizes bytes[k], the mean time time_s[k] of one allreduce by algorithm algs[k], algbw and busbw.
+ * Returns 0, or SS_EIO when writing failed (SS_ENOMEM when memory did). */
+int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes, const double* time_s,
+                    const ss_allreduce* algs, ss_format fmt);
 
 #endif

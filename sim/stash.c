@@ -2,6 +2,7 @@
 #include "stash.h"
 
 #include "engine.h"
+#include "plan.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -89,7 +90,7 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
 {
   ss_stash* s = calloc(1, sizeof(*s));
   if (!s)
-    return ss_err_set(err, NULL, 0, "out of memory");
+    return ss_err_nomem(err);
   ss_options r[SS_RUN_COUNT];
   r[SS_RUN2] = *o;
   r[SS_RUN2].synthetic = 0;
@@ -106,15 +107,15 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
   r[SS_RUN0].async = 0;
   int rc = SS_OK;
   for (int k = SS_RUN0; !rc && k <= SS_RUN3; k++)
-    rc = ss_job_new(p, w, &r[k], &s->job[k], err);
+    rc = ss_plan_job(p, w, &r[k], &s->job[k], err);
   if (!rc && o->instances > 1) {
     int want = s->job[SS_RUN1]->ngpus;
     if (single_path)
       rc = ss_platform_load(single_path, &s->single, err);
     else
       rc = find_single(p, want, &s->single, err);
-    if (!rc && o->no_nvlink && ss_platform_drop_nvlink(s->single))
-      rc = ss_err_set(err, NULL, 0, "out of memory");
+    if (!rc && !o->nvlink && ss_platform_drop_nvlink(s->single))
+      rc = ss_err_nomem(err);
     if (!rc && strcmp(s->single->gpus[0].model, p->gpus[0].model) != 0)
       rc = ss_err_set(err, s->single->path, 0, "--stash-single has GPU model '%s', the job's instances have '%s'",
                       s->single->gpus[0].model, p->gpus[0].model);
@@ -126,7 +127,7 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
       single.nic_latency_us = -1;
       single.oversub = 1;
       s->single_exact = s->single->ngpus >= want;
-      rc = ss_job_new(s->single, w, &single, &s->job[SS_RUN_SINGLE], err);
+      rc = ss_plan_job(s->single, w, &single, &s->job[SS_RUN_SINGLE], err);
     }
   }
   if (rc) {

@@ -58,7 +58,7 @@ int ss_trace_open(const char* path, ss_trace** out, ss_err* err)
   ss_trace* t = calloc(1, sizeof(*t));
   if (!t || !(t->path = strdup(path))) {
     free(t);
-    return ss_err_set(err, NULL, 0, "out of memory");
+    return ss_err_nomem(err);
   }
   errno = 0;
   if (ends_with(path, ".gz"))

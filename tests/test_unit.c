@@ -1,9 +1,11 @@
 /* test_unit: CUnit suites for the modules that need no SimGrid run; `test_unit SUITE` runs one. */
 #include "cli.h"
+#include "option.h"
 #include "cluster.h"
 #include "cost.h"
 #include "err.h"
 #include "job.h"
+#include "plan.h"
 #include "platform.h"
 #include "report.h"
 #include "stall.h"
@@ -316,7 +318,7 @@ static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int insta
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT_FATAL(ss_job_new(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
   return j;
 }
 
@@ -401,15 +403,15 @@ static void test_cost_star(void)
 }
 
 /* ---- job ---- */
-static ss_job* make_job(const ss_platform* p, const ss_workload* w, double bucket_mb)
+static ss_job* make_job(const ss_platform* p, const ss_workload* w, double bucket_mib)
 {
   ss_options o;
   ss_options_default(&o);
-  o.bucket_mb = bucket_mb;
+  o.bucket_mib = bucket_mib;
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT_FATAL(ss_job_new(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
   return j;
 }
 
@@ -462,7 +464,7 @@ static void test_job_gpus_beyond_instance(void)
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT(ss_job_new(p, w, &o, &j, &err) == SS_EINPUT);
+  CU_ASSERT(ss_plan_job(p, w, &o, &j, &err) == SS_EINPUT);
   CU_ASSERT(j == NULL);
   CU_ASSERT_STRING_EQUAL(err.file, "platforms/p3.8xl.xml");
   ss_workload_free(w);
@@ -517,16 +519,16 @@ static void test_cli(void)
 {
   ss_cli c;
   char msg[512];
-  CU_ASSERT(parse("stash-sim p.xml w.json --gpus 4 -b 64 --no-overlap --synthetic --cache 0.5 --format csv "
+  CU_ASSERT(parse("stash-sim p.xml w.json --gpus 4 -b 64 --no-overlap --cache 0.5 --format csv "
                   "--cfg=network/model:LV08 --bucket-mb 12.5 -w 3 --warmup 0 -n 7 --log=root.thres:critical",
                   &c, msg) == 0);
   CU_ASSERT_EQUAL(c.opt.gpus, 4);
   CU_ASSERT_EQUAL(c.opt.batch, 64);
   CU_ASSERT_EQUAL(c.opt.overlap, 0);
-  CU_ASSERT_EQUAL(c.opt.synthetic, 1);
+  CU_ASSERT_EQUAL(c.opt.synthetic, 0);
   CU_ASSERT_EQUAL(c.opt.cache, 0.5);
   CU_ASSERT_EQUAL(c.opt.format, SS_FORMAT_CSV);
-  CU_ASSERT_EQUAL(c.opt.bucket_mb, 12.5);
+  CU_ASSERT_EQUAL(c.opt.bucket_mib, 12.5);
   CU_ASSERT_EQUAL(c.opt.workers, 3);
   CU_ASSERT_EQUAL(c.opt.warmup, 0);
   CU_ASSERT_EQUAL(c.opt.iterations, 7);
@@ -543,6 +545,71 @@ static void test_cli(void)
   ss_cli_free(&c);
   CU_ASSERT(parse("stash-sim --help", &c, msg) == 0 && c.help);
   ss_cli_free(&c);
+  /* An option with no effect in the chosen mode names both. */
+  CU_ASSERT(parse("stash-sim p.xml w.json --synthetic -w 3", &c, msg) == 2);
+  CU_ASSERT_STRING_EQUAL(msg, "stash-sim: error: --workers has no effect with --synthetic (no data loading) (see --help)");
+  ss_cli_free(&c);
+  /* Old spellings stay aliases; whatif keys go through the option of the same name. */
+  CU_ASSERT(parse("stash-sim whatif p.xml w.json --bucket-mb 5 --instances 2 --change bucket_mb=7 --change nvlink=off "
+                  "--change nic_gbps=100", &c, msg) == 0);
+  CU_ASSERT(c.opt.bucket_mib == 5 && c.changed.bucket_mib == 7 && c.opt.nvlink == 1 && c.changed.nvlink == 0);
+  CU_ASSERT(c.changed.nic_gbps == 100 && c.opt.nic_gbps == -1);
+  ss_cli_free(&c);
+  CU_ASSERT(parse("stash-sim bench allreduce p.xml --max-bytes 64Mi --min-bytes 1k", &c, msg) == 0);
+  CU_ASSERT(c.opt.max_bytes == 67108864.0 && c.opt.min_bytes == 1000);
+  ss_cli_free(&c);
+}
+
+/* ---- option: the registry's rows follow the conventions of docs/formats.md ---- */
+static void test_option_registry(void)
+{
+  ss_options o;
+  ss_options_default(&o);
+  char msg[512], key[64];
+  int n = ss_option_count();
+  CU_ASSERT(n > 30);
+  for (int i = 0; i < n; i++) {
+    const ss_optdef* d = &ss_option_table[i];
+    CU_ASSERT(d->help && d->help[0] && d->group && d->commands);
+    /* A key is the option's name with underscores, without a leading "no-". */
+    const char* base = strncmp(d->name, "no-", 3) == 0 ? d->name + 3 : d->name;
+    size_t k = 0;
+    for (; base[k] && k + 1 < sizeof(key); k++)
+      key[k] = base[k] == '-' ? '_' : base[k];
+    key[k] = '\0';
+    if (d->whatif_key)
+      CU_ASSERT_STRING_EQUAL(d->whatif_key, key);
+    if (d->report_key)
+      CU_ASSERT_STRING_EQUAL(d->report_key, key);
+    if (!d->positional)
+      CU_ASSERT(ss_option_by_name(d->name) == d);
+    for (int j = 0; j < i; j++)
+      CU_ASSERT(strcmp(ss_option_table[j].name, d->name) != 0 || d->positional != ss_option_table[j].positional);
+    /* Defaults lie in the range, or are -1: derived from the inputs. */
+    if (d->kind == SS_KIND_COUNT || d->kind == SS_KIND_REAL || d->kind == SS_KIND_SIZE)
+      CU_ASSERT(d->dflt == -1 || (d->dflt >= d->min && d->dflt <= d->max));
+    if (d->kind == SS_KIND_ENUM)
+      CU_ASSERT(d->values && d->values[0] && d->values[1]);
+    /* A value below the range is refused with the range in the message. */
+    if (d->kind == SS_KIND_COUNT && d->min > -1e9) {
+      char below[32];
+      snprintf(below, sizeof(below), "%.0f", d->min - 1);
+      CU_ASSERT(ss_option_parse(d, below, &o, "--x", msg, sizeof(msg)) == -1 && strstr(msg, "from"));
+    }
+  }
+  const ss_optdef* g = ss_option_by_name("gpus");
+  CU_ASSERT(ss_option_parse(g, "9x", &o, "--gpus", msg, sizeof(msg)) == -1);
+  CU_ASSERT_STRING_EQUAL(msg, "--gpus expects a whole number from 1 to 65536, got '9x'");
+  CU_ASSERT(ss_option_by_key("bucket_mb") == ss_option_by_name("bucket-mib"));
+  CU_ASSERT(ss_option_by_short('g') == g);
+  /* The echo of an option: JSON values and CSV text. */
+  char buf[64];
+  ss_option_value_text(ss_option_by_name("allreduce"), &o, 1, buf, sizeof(buf));
+  CU_ASSERT_STRING_EQUAL(buf, "\"auto\"");
+  ss_option_value_text(g, &o, 1, buf, sizeof(buf));
+  CU_ASSERT_STRING_EQUAL(buf, "null");
+  ss_option_value_text(ss_option_by_name("no-nvlink"), &o, 0, buf, sizeof(buf));
+  CU_ASSERT_STRING_EQUAL(buf, "true");
 }
 
 /* ---- report ---- */
@@ -583,8 +650,8 @@ static void test_report_json(void)
   cJSON_Delete(json);
   free(buf);
   ss_format fmt;
-  CU_ASSERT(ss_report_format_by_name("csv", &fmt) == 0 && fmt == SS_FORMAT_CSV);
-  CU_ASSERT(ss_report_format_by_name("xml", &fmt) != 0);
+  CU_ASSERT(ss_format_by_name("csv", &fmt) == 0 && fmt == SS_FORMAT_CSV);
+  CU_ASSERT(ss_format_by_name("xml", &fmt) != 0);
   ss_timeline_free(t);
   ss_job_free(j);
   ss_workload_free(w);
@@ -608,6 +675,7 @@ static const suite_def suites[] = {
     {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance}}},
     {"timeline", {{"breakdown", test_timeline_breakdown}}},
     {"cli", {{"parse", test_cli}}},
+    {"option", {{"registry", test_option_registry}}},
     {"report", {{"json", test_report_json}}},
 };
 

@@ -1,0 +1,753 @@
+/* option: the registry of stash-sim's options and everything derived from it. */
+#include "option.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char* const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
+static const char* const fidelity_names[] = {"fast", "reference", NULL};
+static const char* const arch_names[] = {"allreduce", "ps", NULL};
+static const char* const placement_names[] = {"dedicated", "colocated", NULL};
+static const char* const init_io_names[] = {"none", "sequential", "parallel", NULL};
+static const char* const format_names[] = {"table", "json", "csv", NULL};
+
+/* The fields an enum row stores through an int. */
+_Static_assert(sizeof(ss_allreduce) == sizeof(int) && sizeof(ss_fidelity) == sizeof(int) &&
+                   sizeof(ss_arch) == sizeof(int) && sizeof(ss_placement) == sizeof(int) &&
+                   sizeof(ss_init_io) == sizeof(int) && sizeof(ss_format) == sizeof(int),
+               "enum fields are stored as int");
+
+const ss_command ss_commands[] = {
+    {"run", SS_CMD_RUN, "stash-sim PLATFORM WORKLOAD [options] [--cfg=SIMGRID_OPTION ...]",
+     "simulate synchronous data-parallel training of WORKLOAD on the GPU instance PLATFORM and report the "
+     "steady-state iteration, throughput, $ per epoch and where the time goes"},
+    {"bench", SS_CMD_BENCH, "stash-sim bench allreduce PLATFORM [options] [--cfg=SIMGRID_OPTION ...]",
+     "simulate allreduces among the GPUs of PLATFORM and print, as nccl-tests' all_reduce_perf, each size's "
+     "time, algbw and busbw = algbw x 2(n-1)/n"},
+    {"whatif", SS_CMD_WHATIF, "stash-sim whatif PLATFORM WORKLOAD [options] --change KEY=VALUE ...",
+     "simulate the job and the job with every change applied, each in a process of its own, and report both, "
+     "the speedup and how each part of the iteration moved"},
+    {"list", SS_CMD_LIST, "stash-sim list platforms|workloads [--format FMT]",
+     "print the catalogue of instance files or workloads found on the search path, one line each"},
+    {NULL, 0, NULL, NULL}};
+
+const ss_optgroup ss_option_groups[] = {
+    {"input", "Inputs"},
+    {"run", "Training run"},
+    {"data", "Data loading"},
+    {"cluster", "Cluster and network"},
+    {"ps", "Parameter servers and start-up"},
+    {"bench", "Collective benchmark"},
+    {"output", "Output"},
+    {NULL, NULL}};
+
+#define OFF(field) offsetof(ss_options, field)
+#define RUNS (SS_CMD_RUN | SS_CMD_WHATIF)
+#define ALL (SS_CMD_RUN | SS_CMD_BENCH | SS_CMD_WHATIF)
+#define BIG 1e15
+
+/* name, short, kind, field, min, max, min_open, values, set, commands, group, metavar, what, default,
+ * default text, writes_file, whatif key, report key, positional, alias, help. */
+const ss_optdef ss_option_table[] = {
+    {"platform", 0, SS_KIND_PATH, OFF(platform_path), 0, 0, 0, NULL, 0, ALL, "input", "PLATFORM", NULL, 0, NULL, 0,
+     "platform", "platform", 1, NULL,
+     "the instance file (platforms/NAME.xml) or its short name; whatif's platform=FILE runs the change on another "
+     "instance"},
+    {"workload", 0, SS_KIND_PATH, OFF(workload_path), 0, 0, 0, NULL, 0, RUNS, "input", "WORKLOAD", NULL, 0, NULL, 0,
+     NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name"},
+    {"gpus", 'g', SS_KIND_COUNT, OFF(gpus), 1, SS_MAX_GPUS, 0, NULL, 0, ALL, "run", "K", NULL, -1, "all", 0, "gpus",
+     "gpus", 0, NULL, "use the first K GPUs of each instance"},
+    {"batch", 'b', SS_KIND_COUNT, OFF(batch), 1, 10000000, 0, NULL, 0, RUNS, "run", "B", NULL, -1,
+     "the workload's batch_per_gpu", 0, "batch", "batch", 0, NULL, "per-GPU batch"},
+    {"iterations", 'n', SS_KIND_COUNT, OFF(iterations), 1, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1,
+     "10, rounded up to whole cycles of the loader processes per GPU", 0, NULL, "iterations", 0, NULL,
+     "measured iterations after warm-up"},
+    {"warmup", 0, SS_KIND_COUNT, OFF(warmup), 0, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1, "2", 0, NULL,
+     "warmup", 0, NULL, "iterations run before measuring"},
+    {"bucket-mib", 0, SS_KIND_REAL, OFF(bucket_mib), 0, 1e6, 0, NULL, 0, RUNS, "run", "X", "a number of MiB", 25,
+     "25", 0, "bucket_mib", "bucket_mib", 0, "bucket-mb",
+     "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer"},
+    {"no-overlap", 0, SS_KIND_SWITCH, OFF(overlap), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1, "overlapped", 0,
+     "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass"},
+    {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), 0, 1000, 1, NULL, 0, RUNS, "run", "X", "a factor", 1,
+     "1", 0, "compute_scale", "compute_scale", 0, NULL,
+     "what-if: multiply every GPU kernel time by X (0.5: twice as fast, e.g. mixed precision)"},
+    {"synthetic", 0, SS_KIND_SWITCH, OFF(synthetic), 0, 0, 0, NULL, 1, RUNS, "data", NULL, NULL, 0, "real data", 0,
+     "synthetic", "synthetic", 0, NULL, "no data loading (synthetic data, as benchmarks do)"},
+    {"workers", 'w', SS_KIND_COUNT, OFF(workers), 0, 4096, 0, NULL, 0, RUNS, "data", "W", NULL, -1, "vCPUs / GPUs",
+     0, "workers", "workers", 0, NULL,
+     "loader processes per GPU, as PyTorch num_workers; 0 loads in the training process and blocks it"},
+    {"prefetch", 0, SS_KIND_COUNT, OFF(prefetch), 1, 1024, 0, NULL, 0, RUNS, "data", "P", NULL, 2, "2", 0,
+     "prefetch", "prefetch", 0, NULL, "batches each loader process keeps ready, as PyTorch prefetch_factor"},
+    {"async-copy", 0, SS_KIND_SWITCH, OFF(async_copy), 0, 0, 0, NULL, 1, RUNS, "data", NULL, NULL, 0,
+     "the training process copies", 0, "async_copy", "async_copy", 0, NULL,
+     "loader processes copy batches to the GPU ahead of use, as DALI does"},
+    {"cache", 0, SS_KIND_REAL, OFF(cache), 0, 1, 0, NULL, 0, RUNS, "data", "F", "a fraction", -1,
+     "what fits in 80% of the instance's memory", 0, "cache", "cache", 0, NULL,
+     "fraction of the dataset in the page cache"},
+    {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, ALL, "cluster", "N", NULL, 1,
+     "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch"},
+    {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), 0, 1e6, 1, NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
+     "the instance file's NIC links", 0, "nic_gbps", "nic_gbps", 0, NULL,
+     "network bandwidth of each instance in Gb/s, split over its NICs"},
+    {"nic-latency-us", 0, SS_KIND_REAL, OFF(nic_latency_us), 0, 1e6, 0, NULL, 0, ALL, "cluster", "X",
+     "a latency in us", -1, "the instance file's", 0, "nic_latency_us", "nic_latency_us", 0, NULL,
+     "latency of each NIC link in microseconds"},
+    {"oversub", 0, SS_KIND_REAL, OFF(oversub), 1, 1e6, 0, NULL, 0, ALL, "cluster", "X", "a ratio", 1, "1", 0,
+     "oversub", "oversub", 0, NULL, "switch oversubscription: the switch core carries N x NIC bandwidth / X"},
+    {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, allreduce_names, 0, ALL, "cluster", "ALG", NULL,
+     SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
+     "allreduce algorithm; auto: ring on one instance, else per collective the shortest predicted time, as "
+     "NCCL's tuner does"},
+    {"no-nvlink", 0, SS_KIND_SWITCH, OFF(nvlink), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "NVLink used", 0,
+     "nvlink", "nvlink", 0, NULL, "what-if: traffic between GPUs over PCIe, as if NVLink were off"},
+    {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, fidelity_names, 0, ALL, "cluster", "F", NULL,
+     SS_FIDELITY_FAST, "fast", 0, "fidelity", "fidelity", 0, NULL,
+     "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))"},
+    {"arch", 0, SS_KIND_ENUM, OFF(arch), 0, 0, 0, arch_names, 0, RUNS, "ps", "A", NULL, SS_ARCH_ALLREDUCE,
+     "allreduce", 0, "arch", "arch", 0, NULL,
+     "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back"},
+    {"servers", 0, SS_KIND_COUNT, OFF(servers), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "K", NULL, 1, "1", 0,
+     "servers", "servers", 0, NULL, "parameter-server shards, parameters split by bytes"},
+    {"ps-placement", 0, SS_KIND_ENUM, OFF(placement), 0, 0, 0, placement_names, 0, RUNS, "ps", "P", NULL,
+     SS_PS_DEDICATED, "dedicated", 0, "ps_placement", "ps_placement", 0, NULL,
+     "dedicated: servers on hosts of their own; colocated: on the CPU hosts of the worker instances"},
+    {"server-hosts", 0, SS_KIND_COUNT, OFF(server_hosts), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "M", NULL, -1,
+     "one per server", 0, "server_hosts", "server_hosts", 0, NULL, "dedicated parameter-server hosts"},
+    {"sync", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 0, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, NULL, NULL,
+     0, NULL, "a step waits for every worker (the default)"},
+    {"async", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 1, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, "async",
+     "async", 0, NULL, "asynchronous SGD: each worker pushes and pulls on its own (per-worker throughput and "
+     "staleness reported)"},
+    {"server-agg-gbytes-per-s", 0, SS_KIND_REAL, OFF(server_agg_gbytes_per_s), 0, 1e9, 1, NULL, 0, RUNS, "ps", "X",
+     "a rate in GB/s", SS_PS_AGG_GBYTES_PER_S, "2, an estimate", 0, "server_agg_gbytes_per_s",
+     "server_agg_gbytes_per_s", 0, "server-agg-gbps", "GB/s of gradient one server core sums and applies"},
+    {"init-io", 0, SS_KIND_ENUM, OFF(init_io), 0, 0, 0, init_io_names, 0, RUNS, "ps", "M", NULL, SS_INIT_NONE,
+     "none", 0, "init_io", "init_io", 0, NULL,
+     "start-up, as CNTK: every worker reads the model and its input shard, sequential (one after another from "
+     "instance 0's volume) or parallel (all at once, each from its instance's volume)"},
+    {"init-shard-mib", 0, SS_KIND_REAL, OFF(init_shard_mib), 0, 1e9, 0, NULL, 0, RUNS, "ps", "X", "a number of MiB",
+     SS_INIT_SHARD_MIB, "32", 0, "init_shard_mib", "init_shard_mib", 0, "init-shard-mb",
+     "MiB of input each worker reads at start-up"},
+    {"samples", 0, SS_KIND_REAL, OFF(samples), 1, BIG, 0, NULL, 0, RUNS, "ps", "N", "a number of samples", -1,
+     "one epoch", 0, "samples", "samples", 0, NULL, "samples to train for the time-to-train figure"},
+    {"min-bytes", 0, SS_KIND_SIZE, OFF(min_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL, 8, "8", 0,
+     NULL, "min_bytes", 0, NULL, "smallest size"},
+    {"max-bytes", 0, SS_KIND_SIZE, OFF(max_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL,
+     1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between"},
+    {"iters", 0, SS_KIND_COUNT, OFF(bench_iters), 1, 1000000, 0, NULL, 0, SS_CMD_BENCH, "bench", "R", NULL, 5, "5",
+     0, NULL, "iters", 0, NULL, "allreduces per size; the time is their mean"},
+    {"stash", 0, SS_KIND_SWITCH, OFF(stash), 0, 0, 0, NULL, 1, SS_CMD_RUN, "output", NULL, NULL, 0, "off", 0, NULL,
+     "stash", 0, NULL,
+     "Stash's differential breakdown: simulate RUN0 (synthetic, 1 GPU), RUN1 (synthetic), RUN2 (cold cache), "
+     "RUN3 (all cached) and, over several instances, the same GPUs on one instance; report their differences "
+     "beside RUN2's timeline breakdown"},
+    {"stash-single", 0, SS_KIND_PATH, OFF(stash_single), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0,
+     "the file beside PLATFORM with the same GPU model and as many GPUs", 0, NULL, "stash_single", 0, NULL,
+     "with --stash over several instances: the instance file of the single-instance run"},
+    {"format", 0, SS_KIND_ENUM, OFF(format), 0, 0, 0, format_names, 0, ALL | SS_CMD_LIST, "output", "FMT", NULL,
+     SS_FORMAT_TABLE, "table", 0, NULL, NULL, 0, NULL, "report format"},
+    {"output", 'o', SS_KIND_PATH, OFF(output), 0, 0, 0, NULL, 0, ALL, "output", "FILE", NULL, 0, "standard output",
+     1, NULL, NULL, 0, NULL, "write the report to FILE (- : standard output)"},
+    {"trace", 0, SS_KIND_PATH, OFF(trace), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0, "none", 1, NULL,
+     NULL, 0, NULL,
+     "write the simulated run as a Chrome trace (.json, or gzipped .json.gz; - : standard output) for Perfetto "
+     "or chrome://tracing"},
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL}};
+
+_Static_assert(sizeof(ss_option_table) / sizeof(ss_option_table[0]) <= 64 * SS_OPTSET_WORDS + 1,
+               "an optset has a bit per row");
+
+int ss_option_count(void)
+{
+  int n = 0;
+  while (ss_option_table[n].name)
+    n++;
+  return n;
+}
+
+int ss_option_index(const ss_optdef* d)
+{
+  return (int)(d - ss_option_table);
+}
+
+const ss_optdef* ss_option_by_name(const char* name)
+{
+  for (const ss_optdef* d = ss_option_table; d->name; d++)
+    if (!d->positional && (strcmp(d->name, name) == 0 || (d->alias && strcmp(d->alias, name) == 0)))
+      return d;
+  return NULL;
+}
+
+/* key as an option name: underscores become dashes. */
+static void key_to_name(const char* key, char* out, size_t size)
+{
+  size_t n = 0;
+  for (; key[n] && n + 1 < size; n++)
+    out[n] = key[n] == '_' ? '-' : key[n];
+  out[n] = '\0';
+}
+
+const ss_optdef* ss_option_by_key(const char* key)
+{
+  char alias[64];
+  key_to_name(key, alias, sizeof(alias));
+  for (const ss_optdef* d = ss_option_table; d->name; d++)
+    if (d->whatif_key && (strcmp(d->whatif_key, key) == 0 || (d->alias && strcmp(d->alias, alias) == 0)))
+      return d;
+  return NULL;
+}
+
+const ss_optdef* ss_option_by_short(int ch)
+{
+  for (const ss_optdef* d = ss_option_table; d->name; d++)
+    if (d->short_name && d->short_name == ch)
+      return d;
+  return NULL;
+}
+
+static int* int_field(const ss_optdef* d, ss_options* o)
+{
+  return (int*)((char*)o + d->offset);
+}
+
+static double* real_field(const ss_optdef* d, ss_options* o)
+{
+  return (double*)((char*)o + d->offset);
+}
+
+static const char** path_field(const ss_optdef* d, ss_options* o)
+{
+  return (const char**)((char*)o + d->offset);
+}
+
+static int is_int_kind(ss_opt_kind k)
+{
+  return k == SS_KIND_COUNT || k == SS_KIND_ENUM || k == SS_KIND_SWITCH;
+}
+
+void ss_options_default(ss_options* o)
+{
+  memset(o, 0, sizeof(*o));
+  for (const ss_optdef* d = ss_option_table; d->name; d++) {
+    if (d->kind == SS_KIND_PATH)
+      *path_field(d, o) = NULL;
+    else if (is_int_kind(d->kind))
+      *int_field(d, o) = (int)d->dflt;
+    else
+      *real_field(d, o) = d->dflt;
+  }
+}
+
+void ss_optset_add(ss_optset* s, const ss_optdef* d)
+{
+  int i = ss_option_index(d);
+  s->bits[i / 64] |= 1ULL << (i % 64);
+}
+
+int ss_optset_has(const ss_optset* s, const char* name)
+{
+  const ss_optdef* d = ss_option_by_name(name);
+  ss_assert(d);
+  int i = ss_option_index(d);
+  return (s->bits[i / 64] >> (i % 64)) & 1;
+}
+
+/* A number in words: whole numbers without exponent below 1e7, else %g without its exponent's
+ * sign and leading zeros (1e7, not 1e+07). */
+static void number_text(double v, char* buf, size_t size)
+{
+  if (v == floor(v) && fabs(v) < 1e7) {
+    snprintf(buf, size, "%.0f", v);
+    return;
+  }
+  char g[32];
+  snprintf(g, sizeof(g), "%g", v);
+  char* e = strchr(g, 'e');
+  if (e) {
+    char* digits = e + 1 + (e[1] == '+' || e[1] == '-');
+    int neg = e[1] == '-';
+    while (*digits == '0' && digits[1])
+      digits++;
+    snprintf(buf, size, "%.*se%s%s", (int)(e - g), g, neg ? "-" : "", digits);
+  } else {
+    snprintf(buf, size, "%s", g);
+  }
+}
+
+void ss_option_expects(const ss_optdef* d, char* buf, size_t size)
+{
+  char lo[32], hi[32];
+  number_text(d->min, lo, sizeof(lo));
+  number_text(d->max, hi, sizeof(hi));
+  switch (d->kind) {
+    case SS_KIND_COUNT:
+      snprintf(buf, size, "a whole number from %s to %s", lo, hi);
+      return;
+    case SS_KIND_REAL:
+      if (d->min_open)
+        snprintf(buf, size, "%s greater than %s and at most %s", d->what, lo, hi);
+      else
+        snprintf(buf, size, "%s from %s to %s", d->what, lo, hi);
+      return;
+    case SS_KIND_SIZE:
+      snprintf(buf, size, "a size in bytes from %s to %s (suffixes k, M, G, T, Ki, Mi, Gi, Ti)", lo, hi);
+      return;
+    case SS_KIND_ENUM: {
+      size_t n = 0;
+      buf[0] = '\0';
+      for (int i = 0; d->values[i] && n < size; i++) {
+        const char* sep = i == 0 ? "" : d->values[i + 1] ? ", " : " or ";
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, d->values[i]);
+      }
+      return;
+    }
+    case SS_KIND_SWITCH:
+      snprintf(buf, size, "no value");
+      return;
+    case SS_KIND_PATH:
+      snprintf(buf, size, "a file");
+      return;
+  }
+}
+
+/* A size: a number and an optional decimal (k, M, G, T) or binary (Ki, Mi, Gi, Ti) multiplier. */
+static int parse_size(const char* s, double* out)
+{
+  static const struct {
+    const char* suffix;
+    double factor;
+  } mult[] = {{"", 1},      {"k", 1e3},          {"K", 1e3},          {"M", 1e6},           {"G", 1e9},
+              {"T", 1e12},  {"Ki", 1024.0},      {"Mi", 1048576.0},   {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
+  char* end = NULL;
+  double v = strtod(s, &end);
+  if (end == s || !isfinite(v))
+    return -1;
+  for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++)
+    if (strcmp(end, mult[i].suffix) == 0) {
+      *out = v * mult[i].factor;
+      return 0;
+    }
+  return -1;
+}
+
+int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const char* shown, char* msg,
+                    size_t size)
+{
+  char* end = NULL;
+  double v = 0;
+  int ok = 1;
+  switch (d->kind) {
+    case SS_KIND_SWITCH:
+      *int_field(d, o) = d->set;
+      return 0;
+    case SS_KIND_PATH:
+      if (!*value) {
+        snprintf(msg, size, "%s expects a file, got nothing", shown);
+        return -1;
+      }
+      *path_field(d, o) = value;
+      return 0;
+    case SS_KIND_ENUM:
+      for (int i = 0; d->values[i]; i++)
+        if (strcmp(d->values[i], value) == 0) {
+          *int_field(d, o) = i;
+          return 0;
+        }
+      ok = 0;
+      break;
+    case SS_KIND_COUNT:
+      errno = 0;
+      v = (double)strtol(value, &end, 10);
+      ok = !errno && end != value && !*end;
+      break;
+    case SS_KIND_REAL:
+      v = strtod(value, &end);
+      ok = end != value && !*end && isfinite(v);
+      break;
+    case SS_KIND_SIZE:
+      ok = parse_size(value, &v) == 0;
+      break;
+  }
+  ok = ok && v >= d->min && v <= d->max && !(d->min_open && v == d->min);
+  if (!ok) {
+    char expects[256];
+    ss_option_expects(d, expects, sizeof(expects));
+    snprintf(msg, size, "%s expects %s, got '%s'", shown, expects, value);
+    return -1;
+  }
+  if (d->kind == SS_KIND_COUNT)
+    *int_field(d, o) = (int)v;
+  else if (d->kind != SS_KIND_ENUM)
+    *real_field(d, o) = v;
+  return 0;
+}
+
+/* Name of value v of a NULL-terminated name table. */
+static const char* enum_name(const char* const* names, int v)
+{
+  int n = 0;
+  while (names[n])
+    n++;
+  ss_assert(v >= 0 && v < n);
+  return names[v];
+}
+
+/* Index of name in a NULL-terminated table, or -1. */
+static int enum_index(const char* const* names, const char* name)
+{
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+const char* ss_allreduce_name(ss_allreduce a)
+{
+  return enum_name(allreduce_names, (int)a);
+}
+
+int ss_allreduce_by_name(const char* name, ss_allreduce* out)
+{
+  int i = enum_index(allreduce_names, name);
+  if (i >= 0)
+    *out = (ss_allreduce)i;
+  return i >= 0 ? 0 : -1;
+}
+
+const char* ss_arch_name(ss_arch a)
+{
+  return enum_name(arch_names, (int)a);
+}
+
+const char* ss_placement_name(ss_placement p)
+{
+  return enum_name(placement_names, (int)p);
+}
+
+const char* ss_init_io_name(ss_init_io m)
+{
+  return enum_name(init_io_names, (int)m);
+}
+
+const char* ss_fidelity_name(ss_fidelity f)
+{
+  return enum_name(fidelity_names, (int)f);
+}
+
+const char* ss_format_name(ss_format f)
+{
+  return enum_name(format_names, (int)f);
+}
+
+int ss_format_by_name(const char* name, ss_format* out)
+{
+  int i = enum_index(format_names, name);
+  if (i >= 0)
+    *out = (ss_format)i;
+  return i >= 0 ? 0 : -1;
+}
+
+/* s as a JSON string into buf. */
+static int json_text(const char* s, char* buf, size_t size)
+{
+  size_t n = 0;
+  if (size < 3)
+    return 0;
+  buf[n++] = '"';
+  for (; *s && n + 8 < size; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      n += (size_t)snprintf(buf + n, size - n, "\\%c", ch);
+    else if (ch < 0x20)
+      n += (size_t)snprintf(buf + n, size - n, "\\u%04x", ch);
+    else
+      buf[n++] = (char)ch;
+  }
+  buf[n++] = '"';
+  buf[n] = '\0';
+  return (int)n;
+}
+
+int ss_option_value_text(const ss_optdef* d, const ss_options* o, int json, char* buf, size_t size)
+{
+  ss_options* w = (ss_options*)o; /* the field accessors are shared with the writers; nothing is written */
+  int derived = d->dflt == -1;
+  switch (d->kind) {
+    case SS_KIND_PATH: {
+      const char* s = *path_field(d, w);
+      if (!s)
+        return snprintf(buf, size, "%s", json ? "null" : "");
+      return json ? json_text(s, buf, size) : snprintf(buf, size, "%s", s);
+    }
+    case SS_KIND_ENUM: {
+      const char* s = enum_name(d->values, *int_field(d, w));
+      return json ? json_text(s, buf, size) : snprintf(buf, size, "%s", s);
+    }
+    case SS_KIND_SWITCH:
+      return snprintf(buf, size, "%s", *int_field(d, w) ? "true" : "false");
+    case SS_KIND_COUNT:
+      if (derived && *int_field(d, w) < 0)
+        return snprintf(buf, size, "%s", json ? "null" : "");
+      return snprintf(buf, size, "%d", *int_field(d, w));
+    case SS_KIND_REAL:
+    case SS_KIND_SIZE:
+      if (derived && *real_field(d, w) < 0)
+        return snprintf(buf, size, "%s", json ? "null" : "");
+      return snprintf(buf, size, "%.17g", *real_field(d, w));
+  }
+  return 0;
+}
+
+/* Cross-option checks. Each fills msg and returns -1 on the first problem. */
+#define FAIL(...) return (snprintf(msg, size, __VA_ARGS__), -1)
+
+/* The parameter-server options need --arch ps; dedicated servers have hosts of their own. */
+static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+{
+  static const char* const ps_only[] = {"servers", "ps-placement", "server-hosts", "server-agg-gbytes-per-s", NULL};
+  if (ss_optset_has(given, "sync") && ss_optset_has(given, "async"))
+    FAIL("give --sync or --async, not both");
+  if (o->arch != SS_ARCH_PS && o->async)
+    FAIL("--async is asynchronous SGD with parameter servers: it needs --arch ps (allreduce is synchronous)");
+  for (int i = 0; o->arch != SS_ARCH_PS && ps_only[i]; i++)
+    if (ss_optset_has(given, ps_only[i]))
+      FAIL("--%s goes with --arch ps", ps_only[i]);
+  if (o->arch == SS_ARCH_PS && ss_optset_has(given, "allreduce"))
+    FAIL("--allreduce has no effect with --arch ps: parameter servers do not allreduce");
+  if (o->arch == SS_ARCH_PS && o->placement == SS_PS_COLOCATED && o->server_hosts > 0)
+    FAIL("--server-hosts is for dedicated servers; colocated ones run on the worker instances");
+  if (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED && o->server_hosts > 0 && o->servers > o->server_hosts)
+    FAIL("--servers %d on %d dedicated server hosts: a dedicated server has a host of its own (add hosts, or "
+         "--ps-placement colocated)",
+         o->servers, o->server_hosts);
+  if (o->init_io == SS_INIT_NONE && ss_optset_has(given, "init-shard-mib"))
+    FAIL("--init-shard-mib goes with --init-io sequential or parallel");
+  return 0;
+}
+
+/* Options without effect: loader options on synthetic data, network options without a network. */
+static int check_effect(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+{
+  static const char* const loader[] = {"workers", "prefetch", "async-copy", "cache", NULL};
+  static const char* const network[] = {"nic-gbps", "nic-latency-us", "oversub", NULL};
+  for (int i = 0; o->synthetic && loader[i]; i++)
+    if (ss_optset_has(given, loader[i]))
+      FAIL("--%s has no effect with --synthetic (no data loading)", loader[i]);
+  int networked = o->instances > 1 || (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED);
+  for (int i = 0; !networked && network[i]; i++)
+    if (ss_optset_has(given, network[i]))
+      FAIL("--%s has no effect on one instance: give --instances N (or dedicated parameter servers)", network[i]);
+  return 0;
+}
+
+/* --stash makes runs of its own; outputs go to distinct places. */
+static int check_outputs(const ss_options* o, char* msg, size_t size)
+{
+  if (o->stash && o->synthetic)
+    FAIL("--stash makes its own synthetic and real-data runs: drop --synthetic");
+  if (o->stash && o->cache >= 0)
+    FAIL("--stash makes its own cold-cache and cached runs: drop --cache");
+  if (o->stash && o->trace)
+    FAIL("--trace records one run; --stash makes several");
+  if (o->stash_single && !o->stash)
+    FAIL("--stash-single goes with --stash");
+  int out_stdout = !o->output || strcmp(o->output, "-") == 0;
+  if (o->trace && strcmp(o->trace, "-") == 0 && out_stdout)
+    FAIL("--trace - writes the trace to standard output, where the report goes: give --output FILE");
+  if (o->trace && o->output && strcmp(o->trace, "-") != 0 && strcmp(o->trace, o->output) == 0)
+    FAIL("--output and --trace name the same file '%s'", o->trace);
+  if (o->min_bytes > o->max_bytes)
+    FAIL("--min-bytes is larger than --max-bytes");
+  return 0;
+}
+
+int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size)
+{
+  if (cmd == SS_CMD_LIST)
+    return 0;
+  return check_ps(o, given, msg, size) || check_outputs(o, msg, size) || check_effect(o, given, msg, size) ? -1 : 0;
+}
+#undef FAIL
+
+/* Help: text wrapped at this width, option descriptions starting at this column. */
+#define HELP_WIDTH 100
+#define HELP_COLUMN 25
+
+/* Write text from column col (the cursor is there) wrapped to HELP_WIDTH, continuation lines
+ * indented to indent. */
+static void wrap(FILE* f, const char* text, int col, int indent)
+{
+  const char* s = text;
+  while (*s) {
+    size_t word = strcspn(s, " ");
+    if (col > indent && col + 1 + (int)word > HELP_WIDTH) {
+      fprintf(f, "\n%*s", indent, "");
+      col = indent;
+    } else if (col > indent) {
+      fputc(' ', f);
+      col++;
+    }
+    fprintf(f, "%.*s", (int)word, s);
+    col += (int)word;
+    s += word;
+    while (*s == ' ')
+      s++;
+  }
+  fputc('\n', f);
+}
+
+/* The option as help names it: "-g, --gpus K", "--synthetic", "PLATFORM". */
+static void option_label(const ss_optdef* d, char* buf, size_t size)
+{
+  if (d->positional)
+    snprintf(buf, size, "%s", d->metavar);
+  else if (d->short_name)
+    snprintf(buf, size, "-%c, --%s%s%s", d->short_name, d->name, d->metavar ? " " : "", d->metavar ? d->metavar : "");
+  else
+    snprintf(buf, size, "    --%s%s%s", d->name, d->metavar ? " " : "", d->metavar ? d->metavar : "");
+}
+
+static void help_row(FILE* f, const ss_optdef* d)
+{
+  char label[96], text[1024], expects[256];
+  option_label(d, label, sizeof(label));
+  size_t n = (size_t)snprintf(text, sizeof(text), "%s", d->help);
+  if (d->kind == SS_KIND_ENUM) {
+    ss_option_expects(d, expects, sizeof(expects));
+    n += (size_t)snprintf(text + n, sizeof(text) - n, ": %s", expects);
+  }
+  if (d->dflt_text && d->kind != SS_KIND_SWITCH)
+    snprintf(text + n, sizeof(text) - n, " (default %s)", d->dflt_text);
+  if (d->alias)
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "; also --%s", d->alias);
+  int col = fprintf(f, "  %s", label);
+  if (col >= HELP_COLUMN - 1) {
+    fprintf(f, "\n%*s", HELP_COLUMN, "");
+    col = HELP_COLUMN;
+  } else {
+    fprintf(f, "%*s", HELP_COLUMN - col, "");
+    col = HELP_COLUMN;
+  }
+  wrap(f, text, col, HELP_COLUMN);
+}
+
+static const ss_command* command_of(unsigned cmd)
+{
+  const ss_command* c = ss_commands;
+  while (c->name && c->bit != cmd)
+    c++;
+  ss_assert(c->name);
+  return c;
+}
+
+void ss_option_help(FILE* f, unsigned cmd)
+{
+  const ss_command* c = command_of(cmd);
+  fprintf(f, "usage: %s\n\n", c->usage);
+  char summary[512];
+  snprintf(summary, sizeof(summary), "%c%s.", c->summary[0] - 'a' + 'A', c->summary + 1);
+  wrap(f, summary, 0, 0);
+  for (const ss_optgroup* g = ss_option_groups; g->name; g++) {
+    int first = 1;
+    for (const ss_optdef* d = ss_option_table; d->name; d++)
+      if ((d->commands & cmd) && strcmp(d->group, g->name) == 0) {
+        if (first)
+          fprintf(f, "\n%s:\n", g->title);
+        first = 0;
+        help_row(f, d);
+      }
+  }
+  if (cmd == SS_CMD_WHATIF) {
+    fprintf(f, "\nChange keys (--change KEY=VALUE, on/off for switches):");
+    char line[1024] = "";
+    size_t n = 0;
+    for (const ss_optdef* d = ss_option_table; d->name; d++)
+      if (d->whatif_key)
+        n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? ", " : "", d->whatif_key);
+    fputc('\n', f);
+    wrap(f, line, 0, 2);
+  }
+  fprintf(f, "\nGeneral:\n");
+  help_row(f, &(ss_optdef){.name = "help", .short_name = 'h', .help = "print this help and exit"});
+  help_row(f, &(ss_optdef){.name = "version", .help = "print the version and exit"});
+  help_row(f, &(ss_optdef){.name = "list-options", .help = "print every option (--format json: the registry, "
+                                                           "as scripts read it) and exit"});
+  if (cmd != SS_CMD_LIST)
+    help_row(f, &(ss_optdef){.name = "cfg=NAME:VALUE, --log=...", .help = "passed to SimGrid after stash-sim's "
+                                                                           "own defaults (checked first)"});
+  fprintf(f, "\nCommands:\n");
+  for (const ss_command* k = ss_commands; k->name; k++)
+    fprintf(f, "  %s\n", k->usage);
+  fprintf(f, "\nExit status: 0 on success, 1 on bad input (the error line names the file), 2 on a usage\n"
+             "error, 3 when resources fail (out of memory, a failed write), 4 on an internal error.\n");
+}
+
+/* One registry row as JSON. */
+static void list_row_json(FILE* f, const ss_optdef* d)
+{
+  static const char* const kinds[] = {"count", "real", "size", "enum", "switch", "path"};
+  char buf[1024];
+  json_text(d->name, buf, sizeof(buf));
+  fprintf(f, "    {\"name\": %s, \"short\": \"%s%s\", \"kind\": \"%s\", ", buf, d->short_name ? (char[]){d->short_name, 0} : "",
+          "", kinds[d->kind]);
+  json_text(d->metavar ? d->metavar : "", buf, sizeof(buf));
+  fprintf(f, "\"metavar\": %s, \"group\": \"%s\", \"positional\": %s,\n     \"commands\": [", buf, d->group,
+          d->positional ? "true" : "false");
+  int n = 0;
+  for (const ss_command* c = ss_commands; c->name; c++)
+    if (d->commands & c->bit)
+      fprintf(f, "%s\"%s\"", n++ ? ", " : "", c->name);
+  int ranged = d->kind == SS_KIND_COUNT || d->kind == SS_KIND_REAL || d->kind == SS_KIND_SIZE;
+  if (ranged)
+    fprintf(f, "], \"min\": %.17g, \"max\": %.17g, \"min_open\": %s", d->min, d->max, d->min_open ? "true" : "false");
+  else
+    fprintf(f, "], \"min\": null, \"max\": null, \"min_open\": false");
+  json_text(d->dflt_text ? d->dflt_text : "", buf, sizeof(buf));
+  fprintf(f, ", \"default\": %s, \"values\": [", buf);
+  for (int i = 0; d->kind == SS_KIND_ENUM && d->values[i]; i++)
+    fprintf(f, "%s\"%s\"", i ? ", " : "", d->values[i]);
+  fprintf(f, "],\n     \"writes_file\": %s, \"whatif_key\": ", d->writes_file ? "true" : "false");
+  fprintf(f, d->whatif_key ? "\"%s\"" : "null", d->whatif_key ? d->whatif_key : "");
+  fprintf(f, ", \"report_key\": ");
+  fprintf(f, d->report_key ? "\"%s\"" : "null", d->report_key ? d->report_key : "");
+  fprintf(f, ", \"aliases\": [");
+  if (d->alias)
+    fprintf(f, "\"%s\"", d->alias);
+  json_text(d->help, buf, sizeof(buf));
+  fprintf(f, "],\n     \"help\": %s}", buf);
+}
+
+void ss_option_list(FILE* f, ss_format fmt)
+{
+  if (fmt != SS_FORMAT_JSON) {
+    for (const ss_optdef* d = ss_option_table; d->name; d++) {
+      char label[96];
+      option_label(d, label, sizeof(label));
+      fprintf(f, "%-34s %s\n", label, d->help);
+    }
+    return;
+  }
+  char buf[1024];
+  fprintf(f, "{\"schema_version\": 1, \"program\": \"stash-sim\", \"version\": \"%s\",\n \"commands\": [", SS_VERSION);
+  for (const ss_command* c = ss_commands; c->name; c++) {
+    fprintf(f, "%s\n    {\"name\": \"%s\", ", c == ss_commands ? "" : ",", c->name);
+    json_text(c->usage, buf, sizeof(buf));
+    fprintf(f, "\"usage\": %s, ", buf);
+    json_text(c->summary, buf, sizeof(buf));
+    fprintf(f, "\"summary\": %s}", buf);
+  }
+  fprintf(f, "],\n \"groups\": [");
+  for (const ss_optgroup* g = ss_option_groups; g->name; g++)
+    fprintf(f, "%s\n    {\"name\": \"%s\", \"title\": \"%s\"}", g == ss_option_groups ? "" : ",", g->name, g->title);
+  fprintf(f, "],\n \"options\": [");
+  for (const ss_optdef* d = ss_option_table; d->name; d++) {
+    fprintf(f, "%s\n", d == ss_option_table ? "" : ",");
+    list_row_json(f, d);
+  }
+  fprintf(f, "]}\n");
+}

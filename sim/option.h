@@ -1,0 +1,194 @@
+/* option: every option of stash-sim in one table, and what comes from it: parsing with bounds, range
+ * errors, help, whatif keys, the options echoed in reports, the listing of --list-options. */
+#ifndef SS_OPTION_H
+#define SS_OPTION_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum ss_format { SS_FORMAT_TABLE, SS_FORMAT_JSON, SS_FORMAT_CSV } ss_format;
+
+/* Allreduce algorithms (coll.c); AUTO picks one per collective from its size and the cluster. */
+typedef enum ss_allreduce {
+  SS_ALLREDUCE_AUTO,
+  SS_ALLREDUCE_RING,
+  SS_ALLREDUCE_TREE,
+  SS_ALLREDUCE_HIERARCHICAL,
+  SS_ALLREDUCE_COUNT
+} ss_allreduce;
+
+/* How gradients are exchanged: allreduce among the GPUs, or push to parameter servers and pull. */
+typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
+
+/* Where parameter servers run: hosts of their own, or the CPU hosts of the worker instances. */
+typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
+
+/* Start-up reads (CNTK): none, every worker one after another, or all at once. */
+typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } ss_init_io;
+
+/* How collectives are simulated: FAST, one flow per ring edge and phase (cost linear in GPUs);
+ * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
+typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity;
+
+/* The options of a run; every field is a row of the registry (option.c). A value of -1 means "not
+ * given: derived" (the job resolves it: ss_job.resolved). Units follow docs/formats.md: gbps is
+ * gigabits per second, gbytes_per_s gigabytes per second, mib 2^20 bytes. */
+typedef struct ss_options {
+  const char* platform_path;
+  const char* workload_path;
+  int gpus;          /* GPUs of each instance to use; -1: all */
+  int instances;     /* copies of the instance joined by a network */
+  double nic_gbps;   /* network bandwidth of each instance in Gb/s, split over its NICs; -1: the file's */
+  double nic_latency_us; /* latency of each NIC link; -1: the file's */
+  double oversub;    /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
+  ss_allreduce allreduce;
+  ss_fidelity fidelity;
+  ss_arch arch;
+  int servers;       /* parameter-server shards */
+  ss_placement placement;
+  int server_hosts;  /* dedicated placement: server hosts; -1: one per shard */
+  int async;         /* ASGD: every worker pushes and pulls on its own */
+  double server_agg_gbytes_per_s; /* GB/s of gradient one server core sums (and applies) */
+  ss_init_io init_io;  /* start-up: each worker reads the model and its input shard from shared storage */
+  double init_shard_mib; /* MiB of input each worker reads at start-up */
+  double samples;    /* samples to train for the time-to-train figure; -1: one epoch */
+  int batch;         /* per-GPU batch; -1: the workload's */
+  int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
+                      * cycles of the loader processes per GPU (job.c) */
+  int warmup;        /* iterations run before measuring; -1: 2 */
+  double bucket_mib; /* DDP bucket cap in MiB */
+  double compute_scale; /* what-if factor on every GPU kernel time (0.5: kernels twice as fast) */
+  int overlap;       /* start each bucket's collective as soon as it is full */
+  int synthetic;     /* no data loading */
+  int workers;       /* loader processes per GPU; -1: vCPUs / GPUs */
+  int prefetch;      /* batches each loader process keeps ahead (PyTorch prefetch_factor) */
+  int nvlink;        /* 0, what-if: GPU-to-GPU traffic over PCIe (ss_platform_drop_nvlink) */
+  int async_copy;    /* the loader copies each batch to the GPU ahead of use (DALI); else the training
+                      * process copies it when it takes the batch (PyTorch's default) */
+  double cache;      /* fraction of the dataset in the page cache; -1: what fits in 80% of memory */
+  ss_format format;
+  const char* output; /* NULL: stdout; "-": stdout */
+  const char* trace;  /* --trace: a Chrome trace of the run to this file ("-": stdout); NULL: none */
+  int stash;          /* --stash: Stash's differential breakdown (several runs) */
+  const char* stash_single; /* --stash-single: the instance file of the single-instance run */
+  double min_bytes;   /* bench: smallest and largest size, doubling in between */
+  double max_bytes;
+  int bench_iters;    /* bench: allreduces per size */
+} ss_options;
+
+/* Limits: GPUs of a job, instances of a cluster, parameter-server shards. */
+#define SS_MAX_GPUS 65536
+#define SS_MAX_INSTANCES 65536
+#define SS_MAX_SERVERS 4096
+
+/* Default GB/s of gradient one server core adds into the aggregate and applies: an ESTIMATE
+ * (docs/model.md, Parameter servers): summing FP32 arrays streams three times their size through
+ * memory, about 6 GB/s of one core's bandwidth on a cloud Xeon. */
+#define SS_PS_AGG_GBYTES_PER_S 2.0
+
+/* Default MiB of input a worker reads at start-up besides the model: an ESTIMATE, one 32 MiB chunk
+ * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
+#define SS_INIT_SHARD_MIB 32.0
+
+/* The commands an option belongs to (a bit each). */
+enum { SS_CMD_RUN = 1, SS_CMD_BENCH = 2, SS_CMD_WHATIF = 4, SS_CMD_LIST = 8 };
+
+/* Kinds of option values: a whole number, a real number, a size in bytes (suffixes k, M, G, Ki, Mi,
+ * Gi), one name of a list (stored as its index), a flag without a value, a file path. */
+typedef enum ss_opt_kind { SS_KIND_COUNT, SS_KIND_REAL, SS_KIND_SIZE, SS_KIND_ENUM, SS_KIND_SWITCH, SS_KIND_PATH } ss_opt_kind;
+
+/* One row of the registry. */
+typedef struct ss_optdef {
+  const char* name;        /* long name: --name; for a positional argument, its key */
+  char short_name;         /* -x, or 0 */
+  ss_opt_kind kind;
+  size_t offset;           /* of the field in ss_options (int, double, or const char*) */
+  double min, max;         /* accepted range (COUNT, REAL, SIZE) */
+  int min_open;            /* min itself excluded */
+  const char* const* values; /* ENUM: the names, NULL-terminated, by index */
+  int set;                 /* SWITCH: the value a given switch stores */
+  unsigned commands;       /* SS_CMD_* it is accepted by */
+  const char* group;       /* help group (ss_option_groups) */
+  const char* metavar;     /* the value's name in help ("K"), NULL for a switch */
+  const char* what;        /* in range errors: "a bandwidth in Gb/s"; NULL: from the kind */
+  double dflt;             /* default value of a number, enum index or switch (paths: NULL) */
+  const char* dflt_text;   /* the default as help says it */
+  int writes_file;         /* the value is a file written (never an input; "-" is stdout) */
+  const char* whatif_key;  /* whatif --change KEY=..., or NULL */
+  const char* report_key;  /* key of the "options" echo in reports, or NULL */
+  int positional;          /* an argument, not an option (whatif may still change it) */
+  const char* alias;       /* an older spelling still accepted, or NULL */
+  const char* help;        /* one sentence, wrapped by the help writer */
+} ss_optdef;
+
+/* The registry, terminated by a row with a NULL name, and its help groups {name, title}. */
+extern const ss_optdef ss_option_table[];
+typedef struct ss_optgroup {
+  const char* name;
+  const char* title;
+} ss_optgroup;
+extern const ss_optgroup ss_option_groups[];
+
+/* Subcommands: name, usage line, one-line summary; terminated by a NULL name. */
+typedef struct ss_command {
+  const char* name;
+  unsigned bit;
+  const char* usage;
+  const char* summary;
+} ss_command;
+extern const ss_command ss_commands[];
+
+/* Number of rows, the row of a long name, key, alias or short letter (NULL if none), and a row's
+ * field in o. */
+int ss_option_count(void);
+const ss_optdef* ss_option_by_name(const char* name);
+const ss_optdef* ss_option_by_key(const char* whatif_key);
+const ss_optdef* ss_option_by_short(int ch);
+int ss_option_index(const ss_optdef* d);
+
+/* Defaults of every option. */
+void ss_options_default(ss_options* o);
+
+/* Which options were given: a bit per row. */
+#define SS_OPTSET_WORDS 2
+typedef struct ss_optset {
+  unsigned long long bits[SS_OPTSET_WORDS];
+} ss_optset;
+void ss_optset_add(ss_optset* s, const ss_optdef* d);
+int ss_optset_has(const ss_optset* s, const char* name);
+
+/* Parse value for option d into o: bounds, names and units from the row. Returns 0, or -1 with one
+ * sentence in msg ("--gpus expects a whole number from 1 to 65536, got 'x'"). shown is how the
+ * option is named in the message ("--gpus", or "--change gpus=x"). */
+int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const char* shown, char* msg,
+                    size_t size);
+
+/* The accepted values of d in words ("a whole number from 1 to 65536", "ring, tree or auto"). */
+void ss_option_expects(const ss_optdef* d, char* buf, size_t size);
+
+/* Checks across options, shared by every caller: cmd is the command's SS_CMD_ bit, given the options
+ * the user set (an option given with no effect in the chosen mode is an error naming both). Returns
+ * 0, or -1 with one sentence in msg. */
+int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size);
+
+/* Name of an enum value of a row, and the value of a name (-1 if unknown). */
+const char* ss_allreduce_name(ss_allreduce a);
+int ss_allreduce_by_name(const char* name, ss_allreduce* out);
+const char* ss_arch_name(ss_arch a);
+const char* ss_placement_name(ss_placement p);
+const char* ss_init_io_name(ss_init_io m);
+const char* ss_fidelity_name(ss_fidelity f);
+const char* ss_format_name(ss_format f);
+int ss_format_by_name(const char* name, ss_format* out);
+
+/* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
+ * help); returns the characters written, as snprintf. */
+int ss_option_value_text(const ss_optdef* d, const ss_options* o, int json, char* buf, size_t size);
+
+/* Write the help of a command (grouped options of that command) to f. */
+void ss_option_help(FILE* f, unsigned cmd);
+
+/* Write the registry as JSON (--list-options --format json) or one line per option (table). */
+void ss_option_list(FILE* f, ss_format fmt);
+
+#endif

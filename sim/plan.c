@@ -1,0 +1,23 @@
+/* plan: build a job, then derive what needs it complete. */
+#include "plan.h"
+
+#include "cluster.h"
+#include "cost.h"
+
+int ss_plan_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
+{
+  ss_job* j = NULL;
+  int rc = ss_job_new(p, w, o, &j, err);
+  if (rc)
+    return rc;
+  j->core_bandwidth_bps = j->instances * ss_cluster_nic_bandwidth(j) / o->oversub;
+  for (int b = 0; b < j->nbuckets; b++)
+    if (o->allreduce == SS_ALLREDUCE_AUTO)
+      j->bucket_alg[b] = ss_cost_choose(j, j->buckets[b].bytes);
+  if (p->nnics > 0) {
+    j->resolved.nic_gbps = ss_cluster_nic_bandwidth(j) * 8 / 1e9;
+    j->resolved.nic_latency_us = ss_cluster_link_latency(j, p->nics[0].link) * 1e6;
+  }
+  *out = j;
+  return SS_OK;
+}
