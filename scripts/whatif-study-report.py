@@ -22,8 +22,8 @@ def die(msg):
 
 
 def comm_share(r, side):
-    it = float(r[side + "_iteration_s"])
-    return (float(r[side + "_interconnect_stall_s"]) + float(r[side + "_network_stall_s"])) / it
+    it = float(r[side + ".iteration_s"])
+    return (float(r[side + ".breakdown.interconnect_stall_s"]) + float(r[side + ".breakdown.network_stall_s"])) / it
 
 
 def main(argv):
