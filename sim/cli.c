@@ -173,6 +173,7 @@ void ss_cli_usage(FILE* f, int bench)
         "  --cfg=NAME:VALUE, --log=...  passed to SimGrid\n"
         "\n"
         "stash-sim bench allreduce PLATFORM.xml [options]: the collective benchmark (see its --help).\n"
+        "PLATFORM and WORKLOAD may be short names (stash-sim p3.16xl resnet50): see stash-sim list --help.\n"
         "Exit status: 0 on success, 1 on bad input (files), 2 on a usage error.\n",
         f);
 }

@@ -1,4 +1,5 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
+#include "catalog.h"
 #include "cli.h"
 #include "engine.h"
 #include "job.h"
@@ -214,6 +215,12 @@ int main(int argc, char** argv)
 {
   ss_cli cli;
   char msg[1024];
+  if (argc > 1 && strcmp(argv[1], "list") == 0) {
+    int rc = ss_catalog_command(argc, argv, stdout, msg, sizeof(msg));
+    if (rc)
+      fprintf(stderr, "%s\n", msg);
+    return rc;
+  }
   if (ss_cli_parse(argc, argv, &cli, msg, sizeof(msg))) {
     fprintf(stderr, "%s\n", msg);
     ss_cli_free(&cli);
@@ -227,8 +234,21 @@ int main(int argc, char** argv)
     ss_cli_free(&cli);
     return 0;
   }
+  /* Short names (p3.16xl, resnet50) to files; the catalog owns the paths it hands out. */
+  ss_catalog* cat = NULL;
+  ss_err cerr;
+  ss_err_clear(&cerr);
+  if (ss_catalog_new(&cat, &cerr) || ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.opt.platform_path, &cerr) ||
+      ss_catalog_resolve(cat, SS_CATALOG_WORKLOAD, &cli.opt.workload_path, &cerr) ||
+      ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.changed.platform_path, &cerr) ||
+      ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.stash_single, &cerr)) {
+    ss_catalog_free(cat);
+    ss_cli_free(&cli);
+    return fail(&cerr);
+  }
   if (cli.bench || cli.whatif) {
     int status = cli.bench ? bench_main(&cli) : whatif_main(&cli);
+    ss_catalog_free(cat);
     ss_cli_free(&cli);
     return status;
   }
@@ -286,6 +306,7 @@ done:
   ss_stash_free(stash);
   ss_workload_free(w);
   ss_platform_free(p);
+  ss_catalog_free(cat);
   ss_cli_free(&cli);
   return status;
 }
