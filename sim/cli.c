@@ -193,8 +193,10 @@ static int find_command(ss_cli* out, int argc, char** argv, int* first, char* ms
 static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t size)
 {
   if (out->cmd == SS_CMD_LIST) {
-    if (nargs != 1 || (strcmp(args[0], "platforms") != 0 && strcmp(args[0], "workloads") != 0))
-      return usage_error(msg, size, "'stash-sim list' expects platforms or workloads");
+    if (nargs == 0)
+      return usage_error(msg, size, "'stash-sim list' expects platforms or workloads, got nothing");
+    if (nargs > 1 || (strcmp(args[0], "platforms") != 0 && strcmp(args[0], "workloads") != 0))
+      return usage_error(msg, size, "'stash-sim list' expects platforms or workloads, got '%s'", args[nargs > 1]);
     out->list_what = args[0];
     return 0;
   }
@@ -231,6 +233,9 @@ static int parse_options(ss_cli* out, int nrest, char** rest, char* msg, size_t 
       out->list_options = 1;
     else if (ch == '?')
       rc = unknown_option(&t, rest[optind - 1], msg, size);
+    else if (ch == ':' && optopt >= OPT_ROW && optopt < OPT_VERSION &&
+             !(ss_option_table[optopt - OPT_ROW].commands & out->cmd))
+      rc = wrong_command(&ss_option_table[optopt - OPT_ROW], out->cmd, msg, size);
     else if (ch == ':')
       rc = usage_error(msg, size, "option '%s' needs a value", rest[optind - 1]);
     else if (ch == OPT_CHANGE && out->cmd != SS_CMD_WHATIF)

@@ -127,3 +127,18 @@ int ss_csv_write_json(FILE* f, const char* json, const char* rows_key)
     return SS_ENOMEM;
   return ferror(f) ? SS_EIO : SS_OK;
 }
+
+void ss_json_string(FILE* f, const char* s)
+{
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20 || ch == 0x7f)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}

@@ -13,4 +13,7 @@
  * (a bug of the caller's), SS_ENOMEM, or SS_EIO when writing failed. */
 int ss_csv_write_json(FILE* f, const char* json, const char* rows_key);
 
+/* Write s as a JSON string (quotes, backslashes and control characters escaped) to f. */
+void ss_json_string(FILE* f, const char* s);
+
 #endif

@@ -1,4 +1,5 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
+#include "catalog.h"
 #include "cli.h"
 #include "engine.h"
 #include "plan.h"
@@ -193,10 +194,15 @@ done:
 }
 
 /* stash-sim list platforms|workloads: the catalogue on the search path. */
-static int list_main(const ss_cli* cli)
+static int list_main(const ss_cli* cli, const ss_catalog* cat)
 {
-  fprintf(stderr, "stash-sim: error: 'stash-sim list %s' is not built yet\n", cli->list_what);
-  return SS_EXIT_USAGE;
+  ss_err err;
+  ss_err_clear(&err);
+  ss_catalog_kind kind = strcmp(cli->list_what, "platforms") == 0 ? SS_CATALOG_PLATFORM : SS_CATALOG_WORKLOAD;
+  int rc = ss_catalog_list(cat, kind, cli->opt.format, stdout, &err);
+  if (rc == SS_EIO || fflush(stdout))
+    return write_failed(cli);
+  return rc ? fail(&err) : SS_EXIT_OK;
 }
 
 int main(int argc, char** argv)
@@ -209,17 +215,36 @@ int main(int argc, char** argv)
     return SS_EXIT_USAGE;
   }
   if (cli.help || cli.version || cli.list_options) {
+    ss_catalog* cat = NULL;
     if (cli.help)
       ss_option_help(stdout, cli.cmd);
-    else if (cli.version)
+    if (cli.help && cli.cmd == SS_CMD_LIST && ss_catalog_new(&cat, NULL) == SS_OK)
+      ss_catalog_write_dirs(cat, stdout);
+    ss_catalog_free(cat);
+    if (cli.version && !cli.help)
       printf("stash-sim %s\n", SS_VERSION);
-    else
+    else if (!cli.help)
       ss_option_list(stdout, cli.opt.format);
     ss_cli_free(&cli);
     return fflush(stdout) ? SS_EXIT_RESOURCE : SS_EXIT_OK;
   }
+  /* Short names (p3.16xl, resnet50) to files; the catalog owns the paths it hands out. */
+  ss_catalog* cat = NULL;
+  ss_err cerr;
+  ss_err_clear(&cerr);
+  if (ss_catalog_new(&cat, &cerr) || ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.opt.platform_path, &cerr) ||
+      ss_catalog_resolve(cat, SS_CATALOG_WORKLOAD, &cli.opt.workload_path, &cerr) ||
+      ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.changed.platform_path, &cerr) ||
+      ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.opt.stash_single, &cerr)) {
+    ss_catalog_free(cat);
+    ss_cli_free(&cli);
+    return fail(&cerr);
+  }
   if (cli.cmd != SS_CMD_RUN) {
-    int status = cli.cmd == SS_CMD_BENCH ? bench_main(&cli) : cli.cmd == SS_CMD_WHATIF ? whatif_main(&cli) : list_main(&cli);
+    int status = cli.cmd == SS_CMD_BENCH    ? bench_main(&cli)
+                 : cli.cmd == SS_CMD_WHATIF ? whatif_main(&cli)
+                                            : list_main(&cli, cat);
+    ss_catalog_free(cat);
     ss_cli_free(&cli);
     return status;
   }
@@ -276,6 +301,7 @@ done:
   ss_stash_free(stash);
   ss_workload_free(w);
   ss_platform_free(p);
+  ss_catalog_free(cat);
   ss_cli_free(&cli);
   return status;
 }

@@ -64,22 +64,6 @@ static const char* const part_keys[SS_CAT_COUNT] = {"compute_s", "prep_stall_s",
 static const char* const part_labels[SS_CAT_COUNT] = {"compute", "prep (CPU) stall", "fetch (disk) stall",
                                                       "interconnect stall", "network stall"};
 
-/* Write s as a JSON string. */
-static void json_string(FILE* f, const char* s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(f, "\\%c", ch);
-    else if (ch < 0x20)
-      fprintf(f, "\\u%04x", ch);
-    else
-      fputc(ch, f);
-  }
-  fputc('"', f);
-}
-
 /* Network of each instance as simulated: Gb/s over all its NICs, latency of a NIC link (us). */
 static double nic_gbps(const ss_job* j)
 {
@@ -102,9 +86,9 @@ static void write_json_stash(FILE* f, const ss_stash* s)
   const ss_job* single = s->job[SS_RUN_SINGLE];
   if (single) {
     fprintf(f, "    \"single_instance\": ");
-    json_string(f, single->platform->instance_type);
+    ss_json_string(f, single->platform->instance_type);
     fprintf(f, ",\n    \"single_instance_file\": ");
-    json_string(f, single->platform->path);
+    ss_json_string(f, single->platform->path);
     fprintf(f, ",\n    \"single_instance_gpus\": %d,\n    \"single_instance_same_gpus\": %s,\n", single->ngpus,
             s->single_exact ? "true" : "false");
   }
@@ -123,7 +107,7 @@ static void write_json_stash(FILE* f, const ss_stash* s)
   fprintf(f, "    \"notes\": [");
   for (int i = 0; i < s->nnotes; i++) {
     fprintf(f, "%s\n      ", i ? "," : "");
-    json_string(f, s->notes[i]);
+    ss_json_string(f, s->notes[i]);
   }
   fprintf(f, "%s]\n  }", s->nnotes ? "\n    " : "");
 }
@@ -147,15 +131,15 @@ static void write_json(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"platform\": ", SS_REPORT_SCHEMA_VERSION);
-  json_string(f, j->platform->instance_type);
+  ss_json_string(f, j->platform->instance_type);
   fprintf(f, ",\n  \"platform_file\": ");
-  json_string(f, j->platform->path);
+  ss_json_string(f, j->platform->path);
   fprintf(f, ",\n  \"workload\": ");
-  json_string(f, j->workload->model);
+  ss_json_string(f, j->workload->model);
   fprintf(f, ",\n  \"workload_file\": ");
-  json_string(f, j->workload->path);
+  ss_json_string(f, j->workload->path);
   fprintf(f, ",\n  \"gpu_model\": ");
-  json_string(f, j->platform->gpus[0].model);
+  ss_json_string(f, j->platform->gpus[0].model);
   fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"batch_per_gpu\": %d,\n", j->instances, j->ngpus, j->batch);
   fprintf(f, "  \"iteration_s\": %.17g,\n  \"throughput_samples_per_s\": %.17g,\n", r->bd.iteration_s,
           r->throughput_samples_per_s);
@@ -378,7 +362,7 @@ static void whatif_json_side(FILE* f, const char* name, const ss_result* r)
 {
   const ss_job* j = r->job;
   fprintf(f, "  \"%s\": {\"platform\": ", name);
-  json_string(f, j->platform->instance_type);
+  ss_json_string(f, j->platform->instance_type);
   fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"batch_per_gpu\": %d, \"arch\": \"%s\",\n", j->instances,
           j->ngpus, j->batch, ss_arch_name(j->opt.arch));
   fprintf(f, "    \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g, "
@@ -435,7 +419,7 @@ static void json_whatif(FILE* f, const void* arg)
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"changes\": [", SS_REPORT_SCHEMA_VERSION);
   for (int i = 0; i < nchanges; i++) {
     fputs(i ? ", " : "", f);
-    json_string(f, changes[i]);
+    ss_json_string(f, changes[i]);
   }
   fprintf(f, "],\n  \"speedup\": %.17g,\n", speedup);
   whatif_json_side(f, "base", base);
@@ -500,7 +484,7 @@ static void json_bench(FILE* f, const void* arg)
   const bench_arg* a = arg;
   const ss_job* job = a->job;
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"instance\": ", SS_REPORT_SCHEMA_VERSION);
-  json_string(f, job->platform->instance_type);
+  ss_json_string(f, job->platform->instance_type);
   fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n  \"results\": [", job->instances,
           job->ngpus, ss_fidelity_name(job->opt.fidelity));
   for (int k = 0; k < a->nsizes; k++) {
