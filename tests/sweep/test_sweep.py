@@ -132,7 +132,15 @@ def case_bad_args(binary, tmp):
         ("no binary", [SWEEP, "-o", out, "--bin", os.path.join(tmp, "none"), *LISTS],
          "sweep: error: no stash-sim binary at"),
         ("bad list", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--batches", "32,x"],
-         "sweep: error: --batches: expected positive integers, got 'x'"),
+         "sweep: error: --batches: --batch expects a whole number from 1 to 1e7, got 'x'"),
+        ("value out of the registry's range", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--set", "nic-gbps=10,0"],
+         "sweep: error: --set nic-gbps: --nic-gbps expects a number from 0 to 1000000, got '0'"),
+        ("unknown option to sweep", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--set", "colour=red"],
+         "sweep: error: 'colour' is not an option of stash-sim training runs"),
+        ("unknown option in a variant", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--variant", "--fast"],
+         "sweep: error: --variant '--fast': '--fast' is not an option of stash-sim training runs"),
+        ("unknown option after --", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--", "-q"],
+         "sweep: error: after '--': '-q' is not an option of stash-sim training runs"),
         ("no platforms", [SWEEP, "-o", out, "--bin", binary, "--workloads", "resnet50"],
          "sweep: error: --platforms and --workloads are required"),
         ("option without value", [SWEEP, "--bin", binary, *LISTS, "-o"],
@@ -151,6 +159,25 @@ def case_bad_args(binary, tmp):
     check(not os.path.exists(out), "no CSV after a usage error")
     r = run([SWEEP, "--help"])
     check(r.returncode == 0 and r.stdout.startswith("usage: scripts/sweep"), "--help")
+
+
+def case_set(binary, tmp):
+    """--set NAME=LIST sweeps any option of the registry: a column NAME_arg, the run's own echo of
+    the option (options.NAME) agreeing with it."""
+    out = os.path.join(tmp, "set.csv")
+    r = run([SWEEP, "-o", out, "--bin", binary, "--platforms", "tests/platforms/star4.xml", "--workloads",
+             "tests/workloads/tiny.json", "--instances", "2", "--set", "allreduce=ring,tree",
+             "--set", "nic-gbps=10,100", *FAST])
+    check(r.returncode == 0, f"--set sweep: exit 0, got {r.returncode}: {r.stderr}")
+    header, rows = read_csv(out)
+    check(len(rows) == 4, f"--set: 2 x 2 runs, got {len(rows)}")
+    check(header.index("allreduce_arg") < header.index("nic_gbps_arg") < header.index("variant"),
+          "--set columns after the batch, before the variant, in order")
+    for row in rows:
+        check(row["status"] == "ok" and row["options.allreduce"] == row["allreduce_arg"]
+              and float(row["options.nic_gbps"]) == float(row["nic_gbps_arg"]), f"--set: run {row['run']} echoes it")
+    check([(r["allreduce_arg"], r["nic_gbps_arg"]) for r in rows] ==
+          [("ring", "10"), ("ring", "100"), ("tree", "10"), ("tree", "100")], "--set: combination order")
 
 
 def case_strict(binary, tmp):
@@ -292,7 +319,7 @@ def case_stash(binary, tmp):
 
 CASES = {"csv": case_csv, "deterministic": case_deterministic, "bad_args": case_bad_args,
          "strict": case_strict, "index_merge": case_index_merge, "slurm": case_slurm,
-         "plot": case_plot, "stash": case_stash}
+         "plot": case_plot, "stash": case_stash, "set": case_set}
 
 
 def main():
