@@ -4,12 +4,12 @@
 #ifndef SS_TESTRUN_H
 #define SS_TESTRUN_H
 
+#include "proc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define MAX_ARGS 64
 
@@ -47,22 +47,14 @@ static char* slurp(FILE* f)
 /* Run argv (NULL-terminated) and capture its exit status, stdout and stderr. */
 static run_result run(char* const* argv)
 {
-  FILE* out = tmpfile();
-  FILE* err = tmpfile();
-  if (!out || !err)
+  ss_proc_output o;
+  ss_err err;
+  ss_err_clear(&err);
+  if (ss_proc_exec(argv, &o, &err)) {
+    fprintf(stderr, "%s\n", err.msg);
     abort();
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    execv(argv[0], argv);
-    _exit(127);
   }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  run_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), slurp(out), slurp(err)};
-  fclose(out);
-  fclose(err);
+  run_result r = {o.how.code >= 0 ? o.how.code : 128 + o.how.signal, o.out, o.err};
   return r;
 }
 
