@@ -4,40 +4,40 @@
 
 #include <math.h>
 
+/* The data stalls (s) of the run of args: preparation and fetch (NAN and a failed check when it fails). */
+static void data_stalls(const char* args, double* prep, double* fetch)
+{
+  cJSON* j = sim_json("%s", args);
+  const cJSON* b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
+  *prep = b ? num(b, "prep_stall_s") : NAN;
+  *fetch = b ? num(b, "fetch_stall_s") : NAN;
+  cJSON_Delete(j);
+}
+
 /* Data stalls appear where the data pipeline is slower than the GPU, and only there. */
 void test_loader_stalls(void)
 {
-  cJSON* j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32");
-  if (!j)
-    return;
-  const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
+  double prep, fetch;
+  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32", &prep, &fetch);
   /* workers 0: 32 samples x (4 ms CPU + 113959 B at 187.5 MB/s) block the training process. */
-  double prep = num(b, "prep_stall_s"), fetch = num(b, "fetch_stall_s");
   double h2d = 2e-6 + 32 * 150528 / 9.6e9; /* p3.2xl: two PCIe hops of 1 us at 9.6 GB/s, uint8 crops */
   CHECK(fabs(prep - (32 * 0.004 + h2d)) <= 1e-6, "prep stall %.9g s", prep);
   CHECK(fabs(fetch - 32 * 113959 / 187.5e6) <= 1e-6, "fetch stall %.9g s", fetch);
-  cJSON_Delete(j);
   /* Synthetic data: no data stall at all. */
-  j = sim_json("platforms/p3.16xl.xml workloads/resnet50.json --synthetic");
-  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
-  CHECK(b && num(b, "prep_stall_s") == 0 && num(b, "fetch_stall_s") == 0, "synthetic run has data stalls");
-  cJSON_Delete(j);
+  data_stalls("platforms/p3.16xl.xml workloads/resnet50.json --synthetic", &prep, &fetch);
+  CHECK(prep == 0 && fetch == 0, "synthetic run has data stalls");
   /* Enough workers and a warm cache hide loading behind compute (only the copy remains). */
-  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32");
-  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
-  CHECK(b && num(b, "fetch_stall_s") == 0 && fabs(num(b, "prep_stall_s") - h2d) <= 1e-6,
-        "p3.2xl with 8 workers: stalls beyond the copy");
-  cJSON_Delete(j);
+  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32", &prep, &fetch);
+  CHECK(fetch == 0 && fabs(prep - h2d) <= 1e-6, "p3.2xl with 8 workers: stalls beyond the copy");
   /* --async-copy: the loaders copy ahead, and nothing is left on the training process's path... */
-  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32 --async-copy");
-  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
-  CHECK(b && num(b, "fetch_stall_s") == 0 && num(b, "prep_stall_s") == 0, "async copy: a data stall is left");
-  cJSON_Delete(j);
+  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32 --async-copy", &prep,
+              &fetch);
+  CHECK(fetch == 0 && prep == 0, "async copy: a data stall is left");
   /* The W loader processes of a GPU deliver their batches in bursts of W: by default whole cycles
    * of W are measured and the loaders' last cycle is simulated but not measured, so the steady
    * state does not depend on how long it is measured; 10 iterations (a cycle and a quarter) do not
    * measure it. */
-  j = sim_json("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy");
+  cJSON* j = sim_json("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy");
   double steady = j ? num(j, "iteration_s") : NAN;
   CHECK(j && num(j, "warmup") == 2 && num(j, "iterations") == 16, "default measurement with 8 loaders");
   cJSON_Delete(j);
@@ -46,11 +46,9 @@ void test_loader_stalls(void)
   CHECK(fabs(steady - longer) <= 1e-9 * steady && partial < 0.97 * steady,
         "steady state %.9g s over 16 iterations, %.9g s over 40; %.9g s over 10", steady, longer, partial);
   /* ...unless the training process loads itself (workers 0): then it also copies. */
-  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32 --async-copy");
-  b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
-  CHECK(b && fabs(num(b, "prep_stall_s") - (32 * 0.004 + h2d)) <= 1e-6, "async copy, workers 0: prep stall %.9g s",
-        b ? num(b, "prep_stall_s") : NAN);
-  cJSON_Delete(j);
+  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32 --async-copy", &prep,
+              &fetch);
+  CHECK(fabs(prep - (32 * 0.004 + h2d)) <= 1e-6, "async copy, workers 0: prep stall %.9g s", prep);
 }
 
 /* CNTK's start-up on one star4 (its volume and every link 10 GB/s): 4 workers read B = 12 MB (the

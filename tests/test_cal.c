@@ -386,12 +386,21 @@ static cJSON* import(const char* trace, const char* extra, char* out, size_t siz
   return r.status == 0 ? read_json(out) : NULL;
 }
 
-/* Layer i of the workload w: forward and backward times (s) and parameters, what names it in a failure. */
-static void check_layer(const cJSON* w, int i, double fwd_s, double bwd_s, double params, const char* what)
+/* Import a hand-made trace of two layers, a conv and a linear one (as import does), and check each
+ * one's forward and backward times (s) and parameters: layer[i] = {fwd_s, bwd_s, params}. */
+static cJSON* import_two_layers(const char* trace, const char* extra, const double layer[2][3], char* out, size_t size)
 {
-  const cJSON* l = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w, "layers"), i);
-  CHECK(l && fabs(num(l, "fwd_s") - fwd_s) < 1e-12 && fabs(num(l, "bwd_s") - bwd_s) < 1e-12 && num(l, "params") == params,
-        "%s", what);
+  static const char* const what[2] = {"conv layer", "linear layer"};
+  cJSON* w = import(trace, extra, out, size);
+  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
+  CHECK(!w || cJSON_GetArraySize(layers) == 2, "%d layers", cJSON_GetArraySize(layers));
+  for (int i = 0; w && i < 2; i++) {
+    const cJSON* l = cJSON_GetArrayItem(layers, i);
+    CHECK(l && fabs(num(l, "fwd_s") - layer[i][0]) < 1e-12 && fabs(num(l, "bwd_s") - layer[i][1]) < 1e-12 &&
+              num(l, "params") == layer[i][2],
+          "%s", what[i]);
+  }
+  return w;
 }
 
 /* The workload w's dataset: decoded bytes and DataLoader CPU time (s) per sample. */
@@ -454,15 +463,12 @@ static void test_trace_resnet50(void)
 static void test_trace_synthetic(void)
 {
   char out[512];
-  cJSON* w = import("tests/calibration/synthetic.json", "", out, sizeof(out));
+  /* conv: 7 us + the norm's 2; backward 11 + the norm's 3 + AccumulateGrad's 2; 2x3x3x3 + 2x2.
+   * linear: addmm 5 + loss 1; backward: loss 1 + addmm 6 + AccumulateGrad 1; 4x18 + 4. */
+  static const double layers[2][3] = {{9e-6, 16e-6, 58}, {6e-6, 8e-6, 76}};
+  cJSON* w = import_two_layers("tests/calibration/synthetic.json", "", layers, out, sizeof(out));
   if (!w)
     return;
-  int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(w, "layers"));
-  CHECK(n == 2, "%d layers", n);
-  /* conv: 7 us + the norm's 2; backward 11 + the norm's 3 + AccumulateGrad's 2; 2x3x3x3 + 2x2. */
-  check_layer(w, 0, 9e-6, 16e-6, 58, "conv layer");
-  /* linear: addmm 5 + loss 1; backward: loss 1 + addmm 6 + AccumulateGrad 1; 4x18 + 4. */
-  check_layer(w, 1, 6e-6, 8e-6, 76, "linear layer");
   CHECK(fabs(num(w, "optimizer_s") - 4e-6) < 1e-12 && num(w, "batch_per_gpu") == 4, "optimizer and batch");
   check_dataset(w, 768, 20e-6, "dataset: 3072 B copied and 80 us of DataLoader for 4 samples");
   cJSON_Delete(w);
@@ -481,15 +487,13 @@ static void test_trace_synthetic(void)
 static void test_trace_cpu(void)
 {
   char out[512];
-  cJSON* w = import("tests/calibration/cpu_ddp.json", "--gpu-flops 1e11 --gpu-model cpu-core", out, sizeof(out));
+  /* conv: conv2d's own 10 us + convolution's 50 + relu's 15; backward: the wrapper's 10 + the node's 90.
+   * linear: its own 10 + addmm 30 + loss 10 + ones_like 5; backward: loss 10 + addmm 60 + AccumulateGrad 10. */
+  static const double layers[2][3] = {{75e-6, 100e-6, 112}, {55e-6, 80e-6, 7850}};
+  cJSON* w = import_two_layers("tests/calibration/cpu_ddp.json", "--gpu-flops 1e11 --gpu-model cpu-core", layers, out,
+                               sizeof(out));
   if (!w)
     return;
-  int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(w, "layers"));
-  CHECK(n == 2, "%d layers", n);
-  /* conv: conv2d's own 10 us + convolution's 50 + relu's 15; backward: the wrapper's 10 + the node's 90. */
-  check_layer(w, 0, 75e-6, 100e-6, 112, "conv layer");
-  /* linear: its own 10 + addmm 30 + loss 10 + ones_like 5; backward: loss 10 + addmm 60 + AccumulateGrad 10. */
-  check_layer(w, 1, 55e-6, 80e-6, 7850, "linear layer");
   CHECK(fabs(num(w, "optimizer_s") - 70e-6) < 1e-12, "optimizer %g s", num(w, "optimizer_s"));
   const cJSON* ref = cJSON_GetObjectItemCaseSensitive(w, "reference");
   const cJSON* model = cJSON_GetObjectItemCaseSensitive(ref, "gpu_model");

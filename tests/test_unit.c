@@ -22,27 +22,37 @@
 
 #define NEAR(a, b, rel) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 
+/* The error record of the load under way (load_platform, load_workload). */
+static ss_err load_err;
+
+static ss_err* load_begin(void)
+{
+  ss_err_clear(&load_err);
+  return &load_err;
+}
+
+/* A load that must succeed: print its error and stop the test otherwise. */
+static void load_end(int rc)
+{
+  if (rc) {
+    char line[1024];
+    ss_err_format(&load_err, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+  }
+  CU_ASSERT_FATAL(rc == 0);
+}
+
 static ss_platform* load_platform(const char* path)
 {
   ss_platform* p = NULL;
-  ss_err err;
-  ss_err_clear(&err);
-  int rc = ss_platform_load(path, &p, &err);
-  if (rc)
-    fprintf(stderr, "%s: %s\n", path, err.msg);
-  CU_ASSERT_FATAL(rc == 0);
+  load_end(ss_platform_load(path, &p, load_begin()));
   return p;
 }
 
 static ss_workload* load_workload(const char* path)
 {
   ss_workload* w = NULL;
-  ss_err err;
-  ss_err_clear(&err);
-  int rc = ss_workload_load(path, &w, &err);
-  if (rc)
-    fprintf(stderr, "%s: %s %s\n", path, err.path, err.msg);
-  CU_ASSERT_FATAL(rc == 0);
+  load_end(ss_workload_load(path, &w, load_begin()));
   return w;
 }
 
