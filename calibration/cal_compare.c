@@ -2,6 +2,7 @@
  * one simulation per row (the stash-sim binary, run as a child process). */
 #include "cal.h"
 #include "cal_text.h"
+#include "proc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -10,7 +11,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_COLUMNS 16
@@ -169,18 +169,6 @@ static char* first_line(const char* s)
   return l;
 }
 
-static char* slurp(FILE* f)
-{
-  long n = ftell(f);
-  char* s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (!s)
-    return NULL;
-  rewind(f);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = '\0';
-  return s;
-}
-
 static char* failure(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A row's error message (owned), NULL when out of memory. */
@@ -194,6 +182,26 @@ static char* failure(const char* fmt, ...)
   return strdup(buf);
 }
 
+/* The row's simulated time from its run's report, or why there is none. */
+static void read_report(const char* bin, const ss_proc_output* o, row* r)
+{
+  cJSON* j = o->how.code == 0 ? cJSON_Parse(o->out) : NULL;
+  const cJSON* it = cJSON_GetObjectItemCaseSensitive(j, "iteration_s");
+  if (cJSON_IsNumber(it) && it->valuedouble > 0)
+    r->simulated_s = it->valuedouble;
+  else if (o->how.code == 0)
+    r->error = failure("no iteration_s in the simulator's report");
+  else if (o->exec_errno)
+    r->error = failure("%s: error: cannot run the simulator: %s", bin, strerror(o->exec_errno));
+  else if (*o->err)
+    r->error = first_line(o->err);
+  else if (o->how.code >= 0)
+    r->error = failure("stash-sim exited with status %d", o->how.code);
+  else
+    r->error = failure("stash-sim was killed by signal %d", o->how.signal);
+  cJSON_Delete(j);
+}
+
 /* Run bin with the row's args and --format json; sets simulated_s, or error. */
 static void run_row(const char* bin, row* r)
 {
@@ -205,42 +213,14 @@ static void run_row(const char* bin, row* r)
   argv[n++] = (char*)"--format";
   argv[n++] = (char*)"json";
   argv[n] = NULL;
-  FILE* out = tmpfile();
-  FILE* err = tmpfile();
-  pid_t pid = out && err ? fork() : -1;
-  if (pid == 0) {
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    (strchr(bin, '/') ? execv : execvp)(bin, argv);
-    fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));
-    _exit(127);
-  }
-  int st = 0;
-  if (pid < 0 || waitpid(pid, &st, 0) < 0) {
-    r->error = failure("cannot start %s: %s", bin, strerror(errno));
-  } else {
-    char* o = slurp(out);
-    char* e = slurp(err);
-    cJSON* j = WIFEXITED(st) && WEXITSTATUS(st) == 0 && o ? cJSON_Parse(o) : NULL;
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(j, "iteration_s");
-    if (cJSON_IsNumber(it) && it->valuedouble > 0)
-      r->simulated_s = it->valuedouble;
-    else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-      r->error = failure("no iteration_s in the simulator's report");
-    else if (e && *e)
-      r->error = first_line(e);
-    else if (WIFEXITED(st))
-      r->error = failure("stash-sim exited with status %d", WEXITSTATUS(st));
-    else
-      r->error = failure("stash-sim was killed by signal %d", WTERMSIG(st));
-    cJSON_Delete(j);
-    free(o);
-    free(e);
-  }
-  if (out)
-    fclose(out);
-  if (err)
-    fclose(err);
+  ss_proc_output o;
+  ss_err err;
+  ss_err_clear(&err);
+  if (ss_proc_exec(argv, &o, &err))
+    r->error = failure("%s", err.msg);
+  else
+    read_report(bin, &o, r);
+  ss_proc_output_free(&o);
   if (!isfinite(r->simulated_s) && !r->error)
     r->error = strdup("out of memory");
 }

@@ -4,17 +4,16 @@
 #include "actors.h"
 #include "cluster.h"
 #include "cost.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <fcntl.h>
 #include <simgrid/engine.h>
 #include <simgrid/link.h>
 #include <simgrid/plugins/load.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 const char* const ss_engine_default_cfg[] = {
@@ -552,49 +551,48 @@ static void simgrid_message(char* text, char* msg, size_t size)
   snprintf(msg, size, "%s", *m ? m : "SimGrid stopped");
 }
 
+/* What the children of ss_engine_check_cfg and ss_engine_run_forked simulate, and where the
+ * parent puts what they report. */
+typedef struct fork_ctx {
+  const ss_job* const* jobs;
+  const char* const* names;
+  int ncfg;
+  char** cfg;
+  ss_breakdown* bd;
+  double* simulated_s;
+  ss_err* err;
+} fork_ctx;
+
+/* A trial start-up: SimGrid aborts on a bad option, and the parent reads why on our stderr (fd). */
+static int check_child(void* arg, int fd)
+{
+  (void)fd;
+  const fork_ctx* c = arg;
+  /* One instance is enough to see SimGrid accept or refuse the options. */
+  ss_job one = *c->jobs[0];
+  one.instances = 1;
+  one.ngpus = c->jobs[0]->gpus_per_instance;
+  return engine_init(&one, c->ncfg, c->cfg, NULL) ? 1 : 0;
+}
+
 int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
 {
   if (ncfg == 0)
     return SS_OK;
-  int fds[2];
-  if (pipe(fds))
-    return ss_err_set(err, NULL, 0, "cannot check the SimGrid options: pipe failed");
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return ss_err_set(err, NULL, 0, "cannot check the SimGrid options: fork failed");
+  fork_ctx c = {&job, NULL, ncfg, cfg, NULL, NULL, err};
+  ss_proc p;
+  int start = ss_proc_start(&p, SS_PROC_STDERR, check_child, &c);
+  if (start) {
+    ss_err_set(err, NULL, 0, "cannot check the SimGrid options: %s", ss_proc_strerror(start));
+    return ss_err_kind(err, SS_ESYS);
   }
-  if (pid == 0) {
-    /* A trial start-up: SimGrid aborts on a bad option, and the parent reads why. */
-    int null = open("/dev/null", O_WRONLY);
-    close(fds[0]);
-    dup2(fds[1], 2);
-    if (null >= 0)
-      dup2(null, 1);
-    /* One instance is enough to see SimGrid accept or refuse the options. */
-    ss_job one = *job;
-    one.instances = 1;
-    one.ngpus = job->gpus_per_instance;
-    _exit(engine_init(&one, ncfg, cfg, NULL) ? 1 : 0);
-  }
-  close(fds[1]);
-  /* Keep the start of what the child says (its first line is the reason) and drain the rest. */
-  char text[4096], chunk[4096];
+  /* Keep the start of what the child says (its first line is the reason). */
+  char text[4096];
   size_t n = 0;
-  ssize_t got;
-  while ((got = read(fds[0], chunk, sizeof(chunk))) > 0) {
-    size_t take = (size_t)got < sizeof(text) - 1 - n ? (size_t)got : sizeof(text) - 1 - n;
-    memcpy(text + n, chunk, take);
-    n += take;
-  }
+  ss_proc_exit how;
+  ss_proc_finish(&p, text, sizeof(text) - 1, &n, &how);
   text[n] = '\0';
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+  if (how.code == 0)
     return SS_OK;
   char msg[sizeof(text)];
   simgrid_message(text, msg, sizeof(msg));
@@ -616,99 +614,50 @@ typedef struct run_msg {
 
 _Static_assert(sizeof(run_msg) <= PIPE_BUF, "a run's message is written at once");
 
-/* Child side: simulate, send the breakdown or the error, and leave without touching the parent's
- * stdio buffers or atexit handlers. */
-static void run_child(const ss_job* job, int ncfg, char** cfg, int fd)
+/* Child side: simulate run i, and fill its message with the breakdown or the error. */
+static void run_child(void* arg, int i, void* msg)
 {
-  int null = open("/dev/null", O_WRONLY);
-  if (null >= 0)
-    dup2(null, 1);
-  run_msg m;
-  memset(&m, 0, sizeof(m));
-  ss_err_clear(&m.err);
+  const fork_ctx* c = arg;
+  run_msg* m = msg;
+  ss_err_clear(&m->err);
   ss_timeline* tl = NULL;
-  m.rc = ss_engine_run(job, ncfg, cfg, &tl, &m.simulated_s, &m.err);
-  if (m.rc == SS_OK)
-    ss_stall_timeline(tl, job->warmup, job->iterations, &m.bd);
+  m->rc = ss_engine_run(c->jobs[i], c->ncfg, c->cfg, &tl, &m->simulated_s, &m->err);
+  if (m->rc == SS_OK)
+    ss_stall_timeline(tl, c->jobs[i]->warmup, c->jobs[i]->iterations, &m->bd);
   ss_timeline_free(tl);
-  ssize_t n = write(fd, &m, sizeof(m));
-  _exit(n == (ssize_t)sizeof(m) ? 0 : 1);
 }
 
-/* Parent side: read a run's message and reap its process. */
-static int run_collect(const char* name, pid_t pid, int fd, ss_breakdown* bd, double* simulated_s, ss_err* err)
+/* Parent side: run i's message, or why there is none. */
+static int run_done(void* arg, int i, const ss_proc_result* r)
 {
-  run_msg m;
-  size_t got = 0;
-  ssize_t n;
-  while (got < sizeof(m) && (n = read(fd, (char*)&m + got, sizeof(m) - got)) > 0)
-    got += (size_t)n;
-  close(fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (got != sizeof(m)) {
-    if (WIFSIGNALED(status))
-      return ss_err_set(err, NULL, 0, "the simulation of %s died (signal %d, %s)", name, WTERMSIG(status),
-                        strsignal(WTERMSIG(status)));
-    return ss_err_set(err, NULL, 0, "the simulation of %s ended without a result (exit status %d)", name,
-                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  const fork_ctx* c = arg;
+  const run_msg* m = r->msg;
+  if (r->start) {
+    ss_err_set(c->err, NULL, 0, "cannot start the simulation of %s: %s", c->names[i], ss_proc_strerror(r->start));
+    return ss_err_kind(c->err, SS_ESYS);
   }
-  if (m.rc != SS_OK) {
-    if (!ss_err_isset(err))
-      *err = m.err;
-    return m.rc;
+  /* A child that died without a result is a bug (or the machine killed it): internal. */
+  if (!m && r->how.signal)
+    ss_err_set(c->err, NULL, 0, "the simulation of %s died (signal %d, %s)", c->names[i], r->how.signal,
+               strsignal(r->how.signal));
+  else if (!m)
+    ss_err_set(c->err, NULL, 0, "the simulation of %s ended without a result (exit status %d)", c->names[i],
+               r->how.code);
+  if (!m)
+    return ss_err_kind(c->err, SS_ESIM);
+  if (m->rc != SS_OK) {
+    if (!ss_err_isset(c->err))
+      *c->err = m->err;
+    return m->rc;
   }
-  *bd = m.bd;
-  *simulated_s = m.simulated_s;
+  c->bd[i] = m->bd;
+  c->simulated_s[i] = m->simulated_s;
   return SS_OK;
 }
 
 int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
                          ss_breakdown* bd, double* simulated_s, ss_err* err)
 {
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int width = cores > 0 ? (int)cores : 1;
-  int rc = SS_OK;
-  pid_t* pid = calloc((size_t)width, sizeof(pid_t));
-  int* fd = calloc((size_t)width, sizeof(int));
-  if (!pid || !fd) {
-    free(pid);
-    free(fd);
-    return ss_err_nomem(err);
-  }
-  for (int first = 0; !rc && first < n; first += width) {
-    int last = first + width < n ? first + width : n;
-    int started = first;
-    for (; started < last; started++) {
-      int fds[2];
-      if (pipe(fds)) {
-        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: pipe failed", names[started]);
-        break;
-      }
-      fflush(stdout);
-      fflush(stderr);
-      pid_t child = fork();
-      if (child == 0) {
-        close(fds[0]);
-        run_child(jobs[started], ncfg, cfg, fds[1]);
-      }
-      close(fds[1]);
-      if (child < 0) {
-        close(fds[0]);
-        rc = ss_err_set(err, NULL, 0, "cannot start the simulation of %s: fork failed", names[started]);
-        break;
-      }
-      pid[started - first] = child;
-      fd[started - first] = fds[0];
-    }
-    /* Every started process is reaped, even after a failure; the first error wins. */
-    for (int i = first; i < started; i++) {
-      int r = run_collect(names[i], pid[i - first], fd[i - first], &bd[i], &simulated_s[i], err);
-      if (!rc)
-        rc = r;
-    }
-  }
-  free(pid);
-  free(fd);
-  return rc;
+  fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err};
+  return ss_proc_map(n, sizeof(run_msg), run_child, run_done, &c, err);
 }

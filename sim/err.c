@@ -55,6 +55,7 @@ int ss_err_exit_code(const ss_err* err)
       return SS_EXIT_OK;
     case SS_ENOMEM:
     case SS_EIO:
+    case SS_ESYS:
       return SS_EXIT_RESOURCE;
     case SS_ESIM:
       return SS_EXIT_INTERNAL;

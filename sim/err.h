@@ -11,6 +11,7 @@ enum {
   SS_ENOMEM = -2, /* an allocation failed */
   SS_ESIM = -3,   /* the simulation did not complete (an actor did not finish) */
   SS_EIO = -4,    /* writing an output or temporary file failed */
+  SS_ESYS = -5,   /* the system refused a resource: a process, a pipe */
 };
 
 /* Exit status of the programs, by kind of error (README, Exit status): bad input names the file; a
@@ -36,7 +37,7 @@ typedef struct ss_err {
   int col;
   char path[SS_ERR_PATH_MAX];
   char msg[SS_ERR_MSG_MAX];
-  int code; /* its kind: SS_EINPUT (set by ss_err_set*), SS_ENOMEM, SS_EIO or SS_ESIM */
+  int code; /* its kind: SS_EINPUT (set by ss_err_set*), SS_ENOMEM, SS_EIO, SS_ESYS or SS_ESIM */
 } ss_err;
 
 /* Clear an error record. */

@@ -37,6 +37,13 @@ static int fail(const ss_err* err)
   return ss_err_exit_code(err);
 }
 
+/* SimGrid refused the pass-through options: a usage error (or the check itself could not run). */
+static int cfg_failed(const ss_err* err)
+{
+  int status = fail(err);
+  return err->code == SS_EINPUT ? SS_EXIT_USAGE : status;
+}
+
 /* Whether an output path means standard output. */
 static int is_stdout(const char* path)
 {
@@ -114,8 +121,7 @@ static int bench_main(const ss_cli* cli)
     goto done;
   }
   if (ss_engine_check_cfg(job, cli->ncfg, cli->cfg, &err)) {
-    fail(&err);
-    status = SS_EXIT_USAGE;
+    status = cfg_failed(&err);
     goto done;
   }
   if (!(out = open_output(cli, &status)))
@@ -160,8 +166,7 @@ static int whatif_main(const ss_cli* cli)
       goto done;
     }
   if (ss_engine_check_cfg(job[0], cli->ncfg, cli->cfg, &err)) {
-    fail(&err);
-    status = SS_EXIT_USAGE;
+    status = cfg_failed(&err);
     goto done;
   }
   if (!(out = open_output(cli, &status)))
@@ -267,8 +272,7 @@ int main(int argc, char** argv)
   }
   const ss_job* main_job = stash ? stash->job[SS_RUN2] : job;
   if (ss_engine_check_cfg(main_job, cli.ncfg, cli.cfg, &err)) {
-    fail(&err);
-    status = SS_EXIT_USAGE;
+    status = cfg_failed(&err);
     goto done;
   }
   if (!(out = open_output(&cli, &status)))

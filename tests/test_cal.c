@@ -1,15 +1,13 @@
 /* test_cal: end-to-end tests of stash-calibrate (nccl, astra, compare), each running the binaries
  * as child processes, and its bad-input cases (tests/bad/cal_cases.txt). */
+#include "testrun.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#include "testrun.h"
 
 static char tmpdir[] = "/tmp/stash-cal-test-XXXXXX";
 
@@ -17,33 +15,6 @@ static char tmpdir[] = "/tmp/stash-cal-test-XXXXXX";
 static int near(double a, double b, double rel)
 {
   return fabs(a - b) <= rel * fabs(b);
-}
-
-static char* read_text(const char* path)
-{
-  FILE* f = fopen(path, "rb");
-  CHECK(f != NULL, "cannot open %s", path);
-  if (!f)
-    return NULL;
-  char* s = slurp(f);
-  fclose(f);
-  return s;
-}
-
-static cJSON* read_json(const char* path)
-{
-  char* s = read_text(path);
-  cJSON* j = s ? cJSON_Parse(s) : NULL;
-  CHECK(j != NULL, "%s is not JSON", path);
-  free(s);
-  return j;
-}
-
-static double num(const cJSON* j, const char* key)
-{
-  const cJSON* v = cJSON_GetObjectItemCaseSensitive(j, key);
-  CHECK(cJSON_IsNumber(v), "key '%s' is missing or not a number", key);
-  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 static const char* str(const cJSON* j, const char* key)
@@ -76,12 +47,13 @@ static double sim_iteration(const char* args)
 /* Time (s) and busbw (B/s) of one allreduce of bytes by "stash-sim bench allreduce PLATFORM". */
 static double bench(const char* platform, double bytes, double* busbw_bps)
 {
-  run_result r = runf(SS_SIM_BIN, "bench allreduce %s --min-bytes %.17g --max-bytes %.17g --format csv", platform, bytes,
-                      bytes);
-  double t = NAN, bus = NAN;
-  const char* row = strchr(r.out, '\n');
-  int ok = r.status == 0 && row && sscanf(row + 1, "%*[^,],%*d,%*d,%*[^,],%*f,%*f,%*[^,],%lf,%*f,%lf", &t, &bus) == 2;
-  CHECK(ok, "bench allreduce %s: %s%s", platform, r.out, r.err);
+  run_result r = runf(SS_SIM_BIN, "bench allreduce %s --min-bytes %.17g --max-bytes %.17g --format json", platform,
+                      bytes, bytes);
+  cJSON* j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+  const cJSON* row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0);
+  CHECK(row != NULL, "bench allreduce %s: %s%s", platform, r.out, r.err);
+  double t = row ? num(row, "time_s") : NAN, bus = row ? num(row, "busbw_gbytes_per_s") : NAN;
+  cJSON_Delete(j);
   run_free(&r);
   *busbw_bps = bus * 1e9;
   return t;
@@ -402,16 +374,43 @@ static void test_help(void)
   run_free(&r);
 }
 
-/* Bad input: exit code and the exact first line of stderr, nothing on stdout. */
-/* Import a trace and return the workload (NULL and a failure otherwise). */
-static cJSON* import(const char* trace, const char* out, const char* extra)
+/* Import a trace into TMPDIR/t.json (its path to out, size bytes) and return the workload (NULL and
+ * a failure otherwise). */
+static cJSON* import(const char* trace, const char* extra, char* out, size_t size)
 {
+  snprintf(out, size, "%s/t.json", tmpdir);
   char args[1024];
   snprintf(args, sizeof(args), "trace %s -o %s --samples 50000 %s", trace, out, extra);
   run_result r = runf(SS_CAL_BIN, "%s", args);
   CHECK(r.status == 0, "stash-calibrate %s exited %d: %s", args, r.status, r.err);
   run_free(&r);
   return r.status == 0 ? read_json(out) : NULL;
+}
+
+/* Import a hand-made trace of two layers, a conv and a linear one (as import does), and check each
+ * one's forward and backward times (s) and parameters: layer[i] = {fwd_s, bwd_s, params}. */
+static cJSON* import_two_layers(const char* trace, const char* extra, const double layer[2][3], char* out, size_t size)
+{
+  static const char* const what[2] = {"conv layer", "linear layer"};
+  cJSON* w = import(trace, extra, out, size);
+  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
+  CHECK(!w || cJSON_GetArraySize(layers) == 2, "%d layers", cJSON_GetArraySize(layers));
+  for (int i = 0; w && i < 2; i++) {
+    const cJSON* l = cJSON_GetArrayItem(layers, i);
+    CHECK(l && fabs(num(l, "fwd_s") - layer[i][0]) < 1e-12 && fabs(num(l, "bwd_s") - layer[i][1]) < 1e-12 &&
+              num(l, "params") == layer[i][2],
+          "%s", what[i]);
+  }
+  return w;
+}
+
+/* The workload w's dataset: decoded bytes and DataLoader CPU time (s) per sample. */
+static void check_dataset(const cJSON* w, double decoded_bytes, double prep_s, const char* what)
+{
+  const cJSON* ds = cJSON_GetObjectItemCaseSensitive(w, "dataset");
+  CHECK(ds && num(ds, "decoded_bytes_per_sample") == decoded_bytes &&
+            fabs(num(ds, "prep_cpu_s_per_sample") - prep_s) < 1e-12,
+        "%s", what);
 }
 
 static void sums(const cJSON* w, double* fwd, double* bwd, double* params, int* n)
@@ -434,8 +433,8 @@ static void sums(const cJSON* w, double* fwd, double* bwd, double* params, int* 
 static void test_trace_resnet50(void)
 {
   char out[512];
-  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
-  cJSON* w = import("tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz", out, "--model resnet50");
+  cJSON* w = import("tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz", "--model resnet50", out,
+                    sizeof(out));
   if (!w)
     return;
   double fwd, bwd, params;
@@ -455,15 +454,9 @@ static void test_trace_resnet50(void)
   /* The simulated step of the same job (DataLoader in the training process, one V100): within
    * 10% of the steps' median, 176.3 ms. */
   char args[1024];
-  snprintf(args, sizeof(args), "platforms/p3.2xl.xml %s --workers 0 --cache 1 --format json", out);
-  run_result r = runf(SS_SIM_BIN, "%s", args);
-  cJSON* rep = r.status == 0 ? cJSON_Parse(r.out) : NULL;
-  double it = rep ? num(rep, "iteration_s") : NAN;
-  CHECK(fabs(it - 0.1763) <= 0.10 * 0.1763, "simulated step %.4g s, measured median 176.3 ms (164-181): %s", it,
-        r.err);
-  cJSON_Delete(rep);
-  run_free(&r);
-  remove(out);
+  snprintf(args, sizeof(args), "platforms/p3.2xl.xml %s --workers 0 --cache 1", out);
+  double it = sim_iteration(args);
+  CHECK(fabs(it - 0.1763) <= 0.10 * 0.1763, "simulated step %.4g s, measured median 176.3 ms (164-181)", it);
 }
 
 /* A hand-made trace (tests/calibration/synthetic.json, two steps): a conv with a batch norm after
@@ -471,36 +464,22 @@ static void test_trace_resnet50(void)
 static void test_trace_synthetic(void)
 {
   char out[512];
-  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
-  cJSON* w = import("tests/calibration/synthetic.json", out, "");
+  /* conv: 7 us + the norm's 2; backward 11 + the norm's 3 + AccumulateGrad's 2; 2x3x3x3 + 2x2.
+   * linear: addmm 5 + loss 1; backward: loss 1 + addmm 6 + AccumulateGrad 1; 4x18 + 4. */
+  static const double layers[2][3] = {{9e-6, 16e-6, 58}, {6e-6, 8e-6, 76}};
+  cJSON* w = import_two_layers("tests/calibration/synthetic.json", "", layers, out, sizeof(out));
   if (!w)
     return;
-  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
-  CHECK(cJSON_GetArraySize(layers) == 2, "%d layers", cJSON_GetArraySize(layers));
-  const cJSON* conv = cJSON_GetArrayItem(layers, 0);
-  const cJSON* fc = cJSON_GetArrayItem(layers, 1);
-  /* conv: 7 us + the norm's 2; backward 11 + the norm's 3 + AccumulateGrad's 2; 2x3x3x3 + 2x2. */
-  CHECK(conv && fabs(num(conv, "fwd_s") - 9e-6) < 1e-12 && fabs(num(conv, "bwd_s") - 16e-6) < 1e-12 &&
-            num(conv, "params") == 58,
-        "conv layer");
-  /* linear: addmm 5 + loss 1; backward: loss 1 + addmm 6 + AccumulateGrad 1; 4x18 + 4. */
-  CHECK(fc && fabs(num(fc, "fwd_s") - 6e-6) < 1e-12 && fabs(num(fc, "bwd_s") - 8e-6) < 1e-12 &&
-            num(fc, "params") == 76,
-        "linear layer");
   CHECK(fabs(num(w, "optimizer_s") - 4e-6) < 1e-12 && num(w, "batch_per_gpu") == 4, "optimizer and batch");
-  const cJSON* ds = cJSON_GetObjectItemCaseSensitive(w, "dataset");
-  CHECK(ds && num(ds, "decoded_bytes_per_sample") == 768 && fabs(num(ds, "prep_cpu_s_per_sample") - 20e-6) < 1e-12,
-        "dataset: 3072 B copied and 80 us of DataLoader for 4 samples");
+  check_dataset(w, 768, 20e-6, "dataset: 3072 B copied and 80 us of DataLoader for 4 samples");
   cJSON_Delete(w);
   /* The same trace twice gives the same file. */
-  run_result a = runf("/bin/cat", "%s", out);
-  cJSON* again = import("tests/calibration/synthetic.json", out, "");
-  run_result b = runf("/bin/cat", "%s", out);
-  CHECK(strcmp(a.out, b.out) == 0, "two imports differ");
-  cJSON_Delete(again);
-  run_free(&a);
-  run_free(&b);
-  remove(out);
+  char* first = read_text(out);
+  cJSON_Delete(import("tests/calibration/synthetic.json", "", out, sizeof(out)));
+  char* again = read_text(out);
+  CHECK(first && again && strcmp(first, again) == 0, "two imports differ");
+  free(first);
+  free(again);
 }
 
 /* A hand-made CPU trace (tests/calibration/cpu_ddp.json, three steps, no GPU kernels): the forward
@@ -509,56 +488,47 @@ static void test_trace_synthetic(void)
 static void test_trace_cpu(void)
 {
   char out[512];
-  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
-  cJSON* w = import("tests/calibration/cpu_ddp.json", out, "--gpu-flops 1e11 --gpu-model cpu-core");
+  /* conv: conv2d's own 10 us + convolution's 50 + relu's 15; backward: the wrapper's 10 + the node's 90.
+   * linear: its own 10 + addmm 30 + loss 10 + ones_like 5; backward: loss 10 + addmm 60 + AccumulateGrad 10. */
+  static const double layers[2][3] = {{75e-6, 100e-6, 112}, {55e-6, 80e-6, 7850}};
+  cJSON* w = import_two_layers("tests/calibration/cpu_ddp.json", "--gpu-flops 1e11 --gpu-model cpu-core", layers, out,
+                               sizeof(out));
   if (!w)
     return;
-  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
-  const cJSON* conv = cJSON_GetArrayItem(layers, 0);
-  const cJSON* fc = cJSON_GetArrayItem(layers, 1);
-  CHECK(cJSON_GetArraySize(layers) == 2, "%d layers", cJSON_GetArraySize(layers));
-  /* conv: conv2d's own 10 us + convolution's 50 + relu's 15; backward: the wrapper's 10 + the node's 90. */
-  CHECK(conv && fabs(num(conv, "fwd_s") - 75e-6) < 1e-12 && fabs(num(conv, "bwd_s") - 100e-6) < 1e-12 &&
-            num(conv, "params") == 112,
-        "conv layer");
-  /* linear: its own 10 + addmm 30 + loss 10 + ones_like 5; backward: loss 10 + addmm 60 + AccumulateGrad 10. */
-  CHECK(fc && fabs(num(fc, "fwd_s") - 55e-6) < 1e-12 && fabs(num(fc, "bwd_s") - 80e-6) < 1e-12 &&
-            num(fc, "params") == 7850,
-        "linear layer");
   CHECK(fabs(num(w, "optimizer_s") - 70e-6) < 1e-12, "optimizer %g s", num(w, "optimizer_s"));
   const cJSON* ref = cJSON_GetObjectItemCaseSensitive(w, "reference");
   const cJSON* model = cJSON_GetObjectItemCaseSensitive(ref, "gpu_model");
   CHECK(cJSON_IsString(model) && strcmp(model->valuestring, "cpu-core") == 0, "--gpu-model names the device");
-  const cJSON* ds = cJSON_GetObjectItemCaseSensitive(w, "dataset");
-  CHECK(ds && num(ds, "decoded_bytes_per_sample") == 3072 && fabs(num(ds, "prep_cpu_s_per_sample") - 5e-6) < 1e-12,
-        "dataset: 3x16x16 FP32 per sample, 40 us of DataLoader for 8 samples");
+  check_dataset(w, 3072, 5e-6, "dataset: 3x16x16 FP32 per sample, 40 us of DataLoader for 8 samples");
   cJSON_Delete(w);
-  remove(out);
 }
 
-static void test_bad(const char* name)
+/* Every test: TEST(NAME) stands for the function test_NAME above; CMake makes a ctest cal.NAME of each. */
+#define CAL_TESTS(TEST)                                                                                                \
+  TEST(trace_resnet50)                                                                                                 \
+  TEST(trace_synthetic)                                                                                                \
+  TEST(trace_cpu)                                                                                                      \
+  TEST(nccl_2080ti)                                                                                                    \
+  TEST(nccl_table)                                                                                                     \
+  TEST(nccl_platform)                                                                                                  \
+  TEST(astra_resnet50)                                                                                                 \
+  TEST(compare)                                                                                                        \
+  TEST(compare_failure)                                                                                                \
+  TEST(compare_quoting)                                                                                                \
+  TEST(help)
+
+#define CAL_ENTRY(name) {#name, test_##name},
+static const test_entry tests[] = {CAL_TESTS(CAL_ENTRY)};
+
+/* A directory of its own for each test's files. */
+static int setup(void)
 {
-  run_bad_case("tests/bad/cal_cases.txt", SS_CAL_BIN, name);
+  if (!mkdtemp(tmpdir)) {
+    perror("test_cal: mkdtemp");
+    return 1;
+  }
+  return 0;
 }
-
-typedef struct test_entry {
-  const char* name;
-  void (*fn)(void);
-} test_entry;
-
-static const test_entry tests[] = {
-    {"trace_resnet50", test_trace_resnet50},
-    {"trace_synthetic", test_trace_synthetic},
-    {"trace_cpu", test_trace_cpu},
-    {"nccl_2080ti", test_nccl_2080ti},
-    {"nccl_table", test_nccl_table},
-    {"nccl_platform", test_nccl_platform},
-    {"astra_resnet50", test_astra_resnet50},
-    {"compare", test_compare},
-    {"compare_failure", test_compare_failure},
-    {"compare_quoting", test_compare_quoting},
-    {"help", test_help},
-};
 
 /* Remove the files a test wrote, then the directory. */
 static void cleanup(void)
@@ -574,27 +544,7 @@ static void cleanup(void)
 
 int main(int argc, char** argv)
 {
-  if (argc == 3 && strcmp(argv[1], "bad") == 0) {
-    test_bad(argv[2]);
-  } else if (argc == 2) {
-    const test_entry* t = NULL;
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-      if (strcmp(tests[i].name, argv[1]) == 0)
-        t = &tests[i];
-    if (!t) {
-      fprintf(stderr, "test_cal: unknown test '%s'\n", argv[1]);
-      return 2;
-    }
-    if (!mkdtemp(tmpdir)) {
-      perror("test_cal: mkdtemp");
-      return 1;
-    }
-    t->fn();
-    cleanup();
-  } else {
-    fprintf(stderr, "usage: test_cal TEST | test_cal bad CASE\n");
-    return 2;
-  }
-  printf("%s\n", failures ? "FAILED" : "passed");
-  return failures ? 1 : 0;
+  const test_program program = {"test_cal", tests, sizeof(tests) / sizeof(tests[0]), "tests/bad/cal_cases.txt",
+                                SS_CAL_BIN, setup, cleanup};
+  return test_main(argc, argv, &program);
 }

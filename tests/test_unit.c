@@ -24,27 +24,37 @@
 
 #define NEAR(a, b, rel) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
 
+/* The error record of the load under way (load_platform, load_workload). */
+static ss_err load_err;
+
+static ss_err* load_begin(void)
+{
+  ss_err_clear(&load_err);
+  return &load_err;
+}
+
+/* A load that must succeed: print its error and stop the test otherwise. */
+static void load_end(int rc)
+{
+  if (rc) {
+    char line[1024];
+    ss_err_format(&load_err, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+  }
+  CU_ASSERT_FATAL(rc == 0);
+}
+
 static ss_platform* load_platform(const char* path)
 {
   ss_platform* p = NULL;
-  ss_err err;
-  ss_err_clear(&err);
-  int rc = ss_platform_load(path, &p, &err);
-  if (rc)
-    fprintf(stderr, "%s: %s\n", path, err.msg);
-  CU_ASSERT_FATAL(rc == 0);
+  load_end(ss_platform_load(path, &p, load_begin()));
   return p;
 }
 
 static ss_workload* load_workload(const char* path)
 {
   ss_workload* w = NULL;
-  ss_err err;
-  ss_err_clear(&err);
-  int rc = ss_workload_load(path, &w, &err);
-  if (rc)
-    fprintf(stderr, "%s: %s %s\n", path, err.path, err.msg);
-  CU_ASSERT_FATAL(rc == 0);
+  load_end(ss_workload_load(path, &w, load_begin()));
   return w;
 }
 
@@ -330,15 +340,16 @@ static size_t count(const char* text, const char* needle)
   return n;
 }
 
-/* The composed platform as text. */
-static char* compose(const ss_job* j, size_t* size)
+/* The composed platform as text in *text (the caller frees it); returns its length. The stream
+ * writes through text until fclose: it is the caller's variable, not one of ours that dies here. */
+static size_t compose(const ss_job* j, char** text)
 {
-  char* text = NULL;
-  FILE* f = open_memstream(&text, size);
+  size_t size = 0;
+  FILE* f = open_memstream(text, &size);
   CU_ASSERT_FATAL(f != NULL);
   CU_ASSERT(ss_cluster_write(j, f) == 0);
   fclose(f);
-  return text;
+  return size;
 }
 
 static void test_cluster_compose(void)
@@ -346,8 +357,8 @@ static void test_cluster_compose(void)
   ss_platform* p = load_platform("tests/platforms/star2.xml");
   ss_workload* w = load_workload("tests/workloads/tiny.json");
   ss_job* j = cluster_job(p, w, 3, 1);
-  size_t size = 0;
-  char* text = compose(j, &size);
+  char* text = NULL;
+  compose(j, &text);
   /* Three instance zones, the switch zone, hosts named iK/..., each link once, zone routes both ways. */
   CU_ASSERT_EQUAL(count(text, "<zone id=\"i"), 3);
   CU_ASSERT_EQUAL(count(text, "<zone id=\"net\""), 1);
@@ -360,18 +371,19 @@ static void test_cluster_compose(void)
   ss_job_free(j);
   /* Oversubscribed: a shared core of 3 x 10 GB/s / 2, on the way up only. */
   j = cluster_job(p, w, 3, 2);
-  text = compose(j, &size);
+  compose(j, &text);
   CU_ASSERT_EQUAL(count(text, "<link id=\"net/core\" bandwidth=\"15000000000Bps\""), 1);
   CU_ASSERT_EQUAL(count(text, "<link_ctn id=\"net/core\"/>"), 3);
   free(text);
   ss_job_free(j);
   /* The text grows linearly with the instances. */
   j = cluster_job(p, w, 100, 1);
-  size_t s100 = 0, s200 = 0;
-  free(compose(j, &s100));
+  size_t s100 = compose(j, &text);
+  free(text);
   ss_job_free(j);
   j = cluster_job(p, w, 200, 1);
-  free(compose(j, &s200));
+  size_t s200 = compose(j, &text);
+  free(text);
   ss_job_free(j);
   CU_ASSERT(s200 < 2.1 * s100);
   ss_workload_free(w);

@@ -1,135 +1,74 @@
-/* testrun: what the end-to-end test programs (test_e2e.c, test_cal.c) share: a failure counter with
- * CHECK, and running a binary as a child process with its exit status, stdout and stderr. Each
- * test program includes it once. */
+/* testrun: what the end-to-end test programs (test_e2e, test_cal) share: a failure counter with
+ * CHECK, running a binary as a child process with its exit status, stdout and stderr, reading
+ * files and JSON reports, the bad-input cases, and a main that runs one test by name. */
 #ifndef SS_TESTRUN_H
 #define SS_TESTRUN_H
 
-#include <stdarg.h>
+#include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#define MAX_ARGS 64
+/* The failed checks of this run of the test program. */
+extern int test_failures;
 
-typedef struct run_result {
-  int status; /* exit code, or 128 + signal */
-  char* out;
-  char* err;
-} run_result;
-
-static int failures;
-
+/* Count and print a failed check (file:line, the condition, a printf-style explanation). */
 #define CHECK(cond, ...)                                                                                               \
   do {                                                                                                                 \
     if (!(cond)) {                                                                                                     \
       fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                         \
       fprintf(stderr, __VA_ARGS__);                                                                                    \
       fputc('\n', stderr);                                                                                             \
-      failures++;                                                                                                      \
+      test_failures++;                                                                                                 \
     }                                                                                                                  \
   } while (0)
 
-static char* slurp(FILE* f)
-{
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char* s = malloc((size_t)n + 1);
-  if (!s)
-    abort();
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = '\0';
-  return s;
-}
+/* A binary's run: exit status (128 + signal when killed), stdout and stderr (owned). */
+typedef struct run_result {
+  int status;
+  char* out;
+  char* err;
+} run_result;
 
-/* Run argv (NULL-terminated) and capture its exit status, stdout and stderr. */
-static run_result run(char* const* argv)
-{
-  FILE* out = tmpfile();
-  FILE* err = tmpfile();
-  if (!out || !err)
-    abort();
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  run_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), slurp(out), slurp(err)};
-  fclose(out);
-  fclose(err);
-  return r;
-}
+/* Run argv (NULL-terminated, argv[0] a path) and capture its exit status, stdout and stderr; aborts
+ * if it cannot be started. Free the result with run_free. */
+run_result run(char* const* argv);
 
-/* Run a binary with printf-style arguments split at spaces and tabs. */
-static run_result runf(const char* bin, const char* fmt, ...) __attribute__((format(printf, 2, 3), unused));
+/* Run a binary with printf-style arguments split at spaces and tabs (at most 63 words). */
+run_result runf(const char* bin, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static run_result runf(const char* bin, const char* fmt, ...)
-{
-  char buf[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  char* argv[MAX_ARGS];
-  int n = 0;
-  argv[n++] = (char*)bin;
-  for (char* t = strtok(buf, " \t"); t && n < MAX_ARGS - 1; t = strtok(NULL, " \t"))
-    argv[n++] = t;
-  argv[n] = NULL;
-  return run(argv);
-}
+void run_free(run_result* r);
 
-static void run_free(run_result* r)
-{
-  free(r->out);
-  free(r->err);
-}
+/* A whole file as a string (owned), NULL and a failed check when it cannot be opened. */
+char* read_text(const char* path);
 
-/* Run the bad-input case name of the cases file (lines "name | args | exit | exact first stderr
- * line", '#' comments) with bin: exactly that one line on stderr, that exit status, nothing on
- * stdout. */
-static void run_bad_case(const char* cases, const char* bin, const char* name)
-{
-  FILE* f = fopen(cases, "r");
-  CHECK(f != NULL, "cannot open %s", cases);
-  if (!f)
-    return;
-  char line[4096];
-  int found = 0;
-  while (fgets(line, sizeof(line), f)) {
-    if (line[0] == '#')
-      continue;
-    char* field[4];
-    int n = 0;
-    for (char* t = strtok(line, "|\n"); t && n < 4; t = strtok(NULL, "|\n")) {
-      while (*t == ' ')
-        t++;
-      char* e = t + strlen(t);
-      while (e > t && e[-1] == ' ')
-        *--e = '\0';
-      field[n++] = t;
-    }
-    if (n != 4 || strcmp(field[0], name) != 0)
-      continue;
-    found = 1;
-    run_result r = runf(bin, "%s", field[1]);
-    char* nl = strchr(r.err, '\n');
-    CHECK(nl && nl[1] == '\0', "%s: stderr must be exactly one line, got: %s", name, r.err);
-    if (nl)
-      *nl = '\0';
-    CHECK(r.status == atoi(field[2]), "%s: exit %d, expected %s", name, r.status, field[2]);
-    CHECK(strcmp(r.err, field[3]) == 0, "%s:\n  got      '%s'\n  expected '%s'", name, r.err, field[3]);
-    CHECK(r.out[0] == '\0', "%s: printed on stdout: %s", name, r.out);
-    run_free(&r);
-  }
-  fclose(f);
-  CHECK(found, "no case '%s' in %s", name, cases);
-}
+/* A file parsed as JSON (free with cJSON_Delete), NULL and a failed check otherwise. */
+cJSON* read_json(const char* path);
+
+/* The number j.key, NAN and a failed check when it is missing or not a number. */
+double num(const cJSON* j, const char* key);
+
+/* One test of a program, run by name. */
+typedef struct test_entry {
+  const char* name;
+  void (*fn)(void);
+} test_entry;
+
+/* A test program: its tests, its bad-input cases (lines "name | args | exit | exact first stderr
+ * line" of bad_cases, run with bad_bin), and what to do around a test (NULL for nothing; setup
+ * returns 0, or the exit status to stop with). */
+typedef struct test_program {
+  const char* name;
+  const test_entry* tests;
+  size_t ntests;
+  const char* bad_cases;
+  const char* bad_bin;
+  int (*setup)(void);
+  void (*cleanup)(void);
+} test_program;
+
+/* main of a test program: "PROGRAM TEST" runs one test, "PROGRAM bad CASE" one bad-input case
+ * (exactly that one line on stderr, that exit status, nothing on stdout). Prints "passed" or
+ * "FAILED"; returns 0, 1 on a failed check, 2 on a usage error or an unknown test. */
+int test_main(int argc, char** argv, const test_program* p);
 
 #endif

@@ -24,6 +24,22 @@ void fuzz_file_set(fuzz_file* f, const uint8_t* data, size_t size)
   }
 }
 
+const char* fuzz_input(const uint8_t* data, size_t size, ss_err* err)
+{
+  static fuzz_file in;
+  fuzz_file_set(&in, data, size);
+  ss_err_clear(err);
+  return in.path;
+}
+
+int fuzz_loaded(int rc, const ss_err* err)
+{
+  if (rc == SS_OK)
+    return 1;
+  fuzz_check_error(err);
+  return 0;
+}
+
 void fuzz_check_error(const ss_err* err)
 {
   if (!ss_err_isset(err)) {

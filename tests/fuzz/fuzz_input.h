@@ -18,6 +18,14 @@ typedef struct fuzz_file {
  * refuses: that is the harness's failure, not the reader's. */
 void fuzz_file_set(fuzz_file* f, const uint8_t* data, size_t size);
 
+/* The input of a reader target as a file: data's size bytes in the target's one in-memory file
+ * (fuzz_file_set); returns its path, and clears err for the reader. */
+const char* fuzz_input(const uint8_t* data, size_t size, ss_err* err);
+
+/* Whether the reader's return code rc says it loaded the input; if not, err must hold one
+ * printable line (fuzz_check_error aborts otherwise). */
+int fuzz_loaded(int rc, const ss_err* err);
+
 /* Abort unless err holds an error that formats as one line of printable text (the bad-input
  * contract: exactly one line on stderr). */
 void fuzz_check_error(const ss_err* err);

@@ -85,15 +85,10 @@ static void check_job(const ss_platform* p)
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-  static fuzz_file in;
-  fuzz_file_set(&in, data, size);
   ss_err err;
-  ss_err_clear(&err);
   ss_platform* p = NULL;
-  if (ss_platform_load(in.path, &p, &err) != SS_OK) {
-    fuzz_check_error(&err);
+  if (!fuzz_loaded(ss_platform_load(fuzz_input(data, size, &err), &p, &err), &err))
     return 0;
-  }
   check_platform(p);
   check_job(p);
   ss_assert(ss_platform_drop_nvlink(p) == SS_OK);

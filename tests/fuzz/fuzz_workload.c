@@ -36,15 +36,10 @@ static void check_workload(const ss_workload* w)
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-  static fuzz_file in;
-  fuzz_file_set(&in, data, size);
   ss_err err;
-  ss_err_clear(&err);
   ss_workload* w = NULL;
-  if (ss_workload_load(in.path, &w, &err) == SS_OK)
+  if (fuzz_loaded(ss_workload_load(fuzz_input(data, size, &err), &w, &err), &err))
     check_workload(w);
-  else
-    fuzz_check_error(&err);
   ss_workload_free(w);
   return 0;
 }

@@ -1,0 +1,218 @@
+/* proc: child processes: functions run in forked children, and programs run with their output captured. */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char* ss_proc_strerror(int start)
+{
+  return start == SS_PROC_EPIPE ? "pipe failed" : start == SS_PROC_EFORK ? "fork failed" : "no error";
+}
+
+static ss_proc_exit exit_of(int status)
+{
+  ss_proc_exit how = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0};
+  return how;
+}
+
+int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg)
+{
+  int fds[2];
+  if (pipe(fds))
+    return SS_PROC_EPIPE;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      if (null != 1)
+        close(null);
+    }
+    if (flags & SS_PROC_STDERR)
+      dup2(fds[1], 2);
+    _exit(fn(arg, fds[1]));
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    return SS_PROC_EFORK;
+  }
+  p->pid = pid;
+  p->fd = fds[0];
+  return 0;
+}
+
+void ss_proc_finish(ss_proc* p, void* buf, size_t size, size_t* got, ss_proc_exit* how)
+{
+  /* Read to the end, so that a child that says more than size bytes does not block on the pipe. */
+  char chunk[4096];
+  size_t n = 0;
+  ssize_t k;
+  while ((k = read(p->fd, chunk, sizeof(chunk))) > 0) {
+    size_t take = (size_t)k < size - n ? (size_t)k : size - n;
+    memcpy((char*)buf + n, chunk, take);
+    n += take;
+  }
+  close(p->fd);
+  *got = n;
+  int status = 0;
+  waitpid(p->pid, &status, 0);
+  *how = exit_of(status);
+}
+
+/* One child of ss_proc_map: its work, and the buffer of its message (the child's own copy after
+ * the fork; the parent reads each message into it in turn). */
+typedef struct map_call {
+  ss_proc_work_fn work;
+  void* ctx;
+  int i;
+  void* msg;
+  size_t size;
+} map_call;
+
+static int map_child(void* arg, int fd)
+{
+  map_call* c = arg;
+  memset(c->msg, 0, c->size);
+  c->work(c->ctx, c->i, c->msg);
+  ssize_t n = write(fd, c->msg, c->size);
+  return n == (ssize_t)c->size ? 0 : 1;
+}
+
+static int map_collect(ss_proc* p, map_call* c, int i, ss_proc_done_fn done)
+{
+  ss_proc_result r = {0, NULL, {0, 0}};
+  size_t got = 0;
+  ss_proc_finish(p, c->msg, c->size, &got, &r.how);
+  r.msg = got == c->size ? c->msg : NULL;
+  return done(c->ctx, i, &r);
+}
+
+int ss_proc_map(int n, size_t msg_size, ss_proc_work_fn work, ss_proc_done_fn done, void* ctx, ss_err* err)
+{
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int width = cores > 0 ? (int)cores : 1;
+  ss_proc* procs = calloc((size_t)width, sizeof(ss_proc));
+  map_call c = {work, ctx, 0, malloc(msg_size + 1), msg_size};
+  if (!procs || !c.msg) {
+    free(procs);
+    free(c.msg);
+    return ss_err_nomem(err);
+  }
+  int rc = SS_OK, failed = 0;
+  for (int first = 0; !rc && !failed && first < n; first += width) {
+    int last = first + width < n ? first + width : n;
+    int started = first;
+    for (; started < last; started++) {
+      c.i = started;
+      ss_proc_result r = {ss_proc_start(&procs[started - first], 0, map_child, &c), NULL, {0, 0}};
+      if (r.start) {
+        failed = 1;
+        rc = done(ctx, started, &r);
+        break;
+      }
+    }
+    /* Every started child is reaped, even after a failure; the first error wins. */
+    for (int i = first; i < started; i++) {
+      int r = map_collect(&procs[i - first], &c, i, done);
+      if (!rc)
+        rc = r;
+    }
+  }
+  free(procs);
+  free(c.msg);
+  return rc;
+}
+
+/* The child of ss_proc_exec: stdout and stderr to their files, then the program; if it cannot be
+ * executed, errno goes back through report (closed on a successful exec). */
+static void exec_child(char* const* argv, FILE* out, FILE* err, const int* report) __attribute__((noreturn));
+
+static void exec_child(char* const* argv, FILE* out, FILE* err, const int* report)
+{
+  close(report[0]);
+  fcntl(report[1], F_SETFD, FD_CLOEXEC);
+  dup2(fileno(out), 1);
+  dup2(fileno(err), 2);
+  (strchr(argv[0], '/') ? execv : execvp)(argv[0], argv);
+  int e = errno;
+  ssize_t n = write(report[1], &e, sizeof(e));
+  (void)n; /* the parent sees the exit status 127 all the same */
+  _exit(127);
+}
+
+/* Run argv with its output to out and err and wait for it: 0, or -1 with errno. */
+static int exec_wait(char* const* argv, FILE* out, FILE* err, ss_proc_output* r)
+{
+  int report[2];
+  if (pipe(report))
+    return -1;
+  pid_t pid = fork();
+  if (pid == 0)
+    exec_child(argv, out, err, report);
+  int fork_errno = errno, e = 0;
+  close(report[1]);
+  if (pid > 0 && read(report[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+    r->exec_errno = e;
+  close(report[0]);
+  if (pid < 0) {
+    errno = fork_errno;
+    return -1;
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0)
+    return -1;
+  r->how = exit_of(status);
+  return 0;
+}
+
+/* A whole temporary file as a string (owned), NULL when out of memory. */
+static char* slurp(FILE* f)
+{
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  char* s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!s)
+    return NULL;
+  rewind(f);
+  size_t got = fread(s, 1, (size_t)n, f);
+  s[got] = '\0';
+  return s;
+}
+
+int ss_proc_exec(char* const* argv, ss_proc_output* r, ss_err* err)
+{
+  memset(r, 0, sizeof(*r));
+  FILE* out = tmpfile();
+  FILE* errf = out ? tmpfile() : NULL;
+  int rc = SS_OK;
+  if (!errf || exec_wait(argv, out, errf, r)) {
+    rc = ss_err_set(err, NULL, 0, "cannot start %s: %s", argv[0], strerror(errno));
+  } else {
+    r->out = slurp(out);
+    r->err = slurp(errf);
+    if (!r->out || !r->err) {
+      ss_proc_output_free(r);
+      rc = ss_err_nomem(err);
+    }
+  }
+  if (out)
+    fclose(out);
+  if (errf)
+    fclose(errf);
+  return rc;
+}
+
+void ss_proc_output_free(ss_proc_output* r)
+{
+  free(r->out);
+  free(r->err);
+  r->out = r->err = NULL;
+}

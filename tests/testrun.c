@@ -1,0 +1,152 @@
+/* testrun: child runs, files, JSON reports, bad-input cases and the main of the end-to-end tests. */
+#include "testrun.h"
+
+#include "proc.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 64
+
+int test_failures;
+
+run_result run(char* const* argv)
+{
+  ss_proc_output o;
+  ss_err err;
+  ss_err_clear(&err);
+  if (ss_proc_exec(argv, &o, &err)) {
+    fprintf(stderr, "%s\n", err.msg);
+    abort();
+  }
+  run_result r = {o.how.code >= 0 ? o.how.code : 128 + o.how.signal, o.out, o.err};
+  return r;
+}
+
+run_result runf(const char* bin, const char* fmt, ...)
+{
+  char buf[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  char* argv[MAX_ARGS];
+  int n = 0;
+  argv[n++] = (char*)bin;
+  for (char* t = strtok(buf, " \t"); t && n < MAX_ARGS - 1; t = strtok(NULL, " \t"))
+    argv[n++] = t;
+  argv[n] = NULL;
+  return run(argv);
+}
+
+void run_free(run_result* r)
+{
+  free(r->out);
+  free(r->err);
+}
+
+char* read_text(const char* path)
+{
+  FILE* f = fopen(path, "rb");
+  CHECK(f != NULL, "cannot open %s", path);
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char* s = malloc((size_t)n + 1);
+  if (!s)
+    abort();
+  size_t got = fread(s, 1, (size_t)n, f);
+  s[got] = '\0';
+  fclose(f);
+  return s;
+}
+
+cJSON* read_json(const char* path)
+{
+  char* s = read_text(path);
+  cJSON* j = s ? cJSON_Parse(s) : NULL;
+  CHECK(j != NULL, "%s is not JSON", path);
+  free(s);
+  return j;
+}
+
+double num(const cJSON* j, const char* key)
+{
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(j, key);
+  CHECK(cJSON_IsNumber(v), "key '%s' is missing or not a number", key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Split a case line in place into its 4 fields, blanks around them trimmed; returns how many. */
+static int case_fields(char* line, char** field)
+{
+  int n = 0;
+  for (char* t = strtok(line, "|\n"); t && n < 4; t = strtok(NULL, "|\n")) {
+    while (*t == ' ')
+      t++;
+    char* e = t + strlen(t);
+    while (e > t && e[-1] == ' ')
+      *--e = '\0';
+    field[n++] = t;
+  }
+  return n;
+}
+
+/* Run the bad-input case name of the cases file with bin and check what it says. */
+static void run_bad_case(const char* cases, const char* bin, const char* name)
+{
+  FILE* f = fopen(cases, "r");
+  CHECK(f != NULL, "cannot open %s", cases);
+  if (!f)
+    return;
+  char line[4096];
+  int found = 0;
+  while (fgets(line, sizeof(line), f)) {
+    char* field[4];
+    if (line[0] == '#' || case_fields(line, field) != 4 || strcmp(field[0], name) != 0)
+      continue;
+    found = 1;
+    run_result r = runf(bin, "%s", field[1]);
+    char* nl = strchr(r.err, '\n');
+    CHECK(nl && nl[1] == '\0', "%s: stderr must be exactly one line, got: %s", name, r.err);
+    if (nl)
+      *nl = '\0';
+    CHECK(r.status == atoi(field[2]), "%s: exit %d, expected %s", name, r.status, field[2]);
+    CHECK(strcmp(r.err, field[3]) == 0, "%s:\n  got      '%s'\n  expected '%s'", name, r.err, field[3]);
+    CHECK(r.out[0] == '\0', "%s: printed on stdout: %s", name, r.out);
+    run_free(&r);
+  }
+  fclose(f);
+  CHECK(found, "no case '%s' in %s", name, cases);
+}
+
+int test_main(int argc, char** argv, const test_program* p)
+{
+  if (argc == 3 && strcmp(argv[1], "bad") == 0) {
+    run_bad_case(p->bad_cases, p->bad_bin, argv[2]);
+  } else if (argc == 2) {
+    const test_entry* t = NULL;
+    for (size_t i = 0; i < p->ntests; i++)
+      if (strcmp(p->tests[i].name, argv[1]) == 0)
+        t = &p->tests[i];
+    if (!t) {
+      fprintf(stderr, "%s: unknown test '%s'\n", p->name, argv[1]);
+      return 2;
+    }
+    int status = p->setup ? p->setup() : 0;
+    if (status)
+      return status;
+    t->fn();
+    if (p->cleanup)
+      p->cleanup();
+  } else {
+    fprintf(stderr, "usage: %s TEST | %s bad CASE\n", p->name, p->name);
+    return 2;
+  }
+  printf("%s\n", test_failures ? "FAILED" : "passed");
+  return test_failures ? 1 : 0;
+}
