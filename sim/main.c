@@ -130,11 +130,7 @@ static int bench_main(const ss_cli* cli)
     status = fail(&err);
     goto done;
   }
-  if (ss_report_bench(out, job, nsizes, bytes, time_s, algs, cli->opt.format)) {
-    status = write_failed(cli);
-    goto done;
-  }
-  status = 0;
+  status = ss_report_bench(out, job, nsizes, bytes, time_s, algs, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
 done:
   if (out)
     status = close_output(cli, out, status);
@@ -182,11 +178,9 @@ static int whatif_main(const ss_cli* cli)
   ss_result res[2];
   for (int k = 0; k < 2; k++)
     ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k]);
-  if (ss_report_whatif(out, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)) {
-    status = write_failed(cli);
-    goto done;
-  }
-  status = 0;
+  status = ss_report_whatif(out, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)
+               ? write_failed(cli)
+               : SS_EXIT_OK;
 done:
   if (out)
     status = close_output(cli, out, status);
@@ -292,11 +286,7 @@ int main(int argc, char** argv)
     }
     ss_result_compute(job, tl, simulated_s, &res);
   }
-  if (ss_report_write(out, &res, cli.opt.format)) {
-    status = write_failed(&cli);
-    goto done;
-  }
-  status = 0;
+  status = ss_report_write(out, &res, cli.opt.format) ? write_failed(&cli) : SS_EXIT_OK;
 done:
   if (out)
     status = close_output(&cli, out, status);

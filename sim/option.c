@@ -405,26 +405,9 @@ static const char* enum_name(const char* const* names, int v)
   return names[v];
 }
 
-/* Index of name in a NULL-terminated table, or -1. */
-static int enum_index(const char* const* names, const char* name)
-{
-  for (int i = 0; names[i]; i++)
-    if (strcmp(names[i], name) == 0)
-      return i;
-  return -1;
-}
-
 const char* ss_allreduce_name(ss_allreduce a)
 {
   return enum_name(allreduce_names, (int)a);
-}
-
-int ss_allreduce_by_name(const char* name, ss_allreduce* out)
-{
-  int i = enum_index(allreduce_names, name);
-  if (i >= 0)
-    *out = (ss_allreduce)i;
-  return i >= 0 ? 0 : -1;
 }
 
 const char* ss_arch_name(ss_arch a)
@@ -447,18 +430,6 @@ const char* ss_fidelity_name(ss_fidelity f)
   return enum_name(fidelity_names, (int)f);
 }
 
-const char* ss_format_name(ss_format f)
-{
-  return enum_name(format_names, (int)f);
-}
-
-int ss_format_by_name(const char* name, ss_format* out)
-{
-  int i = enum_index(format_names, name);
-  if (i >= 0)
-    *out = (ss_format)i;
-  return i >= 0 ? 0 : -1;
-}
 
 /* s as a JSON string into buf. */
 static int json_text(const char* s, char* buf, size_t size)

@@ -171,15 +171,12 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size);
  * 0, or -1 with one sentence in msg. */
 int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size);
 
-/* Name of an enum value of a row, and the value of a name (-1 if unknown). */
+/* Name of an enum value (values are parsed by their rows: ss_option_parse). */
 const char* ss_allreduce_name(ss_allreduce a);
-int ss_allreduce_by_name(const char* name, ss_allreduce* out);
 const char* ss_arch_name(ss_arch a);
 const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
-const char* ss_format_name(ss_format f);
-int ss_format_by_name(const char* name, ss_format* out);
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

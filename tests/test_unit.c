@@ -661,9 +661,12 @@ static void test_report_json(void)
   NEAR(cJSON_GetObjectItemCaseSensitive(pct, "compute_pct")->valuedouble, 95.0, 1e-12);
   cJSON_Delete(json);
   free(buf);
-  ss_format fmt;
-  CU_ASSERT(ss_format_by_name("csv", &fmt) == 0 && fmt == SS_FORMAT_CSV);
-  CU_ASSERT(ss_format_by_name("xml", &fmt) != 0);
+  ss_options o;
+  ss_options_default(&o);
+  char msg[256];
+  CU_ASSERT(ss_option_parse(ss_option_by_name("format"), "csv", &o, "--format", msg, sizeof(msg)) == 0 &&
+            o.format == SS_FORMAT_CSV);
+  CU_ASSERT(ss_option_parse(ss_option_by_name("format"), "xml", &o, "--format", msg, sizeof(msg)) != 0);
   ss_timeline_free(t);
   ss_job_free(j);
   ss_workload_free(w);
