@@ -132,8 +132,8 @@ static int global_rings(ss_job* j)
 static int check_cluster(const ss_platform* p, const ss_options* o, ss_err* err)
 {
   if (o->gpus > p->ngpus)
-    return ss_err_set(err, p->path, 0, "--gpus %d, but the instance '%s' has %d GPU%s", o->gpus, p->instance_type,
-                      p->ngpus, p->ngpus == 1 ? "" : "s");
+    return ss_err_set(err, p->path, 0, "--gpus expects a whole number from 1 to %d for %s, got %d", p->ngpus,
+                      p->instance_type, o->gpus);
   int g = o->gpus > 0 ? o->gpus : p->ngpus;
   if ((long)g * o->instances > SS_MAX_GPUS)
     return ss_err_set(err, NULL, 0, "--instances %d x %d GPUs = %ld GPUs; at most %d are supported", o->instances, g,

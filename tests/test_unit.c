@@ -479,6 +479,7 @@ static void test_job_gpus_beyond_instance(void)
   CU_ASSERT(ss_plan_job(p, w, &o, &j, &err) == SS_EINPUT);
   CU_ASSERT(j == NULL);
   CU_ASSERT_STRING_EQUAL(err.file, "platforms/p3.8xl.xml");
+  CU_ASSERT_STRING_EQUAL(err.msg, "--gpus expects a whole number from 1 to 4 for p3.8xlarge, got 8");
   ss_workload_free(w);
   ss_platform_free(p);
 }

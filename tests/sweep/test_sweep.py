@@ -53,7 +53,7 @@ def expected_error(row):
     if row["workload_arg"] == "nosuch":
         return "workloads/nosuch.json: error: "
     if row["platform_arg"] == "p3.2xl" and row["gpus_arg"] == "4":
-        return "platforms/p3.2xl.xml: error: --gpus 4"
+        return "platforms/p3.2xl.xml: error: --gpus expects a whole number from 1 to 1 for p3.2xlarge, got 4"
     return None
 
 
