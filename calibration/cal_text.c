@@ -1,11 +1,8 @@
-/* cal_text: numbered lines of a text file, strict numbers, fields, outputs, usage errors (stash-calibrate). */
+/* cal_text: numbered lines of a text file, strict numbers, fields, outputs (stash-calibrate). */
 #include "cal_text.h"
-
-#include "cal.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -174,14 +171,6 @@ int cal_integer(const char* s, long long* out)
   return 0;
 }
 
-int cal_fail(const ss_err* err)
-{
-  char line[2048];
-  ss_err_format(err, line, sizeof(line));
-  fprintf(stderr, "%s\n", line);
-  return 1;
-}
-
 int cal_same_file(const char* a, const char* b)
 {
   struct stat sa, sb;
@@ -213,13 +202,17 @@ int cal_close_output(FILE* f, const char* path, int status)
   return status;
 }
 
-int cal_usage_error(const char* cmd, const char* fmt, ...)
+int cal_write_json(const cJSON* j, const char* path, const char* const* inputs, int n, ss_err* err)
 {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "stash-calibrate%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
-  vfprintf(stderr, fmt, ap);
-  fputs(" (see --help)\n", stderr);
-  va_end(ap);
-  return 2;
+  char* text = cJSON_Print(j);
+  if (!text)
+    return ss_err_set(err, NULL, 0, "out of memory");
+  int status = 1;
+  FILE* out = cal_open_output(path, inputs, n);
+  if (out) {
+    fprintf(out, "%s\n", text);
+    status = cal_close_output(out, path, 0);
+  }
+  free(text);
+  return status;
 }

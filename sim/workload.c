@@ -1,6 +1,8 @@
 /* workload: read and validate a workload JSON file (optionally gzipped). */
 #include "workload.h"
 
+#include "names.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -158,47 +160,6 @@ static int read_all(const char* path, char** out, size_t* len, ss_err* err)
   return SS_OK;
 }
 
-/* The names seen so far (of layers, of devices) and where: a hash table, so that checking n names
- * for duplicates takes time in n, not n squared. */
-typedef struct name_set {
-  const char** name;
-  int* index;
-  size_t cap; /* a power of 2, at least twice the names */
-} name_set;
-
-static int name_set_init(name_set* s, size_t n)
-{
-  s->cap = 16;
-  while (s->cap < 2 * n)
-    s->cap *= 2;
-  s->name = calloc(s->cap, sizeof(*s->name));
-  s->index = calloc(s->cap, sizeof(*s->index));
-  return s->name && s->index ? SS_OK : SS_ENOMEM;
-}
-
-static void name_set_free(name_set* s)
-{
-  free(s->name);
-  free(s->index);
-}
-
-/* Add name (borrowed) at index; returns the index it was first added at, or -1 if it is new. */
-static int name_set_add(name_set* s, const char* name, int index)
-{
-  size_t h = 14695981039346656037u;
-  for (const unsigned char* c = (const unsigned char*)name; *c; c++)
-    h = (h ^ *c) * 1099511628211u;
-  for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-    if (!s->name[i]) {
-      s->name[i] = name;
-      s->index[i] = index;
-      return -1;
-    }
-    if (strcmp(s->name[i], name) == 0)
-      return s->index[i];
-  }
-}
-
 /* parent + ".key" or parent + "[index]", truncated to size. */
 static void join_path(char* dst, size_t size, const char* parent, const char* key, int index)
 {
@@ -318,8 +279,8 @@ static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
   if (n == 0)
     return ss_err_set_path(c->err, c->file, "$.layers", "expected at least one layer");
   w->layers = calloc((size_t)n, sizeof(ss_layer));
-  name_set names = {0};
-  int rc = w->layers && name_set_init(&names, (size_t)n) == SS_OK ? SS_OK : SS_ENOMEM;
+  ss_names names = {0};
+  int rc = w->layers ? SS_OK : SS_ENOMEM;
   int i = 0;
   for (const cJSON* l = arr->child; l && !rc; l = l->next, i++) {
     char p[SS_ERR_PATH_MAX];
@@ -333,14 +294,16 @@ static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
       rc = SS_EINPUT;
       break;
     }
-    int j = name_set_add(&names, y->name, i);
-    if (j >= 0) {
+    int added, j = ss_names_add(&names, y->name, &added);
+    if (j < 0) {
+      rc = SS_ENOMEM;
+    } else if (!added) {
       char q[SS_ERR_PATH_MAX];
       join_path(q, sizeof(q), p, "name", 0);
       rc = ss_err_set_path(c->err, c->file, q, "layer name '%s' already used by $.layers[%d]", y->name, j);
     }
   }
-  name_set_free(&names);
+  ss_names_free(&names);
   return rc;
 }
 
@@ -401,8 +364,8 @@ static int parse_devices(wctx* c, const cJSON* root, ss_workload* w)
     return ss_err_set_path(c->err, c->file, "$.devices", "expected an array, got %s", json_kind(arr));
   int n = cJSON_GetArraySize(arr);
   w->devices = calloc((size_t)n + 1, sizeof(ss_device));
-  name_set models = {0};
-  int rc = w->devices && name_set_init(&models, (size_t)n) == SS_OK ? SS_OK : SS_ENOMEM;
+  ss_names models = {0};
+  int rc = w->devices ? SS_OK : SS_ENOMEM;
   int i = 0;
   for (const cJSON* d = arr->child; d && !rc; d = d->next, i++) {
     char p[SS_ERR_PATH_MAX];
@@ -412,14 +375,16 @@ static int parse_devices(wctx* c, const cJSON* root, ss_workload* w)
       rc = SS_EINPUT;
       break;
     }
-    int j = name_set_add(&models, w->devices[i].gpu_model, i);
-    if (j >= 0) {
+    int added, j = ss_names_add(&models, w->devices[i].gpu_model, &added);
+    if (j < 0) {
+      rc = SS_ENOMEM;
+    } else if (!added) {
       char q[SS_ERR_PATH_MAX];
       join_path(q, sizeof(q), p, "gpu_model", 0);
       rc = ss_err_set_path(c->err, c->file, q, "device '%s' already given by $.devices[%d]", w->devices[i].gpu_model, j);
     }
   }
-  name_set_free(&models);
+  ss_names_free(&models);
   return rc;
 }
 
