@@ -4,7 +4,6 @@
 #include "xml.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +11,22 @@
 static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket",
                                                                   "nic"};
 
+/* sharing_policy values, by ss_sharing. */
+static const char* const sharing_names[] = {"SHARED", "SPLITDUPLEX", "FATPIPE"};
+
 const char* ss_link_class_name(ss_link_class cls)
 {
   ss_assert(cls >= 0 && cls < SS_LINK_CLASS_COUNT);
   return link_class_names[cls];
+}
+
+/* The index of s among the n names, or -1. */
+static int name_index(const char* s, const char* const* names, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(s, names[i]) == 0)
+      return i;
+  return -1;
 }
 
 /* Parsing state: the file and the error record, the platform under construction. */
@@ -229,31 +240,23 @@ static int parse_link(pctx* c, const xmlNode* n)
       ss_xml_quantity(&c->x, n, "latency", SS_UNIT_LATENCY, &l->latency_s))
     return SS_EINPUT;
   policy = ss_xml_attr(n, "sharing_policy");
+  int sharing = policy ? name_index(policy, sharing_names, 3) : SS_SHARING_SHARED;
   int rc = SS_OK;
-  if (!policy || strcmp(policy, "SHARED") == 0)
-    l->sharing = SS_SHARING_SHARED;
-  else if (strcmp(policy, "SPLITDUPLEX") == 0)
-    l->sharing = SS_SHARING_SPLITDUPLEX;
-  else if (strcmp(policy, "FATPIPE") == 0)
-    l->sharing = SS_SHARING_FATPIPE;
-  else
+  if (sharing < 0)
     rc = ss_err_set(c->x.err, c->x.file, l->line, "link '%s': sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, not '%s'",
                     l->name, policy);
+  else
+    l->sharing = (ss_sharing)sharing;
   char what[160];
   snprintf(what, sizeof(what), "link '%s'", l->name);
   if (!rc)
     rc = ss_xml_req_prop(&c->x, n, what, "class", &cls);
-  if (!rc) {
-    int found = -1;
-    for (int i = 0; i < SS_LINK_CLASS_COUNT; i++)
-      if (strcmp(cls, link_class_names[i]) == 0)
-        found = i;
-    if (found < 0)
-      rc = ss_err_set(c->x.err, c->x.file, l->line,
-                      "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name, cls);
-    else
-      l->cls = (ss_link_class)found;
-  }
+  int found = rc ? -1 : name_index(cls, link_class_names, SS_LINK_CLASS_COUNT);
+  if (!rc && found < 0)
+    rc = ss_err_set(c->x.err, c->x.file, l->line,
+                    "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name, cls);
+  else if (!rc)
+    l->cls = (ss_link_class)found;
   free(policy);
   free(cls);
   return rc;
