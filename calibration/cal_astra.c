@@ -3,7 +3,7 @@
 #include "cal.h"
 #include "cal_cli.h"
 #include "cal_text.h"
-#include "workload.h"
+#include "cal_workload.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -188,17 +188,6 @@ static int read_astra(const char* path, const astra_args* a, cal_lines* lines, a
   return SS_OK;
 }
 
-static cJSON* dataset_json(const ss_dataset* ds)
-{
-  cJSON* d = cJSON_CreateObject();
-  cJSON_AddStringToObject(d, "name", ds->name);
-  cJSON_AddNumberToObject(d, "samples", ds->samples);
-  cJSON_AddNumberToObject(d, "bytes_per_sample", ds->bytes_per_sample);
-  cJSON_AddNumberToObject(d, "prep_cpu_s_per_sample", ds->prep_cpu_s_per_sample);
-  cJSON_AddNumberToObject(d, "decoded_bytes_per_sample", ds->decoded_bytes_per_sample);
-  return d;
-}
-
 static void provenance(cJSON* j, const char* path, const astra_args* a, int nlayers, const char* dataset_note)
 {
   char s[2048];
@@ -244,29 +233,15 @@ static cJSON* workload_json(const char* path, const astra_args* a, const astra_l
   double opt_s = 0;
   for (int i = 0; i < n; i++)
     opt_s += l[i].update_s;
-  cJSON* j = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "schema", "stash-sim-workload/1");
-  cJSON_AddStringToObject(j, "model", model);
-  cJSON_AddStringToObject(j, "precision", a->precision);
-  cJSON_AddNumberToObject(j, "batch_per_gpu", (double)a->batch);
-  cJSON_AddNumberToObject(j, "grad_bytes_per_param", a->grad_bytes);
-  cJSON* ref = cJSON_AddObjectToObject(j, "reference");
   char gpu[128];
   snprintf(gpu, sizeof(gpu), "ASTRA-sim device at %g GHz", a->clock_ghz);
-  cJSON_AddStringToObject(ref, "gpu_model", a->gpu_model ? a->gpu_model : gpu);
-  cJSON_AddNumberToObject(ref, "gpu_flops", a->gpu_flops);
-  cJSON_AddNumberToObject(ref, "batch", (double)a->batch);
-  cJSON_AddNumberToObject(j, "optimizer_s", opt_s);
-  cJSON* layers = cJSON_AddArrayToObject(j, "layers");
-  for (int i = 0; i < n; i++) {
-    cJSON* o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", l[i].name);
-    cJSON_AddNumberToObject(o, "fwd_s", l[i].fwd_s);
-    cJSON_AddNumberToObject(o, "bwd_s", l[i].bwd_s);
-    cJSON_AddNumberToObject(o, "params", l[i].params);
-    cJSON_AddItemToArray(layers, o);
-  }
-  cJSON_AddItemToObject(j, "dataset", dataset_json(ds));
+  cal_workload w = {.model = model, .precision = a->precision, .batch = (double)a->batch, .grad_bytes = a->grad_bytes,
+                    .gpu_model = a->gpu_model ? a->gpu_model : gpu, .gpu_flops = a->gpu_flops, .optimizer_s = opt_s};
+  cJSON* layers = NULL;
+  cJSON* j = cal_workload_json(&w, &layers);
+  for (int i = 0; i < n; i++)
+    cal_workload_layer(layers, l[i].name, l[i].fwd_s, l[i].bwd_s, l[i].params);
+  cal_workload_dataset(j, ds);
   provenance(j, path, a, n, dataset_note);
   return j;
 }

@@ -4,6 +4,7 @@
 #include "cal.h"
 #include "cal_cli.h"
 #include "cal_profile.h"
+#include "cal_workload.h"
 
 #include "workload.h"
 
@@ -158,34 +159,19 @@ static cJSON* workload_json(const trace_opts* o, const char* device, double flop
     default_model(o->in, model, sizeof(model));
   /* On a CPU nothing is copied to a device: the batch tensor's FP32 bytes stand for it. */
   double decoded = med->htod_bytes > 0 ? med->htod_bytes / med->batch : med->input * 4 / med->batch;
-  cJSON* w = cJSON_CreateObject();
-  cJSON_AddStringToObject(w, "schema", "stash-sim-workload/1");
-  cJSON_AddStringToObject(w, "model", model);
-  cJSON_AddStringToObject(w, "precision", "fp32");
-  cJSON_AddNumberToObject(w, "batch_per_gpu", med->batch);
-  cJSON_AddNumberToObject(w, "grad_bytes_per_param", o->grad_bytes);
-  cJSON* ref = cJSON_AddObjectToObject(w, "reference");
-  cJSON_AddStringToObject(ref, "gpu_model", o->gpu_model ? o->gpu_model : device[0] ? device : "unknown");
-  cJSON_AddNumberToObject(ref, "gpu_flops", flops);
-  cJSON_AddNumberToObject(ref, "batch", med->batch);
-  cJSON_AddNumberToObject(w, "optimizer_s", med->opt_us * 1e-6);
-  cJSON* layers = cJSON_AddArrayToObject(w, "layers");
+  cal_workload head = {.model = model, .precision = "fp32", .batch = med->batch, .grad_bytes = o->grad_bytes,
+                       .gpu_model = o->gpu_model ? o->gpu_model : device[0] ? device : "unknown",
+                       .gpu_flops = flops, .optimizer_s = med->opt_us * 1e-6};
+  cJSON* layers = NULL;
+  cJSON* w = cal_workload_json(&head, &layers);
   for (int l = 0; l < med->nlayers; l++) {
-    cJSON* x = cJSON_CreateObject();
     char name[96];
     snprintf(name, sizeof(name), "%d_%s", l, med->names[l]);
-    cJSON_AddStringToObject(x, "name", name);
-    cJSON_AddNumberToObject(x, "fwd_s", med->fwd_us[l] * 1e-6);
-    cJSON_AddNumberToObject(x, "bwd_s", med->bwd_us[l] * 1e-6);
-    cJSON_AddNumberToObject(x, "params", med->params[l]);
-    cJSON_AddItemToArray(layers, x);
+    cal_workload_layer(layers, name, med->fwd_us[l] * 1e-6, med->bwd_us[l] * 1e-6, med->params[l]);
   }
-  cJSON* ds = cJSON_AddObjectToObject(w, "dataset");
-  cJSON_AddStringToObject(ds, "name", o->dataset);
-  cJSON_AddNumberToObject(ds, "samples", o->samples);
-  cJSON_AddNumberToObject(ds, "bytes_per_sample", o->bytes_per_sample > 0 ? o->bytes_per_sample : decoded);
-  cJSON_AddNumberToObject(ds, "prep_cpu_s_per_sample", med->data_us * 1e-6 / med->batch);
-  cJSON_AddNumberToObject(ds, "decoded_bytes_per_sample", decoded);
+  ss_dataset ds = {(char*)o->dataset, o->samples, o->bytes_per_sample > 0 ? o->bytes_per_sample : decoded,
+                   med->data_us * 1e-6 / med->batch, decoded};
+  cal_workload_dataset(w, &ds);
   provenance(w, o, device, med, nsteps);
   return w;
 }
