@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
 /* Peak FP32 speed of GPUs a trace may name (datasheet figures, not measurements): the workload's
  * reference speed, which stash-sim only uses as a ratio to a platform's GPU. */
 static const struct {
