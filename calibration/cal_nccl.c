@@ -234,6 +234,16 @@ static int fit(const nccl_data* d, nccl_fit* f, ss_err* err)
   return SS_OK;
 }
 
+/* A figure the rescaling changed, as the members NAME_before_UNIT and NAME_after_UNIT of o. */
+static void add_change(cJSON* o, const char* name, const char* unit, double before, double after)
+{
+  char key[64];
+  snprintf(key, sizeof(key), "%s_before_%s", name, unit);
+  cJSON_AddNumberToObject(o, key, before);
+  snprintf(key, sizeof(key), "%s_after_%s", name, unit);
+  cJSON_AddNumberToObject(o, key, after);
+}
+
 static cJSON* platform_json(const cal_rescale* r, const char* in, const char* out)
 {
   char classes[128];
@@ -246,20 +256,16 @@ static cJSON* platform_json(const cal_rescale* r, const char* in, const char* ou
   cJSON_AddStringToObject(j, "link_classes", classes);
   cJSON_AddNumberToObject(j, "bandwidth_factor", r->bandwidth_factor);
   cJSON_AddNumberToObject(j, "latency_factor", r->latency_factor);
-  cJSON_AddNumberToObject(j, "busbw_before_Bps", r->busbw_before_bps);
-  cJSON_AddNumberToObject(j, "busbw_after_Bps", r->busbw_after_bps);
-  cJSON_AddNumberToObject(j, "hop_latency_before_s", r->hop_latency_before_s);
-  cJSON_AddNumberToObject(j, "hop_latency_after_s", r->hop_latency_after_s);
+  add_change(j, "busbw", "Bps", r->busbw_before_bps, r->busbw_after_bps);
+  add_change(j, "hop_latency", "s", r->hop_latency_before_s, r->hop_latency_after_s);
   cJSON* links = cJSON_AddArrayToObject(j, "links");
   for (int i = 0; i < r->nchanges; i++) {
     const cal_link_change* c = &r->changes[i];
     cJSON* l = cJSON_CreateObject();
     cJSON_AddStringToObject(l, "name", c->name);
     cJSON_AddStringToObject(l, "class", c->cls);
-    cJSON_AddNumberToObject(l, "bandwidth_before_Bps", c->bandwidth_before_bps);
-    cJSON_AddNumberToObject(l, "bandwidth_after_Bps", c->bandwidth_after_bps);
-    cJSON_AddNumberToObject(l, "latency_before_s", c->latency_before_s);
-    cJSON_AddNumberToObject(l, "latency_after_s", c->latency_after_s);
+    add_change(l, "bandwidth", "Bps", c->bandwidth_before_bps, c->bandwidth_after_bps);
+    add_change(l, "latency", "s", c->latency_before_s, c->latency_after_s);
     cJSON_AddItemToArray(links, l);
   }
   return j;

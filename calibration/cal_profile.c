@@ -59,6 +59,12 @@ struct cal_profile {
   long events;
 };
 
+/* A key (an operator's External id, a Sequence number) and what has it (an operator, a layer). */
+typedef struct key_entry {
+  long key;
+  int value;
+} key_entry;
+
 static double num_arg(const cJSON* args, const char* key, double dflt)
 {
   const cJSON* v = cJSON_GetObjectItemCaseSensitive(args, key);
@@ -307,12 +313,6 @@ static int nest(cal_profile* t)
   free(stack);
   return SS_OK;
 }
-
-/* A key (an operator's External id, a Sequence number) and what has it (an operator, a layer). */
-typedef struct key_entry {
-  long key;
-  int value;
-} key_entry;
 
 static int by_key(const void* a, const void* b)
 {
