@@ -3,8 +3,6 @@
 #ifndef SS_CAL_H
 #define SS_CAL_H
 
-#include <stdio.h>
-
 /* A subcommand: argv[0] is its name. Returns the exit status: 0, 1 on bad input (one error line
  * on stderr naming the file), 2 on a usage error. */
 typedef int (*cal_main_fn)(int argc, char** argv);
@@ -23,8 +21,5 @@ int cal_trace_main(int argc, char** argv);
 int cal_nccl_main(int argc, char** argv);
 int cal_astra_main(int argc, char** argv);
 int cal_compare_main(int argc, char** argv);
-
-/* Print "stash-calibrate: error: ..." (or "stash-calibrate NAME: error: ...") and return 2. */
-int cal_usage_error(const char* cmd, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

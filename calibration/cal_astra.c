@@ -1,11 +1,11 @@
 /* cal_astra: stash-calibrate astra: import an ASTRA-sim 1.0 text workload (data parallel) as a
  * stash-sim workload JSON. */
 #include "cal.h"
+#include "cal_cli.h"
 #include "cal_text.h"
-#include "workload.h"
+#include "cal_workload.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,6 @@ typedef struct astra_args {
   double gpu_flops;
   double grad_bytes;
   long long batch;
-  int help;
 } astra_args;
 
 /* Field names, for errors (1-based as in the format's description). */
@@ -172,7 +171,7 @@ static int read_astra(const char* path, const astra_args* a, cal_lines* lines, a
     return ss_err_set(err, path, 2, "line 2 announces %lld layers, the file has %d", n, have);
   astra_layer* l = calloc((size_t)n, sizeof(astra_layer));
   if (!l)
-    return ss_err_set(err, path, 0, "out of memory");
+    return ss_err_nomem(err);
   *layers = l;
   *nlayers = 0;
   for (int i = 2; i < lines->n; i++) {
@@ -187,17 +186,6 @@ static int read_astra(const char* path, const astra_args* a, cal_lines* lines, a
     (*nlayers)++;
   }
   return SS_OK;
-}
-
-static cJSON* dataset_json(const ss_dataset* ds)
-{
-  cJSON* d = cJSON_CreateObject();
-  cJSON_AddStringToObject(d, "name", ds->name);
-  cJSON_AddNumberToObject(d, "samples", ds->samples);
-  cJSON_AddNumberToObject(d, "bytes_per_sample", ds->bytes_per_sample);
-  cJSON_AddNumberToObject(d, "prep_cpu_s_per_sample", ds->prep_cpu_s_per_sample);
-  cJSON_AddNumberToObject(d, "decoded_bytes_per_sample", ds->decoded_bytes_per_sample);
-  return d;
 }
 
 static void provenance(cJSON* j, const char* path, const astra_args* a, int nlayers, const char* dataset_note)
@@ -245,56 +233,39 @@ static cJSON* workload_json(const char* path, const astra_args* a, const astra_l
   double opt_s = 0;
   for (int i = 0; i < n; i++)
     opt_s += l[i].update_s;
-  cJSON* j = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "schema", "stash-sim-workload/1");
-  cJSON_AddStringToObject(j, "model", model);
-  cJSON_AddStringToObject(j, "precision", a->precision);
-  cJSON_AddNumberToObject(j, "batch_per_gpu", (double)a->batch);
-  cJSON_AddNumberToObject(j, "grad_bytes_per_param", a->grad_bytes);
-  cJSON* ref = cJSON_AddObjectToObject(j, "reference");
   char gpu[128];
   snprintf(gpu, sizeof(gpu), "ASTRA-sim device at %g GHz", a->clock_ghz);
-  cJSON_AddStringToObject(ref, "gpu_model", a->gpu_model ? a->gpu_model : gpu);
-  cJSON_AddNumberToObject(ref, "gpu_flops", a->gpu_flops);
-  cJSON_AddNumberToObject(ref, "batch", (double)a->batch);
-  cJSON_AddNumberToObject(j, "optimizer_s", opt_s);
-  cJSON* layers = cJSON_AddArrayToObject(j, "layers");
-  for (int i = 0; i < n; i++) {
-    cJSON* o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", l[i].name);
-    cJSON_AddNumberToObject(o, "fwd_s", l[i].fwd_s);
-    cJSON_AddNumberToObject(o, "bwd_s", l[i].bwd_s);
-    cJSON_AddNumberToObject(o, "params", l[i].params);
-    cJSON_AddItemToArray(layers, o);
-  }
-  cJSON_AddItemToObject(j, "dataset", dataset_json(ds));
+  cal_workload w = {.model = model, .precision = a->precision, .batch = (double)a->batch, .grad_bytes = a->grad_bytes,
+                    .gpu_model = a->gpu_model ? a->gpu_model : gpu, .gpu_flops = a->gpu_flops, .optimizer_s = opt_s};
+  cJSON* layers = NULL;
+  cJSON* j = cal_workload_json(&w, &layers);
+  for (int i = 0; i < n; i++)
+    cal_workload_layer(layers, l[i].name, l[i].fwd_s, l[i].bwd_s, l[i].params);
+  cal_workload_dataset(j, ds);
   provenance(j, path, a, n, dataset_note);
   return j;
 }
 
-static void usage(FILE* f)
-{
-  fputs("usage: stash-calibrate astra WORKLOAD.txt --clock-ghz F [-o WORKLOAD.json] [options]\n"
-        "\n"
-        "Import an ASTRA-sim 1.0 text workload (line 1 DATA, line 2 the layer count, then one line of 12 fields\n"
-        "per layer) as a stash-sim workload: fwd_s = forward cycles / clock, bwd_s = (input-gradient +\n"
-        "weight-gradient cycles) / clock, params = weight-gradient allreduce bytes / --grad-bytes, optimizer_s =\n"
-        "the update delays / clock. Data parallelism only: MODEL and HYBRID_* files are refused.\n"
-        "\n"
-        "options:\n"
-        "      --clock-ghz F      clock of ASTRA-sim's device, GHz (required)\n"
-        "  -o, --output FILE      write the workload there (default: stdout)\n"
-        "      --batch B          the batch the cycles are for: reference and default batch (default 1)\n"
-        "      --model NAME       model name (default: the file name without its extension)\n"
-        "      --precision P      fp32 tf32 fp16 bf16 amp fp64 (default fp32)\n"
-        "      --grad-bytes N     bytes per gradient element (default 4)\n"
-        "      --gpu-model NAME   reference device name (default 'ASTRA-sim device at F GHz')\n"
-        "      --gpu-flops F      its peak flop/s, to scale to other GPUs (default 15.7e12, a V100's FP32 peak)\n"
-        "      --dataset-from W.json  copy the dataset block of that stash-sim workload (default: ImageNet-1k,\n"
-        "                         the figures of workloads/resnet50.json)\n"
-        "  -h, --help             this help\n",
-        f);
-}
+static const char astra_help[] =
+    "usage: stash-calibrate astra WORKLOAD.txt --clock-ghz F [-o WORKLOAD.json] [options]\n"
+    "\n"
+    "Import an ASTRA-sim 1.0 text workload (line 1 DATA, line 2 the layer count, then one line of 12 fields\n"
+    "per layer) as a stash-sim workload: fwd_s = forward cycles / clock, bwd_s = (input-gradient +\n"
+    "weight-gradient cycles) / clock, params = weight-gradient allreduce bytes / --grad-bytes, optimizer_s =\n"
+    "the update delays / clock. Data parallelism only: MODEL and HYBRID_* files are refused.\n"
+    "\n"
+    "options:\n"
+    "      --clock-ghz F      clock of ASTRA-sim's device, GHz (required)\n"
+    "  -o, --output FILE      write the workload there (default: stdout)\n"
+    "      --batch B          the batch the cycles are for: reference and default batch (default 1)\n"
+    "      --model NAME       model name (default: the file name without its extension)\n"
+    "      --precision P      fp32 tf32 fp16 bf16 amp fp64 (default fp32)\n"
+    "      --grad-bytes N     bytes per gradient element (default 4)\n"
+    "      --gpu-model NAME   reference device name (default 'ASTRA-sim device at F GHz')\n"
+    "      --gpu-flops F      its peak flop/s, to scale to other GPUs (default 15.7e12, a V100's FP32 peak)\n"
+    "      --dataset-from W.json  copy the dataset block of that stash-sim workload (default: ImageNet-1k,\n"
+    "                         the figures of workloads/resnet50.json)\n"
+    "  -h, --help             this help\n";
 
 enum { OPT_CLOCK = 256, OPT_BATCH, OPT_MODEL, OPT_PRECISION, OPT_GRAD, OPT_GPU_MODEL, OPT_GPU_FLOPS, OPT_DATASET };
 
@@ -317,8 +288,10 @@ static int num_option(const char* name, const char* s, double lo, double hi, dou
   return 0;
 }
 
-static int parse_option(int ch, const char* arg, astra_args* a)
+/* A cal_cli option function. */
+static int astra_option(int ch, const char* arg, void* args)
 {
+  astra_args* a = args;
   double v;
   switch (ch) {
     case 'o': a->output = arg; return 0;
@@ -346,31 +319,6 @@ static int parse_option(int ch, const char* arg, astra_args* a)
   }
 }
 
-static int parse_args(int argc, char** argv, astra_args* a)
-{
-  *a = (astra_args){.precision = "fp32", .gpu_flops = 15.7e12, .grad_bytes = 4, .batch = 1};
-  opterr = 0;
-  optind = 1;
-  int ch;
-  while ((ch = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
-    if (ch == 'h')
-      a->help = 1;
-    else if (ch == ':')
-      return cal_usage_error("astra", "option '%s' needs a value", argv[optind - 1]);
-    else if (ch == '?')
-      return cal_usage_error("astra", "unknown option '%s'", argv[optind - 1]);
-    else if (parse_option(ch, optarg, a))
-      return 2;
-  }
-  if (a->help)
-    return 0;
-  if (argc - optind != 1)
-    return cal_usage_error("astra", "expected one ASTRA-sim workload file, got %s", optind == argc ? "none" : "more");
-  if (a->clock_ghz == 0)
-    return cal_usage_error("astra", "--clock-ghz is required (ASTRA-sim's times are cycles)");
-  return 0;
-}
-
 /* The dataset: copied from --dataset-from, or ImageNet-1k as workloads/resnet50.json has it. */
 static int dataset(const astra_args* a, ss_workload** from, ss_dataset* ds, char* note, size_t size, ss_err* err)
 {
@@ -389,18 +337,15 @@ static int dataset(const astra_args* a, ss_workload** from, ss_dataset* ds, char
   return SS_OK;
 }
 
-int cal_astra_main(int argc, char** argv)
+/* A cal_cli run function. */
+static int astra_run(void* args, int nfiles, char** files, ss_err* err)
 {
-  astra_args a;
-  int status = parse_args(argc, argv, &a);
-  if (status || a.help) {
-    if (a.help)
-      usage(stdout);
-    return status;
-  }
-  const char* path = argv[optind];
-  ss_err err;
-  ss_err_clear(&err);
+  const astra_args* a = args;
+  if (nfiles != 1)
+    return cal_usage_error("astra", "expected one ASTRA-sim workload file, got %s", nfiles == 0 ? "none" : "more");
+  if (a->clock_ghz == 0)
+    return cal_usage_error("astra", "--clock-ghz is required (ASTRA-sim's times are cycles)");
+  const char* path = files[0];
   cal_lines lines = {0};
   astra_layer* layers = NULL;
   int n = 0;
@@ -409,35 +354,30 @@ int cal_astra_main(int argc, char** argv)
   ss_dataset ds;
   char note[1024];
   cJSON* j = NULL;
-  char* text = NULL;
-  FILE* out = NULL;
-  status = 1;
-  if (read_astra(path, &a, &lines, &layers, &n, &err) || dataset(&a, &from, &ds, note, sizeof(note), &err))
-    goto fail;
-  j = workload_json(path, &a, layers, n, &ds, note);
-  if (!(text = cJSON_Print(j))) {
-    ss_err_set(&err, NULL, 0, "out of memory");
-    goto fail;
-  }
-  const char* inputs[2] = {path, a.dataset_from};
-  if (!(out = cal_open_output(a.output, inputs, 2)))
+  int status = SS_EINPUT;
+  if (read_astra(path, a, &lines, &layers, &n, err) || dataset(a, &from, &ds, note, sizeof(note), err))
     goto done;
-  fprintf(out, "%s\n", text);
-  status = cal_close_output(out, a.output, 0);
+  j = workload_json(path, a, layers, n, &ds, note);
+  const char* inputs[2] = {path, a->dataset_from};
+  status = cal_write_json(j, a->output, inputs, 2, err);
   /* What was written must be a workload the simulator takes. */
-  if (!status && a.output && ss_workload_load(a.output, &check, &err)) {
-    remove(a.output);
-    goto fail;
+  if (!status && a->output && ss_workload_load(a->output, &check, err)) {
+    remove(a->output);
+    status = SS_EINPUT;
   }
-  goto done;
-fail:
-  status = cal_fail(&err);
 done:
   ss_workload_free(check);
   ss_workload_free(from);
-  free(text);
   cJSON_Delete(j);
   free(layers);
   cal_lines_free(&lines);
   return status;
+}
+
+static const cal_cli astra_cli = {"astra", astra_help, options, astra_option, astra_run};
+
+int cal_astra_main(int argc, char** argv)
+{
+  astra_args a = {.precision = "fp32", .gpu_flops = 15.7e12, .grad_bytes = 4, .batch = 1};
+  return cal_cli_main(&astra_cli, argc, argv, &a);
 }

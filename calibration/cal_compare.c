@@ -1,12 +1,12 @@
 /* cal_compare: stash-calibrate compare: measured iteration times against stash-sim's predictions,
  * one simulation per row (the stash-sim binary, run as a child process). */
 #include "cal.h"
+#include "cal_cli.h"
 #include "cal_text.h"
 #include "proc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -28,7 +28,6 @@ typedef struct row {
 typedef struct compare_args {
   const char* output;
   const char* bin;
-  int help;
 } compare_args;
 
 static const char* const columns[] = {"args", "measured_iteration_s", "source", "note", NULL};
@@ -139,7 +138,7 @@ static int read_csv(const char* path, cal_lines* lines, row** rows, int* nrows, 
   int col[MAX_COLUMNS], ncols = 0, have_header = 0;
   *rows = calloc((size_t)lines->n + 1, sizeof(row));
   if (!*rows)
-    return ss_err_set(err, path, 0, "out of memory");
+    return ss_err_nomem(err);
   for (int i = 0; i < lines->n; i++) {
     char* t = lines->line[i];
     if (!t[strspn(t, " \t")] || t[0] == '#') /* blank lines, and comments saying where rows come from */
@@ -308,50 +307,35 @@ static void write_csv(FILE* f, const row* rows, int n)
   }
 }
 
-static void usage(FILE* f)
-{
-  fputs("usage: stash-calibrate compare MEASURED.csv [--bin STASH-SIM] [-o OUT.csv]\n"
-        "\n"
-        "For each row of MEASURED.csv run the simulator with its arguments and --format json, and print the\n"
-        "measured and simulated iteration times and the error (simulated - measured) / measured, then the\n"
-        "median and the max of the absolute errors. Exit status 1 if a row's run failed (it is reported).\n"
-        "\n"
-        "MEASURED.csv: a header, then one row per configuration; columns args (stash-sim's arguments, split at\n"
-        "blanks with a shell's quoting, '...', \"...\" and \\, but no expansion; paths relative to the current\n"
-        "directory), measured_iteration_s, and optionally source and note. Lines starting with '#' are comments.\n"
-        "\n"
-        "options:\n"
-        "      --bin FILE     the stash-sim binary (default: the one next to stash-calibrate)\n"
-        "  -o, --output FILE  also write the rows as CSV there\n"
-        "  -h, --help         this help\n",
-        f);
-}
+static const char compare_help[] =
+    "usage: stash-calibrate compare MEASURED.csv [--bin STASH-SIM] [-o OUT.csv]\n"
+    "\n"
+    "For each row of MEASURED.csv run the simulator with its arguments and --format json, and print the\n"
+    "measured and simulated iteration times and the error (simulated - measured) / measured, then the\n"
+    "median and the max of the absolute errors. Exit status 1 if a row's run failed (it is reported).\n"
+    "\n"
+    "MEASURED.csv: a header, then one row per configuration; columns args (stash-sim's arguments, split at\n"
+    "blanks with a shell's quoting, '...', \"...\" and \\, but no expansion; paths relative to the current\n"
+    "directory), measured_iteration_s, and optionally source and note. Lines starting with '#' are comments.\n"
+    "\n"
+    "options:\n"
+    "      --bin FILE     the stash-sim binary (default: the one next to stash-calibrate)\n"
+    "  -o, --output FILE  also write the rows as CSV there\n"
+    "  -h, --help         this help\n";
 
 static const struct option options[] = {
     {"output", required_argument, NULL, 'o'}, {"bin", required_argument, NULL, 'b'},
     {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 };
 
-static int parse_args(int argc, char** argv, compare_args* a)
+/* A cal_cli option function. */
+static int compare_option(int ch, const char* value, void* args)
 {
-  memset(a, 0, sizeof(*a));
-  opterr = 0;
-  optind = 1;
-  int ch;
-  while ((ch = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
-    if (ch == 'h')
-      a->help = 1;
-    else if (ch == 'o')
-      a->output = optarg;
-    else if (ch == 'b')
-      a->bin = optarg;
-    else if (ch == ':')
-      return cal_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
-    else
-      return cal_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
-  }
-  if (!a->help && argc - optind != 1)
-    return cal_usage_error("compare", "expected one MEASURED.csv, got %s", optind == argc ? "none" : "more");
+  compare_args* a = args;
+  if (ch == 'o')
+    a->output = value;
+  else
+    a->bin = value;
   return 0;
 }
 
@@ -367,38 +351,32 @@ static void default_bin(char* buf, size_t size)
     snprintf(buf, size, "stash-sim");
 }
 
-int cal_compare_main(int argc, char** argv)
+/* A cal_cli run function: one simulation per row, the table, the CSV. */
+static int compare_run(void* args, int nfiles, char** files, ss_err* err)
 {
-  compare_args a;
-  int status = parse_args(argc, argv, &a);
-  if (status || a.help) {
-    if (a.help)
-      usage(stdout);
-    return status;
-  }
-  const char* path = argv[optind];
+  const compare_args* a = args;
+  if (nfiles != 1)
+    return cal_usage_error("compare", "expected one MEASURED.csv, got %s", nfiles == 0 ? "none" : "more");
+  const char* path = files[0];
   char bin[4096];
-  if (a.bin)
-    snprintf(bin, sizeof(bin), "%s", a.bin);
+  if (a->bin)
+    snprintf(bin, sizeof(bin), "%s", a->bin);
   else
     default_bin(bin, sizeof(bin));
-  ss_err err;
-  ss_err_clear(&err);
   cal_lines lines = {0};
   row* rows = NULL;
   int n = 0;
   FILE* out = NULL;
-  status = 1;
-  if (read_csv(path, &lines, &rows, &n, &err)) {
-    status = cal_fail(&err);
+  int status = SS_EINPUT;
+  if (read_csv(path, &lines, &rows, &n, err))
     goto done;
-  }
+  status = 1;
   if (strchr(bin, '/') && access(bin, X_OK) != 0) {
     fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));
     goto done;
   }
   const char* inputs[1] = {path};
-  if (a.output && !(out = cal_open_output(a.output, inputs, 1)))
+  if (a->output && !(out = cal_open_output(a->output, inputs, 1)))
     goto done;
   int failed = 0;
   for (int i = 0; i < n; i++) {
@@ -409,7 +387,7 @@ int cal_compare_main(int argc, char** argv)
   status = failed ? 1 : 0;
   if (out) {
     write_csv(out, rows, n);
-    status = cal_close_output(out, a.output, status);
+    status = cal_close_output(out, a->output, status);
   }
   status = cal_close_output(stdout, NULL, status);
 done:
@@ -418,4 +396,12 @@ done:
   free(rows);
   cal_lines_free(&lines);
   return status;
+}
+
+static const cal_cli compare_cli = {"compare", compare_help, options, compare_option, compare_run};
+
+int cal_compare_main(int argc, char** argv)
+{
+  compare_args a = {0};
+  return cal_cli_main(&compare_cli, argc, argv, &a);
 }

@@ -1,11 +1,13 @@
 /* cal_nccl: stash-calibrate nccl: fit latency and bandwidth to nccl-tests all_reduce_perf output,
  * and optionally rescale a platform's GPU links to the fit. */
 #include "cal.h"
+#include "cal_cli.h"
 #include "cal_rescale.h"
 #include "cal_text.h"
 
+#include "array.h"
+
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +28,8 @@ typedef struct source {
 
 typedef struct nccl_data {
   point* pts;
-  int n, cap;
+  int n;
+  size_t cap;
   source* src;
   int nsrc;
   int ranks;
@@ -44,14 +47,10 @@ static const char table_form[] = "size count type redop [root] time algbw busbw 
 
 static int add_point(nccl_data* d, double bytes, double time_s, double busbw_bps)
 {
-  if (d->n == d->cap) {
-    int cap = d->cap ? 2 * d->cap : 64;
-    point* p = realloc(d->pts, sizeof(point) * (size_t)cap);
-    if (!p)
-      return SS_ENOMEM;
-    d->pts = p;
-    d->cap = cap;
-  }
+  point* p = ss_array_grow(d->pts, &d->cap, (size_t)d->n + 1, sizeof(point), 64);
+  if (!p)
+    return SS_ENOMEM;
+  d->pts = p;
   d->pts[d->n++] = (point){bytes, time_s, busbw_bps};
   return SS_OK;
 }
@@ -94,7 +93,7 @@ static int table_row(const char* path, int line, char** f, int nf, nccl_data* d,
     return ss_err_set(err, path, line, "%s '%s' is neither a number nor N/A", nf == 13 ? "#wrong" : "error", f[k + 3]);
   if (nf == 13 && strcmp(f[k + 3], "N/A") != 0 && x > 0)
     return ss_err_set(err, path, line, "the run reports %s wrong elements: its results failed the check", f[k + 3]);
-  return add_point(d, bytes, t_us * 1e-6, 0) ? ss_err_set(err, path, line, "out of memory") : SS_OK;
+  return add_point(d, bytes, t_us * 1e-6, 0) ? ss_err_nomem(err) : SS_OK;
 }
 
 static int pair_row(const char* path, int line, char** f, nccl_data* d, ss_err* err)
@@ -106,7 +105,7 @@ static int pair_row(const char* path, int line, char** f, nccl_data* d, ss_err* 
     return ss_err_set(err, path, line, "size 0: a pair needs a positive size");
   if (cal_number(f[1], &gbps) || gbps <= 0)
     return ss_err_set(err, path, line, "busbw '%s' is not a positive number of GB/s", f[1]);
-  return add_point(d, bytes, 0, gbps * 1e9) ? ss_err_set(err, path, line, "out of memory") : SS_OK;
+  return add_point(d, bytes, 0, gbps * 1e9) ? ss_err_nomem(err) : SS_OK;
 }
 
 /* One line of data: a table row, or one or more pairs separated by '|'. */
@@ -235,6 +234,16 @@ static int fit(const nccl_data* d, nccl_fit* f, ss_err* err)
   return SS_OK;
 }
 
+/* A figure the rescaling changed, as the members NAME_before_UNIT and NAME_after_UNIT of o. */
+static void add_change(cJSON* o, const char* name, const char* unit, double before, double after)
+{
+  char key[64];
+  snprintf(key, sizeof(key), "%s_before_%s", name, unit);
+  cJSON_AddNumberToObject(o, key, before);
+  snprintf(key, sizeof(key), "%s_after_%s", name, unit);
+  cJSON_AddNumberToObject(o, key, after);
+}
+
 static cJSON* platform_json(const cal_rescale* r, const char* in, const char* out)
 {
   char classes[128];
@@ -247,20 +256,16 @@ static cJSON* platform_json(const cal_rescale* r, const char* in, const char* ou
   cJSON_AddStringToObject(j, "link_classes", classes);
   cJSON_AddNumberToObject(j, "bandwidth_factor", r->bandwidth_factor);
   cJSON_AddNumberToObject(j, "latency_factor", r->latency_factor);
-  cJSON_AddNumberToObject(j, "busbw_before_Bps", r->busbw_before_bps);
-  cJSON_AddNumberToObject(j, "busbw_after_Bps", r->busbw_after_bps);
-  cJSON_AddNumberToObject(j, "hop_latency_before_s", r->hop_latency_before_s);
-  cJSON_AddNumberToObject(j, "hop_latency_after_s", r->hop_latency_after_s);
+  add_change(j, "busbw", "Bps", r->busbw_before_bps, r->busbw_after_bps);
+  add_change(j, "hop_latency", "s", r->hop_latency_before_s, r->hop_latency_after_s);
   cJSON* links = cJSON_AddArrayToObject(j, "links");
   for (int i = 0; i < r->nchanges; i++) {
     const cal_link_change* c = &r->changes[i];
     cJSON* l = cJSON_CreateObject();
     cJSON_AddStringToObject(l, "name", c->name);
     cJSON_AddStringToObject(l, "class", c->cls);
-    cJSON_AddNumberToObject(l, "bandwidth_before_Bps", c->bandwidth_before_bps);
-    cJSON_AddNumberToObject(l, "bandwidth_after_Bps", c->bandwidth_after_bps);
-    cJSON_AddNumberToObject(l, "latency_before_s", c->latency_before_s);
-    cJSON_AddNumberToObject(l, "latency_after_s", c->latency_after_s);
+    add_change(l, "bandwidth", "Bps", c->bandwidth_before_bps, c->bandwidth_after_bps);
+    add_change(l, "latency", "s", c->latency_before_s, c->latency_after_s);
     cJSON_AddItemToArray(links, l);
   }
   return j;
@@ -311,26 +316,23 @@ static cJSON* params_json(const nccl_data* d, const nccl_fit* f)
   return j;
 }
 
-static void usage(FILE* f)
-{
-  fputs("usage: stash-calibrate nccl LOG... [-o PARAMS.json] [--ranks N] [--platform P.xml --out-platform Q.xml]\n"
-        "\n"
-        "Fit time = alpha + size / algbw (least squares on relative errors) to allreduce measurements and write\n"
-        "the fit as JSON (alpha_s, algbw_Bps, busbw_Bps, ranks, points, residual, sources).\n"
-        "\n"
-        "LOG: nccl-tests all_reduce_perf output (one or more runs per file; the out-of-place time of each row\n"
-        "of the table is used, '#' lines are comments and '# Rank N' lines give the ranks), or rows of\n"
-        "'size_bytes busbw_GBps' pairs, several on a line separated by '|' (busbw: nccl-tests' convention).\n"
-        "\n"
-        "options:\n"
-        "  -o, --output FILE      write the JSON there (default: stdout)\n"
-        "      --ranks N          ranks of the measurements (needed when no log has '# Rank' lines)\n"
-        "      --platform P.xml   a stash-sim platform whose GPU-interconnect links to rescale ...\n"
-        "      --out-platform Q.xml  ... into Q.xml, so that a ring allreduce over its GPUs has the fitted busbw\n"
-        "                         and a ring hop alpha / (2 (ranks - 1)) (docs/calibration.md)\n"
-        "  -h, --help             this help\n",
-        f);
-}
+static const char nccl_help[] =
+    "usage: stash-calibrate nccl LOG... [-o PARAMS.json] [--ranks N] [--platform P.xml --out-platform Q.xml]\n"
+    "\n"
+    "Fit time = alpha + size / algbw (least squares on relative errors) to allreduce measurements and write\n"
+    "the fit as JSON (alpha_s, algbw_Bps, busbw_Bps, ranks, points, residual, sources).\n"
+    "\n"
+    "LOG: nccl-tests all_reduce_perf output (one or more runs per file; the out-of-place time of each row\n"
+    "of the table is used, '#' lines are comments and '# Rank N' lines give the ranks), or rows of\n"
+    "'size_bytes busbw_GBps' pairs, several on a line separated by '|' (busbw: nccl-tests' convention).\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE      write the JSON there (default: stdout)\n"
+    "      --ranks N          ranks of the measurements (needed when no log has '# Rank' lines)\n"
+    "      --platform P.xml   a stash-sim platform whose GPU-interconnect links to rescale ...\n"
+    "      --out-platform Q.xml  ... into Q.xml, so that a ring allreduce over its GPUs has the fitted busbw\n"
+    "                         and a ring hop alpha / (2 (ranks - 1)) (docs/calibration.md)\n"
+    "  -h, --help             this help\n";
 
 enum { OPT_RANKS = 256, OPT_PLATFORM, OPT_OUT_PLATFORM };
 
@@ -345,40 +347,23 @@ typedef struct nccl_args {
   const char* platform;
   const char* out_platform;
   int ranks;
-  int help;
 } nccl_args;
 
-static int parse_args(int argc, char** argv, nccl_args* a)
+/* A cal_cli option function. */
+static int nccl_option(int ch, const char* value, void* args)
 {
-  memset(a, 0, sizeof(*a));
-  opterr = 0;
-  optind = 1;
-  int ch;
+  nccl_args* a = args;
   long long v;
-  while ((ch = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
-    if (ch == 'h')
-      a->help = 1;
-    else if (ch == 'o')
-      a->output = optarg;
-    else if (ch == OPT_PLATFORM)
-      a->platform = optarg;
-    else if (ch == OPT_OUT_PLATFORM)
-      a->out_platform = optarg;
-    else if (ch == OPT_RANKS && (cal_integer(optarg, &v) || v < 2 || v > 1000000))
-      return cal_usage_error("nccl", "--ranks expects a whole number of ranks from 2, got '%s'", optarg);
-    else if (ch == OPT_RANKS)
-      a->ranks = (int)v;
-    else if (ch == ':')
-      return cal_usage_error("nccl", "option '%s' needs a value", argv[optind - 1]);
-    else
-      return cal_usage_error("nccl", "unknown option '%s'", argv[optind - 1]);
-  }
-  if (a->help)
-    return 0;
-  if (optind >= argc)
-    return cal_usage_error("nccl", "expected one nccl-tests log or more");
-  if (!a->platform != !a->out_platform)
-    return cal_usage_error("nccl", "--platform and --out-platform go together");
+  if (ch == 'o')
+    a->output = value;
+  else if (ch == OPT_PLATFORM)
+    a->platform = value;
+  else if (ch == OPT_OUT_PLATFORM)
+    a->out_platform = value;
+  else if (cal_integer(value, &v) || v < 2 || v > 1000000)
+    return cal_usage_error("nccl", "--ranks expects a whole number of ranks from 2, got '%s'", value);
+  else
+    a->ranks = (int)v;
   return 0;
 }
 
@@ -402,61 +387,52 @@ static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, ca
                               r, err);
 }
 
-int cal_nccl_main(int argc, char** argv)
+/* A cal_cli run function: reads the logs, fits, rescales the platform, writes the JSON. */
+static int nccl_run(void* args, int nlogs, char** logs, ss_err* err)
 {
-  nccl_args a;
-  int status = parse_args(argc, argv, &a);
-  if (status || a.help) {
-    if (a.help)
-      usage(stdout);
-    return status;
-  }
-  ss_err err;
-  ss_err_clear(&err);
+  const nccl_args* a = args;
+  if (nlogs == 0)
+    return cal_usage_error("nccl", "expected one nccl-tests log or more");
+  if (!a->platform != !a->out_platform)
+    return cal_usage_error("nccl", "--platform and --out-platform go together");
   nccl_data d = {0};
   nccl_fit f;
   cal_rescale r = {0};
   cJSON* j = NULL;
-  char* text = NULL;
-  FILE* out = NULL;
-  status = 1;
-  d.nsrc = argc - optind;
+  int status = SS_EINPUT;
+  d.nsrc = nlogs;
   if (!(d.src = calloc((size_t)d.nsrc, sizeof(source)))) {
-    ss_err_set(&err, NULL, 0, "out of memory");
-    goto fail;
+    ss_err_nomem(err);
+    goto done;
   }
   for (int i = 0; i < d.nsrc; i++) {
-    d.src[i].path = argv[optind + i];
-    if (read_log(&d.src[i], &d, &err))
-      goto fail;
+    d.src[i].path = logs[i];
+    if (read_log(&d.src[i], &d, err))
+      goto done;
   }
-  int rc = resolve_ranks(&d, a.ranks, &err);
+  int rc = resolve_ranks(&d, a->ranks, err);
   if (rc == 2) {
     status = cal_usage_error("nccl", "no log gives the number of ranks (no '# Rank' lines): pass --ranks N");
     goto done;
   }
-  if (rc || fit(&d, &f, &err) || (a.platform && rescale(&a, &d, &f, &r, &err)))
-    goto fail;
-  j = params_json(&d, &f);
-  if (a.platform)
-    cJSON_AddItemToObject(j, "platform", platform_json(&r, a.platform, a.out_platform));
-  if (!(text = cJSON_Print(j))) {
-    ss_err_set(&err, NULL, 0, "out of memory");
-    goto fail;
-  }
-  const char** inputs = (const char**)argv + optind;
-  if (!(out = cal_open_output(a.output, inputs, d.nsrc)))
+  if (rc || fit(&d, &f, err) || (a->platform && rescale(a, &d, &f, &r, err)))
     goto done;
-  fprintf(out, "%s\n", text);
-  status = cal_close_output(out, a.output, 0);
-  goto done;
-fail:
-  status = cal_fail(&err);
+  j = params_json(&d, &f);
+  if (a->platform)
+    cJSON_AddItemToObject(j, "platform", platform_json(&r, a->platform, a->out_platform));
+  status = cal_write_json(j, a->output, (const char* const*)logs, d.nsrc, err);
 done:
-  free(text);
   cJSON_Delete(j);
   cal_rescale_free(&r);
   free(d.pts);
   free(d.src);
   return status;
+}
+
+static const cal_cli nccl_cli = {"nccl", nccl_help, options, nccl_option, nccl_run};
+
+int cal_nccl_main(int argc, char** argv)
+{
+  nccl_args a = {0};
+  return cal_cli_main(&nccl_cli, argc, argv, &a);
 }

@@ -3,10 +3,9 @@
 
 #include "platform.h"
 #include "topo.h"
+#include "xml.h"
 
 #include <errno.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,12 +146,16 @@ static int comment_before(xmlNode* n, const char* text)
   return SS_OK;
 }
 
-static const cal_link_change* change_of(const cal_rescale* res, const xmlChar* id)
+/* The change of link n, if it has one. */
+static const cal_link_change* change_of(const cal_rescale* res, const xmlNode* n)
 {
-  for (int i = 0; id && i < res->nchanges; i++)
-    if (strcmp(res->changes[i].name, (const char*)id) == 0)
-      return &res->changes[i];
-  return NULL;
+  char* id = ss_xml_attr(n, "id");
+  const cal_link_change* c = NULL;
+  for (int i = 0; id && !c && i < res->nchanges; i++)
+    if (strcmp(res->changes[i].name, id) == 0)
+      c = &res->changes[i];
+  free(id);
+  return c;
 }
 
 static int edit_link(xmlNode* n, const cal_link_change* c, const char* note)
@@ -160,12 +163,12 @@ static int edit_link(xmlNode* n, const cal_link_change* c, const char* note)
   char bw[64], lat[64], text[2048];
   snprintf(bw, sizeof(bw), "%.10gGBps", c->bandwidth_after_bps / 1e9);
   snprintf(lat, sizeof(lat), "%.10gus", c->latency_after_s * 1e6);
-  xmlChar* old_bw = xmlGetProp(n, (const xmlChar*)"bandwidth");
-  xmlChar* old_lat = xmlGetProp(n, (const xmlChar*)"latency");
+  char* old_bw = ss_xml_attr(n, "bandwidth");
+  char* old_lat = ss_xml_attr(n, "latency");
   snprintf(text, sizeof(text), "stash-calibrate nccl rescaled this %s link: bandwidth %s -> %s, latency %s -> %s; %s",
-           c->cls, old_bw ? (const char*)old_bw : "?", bw, old_lat ? (const char*)old_lat : "?", lat, note);
-  xmlFree(old_bw);
-  xmlFree(old_lat);
+           c->cls, old_bw ? old_bw : "?", bw, old_lat ? old_lat : "?", lat, note);
+  free(old_bw);
+  free(old_lat);
   if (!xmlSetProp(n, (const xmlChar*)"bandwidth", (const xmlChar*)bw) ||
       !xmlSetProp(n, (const xmlChar*)"latency", (const xmlChar*)lat))
     return SS_ENOMEM;
@@ -176,13 +179,16 @@ static int edit_link(xmlNode* n, const cal_link_change* c, const char* note)
 static int write_xml(const char* in, const char* out, const cal_rescale* res, const ring_figures* before,
                      const char* note, ss_err* err)
 {
-  xmlDoc* doc = xmlReadFile(in, NULL, XML_PARSE_NONET);
-  if (!doc)
+  ss_err why;
+  ss_err_clear(&why);
+  ss_xml x = {in, &why};
+  xmlDoc* doc = NULL;
+  if (ss_xml_read(&x, &doc))
     return ss_err_set(err, in, 0, "cannot read the platform again");
   int rc = SS_OK;
   xmlNode* root = xmlDocGetRootElement(doc);
   for (xmlNode* z = root ? root->children : NULL; z && !rc; z = z->next) {
-    if (z->type != XML_ELEMENT_NODE || !xmlStrEqual(z->name, (const xmlChar*)"zone"))
+    if (!ss_xml_is(z, "zone"))
       continue;
     char classes[128], text[3072];
     cal_rescale_classes(before->classes, classes, sizeof(classes));
@@ -194,17 +200,13 @@ static int write_xml(const char* in, const char* out, const cal_rescale* res, co
              res->busbw_before_bps / 1e9, res->hop_latency_after_s * 1e6, res->hop_latency_before_s * 1e6, note);
     rc = comment_before(z, text);
     for (xmlNode* n = z->children; n && !rc; n = n->next) {
-      if (n->type != XML_ELEMENT_NODE || !xmlStrEqual(n->name, (const xmlChar*)"link"))
-        continue;
-      xmlChar* id = xmlGetProp(n, (const xmlChar*)"id");
-      const cal_link_change* c = change_of(res, id);
-      xmlFree(id);
+      const cal_link_change* c = ss_xml_is(n, "link") ? change_of(res, n) : NULL;
       if (c)
         rc = edit_link(n, c, note);
     }
   }
   if (rc)
-    ss_err_set(err, in, 0, "out of memory");
+    ss_err_nomem(err);
   else if (xmlSaveFormatFileEnc(out, doc, "UTF-8", 0) < 0)
     rc = ss_err_set(err, out, 0, "cannot write the platform: %s", errno ? strerror(errno) : "write error");
   xmlFreeDoc(doc);
@@ -226,7 +228,7 @@ static int check_written(const char* out, const cal_rescale* res, const ring_fig
   int rc = figures(q, &f);
   ss_platform_free(q);
   if (rc)
-    return ss_err_set(err, out, 0, "out of memory");
+    return ss_err_nomem(err);
   if (f.nrings != planned->nrings || fabs(f.busbw_bps / res->busbw_after_bps - 1) > 1e-8 ||
       fabs(f.hop_latency_s - res->hop_latency_after_s) > 1e-8 * res->hop_latency_after_s + 1e-15)
     return ss_err_set(err, out, 0, "the rewritten platform gives %d ring(s) of %.9g GB/s and %.9g us per hop, "
@@ -253,7 +255,7 @@ int cal_rescale_platform(const char* in, const char* out, double busbw_bps, doub
   }
   if ((rc = figures(p, &before)) || (rc = plan(p, &before, busbw_bps, hop_latency_s, res)) ||
       (rc = figures(p, &after))) {
-    ss_err_set(err, in, 0, "out of memory");
+    ss_err_nomem(err);
     goto done;
   }
   res->nrings = before.nrings;

@@ -1,11 +1,8 @@
-/* cal_text: numbered lines of a text file, strict numbers, fields, outputs, usage errors (stash-calibrate). */
+/* cal_text: numbered lines of a text file, strict numbers, fields, outputs (stash-calibrate). */
 #include "cal_text.h"
-
-#include "cal.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,7 +18,7 @@ int cal_lines_read(const char* path, const char* what, cal_lines* out, ss_err* e
     return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(errno));
   size_t cap = 1 << 16, n = 0;
   char* buf = malloc(cap + 1);
-  int rc = buf ? SS_OK : ss_err_set(err, path, 0, "out of memory");
+  int rc = buf ? SS_OK : ss_err_nomem(err);
   while (!rc) {
     size_t got = fread(buf + n, 1, cap - n, f);
     n += got;
@@ -32,7 +29,7 @@ int cal_lines_read(const char* path, const char* what, cal_lines* out, ss_err* e
     }
     char* bigger = realloc(buf, 2 * cap + 1);
     if (!bigger)
-      rc = ss_err_set(err, path, 0, "out of memory");
+      rc = ss_err_nomem(err);
     else
       buf = bigger, cap *= 2;
   }
@@ -49,7 +46,7 @@ int cal_lines_read(const char* path, const char* what, cal_lines* out, ss_err* e
   }
   char** line = rc ? NULL : malloc(sizeof(char*) * ((size_t)nlines + 1));
   if (!rc && !line)
-    rc = ss_err_set(err, path, 0, "out of memory");
+    rc = ss_err_nomem(err);
   if (rc) {
     free(buf);
     return rc;
@@ -174,14 +171,6 @@ int cal_integer(const char* s, long long* out)
   return 0;
 }
 
-int cal_fail(const ss_err* err)
-{
-  char line[2048];
-  ss_err_format(err, line, sizeof(line));
-  fprintf(stderr, "%s\n", line);
-  return 1;
-}
-
 int cal_same_file(const char* a, const char* b)
 {
   struct stat sa, sb;
@@ -213,13 +202,17 @@ int cal_close_output(FILE* f, const char* path, int status)
   return status;
 }
 
-int cal_usage_error(const char* cmd, const char* fmt, ...)
+int cal_write_json(const cJSON* j, const char* path, const char* const* inputs, int n, ss_err* err)
 {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "stash-calibrate%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
-  vfprintf(stderr, fmt, ap);
-  fputs(" (see --help)\n", stderr);
-  va_end(ap);
-  return 2;
+  char* text = cJSON_Print(j);
+  if (!text)
+    return ss_err_nomem(err);
+  int status = 1;
+  FILE* out = cal_open_output(path, inputs, n);
+  if (out) {
+    fprintf(out, "%s\n", text);
+    status = cal_close_output(out, path, 0);
+  }
+  free(text);
+  return status;
 }

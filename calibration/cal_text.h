@@ -5,6 +5,7 @@
 
 #include "err.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 
 /* A whole text file split into lines: line[i] is line i + 1 of the file, without its "\n" or
@@ -38,9 +39,6 @@ int cal_number(const char* s, double* out);
 /* Parse the whole of s as a decimal integer (optionally signed); 0 on success, -1 otherwise. */
 int cal_integer(const char* s, long long* out);
 
-/* Print err as one line on stderr and return 1 (the exit status of bad input). */
-int cal_fail(const ss_err* err);
-
 /* Whether paths a and b name the same existing file. */
 int cal_same_file(const char* a, const char* b);
 
@@ -50,5 +48,10 @@ FILE* cal_open_output(const char* path, const char* const* inputs, int n);
 
 /* Close (or flush stdout) and return status, or 1 with a message when writing failed. */
 int cal_close_output(FILE* f, const char* path, int status);
+
+/* Print j as JSON text and a newline to the output path (stdout when NULL; cal_open_output's
+ * inputs). Returns the exit status: 0, or 1 with why printed; or SS_EINPUT with err set when out
+ * of memory. */
+int cal_write_json(const cJSON* j, const char* path, const char* const* inputs, int n, ss_err* err);
 
 #endif

@@ -1,7 +1,9 @@
 /* stash-calibrate: turn measurements (profiler traces, nccl-tests logs, ASTRA-sim workloads,
  * measured iteration times) into stash-sim inputs and errors. One subcommand per module. */
 #include "cal.h"
+#include "cal_cli.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const cal_command cal_commands[] = {

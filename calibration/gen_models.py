@@ -59,6 +59,17 @@ class Net:
         """Elementwise work (pooling, residual add, concat, shuffle) booked to the last layer."""
         self.layers[-1]["elem_rw"] += elem_rw
 
+    def maxpool(self, c, hw, k, s, p=0, ceil=False):
+        """A max pool of the c x hw output of the last layer (its reads and writes); the new hw."""
+        q = pool(hw, k, s, p, ceil)
+        self.extra(c * (hw[0] * hw[1] + q[0] * q[1]))
+        return q
+
+    def pool_linear(self, name, c, hw, classes=1000):
+        """Global average pool of the c x hw output of the last layer, then the classifier Linear."""
+        self.extra(c * hw[0] * hw[1])
+        self.linear(name, c, classes)
+
 
 def pool(hw, k, s, p=0, ceil=False):
     def one(n):
@@ -72,13 +83,13 @@ def alexnet():
     # maxpools at 2,5,12, AdaptiveAvgPool(6,6), classifier Dropout/Linear 1,4,6.
     n, hw = Net(), (224, 224)
     hw = n.conv("features.0", 3, hw, 64, 11, 4, 2, bias=True, act=True)
-    q = pool(hw, 3, 2); n.extra(64 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    hw = n.maxpool(64, hw, 3, 2)
     hw = n.conv("features.3", 64, hw, 192, 5, 1, 2, bias=True, act=True)
-    q = pool(hw, 3, 2); n.extra(192 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    hw = n.maxpool(192, hw, 3, 2)
     hw = n.conv("features.6", 192, hw, 384, 3, 1, 1, bias=True, act=True)
     hw = n.conv("features.8", 384, hw, 256, 3, 1, 1, bias=True, act=True)
     hw = n.conv("features.10", 256, hw, 256, 3, 1, 1, bias=True, act=True)
-    q = pool(hw, 3, 2); n.extra(256 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    hw = n.maxpool(256, hw, 3, 2)
     assert hw == (6, 6)
     n.linear("classifier.1", 256 * 6 * 6, 4096, act=True)
     n.linear("classifier.4", 4096, 4096, act=True)
@@ -97,7 +108,7 @@ def vgg(cfg):
     n, hw, cin, idx = Net(), (224, 224), 3, 0
     for v in VGG_CFGS[cfg]:
         if v == "M":
-            q = pool(hw, 2, 2); n.extra(cin * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+            hw = n.maxpool(cin, hw, 2, 2)
             idx += 1
         else:
             hw = n.conv("features.%d" % idx, cin, hw, v, 3, 1, 1, bias=True, act=True)
@@ -122,7 +133,7 @@ def resnet(arch):
     expansion = 1 if block == "basic" else 4
     n = Net()
     hw = n.conv("conv1", 3, (224, 224), 64, 7, 2, 3, bn=True, act=True)
-    q = pool(hw, 3, 2, 1); n.extra(64 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    hw = n.maxpool(64, hw, 3, 2, 1)
     cin = 64
     for stage, (planes, nblocks) in enumerate(zip([64, 128, 256, 512], counts), 1):
         for b in range(nblocks):
@@ -139,8 +150,8 @@ def resnet(arch):
                 n.conv(pre + "downsample.0", cin, hw, cout, 1, stride, bn=True)
             n.extra(5 * cout * ho[0] * ho[1])        # residual add (r2 w1) + ReLU (r1 w1)
             cin, hw = cout, ho
-    n.extra(cin * hw[0] * hw[1])                     # global average pool
-    n.linear("fc", 512 * expansion, 1000)
+    assert cin == 512 * expansion
+    n.pool_linear("fc", cin, hw)
     return n
 
 
@@ -166,8 +177,7 @@ def mobilenet_v2():
                 n.extra(3 * c * h[0] * h[1])
             cin, hw, idx = c, h, idx + 1
     hw = n.conv("features.18.0", 320, hw, 1280, 1, bn=True, act=True)
-    n.extra(1280 * hw[0] * hw[1])
-    n.linear("classifier.1", 1280, 1000)
+    n.pool_linear("classifier.1", 1280, hw)
     return n
 
 
@@ -180,7 +190,7 @@ def shufflenet_v2_x0_5():
     # BN + ReLU, global mean, fc.
     n = Net()
     hw = n.conv("conv1.0", 3, (224, 224), 24, 3, 2, 1, bn=True, act=True)
-    q = pool(hw, 3, 2, 1); n.extra(24 * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+    hw = n.maxpool(24, hw, 3, 2, 1)
     cin = 24
     for stage, reps, cout in [(2, 4, 48), (3, 8, 96), (4, 4, 192)]:
         for i in range(reps):
@@ -197,8 +207,7 @@ def shufflenet_v2_x0_5():
             n.extra(4 * cout * h[0] * h[1])          # concat (r1 w1) + channel shuffle (r1 w1)
             cin, hw = cout, h
     hw = n.conv("conv5.0", 192, hw, 1024, 1, bn=True, act=True)
-    n.extra(1024 * hw[0] * hw[1])
-    n.linear("fc", 1024, 1000)
+    n.pool_linear("fc", 1024, hw)
     return n
 
 
@@ -214,10 +223,10 @@ def squeezenet1_0():
              10: (64, 256), 12: (64, 256)}
     for idx in range(3, 13):
         if idx in (6, 11):
-            q = pool(hw, 3, 2, ceil=True); n.extra(cin * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+            hw = n.maxpool(cin, hw, 3, 2, ceil=True)
             continue
         if idx == 3:
-            q = pool(hw, 3, 2, ceil=True); n.extra(cin * (hw[0] * hw[1] + q[0] * q[1])); hw = q
+            hw = n.maxpool(cin, hw, 3, 2, ceil=True)
         sq, ex = fires[idx]
         pre = "features.%d." % idx
         n.conv(pre + "squeeze", cin, hw, sq, 1, bias=True, act=True)

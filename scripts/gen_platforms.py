@@ -268,6 +268,16 @@ NO_GDR = ("No GPUDirect RDMA on this instance (NOT in shared/data: aws/aws-ofi-n
           "is staged in host memory: up the GPU link (and the switch uplink), then the NIC")
 
 CAT_SRC = f"{DATA}/instances.csv"
+
+
+def ebs_recalled(csv_has, gbps):
+    """The disk of an instance whose EBS bandwidth is a figure recalled from AWS's table (gbps), as
+    instances.csv has none (csv_has says what it has): (read and write bandwidth, source)."""
+    rate = "%g Mbps" % (gbps * 1000) if gbps < 1 else "%g Gbps" % gbps
+    return ("%gMBps" % (gbps * 125), f"ESTIMATE: instances.csv {csv_has}; {rate} as recalled from the AWS "
+            "EBS-optimized instance table (NOT in shared/data, unverified) / 8")
+
+
 CATALOG = {
     "p2.xl": dict(
         inst="p2.xlarge", gpu="K80", ngpu=1, price="0.900", vcpus=4, mem=61, net="1.25",
@@ -276,8 +286,7 @@ CATALOG = {
                  "speakerdeck porcaro33, gist Geoyi; the gist says only 'High')"),
         note=("One GK210 die of a K80 board (the other die is not part of the instance). PCIe: gpu0 "
               "-pcie_gpu0- on-board PCIe switch sw0 -pcie_sw0- CPU socket 0."),
-        disk=("93.75MBps", "ESTIMATE: instances.csv has '[mem: n/a]' for EBS; 750 Mbps as recalled "
-              "from the AWS EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        disk=ebs_recalled("has '[mem: n/a]' for EBS", 0.75),
         sw=[0], sw_socket=[0], pcie=PCIE3_K80, sock=None,
         nics=[("nic", "1.25Gbps")], gdr=False,
         calib="spec-derived (PCIe proxy from V100 Gen3 x16)"),
@@ -290,8 +299,7 @@ CATALOG = {
               "boards on CPU socket 0 (32 vCPUs = 16 cores fit one Xeon E5-2686 v4; NOT in shared/data), "
               "so no inter-socket link. PCIe: gpuI -pcie_gpuI- on-board switch swK=I/2 (the two dies of "
               "board K) -pcie_swK- socket 0 root complex. UP = towards the CPU."),
-        disk=("625MBps", "ESTIMATE: instances.csv has '[mem: n/a]' for EBS; 5 Gbps as recalled from "
-              "the AWS EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        disk=ebs_recalled("has '[mem: n/a]' for EBS", 5),
         sw=[i // 2 for i in range(8)], sw_socket=[0] * 4, pcie=PCIE3_K80, sock=None,
         nics=[("nic", "10Gbps")], gdr=False,
         calib="spec-derived; no K80 collective in shared/data"),
@@ -306,8 +314,7 @@ CATALOG = {
               "level is not known). PCIe: gpuI -pcie_gpuI- on-board switch swK=I/2 -pcie_swK- socket "
               "K/4 (-qpi- other socket). UP = towards the CPU, qpi UP = socket 0 to socket 1. With 16 "
               "GPUs the ring search is not exhaustive (limit 9): one ring in GPU order."),
-        disk=("1250MBps", "ESTIMATE: instances.csv has '[mem: n/a]' for EBS; 10 Gbps as recalled "
-              "from the AWS EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        disk=ebs_recalled("has '[mem: n/a]' for EBS", 10),
         sw=[i // 2 for i in range(16)], sw_socket=[k // 4 for k in range(8)], pcie=PCIE3_K80, sock=QPI_P2,
         nics=[("nic", "20Gbps")], gdr=False,
         calib="spec-derived; no K80 collective in shared/data"),
@@ -344,8 +351,7 @@ CATALOG = {
               "through the root complex. UP = towards the CPU. For scale only: 8x consumer GPUs on "
               f"PCIe reach allreduce busbw 28 GB/s (35 GB/s with 4; {DATA}/nccl_single_node.md, "
               "NVIDIA/nccl#1639): a different machine, not used for calibration."),
-        disk=("1187.5MBps", "ESTIMATE: instances.csv has no EBS figure; 9.5 Gbps as recalled from the AWS "
-              "EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        disk=ebs_recalled("has no EBS figure", 9.5),
         sw=[None] * 4, sw_socket=[], gpu_socket=[0] * 4, pcie=PCIE3_T4, sock=None,
         nics=[("nic", "50Gbps")], gdr=False,
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
@@ -358,8 +364,7 @@ CATALOG = {
               "complex, the others also cross xgmi (UP = socket 0 to socket 1). UP = towards the CPU "
               "for pcie links. For scale only: 8x consumer GPUs on PCIe reach allreduce busbw 28 GB/s "
               f"({DATA}/nccl_single_node.md, NVIDIA/nccl#1639): a different machine, not used for calibration."),
-        disk=("2375MBps", "ESTIMATE: instances.csv has no EBS figure; 19 Gbps as recalled from the AWS "
-              "EBS-optimized instance table (NOT in shared/data, unverified) / 8"),
+        disk=ebs_recalled("has no EBS figure", 19),
         sw=[None] * 8, sw_socket=[], gpu_socket=[i // 4 for i in range(8)], pcie=PCIE4, sock=XGMI_G5,
         nics=[("nic", "100Gbps")], gdr=False,
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),

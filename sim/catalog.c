@@ -42,11 +42,6 @@ static const char* const kind_word[SS_CATALOG_KIND_COUNT] = {"platform", "worklo
 /* File name endings of each kind, in lookup order. */
 static const char* const kind_ext[SS_CATALOG_KIND_COUNT][3] = {{".xml", NULL}, {".json", ".json.gz", NULL}};
 
-static int nomem(ss_err* err)
-{
-  ss_err_set(err, "stash-sim", 0, "out of memory");
-  return SS_ENOMEM;
-}
 
 /* Append s (owned; freed on failure). Returns 0 or -1 when out of memory. */
 static int list_push(str_list* l, char* s)
@@ -184,7 +179,7 @@ int ss_catalog_new(ss_catalog** out, ss_err* err)
   free(bin_dir);
   if (rc) {
     ss_catalog_free(c);
-    return nomem(err);
+    return ss_err_nomem(err);
   }
   *out = c;
   return SS_OK;
@@ -278,11 +273,11 @@ int ss_catalog_resolve(ss_catalog* c, ss_catalog_kind kind, const char** arg, ss
   int with_ext = ext_index(kind, a) >= 0;
   char* path = NULL;
   if (search(c, kind, a, with_ext, &path))
-    return nomem(err);
+    return ss_err_nomem(err);
   if (!path)
     return with_ext ? SS_OK : not_found(c, kind, a, err);
   if (list_push(&c->resolved, path))
-    return nomem(err);
+    return ss_err_nomem(err);
   *arg = path;
   return SS_OK;
 }
@@ -365,7 +360,7 @@ int ss_catalog_entries(const ss_catalog* c, ss_catalog_kind kind, ss_catalog_ent
         free(all[i].e.path);
       }
       free(all);
-      return nomem(err);
+      return ss_err_nomem(err);
     }
   if (nall > 1)
     qsort(all, (size_t)nall, sizeof(*all), found_cmp);
@@ -381,7 +376,7 @@ int ss_catalog_entries(const ss_catalog* c, ss_catalog_kind kind, ss_catalog_ent
   }
   free(all);
   if (!e)
-    return nomem(err);
+    return ss_err_nomem(err);
   *out = e;
   *n = kept;
   return SS_OK;
@@ -528,7 +523,7 @@ int ss_catalog_list(const ss_catalog* c, ss_catalog_kind kind, ss_format fmt, FI
   row* rows = NULL;
   int rc = ss_catalog_entries(c, kind, &e, &n, err);
   if (!rc && !(rows = calloc(n > 0 ? (size_t)n : 1, sizeof(*rows))))
-    rc = nomem(err);
+    rc = ss_err_nomem(err);
   for (int i = 0; !rc && i < n; i++)
     row_load(kind, &e[i], &rows[i]);
   if (!rc && fmt == SS_FORMAT_TABLE)
@@ -536,7 +531,7 @@ int ss_catalog_list(const ss_catalog* c, ss_catalog_kind kind, ss_format fmt, FI
   else if (!rc && fmt == SS_FORMAT_JSON)
     write_json(out, kind, rows, n);
   else if (!rc && (rc = write_csv(out, kind, rows, n)) == SS_ENOMEM)
-    nomem(err);
+    ss_err_nomem(err);
   free(rows);
   ss_catalog_entries_free(e, n);
   if (!rc && ferror(out))

@@ -25,6 +25,13 @@ static int usage_error(char* msg, size_t size, const char* fmt, ...)
   return 2;
 }
 
+/* Not a usage error: the machine's (exit status 3). */
+static int out_of_memory(char* msg, size_t size)
+{
+  snprintf(msg, size, "stash-sim: error: out of memory");
+  return SS_EXIT_RESOURCE;
+}
+
 /* getopt's tables from the registry: a long option per row and per alias, a letter per short name. */
 typedef struct getopt_tables {
   struct option* longs;
@@ -219,7 +226,7 @@ static int parse_options(ss_cli* out, int nrest, char** rest, char* msg, size_t 
 {
   getopt_tables t;
   if (make_tables(&t))
-    return usage_error(msg, size, "out of memory");
+    return out_of_memory(msg, size);
   int rc = 0, ch;
   opterr = 0;
   optind = 1;
@@ -265,7 +272,7 @@ int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size)
   out->changes = calloc((size_t)argc + 1, sizeof(char*));
   char** rest = calloc((size_t)argc + 1, sizeof(char*));
   int first = 1;
-  int rc = !out->cfg || !out->changes || !rest ? usage_error(msg, msg_size, "out of memory")
+  int rc = !out->cfg || !out->changes || !rest ? out_of_memory(msg, msg_size)
                                                : find_command(out, argc, argv, &first, msg, msg_size);
   if (rc) {
     free(rest);

@@ -21,7 +21,8 @@ typedef struct ss_cli {
   char** cfg; /* borrowed strings of argv, array owned */
 } ss_cli;
 
-/* Parse argv. Returns 0, or 2 for a usage error with one line of explanation in msg. Free with
+/* Parse argv. Returns 0, or the exit status (2 for a usage error, 3 out of memory) with one line of
+ * explanation in msg. Free with
  * ss_cli_free even after an error. */
 int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size);
 void ss_cli_free(ss_cli* c);

@@ -117,20 +117,33 @@ static void allreduce_ring(ss_sim* s, int r, int coll)
   ring_run(s, r, &ph);
 }
 
-/* Reduce-scatter inside the instance (g-1 steps of S/g), allreduce of the 1/g shard across
- * instances on the ring of same-index GPUs (2(m-1) steps of S/(g m)), allgather inside. */
-static void allreduce_hierarchical(ss_sim* s, int r, int coll)
+/* The two-level algorithms: reduce-scatter inside the instance (g-1 steps of S/g), across(s, r,
+ * coll) on the 1/g shard between instances, allgather inside. */
+static void two_level(ss_sim* s, int r, int coll, void (*across)(ss_sim* s, int r, int coll))
 {
-  double bytes = s->coll_bytes[coll];
+  const ss_rank* me = &s->ranks[r];
+  int g = s->job->gpus_per_instance;
+  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g, s->bar_inst[me->inst], s->alpha_intra, 0};
+  ring_run(s, r, &in);
+  across(s, r, coll);
+  ring_run(s, r, &in);
+}
+
+/* Across instances, hierarchical: allreduce of the shard on the ring of same-index GPUs (2(m-1)
+ * steps of S/(g m)). */
+static void ring_across(ss_sim* s, int r, int coll)
+{
   const ss_job* j = s->job;
   int g = j->gpus_per_instance, m = j->instances;
   const ss_rank* me = &s->ranks[r];
-  ring_phase in = {RING_INTRA, g - 1, bytes / g, s->bar_inst[me->inst], s->alpha_intra, 0};
-  ring_phase across = {RING_CROSS, 2 * (m - 1), bytes / g / m, s->bar_cross[me->local],
+  ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m, s->bar_cross[me->local],
                        s->alpha_cross[me->local], 1};
-  ring_run(s, r, &in);
   ring_run(s, r, &across);
-  ring_run(s, r, &in);
+}
+
+static void allreduce_hierarchical(ss_sim* s, int r, int coll)
+{
+  two_level(s, r, coll, ring_across);
 }
 
 /* One tree's share of a pipelined phase on one rank: where chunks come from, where they go. */
@@ -248,25 +261,22 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
   net_end(me);
 }
 
-/* Reduce-scatter inside the instance, reduce then broadcast of the 1/g shard over a double
- * binary tree of the same-index GPUs of all instances (each tree carrying half, pipelined in
- * chunks), allgather inside. */
-static void allreduce_tree(ss_sim* s, int r, int coll)
+/* Across instances, tree: reduce then broadcast of the shard over a double binary tree of the
+ * same-index GPUs of all instances (each tree carrying half, pipelined in chunks). */
+static void tree_across(ss_sim* s, int r, int coll)
 {
-  double bytes = s->coll_bytes[coll];
-  const ss_job* j = s->job;
-  int g = j->gpus_per_instance, m = j->instances;
-  const ss_rank* me = &s->ranks[r];
-  ring_phase in = {RING_INTRA, g - 1, bytes / g, s->bar_inst[me->inst], s->alpha_intra, 0};
-  ring_run(s, r, &in);
-  if (m > 1) {
+  if (s->job->instances > 1) {
     int k = 0;
     double chunk = 0;
-    ss_cost_tree_split(j, bytes, &k, &chunk);
+    ss_cost_tree_split(s->job, s->coll_bytes[coll], &k, &chunk);
     tree_run(s, r, 1, k, chunk, s->tree_rest[coll][1]);
     tree_run(s, r, 0, k, chunk, s->tree_rest[coll][0]);
   }
-  ring_run(s, r, &in);
+}
+
+static void allreduce_tree(ss_sim* s, int r, int coll)
+{
+  two_level(s, r, coll, tree_across);
 }
 
 typedef void (*allreduce_fn)(ss_sim* s, int r, int coll);

@@ -208,10 +208,11 @@ int main(int argc, char** argv)
 {
   ss_cli cli;
   char msg[1024];
-  if (ss_cli_parse(argc, argv, &cli, msg, sizeof(msg))) {
+  int parsed = ss_cli_parse(argc, argv, &cli, msg, sizeof(msg));
+  if (parsed) {
     fprintf(stderr, "%s\n", msg);
     ss_cli_free(&cli);
-    return SS_EXIT_USAGE;
+    return parsed;
   }
   if (cli.help || cli.version || cli.list_options) {
     ss_catalog* cat = NULL;

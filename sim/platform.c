@@ -1,12 +1,9 @@
 /* platform: read and validate one instance's SimGrid platform file before SimGrid sees it. */
 #include "platform.h"
 
-#include "units.h"
+#include "xml.h"
 
 #include <errno.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,80 +11,31 @@
 static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket",
                                                                   "nic"};
 
+/* sharing_policy values, by ss_sharing. */
+static const char* const sharing_names[] = {"SHARED", "SPLITDUPLEX", "FATPIPE"};
+
 const char* ss_link_class_name(ss_link_class cls)
 {
   ss_assert(cls >= 0 && cls < SS_LINK_CLASS_COUNT);
   return link_class_names[cls];
 }
 
-/* Parsing state: the platform under construction, the file name for errors. */
+/* The index of s among the n names, or -1. */
+static int name_index(const char* s, const char* const* names, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(s, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* Parsing state: the file and the error record, the platform under construction. */
 typedef struct pctx {
+  ss_xml x;
   ss_platform* p;
-  const char* file;
-  ss_err* err;
   int cpu_line;      /* line of the cpu host, 0 if none yet */
   int* route_lines;  /* line of the <route> that defined [src][dst], 0 if none */
 } pctx;
-
-static int is_elem(const xmlNode* n, const char* name)
-{
-  return n->type == XML_ELEMENT_NODE && strcmp((const char*)n->name, name) == 0;
-}
-
-static int line_of(const xmlNode* n)
-{
-  return (int)xmlGetLineNo(n);
-}
-
-/* Attribute value as a malloc'ed string, or NULL when absent. */
-static char* attr(const xmlNode* n, const char* name)
-{
-  xmlChar* v = xmlGetProp(n, (const xmlChar*)name);
-  if (!v)
-    return NULL;
-  char* s = strdup((const char*)v);
-  xmlFree(v);
-  return s;
-}
-
-/* Fail on attributes outside the allowed list (SimGrid would abort on some, ignore others). */
-static int check_attrs(pctx* c, const xmlNode* n, const char* const* allowed)
-{
-  for (const xmlAttr* a = n->properties; a; a = a->next) {
-    int ok = 0;
-    for (const char* const* s = allowed; *s; s++)
-      ok |= strcmp((const char*)a->name, *s) == 0;
-    if (!ok)
-      return ss_err_set(c->err, c->file, line_of(n), "<%s>: unsupported attribute '%s'", (const char*)n->name,
-                        (const char*)a->name);
-  }
-  return SS_OK;
-}
-
-/* Required attribute: a malloc'ed copy in *out. */
-static int req_attr(pctx* c, const xmlNode* n, const char* name, char** out)
-{
-  *out = attr(n, name);
-  if (!*out || !**out) {
-    free(*out);
-    *out = NULL;
-    return ss_err_set(c->err, c->file, line_of(n), "<%s> has no attribute '%s'", (const char*)n->name, name);
-  }
-  return SS_OK;
-}
-
-static int req_quantity(pctx* c, const xmlNode* n, const char* name, ss_unit_kind kind, double* out)
-{
-  char* text = NULL;
-  if (req_attr(c, n, name, &text))
-    return SS_EINPUT;
-  char why[256];
-  int rc = ss_units_parse(text, kind, out, why, sizeof(why));
-  free(text);
-  if (rc)
-    return ss_err_set(c->err, c->file, line_of(n), "<%s> attribute '%s': %s", (const char*)n->name, name, why);
-  return SS_OK;
-}
 
 /* Parse a whole positive number no larger than max. */
 static int parse_count(const char* s, long max, long* out)
@@ -101,104 +49,20 @@ static int parse_count(const char* s, long max, long* out)
   return SS_OK;
 }
 
-/* Parse a finite number > 0 (or >= 0 when allow_zero) no larger than max. */
-static int parse_number(const char* s, int allow_zero, double max, double* out)
-{
-  char* end = NULL;
-  double v = strtod(s, &end);
-  if (end == s || *end || !(v == v) || v > max || v < 0 || (v == 0 && !allow_zero))
-    return SS_EINPUT;
-  *out = v;
-  return SS_OK;
-}
-
-/* The <prop id=name> element among n's children (borrowed from the tree), or NULL. */
-static const xmlNode* find_prop(const xmlNode* n, const char* name)
-{
-  for (const xmlNode* k = n->children; k; k = k->next) {
-    if (!is_elem(k, "prop"))
-      continue;
-    xmlChar* id = xmlGetProp(k, (const xmlChar*)"id");
-    int match = id && strcmp((const char*)id, name) == 0;
-    xmlFree(id);
-    if (match)
-      return k;
-  }
-  return NULL;
-}
-
-static int req_prop(pctx* c, const xmlNode* n, const char* what, const char* name, char** out)
-{
-  const xmlNode* pr = find_prop(n, name);
-  if (!pr)
-    return ss_err_set(c->err, c->file, line_of(n), "%s has no property '%s'", what, name);
-  return req_attr(c, pr, "value", out);
-}
-
-/* Check n's <prop> children: well formed, ids among allowed (a NULL-terminated list), each once. */
-static int check_props(pctx* c, const xmlNode* n, const char* const* allowed)
-{
-  static const char* const prop_attrs[] = {"id", "value", NULL};
-  for (const xmlNode* k = n->children; k; k = k->next) {
-    if (!is_elem(k, "prop"))
-      continue;
-    char *id = NULL, *v = NULL;
-    if (check_attrs(c, k, prop_attrs) || req_attr(c, k, "id", &id) || req_attr(c, k, "value", &v)) {
-      free(id);
-      return SS_EINPUT;
-    }
-    free(v);
-    int known = 0;
-    char list[256] = "";
-    for (const char* const* a = allowed; *a; a++) {
-      known |= strcmp(id, *a) == 0;
-      size_t len = strlen(list);
-      snprintf(list + len, sizeof(list) - len, "%s%s", a == allowed ? "" : ", ", *a);
-    }
-    const xmlNode* first = find_prop(n, id);
-    int rc = SS_OK;
-    if (!known)
-      rc = ss_err_set(c->err, c->file, line_of(k), "<%s>: unknown property '%s' (expected %s)", (const char*)n->name, id,
-                      list);
-    else if (first != k)
-      rc = ss_err_set(c->err, c->file, line_of(k), "<%s>: property '%s' given twice (first on line %d)",
-                      (const char*)n->name, id, line_of(first));
-    free(id);
-    if (rc)
-      return rc;
-  }
-  return SS_OK;
-}
-
-/* Numeric property: a number in (0, max], or [0, max] when allow_zero. */
-static int num_prop(pctx* c, const xmlNode* n, const char* what, const char* name, int allow_zero, double max,
-                    double* out)
-{
-  char* v = NULL;
-  if (req_prop(c, n, what, name, &v))
-    return SS_EINPUT;
-  int rc = parse_number(v, allow_zero, max, out);
-  if (rc)
-    ss_err_set(c->err, c->file, line_of(find_prop(n, name)), "%s property '%s': expected a number in %s0, %g], got '%s'",
-               what, name, allow_zero ? "[" : "(", max, v);
-  free(v);
-  return rc;
-}
-
 /* Anything inside n that SimGrid would reject: text, CDATA, and child elements other than those
  * allowed (prop in host and link, disk in host, link_ctn in route; nothing in disk, prop, link_ctn). */
 static int leaf_content(pctx* c, const xmlNode* n)
 {
   for (const xmlNode* k = n->children; k; k = k->next) {
     if ((k->type == XML_TEXT_NODE && !xmlIsBlankNode(k)) || k->type == XML_CDATA_SECTION_NODE)
-      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unexpected text", (const char*)n->name);
+      return ss_xml_error(&c->x, k, "<%s>: unexpected text", (const char*)n->name);
     if (k->type != XML_ELEMENT_NODE)
       continue;
-    int ok = (is_elem(n, "host") && (is_elem(k, "prop") || is_elem(k, "disk"))) ||
-             (is_elem(n, "link") && is_elem(k, "prop")) || (is_elem(n, "route") && is_elem(k, "link_ctn"));
+    int ok = (ss_xml_is(n, "host") && (ss_xml_is(k, "prop") || ss_xml_is(k, "disk"))) ||
+             (ss_xml_is(n, "link") && ss_xml_is(k, "prop")) || (ss_xml_is(n, "route") && ss_xml_is(k, "link_ctn"));
     if (!ok)
-      return ss_err_set(c->err, c->file, line_of(k), "<%s>: unsupported element <%s>", (const char*)n->name,
-                        (const char*)k->name);
+      return ss_xml_error(&c->x, k, "<%s>: unsupported element <%s>", (const char*)n->name,
+                          (const char*)k->name);
     if (leaf_content(c, k))
       return SS_EINPUT;
   }
@@ -250,32 +114,32 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   static const char* const disk_attrs[] = {"id", "read_bw", "write_bw", NULL};
   ss_platform* p = c->p;
   if (c->cpu_line)
-    return ss_err_set(c->err, c->file, line_of(n), "a second cpu host (the first is on line %d)", c->cpu_line);
-  c->cpu_line = line_of(n);
-  char* core = attr(n, "core");
+    return ss_xml_error(&c->x, n, "a second cpu host (the first is on line %d)", c->cpu_line);
+  c->cpu_line = ss_xml_line(n);
+  char* core = ss_xml_attr(n, "core");
   long cores = 1;
   int rc = core ? parse_count(core, 1 << 20, &cores) : SS_OK;
   if (rc)
-    ss_err_set(c->err, c->file, line_of(n), "host 'cpu': attribute 'core': expected a positive whole number, got '%s'",
-               core);
+    ss_xml_error(&c->x, n, "host 'cpu': attribute 'core': expected a positive whole number, got '%s'",
+                 core);
   free(core);
   if (rc)
     return rc;
   p->cpu_cores = (int)cores;
-  if (req_quantity(c, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops))
+  if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops))
     return SS_EINPUT;
   const xmlNode* disk = NULL;
   for (const xmlNode* k = n->children; k; k = k->next)
-    if (is_elem(k, "disk")) {
+    if (ss_xml_is(k, "disk")) {
       if (disk)
-        return ss_err_set(c->err, c->file, line_of(k), "host 'cpu' has a second <disk> (one is supported)");
+        return ss_xml_error(&c->x, k, "host 'cpu' has a second <disk> (one is supported)");
       disk = k;
     }
   if (!disk)
-    return ss_err_set(c->err, c->file, line_of(n), "host 'cpu' has no <disk>");
-  if (check_attrs(c, disk, disk_attrs) || req_attr(c, disk, "id", &p->disk_name) ||
-      req_quantity(c, disk, "read_bw", SS_UNIT_BANDWIDTH, &p->disk_read_bps) ||
-      req_quantity(c, disk, "write_bw", SS_UNIT_BANDWIDTH, &p->disk_write_bps))
+    return ss_xml_error(&c->x, n, "host 'cpu' has no <disk>");
+  if (ss_xml_check_attrs(&c->x, disk, disk_attrs) || ss_xml_req_attr(&c->x, disk, "id", &p->disk_name) ||
+      ss_xml_quantity(&c->x, disk, "read_bw", SS_UNIT_BANDWIDTH, &p->disk_read_bps) ||
+      ss_xml_quantity(&c->x, disk, "write_bw", SS_UNIT_BANDWIDTH, &p->disk_write_bps))
     return SS_EINPUT;
   return SS_OK;
 }
@@ -284,47 +148,47 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
 {
   ss_platform* p = c->p;
   if (gpu_name_index(id) < 0)
-    return ss_err_set(c->err, c->file, line_of(n), "GPU host '%s': GPU hosts must be named gpu0, gpu1, ...", id);
+    return ss_xml_error(&c->x, n, "GPU host '%s': GPU hosts must be named gpu0, gpu1, ...", id);
   if (gpu_index(p, id) >= 0)
-    return ss_err_set(c->err, c->file, line_of(n), "host '%s' is defined twice", id);
+    return ss_xml_error(&c->x, n, "host '%s' is defined twice", id);
   for (const xmlNode* k = n->children; k; k = k->next)
-    if (is_elem(k, "disk"))
-      return ss_err_set(c->err, c->file, line_of(k), "GPU host '%s' has a <disk> (disks belong to the cpu host)", id);
+    if (ss_xml_is(k, "disk"))
+      return ss_xml_error(&c->x, k, "GPU host '%s' has a <disk> (disks belong to the cpu host)", id);
   ss_gpu* g = &p->gpus[p->ngpus];
-  if (req_quantity(c, n, "speed", SS_UNIT_SPEED, &g->speed_flops))
+  if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &g->speed_flops))
     return SS_EINPUT;
-  char* core = attr(n, "core");
+  char* core = ss_xml_attr(n, "core");
   int bad_core = core && strcmp(core, "1") != 0;
   free(core);
   if (bad_core)
-    return ss_err_set(c->err, c->file, line_of(n), "GPU host '%s': attribute 'core' must be 1 or absent", id);
+    return ss_xml_error(&c->x, n, "GPU host '%s': attribute 'core' must be 1 or absent", id);
   char what[128];
   snprintf(what, sizeof(what), "host '%s'", id);
   /* compute_on="cpu": a CPU training process standing for a GPU; its kernels run on the cpu
    * host's cores. Every GPU of an instance computes in the same place. */
   int on_cpu = 0;
-  if (find_prop(n, "compute_on")) {
+  if (ss_xml_prop(n, "compute_on")) {
     char* v = NULL;
-    if (req_prop(c, n, what, "compute_on", &v))
+    if (ss_xml_req_prop(&c->x, n, what, "compute_on", &v))
       return SS_EINPUT;
     on_cpu = strcmp(v, "cpu") == 0;
     int known = on_cpu || strcmp(v, "gpu") == 0;
     if (!known)
-      ss_err_set(c->err, c->file, line_of(n), "host '%s': property 'compute_on' must be 'gpu' or 'cpu', not '%s'", id,
-                 v);
+      ss_xml_error(&c->x, n, "host '%s': property 'compute_on' must be 'gpu' or 'cpu', not '%s'", id,
+                   v);
     free(v);
     if (!known)
       return SS_EINPUT;
   }
   if (p->ngpus > 0 && on_cpu != p->compute_on_cpu)
-    return ss_err_set(c->err, c->file, line_of(n), "host '%s' computes on the %s, %s on the %s: all GPUs of an "
-                      "instance must compute in the same place (property 'compute_on')", id, on_cpu ? "cpu" : "gpu",
-                      p->gpus[0].name, on_cpu ? "gpu" : "cpu");
+    return ss_xml_error(&c->x, n, "host '%s' computes on the %s, %s on the %s: all GPUs of an "
+                        "instance must compute in the same place (property 'compute_on')", id, on_cpu ? "cpu" : "gpu",
+                        p->gpus[0].name, on_cpu ? "gpu" : "cpu");
   p->compute_on_cpu = on_cpu;
-  if (req_prop(c, n, what, "gpu_model", &g->model))
+  if (ss_xml_req_prop(&c->x, n, what, "gpu_model", &g->model))
     return SS_EINPUT;
   g->name = strdup(id);
-  g->line = line_of(n);
+  g->line = ss_xml_line(n);
   p->ngpus++;
   return SS_OK;
 }
@@ -335,19 +199,20 @@ static int parse_host(pctx* c, const xmlNode* n)
   char* id = NULL;
   char* role = NULL;
   static const char* const host_props[] = {"role", "gpu_model", "compute_on", NULL};
-  if (check_attrs(c, n, host_attrs) || check_props(c, n, host_props) || req_attr(c, n, "id", &id))
+  if (ss_xml_check_attrs(&c->x, n, host_attrs) || ss_xml_check_props(&c->x, n, host_props) ||
+      ss_xml_req_attr(&c->x, n, "id", &id))
     return SS_EINPUT;
   char what[128];
   snprintf(what, sizeof(what), "host '%s'", id);
-  int rc = req_prop(c, n, what, "role", &role);
+  int rc = ss_xml_req_prop(&c->x, n, what, "role", &role);
   if (!rc && strcmp(role, "cpu") == 0) {
     rc = strcmp(id, "cpu") == 0 ? parse_cpu_host(c, n)
-                                : ss_err_set(c->err, c->file, line_of(n), "the cpu host must be named 'cpu', not '%s'", id);
+                                : ss_xml_error(&c->x, n, "the cpu host must be named 'cpu', not '%s'", id);
   } else if (!rc && strcmp(role, "gpu") == 0) {
     rc = parse_gpu_host(c, n, id);
   } else if (!rc) {
-    rc = ss_err_set(c->err, c->file, line_of(n), "host '%s': property 'role' must be 'cpu' or 'gpu', not '%s'", id,
-                    role);
+    rc = ss_xml_error(&c->x, n, "host '%s': property 'role' must be 'cpu' or 'gpu', not '%s'", id,
+                      role);
   }
   free(id);
   free(role);
@@ -362,43 +227,36 @@ static int parse_link(pctx* c, const xmlNode* n)
   char* policy = NULL;
   char* cls = NULL;
   static const char* const link_props[] = {"class", NULL};
-  if (check_attrs(c, n, link_attrs) || check_props(c, n, link_props) || req_attr(c, n, "id", &l->name))
+  if (ss_xml_check_attrs(&c->x, n, link_attrs) || ss_xml_check_props(&c->x, n, link_props) ||
+      ss_xml_req_attr(&c->x, n, "id", &l->name))
     return SS_EINPUT;
-  l->line = line_of(n);
+  l->line = ss_xml_line(n);
   p->nlinks++; /* owned from here on, freed with the platform */
   int dup = link_index(p, l->name);
   if (dup != p->nlinks - 1)
-    return ss_err_set(c->err, c->file, l->line, "link '%s' is defined twice (first on line %d)", l->name,
+    return ss_err_set(c->x.err, c->x.file, l->line, "link '%s' is defined twice (first on line %d)", l->name,
                       p->links[dup].line);
-  if (req_quantity(c, n, "bandwidth", SS_UNIT_BANDWIDTH, &l->bandwidth_bps) ||
-      req_quantity(c, n, "latency", SS_UNIT_LATENCY, &l->latency_s))
+  if (ss_xml_quantity(&c->x, n, "bandwidth", SS_UNIT_BANDWIDTH, &l->bandwidth_bps) ||
+      ss_xml_quantity(&c->x, n, "latency", SS_UNIT_LATENCY, &l->latency_s))
     return SS_EINPUT;
-  policy = attr(n, "sharing_policy");
+  policy = ss_xml_attr(n, "sharing_policy");
+  int sharing = policy ? name_index(policy, sharing_names, 3) : SS_SHARING_SHARED;
   int rc = SS_OK;
-  if (!policy || strcmp(policy, "SHARED") == 0)
-    l->sharing = SS_SHARING_SHARED;
-  else if (strcmp(policy, "SPLITDUPLEX") == 0)
-    l->sharing = SS_SHARING_SPLITDUPLEX;
-  else if (strcmp(policy, "FATPIPE") == 0)
-    l->sharing = SS_SHARING_FATPIPE;
-  else
-    rc = ss_err_set(c->err, c->file, l->line, "link '%s': sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, not '%s'",
+  if (sharing < 0)
+    rc = ss_err_set(c->x.err, c->x.file, l->line, "link '%s': sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, not '%s'",
                     l->name, policy);
+  else
+    l->sharing = (ss_sharing)sharing;
   char what[160];
   snprintf(what, sizeof(what), "link '%s'", l->name);
   if (!rc)
-    rc = req_prop(c, n, what, "class", &cls);
-  if (!rc) {
-    int found = -1;
-    for (int i = 0; i < SS_LINK_CLASS_COUNT; i++)
-      if (strcmp(cls, link_class_names[i]) == 0)
-        found = i;
-    if (found < 0)
-      rc = ss_err_set(c->err, c->file, l->line,
-                      "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name, cls);
-    else
-      l->cls = (ss_link_class)found;
-  }
+    rc = ss_xml_req_prop(&c->x, n, what, "class", &cls);
+  int found = rc ? -1 : name_index(cls, link_class_names, SS_LINK_CLASS_COUNT);
+  if (!rc && found < 0)
+    rc = ss_err_set(c->x.err, c->x.file, l->line,
+                    "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name, cls);
+  else if (!rc)
+    l->cls = (ss_link_class)found;
   free(policy);
   free(cls);
   return rc;
@@ -418,9 +276,9 @@ static int store_route(pctx* c, const xmlNode* n, int a, int b, const ss_hop* ho
     int s = pass ? b : a, d = pass ? a : b;
     int* seen = &c->route_lines[s * hosts + d];
     if (*seen)
-      return ss_err_set(c->err, c->file, line_of(n), "a second route from '%s' to '%s' (the first is on line %d)",
-                        ss_platform_node_name(p, s), ss_platform_node_name(p, d), *seen);
-    *seen = line_of(n);
+      return ss_xml_error(&c->x, n, "a second route from '%s' to '%s' (the first is on line %d)",
+                          ss_platform_node_name(p, s), ss_platform_node_name(p, d), *seen);
+    *seen = ss_xml_line(n);
     ss_route* r = route_at(p, s, d);
     r->hops = malloc(sizeof(ss_hop) * (size_t)nhops);
     if (!r->hops)
@@ -443,24 +301,25 @@ static int parse_route(pctx* c, const xmlNode* n)
   char *src = NULL, *dst = NULL, *sym = NULL;
   ss_hop* hops = NULL;
   int nhops = 0, rc = SS_EINPUT;
-  if (check_attrs(c, n, route_attrs) || req_attr(c, n, "src", &src) || req_attr(c, n, "dst", &dst))
+  if (ss_xml_check_attrs(&c->x, n, route_attrs) || ss_xml_req_attr(&c->x, n, "src", &src) ||
+      ss_xml_req_attr(&c->x, n, "dst", &dst))
     goto out;
   int a = node_index(p, src), b = node_index(p, dst);
   if (a < 0 || b < 0) {
-    ss_err_set(c->err, c->file, line_of(n), "route: unknown host '%s'", a < 0 ? src : dst);
+    ss_xml_error(&c->x, n, "route: unknown host '%s'", a < 0 ? src : dst);
     goto out;
   }
   if (a > p->ngpus && b > p->ngpus) {
-    ss_err_set(c->err, c->file, line_of(n), "route between two NIC routers ('%s' and '%s')", src, dst);
+    ss_xml_error(&c->x, n, "route between two NIC routers ('%s' and '%s')", src, dst);
     goto out;
   }
   if (a == b) {
-    ss_err_set(c->err, c->file, line_of(n), "route from '%s' to itself", src);
+    ss_xml_error(&c->x, n, "route from '%s' to itself", src);
     goto out;
   }
-  sym = attr(n, "symmetrical");
+  sym = ss_xml_attr(n, "symmetrical");
   if (sym && strcmp(sym, "YES") != 0 && strcmp(sym, "NO") != 0) {
-    ss_err_set(c->err, c->file, line_of(n), "route: symmetrical must be YES or NO, not '%s'", sym);
+    ss_xml_error(&c->x, n, "route: symmetrical must be YES or NO, not '%s'", sym);
     goto out;
   }
   int count = 0;
@@ -475,32 +334,32 @@ static int parse_route(pctx* c, const xmlNode* n)
     if (k->type != XML_ELEMENT_NODE)
       continue;
     char *id = NULL, *dir = NULL;
-    if (check_attrs(c, k, ctn_attrs) || req_attr(c, k, "id", &id))
+    if (ss_xml_check_attrs(&c->x, k, ctn_attrs) || ss_xml_req_attr(&c->x, k, "id", &id))
       goto out;
     int li = link_index(p, id);
-    dir = attr(k, "direction");
+    dir = ss_xml_attr(k, "direction");
     if (li < 0)
-      ss_err_set(c->err, c->file, line_of(k), "route from '%s' to '%s': unknown link '%s'", src, dst, id);
+      ss_xml_error(&c->x, k, "route from '%s' to '%s': unknown link '%s'", src, dst, id);
     else if (p->links[li].sharing == SS_SHARING_SPLITDUPLEX && (!dir || (strcmp(dir, "UP") && strcmp(dir, "DOWN"))))
-      ss_err_set(c->err, c->file, line_of(k), "route: SPLITDUPLEX link '%s' needs direction=\"UP\" or \"DOWN\"", id);
+      ss_xml_error(&c->x, k, "route: SPLITDUPLEX link '%s' needs direction=\"UP\" or \"DOWN\"", id);
     else if (p->links[li].sharing != SS_SHARING_SPLITDUPLEX && dir)
-      ss_err_set(c->err, c->file, line_of(k), "route: link '%s' is not SPLITDUPLEX and takes no direction", id);
+      ss_xml_error(&c->x, k, "route: link '%s' is not SPLITDUPLEX and takes no direction", id);
     else
       for (int h = 0; h < nhops; h++)
         if (hops[h].link == li) {
-          ss_err_set(c->err, c->file, line_of(k),
-                     "route from '%s' to '%s' crosses link '%s' twice (a route is a path, without loops)", src, dst, id);
+          ss_xml_error(&c->x, k, "route from '%s' to '%s' crosses link '%s' twice (a route is a path, without loops)",
+                       src, dst, id);
           break;
         }
-    if (!ss_err_isset(c->err))
+    if (!ss_err_isset(c->x.err))
       hops[nhops++] = (ss_hop){li, dir ? (strcmp(dir, "UP") == 0 ? 0 : 1) : -1};
     free(id);
     free(dir);
-    if (ss_err_isset(c->err))
+    if (ss_err_isset(c->x.err))
       goto out;
   }
   if (nhops == 0) {
-    ss_err_set(c->err, c->file, line_of(n), "route from '%s' to '%s' has no link", src, dst);
+    ss_xml_error(&c->x, n, "route from '%s' to '%s' has no link", src, dst);
     goto out;
   }
   /* A route to or from a NIC router goes through that NIC's link. */
@@ -510,8 +369,8 @@ static int parse_route(pctx* c, const xmlNode* n)
     for (int i = 0; i < nhops; i++)
       found |= hops[i].link == li;
     if (!found) {
-      ss_err_set(c->err, c->file, line_of(n), "route from '%s' to '%s' does not use the NIC's link '%s'", src, dst,
-                 p->links[li].name);
+      ss_xml_error(&c->x, n, "route from '%s' to '%s' does not use the NIC's link '%s'", src, dst,
+                   p->links[li].name);
       goto out;
     }
   }
@@ -531,13 +390,14 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   double vcpus = 0;
   static const char* const zone_props[] = {"instance_type", "price_usd_per_h", "vcpus", "memory_gib", "network_gbps",
                                            NULL};
-  if (check_props(c, z, zone_props) || req_prop(c, z, what, "instance_type", &p->instance_type) ||
-      num_prop(c, z, what, "price_usd_per_h", 1, 1e6, &p->price_usd_per_h) ||
-      num_prop(c, z, what, "vcpus", 0, 1 << 20, &vcpus) || num_prop(c, z, what, "memory_gib", 0, 1e9, &p->memory_gib) ||
-      num_prop(c, z, what, "network_gbps", 0, 1e6, &p->network_gbps))
+  if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
+      ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, 1e6, &p->price_usd_per_h) ||
+      ss_xml_num_prop(&c->x, z, what, "vcpus", 0, 1 << 20, &vcpus) ||
+      ss_xml_num_prop(&c->x, z, what, "memory_gib", 0, 1e9, &p->memory_gib) ||
+      ss_xml_num_prop(&c->x, z, what, "network_gbps", 0, 1e6, &p->network_gbps))
     return SS_EINPUT;
   if (vcpus != (int)vcpus)
-    return ss_err_set(c->err, c->file, line_of(find_prop(z, "vcpus")), "the zone property 'vcpus' must be a whole number");
+    return ss_xml_error(&c->x, ss_xml_prop(z, "vcpus"), "the zone property 'vcpus' must be a whole number");
   p->vcpus = (int)vcpus;
   return SS_OK;
 }
@@ -548,19 +408,19 @@ static int parse_router(pctx* c, const xmlNode* n)
   static const char* const router_attrs[] = {"id", NULL};
   ss_platform* p = c->p;
   ss_nic* k = &p->nics[p->nnics];
-  if (check_attrs(c, n, router_attrs) || req_attr(c, n, "id", &k->name))
+  if (ss_xml_check_attrs(&c->x, n, router_attrs) || ss_xml_req_attr(&c->x, n, "id", &k->name))
     return SS_EINPUT;
-  k->line = line_of(n);
+  k->line = ss_xml_line(n);
   p->nnics++; /* owned from here on */
   for (int i = 0; i < p->nnics - 1; i++)
     if (strcmp(p->nics[i].name, k->name) == 0)
-      return ss_err_set(c->err, c->file, k->line, "router '%s' is defined twice (first on line %d)", k->name,
+      return ss_err_set(c->x.err, c->x.file, k->line, "router '%s' is defined twice (first on line %d)", k->name,
                         p->nics[i].line);
   if (strcmp(k->name, "cpu") == 0 || gpu_index(p, k->name) >= 0)
-    return ss_err_set(c->err, c->file, k->line, "router '%s' has the name of a host", k->name);
+    return ss_err_set(c->x.err, c->x.file, k->line, "router '%s' has the name of a host", k->name);
   k->link = link_index(p, k->name);
   if (k->link < 0 || p->links[k->link].cls != SS_LINK_NIC)
-    return ss_err_set(c->err, c->file, k->line,
+    return ss_err_set(c->x.err, c->x.file, k->line,
                       "router '%s': routers stand for NICs and need a link of class nic with the same name", k->name);
   return SS_OK;
 }
@@ -581,48 +441,49 @@ static int parse_zone(pctx* c, const xmlNode* z)
   static const char* const zone_attrs[] = {"id", "routing", NULL};
   ss_platform* p = c->p;
   char* routing = NULL;
-  if (check_attrs(c, z, zone_attrs) || req_attr(c, z, "id", &p->zone_id) || req_attr(c, z, "routing", &routing))
+  if (ss_xml_check_attrs(&c->x, z, zone_attrs) || ss_xml_req_attr(&c->x, z, "id", &p->zone_id) ||
+      ss_xml_req_attr(&c->x, z, "routing", &routing))
     return SS_EINPUT;
   int full = strcmp(routing, "Full") == 0;
   free(routing);
   if (!full)
-    return ss_err_set(c->err, c->file, line_of(z), "zone '%s': routing must be \"Full\" (explicit routes)", p->zone_id);
+    return ss_xml_error(&c->x, z, "zone '%s': routing must be \"Full\" (explicit routes)", p->zone_id);
   if (parse_zone_props(c, z))
     return SS_EINPUT;
   int nhosts = 0, nlinks = 0, nrouters = 0, seen_host_or_link = 0, seen_route = 0;
   for (const xmlNode* k = z->children; k; k = k->next) {
     if (k->type == XML_TEXT_NODE && !xmlIsBlankNode(k))
-      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unexpected text", p->zone_id);
+      return ss_xml_error(&c->x, k, "zone '%s': unexpected text", p->zone_id);
     if (k->type == XML_CDATA_SECTION_NODE)
-      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unexpected CDATA section", p->zone_id);
+      return ss_xml_error(&c->x, k, "zone '%s': unexpected CDATA section", p->zone_id);
     if (k->type != XML_ELEMENT_NODE)
       continue;
     /* SimGrid reads in one pass: zone properties first, then hosts and links, then routes. */
-    if (is_elem(k, "prop") && (seen_host_or_link || seen_route))
-      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': <prop> must come before hosts, links and routes",
-                        p->zone_id);
-    int node = is_elem(k, "host") || is_elem(k, "link") || is_elem(k, "router");
+    if (ss_xml_is(k, "prop") && (seen_host_or_link || seen_route))
+      return ss_xml_error(&c->x, k, "zone '%s': <prop> must come before hosts, links and routes",
+                          p->zone_id);
+    int node = ss_xml_is(k, "host") || ss_xml_is(k, "link") || ss_xml_is(k, "router");
     if (node && seen_route)
-      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': <%s> must come before the routes", p->zone_id,
-                        (const char*)k->name);
+      return ss_xml_error(&c->x, k, "zone '%s': <%s> must come before the routes", p->zone_id,
+                          (const char*)k->name);
     seen_host_or_link |= node;
-    seen_route |= is_elem(k, "route");
-    if (!node && !is_elem(k, "route") && !is_elem(k, "prop"))
-      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': unsupported element <%s>", p->zone_id,
-                        (const char*)k->name);
+    seen_route |= ss_xml_is(k, "route");
+    if (!node && !ss_xml_is(k, "route") && !ss_xml_is(k, "prop"))
+      return ss_xml_error(&c->x, k, "zone '%s': unsupported element <%s>", p->zone_id,
+                          (const char*)k->name);
     if (leaf_content(c, k))
       return SS_EINPUT;
-    nhosts += is_elem(k, "host");
-    nlinks += is_elem(k, "link");
-    nrouters += is_elem(k, "router");
+    nhosts += ss_xml_is(k, "host");
+    nlinks += ss_xml_is(k, "link");
+    nrouters += ss_xml_is(k, "router");
     /* The routes are a matrix over the hosts and routers, and names are looked up by scanning. */
     int most = nhosts > SS_PLATFORM_MAX_GPUS + 1 ? SS_PLATFORM_MAX_GPUS + 1
              : nlinks > SS_PLATFORM_MAX_LINKS    ? SS_PLATFORM_MAX_LINKS
              : nrouters > SS_PLATFORM_MAX_NICS   ? SS_PLATFORM_MAX_NICS
                                                  : 0;
     if (most)
-      return ss_err_set(c->err, c->file, line_of(k), "zone '%s': more than %d <%s> elements (the most an instance may have)",
-                        p->zone_id, most, (const char*)k->name);
+      return ss_xml_error(&c->x, k, "zone '%s': more than %d <%s> elements (the most an instance may have)",
+                          p->zone_id, most, (const char*)k->name);
   }
   p->gpus  = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
   p->links = calloc((size_t)nlinks + 1, sizeof(ss_link));
@@ -630,15 +491,15 @@ static int parse_zone(pctx* c, const xmlNode* z)
   if (!p->gpus || !p->links || !p->nics)
     return SS_ENOMEM;
   for (const xmlNode* k = z->children; k; k = k->next)
-    if (is_elem(k, "host") && parse_host(c, k))
+    if (ss_xml_is(k, "host") && parse_host(c, k))
       return SS_EINPUT;
   if (!c->cpu_line)
-    return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no cpu host (a host with property role=cpu)", p->zone_id);
+    return ss_xml_error(&c->x, z, "zone '%s' has no cpu host (a host with property role=cpu)", p->zone_id);
   if (p->ngpus == 0)
-    return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no GPU (a host with property role=gpu)", p->zone_id);
+    return ss_xml_error(&c->x, z, "zone '%s' has no GPU (a host with property role=gpu)", p->zone_id);
   for (int i = 0; i < p->ngpus; i++)
     if (gpu_name_index(p->gpus[i].name) >= p->ngpus)
-      return ss_err_set(c->err, c->file, p->gpus[i].line, "zone '%s': GPU '%s' but only %d GPUs (name them gpu0..gpu%d)",
+      return ss_err_set(c->x.err, c->x.file, p->gpus[i].line, "zone '%s': GPU '%s' but only %d GPUs (name them gpu0..gpu%d)",
                         p->zone_id, p->gpus[i].name, p->ngpus, p->ngpus - 1);
   /* Names are unique and all below ngpus, so they are exactly gpu0..gpuN-1: put gpu<i> at index i. */
   for (int i = 0; i < p->ngpus; i++)
@@ -649,10 +510,10 @@ static int parse_zone(pctx* c, const xmlNode* z)
       p->gpus[j] = t;
     }
   for (const xmlNode* k = z->children; k; k = k->next)
-    if (is_elem(k, "link") && parse_link(c, k))
+    if (ss_xml_is(k, "link") && parse_link(c, k))
       return SS_EINPUT;
   for (const xmlNode* k = z->children; k; k = k->next)
-    if (is_elem(k, "router") && parse_router(c, k))
+    if (ss_xml_is(k, "router") && parse_router(c, k))
       return SS_EINPUT;
   int hosts = p->ngpus + 1;
   p->nnodes = hosts + p->nnics;
@@ -661,7 +522,7 @@ static int parse_zone(pctx* c, const xmlNode* z)
   if (!p->routes || !c->route_lines)
     return SS_ENOMEM;
   for (const xmlNode* k = z->children; k; k = k->next)
-    if (is_elem(k, "route")) {
+    if (ss_xml_is(k, "route")) {
       int rc = parse_route(c, k);
       if (rc)
         return rc;
@@ -669,59 +530,20 @@ static int parse_zone(pctx* c, const xmlNode* z)
   for (int a = 0; a < hosts; a++)
     for (int b = 0; b < hosts; b++)
       if (a != b && route_at(p, a, b)->nhops == 0)
-        return ss_err_set(c->err, c->file, line_of(z), "zone '%s' has no route from '%s' to '%s'", p->zone_id,
-                          ss_platform_node_name(p, a), ss_platform_node_name(p, b));
+        return ss_xml_error(&c->x, z, "zone '%s' has no route from '%s' to '%s'", p->zone_id,
+                            ss_platform_node_name(p, a), ss_platform_node_name(p, b));
   /* Two GPUs that the cpu reaches the same way have no PCIe path between them (--no-nvlink). */
   for (int a = 0; a < p->ngpus; a++)
     for (int b = a + 1; b < p->ngpus; b++)
       if (same_route(route_at(p, hosts - 1, a), route_at(p, hosts - 1, b)))
-        return ss_err_set(c->err, c->file, c->route_lines[(hosts - 1) * p->nnodes + b],
+        return ss_err_set(c->x.err, c->x.file, c->route_lines[(hosts - 1) * p->nnodes + b],
                           "zone '%s': the routes from 'cpu' to '%s' (line %d) and to '%s' are the same: each GPU "
                           "needs a link of its own", p->zone_id, p->gpus[a].name,
                           c->route_lines[(hosts - 1) * p->nnodes + a], p->gpus[b].name);
   for (int g = 0; g < p->ngpus && p->nnics; g++)
     if (ss_platform_gpu_nic(p, g) < 0 || route_at(p, ss_platform_nic_node(p, ss_platform_gpu_nic(p, g)), g)->nhops == 0)
-      return ss_err_set(c->err, c->file, line_of(z), "zone '%s': '%s' has no route to and from a NIC router", p->zone_id,
-                        p->gpus[g].name);
-  return SS_OK;
-}
-
-/* libxml2 structured error handler: keep the first error with its line. */
-static void xml_error(void* data, const xmlError* e)
-{
-  pctx* c = data;
-  if (e->level < XML_ERR_ERROR || ss_err_isset(c->err))
-    return;
-  char msg[SS_ERR_MSG_MAX];
-  snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "malformed XML");
-  size_t len = strlen(msg);
-  while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
-    msg[--len] = '\0';
-  /* Some of libxml2's messages go on on a second line ("... indicate encoding !\nBytes: ..."). */
-  for (char* nl = strchr(msg, '\n'); nl; nl = strchr(nl, '\n'))
-    *nl = ' ';
-  /* One speaks to programmers: "Excessive depth in document: 256 use XML_PARSE_HUGE option". */
-  int depth = 0;
-  if (sscanf(msg, "Excessive depth in document: %d", &depth) == 1)
-    snprintf(msg, sizeof(msg), "elements nested deeper than %d levels", depth);
-  if (e->int2 > 0)
-    ss_err_set_col(c->err, c->file, e->line, e->int2, "%s", msg);
-  else
-    ss_err_set(c->err, c->file, e->line, "%s", msg);
-}
-
-/* SimGrid's parser rejects namespace declarations, which libxml2 does not report as attributes. */
-static int check_namespaces(pctx* c, const xmlNode* n)
-{
-  for (; n; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE)
-      continue;
-    if (n->nsDef || n->ns)
-      return ss_err_set(c->err, c->file, line_of(n), "<%s>: XML namespaces (xmlns) are not supported",
-                        (const char*)n->name);
-    if (check_namespaces(c, n->children))
-      return SS_EINPUT;
-  }
+      return ss_xml_error(&c->x, z, "zone '%s': '%s' has no route to and from a NIC router", p->zone_id,
+                          p->gpus[g].name);
   return SS_OK;
 }
 
@@ -730,35 +552,35 @@ static int parse_document(pctx* c, const xmlDoc* doc)
   /* SimGrid's own parser requires <!DOCTYPE platform ...> and knows no internal subset. */
   const xmlDtd* dtd = doc->intSubset;
   if (!dtd || !dtd->name || strcmp((const char*)dtd->name, "platform") != 0)
-    return ss_err_set(c->err, c->file, 1, "expected <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">");
+    return ss_err_set(c->x.err, c->x.file, 1, "expected <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">");
   if (dtd->children)
-    return ss_err_set(c->err, c->file, line_of((const xmlNode*)dtd), "the DOCTYPE must not have an internal subset");
+    return ss_xml_error(&c->x, (const xmlNode*)dtd, "the DOCTYPE must not have an internal subset");
   const xmlNode* root = xmlDocGetRootElement(doc);
-  if (root && check_namespaces(c, root))
+  if (root && ss_xml_check_namespaces(&c->x, root))
     return SS_EINPUT;
-  if (!root || !is_elem(root, "platform"))
-    return ss_err_set(c->err, c->file, root ? line_of(root) : 1, "the root element must be <platform>");
-  char* version = attr(root, "version");
+  if (!root || !ss_xml_is(root, "platform"))
+    return ss_err_set(c->x.err, c->x.file, root ? ss_xml_line(root) : 1, "the root element must be <platform>");
+  char* version = ss_xml_attr(root, "version");
   int ok_version = version && strcmp(version, "4.1") == 0;
   free(version);
   if (!ok_version)
-    return ss_err_set(c->err, c->file, line_of(root), "<platform> must have version=\"4.1\"");
+    return ss_xml_error(&c->x, root, "<platform> must have version=\"4.1\"");
   static const char* const platform_attrs[] = {"version", NULL};
-  if (check_attrs(c, root, platform_attrs))
+  if (ss_xml_check_attrs(&c->x, root, platform_attrs))
     return SS_EINPUT;
   const xmlNode* zone = NULL;
   for (const xmlNode* k = root->children; k; k = k->next) {
     if (k->type != XML_ELEMENT_NODE)
       continue;
-    if (!is_elem(k, "zone"))
-      return ss_err_set(c->err, c->file, line_of(k), "<platform>: unsupported element <%s> (expected one <zone>)",
-                        (const char*)k->name);
+    if (!ss_xml_is(k, "zone"))
+      return ss_xml_error(&c->x, k, "<platform>: unsupported element <%s> (expected one <zone>)",
+                          (const char*)k->name);
     if (zone)
-      return ss_err_set(c->err, c->file, line_of(k), "<platform> has a second <zone> (one instance per file)");
+      return ss_xml_error(&c->x, k, "<platform> has a second <zone> (one instance per file)");
     zone = k;
   }
   if (!zone)
-    return ss_err_set(c->err, c->file, line_of(root), "<platform> has no <zone>");
+    return ss_xml_error(&c->x, root, "<platform> has no <zone>");
   return parse_zone(c, zone);
 }
 
@@ -775,20 +597,16 @@ int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
   if (!p)
     return SS_ENOMEM;
   p->path = strdup(path);
-  pctx c = {.p = p, .file = path, .err = err};
-  xmlSetStructuredErrorFunc(&c, (xmlStructuredErrorFunc)xml_error);
-  xmlDoc* doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
-  xmlSetStructuredErrorFunc(NULL, NULL);
-  int rc;
-  if (!doc)
-    rc = ss_err_isset(err) ? SS_EINPUT : ss_err_set(err, path, 0, "cannot parse the XML file");
-  else
-    rc = ss_err_isset(err) ? SS_EINPUT : parse_document(&c, doc);
+  pctx c = {.x = {path, err}, .p = p};
+  xmlDoc* doc = NULL;
+  int rc = ss_xml_read(&c.x, &doc);
+  if (!rc)
+    rc = parse_document(&c, doc);
   xmlFreeDoc(doc);
   free(c.route_lines);
   if (rc) {
     if (rc == SS_ENOMEM)
-      ss_err_set(err, path, 0, "out of memory");
+      ss_err_nomem(err);
     ss_platform_free(p);
     return rc;
   }

@@ -8,34 +8,26 @@
 ss_timeline* ss_timeline_new(int nranks, int niters)
 {
   ss_assert(nranks > 0 && niters > 0);
-  ss_timeline* t = calloc(1, sizeof(*t));
+  size_t n = (size_t)nranks * (size_t)niters, ndoubles = n * (2 + SS_CAT_COUNT) + (size_t)nranks;
+  /* One block: the timeline, then its arrays of doubles, then its array of longs (each aligned, as
+   * what comes before is a whole number of doubles). */
+  ss_timeline* t = calloc(1, sizeof(*t) + ndoubles * sizeof(double) + (size_t)nranks * sizeof(long));
   if (!t)
     return NULL;
-  size_t n = (size_t)nranks * (size_t)niters;
+  double* d = (double*)(t + 1);
   t->nranks = nranks;
   t->niters = niters;
-  t->start_s = calloc(n, sizeof(double));
-  t->end_s = calloc(n, sizeof(double));
-  t->acc_s = calloc(n * SS_CAT_COUNT, sizeof(double));
-  t->rank_updates = calloc((size_t)nranks, sizeof(long));
-  t->rank_staleness_sum = calloc((size_t)nranks, sizeof(double));
-  if (!t->start_s || !t->end_s || !t->acc_s || !t->rank_updates || !t->rank_staleness_sum) {
-    ss_timeline_free(t);
-    return NULL;
-  }
+  t->start_s = d;
+  t->end_s = d + n;
+  t->acc_s = d + 2 * n;
+  t->rank_staleness_sum = d + (2 + SS_CAT_COUNT) * n;
+  t->rank_updates = (long*)(d + ndoubles);
   return t;
 }
 
 void ss_timeline_free(ss_timeline* t)
 {
-  if (!t)
-    return;
-  free(t->start_s);
-  free(t->end_s);
-  free(t->acc_s);
-  free(t->rank_updates);
-  free(t->rank_staleness_sum);
-  free(t);
+  free(t); /* its arrays are in the same block */
 }
 
 void ss_timeline_add(ss_timeline* t, int rank, int iter, ss_cat cat, double dt)

@@ -1,6 +1,8 @@
 /* workload: read and validate a workload JSON file (optionally gzipped). */
 #include "workload.h"
 
+#include "names.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -158,47 +160,6 @@ static int read_all(const char* path, char** out, size_t* len, ss_err* err)
   return SS_OK;
 }
 
-/* The names seen so far (of layers, of devices) and where: a hash table, so that checking n names
- * for duplicates takes time in n, not n squared. */
-typedef struct name_set {
-  const char** name;
-  int* index;
-  size_t cap; /* a power of 2, at least twice the names */
-} name_set;
-
-static int name_set_init(name_set* s, size_t n)
-{
-  s->cap = 16;
-  while (s->cap < 2 * n)
-    s->cap *= 2;
-  s->name = calloc(s->cap, sizeof(*s->name));
-  s->index = calloc(s->cap, sizeof(*s->index));
-  return s->name && s->index ? SS_OK : SS_ENOMEM;
-}
-
-static void name_set_free(name_set* s)
-{
-  free(s->name);
-  free(s->index);
-}
-
-/* Add name (borrowed) at index; returns the index it was first added at, or -1 if it is new. */
-static int name_set_add(name_set* s, const char* name, int index)
-{
-  size_t h = 14695981039346656037u;
-  for (const unsigned char* c = (const unsigned char*)name; *c; c++)
-    h = (h ^ *c) * 1099511628211u;
-  for (size_t i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-    if (!s->name[i]) {
-      s->name[i] = name;
-      s->index[i] = index;
-      return -1;
-    }
-    if (strcmp(s->name[i], name) == 0)
-      return s->index[i];
-  }
-}
-
 /* parent + ".key" or parent + "[index]", truncated to size. */
 static void join_path(char* dst, size_t size, const char* parent, const char* key, int index)
 {
@@ -306,9 +267,61 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
 #define MAX_SAMPLES 1e13
 #define MAX_SAMPLE_BYTES 1e10
 
-static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
+/* An array of entries with names: where it is, how an entry is read, and the error when a name
+ * repeats an earlier entry's: "<what> 'NAME' already <verb> by <path>[j]", at its name_key. */
+typedef struct entries {
+  const char* path;
+  const char* name_key;
+  const char* what;
+  const char* verb;
+  /* Read entry i (e, at JSON path p) into w; its name (borrowed) in *name. */
+  int (*parse)(wctx* c, const cJSON* e, const char* p, ss_workload* w, int i, const char** name);
+} entries;
+
+/* Read each entry of the array arr as how says; names must not repeat. */
+static int parse_entries(wctx* c, const cJSON* arr, const entries* how, ss_workload* w)
+{
+  ss_names names = {0};
+  int rc = SS_OK, i = 0;
+  for (const cJSON* e = arr->child; e && !rc; e = e->next, i++) {
+    char p[SS_ERR_PATH_MAX];
+    join_path(p, sizeof(p), how->path, NULL, i);
+    const char* name = NULL;
+    if (how->parse(c, e, p, w, i, &name)) {
+      rc = SS_EINPUT;
+      break;
+    }
+    int added, j = ss_names_add(&names, name, &added);
+    if (j < 0) {
+      rc = SS_ENOMEM;
+    } else if (!added) {
+      char q[SS_ERR_PATH_MAX];
+      join_path(q, sizeof(q), p, how->name_key, 0);
+      rc = ss_err_set_path(c->err, c->file, q, "%s '%s' already %s by %s[%d]", how->what, name, how->verb, how->path,
+                           j);
+    }
+  }
+  ss_names_free(&names);
+  return rc;
+}
+
+static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, const char** name)
 {
   static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", NULL};
+  ss_layer* y = &w->layers[i];
+  w->nlayers = i + 1;
+  if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
+      get_number(c, l, p, "fwd_s", 0, 0, MAX_TIME_S, 0, &y->fwd_s) ||
+      get_number(c, l, p, "bwd_s", 0, 0, MAX_TIME_S, 0, &y->bwd_s) ||
+      get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params))
+    return SS_EINPUT;
+  *name = y->name;
+  return SS_OK;
+}
+
+static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
+{
+  static const entries layers = {"$.layers", "name", "layer name", "used", parse_layer};
   const cJSON* arr = need(c, root, "$", "layers");
   if (!arr)
     return SS_EINPUT;
@@ -318,30 +331,7 @@ static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
   if (n == 0)
     return ss_err_set_path(c->err, c->file, "$.layers", "expected at least one layer");
   w->layers = calloc((size_t)n, sizeof(ss_layer));
-  name_set names = {0};
-  int rc = w->layers && name_set_init(&names, (size_t)n) == SS_OK ? SS_OK : SS_ENOMEM;
-  int i = 0;
-  for (const cJSON* l = arr->child; l && !rc; l = l->next, i++) {
-    char p[SS_ERR_PATH_MAX];
-    join_path(p, sizeof(p), "$.layers", NULL, i);
-    ss_layer* y = &w->layers[i];
-    w->nlayers = i + 1;
-    if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
-        get_number(c, l, p, "fwd_s", 0, 0, MAX_TIME_S, 0, &y->fwd_s) ||
-        get_number(c, l, p, "bwd_s", 0, 0, MAX_TIME_S, 0, &y->bwd_s) ||
-        get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params)) {
-      rc = SS_EINPUT;
-      break;
-    }
-    int j = name_set_add(&names, y->name, i);
-    if (j >= 0) {
-      char q[SS_ERR_PATH_MAX];
-      join_path(q, sizeof(q), p, "name", 0);
-      rc = ss_err_set_path(c->err, c->file, q, "layer name '%s' already used by $.layers[%d]", y->name, j);
-    }
-  }
-  name_set_free(&names);
-  return rc;
+  return w->layers ? parse_entries(c, arr, &layers, w) : SS_ENOMEM;
 }
 
 static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
@@ -362,15 +352,18 @@ static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
 
 /* One entry of "devices": either forward and backward times on both devices at one batch, or
  * throughputs on both. */
-static int parse_device(wctx* c, const cJSON* d, const char* p, ss_device* dev)
+static int parse_device(wctx* c, const cJSON* d, const char* p, ss_workload* w, int i, const char** name)
 {
   static const char* const keys[] = {"gpu_model", "fwd_s", "bwd_s", "reference_fwd_s", "reference_bwd_s",
                                      "samples_per_s", "reference_samples_per_s", "source", NULL};
+  ss_device* dev = &w->devices[i];
+  w->ndevices = i + 1;
   if (!cJSON_IsObject(d))
     return ss_err_set_path(c->err, c->file, p, "expected an object, got %s", json_kind(d));
   if (check_keys(c, d, p, keys) || get_string(c, d, p, "gpu_model", &dev->gpu_model) ||
       get_string(c, d, p, "source", &dev->source))
     return SS_EINPUT;
+  *name = dev->gpu_model;
   if (cJSON_GetObjectItemCaseSensitive(d, "samples_per_s")) {
     double rate = 0, ref_rate = 0;
     if (cJSON_GetObjectItemCaseSensitive(d, "fwd_s"))
@@ -394,6 +387,7 @@ static int parse_device(wctx* c, const cJSON* d, const char* p, ss_device* dev)
 
 static int parse_devices(wctx* c, const cJSON* root, ss_workload* w)
 {
+  static const entries devices = {"$.devices", "gpu_model", "device", "given", parse_device};
   const cJSON* arr = cJSON_GetObjectItemCaseSensitive(root, "devices");
   if (!arr)
     return SS_OK;
@@ -401,26 +395,7 @@ static int parse_devices(wctx* c, const cJSON* root, ss_workload* w)
     return ss_err_set_path(c->err, c->file, "$.devices", "expected an array, got %s", json_kind(arr));
   int n = cJSON_GetArraySize(arr);
   w->devices = calloc((size_t)n + 1, sizeof(ss_device));
-  name_set models = {0};
-  int rc = w->devices && name_set_init(&models, (size_t)n) == SS_OK ? SS_OK : SS_ENOMEM;
-  int i = 0;
-  for (const cJSON* d = arr->child; d && !rc; d = d->next, i++) {
-    char p[SS_ERR_PATH_MAX];
-    join_path(p, sizeof(p), "$.devices", NULL, i);
-    w->ndevices = i + 1;
-    if (parse_device(c, d, p, &w->devices[i])) {
-      rc = SS_EINPUT;
-      break;
-    }
-    int j = name_set_add(&models, w->devices[i].gpu_model, i);
-    if (j >= 0) {
-      char q[SS_ERR_PATH_MAX];
-      join_path(q, sizeof(q), p, "gpu_model", 0);
-      rc = ss_err_set_path(c->err, c->file, q, "device '%s' already given by $.devices[%d]", w->devices[i].gpu_model, j);
-    }
-  }
-  name_set_free(&models);
-  return rc;
+  return w->devices ? parse_entries(c, arr, &devices, w) : SS_ENOMEM;
 }
 
 const ss_device* ss_workload_device(const ss_workload* w, const char* model)
@@ -508,7 +483,7 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   int rc = read_all(path, &text, &len, err);
   if (rc) {
     if (rc == SS_ENOMEM)
-      ss_err_set(err, path, 0, "out of memory");
+      ss_err_nomem(err);
     return rc;
   }
   /* len + 1 includes the NUL, so that require_null_terminated rejects trailing garbage. */
@@ -532,7 +507,7 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   ss_workload* w = calloc(1, sizeof(*w));
   if (!w) {
     cJSON_Delete(root);
-    return ss_err_set(err, path, 0, "out of memory");
+    return ss_err_nomem(err);
   }
   w->path = strdup(path);
   wctx c = {.file = path, .err = err};
@@ -540,7 +515,7 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   cJSON_Delete(root);
   if (rc) {
     if (rc == SS_ENOMEM)
-      ss_err_set(err, path, 0, "out of memory");
+      ss_err_nomem(err);
     ss_workload_free(w);
     return rc;
   }

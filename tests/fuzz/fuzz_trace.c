@@ -1,6 +1,7 @@
-/* fuzz_trace: libFuzzer target of stash-calibrate trace (calibration/cal_trace.c), run as the
- * command line runs it: any bytes as the trace must give a workload that stash-sim reads, or exit
- * status 1 with one error line; never a crash, a leak or unbounded memory. */
+/* fuzz_trace: libFuzzer target of stash-calibrate trace (calibration/cal_trace.c, with its reader
+ * cal_kineto.c and its analysis cal_profile.c), run as the command line runs it: any bytes as the
+ * trace must give a workload that stash-sim reads, or exit status 1 with one error line; never a
+ * crash, a leak or unbounded memory. */
 #include "cal.h"
 #include "fuzz_input.h"
 #include "workload.h"

@@ -1,0 +1,729 @@
+/* cal_profile: the operators and kernels of a Kineto trace, their nesting, and each profiler
+ * step's per-layer forward, backward, optimizer and DataLoader times, with the median over steps. */
+#include "cal_profile.h"
+
+#include "array.h"
+#include "cal_kineto.h"
+#include "names.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- what is kept of an event ---- */
+
+typedef enum op_kind {
+  OP_OTHER,
+  OP_STEP,       /* ProfilerStep#N */
+  OP_DATA,       /* enumerate(DataLoader)#...__next__ */
+  OP_OPTIMIZER,  /* Optimizer.step#... and Optimizer.zero_grad#... */
+  OP_LAYER,      /* an operator with a weight: conv, linear, addmm, embedding */
+  OP_NORM,       /* batch_norm, layer_norm: affine parameters, folded into the layer before */
+  OP_BACKWARD,   /* an autograd node (XBackward, evaluate_function: XBackward) */
+  OP_ACCUMULATE, /* torch::autograd::AccumulateGrad */
+} op_kind;
+
+typedef struct op {
+  double ts, end;
+  int tid;
+  long ext;
+  long seq;     /* -1: none */
+  op_kind kind;
+  int step;     /* ProfilerStep number (OP_STEP) */
+  double params; /* OP_LAYER, OP_NORM: parameters (weights and biases) */
+  double batch;  /* OP_LAYER: the first dimension of its input */
+  double input;  /* OP_LAYER: elements of its input */
+  char layer_name[64];
+  int special;  /* its outermost enclosing (or own) DataLoader, optimizer or autograd-node operator, -1 */
+  int layer_op; /* its outermost enclosing (or own) operator with weights, -1 */
+  double self;  /* its time without that of the operators inside it */
+} op;
+
+typedef struct kernel {
+  double ts, dur;
+  long ext;
+  int htod;      /* a host-to-device copy */
+  double bytes;
+} kernel;
+
+struct cal_profile {
+  const char* path;
+  op* ops;
+  size_t nops, capops;
+  kernel* kernels;
+  size_t nkernels, capkernels;
+  ss_names threads; /* their names: a trace may name many */
+  char gpu_model[128];
+  long events;
+};
+
+/* A key (an operator's External id, a Sequence number) and what has it (an operator, a layer). */
+typedef struct key_entry {
+  long key;
+  int value;
+} key_entry;
+
+static double num_arg(const cJSON* args, const char* key, double dflt)
+{
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(args, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* An id (External id, Sequence number): a whole number from 0 to 2^53, else dflt. */
+static long id_arg(const cJSON* args, const char* key, long dflt)
+{
+  double v = num_arg(args, key, -1);
+  return v >= 0 && v <= 9007199254740992.0 && v == floor(v) ? (long)v : dflt;
+}
+
+/* Product of the dimensions of Input Dims[k] (0 when absent or empty). */
+static double dims_product(const cJSON* dims, int k, int* rank)
+{
+  const cJSON* d = cJSON_GetArrayItem(dims, k);
+  *rank = cJSON_GetArraySize(d);
+  if (!cJSON_IsArray(d) || *rank == 0)
+    return 0;
+  double p = 1;
+  const cJSON* x;
+  cJSON_ArrayForEach(x, d) p *= cJSON_IsNumber(x) ? x->valuedouble : 0;
+  return p;
+}
+
+static int starts(const char* s, const char* prefix)
+{
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Classify an operator and read the parameters of a layer from its input shapes:
+ * conv(input, weight, bias), linear(input, weight, bias), addmm(bias, input, weight^T),
+ * embedding(weight, indices), batch_norm/layer_norm(input, ..., weight, bias). */
+static void classify(op* o, const char* name, const cJSON* args)
+{
+  const cJSON* dims = cJSON_GetObjectItemCaseSensitive(args, "Input Dims");
+  int r0 = 0, r1 = 0, r2 = 0;
+  o->kind = OP_OTHER;
+  if (starts(name, "ProfilerStep#")) {
+    o->kind = OP_STEP;
+    o->step = atoi(name + strlen("ProfilerStep#"));
+  } else if (starts(name, "enumerate(DataLoader)")) {
+    o->kind = OP_DATA;
+  } else if (starts(name, "Optimizer.")) {
+    o->kind = OP_OPTIMIZER;
+  } else if (strcmp(name, "torch::autograd::AccumulateGrad") == 0 ||
+             (starts(name, "autograd::engine::evaluate_function:") && strstr(name, "AccumulateGrad"))) {
+    o->kind = OP_ACCUMULATE;
+  } else if (strstr(name, "Backward") && !starts(name, "aten::")) {
+    o->kind = OP_BACKWARD;
+  } else if ((starts(name, "aten::conv") && strcmp(name, "aten::convolution_backward") != 0 &&
+              !strstr(name, "backward")) || strcmp(name, "aten::linear") == 0) {
+    double w = dims_product(dims, 1, &r1);
+    double b = dims_product(dims, 2, &r2);
+    double in = dims_product(dims, 0, &r0);
+    const cJSON* d0 = cJSON_GetArrayItem(dims, 0);
+    if (w > 0 && r1 >= 2) {
+      o->kind = OP_LAYER;
+      o->params = w + b;
+      o->input = in;
+      o->batch = cJSON_IsNumber(cJSON_GetArrayItem(d0, 0)) ? cJSON_GetArrayItem(d0, 0)->valuedouble : 0;
+      const cJSON* wd = cJSON_GetArrayItem(dims, 1);
+      int len = snprintf(o->layer_name, sizeof(o->layer_name), "%s", starts(name, "aten::linear") ? "linear" : "conv");
+      const cJSON* x;
+      int first = 1;
+      cJSON_ArrayForEach(x, wd)
+      {
+        len += snprintf(o->layer_name + len, sizeof(o->layer_name) - (size_t)len, "%s%.0f", first ? "_" : "x",
+                        x->valuedouble);
+        first = 0;
+        if ((size_t)len >= sizeof(o->layer_name))
+          break;
+      }
+    }
+  } else if (strcmp(name, "aten::addmm") == 0) {
+    double w = dims_product(dims, 2, &r2);
+    double b = dims_product(dims, 0, &r0);
+    const cJSON* d1 = cJSON_GetArrayItem(dims, 1);
+    if (w > 0) {
+      o->kind = OP_LAYER;
+      o->params = w + b;
+      o->batch = cJSON_IsNumber(cJSON_GetArrayItem(d1, 0)) ? cJSON_GetArrayItem(d1, 0)->valuedouble : 0;
+      snprintf(o->layer_name, sizeof(o->layer_name), "addmm_%.0f", w);
+    }
+  } else if (strcmp(name, "aten::embedding") == 0) {
+    double w = dims_product(dims, 0, &r0);
+    if (w > 0) {
+      o->kind = OP_LAYER;
+      o->params = w;
+      snprintf(o->layer_name, sizeof(o->layer_name), "embedding_%.0f", w);
+    }
+  } else if (strcmp(name, "aten::batch_norm") == 0 || strcmp(name, "aten::layer_norm") == 0) {
+    int wk = strcmp(name, "aten::batch_norm") == 0 ? 1 : 2;
+    o->kind = OP_NORM;
+    o->params = dims_product(dims, wk, &r1) + dims_product(dims, wk + 1, &r2);
+  }
+}
+
+/* An operator of the trace, its thread's name interned. */
+static int keep_op(cal_profile* t, const cJSON* e, const char* name, const cJSON* args, double ts, double dur)
+{
+  op* grown = ss_array_grow(t->ops, &t->capops, t->nops + 1, sizeof(op), 4096);
+  if (!grown)
+    return SS_ENOMEM;
+  t->ops = grown;
+  op* o = &t->ops[t->nops];
+  memset(o, 0, sizeof(*o));
+  o->ts = ts;
+  o->end = ts + dur;
+  const cJSON* tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+  char tname[64];
+  if (cJSON_IsString(tid))
+    snprintf(tname, sizeof(tname), "%s", tid->valuestring);
+  else
+    snprintf(tname, sizeof(tname), "%.0f", cJSON_IsNumber(tid) ? tid->valuedouble : -1);
+  if ((o->tid = ss_names_add(&t->threads, tname, NULL)) < 0)
+    return SS_ENOMEM;
+  o->ext = id_arg(args, "External id", -1);
+  o->seq = id_arg(args, "Sequence number", -1);
+  classify(o, name, args);
+  t->nops++;
+  return SS_OK;
+}
+
+/* A GPU kernel, memset or copy of the trace. */
+static int keep_kernel(cal_profile* t, const char* name, const cJSON* args, double ts, double dur)
+{
+  kernel* grown = ss_array_grow(t->kernels, &t->capkernels, t->nkernels + 1, sizeof(kernel), 4096);
+  if (!grown)
+    return SS_ENOMEM;
+  t->kernels = grown;
+  kernel* k = &t->kernels[t->nkernels++];
+  k->ts = ts;
+  k->dur = dur;
+  k->ext = id_arg(args, "external id", id_arg(args, "External id", -1));
+  k->htod = strstr(name, "HtoD") != NULL;
+  k->bytes = num_arg(args, "bytes", 0);
+  return SS_OK;
+}
+
+/* A cal_kineto_event_fn: keeps an operator or a kernel of the trace in t (ctx). */
+static int keep_event(void* ctx, const cJSON* e, ss_err* err)
+{
+  cal_profile* t = ctx;
+  const cJSON* ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+  const cJSON* cat = cJSON_GetObjectItemCaseSensitive(e, "cat");
+  const cJSON* name = cJSON_GetObjectItemCaseSensitive(e, "name");
+  const cJSON* args = cJSON_GetObjectItemCaseSensitive(e, "args");
+  t->events++;
+  if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") != 0 || !cJSON_IsString(cat) || !cJSON_IsString(name))
+    return SS_OK;
+  double ts = num_arg(e, "ts", NAN), dur = num_arg(e, "dur", NAN);
+  if (!isfinite(ts) || !isfinite(dur) || dur < 0)
+    return ss_err_set(err, t->path, 0, "event %ld ('%s'): expected numbers 'ts' and 'dur' >= 0", t->events,
+                      name->valuestring);
+  const char* c = cat->valuestring;
+  int rc = SS_OK;
+  if (strcmp(c, "Operator") == 0 || strcmp(c, "cpu_op") == 0 || strcmp(c, "user_annotation") == 0)
+    rc = keep_op(t, e, name->valuestring, args, ts, dur);
+  else if (strcmp(c, "Kernel") == 0 || strcmp(c, "kernel") == 0 || strcmp(c, "Memset") == 0 ||
+           strcmp(c, "gpu_memset") == 0 || strcmp(c, "Memcpy") == 0 || strcmp(c, "gpu_memcpy") == 0)
+    rc = keep_kernel(t, name->valuestring, args, ts, dur);
+  return rc ? ss_err_nomem(err) : SS_OK;
+}
+
+int cal_profile_load(const char* path, cal_profile** out, ss_err* err)
+{
+  cal_profile* t = calloc(1, sizeof(*t));
+  if (!t)
+    return ss_err_nomem(err);
+  t->path = path;
+  int rc = cal_kineto_read(path, keep_event, t, t->gpu_model, sizeof(t->gpu_model), err);
+  if (!rc)
+    *out = t;
+  else
+    cal_profile_free(t);
+  return rc;
+}
+
+const char* cal_profile_device(const cal_profile* t)
+{
+  return t->gpu_model;
+}
+
+void cal_profile_free(cal_profile* t)
+{
+  if (!t)
+    return;
+  free(t->ops);
+  free(t->kernels);
+  ss_names_free(&t->threads);
+  free(t);
+}
+
+/* ---- analysis ---- */
+
+static int by_tid_ts(const void* a, const void* b)
+{
+  const op* x = a;
+  const op* y = b;
+  if (x->tid != y->tid)
+    return x->tid < y->tid ? -1 : 1;
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->end > y->end ? -1 : x->end < y->end; /* the enclosing one first */
+}
+
+static int is_special(op_kind k)
+{
+  return k == OP_DATA || k == OP_OPTIMIZER || k == OP_BACKWARD || k == OP_ACCUMULATE;
+}
+
+/* Nesting on each thread (an operator inside another starts and ends within it): each operator's
+ * outermost special and weighted ancestors, and its own time without its children's. */
+static int nest(cal_profile* t)
+{
+  if (t->nops) /* ops is NULL when there are none: qsort's argument must not be */
+    qsort(t->ops, t->nops, sizeof(op), by_tid_ts);
+  size_t* stack = malloc(sizeof(size_t) * (t->nops + 1));
+  if (!stack)
+    return SS_ENOMEM;
+  size_t depth = 0;
+  for (size_t i = 0; i < t->nops; i++) {
+    op* o = &t->ops[i];
+    while (depth > 0 && (t->ops[stack[depth - 1]].tid != o->tid || o->ts >= t->ops[stack[depth - 1]].end))
+      depth--;
+    o->self = o->end - o->ts;
+    o->special = -1;
+    o->layer_op = -1;
+    if (depth > 0) {
+      op* parent = &t->ops[stack[depth - 1]];
+      parent->self -= o->end - o->ts;
+      o->special = parent->special;
+      o->layer_op = parent->layer_op;
+    }
+    if (o->special < 0 && is_special(o->kind))
+      o->special = (int)i;
+    if (o->layer_op < 0 && o->kind == OP_LAYER)
+      o->layer_op = (int)i;
+    stack[depth++] = i;
+  }
+  for (size_t i = 0; i < t->nops; i++)
+    if (t->ops[i].self < 0)
+      t->ops[i].self = 0;
+  free(stack);
+  return SS_OK;
+}
+
+static int by_key(const void* a, const void* b)
+{
+  const key_entry* x = a;
+  const key_entry* y = b;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* By key, then by value: of the forward operators with a sequence number, that of the first
+ * layer comes first. */
+static int by_key_value(const void* a, const void* b)
+{
+  const key_entry* x = a;
+  const key_entry* y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static int by_value(const void* a, const void* b)
+{
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double* v, int n)
+{
+  qsort(v, (size_t)n, sizeof(double), by_value);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int by_start(const void* a, const void* b)
+{
+  const cal_step* x = a;
+  const cal_step* y = b;
+  return x->t0_us < y->t0_us ? -1 : x->t0_us > y->t0_us;
+}
+
+/* Grow the per-layer arrays of s to hold n layers. */
+static int grow_layers(cal_step* s, int n, int* cap)
+{
+  if (n <= *cap)
+    return SS_OK;
+  int c = *cap ? 2 * *cap : 16;
+  double* f = realloc(s->fwd_us, sizeof(double) * (size_t)c);
+  if (f)
+    s->fwd_us = f;
+  double* b = realloc(s->bwd_us, sizeof(double) * (size_t)c);
+  if (b)
+    s->bwd_us = b;
+  double* p = realloc(s->params, sizeof(double) * (size_t)c);
+  if (p)
+    s->params = p;
+  char(*nm)[64] = realloc(s->names, sizeof(*s->names) * (size_t)c);
+  if (nm)
+    s->names = nm;
+  if (!f || !b || !p || !nm)
+    return SS_ENOMEM;
+  *cap = c;
+  return SS_OK;
+}
+
+/* What falls in each profiler step: the operators that start in it (indices into ops, in order)
+ * and the kernels whose operator does (with that operator). Step k's are op[op_start[k] ..
+ * op_start[k + 1]) and kernel[kernel_start[k] .. kernel_start[k + 1]); steps are sorted by start
+ * and do not overlap, so that each operator is looked at once, however many steps there are. */
+typedef struct step_index {
+  size_t* op;
+  size_t* op_start;
+  size_t* kernel;
+  size_t* kernel_start;
+  int* kernel_op; /* by kernel: the index of its operator, -1 if none */
+} step_index;
+
+static void step_index_free(step_index* x)
+{
+  free(x->op);
+  free(x->op_start);
+  free(x->kernel);
+  free(x->kernel_start);
+  free(x->kernel_op);
+}
+
+/* The step whose span holds ts, or -1. */
+static int step_at(const cal_step* steps, int nsteps, double ts)
+{
+  int lo = 0, hi = nsteps; /* the first step that starts after ts */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (steps[mid].t0_us <= ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && ts < steps[lo - 1].t1_us ? lo - 1 : -1;
+}
+
+/* Put item i (of n) in bucket of[i] (or none when -1), keeping their order: a counting sort. */
+static int bucket(const int* of, size_t n, int nbuckets, size_t** items, size_t** start)
+{
+  *items = malloc(sizeof(size_t) * (n + 1));
+  *start = calloc((size_t)nbuckets + 2, sizeof(size_t));
+  if (!*items || !*start)
+    return SS_ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    if (of[i] >= 0)
+      (*start)[of[i] + 2]++;
+  for (int k = 0; k < nbuckets; k++)
+    (*start)[k + 2] += (*start)[k + 1];
+  for (size_t i = 0; i < n; i++)
+    if (of[i] >= 0)
+      (*items)[(*start)[of[i] + 1]++] = i;
+  return SS_OK;
+}
+
+/* map: the operators by External id, sorted by it. */
+static int index_steps(const cal_profile* t, const key_entry* map, size_t nmap, const cal_step* steps, int nsteps,
+                       step_index* x)
+{
+  int* op_step = malloc(sizeof(int) * (t->nops + 1));
+  int* kernel_step = malloc(sizeof(int) * (t->nkernels + 1));
+  x->kernel_op = malloc(sizeof(int) * (t->nkernels + 1));
+  int rc = op_step && kernel_step && x->kernel_op ? SS_OK : SS_ENOMEM;
+  for (size_t i = 0; !rc && i < t->nops; i++)
+    op_step[i] = step_at(steps, nsteps, t->ops[i].ts);
+  for (size_t q = 0; !rc && q < t->nkernels; q++) {
+    key_entry key = {t->kernels[q].ext, 0};
+    const key_entry* hit = key.key >= 0 ? bsearch(&key, map, nmap, sizeof(key_entry), by_key) : NULL;
+    x->kernel_op[q] = hit ? hit->value : -1;
+    kernel_step[q] = hit ? op_step[hit->value] : -1;
+  }
+  if (!rc)
+    rc = bucket(op_step, t->nops, nsteps, &x->op, &x->op_start);
+  if (!rc)
+    rc = bucket(kernel_step, t->nkernels, nsteps, &x->kernel, &x->kernel_start);
+  free(op_step);
+  free(kernel_step);
+  return rc;
+}
+
+/* One step under analysis: its operators (m indices into ops, in order), whether the trace is of
+ * a CPU run, the forward thread, the layers found so far, and each operator's part: layer_of[i]
+ * is L for the forward of layer L, nl + L for its backward, -1 for none. */
+typedef struct step_scan {
+  const cal_profile* t;
+  const size_t* idx;
+  size_t m;
+  int cpu;
+  int ftid;
+  int nl;
+  int* layer_of;
+  cal_step* s;
+} step_scan;
+
+/* Forward: a layer starts at each outermost operator with weights on the training thread; the
+ * operators after it (norms, activations, pooling, additions, the loss) belong to it until the
+ * next. DataLoader, optimizer and autograd work are not forward. */
+static int scan_forward(step_scan* c, ss_err* err)
+{
+  const cal_profile* t = c->t;
+  cal_step* s = c->s;
+  int cap = 0;
+  for (size_t j = 0; j < c->m; j++) {
+    size_t i = c->idx[j];
+    const op* o = &t->ops[i];
+    if (o->tid != c->ftid || o->special >= 0 || o->kind == OP_STEP)
+      continue;
+    if (o->layer_op == (int)i) {
+      if (grow_layers(s, c->nl + 1, &cap))
+        return ss_err_nomem(err);
+      s->fwd_us[c->nl] = s->bwd_us[c->nl] = 0;
+      s->params[c->nl] = o->params;
+      snprintf(s->names[c->nl], sizeof(s->names[0]), "%s", o->layer_name);
+      if (s->batch == 0) {
+        s->batch = o->batch;
+        s->input = o->input;
+      }
+      c->nl++;
+    }
+    if (c->nl == 0)
+      continue; /* before the first layer (the input's copy): no layer's */
+    c->layer_of[i] = c->nl - 1;
+    if (o->kind == OP_NORM)
+      s->params[c->nl - 1] += o->params;
+    if (c->cpu)
+      s->fwd_us[c->nl - 1] += o->self;
+  }
+  if (c->nl == 0) /* its operators with weights are all inside one that began before the step */
+    return ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) starts inside a profiler step");
+  return SS_OK;
+}
+
+/* Backward: an autograd node belongs to the layer of the forward operator with its sequence
+ * number (seqs: those of the forward operators, sorted by_key_value); AccumulateGrad to the node
+ * before it on its thread; what runs inside a node to it. */
+static void scan_backward(step_scan* c, const key_entry* seqs, size_t nseq)
+{
+  const cal_profile* t = c->t;
+  int nl = c->nl, last = nl - 1, last_tid = -1;
+  for (size_t j = 0; j < c->m; j++) {
+    size_t i = c->idx[j];
+    const op* o = &t->ops[i];
+    if (o->kind == OP_STEP)
+      continue;
+    /* Autograd work, and whatever the backward threads run between nodes (summing the gradients
+     * a tensor receives from two uses): to the node before it. */
+    int autograd = o->special >= 0 && (t->ops[o->special].kind == OP_BACKWARD ||
+                                       t->ops[o->special].kind == OP_ACCUMULATE);
+    if (!autograd && (o->special >= 0 || o->tid == c->ftid))
+      continue;
+    if (o->tid != last_tid) {
+      last = nl - 1;
+      last_tid = o->tid;
+    }
+    /* A node's sequence number is on it, or on the node inside its evaluate_function wrapper. */
+    for (size_t q = i; o->special == (int)i && o->kind == OP_BACKWARD && q < t->nops && t->ops[q].tid == o->tid &&
+                       t->ops[q].ts < o->end;
+         q++)
+      if (t->ops[q].kind == OP_BACKWARD && t->ops[q].seq >= 0) {
+        key_entry key = {t->ops[q].seq, 0};
+        const key_entry* hit = bsearch(&key, seqs, nseq, sizeof(key_entry), by_key);
+        if (hit)
+          last = hit->value;
+        break;
+      }
+    c->layer_of[i] = nl + last;
+    if (c->cpu)
+      c->s->bwd_us[last] += o->self;
+  }
+}
+
+/* GPU time of each kernel of step k, to the layer of the operator that launched it; the
+ * DataLoader's spans, and on a CPU the optimizer's time. */
+static void scan_devices(step_scan* c, const step_index* x, int k)
+{
+  const cal_profile* t = c->t;
+  cal_step* s = c->s;
+  for (size_t j = x->kernel_start[k]; j < x->kernel_start[k + 1]; j++) {
+    const kernel* kk = &t->kernels[x->kernel[j]];
+    int oi = x->kernel_op[x->kernel[j]];
+    const op* o = &t->ops[oi];
+    if (kk->htod) {
+      if (kk->bytes > s->htod_bytes)
+        s->htod_bytes = kk->bytes;
+      continue;
+    }
+    int l = c->layer_of[oi];
+    if (o->special >= 0 && t->ops[o->special].kind == OP_OPTIMIZER)
+      s->opt_us += kk->dur;
+    else if (l >= c->nl)
+      s->bwd_us[l - c->nl] += kk->dur;
+    else if (l >= 0)
+      s->fwd_us[l] += kk->dur;
+  }
+  for (size_t j = 0; j < c->m; j++) {
+    size_t i = c->idx[j];
+    const op* o = &t->ops[i];
+    if (o->special < 0)
+      continue;
+    if (o->special == (int)i && o->kind == OP_DATA)
+      s->data_us += o->end - o->ts;
+    else if (c->cpu && t->ops[o->special].kind == OP_OPTIMIZER)
+      s->opt_us += o->self;
+  }
+}
+
+/* Analyse step k; layer_of (by operator) is -1 throughout, and so again on return. */
+static int analyse_step(const cal_profile* t, const step_index* x, int k, int* layer_of, cal_step* s, ss_err* err)
+{
+  step_scan c = {t, x->op + x->op_start[k], x->op_start[k + 1] - x->op_start[k], t->nkernels == 0, -1, 0, layer_of, s};
+  /* The forward thread: the thread of the first operator with weights in the step. */
+  for (size_t j = 0; j < c.m && c.ftid < 0; j++)
+    if (t->ops[c.idx[j]].kind == OP_LAYER && t->ops[c.idx[j]].special < 0)
+      c.ftid = t->ops[c.idx[j]].tid;
+  if (c.ftid < 0)
+    return ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) runs inside a profiler step");
+  key_entry* seqs = malloc(sizeof(key_entry) * (c.m + 1));
+  if (!seqs)
+    return ss_err_nomem(err);
+  int rc = scan_forward(&c, err);
+  if (!rc) {
+    size_t nseq = 0;
+    for (size_t j = 0; j < c.m; j++)
+      if (layer_of[c.idx[j]] >= 0 && t->ops[c.idx[j]].seq >= 0)
+        seqs[nseq++] = (key_entry){t->ops[c.idx[j]].seq, layer_of[c.idx[j]]};
+    qsort(seqs, nseq, sizeof(key_entry), by_key_value);
+    scan_backward(&c, seqs, nseq);
+    scan_devices(&c, x, k);
+    s->nlayers = c.nl;
+  }
+  for (size_t j = 0; j < c.m; j++)
+    layer_of[c.idx[j]] = -1;
+  free(seqs);
+  return rc;
+}
+
+/* The profiler steps of t, sorted by start, and map: the operators by External id, sorted by it. */
+static int find_steps(const cal_profile* t, key_entry** map, size_t* nmap, cal_step** steps, int* nsteps, ss_err* err)
+{
+  *map = malloc(sizeof(key_entry) * (t->nops + 1));
+  *steps = calloc(t->nops + 1, sizeof(cal_step));
+  if (!*map || !*steps)
+    return ss_err_nomem(err);
+  for (size_t i = 0; i < t->nops; i++) {
+    if (t->ops[i].ext >= 0)
+      (*map)[(*nmap)++] = (key_entry){t->ops[i].ext, (int)i};
+    if (t->ops[i].kind == OP_STEP)
+      (*steps)[(*nsteps)++] = (cal_step){.t0_us = t->ops[i].ts, .t1_us = t->ops[i].end};
+  }
+  qsort(*map, *nmap, sizeof(key_entry), by_key);
+  if (*nsteps == 0)
+    return ss_err_set(err, t->path, 0, "no profiler step (ProfilerStep#N) in the trace: profile with a schedule and "
+                                       "call prof.step() every iteration");
+  qsort(*steps, (size_t)*nsteps, sizeof(cal_step), by_start);
+  for (int k = 1; k < *nsteps; k++)
+    if ((*steps)[k].t0_us < (*steps)[k - 1].t1_us)
+      return ss_err_set(err, t->path, 0, "two profiler steps overlap (one starts at %.17g us, before the other ends): "
+                                         "expected the steps of one training process, one after another",
+                        (*steps)[k].t0_us);
+  return SS_OK;
+}
+
+/* What the workload needs of the steps analysed: the same layers in each, a batch, a copy. */
+static int check_steps(const cal_profile* t, const cal_step* steps, int nsteps, ss_err* err)
+{
+  for (int k = 1; k < nsteps; k++)
+    if (steps[k].nlayers != steps[0].nlayers)
+      return ss_err_set(err, t->path, 0, "profiler steps differ: %d layers in one, %d in another", steps[0].nlayers,
+                        steps[k].nlayers);
+  if (steps[0].batch <= 0)
+    return ss_err_set(err, t->path, 0, "no batch size in the first layer's input shape (profile with "
+                                       "record_shapes=True)");
+  if (steps[0].htod_bytes <= 0 && t->nkernels > 0)
+    return ss_err_set(err, t->path, 0, "no host-to-device copy of the batch in a step");
+  return SS_OK;
+}
+
+/* *med: the figures of the first step with the median over the steps of each time; it takes the
+ * first step's parameters and names. */
+static int medians(cal_step* steps, int nsteps, cal_step* med)
+{
+  int nl = steps[0].nlayers;
+  double* fwd = calloc((size_t)nl, sizeof(double));
+  double* bwd = calloc((size_t)nl, sizeof(double));
+  double* v = calloc((size_t)nsteps, sizeof(double));
+  if (!fwd || !bwd || !v) {
+    free(fwd);
+    free(bwd);
+    free(v);
+    return SS_ENOMEM;
+  }
+  for (int l = 0; l < nl; l++) {
+    for (int k = 0; k < nsteps; k++)
+      v[k] = steps[k].fwd_us[l];
+    fwd[l] = median(v, nsteps);
+    for (int k = 0; k < nsteps; k++)
+      v[k] = steps[k].bwd_us[l];
+    bwd[l] = median(v, nsteps);
+  }
+  *med = steps[0];
+  med->fwd_us = fwd;
+  med->bwd_us = bwd;
+  for (int k = 0; k < nsteps; k++)
+    v[k] = steps[k].opt_us;
+  med->opt_us = median(v, nsteps);
+  for (int k = 0; k < nsteps; k++)
+    v[k] = steps[k].data_us;
+  med->data_us = median(v, nsteps);
+  steps[0].params = NULL;
+  steps[0].names = NULL;
+  free(v);
+  return SS_OK;
+}
+
+int cal_profile_measure(cal_profile* t, cal_step* med, int* nsteps, ss_err* err)
+{
+  key_entry* map = NULL;
+  size_t nmap = 0;
+  cal_step* steps = NULL;
+  int n = 0;
+  step_index x = {0};
+  int* layer_of = NULL;
+  int rc = nest(t) ? ss_err_nomem(err) : find_steps(t, &map, &nmap, &steps, &n, err);
+  if (!rc) {
+    layer_of = malloc(sizeof(int) * (t->nops + 1));
+    if (!layer_of || index_steps(t, map, nmap, steps, n, &x))
+      rc = ss_err_nomem(err);
+  }
+  for (size_t i = 0; !rc && i < t->nops; i++)
+    layer_of[i] = -1;
+  for (int k = 0; !rc && k < n; k++)
+    rc = analyse_step(t, &x, k, layer_of, &steps[k], err);
+  if (!rc)
+    rc = check_steps(t, steps, n, err);
+  if (!rc && medians(steps, n, med))
+    rc = ss_err_nomem(err);
+  if (!rc)
+    *nsteps = n;
+  for (int k = 0; steps && k < n; k++)
+    cal_step_free(&steps[k]);
+  free(steps);
+  free(map);
+  free(layer_of);
+  step_index_free(&x);
+  return rc;
+}
+
+void cal_step_free(cal_step* s)
+{
+  free(s->fwd_us);
+  free(s->bwd_us);
+  free(s->params);
+  free(s->names);
+}

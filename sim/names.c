@@ -1,0 +1,71 @@
+/* names: distinct names numbered in order, with an open-addressing hash table (FNV-1a). */
+#include "names.h"
+
+#include "array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t hash(const char* name)
+{
+  size_t h = 14695981039346656037u;
+  for (const unsigned char* c = (const unsigned char*)name; *c; c++)
+    h = (h ^ *c) * 1099511628211u;
+  return h;
+}
+
+/* The slot of name: where it is, or the free slot where it goes. */
+static size_t slot_of(const ss_names* s, const char* name)
+{
+  size_t i = hash(name) & (s->nslot - 1);
+  while (s->slot[i] && strcmp(s->name[s->slot[i] - 1], name) != 0)
+    i = (i + 1) & (s->nslot - 1);
+  return i;
+}
+
+/* Keep the table at least twice as large as the names, for n names. */
+static int reserve(ss_names* s, size_t n)
+{
+  if (2 * n <= s->nslot)
+    return 0;
+  size_t nslot = s->nslot ? 2 * s->nslot : 64;
+  int* slot = calloc(nslot, sizeof(int));
+  if (!slot)
+    return -1;
+  free(s->slot);
+  s->slot = slot;
+  s->nslot = nslot;
+  for (int i = 0; i < s->n; i++)
+    s->slot[slot_of(s, s->name[i])] = i + 1;
+  return 0;
+}
+
+int ss_names_add(ss_names* s, const char* name, int* added)
+{
+  if (added)
+    *added = 0;
+  if (reserve(s, (size_t)s->n + 1))
+    return -1;
+  size_t i = slot_of(s, name);
+  if (s->slot[i])
+    return s->slot[i] - 1;
+  char** grown = ss_array_grow(s->name, &s->cap, (size_t)s->n + 1, sizeof(char*), 64);
+  if (!grown)
+    return -1;
+  s->name = grown;
+  if (!(s->name[s->n] = strdup(name)))
+    return -1;
+  s->slot[i] = s->n + 1;
+  if (added)
+    *added = 1;
+  return s->n++;
+}
+
+void ss_names_free(ss_names* s)
+{
+  for (int i = 0; i < s->n; i++)
+    free(s->name[i]);
+  free(s->name);
+  free(s->slot);
+  memset(s, 0, sizeof(*s));
+}

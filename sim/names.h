@@ -1,0 +1,24 @@
+/* names: a set of names that numbers each distinct name in the order it was first added (a hash
+ * table: adding n names takes time in n, not n squared). */
+#ifndef SS_NAMES_H
+#define SS_NAMES_H
+
+#include <stddef.h>
+
+/* Zero-initialised it is empty; free with ss_names_free. */
+typedef struct ss_names {
+  char** name;  /* [index]: copies, owned */
+  int n;
+  size_t cap;   /* of name */
+  int* slot;    /* hash table: index + 1, 0 when free */
+  size_t nslot; /* a power of 2, at least twice n */
+} ss_names;
+
+/* The index of name in s, name (copied) added when new; -1 when out of memory. *added (if not
+ * NULL) says whether it was new. */
+int ss_names_add(ss_names* s, const char* name, int* added);
+
+/* Free what s holds (not s itself), leaving it empty. */
+void ss_names_free(ss_names* s);
+
+#endif
