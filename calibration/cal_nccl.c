@@ -16,7 +16,7 @@
 typedef struct point {
   double bytes;
   double time_s;
-  double busbw_bps; /* > 0 for a 'size busbw' pair, whose time needs the ranks */
+  double busbw_bytes_per_s; /* > 0 for a 'size busbw' pair, whose time needs the ranks */
 } point;
 
 typedef struct source {
@@ -36,22 +36,22 @@ typedef struct nccl_data {
   const char* ranks_from; /* "--ranks" or the file whose '# Rank' lines gave them */
 } nccl_data;
 
-/* The fit: time = alpha_s + bytes / algbw_bps. */
+/* The fit: time = alpha_s + bytes / algbw_bytes_per_s. */
 typedef struct nccl_fit {
-  double alpha_s, algbw_bps, busbw_bps;
+  double alpha_s, algbw_bytes_per_s, busbw_bytes_per_s;
   double rms_rel, max_rel;
   int clamped; /* the unconstrained alpha was negative: refitted with alpha = 0 */
 } nccl_fit;
 
 static const char table_form[] = "size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong";
 
-static int add_point(nccl_data* d, double bytes, double time_s, double busbw_bps)
+static int add_point(nccl_data* d, double bytes, double time_s, double busbw_bytes_per_s)
 {
   point* p = ss_array_grow(d->pts, &d->cap, (size_t)d->n + 1, sizeof(point), 64);
   if (!p)
     return SS_ENOMEM;
   d->pts = p;
-  d->pts[d->n++] = (point){bytes, time_s, busbw_bps};
+  d->pts[d->n++] = (point){bytes, time_s, busbw_bytes_per_s};
   return SS_OK;
 }
 
@@ -192,8 +192,8 @@ static int resolve_ranks(nccl_data* d, int opt_ranks, ss_err* err)
     return ss_err_set(err, d->ranks_from, 0, "1 rank: an allreduce needs 2 ranks or more");
   /* nccl-tests: busbw = algbw x 2(n-1)/n, algbw = bytes / time */
   for (int i = 0; i < d->n; i++)
-    if (d->pts[i].busbw_bps > 0)
-      d->pts[i].time_s = d->pts[i].bytes / (d->pts[i].busbw_bps * d->ranks / (2.0 * (d->ranks - 1)));
+    if (d->pts[i].busbw_bytes_per_s > 0)
+      d->pts[i].time_s = d->pts[i].bytes / (d->pts[i].busbw_bytes_per_s * d->ranks / (2.0 * (d->ranks - 1)));
   return SS_OK;
 }
 
@@ -223,8 +223,8 @@ static int fit(const nccl_data* d, nccl_fit* f, ss_err* err)
   if (!(b > 0))
     return ss_err_set(err, d->src[0].path, 0, "the time does not grow with the size: no bandwidth to fit");
   f->alpha_s = a;
-  f->algbw_bps = 1 / b;
-  f->busbw_bps = f->algbw_bps * 2.0 * (d->ranks - 1) / d->ranks;
+  f->algbw_bytes_per_s = 1 / b;
+  f->busbw_bytes_per_s = f->algbw_bytes_per_s * 2.0 * (d->ranks - 1) / d->ranks;
   for (int i = 0; i < d->n; i++) {
     double e = (a + b * d->pts[i].bytes) / d->pts[i].time_s - 1;
     f->rms_rel += e * e;
@@ -256,7 +256,7 @@ static cJSON* platform_json(const cal_rescale* r, const char* in, const char* ou
   cJSON_AddStringToObject(j, "link_classes", classes);
   cJSON_AddNumberToObject(j, "bandwidth_factor", r->bandwidth_factor);
   cJSON_AddNumberToObject(j, "latency_factor", r->latency_factor);
-  add_change(j, "busbw", "Bps", r->busbw_before_bps, r->busbw_after_bps);
+  add_change(j, "busbw", "bytes_per_s", r->busbw_before_bytes_per_s, r->busbw_after_bytes_per_s);
   add_change(j, "hop_latency", "s", r->hop_latency_before_s, r->hop_latency_after_s);
   cJSON* links = cJSON_AddArrayToObject(j, "links");
   for (int i = 0; i < r->nchanges; i++) {
@@ -264,7 +264,7 @@ static cJSON* platform_json(const cal_rescale* r, const char* in, const char* ou
     cJSON* l = cJSON_CreateObject();
     cJSON_AddStringToObject(l, "name", c->name);
     cJSON_AddStringToObject(l, "class", c->cls);
-    add_change(l, "bandwidth", "Bps", c->bandwidth_before_bps, c->bandwidth_after_bps);
+    add_change(l, "bandwidth", "bytes_per_s", c->bandwidth_before_bytes_per_s, c->bandwidth_after_bytes_per_s);
     add_change(l, "latency", "s", c->latency_before_s, c->latency_after_s);
     cJSON_AddItemToArray(links, l);
   }
@@ -285,15 +285,15 @@ static cJSON* params_json(const nccl_data* d, const nccl_fit* f)
   cJSON_AddNumberToObject(j, "min_bytes", lo);
   cJSON_AddNumberToObject(j, "max_bytes", hi);
   cJSON_AddNumberToObject(j, "alpha_s", f->alpha_s);
-  cJSON_AddNumberToObject(j, "algbw_Bps", f->algbw_bps);
-  cJSON_AddNumberToObject(j, "busbw_Bps", f->busbw_bps);
+  cJSON_AddNumberToObject(j, "algbw_bytes_per_s", f->algbw_bytes_per_s);
+  cJSON_AddNumberToObject(j, "busbw_bytes_per_s", f->busbw_bytes_per_s);
   cJSON_AddNumberToObject(j, "residual_rms_rel", f->rms_rel);
   cJSON_AddNumberToObject(j, "residual_max_rel", f->max_rel);
   cJSON_AddBoolToObject(j, "alpha_clamped_to_0", f->clamped);
-  cJSON_AddStringToObject(j, "fit", "time_s = alpha_s + bytes / algbw_Bps, least squares on relative errors (weights "
+  cJSON_AddStringToObject(j, "fit", "time_s = alpha_s + bytes / algbw_bytes_per_s, least squares on relative errors (weights "
                                     "1/time^2) over all points; times are all_reduce_perf's out-of-place times, or "
                                     "bytes / algbw with algbw = busbw x ranks / (2 (ranks - 1)) for 'size busbw' pairs; "
-                                    "busbw_Bps = algbw_Bps x 2 (ranks - 1) / ranks (nccl-tests)");
+                                    "busbw_bytes_per_s = algbw_bytes_per_s x 2 (ranks - 1) / ranks (nccl-tests)");
   cJSON* srcs = cJSON_AddArrayToObject(j, "sources");
   for (int i = 0; i < d->nsrc; i++) {
     cJSON* s = cJSON_CreateObject();
@@ -305,7 +305,7 @@ static cJSON* params_json(const nccl_data* d, const nccl_fit* f)
   cJSON* data = cJSON_AddArrayToObject(j, "data");
   for (int i = 0; i < d->n; i++) {
     const point* p = &d->pts[i];
-    double t = f->alpha_s + p->bytes / f->algbw_bps;
+    double t = f->alpha_s + p->bytes / f->algbw_bytes_per_s;
     cJSON* o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "bytes", p->bytes);
     cJSON_AddNumberToObject(o, "time_s", p->time_s);
@@ -320,7 +320,7 @@ static const char nccl_help[] =
     "usage: stash-calibrate nccl LOG... [-o PARAMS.json] [--ranks N] [--platform P.xml --out-platform Q.xml]\n"
     "\n"
     "Fit time = alpha + size / algbw (least squares on relative errors) to allreduce measurements and write\n"
-    "the fit as JSON (alpha_s, algbw_Bps, busbw_Bps, ranks, points, residual, sources).\n"
+    "the fit as JSON (alpha_s, algbw_bytes_per_s, busbw_bytes_per_s, ranks, points, residual, sources).\n"
     "\n"
     "LOG: nccl-tests all_reduce_perf output (one or more runs per file; the out-of-place time of each row\n"
     "of the table is used, '#' lines are comments and '# Rank N' lines give the ranks), or rows of\n"
@@ -376,14 +376,14 @@ static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, ca
     n += (size_t)snprintf(note + n, sizeof(note) - n, " %s", d->src[i].path);
   if (n < sizeof(note))
     snprintf(note + n, sizeof(note) - n, " (%d ranks, %d points): alpha %.6g us, busbw %.6g GB/s", d->ranks, d->n,
-             f->alpha_s * 1e6, f->busbw_bps / 1e9);
+             f->alpha_s * 1e6, f->busbw_bytes_per_s / 1e9);
   if (cal_same_file(a->out_platform, a->platform) || (a->output && cal_same_file(a->out_platform, a->output)))
     return ss_err_set(err, a->out_platform, 0, "the rewritten platform would overwrite %s",
                       cal_same_file(a->out_platform, a->platform) ? "its input" : "the fit's output");
   for (int i = 0; i < d->nsrc; i++)
     if (cal_same_file(a->out_platform, d->src[i].path))
       return ss_err_set(err, a->out_platform, 0, "the rewritten platform would overwrite a log");
-  return cal_rescale_platform(a->platform, a->out_platform, f->busbw_bps, f->alpha_s / (2.0 * (d->ranks - 1)), note,
+  return cal_rescale_platform(a->platform, a->out_platform, f->busbw_bytes_per_s, f->alpha_s / (2.0 * (d->ranks - 1)), note,
                               r, err);
 }
 

@@ -15,7 +15,7 @@
 typedef struct ring_figures {
   int nrings;
   unsigned classes;
-  double busbw_bps;     /* sum of the rings' bottlenecks */
+  double busbw_bytes_per_s;     /* sum of the rings' bottlenecks */
   double hop_latency_s; /* largest route latency of a ring hop */
   int max_hops;         /* most links on the route of a ring hop */
 } ring_figures;
@@ -43,7 +43,7 @@ static int figures(const ss_platform* p, ring_figures* f)
     return rc;
   f->nrings = rings.nrings;
   for (int c = 0; c < rings.nrings; c++) {
-    f->busbw_bps += rings.rings[c].bandwidth_bps;
+    f->busbw_bytes_per_s += rings.rings[c].bandwidth_bytes_per_s;
     for (int i = 0; i < p->ngpus; i++) {
       const ss_route* r = ss_platform_route(p, rings.rings[c].order[i], rings.rings[c].order[(i + 1) % p->ngpus]);
       f->hop_latency_s = fmax(f->hop_latency_s, route_latency(p, r));
@@ -80,9 +80,9 @@ static int between_gpus(const ss_platform* p, int l)
 
 /* Decide the new figures of the links to rescale, and apply them to p (so that its rings can be
  * checked). */
-static int plan(ss_platform* p, const ring_figures* f, double busbw_bps, double hop_latency_s, cal_rescale* res)
+static int plan(ss_platform* p, const ring_figures* f, double busbw_bytes_per_s, double hop_latency_s, cal_rescale* res)
 {
-  res->bandwidth_factor = busbw_bps / f->busbw_bps;
+  res->bandwidth_factor = busbw_bytes_per_s / f->busbw_bytes_per_s;
   res->latency_factor = f->hop_latency_s > 0 ? hop_latency_s / f->hop_latency_s : 0;
   res->changes = calloc((size_t)p->nlinks, sizeof(cal_link_change));
   if (!res->changes)
@@ -95,14 +95,14 @@ static int plan(ss_platform* p, const ring_figures* f, double busbw_bps, double 
     if (!(c->name = strdup(k->name)))
       return SS_ENOMEM;
     c->cls = ss_link_class_name(k->cls);
-    c->bandwidth_before_bps = k->bandwidth_bps;
+    c->bandwidth_before_bytes_per_s = k->bandwidth_bytes_per_s;
     c->latency_before_s = k->latency_s;
     /* Every link of those classes between GPUs moves by the same factor, so every candidate ring's
      * bottleneck does too and the search picks the same rings. Without latencies to scale, each
      * link of the longest hop gets an equal part of the target. */
-    c->bandwidth_after_bps = k->bandwidth_bps * res->bandwidth_factor;
+    c->bandwidth_after_bytes_per_s = k->bandwidth_bytes_per_s * res->bandwidth_factor;
     c->latency_after_s = f->hop_latency_s > 0 ? k->latency_s * res->latency_factor : hop_latency_s / f->max_hops;
-    k->bandwidth_bps = c->bandwidth_after_bps;
+    k->bandwidth_bytes_per_s = c->bandwidth_after_bytes_per_s;
     k->latency_s = c->latency_after_s;
   }
   return SS_OK;
@@ -161,7 +161,7 @@ static const cal_link_change* change_of(const cal_rescale* res, const xmlNode* n
 static int edit_link(xmlNode* n, const cal_link_change* c, const char* note)
 {
   char bw[64], lat[64], text[2048];
-  snprintf(bw, sizeof(bw), "%.10gGBps", c->bandwidth_after_bps / 1e9);
+  snprintf(bw, sizeof(bw), "%.10gGBps", c->bandwidth_after_bytes_per_s / 1e9);
   snprintf(lat, sizeof(lat), "%.10gus", c->latency_after_s * 1e6);
   char* old_bw = ss_xml_attr(n, "bandwidth");
   char* old_lat = ss_xml_attr(n, "latency");
@@ -196,8 +196,8 @@ static int write_xml(const char* in, const char* out, const cal_rescale* res, co
              "stash-calibrate nccl rescaled the %d %s link(s) between GPUs of %s (the link classes its %d ring(s) "
              "cross): bandwidth x %.6g so that a ring allreduce over the %d GPUs has a bus bandwidth of %.6g "
              "GB/s (was %.6g), latency so that a ring hop takes %.6g us (was %.6g); %s. Rule: docs/calibration.md.",
-             res->nchanges, classes, in, before->nrings, res->bandwidth_factor, res->ngpus, res->busbw_after_bps / 1e9,
-             res->busbw_before_bps / 1e9, res->hop_latency_after_s * 1e6, res->hop_latency_before_s * 1e6, note);
+             res->nchanges, classes, in, before->nrings, res->bandwidth_factor, res->ngpus, res->busbw_after_bytes_per_s / 1e9,
+             res->busbw_before_bytes_per_s / 1e9, res->hop_latency_after_s * 1e6, res->hop_latency_before_s * 1e6, note);
     rc = comment_before(z, text);
     for (xmlNode* n = z->children; n && !rc; n = n->next) {
       const cal_link_change* c = ss_xml_is(n, "link") ? change_of(res, n) : NULL;
@@ -229,16 +229,16 @@ static int check_written(const char* out, const cal_rescale* res, const ring_fig
   ss_platform_free(q);
   if (rc)
     return ss_err_nomem(err);
-  if (f.nrings != planned->nrings || fabs(f.busbw_bps / res->busbw_after_bps - 1) > 1e-8 ||
+  if (f.nrings != planned->nrings || fabs(f.busbw_bytes_per_s / res->busbw_after_bytes_per_s - 1) > 1e-8 ||
       fabs(f.hop_latency_s - res->hop_latency_after_s) > 1e-8 * res->hop_latency_after_s + 1e-15)
     return ss_err_set(err, out, 0, "the rewritten platform gives %d ring(s) of %.9g GB/s and %.9g us per hop, "
                                    "not the %d of %.9g GB/s and %.9g us planned",
-                      f.nrings, f.busbw_bps / 1e9, f.hop_latency_s * 1e6, planned->nrings,
-                      res->busbw_after_bps / 1e9, res->hop_latency_after_s * 1e6);
+                      f.nrings, f.busbw_bytes_per_s / 1e9, f.hop_latency_s * 1e6, planned->nrings,
+                      res->busbw_after_bytes_per_s / 1e9, res->hop_latency_after_s * 1e6);
   return SS_OK;
 }
 
-int cal_rescale_platform(const char* in, const char* out, double busbw_bps, double hop_latency_s, const char* note,
+int cal_rescale_platform(const char* in, const char* out, double busbw_bytes_per_s, double hop_latency_s, const char* note,
                          cal_rescale* res, ss_err* err)
 {
   memset(res, 0, sizeof(*res));
@@ -253,24 +253,24 @@ int cal_rescale_platform(const char* in, const char* out, double busbw_bps, doub
     rc = ss_err_set(err, in, 0, "the platform has 1 GPU: no ring allreduce to calibrate");
     goto done;
   }
-  if ((rc = figures(p, &before)) || (rc = plan(p, &before, busbw_bps, hop_latency_s, res)) ||
+  if ((rc = figures(p, &before)) || (rc = plan(p, &before, busbw_bytes_per_s, hop_latency_s, res)) ||
       (rc = figures(p, &after))) {
     ss_err_nomem(err);
     goto done;
   }
   res->nrings = before.nrings;
   res->classes = before.classes;
-  res->busbw_before_bps = before.busbw_bps;
+  res->busbw_before_bytes_per_s = before.busbw_bytes_per_s;
   res->hop_latency_before_s = before.hop_latency_s;
-  res->busbw_after_bps = after.busbw_bps;
+  res->busbw_after_bytes_per_s = after.busbw_bytes_per_s;
   res->hop_latency_after_s = after.hop_latency_s;
   cal_rescale_classes(before.classes, classes, sizeof(classes));
   /* Equal factors keep the rings unless a link the rescaling leaves alone (another class) now
    * makes a better ring: the fitted bandwidth is then not a figure of these links alone. */
-  if (after.nrings != before.nrings || fabs(after.busbw_bps / busbw_bps - 1) > 1e-9) {
+  if (after.nrings != before.nrings || fabs(after.busbw_bytes_per_s / busbw_bytes_per_s - 1) > 1e-9) {
     rc = ss_err_set(err, in, 0, "a bus bandwidth of %.6g GB/s does not fit its %s links alone: scaled by %.6g, they "
                                 "no longer carry the rings (the simulator would build others, of %.6g GB/s)",
-                    busbw_bps / 1e9, classes, res->bandwidth_factor, after.busbw_bps / 1e9);
+                    busbw_bytes_per_s / 1e9, classes, res->bandwidth_factor, after.busbw_bytes_per_s / 1e9);
     goto done;
   }
   if ((rc = write_xml(in, out, res, &before, note, err)))

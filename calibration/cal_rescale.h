@@ -9,7 +9,7 @@
 typedef struct cal_link_change {
   char* name;
   const char* cls; /* "nvlink", ... (static) */
-  double bandwidth_before_bps, bandwidth_after_bps;
+  double bandwidth_before_bytes_per_s, bandwidth_after_bytes_per_s;
   double latency_before_s, latency_after_s;
 } cal_link_change;
 
@@ -20,7 +20,7 @@ typedef struct cal_rescale {
   int ngpus;
   int nrings;
   unsigned classes; /* bit set of ss_link_class: the link classes the rings cross */
-  double busbw_before_bps, busbw_after_bps;
+  double busbw_before_bytes_per_s, busbw_after_bytes_per_s;
   double hop_latency_before_s, hop_latency_after_s;
   double bandwidth_factor, latency_factor; /* latency_factor is 0 when the latencies were 0 */
   int nchanges;
@@ -28,13 +28,13 @@ typedef struct cal_rescale {
 } cal_rescale;
 
 /* Read the platform at in, scale every link of the classes its rings cross that lies on a route
- * between two GPUs (bandwidth by busbw_bps / current busbw, latency by hop_latency_s / current hop
+ * between two GPUs (bandwidth by busbw_bytes_per_s / current busbw, latency by hop_latency_s / current hop
  * latency), and write the result to out with an XML comment before each such link and one before
  * the zone, saying what changed and why (note: the provenance, e.g. the log and the fit). The
  * written file is read back and its rings checked. On success fills *res (free with
  * cal_rescale_free); errors (exit 1): a bad platform, fewer than 2 GPUs, rings that change under
  * the rescaling, an unwritable out. */
-int cal_rescale_platform(const char* in, const char* out, double busbw_bps, double hop_latency_s, const char* note,
+int cal_rescale_platform(const char* in, const char* out, double busbw_bytes_per_s, double hop_latency_s, const char* note,
                          cal_rescale* res, ss_err* err);
 
 void cal_rescale_free(cal_rescale* res);

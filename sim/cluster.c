@@ -10,7 +10,7 @@ double ss_cluster_link_bandwidth(const ss_job* j, int l)
   const ss_link* k = &p->links[l];
   if (k->cls == SS_LINK_NIC && j->opt.nic_gbps > 0 && p->nnics > 0)
     return j->opt.nic_gbps * 1e9 / 8 / p->nnics;
-  return k->bandwidth_bps;
+  return k->bandwidth_bytes_per_s;
 }
 
 double ss_cluster_link_latency(const ss_job* j, int l)
@@ -187,7 +187,7 @@ static void put_instance(FILE* f, const ss_job* j, int inst)
   put_host_name(f, j, inst * g1 + g1 - 1);
   fprintf(f, "\" speed=\"%.17gf\" core=\"%d\"><disk id=\"", p->cpu_speed_flops, p->cpu_cores);
   put_escaped(f, p->disk_name);
-  fprintf(f, "\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/></host>\n", p->disk_read_bps, p->disk_write_bps);
+  fprintf(f, "\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/></host>\n", p->disk_read_bytes_per_s, p->disk_write_bytes_per_s);
   for (int g = 0; g < j->gpus_per_instance; g++) {
     fputs("   <host id=\"", f);
     put_host_name(f, j, inst * g1 + g);
@@ -286,7 +286,7 @@ int ss_cluster_write(const ss_job* j, FILE* f)
     int core = j->opt.oversub > 1;
     if (core)
       fprintf(f, "  <link id=\"net/core\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SHARED\"/>\n",
-              j->core_bandwidth_bps);
+              j->core_bandwidth_bytes_per_s);
     for (int i = 0; i < n; i++)
       fprintf(f, "  <link id=\"net/port%d\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", i);
     for (int k = 0; k < nservers; k++)

@@ -52,7 +52,7 @@ static double intra_bandwidth(const ss_job* j)
 {
   double bw = 0;
   for (int c = 0; c < j->intra.nrings; c++)
-    bw += j->intra.rings[c].bandwidth_bps;
+    bw += j->intra.rings[c].bandwidth_bytes_per_s;
   return bw;
 }
 

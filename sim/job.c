@@ -118,7 +118,7 @@ static int global_rings(ss_job* j)
   for (int c = 0; c < j->intra.nrings; c++) {
     ss_ring* r = &j->rings.rings[c];
     r->share = j->intra.rings[c].share;
-    r->bandwidth_bps = j->intra.rings[c].bandwidth_bps;
+    r->bandwidth_bytes_per_s = j->intra.rings[c].bandwidth_bytes_per_s;
     r->order = malloc(sizeof(int) * (size_t)n);
     if (!r->order)
       return SS_ENOMEM;

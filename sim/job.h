@@ -25,7 +25,7 @@ typedef struct ss_job {
                        * of instance r / gpus_per_instance */
   int instances;
   int gpus_per_instance;
-  double core_bandwidth_bps; /* the switch core when oversubscribed (plan.c) */
+  double core_bandwidth_bytes_per_s; /* the switch core when oversubscribed (plan.c) */
   int batch;
   int workers;
   double cache;

@@ -10,7 +10,7 @@ int ss_plan_job(const ss_platform* p, const ss_workload* w, const ss_options* o,
   int rc = ss_job_new(p, w, o, &j, err);
   if (rc)
     return rc;
-  j->core_bandwidth_bps = j->instances * ss_cluster_nic_bandwidth(j) / o->oversub;
+  j->core_bandwidth_bytes_per_s = j->instances * ss_cluster_nic_bandwidth(j) / o->oversub;
   for (int b = 0; b < j->nbuckets; b++)
     if (o->allreduce == SS_ALLREDUCE_AUTO)
       j->bucket_alg[b] = ss_cost_choose(j, j->buckets[b].bytes);

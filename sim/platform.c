@@ -138,8 +138,8 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   if (!disk)
     return ss_xml_error(&c->x, n, "host 'cpu' has no <disk>");
   if (ss_xml_check_attrs(&c->x, disk, disk_attrs) || ss_xml_req_attr(&c->x, disk, "id", &p->disk_name) ||
-      ss_xml_quantity(&c->x, disk, "read_bw", SS_UNIT_BANDWIDTH, &p->disk_read_bps) ||
-      ss_xml_quantity(&c->x, disk, "write_bw", SS_UNIT_BANDWIDTH, &p->disk_write_bps))
+      ss_xml_quantity(&c->x, disk, "read_bw", SS_UNIT_BANDWIDTH, &p->disk_read_bytes_per_s) ||
+      ss_xml_quantity(&c->x, disk, "write_bw", SS_UNIT_BANDWIDTH, &p->disk_write_bytes_per_s))
     return SS_EINPUT;
   return SS_OK;
 }
@@ -236,7 +236,7 @@ static int parse_link(pctx* c, const xmlNode* n)
   if (dup != p->nlinks - 1)
     return ss_err_set(c->x.err, c->x.file, l->line, "link '%s' is defined twice (first on line %d)", l->name,
                       p->links[dup].line);
-  if (ss_xml_quantity(&c->x, n, "bandwidth", SS_UNIT_BANDWIDTH, &l->bandwidth_bps) ||
+  if (ss_xml_quantity(&c->x, n, "bandwidth", SS_UNIT_BANDWIDTH, &l->bandwidth_bytes_per_s) ||
       ss_xml_quantity(&c->x, n, "latency", SS_UNIT_LATENCY, &l->latency_s))
     return SS_EINPUT;
   policy = ss_xml_attr(n, "sharing_policy");
@@ -717,10 +717,10 @@ const char* ss_platform_node_name(const ss_platform* p, int i)
 double ss_platform_route_bandwidth(const ss_platform* p, int a, int b)
 {
   const ss_route* r = ss_platform_route(p, a, b);
-  double bw = r->nhops ? p->links[r->hops[0].link].bandwidth_bps : 0;
+  double bw = r->nhops ? p->links[r->hops[0].link].bandwidth_bytes_per_s : 0;
   for (int i = 1; i < r->nhops; i++)
-    if (p->links[r->hops[i].link].bandwidth_bps < bw)
-      bw = p->links[r->hops[i].link].bandwidth_bps;
+    if (p->links[r->hops[i].link].bandwidth_bytes_per_s < bw)
+      bw = p->links[r->hops[i].link].bandwidth_bytes_per_s;
   return bw;
 }
 

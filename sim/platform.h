@@ -22,7 +22,7 @@ typedef enum ss_sharing {
 
 typedef struct ss_link {
   char* name;
-  double bandwidth_bps; /* bytes per second */
+  double bandwidth_bytes_per_s; /* bytes per second */
   double latency_s;
   ss_sharing sharing;
   ss_link_class cls;
@@ -68,8 +68,8 @@ typedef struct ss_platform {
   int cpu_cores;
   double cpu_speed_flops; /* per core; 1e9 is one reference core */
   char* disk_name;
-  double disk_read_bps;
-  double disk_write_bps;
+  double disk_read_bytes_per_s;
+  double disk_write_bytes_per_s;
   int ngpus;
   ss_gpu* gpus;
   int compute_on_cpu; /* the "GPUs" compute on the cpu host's cores, sharing them with the loaders

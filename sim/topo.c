@@ -33,7 +33,7 @@ static double ring_bottleneck(residual* r, const int* order, int n)
     for (int h = 0; h < rt->nhops; h++) {
       const ss_link* l = &p->links[rt->hops[h].link];
       int s = slot(p, &rt->hops[h]);
-      double bw = l->sharing == SS_SHARING_FATPIPE ? l->bandwidth_bps : r->cap[s] / r->uses[s];
+      double bw = l->sharing == SS_SHARING_FATPIPE ? l->bandwidth_bytes_per_s : r->cap[s] / r->uses[s];
       if (bw < best)
         best = bw;
     }
@@ -107,7 +107,7 @@ int ss_topo_rings(const ss_platform* p, const int* gpus, int n, ss_rings* out)
   int* cand = malloc(sizeof(int) * (size_t)n);
   int rc = r.cap && r.uses && cand ? SS_OK : SS_ENOMEM;
   for (int i = 0; !rc && i < p->nlinks; i++)
-    r.cap[2 * i] = r.cap[2 * i + 1] = p->links[i].bandwidth_bps;
+    r.cap[2 * i] = r.cap[2 * i + 1] = p->links[i].bandwidth_bytes_per_s;
   if (!rc && (n == 1 || n > SS_TOPO_MAX_SEARCH)) {
     /* One GPU needs no ring; beyond the search limit keep the GPUs in the given order. */
     for (int i = 0; i < n; i++)
@@ -121,7 +121,7 @@ int ss_topo_rings(const ss_platform* p, const int* gpus, int n, ss_rings* out)
   int search = !rc && n > 1 && n <= SS_TOPO_MAX_SEARCH;
   while (search && !rc && out->nrings < SS_TOPO_MAX_CHANNELS) {
     double bw = best_ring(&r, gpus, n, classes, cand);
-    if (bw <= 0 || (out->nrings > 0 && bw < 1e-3 * out->rings[0].bandwidth_bps))
+    if (bw <= 0 || (out->nrings > 0 && bw < 1e-3 * out->rings[0].bandwidth_bytes_per_s))
       break;
     if (out->nrings == 0)
       classes = ring_classes(p, cand, n);
@@ -137,7 +137,7 @@ int ss_topo_rings(const ss_platform* p, const int* gpus, int n, ss_rings* out)
   }
   if (total > 0)
     for (int i = 0; i < out->nrings; i++)
-      out->rings[i].share = out->rings[i].bandwidth_bps / total;
+      out->rings[i].share = out->rings[i].bandwidth_bytes_per_s / total;
   free(cand);
   free(r.cap);
   free(r.uses);

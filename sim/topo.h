@@ -8,11 +8,11 @@
 #define SS_TOPO_MAX_SEARCH 9 /* exhaustive ring search up to this many GPUs; identity order beyond */
 
 /* One ring: order[i] is the GPU (host index) at position i; share is this ring's fraction of the
- * bytes of every collective; bandwidth_bps its bottleneck when the rings run together. */
+ * bytes of every collective; bandwidth_bytes_per_s its bottleneck when the rings run together. */
 typedef struct ss_ring {
   int* order;
   double share;
-  double bandwidth_bps;
+  double bandwidth_bytes_per_s;
 } ss_ring;
 
 typedef struct ss_rings {

@@ -45,7 +45,7 @@ static double sim_iteration(const char* args)
 }
 
 /* Time (s) and busbw (B/s) of one allreduce of bytes by "stash-sim bench allreduce PLATFORM". */
-static double bench(const char* platform, double bytes, double* busbw_bps)
+static double bench(const char* platform, double bytes, double* busbw_bytes_per_s)
 {
   run_result r = runf(SS_SIM_BIN, "bench allreduce %s --min-bytes %.17g --max-bytes %.17g --format json", platform,
                       bytes, bytes);
@@ -55,7 +55,7 @@ static double bench(const char* platform, double bytes, double* busbw_bps)
   double t = row ? num(row, "time_s") : NAN, bus = row ? num(row, "busbw_gbytes_per_s") : NAN;
   cJSON_Delete(j);
   run_free(&r);
-  *busbw_bps = bus * 1e9;
+  *busbw_bytes_per_s = bus * 1e9;
   return t;
 }
 
@@ -71,8 +71,8 @@ static void test_nccl_2080ti(void)
     return;
   CHECK(num(j, "ranks") == 2 && num(j, "points") == 13, "ranks %g, points %g", num(j, "ranks"), num(j, "points"));
   CHECK(near(num(j, "alpha_s"), 32.20377512619718e-6, 1e-9), "alpha %.12g s", num(j, "alpha_s"));
-  CHECK(near(num(j, "algbw_Bps"), 20.16405577783004e9, 1e-9), "algbw %.12g B/s", num(j, "algbw_Bps"));
-  CHECK(num(j, "busbw_Bps") == num(j, "algbw_Bps"), "2 ranks: busbw %.12g must equal algbw", num(j, "busbw_Bps"));
+  CHECK(near(num(j, "algbw_bytes_per_s"), 20.16405577783004e9, 1e-9), "algbw %.12g B/s", num(j, "algbw_bytes_per_s"));
+  CHECK(num(j, "busbw_bytes_per_s") == num(j, "algbw_bytes_per_s"), "2 ranks: busbw %.12g must equal algbw", num(j, "busbw_bytes_per_s"));
   CHECK(near(num(j, "residual_rms_rel"), 0.13514948434158952, 1e-9), "rms %.12g", num(j, "residual_rms_rel"));
   CHECK(near(num(j, "residual_max_rel"), 0.2791972453806677, 1e-9), "max %.12g", num(j, "residual_max_rel"));
   /* Each point: the time is the size over the busbw (2 ranks), the error that of the fit. */
@@ -85,7 +85,7 @@ static void test_nccl_2080ti(void)
     double bytes = 32768.0 * (1 << i), t = num(p, "time_s");
     CHECK(num(p, "bytes") == bytes && near(t, bytes / (busbw_GBps[i] * 1e9), 1e-12), "point %d: %g B in %g s", i,
           num(p, "bytes"), t);
-    double e = (num(j, "alpha_s") + bytes / num(j, "algbw_Bps")) / t - 1;
+    double e = (num(j, "alpha_s") + bytes / num(j, "algbw_bytes_per_s")) / t - 1;
     CHECK(near(num(p, "rel_error"), e, 1e-9), "point %d: error %g, expected %g", i, num(p, "rel_error"), e);
     sq += e * e;
   }
@@ -111,9 +111,9 @@ static void test_nccl_table(void)
           num(j, "ranks"), num(j, "points"));
     /* times are printed to 0.01 us: 5 us is known to 0.1% */
     CHECK(near(num(j, "alpha_s"), 5e-6, 2e-3), "%s: alpha %.9g s", inputs[k], num(j, "alpha_s"));
-    CHECK(near(num(j, "algbw_Bps"), 10e9, 1e-4), "%s: algbw %.9g B/s", inputs[k], num(j, "algbw_Bps"));
-    CHECK(near(num(j, "busbw_Bps"), 1.5 * num(j, "algbw_Bps"), 1e-12), "busbw = algbw x 2(4-1)/4: %.9g",
-          num(j, "busbw_Bps"));
+    CHECK(near(num(j, "algbw_bytes_per_s"), 10e9, 1e-4), "%s: algbw %.9g B/s", inputs[k], num(j, "algbw_bytes_per_s"));
+    CHECK(near(num(j, "busbw_bytes_per_s"), 1.5 * num(j, "algbw_bytes_per_s"), 1e-12), "busbw = algbw x 2(4-1)/4: %.9g",
+          num(j, "busbw_bytes_per_s"));
     CHECK(num(j, "residual_rms_rel") < 1e-3, "%s: residual %g", inputs[k], num(j, "residual_rms_rel"));
     CHECK(strcmp(str(j, "ranks_from"), "tests/calibration/nccl_synthetic_run1.log") == 0, "ranks from %s",
           str(j, "ranks_from"));
@@ -148,14 +148,14 @@ static void test_nccl_platform(void)
       cJSON_Delete(j);
       continue;
     }
-    double alpha = num(j, "alpha_s"), algbw = num(j, "algbw_Bps"), busbw = num(j, "busbw_Bps");
+    double alpha = num(j, "alpha_s"), algbw = num(j, "algbw_bytes_per_s"), busbw = num(j, "busbw_bytes_per_s");
     const cJSON* links = cJSON_GetObjectItemCaseSensitive(p, "links");
     CHECK(num(p, "gpus") == ngpus[k] && cJSON_GetArraySize(links) == nlinks[k] &&
               strcmp(str(p, "link_classes"), "nvlink") == 0,
           "%s: %g GPUs, %d links of %s", platforms[k], num(p, "gpus"), cJSON_GetArraySize(links),
           str(p, "link_classes"));
-    CHECK(near(num(p, "busbw_after_Bps"), busbw, 1e-9) && near(num(p, "hop_latency_after_s"), alpha / 2, 1e-9),
-          "%s: after %g B/s, %g s", platforms[k], num(p, "busbw_after_Bps"), num(p, "hop_latency_after_s"));
+    CHECK(near(num(p, "busbw_after_bytes_per_s"), busbw, 1e-9) && near(num(p, "hop_latency_after_s"), alpha / 2, 1e-9),
+          "%s: after %g B/s, %g s", platforms[k], num(p, "busbw_after_bytes_per_s"), num(p, "hop_latency_after_s"));
     char* xml = read_text(q);
     CHECK(xml && strstr(xml, "stash-calibrate nccl rescaled this nvlink link") &&
               strstr(xml, "tests/calibration/nccl_2080ti_busbw.txt") && strstr(xml, "bandwidth=\"9.6GBps\""),

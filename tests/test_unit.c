@@ -93,7 +93,7 @@ static void test_platform_p3_16xl(void)
   NEAR(p->price_usd_per_h, 24.48, 1e-12);
   CU_ASSERT_EQUAL(p->vcpus, 64);
   CU_ASSERT_EQUAL(p->cpu_cores, 64);
-  NEAR(p->disk_read_bps, 1.75e9, 1e-12);
+  NEAR(p->disk_read_bytes_per_s, 1.75e9, 1e-12);
   int nvlinks = 0;
   for (int i = 0; i < p->nlinks; i++)
     nvlinks += p->links[i].cls == SS_LINK_NVLINK;
@@ -135,10 +135,10 @@ static void test_platform_all_files(void)
     if (i == 16)
       CU_ASSERT_EQUAL(p->cpu_cores, 2);
     /* Every GPU reaches a NIC, and the NICs add up to the instance's network bandwidth. */
-    double nic_bps = 0;
+    double nic_bytes_per_s = 0;
     for (int k = 0; k < p->nnics; k++)
-      nic_bps += p->links[p->nics[k].link].bandwidth_bps;
-    NEAR(nic_bps, p->network_gbps * 1e9 / 8, 1e-12);
+      nic_bytes_per_s += p->links[p->nics[k].link].bandwidth_bytes_per_s;
+    NEAR(nic_bytes_per_s, p->network_gbps * 1e9 / 8, 1e-12);
     for (int g = 0; g < p->ngpus; g++)
       CU_ASSERT(ss_platform_gpu_nic(p, g) >= 0);
     ss_platform_free(p);
@@ -243,7 +243,7 @@ static void test_topo_star(void)
   /* Every GPU has one up and one down link: one ring fills them, no second ring has bandwidth. */
   CU_ASSERT_EQUAL(r.nrings, 1);
   NEAR(r.rings[0].share, 1.0, 1e-15);
-  NEAR(r.rings[0].bandwidth_bps, 10e9, 1e-12);
+  NEAR(r.rings[0].bandwidth_bytes_per_s, 10e9, 1e-12);
   ss_topo_rings_free(&r);
   ss_platform_free(p);
 }
@@ -256,10 +256,10 @@ static void test_topo_dgx1(void)
   CU_ASSERT_FATAL(ss_topo_rings(p, gpus, 8, &r) == 0);
   /* NCCL on a DGX-1 V100: rings over the double links both ways, then the single links both ways. */
   CU_ASSERT_EQUAL(r.nrings, 4);
-  NEAR(r.rings[0].bandwidth_bps, 48.34e9, 1e-12);
-  NEAR(r.rings[1].bandwidth_bps, 48.34e9, 1e-12);
-  NEAR(r.rings[2].bandwidth_bps, 24.22e9, 1e-12);
-  NEAR(r.rings[3].bandwidth_bps, 24.22e9, 1e-12);
+  NEAR(r.rings[0].bandwidth_bytes_per_s, 48.34e9, 1e-12);
+  NEAR(r.rings[1].bandwidth_bytes_per_s, 48.34e9, 1e-12);
+  NEAR(r.rings[2].bandwidth_bytes_per_s, 24.22e9, 1e-12);
+  NEAR(r.rings[3].bandwidth_bytes_per_s, 24.22e9, 1e-12);
   double share = 0;
   for (int c = 0; c < r.nrings; c++) {
     share += r.rings[c].share;
