@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# The screenshot of docs/model.md: the default run's trace (--trace), drawn by docs/trace-viewer.html
-# in Debian's Chromium, headless. Usage: scripts/trace-screenshot.sh [BUILD_DIR] [OUT.png]
+# trace-screenshot.sh: the screenshot of docs/model.md: the default run's trace (--trace), drawn by
+# docs/trace-viewer.html in Debian's Chromium, headless.
+# Usage: scripts/trace-screenshot.sh [BUILD_DIR] [OUT.png]
 # Needs: apt-get install chromium.
 set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --version) echo "scripts/trace-screenshot.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 bin="${1:-build}/stash-sim"
 out="${2:-docs/trace-default.png}"
