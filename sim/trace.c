@@ -14,7 +14,7 @@ struct ss_trace {
   FILE* f;    /* plain, or */
   gzFile gz;  /* gzipped */
   long events;
-  int failed;
+  int failed; /* errno of the first failed write, or EIO */
 };
 
 static void put(ss_trace* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -23,16 +23,15 @@ static void put(ss_trace* t, const char* fmt, ...)
 {
   char buf[2048];
   va_list ap;
+  errno = 0;
   va_start(ap, fmt);
   int n = vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
-  if (n < 0)
-    t->failed = 1;
-  if (n < 0 || t->failed)
+  if (t->failed)
     return;
-  size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
-  if (t->gz ? gzwrite(t->gz, buf, (unsigned)len) != (int)len : fwrite(buf, 1, len, t->f) != len)
-    t->failed = 1;
+  size_t len = n < 0 ? 0 : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+  if (n < 0 || (t->gz ? gzwrite(t->gz, buf, (unsigned)len) != (int)len : fwrite(buf, 1, len, t->f) != len))
+    t->failed = errno ? errno : EIO;
 }
 
 /* s as a JSON string body (quotes and backslashes escaped, control characters dropped). */
@@ -88,17 +87,19 @@ int ss_trace_close(ss_trace* t, ss_err* err)
   if (!t)
     return SS_OK;
   put(t, "\n]}\n");
-  int bad = t->failed;
   errno = 0;
+  int closed;
   if (t->gz)
-    bad |= gzclose(t->gz) != Z_OK;
+    closed = gzclose(t->gz) == Z_OK;
   else if (t->f == stdout) /* not ours to close: the report may follow */
-    bad |= fflush(stdout) != 0 || ferror(stdout);
+    closed = fflush(stdout) == 0 && !ferror(stdout);
   else
-    bad |= fclose(t->f) != 0;
+    closed = fclose(t->f) == 0;
+  if (!closed && !t->failed)
+    t->failed = errno ? errno : EIO;
   int rc = SS_OK;
-  if (bad) {
-    ss_err_set(err, t->path, 0, "cannot write the trace: %s", strerror(errno ? errno : EIO));
+  if (t->failed) {
+    ss_err_set(err, t->path, 0, "cannot write the trace: %s", strerror(t->failed));
     rc = SS_EIO;
   }
   free(t->path);
