@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Scale benchmark: wall time and peak memory (max RSS) of stash-sim on clusters of p3.16xlarge,
-# ResNet-50, 10 measured iterations (+2 warm-up), ring and hierarchical allreduce, from 8 to 4096
-# GPUs; then one iteration with one allreduce per layer (--bucket-mb 0: 54 collectives, as
+# bench/scale.sh: scale benchmark: wall time and peak memory (max RSS) of stash-sim on clusters of
+# p3.16xlarge, ResNet-50, 10 measured iterations (+2 warm-up), ring and hierarchical allreduce, from
+# 8 to 4096 GPUs; then one iteration with one allreduce per layer (--bucket-mb 0: 54 collectives, as
 # ASTRA-sim's ResNet-50 data-parallel workload) on 1024 GPUs. Each run is pinned to one core.
 # Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA] [REPEATS]   (defaults: build, 4096, synthetic, 1)
 #   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale)
 #   REPEATS: runs per row; the best wall time and the largest max RSS are printed.
 set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --version) echo "bench/scale.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 build=${1:-build}
 max=${2:-4096}

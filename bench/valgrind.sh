@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Memcheck (valgrind) on the default runs and on every input error path: stash-sim on the p3.16xlarge
-# with ResNet-50 (one instance, two instances, --stash, whose runs are forked children), stash-calibrate
-# trace on the ResNet-50 profiler trace, and the fuzz targets' replay drivers over the bad-input
-# corpus, the shipped files and the fuzz crashers (each reader's error paths, in one process each).
+# bench/valgrind.sh: memcheck (valgrind) on the default runs and on every input error path:
+# stash-sim on the p3.16xlarge with ResNet-50 (one instance, two instances, --stash, whose runs are
+# forked children), stash-calibrate trace on the ResNet-50 profiler trace, and the fuzz targets'
+# replay drivers over the bad-input corpus, the shipped files and the fuzz crashers (each reader's
+# error paths, in one process each).
 # Usage: bench/valgrind.sh [BUILD_DIR]   (default build; a normal build, not a sanitizer one)
 # Prints one line per run: its time, memcheck's errors and leaks summed over its processes. "Still
 # reachable" is memory held at exit, by SimGrid's (and ns-3's) static state, or inherited by the
 # forked --stash runs, which _exit on purpose: not a leak. Exit status 1 on any memcheck error or
 # definitely/indirectly lost block.
 set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --version) echo "bench/valgrind.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 command -v valgrind >/dev/null || { echo "bench/valgrind.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }

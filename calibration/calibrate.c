@@ -16,9 +16,17 @@ const cal_command cal_commands[] = {
 
 static void usage(FILE* f)
 {
-  fputs("usage: stash-calibrate COMMAND [options] (stash-calibrate COMMAND --help for its own)\n\ncommands:\n", f);
+  fputs("usage: stash-calibrate COMMAND [options] (stash-calibrate COMMAND --help for its own)\n"
+        "       stash-calibrate [COMMAND] --version\n\ncommands:\n",
+        f);
   for (const cal_command* c = cal_commands; c->name; c++)
     fprintf(f, "  %-9s %s\n", c->name, c->summary);
+}
+
+static int version(void)
+{
+  printf("stash-calibrate %s\n", SS_VERSION);
+  return 0;
 }
 
 int main(int argc, char** argv)
@@ -29,8 +37,14 @@ int main(int argc, char** argv)
     usage(stdout);
     return 0;
   }
+  if (strcmp(argv[1], "--version") == 0)
+    return version();
   for (const cal_command* c = cal_commands; c->name; c++)
-    if (strcmp(argv[1], c->name) == 0)
+    if (strcmp(argv[1], c->name) == 0) {
+      /* Every command's --version, here rather than in each command's options. */
+      if (argc == 3 && strcmp(argv[2], "--version") == 0)
+        return version();
       return c->main(argc - 1, argv + 1);
+    }
   return cal_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

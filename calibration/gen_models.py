@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Generate stash-sim workloads for the models of the Stash study (ICDCS'23) and a few more.
+"""gen_models.py: generate stash-sim workloads for the models of the Stash study (ICDCS'23) and a
+few more.
 
-usage: calibration/gen_models.py [--check]
+usage: calibration/gen_models.py [--check | --help | --version]
   (no option)  write workloads/NAME.json for every model below and workloads/README.md
   --check      regenerate in memory; exit 1 naming every file that differs from the one on disk
+  --help       print this help; --version: the version
 
 Per-layer parameter counts and forward FLOPs come from the architectures (torchvision's CNNs at
 224x224 and 1000 classes, Hugging Face BertForQuestionAnswering), written out below and checked
@@ -768,10 +770,22 @@ def outputs():
     return files
 
 
+def version():
+    """The project's version: VERSION at the repository root, which CMakeLists.txt reads too."""
+    with open(os.path.join(REPO, "VERSION"), encoding="utf-8") as f:
+        return f.read().strip()
+
+
 def main():
     args = sys.argv[1:]
+    if args in (["-h"], ["--help"]):
+        sys.stdout.write(__doc__)
+        return 0
+    if args == ["--version"]:
+        sys.stdout.write("calibration/gen_models.py (stash-sim) %s\n" % version())
+        return 0
     if args not in ([], ["--check"]):
-        sys.stderr.write("usage: calibration/gen_models.py [--check]\n")
+        sys.stderr.write("usage: calibration/gen_models.py [--check | --help | --version]\n")
         return 2
     files = outputs()
     if args == ["--check"]:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Convert the measured ResNet-50 per-layer CSV into a stash-sim workload.
+"""csv2workload.py: convert the measured ResNet-50 per-layer CSV into a stash-sim workload.
 
 usage: scripts/csv2workload.py [CSV] [OUT]
+       scripts/csv2workload.py --help | --version
   CSV default: ../shared/data/resnet50_v100_bs32_per_layer.csv (relative to the repo root)
   OUT default: workloads/resnet50.json (relative to the repo root)
 Standard library only; deterministic (same CSV -> byte-identical JSON).
@@ -57,7 +58,19 @@ def name_layers(rows):
     return names
 
 
+def version():
+    """The project's version: VERSION at the repository root, which CMakeLists.txt reads too."""
+    with open(os.path.join(REPO, "VERSION"), encoding="utf-8") as f:
+        return f.read().strip()
+
+
 def main():
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        sys.stdout.write(__doc__)
+        return
+    if sys.argv[1:2] == ["--version"]:
+        sys.stdout.write("scripts/csv2workload.py (stash-sim) %s\n" % version())
+        return
     src = sys.argv[1] if len(sys.argv) > 1 else CSV_DEFAULT
     out = sys.argv[2] if len(sys.argv) > 2 else OUT_DEFAULT
     with open(src, newline="") as f:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz the readers with libFuzzer: build the targets of tests/fuzz with clang (build-fuzz/,
+# fuzz.sh: fuzz the readers with libFuzzer: build the targets of tests/fuzz with clang (build-fuzz/,
 # -DSS_FUZZ=ON: coverage, AddressSanitizer, UndefinedBehaviorSanitizer) and run each for SECONDS.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (TARGET: workload, platform, trace; default all)
 # Environment: FUZZ_JOBS=N runs N targets at a time (default 1); FUZZ_BUILD=DIR (default build-fuzz).
@@ -8,6 +8,10 @@
 # over 10 s or over 2 GiB is saved to tests/fuzz/crashers/TARGET/: fix the reader, keep the file
 # (ctest fuzz.replay.TARGET replays them all). Exit status 1 if any target found something.
 set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --version) echo "scripts/fuzz.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift

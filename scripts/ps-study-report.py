@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and tables of docs/ps.md from the CSVs of scripts/ps-study.
+"""ps-study-report.py: figures and tables of docs/ps.md from the CSVs of scripts/ps-study.
 
   ps-study-report.py OUTDIR DOC.md
 
@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from studylib import Report  # noqa: E402
+from studylib import Report, help_version  # noqa: E402
 
 REPORT = Report("ps-study")
 die = REPORT.die
@@ -104,6 +104,7 @@ def tables(servers, init):
 
 
 def main(argv):
+    help_version(__file__, __doc__, argv)
     if len(argv) != 2:
         die("usage: ps-study-report.py OUTDIR DOC.md")
     outdir, doc = argv

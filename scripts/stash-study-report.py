@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tables and findings of docs/stash-study.md from the study's sweep CSVs (scripts/stash-study).
+"""stash-study-report.py: tables and findings of docs/stash-study.md from the study's sweep CSVs
+(scripts/stash-study).
 
   stash-study-report.py merge OUT.csv IN.csv...   one CSV from several sweeps (union of columns,
                                                   rows in the order given, runs renumbered)
@@ -14,7 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from studylib import Report  # noqa: E402
+from studylib import Report, help_version  # noqa: E402
 
 REPORT = Report("stash-study")
 die = REPORT.die
@@ -295,6 +296,7 @@ def doc(path, inst_csv, batch_csv, scaling_csv):
 
 
 def main(argv):
+    help_version(__file__, __doc__, argv)
     if len(argv) >= 3 and argv[0] == "merge":
         merge(argv[1], argv[2:])
     elif len(argv) == 5 and argv[0] == "doc":

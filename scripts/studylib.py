@@ -1,8 +1,24 @@
 """Shared pieces of the study reports (stash-study-report.py, ps-study-report.py,
-whatif-study-report.py): one error line and exit 2, reading a sweep's CSV, and rewriting the
-generated part of a document between its markers. Standard library only."""
+whatif-study-report.py): --help and --version, one error line and exit 2, reading a sweep's CSV,
+and rewriting the generated part of a document between its markers. Standard library only."""
 import csv
+import os
 import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def help_version(script, doc, argv):
+    """With --help (-h) or --version as the only argument, print doc or the script's version line
+    ("scripts/NAME (stash-sim) VERSION", from the VERSION file CMakeLists.txt reads) and exit 0."""
+    if argv in (["-h"], ["--help"]):
+        sys.stdout.write(doc)
+        sys.exit(0)
+    if argv == ["--version"]:
+        with open(os.path.join(REPO, "VERSION"), encoding="utf-8") as f:
+            version = f.read().strip()
+        sys.stdout.write("scripts/%s (stash-sim) %s\n" % (os.path.basename(script), version))
+        sys.exit(0)
 
 END = "<!-- end of generated part -->"
 

@@ -11,6 +11,7 @@
 #   --per-task K       combinations per array task (default: as many as keep the array within
 #                      1000 tasks, Slurm's default MaxArraySize is 1001)
 #   --dry-run          write the job scripts and print the sbatch commands, submit nothing
+#   -h, --help         this help; --version: the version
 #   SBATCH_ARGS        environment: more sbatch options for both jobs, e.g.
 #                      SBATCH_ARGS="--partition=short --time=00:20:00 --cpus-per-task=1"
 # The lists and stash-sim options are scripts/sweep's, passed as they are to every step, so the
@@ -31,6 +32,7 @@ while [ $# -gt 0 ]; do
     --per-task) [ $# -ge 2 ] || die "option '$1' needs a value"; per_task=$2; shift 2 ;;
     --dry-run) dry=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    --version) echo "scripts/sweep-slurm.sh (stash-sim) $(cat "$here/../VERSION")"; exit 0 ;;
     --) pass+=("$@"); break ;;
     # scripts/sweep's options with a value: the value may start with '-' (--variant --synthetic).
     --platforms|--instances|--gpus|--workloads|--batches|--variant|--bin)

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# The screenshot of docs/model.md: the default run's trace (--trace), drawn by docs/trace-viewer.html
-# in Debian's Chromium, headless. Usage: scripts/trace-screenshot.sh [BUILD_DIR] [OUT.png]
+# trace-screenshot.sh: the screenshot of docs/model.md: the default run's trace (--trace), drawn by
+# docs/trace-viewer.html in Debian's Chromium, headless.
+# Usage: scripts/trace-screenshot.sh [BUILD_DIR] [OUT.png]
 # Needs: apt-get install chromium.
 set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --version) echo "scripts/trace-screenshot.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 bin="${1:-build}/stash-sim"
 out="${2:-docs/trace-default.png}"
@@ -11,8 +16,10 @@ trap 'rm -rf "$tmp"' EXIT
 # The default job, as the README runs it.
 "$bin" platforms/p3.16xl.xml workloads/resnet50.json --trace "$tmp/trace.json" >/dev/null
 cp docs/trace-viewer.html "$tmp/"
-# The first three measured iterations (3-5: two warm-up iterations of 568.1 and 248.1 ms come first),
-# all 8 GPUs and their allreduce tracks, and the 8 loader workers of GPU 0 only (the other 56 are alike).
+# The spans "iteration 3" to "iteration 5" (1064.1 to 1808.4 ms): the second to the fourth measured
+# iterations, after the warm-up iterations 0 and 1 (568.1 and 248.1 ms) and the first measured one,
+# iteration 2 (248.1 ms); all 8 GPUs and their allreduce tracks, and the 8 loader workers of GPU 0
+# only (the other 56 are alike).
 chromium --headless --no-sandbox --disable-gpu --allow-file-access-from-files --hide-scrollbars \
   --window-size=1600,830 --virtual-time-budget=10000 --screenshot="$out" \
   "file://$tmp/trace-viewer.html?trace=trace.json&from=1064.1&to=1808.4&width=1600&hide=GPU%20%5B1-7%5D%20loader" \

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tables of docs/whatif.md from docs/whatif/whatif.csv (scripts/whatif-study).
+"""whatif-study-report.py: tables of docs/whatif.md from docs/whatif/whatif.csv
+(scripts/whatif-study).
 
   whatif-study-report.py WHATIF.csv DOC.md   rewrites the part of DOC.md between the markers
 
@@ -9,7 +10,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from studylib import Report  # noqa: E402
+from studylib import Report, help_version  # noqa: E402
 
 REPORT = Report("whatif-study")
 die = REPORT.die
@@ -21,6 +22,7 @@ def comm_share(r, side):
 
 
 def main(argv):
+    help_version(__file__, __doc__, argv)
     if len(argv) != 2:
         die("usage: whatif-study-report.py WHATIF.csv DOC.md")
     rows = REPORT.read_csv(argv[0], require_ok=False)

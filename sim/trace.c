@@ -2,6 +2,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@ struct ss_trace {
   FILE* f;    /* plain, or */
   gzFile gz;  /* gzipped */
   long events;
-  int failed;
+  int failed; /* errno of the first failed write, or EIO */
 };
 
 static void put(ss_trace* t, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -22,16 +23,15 @@ static void put(ss_trace* t, const char* fmt, ...)
 {
   char buf[2048];
   va_list ap;
+  errno = 0;
   va_start(ap, fmt);
   int n = vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
-  if (n < 0)
-    t->failed = 1;
-  if (n < 0 || t->failed)
+  if (t->failed)
     return;
-  size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
-  if (t->gz ? gzwrite(t->gz, buf, (unsigned)len) != (int)len : fwrite(buf, 1, len, t->f) != len)
-    t->failed = 1;
+  size_t len = n < 0 ? 0 : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+  if (n < 0 || (t->gz ? gzwrite(t->gz, buf, (unsigned)len) != (int)len : fwrite(buf, 1, len, t->f) != len))
+    t->failed = errno ? errno : EIO;
 }
 
 /* s as a JSON string body (quotes and backslashes escaped, control characters dropped). */
@@ -56,12 +56,15 @@ static int ends_with(const char* s, const char* suffix)
 int ss_trace_open(const char* path, ss_trace** out, ss_err* err)
 {
   ss_trace* t = calloc(1, sizeof(*t));
-  if (!t || !(t->path = strdup(path))) {
+  /* "-" is standard output, named so in errors. */
+  if (!t || !(t->path = strdup(strcmp(path, "-") == 0 ? "stdout" : path))) {
     free(t);
     return ss_err_nomem(err);
   }
   errno = 0;
-  if (ends_with(path, ".gz"))
+  if (strcmp(path, "-") == 0)
+    t->f = stdout;
+  else if (ends_with(path, ".gz"))
     t->gz = gzopen(path, "wb6");
   else
     t->f = fopen(path, "w");
@@ -72,7 +75,9 @@ int ss_trace_open(const char* path, ss_trace** out, ss_err* err)
     ss_err_set(err, path, 0, "cannot write the trace: %s", strerror(e));
     return SS_EIO;
   }
-  put(t, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+  /* No displayTimeUnit: ts and dur are the format's microseconds, and viewers differ in what they
+   * make of that key (it rescaled the timeline). */
+  put(t, "{\"traceEvents\": [\n");
   *out = t;
   return SS_OK;
 }
@@ -82,12 +87,19 @@ int ss_trace_close(ss_trace* t, ss_err* err)
   if (!t)
     return SS_OK;
   put(t, "\n]}\n");
-  int bad = t->failed;
-  if (t->gz ? gzclose(t->gz) != Z_OK : fclose(t->f) != 0)
-    bad = 1;
+  errno = 0;
+  int closed;
+  if (t->gz)
+    closed = gzclose(t->gz) == Z_OK;
+  else if (t->f == stdout) /* not ours to close: the report may follow */
+    closed = fflush(stdout) == 0 && !ferror(stdout);
+  else
+    closed = fclose(t->f) == 0;
+  if (!closed && !t->failed)
+    t->failed = errno ? errno : EIO;
   int rc = SS_OK;
-  if (bad) {
-    ss_err_set(err, t->path, 0, "cannot write the trace: %s", strerror(errno ? errno : EIO));
+  if (t->failed) {
+    ss_err_set(err, t->path, 0, "cannot write the trace: %s", strerror(t->failed));
     rc = SS_EIO;
   }
   free(t->path);
@@ -119,28 +131,46 @@ void ss_trace_thread(ss_trace* t, int pid, int tid, const char* name, int sort_i
       sep(t), pid, tid, sort_index);
 }
 
+/* A date in whole nanoseconds, the resolution of the file. */
+static long long ns(double s)
+{
+  ss_assert(isfinite(s) && fabs(s) < 9e9);
+  return llround(s * 1e9);
+}
+
+/* ns as microseconds with three exact decimals ("1064183.191"), the trace-event unit. */
+static const char* us(long long v, char buf[32])
+{
+  snprintf(buf, 32, "%s%lld.%03lld", v < 0 ? "-" : "", llabs(v) / 1000, llabs(v) % 1000);
+  return buf;
+}
+
 void ss_trace_span(ss_trace* t, int pid, int tid, const char* name, const char* cat, double start_s, double dur_s,
                    const char* detail)
 {
-  char n[256], d[512];
+  char n[256], d[512], ts[32], dur[32];
   escaped(name, n, sizeof(n));
-  /* Microseconds with nanosecond digits: the viewer's unit, and enough to add spans up exactly. */
+  /* The start and the end are rounded, not the duration: spans that follow each other or nest in
+   * the simulation still do in the file (Perfetto drops a span that overlaps its track's by 1 ns). */
+  long long a = ns(start_s), b = ns(start_s + dur_s);
+  us(a, ts);
+  us(b > a ? b - a : 0, dur);
   if (detail) {
     escaped(detail, d, sizeof(d));
     put(t,
-        "%s{\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, "
+        "%s{\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %s, \"dur\": %s, "
         "\"args\": {\"detail\": \"%s\"}}",
-        sep(t), n, cat, pid, tid, start_s * 1e6, dur_s * 1e6, d);
+        sep(t), n, cat, pid, tid, ts, dur, d);
   } else {
-    put(t, "%s{\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f}",
-        sep(t), n, cat, pid, tid, start_s * 1e6, dur_s * 1e6);
+    put(t, "%s{\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": %s, \"dur\": %s}",
+        sep(t), n, cat, pid, tid, ts, dur);
   }
 }
 
 void ss_trace_counter(ss_trace* t, int pid, const char* name, double date_s, double value)
 {
-  char n[256];
+  char n[256], ts[32];
   escaped(name, n, sizeof(n));
-  put(t, "%s{\"ph\": \"C\", \"name\": \"%s\", \"pid\": %d, \"tid\": 0, \"ts\": %.3f, \"args\": {\"value\": %.6g}}",
-      sep(t), n, pid, date_s * 1e6, value);
+  put(t, "%s{\"ph\": \"C\", \"name\": \"%s\", \"pid\": %d, \"tid\": 0, \"ts\": %s, \"args\": {\"value\": %.6g}}",
+      sep(t), n, pid, us(ns(date_s), ts), value);
 }

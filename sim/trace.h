@@ -7,8 +7,9 @@
 
 typedef struct ss_trace ss_trace;
 
-/* Open path for writing (gzipped when it ends in ".gz"). Returns 0, or SS_EIO with err naming the
- * file. Close with ss_trace_close. */
+/* Open path for writing (gzipped when it ends in ".gz"; "-" is standard output, plain, flushed but
+ * not closed by ss_trace_close). Returns 0, or SS_EIO with err naming the file. Close with
+ * ss_trace_close. */
 int ss_trace_open(const char* path, ss_trace** out, ss_err* err);
 
 /* Finish the file. Returns 0, or SS_EIO when a write failed (err names the file). Frees t (NULL is
@@ -19,8 +20,9 @@ int ss_trace_close(ss_trace* t, ss_err* err);
 void ss_trace_process(ss_trace* t, int pid, const char* name);
 void ss_trace_thread(ss_trace* t, int pid, int tid, const char* name, int sort_index);
 
-/* A span [start_s, start_s + dur_s] of category cat on track (pid, tid). detail, if not NULL, is
- * shown as its "detail" argument. Names and details must not need JSON escaping beyond quotes and
+/* A span [start_s, start_s + dur_s] of category cat on track (pid, tid). Its start and its end are
+ * rounded to the file's nanoseconds (not its duration), so spans that nest or follow each other
+ * still do in the file. detail, if not NULL, is shown as its "detail" argument. Names and details must not need JSON escaping beyond quotes and
  * backslashes, which are escaped. */
 void ss_trace_span(ss_trace* t, int pid, int tid, const char* name, const char* cat, double start_s, double dur_s,
                    const char* detail);

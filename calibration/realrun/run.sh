@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A real training run on this machine against stash-sim's prediction of it (docs/validation.md,
-# "A real run on this machine"). Calibrates on one process (per-layer times, data preparation)
-# and a gloo allreduce sweep, then measures 2-process DDP runs and simulates the same jobs.
+# realrun/run.sh: a real training run on this machine against stash-sim's prediction of it
+# (docs/validation.md, "A real run on this machine"). Calibrates on one process (per-layer times,
+# data preparation) and a gloo allreduce sweep, then measures 2-process DDP runs and simulates the
+# same jobs.
 #
 #   calibration/realrun/run.sh [BUILD_DIR] [--small] [--out DIR]
+#   calibration/realrun/run.sh --help | --version
 #
 # BUILD_DIR holds stash-sim (default: build). --small: fewer images and steps (CI, about a minute);
 # the default is the full run whose figures docs/validation.md reports. --out: where everything
@@ -25,7 +27,8 @@ while [ $# -gt 0 ]; do
     --small) small=1 ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --out=*) out=${1#--out=} ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --version) echo "calibration/realrun/run.sh (stash-sim) $(cat "$root/VERSION")"; exit 0 ;;
     -*) echo "run.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
