@@ -42,7 +42,8 @@
   /* e2e_cli.c */                                                                                                      \
   TEST(deterministic)                                                                                                  \
   TEST(whatif)                                                                                                         \
-  TEST(help_version)
+  TEST(help_version)                                                                                                   \
+  TEST(registry)
 
 #define E2E_DECLARE(name) void test_##name(void);
 E2E_TESTS(E2E_DECLARE)

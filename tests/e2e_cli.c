@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void test_deterministic(void)
@@ -71,4 +72,81 @@ void test_help_version(void)
   r = runs(SS_SIM_BIN, "--version");
   CHECK(r.status == 0 && strncmp(r.out, "stash-sim ", 10) == 0, "--version");
   run_free(&r);
+}
+
+/* The option registry as the binary shows it: --list-options --format json lists every option of
+ * --help, the reports echo the options as the run used them (defaults resolved), the CSV's columns
+ * are the JSON's paths with the same values, and -o - writes to standard output. */
+void test_registry(void)
+{
+  run_result r = runs(SS_SIM_BIN, "--list-options --format json");
+  cJSON* reg = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+  const cJSON* opts = cJSON_GetObjectItemCaseSensitive(reg, "options");
+  CHECK(cJSON_GetArraySize(opts) > 30 && num(reg, "schema_version") == 1, "--list-options --format json");
+  run_result help = runs(SS_SIM_BIN, "--help");
+  const cJSON* o;
+  cJSON_ArrayForEach(o, opts)
+  {
+    const cJSON* name = cJSON_GetObjectItemCaseSensitive(o, "name");
+    const cJSON* cmds = cJSON_GetObjectItemCaseSensitive(o, "commands");
+    int run = 0, positional = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "positional"));
+    const cJSON* c;
+    cJSON_ArrayForEach(c, cmds) run |= strcmp(c->valuestring, "run") == 0;
+    char flag[96];
+    snprintf(flag, sizeof(flag), "--%s", name->valuestring);
+    CHECK(!run || positional || strstr(help.out, flag), "--help lacks %s", flag);
+  }
+  run_free(&help);
+  cJSON_Delete(reg);
+  run_free(&r);
+  /* The echo: given values as given, derived ones resolved (8 GPUs, the workload's batch). */
+  cJSON* j = sim_json("platforms/p3.16xl.xml workloads/resnet50.json --synthetic --bucket-mb 5 --iterations 3");
+  const cJSON* e = cJSON_GetObjectItemCaseSensitive(j, "options");
+  CHECK(e && num(e, "gpus") == 8 && num(e, "batch") == 80 && num(e, "bucket_mib") == 5 && num(e, "iterations") == 3 &&
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "synthetic")) &&
+            strcmp(cJSON_GetObjectItemCaseSensitive(e, "allreduce")->valuestring, "auto") == 0,
+        "the options echo");
+  CHECK(j && num(j, "schema_version") == 1, "schema_version");
+  /* CSV = the JSON flattened: every column a path with the JSON's value. */
+  r = runs(SS_SIM_BIN, "platforms/p3.16xl.xml workloads/resnet50.json --synthetic --bucket-mb 5 --iterations 3 "
+                       "--format csv -o -");
+  char* nl = strchr(r.out, '\n');
+  int cols = 0, same = 0;
+  char* h = r.out;
+  char* v = nl ? nl + 1 : NULL;
+  if (r.status == 0 && nl) {
+    *nl = '\0';
+    v[strcspn(v, "\n")] = '\0';
+  }
+  /* Field by field, empty ones kept (no value in the report has a comma or a quote). */
+  while (r.status == 0 && h && v) {
+    char* hn = strchr(h, ',');
+    char* vn = strchr(v, ',');
+    if (hn)
+      *hn = '\0';
+    if (vn)
+      *vn = '\0';
+    cols++;
+    const cJSON* node = j;
+    char path[256];
+    snprintf(path, sizeof(path), "%s", h);
+    char* ps = NULL;
+    for (char* k = strtok_r(path, ".", &ps); k && node; k = strtok_r(NULL, ".", &ps))
+      node = cJSON_GetObjectItemCaseSensitive(node, k);
+    if (cJSON_IsNumber(node))
+      same += strtod(v, NULL) == node->valuedouble;
+    else if (cJSON_IsString(node))
+      same += strcmp(v, node->valuestring) == 0;
+    else if (cJSON_IsBool(node))
+      same += strcmp(v, cJSON_IsTrue(node) ? "true" : "false") == 0;
+    else if (cJSON_IsNull(node))
+      same += !*v;
+    else
+      same += cJSON_IsArray(node); /* joined by spaces: the sweep's tests check them */
+    h = hn ? hn + 1 : NULL;
+    v = vn ? vn + 1 : NULL;
+  }
+  CHECK(cols > 60 && same == cols, "CSV: %d of %d columns agree with the JSON", same, cols);
+  run_free(&r);
+  cJSON_Delete(j);
 }
