@@ -601,7 +601,7 @@ static void help_row(FILE* f, const ss_optdef* d)
     n += (size_t)snprintf(text + n, sizeof(text) - n, ": %s", expects);
   }
   if (d->dflt_text && d->kind != SS_KIND_SWITCH)
-    snprintf(text + n, sizeof(text) - n, " (default %s)", d->dflt_text);
+    snprintf(text + n, sizeof(text) - n, " (default: %s)", d->dflt_text);
   if (d->alias)
     snprintf(text + strlen(text), sizeof(text) - strlen(text), "; also --%s", d->alias);
   int col = fprintf(f, "  %s", label);
@@ -648,8 +648,8 @@ void ss_option_help(FILE* f, unsigned cmd)
     for (const ss_optdef* d = ss_option_table; d->name; d++)
       if (d->whatif_key)
         n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? ", " : "", d->whatif_key);
-    fputc('\n', f);
-    wrap(f, line, 0, 2);
+    fputs("\n  ", f);
+    wrap(f, line, 2, 2);
   }
   fprintf(f, "\nGeneral:\n");
   help_row(f, &(ss_optdef){.name = "help", .short_name = 'h', .help = "print this help and exit"});
