@@ -111,6 +111,27 @@ int ss_cluster_host_slots(const ss_job* j)
   return j->instances * (j->gpus_per_instance + 1) + server_hosts(j);
 }
 
+int ss_cluster_link_slots(const ss_job* j)
+{
+  return j->instances * j->platform->nlinks + server_hosts(j);
+}
+
+void ss_cluster_link_name(const ss_job* j, int slot, char* buf, size_t size)
+{
+  int nl = j->platform->nlinks;
+  ss_assert(slot >= 0 && slot < ss_cluster_link_slots(j));
+  if (slot >= j->instances * nl)
+    snprintf(buf, size, "s%d/nic", slot - j->instances * nl);
+  else
+    snprintf(buf, size, "i%d/%s", slot / nl, j->platform->links[slot % nl].name);
+}
+
+ss_link_class ss_cluster_link_class(const ss_job* j, int slot)
+{
+  int nl = j->platform->nlinks;
+  return slot >= j->instances * nl ? SS_LINK_NIC : j->platform->links[slot % nl].cls;
+}
+
 /* A host of slot s, escaped, as an attribute value. */
 static void put_host_name(FILE* f, const ss_job* j, int slot)
 {
@@ -157,8 +178,10 @@ static void put_links(FILE* f, const ss_job* j, int inst, const char* indent)
 {
   const ss_platform* p = j->platform;
   for (int l = 0; l < p->nlinks; l++) {
+    char name[SS_CLUSTER_NAME_MAX];
+    ss_cluster_link_name(j, inst * p->nlinks + l, name, sizeof(name));
     fprintf(f, "%s<link id=\"", indent);
-    put_name(f, inst, p->links[l].name);
+    put_escaped(f, name);
     fprintf(f, "\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n", ss_cluster_link_bandwidth(j, l),
             ss_cluster_link_latency(j, l), sharing_names[p->links[l].sharing]);
   }

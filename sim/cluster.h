@@ -25,6 +25,14 @@ int ss_cluster_networked(const ss_job* j);
 void ss_cluster_host_name(const ss_job* j, int slot, char* buf, size_t size);
 int ss_cluster_host_slots(const ss_job* j);
 
+/* Links of the composed platform by slot: [inst * nlinks + l] is link l of the instance file in
+ * instance inst; the dedicated server hosts' NICs follow. The name SimGrid knows a slot's link by
+ * (a SPLITDUPLEX link's directions are that name with _UP and _DOWN), its class, and the number
+ * of slots. The writer names links this way; the trace's counters find them by it. */
+int ss_cluster_link_slots(const ss_job* j);
+void ss_cluster_link_name(const ss_job* j, int slot, char* buf, size_t size);
+ss_link_class ss_cluster_link_class(const ss_job* j, int slot);
+
 /* Bandwidth (bytes/s) and latency (s) of link l of the instance file once the job's NIC options
  * (--nic-gbps, --nic-latency-us) are applied. */
 double ss_cluster_link_bandwidth(const ss_job* j, int l);

@@ -78,9 +78,43 @@ static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host
   s->actors_started++;
 }
 
-static int host_name_cmp(const void* a, const void* b)
+static const char* host_name(const void* h)
 {
-  return strcmp(sg_host_get_name(*(const sg_host_t*)a), sg_host_get_name(*(const sg_host_t*)b));
+  return sg_host_get_name(*(const sg_host_t*)h);
+}
+
+static const char* link_name(const void* l)
+{
+  return sg_link_get_name(*(const sg_link_t*)l);
+}
+
+/* SimGrid objects sorted by name (qsort's comparator reads the name through the global getter). */
+static const char* (*sorted_name)(const void*);
+
+static int name_cmp(const void* a, const void* b)
+{
+  return strcmp(sorted_name(a), sorted_name(b));
+}
+
+static void sort_by_name(void* items, size_t n, size_t size, const char* (*name_of)(const void*))
+{
+  sorted_name = name_of;
+  qsort(items, n, size, name_cmp);
+}
+
+/* Index of the item named name in items sorted by name, or n. */
+static size_t find_name(const void* items, size_t n, size_t size, const char* (*name_of)(const void*),
+                        const char* name)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(name_of((const char*)items + mid * size), name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && strcmp(name_of((const char*)items + lo * size), name) == 0 ? lo : n;
 }
 
 /* The hosts of the composed platform by slot (ss_cluster_host_name), [inst * (g + 1) + k]: GPU k < g,
@@ -94,23 +128,16 @@ static sg_host_t* host_table(const ss_job* j, sg_host_t* servers)
   sg_host_t* all = sg_host_list();
   size_t n = sg_host_count();
   ss_assert(table && all);
-  qsort(all, n, sizeof(sg_host_t), host_name_cmp);
+  sort_by_name(all, n, sizeof(sg_host_t), host_name);
   for (int slot = 0; slot < slots; slot++) {
     char name[SS_CLUSTER_NAME_MAX];
     ss_cluster_host_name(j, slot, name, sizeof(name));
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (strcmp(sg_host_get_name(all[mid]), name) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    ss_assert(lo < n && strcmp(sg_host_get_name(all[lo]), name) == 0);
+    size_t i = find_name(all, n, sizeof(sg_host_t), host_name, name);
+    ss_assert(i < n);
     if (slot < local)
-      table[slot] = all[lo];
+      table[slot] = all[i];
     else if (servers)
-      servers[slot - local] = all[lo];
+      servers[slot - local] = all[i];
   }
   free(all);
   return table;
@@ -354,28 +381,6 @@ void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat,
     ss_trace_span(s->trace, s->ranks[r].inst + 1, tid, name, cat, start_s, dur_s, detail);
 }
 
-/* Link class of a SimGrid link of the composed platform ("i3/nvl_0_1_UP", "s0/nic_DOWN"), or -1
- * for the switch's own links. */
-static int link_class(const ss_job* j, const char* name)
-{
-  char base[256];
-  const char* slash = strchr(name, '/');
-  if (!slash || name[0] == 'n')
-    return -1;
-  if (name[0] == 's')
-    return SS_LINK_NIC;
-  snprintf(base, sizeof(base), "%s", slash + 1);
-  size_t n = strlen(base);
-  if (n > 3 && strcmp(base + n - 3, "_UP") == 0)
-    base[n - 3] = '\0';
-  else if (n > 5 && strcmp(base + n - 5, "_DOWN") == 0)
-    base[n - 5] = '\0';
-  for (int l = 0; l < j->platform->nlinks; l++)
-    if (strcmp(j->platform->links[l].name, base) == 0)
-      return (int)j->platform->links[l].cls;
-  return -1;
-}
-
 /* The trace's link counters: the links of each class and their capacity, found once. */
 typedef struct link_probe {
   size_t n;
@@ -396,11 +401,33 @@ static void probe_setup(ss_sim* s)
   p->cls = calloc(p->n + 1, sizeof(int));
   p->last = calloc(p->n + 1, sizeof(double));
   ss_assert(p->links && p->cls && p->last);
+  /* Each link slot's SimGrid links (one, or its two directions) get its class; the switch's own
+   * links have none (-1). The names are searched in a sorted copy; the counters keep SimGrid's order. */
+  typedef struct named_link {
+    sg_link_t link; /* first: link_name reads it */
+    size_t index;
+  } named_link;
+  named_link* sorted = calloc(p->n + 1, sizeof(named_link));
+  ss_assert(sorted);
   for (size_t i = 0; i < p->n; i++) {
-    p->cls[i] = link_class(s->job, sg_link_get_name(p->links[i]));
+    sorted[i] = (named_link){p->links[i], i};
+    p->cls[i] = -1;
+  }
+  sort_by_name(sorted, p->n, sizeof(named_link), link_name);
+  static const char* const suffix[] = {"", "_UP", "_DOWN"};
+  for (int slot = 0; slot < ss_cluster_link_slots(s->job); slot++)
+    for (int k = 0; k < 3; k++) {
+      char name[SS_CLUSTER_NAME_MAX + 8];
+      ss_cluster_link_name(s->job, slot, name, SS_CLUSTER_NAME_MAX);
+      strcat(name, suffix[k]);
+      size_t i = find_name(sorted, p->n, sizeof(named_link), link_name, name);
+      if (i < p->n)
+        p->cls[sorted[i].index] = (int)ss_cluster_link_class(s->job, slot);
+    }
+  free(sorted);
+  for (size_t i = 0; i < p->n; i++)
     if (p->cls[i] >= 0)
       p->cap[p->cls[i]] += sg_link_get_bandwidth(p->links[i]);
-  }
   s->probe = p;
 }
 
