@@ -43,7 +43,7 @@ static int make_tables(getopt_tables* t)
   int n = 0;
   for (const ss_optdef* d = ss_option_table; d->name; d++)
     n += d->positional ? 0 : d->alias ? 2 : 1;
-  t->longs = calloc((size_t)n + 4, sizeof(struct option));
+  t->longs = calloc((size_t)n + 5, sizeof(struct option)); /* 4 of the command line, a terminator */
   if (!t->longs)
     return -1;
   size_t s = (size_t)snprintf(t->shorts, sizeof(t->shorts), ":h");
