@@ -2,10 +2,7 @@
 # bench/run.sh: wall time and peak memory (max RSS) of stash-sim runs, best of N, printed as a table.
 # Usage: bench/run.sh [BUILD_DIR] [REPEATS]   (default build, 5)
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  --version) echo "bench/run.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
-esac
+. "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 build=${1:-build}
 reps=${2:-5}

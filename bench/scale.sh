@@ -7,10 +7,7 @@
 #   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale)
 #   REPEATS: runs per row; the best wall time and the largest max RSS are printed.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  --version) echo "bench/scale.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
-esac
+. "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 build=${1:-build}
 max=${2:-4096}

@@ -4,10 +4,7 @@
 # time, ids offset).
 # Usage: bench/trace.sh [BUILD_DIR]. Prints wall time and peak memory (max RSS) of each.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  --version) echo "bench/trace.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
-esac
+. "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 bin="${1:-build}/stash-calibrate"
 src=tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz

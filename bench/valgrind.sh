@@ -10,10 +10,7 @@
 # forked --stash runs, which _exit on purpose: not a leak. Exit status 1 on any memcheck error or
 # definitely/indirectly lost block.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  --version) echo "bench/valgrind.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
-esac
+. "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 command -v valgrind >/dev/null || { echo "bench/valgrind.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }

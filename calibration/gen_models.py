@@ -20,6 +20,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
+from studylib import help_version  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATED_BY = "python3 calibration/gen_models.py (stdlib only, deterministic; --check compares with the files on disk)"
 
@@ -770,20 +773,9 @@ def outputs():
     return files
 
 
-def version():
-    """The project's version: VERSION at the repository root, which CMakeLists.txt reads too."""
-    with open(os.path.join(REPO, "VERSION"), encoding="utf-8") as f:
-        return f.read().strip()
-
-
 def main():
     args = sys.argv[1:]
-    if args in (["-h"], ["--help"]):
-        sys.stdout.write(__doc__)
-        return 0
-    if args == ["--version"]:
-        sys.stdout.write("calibration/gen_models.py (stash-sim) %s\n" % version())
-        return 0
+    help_version(__file__, __doc__, args)
     if args not in ([], ["--check"]):
         sys.stderr.write("usage: calibration/gen_models.py [--check | --help | --version]\n")
         return 2

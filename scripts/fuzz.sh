@@ -8,10 +8,7 @@
 # over 10 s or over 2 GiB is saved to tests/fuzz/crashers/TARGET/: fix the reader, keep the file
 # (ctest fuzz.replay.TARGET replays them all). Exit status 1 if any target found something.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  --version) echo "scripts/fuzz.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
-esac
+. "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift

@@ -2,10 +2,7 @@
 # install-deps.sh: install what stash-sim needs to build and test on Debian (run as root, or
 # with sudo available). Usage: scripts/install-deps.sh (SS_NO_TORCH=1: without PyTorch)
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  --version) echo "scripts/install-deps.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
-esac
+. "$(dirname "$0")/../scripts/help-version.sh"
 pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev python3 parallel gnuplot-nox valgrind"
 # The real run of calibration/realrun (ctest realrun.small) needs Debian's PyTorch, CPU only: with
 # its dependencies 177 packages, 147 MB to download, 636 MB installed, about 30 s to unpack

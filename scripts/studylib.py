@@ -10,14 +10,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def help_version(script, doc, argv):
     """With --help (-h) or --version as the only argument, print doc or the script's version line
-    ("scripts/NAME (stash-sim) VERSION", from the VERSION file CMakeLists.txt reads) and exit 0."""
+    ("DIR/NAME (stash-sim) VERSION", from the VERSION file CMakeLists.txt reads) and exit 0. For
+    every Python program of the project (the study reports, the generators)."""
     if argv in (["-h"], ["--help"]):
         sys.stdout.write(doc)
         sys.exit(0)
     if argv == ["--version"]:
         with open(os.path.join(REPO, "VERSION"), encoding="utf-8") as f:
             version = f.read().strip()
-        sys.stdout.write("scripts/%s (stash-sim) %s\n" % (os.path.basename(script), version))
+        sys.stdout.write("%s (stash-sim) %s\n" % (os.path.relpath(os.path.abspath(script), REPO), version))
         sys.exit(0)
 
 END = "<!-- end of generated part -->"

@@ -4,10 +4,7 @@
 # Usage: scripts/trace-screenshot.sh [BUILD_DIR] [OUT.png]
 # Needs: apt-get install chromium.
 set -euo pipefail
-case "${1:-}" in
-  -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  --version) echo "scripts/trace-screenshot.sh (stash-sim) $(cat "$(dirname "$0")/../VERSION")"; exit 0 ;;
-esac
+. "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 bin="${1:-build}/stash-sim"
 out="${2:-docs/trace-default.png}"
