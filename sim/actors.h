@@ -97,18 +97,22 @@ typedef struct ss_sim {
   double* bench_time_s;
 } ss_sim;
 
-/* Argument of every actor. */
-typedef struct ss_actor_arg {
+/* Argument of every actor: its simulation, rank (or shard) and worker, and its body, which the
+ * engine's one actor entry runs and then counts as finished (a run is complete when all are). */
+typedef struct ss_actor_arg ss_actor_arg;
+typedef void (*ss_actor_body)(ss_sim* s, const ss_actor_arg* a);
+struct ss_actor_arg {
   ss_sim* sim;
   int rank;
   int worker;
-} ss_actor_arg;
+  ss_actor_body body;
+};
 
 /* The training process of one rank (runs on its GPU host). */
-void ss_trainer_actor(int argc, char** argv);
+void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a);
 
 /* One DataLoader worker process of one rank (runs on the CPU host). */
-void ss_loader_actor(int argc, char** argv);
+void ss_loader_actor(ss_sim* s, const ss_actor_arg* a);
 
 /* Load the batch of iteration iter of rank: for each sample a storage read unless it is cached,
  * then CPU preparation on the CPU host; adds the time spent to *fetch_s and *prep_s. worker is the
@@ -134,17 +138,17 @@ void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat,
 #define SS_LOADER_STEPS 64
 
 /* The collective stream of one rank (runs on its GPU host): reduces buckets in order. */
-void ss_coll_actor(int argc, char** argv);
+void ss_coll_actor(ss_sim* s, const ss_actor_arg* a);
 
 /* Collective c of the run (an allreduce of coll_bytes[c] with coll_alg[c]) among all ranks, run by
  * rank r's stream at the job's fidelity (coll.c). */
 void ss_coll_allreduce(ss_sim* s, int r, int c);
 
 /* A parameter-server shard (actor argument worker = shard index), on its host. */
-void ss_ps_server_actor(int argc, char** argv);
+void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a);
 
 /* A rank's push stream to the parameter servers (replaces its collective stream). */
-void ss_ps_push_actor(int argc, char** argv);
+void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a);
 
 /* Make the calling actor the permanent receiver of mailbox ps.KIND.K (transfers start at once). */
 void ss_ps_receive_here(const char* kind, int k);

@@ -310,12 +310,8 @@ static void bench(ss_sim* s, int r)
   }
 }
 
-void ss_coll_actor(int argc, char** argv)
+void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
 {
-  (void)argc;
-  (void)argv;
-  ss_actor_arg* a = sg_actor_self_get_data();
-  ss_sim* s = a->sim;
   ss_rank* me = &s->ranks[a->rank];
   if (s->bench_nsizes > 0) {
     bench(s, a->rank);
@@ -337,5 +333,4 @@ void ss_coll_actor(int argc, char** argv)
         sg_mutex_unlock(me->mu);
       }
   }
-  s->actors_finished++;
 }

@@ -70,11 +70,22 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
   return load_cluster(job, err);
 }
 
-static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, xbt_main_func_t code)
+/* Every actor's entry: its body, then it counts as finished. */
+static void actor_main(int argc, char** argv)
+{
+  (void)argc;
+  (void)argv;
+  const ss_actor_arg* arg = sg_actor_self_get_data();
+  arg->body(arg->sim, arg);
+  arg->sim->actors_finished++;
+}
+
+static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, ss_actor_body body)
 {
   sg_actor_t a = sg_actor_init(name, host);
+  arg->body = body;
   sg_actor_set_data(a, arg);
-  sg_actor_start(a, code, 0, NULL);
+  sg_actor_start(a, actor_main, 0, NULL);
   s->actors_started++;
 }
 
@@ -294,7 +305,7 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     for (int k = 0; k < j->opt.servers; k++) {
       int h = ss_job_shard_host(j, k);
       sg_host_t host = dedicated ? s->ps_host[h] : hosts[h * (j->gpus_per_instance + 1) + j->gpus_per_instance];
-      args[na] = (ss_actor_arg){s, -1, k};
+      args[na] = (ss_actor_arg){s, -1, k, NULL};
       snprintf(name, sizeof(name), "server%d", k);
       spawn(s, &args[na++], name, host, ss_ps_server_actor);
     }
@@ -305,21 +316,21 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   coll_setup(s, j);
   for (int r = 0; r < n; r++) {
     if (!bench) {
-      args[na] = (ss_actor_arg){s, r, 0};
+      args[na] = (ss_actor_arg){s, r, 0, NULL};
       snprintf(name, sizeof(name), "trainer%d", r);
       spawn(s, &args[na++], name, s->ranks[r].host, ss_trainer_actor);
     }
     if (ps) {
-      args[na] = (ss_actor_arg){s, r, 0};
+      args[na] = (ss_actor_arg){s, r, 0, NULL};
       snprintf(name, sizeof(name), "push%d", r);
       spawn(s, &args[na++], name, s->ranks[r].host, ss_ps_push_actor);
     } else if (n > 1) {
-      args[na] = (ss_actor_arg){s, r, 0};
+      args[na] = (ss_actor_arg){s, r, 0, NULL};
       snprintf(name, sizeof(name), "coll%d", r);
       spawn(s, &args[na++], name, s->ranks[r].host, ss_coll_actor);
     }
     for (int w = 0; w < loaders; w++) {
-      args[na] = (ss_actor_arg){s, r, w};
+      args[na] = (ss_actor_arg){s, r, w, NULL};
       snprintf(name, sizeof(name), "loader%d.%d", r, w);
       spawn(s, &args[na++], name, s->ranks[r].cpu, ss_loader_actor);
     }

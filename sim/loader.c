@@ -60,12 +60,8 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
   prepare(s, rank, tid, unprepared, prep_s);
 }
 
-void ss_loader_actor(int argc, char** argv)
+void ss_loader_actor(ss_sim* s, const ss_actor_arg* a)
 {
-  (void)argc;
-  (void)argv;
-  ss_actor_arg* a = sg_actor_self_get_data();
-  ss_sim* s = a->sim;
   const ss_job* j = s->job;
   ss_rank* me = &s->ranks[a->rank];
   int ahead = j->opt.prefetch * j->workers;
@@ -98,5 +94,4 @@ void ss_loader_actor(int argc, char** argv)
     sg_cond_notify_all(me->cv);
     sg_mutex_unlock(me->mu);
   }
-  s->actors_finished++;
 }

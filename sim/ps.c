@@ -46,12 +46,8 @@ static void send_pull(ss_sim* s, int r, int p)
   sg_comm_detach(c, NULL);
 }
 
-void ss_ps_server_actor(int argc, char** argv)
+void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a)
 {
-  (void)argc;
-  (void)argv;
-  ss_actor_arg* a = sg_actor_self_get_data();
-  ss_sim* s = a->sim;
   const ss_job* j = s->job;
   int k = a->worker, n = j->ngpus;
   ss_ps_receive_here("push", k);
@@ -94,15 +90,10 @@ void ss_ps_server_actor(int argc, char** argv)
     }
   }
   free(count);
-  s->actors_finished++;
 }
 
-void ss_ps_push_actor(int argc, char** argv)
+void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
 {
-  (void)argc;
-  (void)argv;
-  ss_actor_arg* a = sg_actor_self_get_data();
-  ss_sim* s = a->sim;
   const ss_job* j = s->job;
   ss_rank* me = &s->ranks[a->rank];
   int most = 0;
@@ -129,7 +120,6 @@ void ss_ps_push_actor(int argc, char** argv)
       }
     }
   free(comms);
-  s->actors_finished++;
 }
 
 void ss_ps_pull_all(ss_sim* s, int r)

@@ -155,12 +155,8 @@ static void init_io(ss_sim* s, ss_rank* me)
     s->tl->init_s = simgrid_get_clock();
 }
 
-void ss_trainer_actor(int argc, char** argv)
+void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
 {
-  (void)argc;
-  (void)argv;
-  ss_actor_arg* a = sg_actor_self_get_data();
-  ss_sim* s = a->sim;
   const ss_job* j = s->job;
   ss_rank* me = &s->ranks[a->rank];
   int nl = j->workload->nlayers;
@@ -242,5 +238,4 @@ void ss_trainer_actor(int argc, char** argv)
                     i < j->warmup ? "warm-up" : i < j->warmup + j->iterations ? "measured" : "cool-down");
     }
   }
-  s->actors_finished++;
 }
