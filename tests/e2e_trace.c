@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char* const cats[5] = {"compute", "prep_stall", "fetch_stall", "interconnect_stall", "network_stall"};
 
@@ -100,9 +101,17 @@ static void check_spans(const cJSON* rep, const cJSON* tr, int layers)
 /* --trace: the run's report is byte for byte the same with and without it; the trace parses, its
  * per-GPU spans of each category over the measured iterations add up to the breakdown, nest in
  * their iterations without overlapping, and count one per layer, bucket and batch. */
+/* A trace file of this test process's own (e2e.trace and e2e.cpu_compute run at once under ctest -j). */
+static const char* trace_path(const char* suffix)
+{
+  static char path[64];
+  snprintf(path, sizeof(path), "build-test-trace-%ld%s", (long)getpid(), suffix);
+  return path;
+}
+
 void check_trace(const char* base, int layers)
 {
-  const char* path = "build-test-trace.json";
+  const char* path = trace_path(".json");
   char args[512];
   snprintf(args, sizeof(args), "%s --trace %s", base, path);
   run_result with = runs(SS_SIM_BIN, args);
@@ -126,7 +135,7 @@ void test_trace(void)
   check_trace("platforms/p3.8xl.xml workloads/resnet50.json --iterations 2 --warmup 1 --cache 0.5 --workers 2 "
               "--format json",
               54);
-  const char* path = "build-test-trace.json";
+  const char* path = trace_path(".json");
   char args[512];
   /* Link counters per class, between 0 and 1, and the report still the same, over two instances. */
   const char* two = "platforms/p3.16xl.xml workloads/resnet50.json --instances 2 --synthetic --iterations 2 --format json";
@@ -156,15 +165,18 @@ void test_trace(void)
   cJSON_Delete(tr);
   remove(path);
   /* Gzipped when the name ends in .gz. */
-  run_result gz = runs(SS_SIM_BIN, "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --trace "
-                                   "build-test-trace.json.gz");
-  FILE* f = fopen("build-test-trace.json.gz", "rb");
+  const char* gzpath = trace_path(".json.gz");
+  snprintf(args, sizeof(args), "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --trace %s", gzpath);
+  run_result gz = runs(SS_SIM_BIN, args);
+  FILE* f = fopen(gzpath, "rb");
   unsigned char magic[2] = {0, 0};
   CHECK(gz.status == 0 && f && fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b,
         "--trace x.json.gz is not gzip");
   if (f)
     fclose(f);
-  CHECK(system("gzip -t build-test-trace.json.gz") == 0, "the gzipped trace does not decompress");
+  char test[128];
+  snprintf(test, sizeof(test), "gzip -t %s", gzpath);
+  CHECK(system(test) == 0, "the gzipped trace does not decompress");
   run_free(&gz);
-  remove("build-test-trace.json.gz");
+  remove(gzpath);
 }
