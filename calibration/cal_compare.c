@@ -3,6 +3,7 @@
 #include "cal.h"
 #include "cal_cli.h"
 #include "cal_text.h"
+#include "csv.h"
 #include "proc.h"
 
 #include <cjson/cJSON.h>
@@ -277,29 +278,18 @@ static void write_table(FILE* f, const char* path, const char* bin, const row* r
     fprintf(f, "; no row ran\n");
 }
 
-static void csv_quoted(FILE* f, const char* s)
-{
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static void write_csv(FILE* f, const row* rows, int n)
 {
   fputs("line,args,source,measured_iteration_s,simulated_iteration_s,error_pct,status,message\n", f);
   for (int i = 0; i < n; i++) {
     const row* r = &rows[i];
     fprintf(f, "%d,", r->line);
-    csv_quoted(f, r->args);
+    ss_csv_quoted(f, r->args);
     fputc(',', f);
-    csv_quoted(f, r->source);
+    ss_csv_quoted(f, r->source);
     if (r->error) {
       fprintf(f, ",%.9g,,,failed,", r->measured_s);
-      csv_quoted(f, r->error);
+      ss_csv_quoted(f, r->error);
     } else {
       fprintf(f, ",%.9g,%.9g,%.6f,ok,", r->measured_s, r->simulated_s, error_pct(r));
     }

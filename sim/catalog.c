@@ -39,6 +39,7 @@ struct ss_catalog {
 
 static const char* const kind_dir[SS_CATALOG_KIND_COUNT] = {"platforms", "workloads"};
 static const char* const kind_word[SS_CATALOG_KIND_COUNT] = {"platform", "workload"};
+static const char* const list_key[SS_CATALOG_KIND_COUNT] = {"platforms", "workloads"}; /* of the listing's JSON */
 /* File name endings of each kind, in lookup order. */
 static const char* const kind_ext[SS_CATALOG_KIND_COUNT][3] = {{".xml", NULL}, {".json", ".json.gz", NULL}};
 
@@ -462,7 +463,7 @@ static void write_table(FILE* f, ss_catalog_kind kind, const row* rows, int n)
  * has no value, so that the CSV made from it has one header. */
 static void write_json(FILE* f, ss_catalog_kind kind, const row* rows, int n)
 {
-  fprintf(f, "{\"%ss\": [", kind_word[kind]);
+  fprintf(f, "{\"%s\": [", list_key[kind]);
   for (int i = 0; i < n; i++) {
     const row* r = &rows[i];
     fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
@@ -485,24 +486,17 @@ static void write_json(FILE* f, ss_catalog_kind kind, const row* rows, int n)
   fprintf(f, "%s]}\n", n ? "\n" : "");
 }
 
-/* The listing in CSV: the JSON's rows flattened (csv.c). */
-static int write_csv(FILE* f, ss_catalog_kind kind, const row* rows, int n)
+/* The listing for a writer of csv.c's: its kind and rows. */
+typedef struct listing {
+  ss_catalog_kind kind;
+  const row* rows;
+  int n;
+} listing;
+
+static void json_listing(FILE* f, const void* arg)
 {
-  char* text = NULL;
-  size_t len = 0;
-  FILE* mem = open_memstream(&text, &len);
-  if (!mem)
-    return SS_ENOMEM;
-  write_json(mem, kind, rows, n);
-  if (fclose(mem)) {
-    free(text);
-    return SS_ENOMEM;
-  }
-  char key[16];
-  snprintf(key, sizeof(key), "%ss", kind_word[kind]);
-  int rc = ss_csv_write_json(f, text, key);
-  free(text);
-  return rc;
+  const listing* l = arg;
+  write_json(f, l->kind, l->rows, l->n);
 }
 
 void ss_catalog_write_dirs(const ss_catalog* c, FILE* f)
@@ -530,7 +524,7 @@ int ss_catalog_list(const ss_catalog* c, ss_catalog_kind kind, ss_format fmt, FI
     write_table(out, kind, rows, n);
   else if (!rc && fmt == SS_FORMAT_JSON)
     write_json(out, kind, rows, n);
-  else if (!rc && (rc = write_csv(out, kind, rows, n)) == SS_ENOMEM)
+  else if (!rc && (rc = ss_csv_write_from(out, json_listing, &(listing){kind, rows, n}, list_key[kind])) == SS_ENOMEM)
     ss_err_nomem(err);
   free(rows);
   ss_catalog_entries_free(e, n);

@@ -7,13 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One field, quoted when it holds a comma, a quote, CR or LF (RFC 4180), quotes doubled. */
-static void put_field(FILE* f, const char* s)
+void ss_csv_quoted(FILE* f, const char* s)
 {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
   fputc('"', f);
   for (; *s; s++) {
     if (*s == '"')
@@ -21,6 +16,15 @@ static void put_field(FILE* f, const char* s)
     fputc(*s, f);
   }
   fputc('"', f);
+}
+
+/* One field, quoted when it holds a comma, a quote, CR or LF (RFC 4180). */
+static void put_field(FILE* f, const char* s)
+{
+  if (strpbrk(s, ",\"\r\n"))
+    ss_csv_quoted(f, s);
+  else
+    fputs(s, f);
 }
 
 /* A scalar's text; NULL when out of memory. Owned by the caller. */
@@ -126,6 +130,25 @@ int ss_csv_write_json(FILE* f, const char* json, const char* rows_key)
   if (rc)
     return SS_ENOMEM;
   return ferror(f) ? SS_EIO : SS_OK;
+}
+
+int ss_csv_write_from(FILE* f, void (*json)(FILE*, const void*), const void* arg, const char* rows_key)
+{
+  char* text = NULL;
+  size_t len = 0;
+  FILE* mem = open_memstream(&text, &len);
+  if (!mem)
+    return SS_ENOMEM;
+  json(mem, arg);
+  int bad = ferror(mem);
+  if (fclose(mem) || bad) {
+    free(text);
+    return SS_ENOMEM;
+  }
+  int rc = ss_csv_write_json(f, text, rows_key);
+  free(text);
+  ss_assert(rc != SS_EINPUT); /* the writers write JSON */
+  return rc;
 }
 
 void ss_json_string(FILE* f, const char* s)

@@ -13,6 +13,13 @@
  * (a bug of the caller's), SS_ENOMEM, or SS_EIO when writing failed. */
 int ss_csv_write_json(FILE* f, const char* json, const char* rows_key);
 
+/* Write as CSV (ss_csv_write_json, rows_key likewise) what json(mem, arg) writes as JSON, the
+ * JSON kept in memory. Returns 0, SS_ENOMEM or SS_EIO. */
+int ss_csv_write_from(FILE* f, void (*json)(FILE*, const void*), const void* arg, const char* rows_key);
+
+/* Write s as one CSV field between quotes, quotes doubled (RFC 4180), needed or not. */
+void ss_csv_quoted(FILE* f, const char* s);
+
 /* Write s as a JSON string (quotes, backslashes and control characters escaped) to f. */
 void ss_json_string(FILE* f, const char* s);
 

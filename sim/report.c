@@ -374,31 +374,15 @@ static void whatif_json_side(FILE* f, const char* name, const ss_result* r)
 }
 
 
-static void json_bench(FILE* f, const void* arg);
-
 /* Write a report in JSON by json(f, arg), or in CSV from that JSON (csv.c), whose columns are
- * then the JSON's paths. */
-static int write_json_or_csv(FILE* f, ss_format fmt, void (*json)(FILE*, const void*), const void* arg)
+ * then the JSON's paths; rows_key names the array whose elements are the CSV's lines, if any. */
+static int write_json_or_csv(FILE* f, ss_format fmt, void (*json)(FILE*, const void*), const void* arg,
+                             const char* rows_key)
 {
-  if (fmt == SS_FORMAT_JSON) {
-    json(f, arg);
-    return ferror(f) ? SS_EIO : SS_OK;
-  }
-  char* text = NULL;
-  size_t len = 0;
-  FILE* mem = open_memstream(&text, &len);
-  if (!mem)
-    return SS_ENOMEM;
-  json(mem, arg);
-  int bad = ferror(mem);
-  if (fclose(mem) || bad) {
-    free(text);
-    return SS_ENOMEM;
-  }
-  int rc = ss_csv_write_json(f, text, json == json_bench ? "results" : NULL);
-  free(text);
-  ss_assert(rc != SS_EINPUT); /* the JSON writers write JSON */
-  return rc;
+  if (fmt != SS_FORMAT_JSON)
+    return ss_csv_write_from(f, json, arg, rows_key);
+  json(f, arg);
+  return ferror(f) ? SS_EIO : SS_OK;
 }
 
 /* A whatif comparison: both sides and what was changed. */
@@ -433,7 +417,7 @@ int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, c
 {
   if (fmt != SS_FORMAT_TABLE) {
     whatif_arg a = {base, changed, changes, nchanges};
-    return write_json_or_csv(f, fmt, json_whatif, &a);
+    return write_json_or_csv(f, fmt, json_whatif, &a, NULL);
   }
   double speedup = changed->throughput_samples_per_s / base->throughput_samples_per_s;
   const ss_job* j = base->job;
@@ -502,7 +486,7 @@ int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes,
 {
   bench_arg a = {job, nsizes, bytes, time_s, algs};
   if (fmt != SS_FORMAT_TABLE)
-    return write_json_or_csv(f, fmt, json_bench, &a);
+    return write_json_or_csv(f, fmt, json_bench, &a, "results");
   fprintf(f, "# stash-sim bench allreduce: %s x %d, %d GPUs (%d per instance), float sum, fidelity %s\n",
           job->platform->instance_type, job->instances, job->ngpus, job->gpus_per_instance,
           ss_fidelity_name(job->opt.fidelity));
@@ -529,5 +513,5 @@ int ss_report_write(FILE* f, const ss_result* r, ss_format fmt)
     write_table(f, r);
     return ferror(f) ? SS_EIO : SS_OK;
   }
-  return write_json_or_csv(f, fmt, json_result, r);
+  return write_json_or_csv(f, fmt, json_result, r, NULL);
 }
