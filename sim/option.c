@@ -233,6 +233,22 @@ static const char** path_field(const ss_optdef* d, ss_options* o)
   return (const char**)((char*)o + d->offset);
 }
 
+/* The values of a row's field, read. */
+static int int_value(const ss_optdef* d, const ss_options* o)
+{
+  return *(const int*)((const char*)o + d->offset);
+}
+
+static double real_value(const ss_optdef* d, const ss_options* o)
+{
+  return *(const double*)((const char*)o + d->offset);
+}
+
+static const char* path_value(const ss_optdef* d, const ss_options* o)
+{
+  return *(const char* const*)((const char*)o + d->offset);
+}
+
 static int is_int_kind(ss_opt_kind k)
 {
   return k == SS_KIND_COUNT || k == SS_KIND_ENUM || k == SS_KIND_SWITCH;
@@ -454,30 +470,29 @@ static int json_text(const char* s, char* buf, size_t size)
 
 int ss_option_value_text(const ss_optdef* d, const ss_options* o, int json, char* buf, size_t size)
 {
-  ss_options* w = (ss_options*)o; /* the field accessors are shared with the writers; nothing is written */
   int derived = d->dflt == -1;
   switch (d->kind) {
     case SS_KIND_PATH: {
-      const char* s = *path_field(d, w);
+      const char* s = path_value(d, o);
       if (!s)
         return snprintf(buf, size, "%s", json ? "null" : "");
       return json ? json_text(s, buf, size) : snprintf(buf, size, "%s", s);
     }
     case SS_KIND_ENUM: {
-      const char* s = enum_name(d->values, *int_field(d, w));
+      const char* s = enum_name(d->values, int_value(d, o));
       return json ? json_text(s, buf, size) : snprintf(buf, size, "%s", s);
     }
     case SS_KIND_SWITCH:
-      return snprintf(buf, size, "%s", *int_field(d, w) ? "true" : "false");
+      return snprintf(buf, size, "%s", int_value(d, o) ? "true" : "false");
     case SS_KIND_COUNT:
-      if (derived && *int_field(d, w) < 0)
+      if (derived && int_value(d, o) < 0)
         return snprintf(buf, size, "%s", json ? "null" : "");
-      return snprintf(buf, size, "%d", *int_field(d, w));
+      return snprintf(buf, size, "%d", int_value(d, o));
     case SS_KIND_REAL:
     case SS_KIND_SIZE:
-      if (derived && *real_field(d, w) < 0)
+      if (derived && real_value(d, o) < 0)
         return snprintf(buf, size, "%s", json ? "null" : "");
-      return snprintf(buf, size, "%.17g", *real_field(d, w));
+      return snprintf(buf, size, "%.17g", real_value(d, o));
   }
   return 0;
 }
