@@ -103,7 +103,7 @@ static int bench_main(const ss_cli* cli)
   for (double b = cli->opt.min_bytes; b <= cli->opt.max_bytes && nsizes < 64; b *= 2)
     bytes[nsizes++] = b;
   /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job. */
-  ss_layer layer = {(char*)"allreduce", 0, 0, 0};
+  ss_layer layer = {.name = (char*)"allreduce"};
   ss_workload w = {.path = (char*)"-", .model = (char*)"allreduce", .batch_per_gpu = 1, .grad_bytes_per_param = 1,
                    .ref_gpu_flops = 1e12, .ref_batch = 1, .nlayers = 1, .layers = &layer,
                    .dataset = {.samples = 1, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};

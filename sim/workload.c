@@ -266,6 +266,8 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
 #define MAX_BATCH 1e7
 #define MAX_SAMPLES 1e13
 #define MAX_SAMPLE_BYTES 1e10
+#define MAX_HOST_S 10.0  /* one layer's or the optimizer's host time per iteration */
+#define MAX_TENSORS 100000
 
 /* An array of entries with names: where it is, how an entry is read, and the error when a name
  * repeats an earlier entry's: "<what> 'NAME' already <verb> by <path>[j]", at its name_key. */
@@ -305,9 +307,58 @@ static int parse_entries(wctx* c, const cJSON* arr, const entries* how, ss_workl
   return rc;
 }
 
+/* The layer's parameter tensors: the list "tensors" (whole numbers > 0 summing to params), or
+ * one tensor of params elements. */
+static int parse_tensors(wctx* c, const cJSON* l, const char* p, ss_workload* w, ss_layer* y)
+{
+  const cJSON* arr = cJSON_GetObjectItemCaseSensitive(l, "tensors");
+  char q[SS_ERR_PATH_MAX];
+  join_path(q, sizeof(q), p, "tensors", 0);
+  if (!arr) {
+    y->ntensors = y->params > 0;
+    y->tensors = malloc(sizeof(double));
+    if (!y->tensors)
+      return SS_ENOMEM;
+    y->tensors[0] = y->params;
+    return SS_OK;
+  }
+  if (!cJSON_IsArray(arr))
+    return ss_err_set_path(c->err, c->file, q, "expected an array of whole numbers, got %s", json_kind(arr));
+  w->has_tensors++; /* counts the layers with a list until parse_root turns it into a flag */
+  int n = cJSON_GetArraySize(arr);
+  if (n > MAX_TENSORS)
+    return ss_err_set_path(c->err, c->file, q, "expected at most %d tensors, got %d", MAX_TENSORS, n);
+  if ((n == 0) != (y->params == 0))
+    return ss_err_set_path(c->err, c->file, q, "%s", n == 0 ? "expected at least one tensor (params is not 0)"
+                                                            : "expected no tensor: params is 0");
+  y->tensors = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  if (!y->tensors)
+    return SS_ENOMEM;
+  double sum = 0;
+  int k = 0;
+  for (const cJSON* e = arr->child; e; e = e->next, k++) {
+    char r[SS_ERR_PATH_MAX];
+    join_path(r, sizeof(r), q, NULL, k);
+    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 1 || e->valuedouble > MAX_PARAMS ||
+        e->valuedouble != floor(e->valuedouble))
+      return cJSON_IsNumber(e) ? ss_err_set_path(c->err, c->file, r,
+                                                 "expected a whole number at least 1 and at most %g, got %.17g",
+                                                 MAX_PARAMS, e->valuedouble)
+                               : ss_err_set_path(c->err, c->file, r, "expected a number, got %s", json_kind(e));
+    y->tensors[k] = e->valuedouble;
+    sum += e->valuedouble;
+  }
+  y->ntensors = n;
+  if (sum != y->params)
+    return ss_err_set_path(c->err, c->file, q, "the tensors hold %.17g parameters, the layer's params say %.17g", sum,
+                           y->params);
+  return SS_OK;
+}
+
 static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, const char** name)
 {
-  static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", NULL};
+  static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", "tensors", "host_fwd_s",
+                                           "host_bwd_s", NULL};
   ss_layer* y = &w->layers[i];
   w->nlayers = i + 1;
   if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
@@ -316,6 +367,21 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
       get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params))
     return SS_EINPUT;
   *name = y->name;
+  int rc = parse_tensors(c, l, p, w, y);
+  if (rc)
+    return rc;
+  /* Host times: for every layer or none (the first layer decides, later ones must follow). */
+  int has = cJSON_GetObjectItemCaseSensitive(l, "host_fwd_s") || cJSON_GetObjectItemCaseSensitive(l, "host_bwd_s");
+  if (i == 0)
+    w->has_host_times = has;
+  if (has != w->has_host_times)
+    return ss_err_set_path(c->err, c->file, p, "%s", has ? "host times here but not in $.layers[0]: give them for "
+                                                           "every layer or none"
+                                                         : "missing key 'host_fwd_s' ($.layers[0] gives host times: "
+                                                           "give them for every layer or none)");
+  if (has && (get_number(c, l, p, "host_fwd_s", 0, 0, MAX_HOST_S, 0, &y->host_fwd_s) ||
+              get_number(c, l, p, "host_bwd_s", 0, 0, MAX_HOST_S, 0, &y->host_bwd_s)))
+    return SS_EINPUT;
   return SS_OK;
 }
 
@@ -409,7 +475,8 @@ const ss_device* ss_workload_device(const ss_workload* w, const char* model)
 static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
 {
   static const char* const keys[] = {"schema", "model", "precision", "batch_per_gpu", "grad_bytes_per_param",
-                                     "reference", "optimizer_s", "layers", "dataset", "devices", "provenance", NULL};
+                                     "reference", "optimizer_s", "host_optimizer_s", "layers", "dataset",
+                                     "devices", "provenance", NULL};
   static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
   char* schema = NULL;
@@ -438,6 +505,16 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
       get_number(c, root, "$", "optimizer_s", 0, 0, MAX_TIME_S, 0, &w->optimizer_s) || parse_layers(c, root, w) ||
       parse_dataset(c, root, w) || parse_devices(c, root, w))
     return SS_EINPUT;
+  if (cJSON_GetObjectItemCaseSensitive(root, "host_optimizer_s")) {
+    if (!w->has_host_times)
+      return ss_err_set_path(c->err, c->file, "$.host_optimizer_s",
+                             "the layers give no host times (host_fwd_s, host_bwd_s): give all of them or none");
+    if (get_number(c, root, "$", "host_optimizer_s", 0, 0, MAX_HOST_S, 0, &w->host_optimizer_s))
+      return SS_EINPUT;
+  }
+  w->has_tensors = w->has_tensors == w->nlayers;
+  for (int i = 0; i < w->nlayers; i++)
+    w->ntensors += w->layers[i].ntensors;
   double compute_s = w->optimizer_s;
   for (int i = 0; i < w->nlayers; i++)
     compute_s += w->layers[i].fwd_s + w->layers[i].bwd_s;
@@ -527,8 +604,10 @@ void ss_workload_free(ss_workload* w)
 {
   if (!w)
     return;
-  for (int i = 0; i < w->nlayers; i++)
+  for (int i = 0; i < w->nlayers; i++) {
     free(w->layers[i].name);
+    free(w->layers[i].tensors);
+  }
   free(w->layers);
   free(w->dataset.name);
   free(w->path);

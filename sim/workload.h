@@ -10,6 +10,11 @@ typedef struct ss_layer {
   double fwd_s;
   double bwd_s;
   double params; /* parameters whose gradients this layer produces (a whole number) */
+  int ntensors;   /* its parameter tensors (weight, bias, norm scale and shift...): 1 when the
+                   * file gives no list, 0 when params is 0 */
+  double* tensors; /* [ntensors]: elements of each, in registration order; they sum to params */
+  double host_fwd_s; /* the training process's CPU thread issuing its forward / backward operators */
+  double host_bwd_s; /* (seconds of one reference core, not scaled with the batch); 0 when not given */
 } ss_layer;
 
 typedef struct ss_dataset {
@@ -41,6 +46,10 @@ typedef struct ss_workload {
   double ref_gpu_flops;
   int ref_batch;
   double optimizer_s; /* on the reference device; not scaled with the batch */
+  double host_optimizer_s; /* the CPU thread issuing the optimizer step; 0 when not given */
+  int has_host_times;  /* the file gives host times (every layer has them) */
+  int has_tensors;     /* the file lists every layer's parameter tensors */
+  int ntensors;        /* parameter tensors of the model */
   int nlayers;
   ss_layer* layers; /* forward order */
   ss_dataset dataset;
