@@ -51,7 +51,9 @@ static int make_tables(getopt_tables* t)
   for (const ss_optdef* d = ss_option_table; d->name; d++) {
     if (d->positional)
       continue;
-    int has_arg = d->kind == SS_KIND_SWITCH ? no_argument : required_argument;
+    int has_arg = d->kind == SS_KIND_SWITCH                 ? no_argument
+                  : d->kind == SS_KIND_ENUM && d->set != 0 ? optional_argument
+                                                           : required_argument;
     t->longs[k++] = (struct option){d->name, has_arg, NULL, OPT_ROW + ss_option_index(d)};
     if (d->alias)
       t->longs[k++] = (struct option){d->alias, has_arg, NULL, OPT_ROW + ss_option_index(d)};
@@ -136,10 +138,12 @@ static int apply_change(ss_cli* c, const char* change, ss_optset* changed, char*
   }
   ss_options* o = &c->changed;
   ss_optset_add(changed, d);
-  if (d->kind == SS_KIND_SWITCH) {
+  int optional_enum = d->kind == SS_KIND_ENUM && d->set; /* on and off as for a switch */
+  if (d->kind == SS_KIND_SWITCH || (optional_enum && (strcmp(value, "on") == 0 || strcmp(value, "off") == 0))) {
     if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
       return usage_error(msg, size, "--change %s: expected on or off", change);
-    *(int*)((char*)o + d->offset) = strcmp(value, "on") == 0;
+    int on = optional_enum ? d->set : 1; /* a switch's key is in the positive sense (overlap, nvlink) */
+    *(int*)((char*)o + d->offset) = strcmp(value, "on") == 0 ? on : 0;
     return 0;
   }
   char shown[96], why[768];
@@ -221,6 +225,18 @@ static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t
   return 0;
 }
 
+/* The value of an option whose value is optional (--synthetic [MODE]): after '=', or the next word
+ * when it is one of the option's names (then taken from the arguments), else none (NULL). */
+static const char* optional_value(const ss_optdef* d, int nrest, char** rest, const char* arg)
+{
+  if (arg || d->kind != SS_KIND_ENUM || !d->set || optind >= nrest)
+    return arg;
+  for (int i = 0; d->values[i]; i++)
+    if (strcmp(d->values[i], rest[optind]) == 0)
+      return rest[optind++];
+  return NULL;
+}
+
 /* Run getopt over rest[0..nrest) (SimGrid's options already set aside). */
 static int parse_options(ss_cli* out, int nrest, char** rest, char* msg, size_t size)
 {
@@ -250,7 +266,7 @@ static int parse_options(ss_cli* out, int nrest, char** rest, char* msg, size_t 
     else if (ch == OPT_CHANGE)
       out->changes[out->nchanges++] = optarg;
     else
-      rc = take_option(out, d, optarg, msg, size);
+      rc = take_option(out, d, optional_value(d, nrest, rest, optarg), msg, size);
   }
   free(t.longs);
   if (rc || out->help || out->version || out->list_options)

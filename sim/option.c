@@ -14,6 +14,9 @@ static const char* const arch_names[] = {"allreduce", "ps", NULL};
 static const char* const placement_names[] = {"dedicated", "colocated", NULL};
 static const char* const init_io_names[] = {"none", "sequential", "parallel", NULL};
 static const char* const format_names[] = {"table", "json", "csv", NULL};
+static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
+static const char* const synthetic_names[] = {"off", "device", "host", NULL};
+static const char* const stack_names[] = {"stash", "ours", NULL};
 
 /* The fields an enum row stores through an int. */
 _Static_assert(sizeof(ss_allreduce) == sizeof(int) && sizeof(ss_fidelity) == sizeof(int) &&
@@ -47,6 +50,7 @@ const ss_optgroup ss_option_groups[] = {
     {"cluster", "Cluster and network"},
     {"ps", "Parameter servers and start-up"},
     {"bench", "Collective benchmark"},
+    {"host", "Host side and data-parallel framework"},
     {"output", "Output"},
     {NULL, NULL}};
 
@@ -84,8 +88,11 @@ const ss_optdef ss_option_table[] = {
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
      "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.306 for ResNet-50's "
      "measured mixed-precision speed-up on a V100"},
-    {"synthetic", 0, SS_KIND_SWITCH, OFF(synthetic), 0, 0, 0, NULL, 1, RUNS, "data", NULL, NULL, 0, "real data", 0,
-     "synthetic", "synthetic", 0, NULL, "no data loading (synthetic data, as benchmarks do)"},
+    {"synthetic", 0, SS_KIND_ENUM, OFF(synthetic), 0, 0, 0, synthetic_names, SS_SYNTH_DEVICE, RUNS, "data",
+     "[=MODE]", NULL, SS_SYNTH_OFF, "off: real data", 0, "synthetic", "synthetic", 0, NULL,
+     "no data loading (synthetic data, as benchmarks do); alone or =device: the batch stays on the GPU (no copy); "
+     "=host: a batch in pageable host memory copied to the GPU every iteration, as Stash's runs and most "
+     "benchmark scripts do"},
     {"workers", 'w', SS_KIND_COUNT, OFF(workers), 0, 4096, 0, NULL, 0, RUNS, "data", "W", NULL, -1, "vCPUs / GPUs",
      0, "workers", "workers", 0, NULL,
      "loader processes per GPU, as PyTorch num_workers; 0 loads in the training process and blocks it"},
@@ -97,6 +104,10 @@ const ss_optdef ss_option_table[] = {
     {"cache", 0, SS_KIND_REAL, OFF(cache), 0, 1, 0, NULL, 0, RUNS, "data", "F", "a fraction", -1,
      "what fits in 80% of the instance's memory", 0, "cache", "cache", 0, NULL,
      "fraction of the dataset in the page cache"},
+    {"handoff-us", 0, SS_KIND_REAL, OFF(handoff_us), 0, 1e7, 0, NULL, 0, RUNS, "data", "X", "a time in us", -1,
+     "an estimate (docs/model.md)", 0, "handoff_us", "handoff_us", 0, NULL,
+     "host time of the training process to take one batch from a loader worker (receive, collate, pin), besides "
+     "copying its bytes"},
     {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, ALL, "cluster", "N", NULL, 1,
      "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch"},
     {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), 0, 1e6, 1, NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
@@ -116,6 +127,48 @@ const ss_optdef ss_option_table[] = {
     {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, fidelity_names, 0, ALL, "cluster", "F", NULL,
      SS_FIDELITY_FAST, "fast", 0, "fidelity", "fidelity", 0, NULL,
      "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))"},
+    {"ddp", 0, SS_KIND_ENUM, OFF(ddp), 0, 0, 0, ddp_names, 0, RUNS, "host", "D", NULL, SS_DDP_PYTORCH, "pytorch", 0,
+     "ddp", "ddp", 0, NULL,
+     "how gradients become collectives: pytorch (DDP buckets of --bucket-mib, first 1 MiB), apex (a bucket ships "
+     "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)"},
+    {"message-size", 0, SS_KIND_REAL, OFF(message_size), 1, 1e13, 0, NULL, 0, RUNS, "host", "N",
+     "a number of elements", 1e7, "10000000 (apex's)", 0, "message_size", "message_size", 0, NULL,
+     "--ddp apex: gradient elements a bucket holds before its allreduce starts; 1: one allreduce per parameter "
+     "tensor, as Stash ran"},
+    {"fusion-mib", 0, SS_KIND_REAL, OFF(fusion_mib), 0, 1e6, 0, NULL, 0, RUNS, "host", "X", "a number of MiB",
+     SS_HOROVOD_FUSION_MIB, SS_HOROVOD_FUSION_TEXT, 0, "fusion_mib", "fusion_mib", 0, NULL,
+     "--ddp horovod: fusion buffer in MiB (HOROVOD_FUSION_THRESHOLD); 0: no fusion"},
+    {"cycle-ms", 0, SS_KIND_REAL, OFF(cycle_ms), 0, 1e4, 0, NULL, 0, RUNS, "host", "X", "a time in ms",
+     SS_HOROVOD_CYCLE_MS, SS_HOROVOD_CYCLE_TEXT, 0, "cycle_ms", "cycle_ms", 0, NULL,
+     "--ddp horovod: the background thread's cycle in ms (HOROVOD_CYCLE_TIME)"},
+    {"collective-host-us", 0, SS_KIND_REAL, OFF(collective_host_us), 0, 1e7, 0, NULL, 0, RUNS, "host", "X",
+     "a time in us", -1, "the framework's estimate (docs/model.md)", 0, "collective_host_us",
+     "collective_host_us", 0, NULL,
+     "host time of one collective call of the framework (flatten, enqueue the NCCL call, scale, unflatten)"},
+    {"tensor-host-us", 0, SS_KIND_REAL, OFF(tensor_host_us), 0, 1e7, 0, NULL, 0, RUNS, "host", "X", "a time in us",
+     -1, "the framework's estimate (docs/model.md)", 0, "tensor_host_us", "tensor_host_us", 0, NULL,
+     "host time of the framework's hook per gradient tensor"},
+    {"launch-queue", 0, SS_KIND_COUNT, OFF(launch_queue), 1, 1000000, 0, NULL, 0, RUNS, "host", "N", NULL,
+     SS_LAUNCH_QUEUE, "1024", 0, "launch_queue", "launch_queue", 0, NULL,
+     "kernel launches the host may issue ahead of its GPU before it blocks"},
+    {"metric-allreduces", 0, SS_KIND_COUNT, OFF(metric_allreduces), 0, 1000, 0, NULL, 0, RUNS, "host", "N", NULL, 0,
+     "0", 0, "metric_allreduces", "metric_allreduces", 0, NULL,
+     "one-element allreduces per iteration (loss, accuracy) followed by .item(), which waits for them"},
+    {"cuda-sync", 0, SS_KIND_SWITCH, OFF(cuda_sync), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0,
+     "cuda_sync", "cuda_sync", 0, NULL, "torch.cuda.synchronize() after the data and after the step, as Stash's script"},
+    {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
+     0, NULL,
+     "the idealised model: every mechanism below off (links and kernels only), and --stash with the job's own "
+     "stack"},
+    {"no-launch", 0, SS_KIND_SWITCH, OFF(launch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "launch",
+     "launch", 0, NULL, "mechanism off: the host issues every operator at once (no host times, no launch-bound steps)"},
+    {"no-framework", 0, SS_KIND_SWITCH, OFF(framework), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
+     "framework", "framework", 0, NULL,
+     "mechanism off: collectives cost no host time and no GPU copies (flatten, scale, unflatten)"},
+    {"no-staging", 0, SS_KIND_SWITCH, OFF(staging), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "staging",
+     "staging", 0, NULL, "mechanism off: pageable host-to-device copies cost what pinned ones do"},
+    {"no-handoff", 0, SS_KIND_SWITCH, OFF(handoff), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "handoff",
+     "handoff", 0, NULL, "mechanism off: taking a batch from a loader worker costs the training process nothing"},
     {"arch", 0, SS_KIND_ENUM, OFF(arch), 0, 0, 0, arch_names, 0, RUNS, "ps", "A", NULL, SS_ARCH_ALLREDUCE,
      "allreduce", 0, "arch", "arch", 0, NULL,
      "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back"},
@@ -154,6 +207,11 @@ const ss_optdef ss_option_table[] = {
      "Stash's differential breakdown: simulate RUN0 (synthetic, 1 GPU), RUN1 (synthetic), RUN2 (cold cache), "
      "RUN3 (all cached) and, over several instances, the same GPUs on one instance; report their differences "
      "beside RUN2's timeline breakdown"},
+    {"stash-stack", 0, SS_KIND_ENUM, OFF(stash_stack), 0, 0, 0, stack_names, 0, SS_CMD_RUN, "output", "S", NULL,
+     SS_STACK_STASH, "stash (ours with --ideal)", 0, NULL, "stash_stack", 0, NULL,
+     "with --stash: stash simulates Stash's scripts (apex DDP with one allreduce per parameter tensor, synthetic "
+     "data copied from host memory, RUN1's three metric allreduces and synchronisations); ours keeps the job's "
+     "options"},
     {"stash-single", 0, SS_KIND_PATH, OFF(stash_single), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0,
      "the file beside PLATFORM with the same GPU model and as many GPUs", 0, NULL, "stash_single", 0, NULL,
      "with --stash over several instances: the instance file of the single-instance run"},
@@ -377,6 +435,10 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
       *path_field(d, o) = value;
       return 0;
     case SS_KIND_ENUM:
+      if (!value && d->set) { /* given alone: an enum with an optional value */
+        *int_field(d, o) = d->set;
+        return 0;
+      }
       for (int i = 0; d->values[i]; i++)
         if (strcmp(d->values[i], value) == 0) {
           *int_field(d, o) = i;
@@ -444,6 +506,16 @@ const char* ss_init_io_name(ss_init_io m)
 const char* ss_fidelity_name(ss_fidelity f)
 {
   return enum_name(fidelity_names, (int)f);
+}
+
+const char* ss_ddp_name(ss_ddp d)
+{
+  return enum_name(ddp_names, (int)d);
+}
+
+const char* ss_synthetic_name(ss_synthetic m)
+{
+  return enum_name(synthetic_names, (int)m);
 }
 
 
@@ -524,6 +596,34 @@ static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size
   return 0;
 }
 
+/* The framework's and the host side's options: each goes with the mode it tunes. */
+static int check_host(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+{
+  static const char* const costs[] = {"collective-host-us", "tensor-host-us", "handoff-us", NULL};
+  if (o->ddp != SS_DDP_APEX && ss_optset_has(given, "message-size"))
+    FAIL("--message-size goes with --ddp apex");
+  if (o->ddp != SS_DDP_HOROVOD && (ss_optset_has(given, "fusion-mib") || ss_optset_has(given, "cycle-ms")))
+    FAIL("--%s goes with --ddp horovod", ss_optset_has(given, "fusion-mib") ? "fusion-mib" : "cycle-ms");
+  if (o->arch == SS_ARCH_PS && ss_optset_has(given, "ddp"))
+    FAIL("--ddp has no effect with --arch ps: parameter servers take the gradients as pushes");
+  for (int i = 0; o->ideal && costs[i]; i++)
+    if (ss_optset_has(given, costs[i]))
+      FAIL("--%s has no effect with --ideal (every host-side cost is off)", costs[i]);
+  if (!o->framework && (ss_optset_has(given, "collective-host-us") || ss_optset_has(given, "tensor-host-us")))
+    FAIL("--%s has no effect with --no-framework",
+         ss_optset_has(given, "collective-host-us") ? "collective-host-us" : "tensor-host-us");
+  if (!o->handoff && ss_optset_has(given, "handoff-us"))
+    FAIL("--handoff-us has no effect with --no-handoff");
+  if (ss_optset_has(given, "handoff-us") && (o->synthetic || o->workers == 0))
+    FAIL("--handoff-us has no effect %s: no batch comes from a loader worker",
+         o->synthetic ? "with --synthetic" : "with --workers 0");
+  if (o->stash && o->synthetic)
+    FAIL("--stash makes its own synthetic and real-data runs: drop --synthetic");
+  if (!o->stash && ss_optset_has(given, "stash-stack"))
+    FAIL("--stash-stack goes with --stash");
+  return 0;
+}
+
 /* Options without effect: loader options on synthetic data, network options without a network. */
 static int check_effect(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
@@ -542,8 +642,6 @@ static int check_effect(const ss_options* o, const ss_optset* given, char* msg, 
 /* --stash makes runs of its own; outputs go to distinct places. */
 static int check_outputs(const ss_options* o, char* msg, size_t size)
 {
-  if (o->stash && o->synthetic)
-    FAIL("--stash makes its own synthetic and real-data runs: drop --synthetic");
   if (o->stash && o->cache >= 0)
     FAIL("--stash makes its own cold-cache and cached runs: drop --cache");
   if (o->stash && o->trace)
@@ -564,7 +662,10 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
 {
   if (cmd == SS_CMD_LIST)
     return 0;
-  return check_ps(o, given, msg, size) || check_outputs(o, msg, size) || check_effect(o, given, msg, size) ? -1 : 0;
+  return check_ps(o, given, msg, size) || check_outputs(o, msg, size) || check_effect(o, given, msg, size) ||
+                 check_host(o, given, msg, size)
+             ? -1
+             : 0;
 }
 #undef FAIL
 

@@ -30,6 +30,17 @@ typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } s
  * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
 typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity;
 
+/* How gradients become collectives (ddp.c): PyTorch DDP's buckets, apex DDP's message size, Horovod's
+ * tensor fusion. */
+typedef enum ss_ddp { SS_DDP_PYTORCH, SS_DDP_APEX, SS_DDP_HOROVOD, SS_DDP_COUNT } ss_ddp;
+
+/* Synthetic data: none (real data), kept on the GPU, or made in pageable host memory and copied to
+ * the GPU every iteration. A true value means synthetic. */
+typedef enum ss_synthetic { SS_SYNTH_OFF, SS_SYNTH_DEVICE, SS_SYNTH_HOST } ss_synthetic;
+
+/* The stack of Stash's runs under --stash: Stash's own scripts, or the job's options. */
+typedef enum ss_stash_stack { SS_STACK_STASH, SS_STACK_OURS } ss_stash_stack;
+
 /* The options of a run; every field is a row of the registry (option.c). A value of -1 means "not
  * given: derived" (the job resolves it: ss_job.resolved). Units follow docs/formats.md: gbps is
  * gigabits per second, gbytes_per_s gigabytes per second, mib 2^20 bytes. */
@@ -59,7 +70,7 @@ typedef struct ss_options {
   double bucket_mib; /* DDP bucket cap in MiB */
   double compute_scale; /* what-if factor on every GPU kernel time (0.5: kernels twice as fast) */
   int overlap;       /* start each bucket's collective as soon as it is full */
-  int synthetic;     /* no data loading */
+  ss_synthetic synthetic; /* no data loading (SS_SYNTH_DEVICE, SS_SYNTH_HOST) */
   int workers;       /* loader processes per GPU; -1: vCPUs / GPUs */
   int prefetch;      /* batches each loader process keeps ahead (PyTorch prefetch_factor) */
   int nvlink;        /* 0, what-if: GPU-to-GPU traffic over PCIe (ss_platform_drop_nvlink) */
@@ -74,6 +85,23 @@ typedef struct ss_options {
   double min_bytes;   /* bench: smallest and largest size, doubling in between */
   double max_bytes;
   int bench_iters;    /* bench: allreduces per size */
+  /* The host side (docs/model.md, "The host side"): each mechanism can be switched off. */
+  ss_ddp ddp;
+  double message_size; /* apex: elements a bucket holds before it ships */
+  double fusion_mib;   /* Horovod: fusion buffer (HOROVOD_FUSION_THRESHOLD) in MiB */
+  double cycle_ms;     /* Horovod: background cycle (HOROVOD_CYCLE_TIME) in ms */
+  int ideal;           /* every mechanism of the host side off: links and kernels only */
+  int launch;          /* the training process's CPU thread issues the operators (host times) */
+  int framework;       /* per-collective and per-tensor costs of the data-parallel framework */
+  int staging;         /* pageable host-to-device copies stage through host memory */
+  int handoff;         /* the training process takes each batch from a loader worker */
+  double collective_host_us; /* host cost per collective call; -1: the framework's (ddp.c) */
+  double tensor_host_us;     /* host cost per gradient tensor (hook); -1: the framework's */
+  double handoff_us;   /* host cost of taking one batch from a worker; -1: the default */
+  int launch_queue;    /* operators the host may issue ahead of the GPU */
+  int metric_allreduces; /* one-element allreduces per iteration, then .item() */
+  int cuda_sync;       /* torch.cuda.synchronize() after the data and after the step */
+  ss_stash_stack stash_stack;
 } ss_options;
 
 /* Limits: GPUs of a job, instances of a cluster, parameter-server shards. */
@@ -89,6 +117,16 @@ typedef struct ss_options {
 /* Default MiB of input a worker reads at start-up besides the model: an ESTIMATE, one 32 MiB chunk
  * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
 #define SS_INIT_SHARD_MIB 32.0
+
+/* Horovod's tensor fusion defaults (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME), with the
+ * version they hold for in docs/model.md. */
+#define SS_HOROVOD_FUSION_MIB 64.0
+#define SS_HOROVOD_FUSION_TEXT "64 (Horovod's)"
+#define SS_HOROVOD_CYCLE_MS 5.0
+#define SS_HOROVOD_CYCLE_TEXT "5 (Horovod's)"
+
+/* Kernel launches CUDA queues before a launch blocks the host (docs/model.md). */
+#define SS_LAUNCH_QUEUE 1024
 
 /* The commands an option belongs to (a bit each). */
 enum { SS_CMD_RUN = 1, SS_CMD_BENCH = 2, SS_CMD_WHATIF = 4, SS_CMD_LIST = 8 };
@@ -177,6 +215,8 @@ const char* ss_arch_name(ss_arch a);
 const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
+const char* ss_ddp_name(ss_ddp d);
+const char* ss_synthetic_name(ss_synthetic m);
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

@@ -103,7 +103,7 @@ void test_registry(void)
   cJSON* j = sim_json("platforms/p3.16xl.xml workloads/resnet50.json --synthetic --bucket-mb 5 --iterations 3");
   const cJSON* e = cJSON_GetObjectItemCaseSensitive(j, "options");
   CHECK(e && num(e, "gpus") == 8 && num(e, "batch") == 80 && num(e, "bucket_mib") == 5 && num(e, "iterations") == 3 &&
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "synthetic")) &&
+            strcmp(cJSON_GetObjectItemCaseSensitive(e, "synthetic")->valuestring, "device") == 0 &&
             strcmp(cJSON_GetObjectItemCaseSensitive(e, "allreduce")->valuestring, "auto") == 0,
         "the options echo");
   CHECK(j && num(j, "schema_version") == 1, "schema_version");
