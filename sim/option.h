@@ -102,6 +102,7 @@ typedef struct ss_options {
   int metric_allreduces; /* one-element allreduces per iteration, then .item() */
   int cuda_sync;       /* torch.cuda.synchronize() after the data and after the step */
   ss_stash_stack stash_stack;
+  double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
 } ss_options;
 
 /* Limits: GPUs of a job, instances of a cluster, parameter-server shards. */

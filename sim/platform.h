@@ -45,6 +45,7 @@ typedef struct ss_gpu {
   char* model;
   double speed_flops;
   int line;
+  double memory_bytes_per_s; /* device memory bandwidth; 0: unknown */
 } ss_gpu;
 
 /* A network interface: a <router> named like the class-nic link it stands for. Routes from a GPU
@@ -67,6 +68,7 @@ typedef struct ss_platform {
   double network_gbps;
   int cpu_cores;
   double cpu_speed_flops; /* per core; 1e9 is one reference core */
+  double memcpy_bytes_per_s; /* one core's memcpy between pageable buffers; 0: unknown */
   char* disk_name;
   double disk_read_bytes_per_s;
   double disk_write_bytes_per_s;
