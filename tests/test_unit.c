@@ -134,6 +134,12 @@ static void test_platform_all_files(void)
     CU_ASSERT_EQUAL(p->compute_on_cpu, i == 16);
     if (i == 16)
       CU_ASSERT_EQUAL(p->cpu_cores, 2);
+    /* The test stars give no memory or memcpy bandwidth (optional properties: 0). */
+    if (i >= 11) {
+      CU_ASSERT_EQUAL(p->memcpy_bytes_per_s, 0);
+      for (int g = 0; g < p->ngpus; g++)
+        CU_ASSERT_EQUAL(p->gpus[g].memory_bytes_per_s, 0);
+    }
     /* Every GPU reaches a NIC, and the NICs add up to the instance's network bandwidth. */
     double nic_bytes_per_s = 0;
     for (int k = 0; k < p->nnics; k++)
