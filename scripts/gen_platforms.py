@@ -148,11 +148,14 @@ def p3_platform(stem):
            "(one reference core, CPU work is given in reference-core-seconds x 1e9), not a "
            f"measurement. CPU Xeon E5-2686 v4 (instances.csv notes). Disk ebs: {ebs_gbps} Gbps "
            f"EBS bandwidth ({DATA}/instances.csv ebs_bandwidth, infoq.cn AWS P3 table) / 8 = {ebs}, "
-           "same figure for read and write")
-    p.host("cpu", "1Gf", [("role", "cpu")], core=vcpus, disk=ebs)
-    p.note(f"GPU hosts: gpu_model from {DATA}/instances.csv; speed {V100_SPEED}: {V100_SRC}")
+           "same figure for read and write. " + cpu_memcpy_note("broadwell", "Xeon E5-2686 v4, Broadwell-EP",
+                                                                         "instances.csv notes"))
+    p.host("cpu", "1Gf", [("role", "cpu"), ("memcpy_gbytes_per_s", CPU_MEMCPY["broadwell"][0])], core=vcpus,
+           disk=ebs)
+    p.note(f"GPU hosts: gpu_model from {DATA}/instances.csv; speed {V100_SPEED}: {V100_SRC}. " + gpu_memory_note("V100"))
     for g in range(ngpu):
-        p.host(f"gpu{g}", V100_SPEED, [("role", "gpu"), ("gpu_model", V100)])
+        p.host(f"gpu{g}", V100_SPEED, [("role", "gpu"), ("gpu_model", V100),
+                                       ("memory_gbytes_per_s", GPU_MEMORY["V100"][0])])
     nvl = {e: n for e, n in DGX1_NVLINK.items() if max(e) < ngpu}
     if nvl:
         p.note(f"NVLink: one link per connected pair (edge list: {DATA}/nvlink_dgx1_topology.txt "
@@ -225,6 +228,70 @@ GPUS = {  # key: (gpu_model as in instances.csv, speed = FP32 peak, source)
              "FP32 peak 67 TFLOPS (non-tensor, SXM5) from NVIDIA's H100 datasheet; NOT in shared/data"),
 }
 
+# Device-memory bandwidth (GB/s) of each GPU, for memory-bound copy kernels (host prop
+# memory_gbytes_per_s): datasheet peaks, NOT in shared/data. bandwidthTest's D2D figure counts the bytes
+# read plus the bytes written (NVIDIA/cuda-samples Samples/1_Utilities/bandwidthTest/bandwidthTest.cu).
+GPU_MEMORY = {
+    "K80": ("240", "datasheet figure of ONE GK210 die: 5 GHz effective GDDR5 on a 384-bit bus = 240 GB/s "
+            "(AnandTech 'NVIDIA Launches Tesla K80, GK210 GPU', anandtech.com/show/8729: 2 x 384-bit, 5GHz "
+            "GDDR5; cnews.cz K80 launch article: 240 GB/s per GPU); NVIDIA quotes 480 GB/s per board of two dies "
+            "(tweakpc.de news 33049); NOT in shared/data"),
+    "V100": ("900", "datasheet figure of the V100 (SXM2, 16 GB and 32 GB alike): HBM2 'accessed at speeds of up "
+             "to 900 GB/s' (OLCF Summit user guide, olcf.ornl.gov/for-users/system-user-guides/summit/"
+             "nvidia-v100-gpus); NOT in shared/data"),
+    "T4": ("320", "datasheet figure: 256-bit GDDR6 at 10 Gb/s per pin = 320 GB/s (spec tables, e.g. "
+           "sysrqmts.com/en/gpus/nvidia/tesla/t4: 320.0 GB/s; a T4 deviceQuery, gist Terminus-IMRC/5e4b7782: "
+           "256-bit bus, memory clock 5001 MHz); NOT in shared/data. Cross-check: bandwidthTest D2D 239.6 GB/s "
+           f"on a T4 ({DATA}/link_bandwidth.md, read plus write) is 75% of it"),
+    "A10G": ("600", "A10 and A10G share 24 GB GDDR6 at 600 GB/s (baseten.co blog 'NVIDIA A10 vs A10G for ML "
+             "model inference'; A10: 384-bit at 12.5 Gb/s = 600 GB/s, sysrqmts.com A10 PCIe table 600.2 GB/s); "
+             "NOT in shared/data"),
+    "A100": ("1555", "datasheet figure of the A100 40 GB (SXM4): 1,555 GB/s, 5120-bit HBM2 at 2.43 Gb/s (NVIDIA "
+             "A100 datasheet as cited by glennklockwood.com/garden/processors/A100; techpowerup.com A100 SXM4 "
+             "40 GB: 1,555 GB/s); NOT in shared/data. Cross-check: bandwidthTest D2D 1157.5 GB/s on an "
+             f"A100-SXM4-40GB ({DATA}/link_bandwidth.md, read plus write) is 74% of it"),
+    "H100": ("3350", "datasheet figure of the H100 SXM5 (80 GB HBM3): 3,350 GB/s (NVIDIA's H100 table as "
+             "transcribed by archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html; glennklockwood.com/garden/"
+             "processors/h100: 3.35 TB/s); NOT in shared/data"),
+}
+GPU_MEMORY["V100-32"] = GPU_MEMORY["V100"]
+
+# What ONE core copies per second with memcpy between large pageable buffers (GB/s; bytes copied,
+# which STREAM Copy would count twice), by the instance's CPU generation (cpu host prop
+# memcpy_gbytes_per_s). NOT in shared/data. One core's copy bandwidth on these multi-socket servers
+# is bound by the cache misses it keeps in flight over the memory latency, not by the DRAM channels
+# (J. McCalpin, Intel forum thread 'single core bandwidth: haswell vs. broadwell vs. skylake').
+SKX_MEMCPY = ("about 6.2 GB/s for one thread on an AWS c5.18xlarge (two Skylake-SP Xeons): 16 threads copied "
+              "37.3 GB/s there, '6x faster than single-threaded memcpy' (tensorflow/tensorflow#17246)")
+CPU_MEMCPY = {
+    "broadwell": ("6", "ESTIMATE: no one-thread memcpy measured on a Xeon E5-2686 v4 (Broadwell-EP) was found. "
+                  "Measured one-thread copies of large buffers on server Xeons stay near 6 GB/s across "
+                  "generations: 5.9-6.2 GB/s on dual-socket E5-2670 and E5-2650 v2 (cachebench, Intel forum "
+                  "'Single-threaded memory performance for dual socket Xeon E5-* systems'), 6.0 GB/s on an AWS "
+                  f"X1 (Haswell-EX; apache/arrow#580), {SKX_MEMCPY}; UCX's default estimate for an Intel core "
+                  "is 5.8 GB/s (openucx/ucx src/ucs/arch/cpu.c, ucs_cpu_est_bcopy_bw); 6 is kept"),
+    "skylake": ("6.2", f"DERIVED from a measurement on the same generation (Skylake-SP): {SKX_MEMCPY}"),
+    "cascadelake": ("6.2", "ESTIMATE: Cascade Lake keeps Skylake-SP's cores and mesh and no one-thread memcpy "
+                    f"measured on it was found, so the Skylake-SP figure is used: {SKX_MEMCPY}"),
+    "rome": ("7.4", "MEASURED on an AMD EPYC Rome host by UCX's developers: one-thread memcpy 7.4-7.7 GB/s "
+             "for 64-256 MiB buffers (ucx_info -s, openucx/ucx#4408; the host is Rome per openucx/ucx#4435); "
+             "the lower end is kept"),
+    "milan": ("7.4", "ESTIMATE: no one-thread memcpy measured on an EPYC Milan was found; the Rome figure is "
+              "used (openucx/ucx#4408: 7.4-7.7 GB/s for 64-256 MiB buffers on an EPYC Rome host)"),
+}
+
+
+def cpu_memcpy_note(cpu, name, where):
+    """The comment on the cpu host's memcpy_gbytes_per_s: the CPU, where its name comes from, the figure."""
+    value, src = CPU_MEMCPY[cpu]
+    return f"memcpy_gbytes_per_s {value}: what one core copies per second. CPU {name} ({where}). {src}"
+
+
+def gpu_memory_note(gpu):
+    value, src = GPU_MEMORY[gpu]
+    return f"memory_gbytes_per_s {value}: the device-memory bandwidth for copy kernels, {src}"
+
+
 PCIE3_K80 = ("9.6GBps", "PCIe Gen3 x16 for both K80 dies and the board uplink (instances.csv notes "
              "'PCIe Gen3 [mem]'; K80 datasheet: on-board PCIe switch, Gen3 x16 host interface; NOT in "
              "shared/data). ESTIMATE: no K80 bandwidthTest in shared/data, the Gen3 x16 figure measured "
@@ -288,6 +355,7 @@ def ebs_recalled(csv_has, gbps):
 CATALOG = {
     "p2.xl": dict(
         inst="p2.xlarge", gpu="K80", ngpu=1, price="0.900", vcpus=4, mem=61, net="1.25",
+        cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.900 (Stash tool/analyze.py cost_map; gists "
                  "Geoyi/slavivanov); vcpus, mem_GiB, network 1.25 Gbps (spec_source: AWS slide table on "
                  "speakerdeck porcaro33, gist Geoyi; the gist says only 'High')"),
@@ -299,6 +367,7 @@ CATALOG = {
         calib="spec-derived (PCIe proxy from V100 Gen3 x16)"),
     "p2.8xl": dict(
         inst="p2.8xlarge", gpu="K80", ngpu=8, price="7.200", vcpus=32, mem=488, net="10",
+        cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 7.200 (Stash cost_map 7.2, gist Geoyi; the 4.56 of "
                  "a DAWNBench entry is not used, it looks like a spot price); vcpus, mem_GiB, network 10 "
                  "Gbps (AWS slide table, gist Geoyi)"),
@@ -312,6 +381,7 @@ CATALOG = {
         calib="spec-derived; no K80 collective in shared/data"),
     "p2.16xl": dict(
         inst="p2.16xlarge", gpu="K80", ngpu=16, price="14.400", vcpus=64, mem=732, net="20",
+        cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 14.400 (Stash cost_map, gist Geoyi); vcpus, "
                  "mem_GiB; network 20 Gbps from the AWS slide ('In a placement group'; the '25 Gbps [mem]' "
                  "of the same cell is unverified and not used)"),
@@ -327,6 +397,7 @@ CATALOG = {
         calib="spec-derived; no K80 collective in shared/data"),
     "p3dn.24xl": dict(
         inst="p3dn.24xlarge", gpu="V100-32", ngpu=8, price="31.212", vcpus=96, mem=768, net="100",
+        cpu=('skylake', 'Xeon Platinum 8175M, Skylake-SP', 'AWS instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 31.212 (fastec2 output; a code catalog 31.2120); "
                  "network 100 Gbps EFA (AWS blog 'Optimizing deep learning on P3 and P3dn with EFA'; "
                  "NVIDIA/nccl#209 measured iperf3 92 Gbps between two p3dn); vcpus 96 and mem_GiB 768 "
@@ -341,6 +412,7 @@ CATALOG = {
         calib="NVLink from measured P2P (p2pBandwidthLatencyTest), not collective-calibrated"),
     "g4dn.xl": dict(
         inst="g4dn.xlarge", gpu="T4", ngpu=1, price="0.526", vcpus=4, mem=16, net="25",
+        cpu=('cascadelake', 'Xeon Scalable 2nd generation, Cascade Lake', 'AWS G4dn page as recalled, unverified; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.526 (code catalogs); vcpus, mem_GiB, network "
                  "'Up to 25 Gbps' (AWS Batch GPU jobs table): the burst figure 25 is used"),
         note="One T4 on a CPU root port: gpu0 -pcie_gpu0- socket 0. UP = towards the CPU.",
@@ -351,6 +423,7 @@ CATALOG = {
         calib="spec-derived (PCIe measured on a T4)"),
     "g4dn.12xl": dict(
         inst="g4dn.12xlarge", gpu="T4", ngpu=4, price="3.912", vcpus=48, mem=192, net="50",
+        cpu=('cascadelake', 'Xeon Scalable 2nd generation, Cascade Lake', 'AWS G4dn page as recalled, unverified; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 3.912 (public price catalogs); vcpus, mem_GiB, "
                  "network 50 Gbps, 'PCIe only (no NVLink)' (AWS Batch GPU jobs table)"),
         note=("4 T4, PCIe only. ESTIMATE: each T4 on its own root port of CPU socket 0 (48 vCPUs = 24 "
@@ -364,6 +437,7 @@ CATALOG = {
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
     "g5.48xl": dict(
         inst="g5.48xlarge", gpu="A10G", ngpu=8, price="16.288", vcpus=192, mem=768, net="100",
+        cpu=('rome', '2nd generation AMD EPYC, Rome', 'AWS G5 page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 16.288 (arcee-ai/Benchmarks results.py); vcpus, "
                  "mem_GiB, network 100 Gbps, 'PCIe' (AWS Batch GPU jobs table)"),
         note=("8 A10G, PCIe only. ESTIMATE: gpu0-3 on root ports of CPU socket 0, gpu4-7 on socket 1, "
@@ -377,6 +451,7 @@ CATALOG = {
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
     "p4d.24xl": dict(
         inst="p4d.24xlarge", gpu="A100", ngpu=8, price="32.7726", vcpus=96, mem=1152, net="400",
+        cpu=('cascadelake', 'Xeon Platinum 8275CL, Cascade Lake', 'instances.csv notes'),
         sources=(f"{CAT_SRC}: price 32.7726 = the on-demand list price of 2020-2024 (catalogs; xither.com "
                  "'approximately $32.77 per hour in US East as of Q2 2024'); the same cell's 21.957642 "
                  "(retrieved 2026-11-09, after AWS's price cut) is not used; vcpus, mem_GiB 1152 (blog: "
@@ -404,6 +479,7 @@ CATALOG = {
         calib="CALIBRATED: nvswitch to busbw 230.77 GB/s at 1 GiB (NVIDIA/nccl#527)"),
     "p5.48xl": dict(
         inst="p5.48xlarge", gpu="H100", ngpu=8, price="98.32", vcpus=192, mem=2048, net="3200",
+        cpu=('milan', 'AMD EPYC 7R13, Milan', 'AWS instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price 98.32 = the on-demand list price of 2023-2024 (arcee-ai/Benchmarks "
                  "results.py; catalogs); the same cell's 55.04 (retrieved 2026-11-09, after AWS's price "
                  "cut) and the Capacity Blocks rate 39.33 are not used; vcpus, mem_GiB, network 3200 Gbps "
@@ -443,12 +519,15 @@ def catalog_platform(stem):
                  [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"]])
     disk, disk_src = c["disk"]
     p.note(f"cpu host: core = {c['vcpus']} vCPUs ({CAT_SRC}); speed 1Gf is a convention (one reference "
-           f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write")
-    p.host("cpu", "1Gf", [("role", "cpu")], core=c["vcpus"], disk=disk)
+           f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write. "
+           + cpu_memcpy_note(*c["cpu"]))
+    p.host("cpu", "1Gf", [("role", "cpu"), ("memcpy_gbytes_per_s", CPU_MEMCPY[c["cpu"][0]][0])], core=c["vcpus"],
+           disk=disk)
     p.note(f"GPU hosts: gpu_model from {CAT_SRC}; speed {speed}: {speed_src}. The simulator only uses "
-           "its ratio to the workload's reference device")
+           "its ratio to the workload's reference device. " + gpu_memory_note(c["gpu"]))
     for g in range(ngpu):
-        p.host(f"gpu{g}", speed, [("role", "gpu"), ("gpu_model", model)])
+        p.host(f"gpu{g}", speed, [("role", "gpu"), ("gpu_model", model),
+                                  ("memory_gbytes_per_s", GPU_MEMORY[c["gpu"]][0])])
     sw = c["sw"]
     gpu_socket = c.get("gpu_socket") or [c["sw_socket"][sw[g]] if sw[g] is not None else 0 for g in range(ngpu)]
     nvl = {e: n for e, n in c.get("nvlink", {}).items() if max(e) < ngpu}
