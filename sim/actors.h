@@ -26,6 +26,9 @@ typedef struct ss_hostlog {
   size_t head, n, cap; /* spans[head..n) not yet consumed */
 } ss_hostlog;
 
+/* SimGrid's numerical precision for dates (its default surf/precision): shorter sleeps are noise. */
+#define SS_SIM_PRECISION_S 1e-9
+
 /* Segments the host may have begun issuing beyond those the GPU finished. */
 #define SS_HOST_RING 512
 

@@ -326,7 +326,7 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
        * background thread. */
       if (b < j->nbuckets && j->opt.ddp == SS_DDP_HOROVOD && j->opt.arch == SS_ARCH_ALLREDUCE) {
         double at = me->bwd_start_s + j->buckets[b].start_s;
-        if (at > simgrid_get_clock())
+        if (at - simgrid_get_clock() > SS_SIM_PRECISION_S)
           sg_actor_sleep_until(at);
         if (j->collective_host_s > 0)
           sg_actor_sleep_for(j->collective_host_s);

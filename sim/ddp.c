@@ -6,19 +6,23 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Host seconds per collective call and per gradient tensor, by framework: ESTIMATES (docs/model.md,
- * "The data-parallel framework"). PyTorch's reducer is C++ (the hook marks the gradient ready and
- * launches its copy into the bucket); apex's hooks and its flatten / allreduce / scale / unflatten
- * are Python calls, one copy per tensor back; Horovod's hook enqueues the tensor for its background
- * thread, which fuses and calls NCCL. */
+/* Host seconds per collective call and per gradient tensor, by framework: ESTIMATES, as no public
+ * measurement of either was found (calibration/host_costs.md, section 4), from a measured ~4 us per
+ * eager CUDA operator and 4-5 us per raw kernel launch (9 us with the profiler on):
+ * - PyTorch: the C++ reducer's hook launches one copy into the bucket and one back (2 launches,
+ *   10 us per tensor); a bucket's allreduce call through ProcessGroupNCCL, about 5 operators (20 us);
+ * - apex: a Python hook per tensor plus its unflatten copy (about 6 operators, 25 us); per bucket the
+ *   Python flatten, allreduce, scale and unflatten calls (about 15 operators, 60 us);
+ * - Horovod: a Python hook per tensor that enqueues it (15 us); the fusion's call (20 us) is made
+ *   by the background thread, off the training process's thread. */
 static const struct {
   double collective_s;
   double tensor_s;
   int background;
 } costs[SS_DDP_COUNT] = {
-    [SS_DDP_PYTORCH] = {30e-6, 5e-6, 0},
-    [SS_DDP_APEX] = {80e-6, 20e-6, 0},
-    [SS_DDP_HOROVOD] = {30e-6, 15e-6, 1},
+    [SS_DDP_PYTORCH] = {20e-6, 10e-6, 0},
+    [SS_DDP_APEX] = {60e-6, 25e-6, 0},
+    [SS_DDP_HOROVOD] = {20e-6, 15e-6, 1},
 };
 
 double ss_ddp_collective_host_s(ss_ddp d)

@@ -33,6 +33,12 @@ static void log_add(ss_hostlog* g, double start, double end, ss_cat cat)
   g->spans[g->n++] = (ss_hostspan){start, end, cat};
 }
 
+/* The GPU's wait as its trace names it, by what the host was doing. */
+static const char* const wait_names[SS_CAT_COUNT] = {
+    [SS_CAT_COMPUTE] = "wait for host", [SS_CAT_PREP] = "wait for data (CPU, host)",
+    [SS_CAT_FETCH] = "wait for data (storage, host)", [SS_CAT_INTERCONNECT] = "wait for host (.item(), interconnect)",
+    [SS_CAT_NETWORK] = "wait for host (.item(), network)", [SS_CAT_HOST] = "wait for host (issuing)"};
+
 void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
 {
   ss_hostlog* g = &s->ranks[r].log;
@@ -41,14 +47,19 @@ void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
     double lo = fmax(from, g->spans[i].start_s), hi = fmin(to, g->spans[i].end_s);
     if (hi > lo) {
       ss_timeline_add(s->tl, r, iter, g->spans[i].cat, hi - lo);
+      ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), wait_names[g->spans[i].cat],
+                    ss_cat_name(g->spans[i].cat), lo, hi - lo, NULL);
       covered += hi - lo;
     }
   }
   while (g->head < g->n && g->spans[g->head].end_s <= to)
     g->head++;
-  /* What the log does not hold yet is the segment the host is issuing now. */
-  if (to - from > covered)
+  /* What the log does not hold yet is the segment the host is issuing now: the last part. */
+  if (to - from > covered) {
     ss_timeline_add(s->tl, r, iter, SS_CAT_HOST, to - from - covered);
+    ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), wait_names[SS_CAT_HOST], ss_cat_name(SS_CAT_HOST),
+                  to - (to - from - covered), to - from - covered, NULL);
+  }
 }
 
 /* The host thread spends host_s of one reference core (on its instance's CPU, shared with the loaders). */
@@ -181,7 +192,7 @@ void ss_host_actor(ss_sim* s, const ss_actor_arg* a)
       issue(s, me, &j->segs[g], k++);
     if (j->nmetric > 0)
       wait_metrics(s, me, i);
-    if (j->opt.cuda_sync)
+    if (j->opt.cuda_sync || j->opt.item_sync)
       wait_gpu(me);
   }
 }

@@ -203,6 +203,8 @@ static int make_segments(ss_job* j)
   seg_close(g, &p);
   int b = 0, chunk = nl - 1;
   double pending = 0, hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
+  /* The collective calls on the training process's thread (Horovod's are on its background thread). */
+  double call_s = ss_ddp_background(j->opt.ddp) ? 0 : j->collective_host_s;
   g = seg_open(j, SS_SEG_BACKWARD, &p);
   for (int l = nl - 1; l >= 0; l--) {
     pending += j->bwd_flops[l];
@@ -218,7 +220,7 @@ static int make_segments(ss_job* j)
       g->bucket0 = b++;
       g->nlaunch = 1;
       g->flops = pending + copy_s * speed;
-      pipe_add(&p, j->collective_host_s, copy_s);
+      pipe_add(&p, call_s, copy_s);
       g->launches += 3;
       g->host_s = p.host;
       seg_close(g, &p);
@@ -236,7 +238,7 @@ static int make_segments(ss_job* j)
   for (; b < j->nbuckets; b++) {
     double copy_s = SS_DDP_COPY_BEFORE * j->buckets[b].bytes * j->copy_s_per_byte;
     g->flops += copy_s * speed;
-    pipe_add(&p, j->collective_host_s, copy_s);
+    pipe_add(&p, call_s, copy_s);
     g->launches += 3;
   }
   g->host_s = p.host;

@@ -159,6 +159,10 @@ const ss_optdef ss_option_table[] = {
      "one-element allreduces per iteration (loss, accuracy) followed by .item(), which waits for them"},
     {"cuda-sync", 0, SS_KIND_SWITCH, OFF(cuda_sync), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0,
      "cuda_sync", "cuda_sync", 0, NULL, "torch.cuda.synchronize() after the data and after the step, as Stash's script"},
+    {"no-item-sync", 0, SS_KIND_SWITCH, OFF(item_sync), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1,
+     "loss.item() every step", 0, "item_sync", "item_sync", 0, NULL,
+     "the training loop never waits for its GPU (no loss.item() after each step, which PyTorch's reference "
+     "training scripts call): the host may run ahead up to --launch-queue"},
     {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
      0, NULL,
      "the idealised model: every mechanism below off (links and kernels only), and --stash with the job's own "

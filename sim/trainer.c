@@ -155,6 +155,13 @@ static void init_io(ss_sim* s, ss_rank* me)
     s->tl->init_s = simgrid_get_clock();
 }
 
+/* Sleep until date t unless it is within SimGrid's precision of now (it warns of shorter sleeps). */
+static void sleep_until(double t)
+{
+  if (t - simgrid_get_clock() > SS_SIM_PRECISION_S)
+    sg_actor_sleep_until(t);
+}
+
 /* With the host side simulated: wait until the host has begun issuing segment k, then as long as
  * its operators take to reach the GPU (lag_s); the wait is booked by what the host did. */
 static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g, long k)
@@ -164,13 +171,9 @@ static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g
   while (me->seg_started <= k)
     sg_cond_wait(me->cv, me->mu);
   sg_mutex_unlock(me->mu);
-  double earliest = me->seg_start_s[k % SS_HOST_RING] + g->lag_s;
-  if (earliest > simgrid_get_clock())
-    sg_actor_sleep_until(earliest);
+  sleep_until(me->seg_start_s[k % SS_HOST_RING] + g->lag_s);
   double now = simgrid_get_clock();
   ss_host_book(s, me->rank, m->iter, m->t, now);
-  if (now > m->t)
-    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), "wait for host", "host_stall", m->t, now - m->t, NULL);
   m->t = now;
 }
 
@@ -183,7 +186,7 @@ static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* 
     sg_cond_wait(me->cv, me->mu);
   sg_mutex_unlock(me->mu);
   double earliest = me->seg_end_s[k % SS_HOST_RING] + g->tail_s;
-  if (earliest > simgrid_get_clock()) {
+  if (earliest - simgrid_get_clock() > SS_SIM_PRECISION_S) {
     mark(m, SS_CAT_COMPUTE);
     sg_actor_sleep_until(earliest);
     ss_host_book(s, me->rank, m->iter, m->t, simgrid_get_clock());
