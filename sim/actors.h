@@ -78,6 +78,7 @@ typedef struct ss_rank {
   double* seg_start_s;  /* [SS_HOST_RING]: when the host began / finished issuing segment k % ring */
   double* seg_end_s;
   ss_hostlog log;       /* what the host thread did when (for the GPU's waits on it) */
+  int seg_waiters;      /* host or GPU blocked on cv for the counters above (else no notify) */
   double bwd_start_s;   /* when the GPU began this iteration's backward (Horovod's cycles) */
 } ss_rank;
 
@@ -170,6 +171,11 @@ void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat,
 /* The host thread of one rank's training process (runs on its instance's CPU host): takes each
  * batch, copies it, issues every segment's operators, waits where the framework synchronises. */
 void ss_host_actor(ss_sim* s, const ss_actor_arg* a);
+
+/* Actors run one at a time (SimGrid's contexts are cooperative): the host and the GPU read each
+ * other's counters without the lock, which they take only to block; a change notifies only when
+ * one of them is blocked (the simulation's cost per segment stays a few simcalls). */
+void ss_host_notify(ss_rank* me);
 
 /* Book rank r's GPU wait [from, to) of iteration iter on the timeline by what its host thread did
  * meanwhile (waiting for data, issuing work, waiting for collectives). */

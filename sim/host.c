@@ -78,14 +78,32 @@ static void host_span(ss_sim* s, ss_rank* me, const char* name, ss_cat cat, doub
     ss_trace_rank(s, me->rank, SS_TRACK_HOST(me->local), name, ss_cat_name(cat), start_s, now - start_s, NULL);
 }
 
+void ss_host_notify(ss_rank* me)
+{
+  if (me->seg_waiters > 0)
+    sg_cond_notify_all(me->cv);
+}
+
 /* Wait until the GPU has run every segment issued so far (a synchronisation: a copy from pageable
  * memory, torch.cuda.synchronize()). */
 static void wait_gpu(ss_rank* me)
 {
+  if (me->seg_done >= me->seg_issued)
+    return;
   sg_mutex_lock(me->mu);
+  me->seg_waiters++;
   while (me->seg_done < me->seg_issued)
     sg_cond_wait(me->cv, me->mu);
+  me->seg_waiters--;
   sg_mutex_unlock(me->mu);
+}
+
+/* Whether the host must wait before issuing g as segment k: the GPU is a ring behind, or the
+ * launch queue would overflow (a segment larger than the queue goes once the queue is empty). */
+static int queue_full(const ss_rank* me, const ss_segment* g, long k, int queue)
+{
+  return k - me->seg_done >= SS_HOST_RING ||
+         (me->launches_issued > me->launches_done && me->launches_issued + g->launches - me->launches_done > queue);
 }
 
 /* Take iteration iter's batch: load it (no workers) or wait for a worker's; the wait is split
@@ -133,31 +151,42 @@ static void copy_batch(ss_sim* s, ss_rank* me)
   host_span(s, me, "H2D copy (pageable)", SS_CAT_PREP, t0);
 }
 
-static const char* const seg_names[] = {"issue forward", "issue backward", "issue optimizer"};
-
-/* Issue segment k (over all iterations) of kind g: wait while the launch queue is full, then the
- * host's work, announced to the GPU at its start and end. */
-static void issue(ss_sim* s, ss_rank* me, const ss_segment* g, long k)
+/* Issue the segments of one iteration from segment index k (over all iterations) on. The host
+ * issues as many in a row as the launch queue takes, as one execution on its core (a few per
+ * iteration, not one per segment: simulations stay cheap); each segment's start and end within it
+ * are announced to the GPU in advance, at the host's speed in the previous run of segments (below
+ * 1 when the loaders slowed its core down). Returns k past the iteration's segments. */
+static long issue_iteration(ss_sim* s, ss_rank* me, long k, double* slowdown)
 {
   const ss_job* j = s->job;
-  sg_mutex_lock(me->mu);
-  while (k - me->seg_done >= SS_HOST_RING ||
-         (me->launches_issued > me->launches_done &&
-          me->launches_issued + g->launches - me->launches_done > j->opt.launch_queue))
-    sg_cond_wait(me->cv, me->mu);
-  double t0 = simgrid_get_clock();
-  me->seg_start_s[k % SS_HOST_RING] = t0;
-  me->seg_started = k + 1;
-  sg_cond_notify_all(me->cv);
-  sg_mutex_unlock(me->mu);
-  host_work(g->host_s);
-  sg_mutex_lock(me->mu);
-  me->seg_end_s[k % SS_HOST_RING] = simgrid_get_clock();
-  me->seg_issued = k + 1;
-  me->launches_issued += g->launches;
-  sg_cond_notify_all(me->cv);
-  sg_mutex_unlock(me->mu);
-  host_span(s, me, seg_names[g->kind], SS_CAT_HOST, t0);
+  int q = j->opt.launch_queue;
+  for (int g = 0; g < j->nsegs;) {
+    if (queue_full(me, &j->segs[g], k, q)) {
+      sg_mutex_lock(me->mu);
+      me->seg_waiters++;
+      while (queue_full(me, &j->segs[g], k, q))
+        sg_cond_wait(me->cv, me->mu);
+      me->seg_waiters--;
+      sg_mutex_unlock(me->mu);
+    }
+    double t0 = simgrid_get_clock(), planned = 0;
+    int first = g;
+    do {
+      me->seg_start_s[k % SS_HOST_RING] = t0 + *slowdown * planned;
+      planned += j->segs[g].host_s;
+      me->seg_end_s[k % SS_HOST_RING] = t0 + *slowdown * planned;
+      me->launches_issued += j->segs[g].launches;
+      k++;
+      g++;
+    } while (g < j->nsegs && !queue_full(me, &j->segs[g], k, q));
+    me->seg_started = me->seg_issued = k;
+    ss_host_notify(me);
+    host_work(planned);
+    if (planned > 0)
+      *slowdown = fmax(1, (simgrid_get_clock() - t0) / planned);
+    host_span(s, me, first == 0 && g == j->nsegs ? "issue iteration" : "issue segments", SS_CAT_HOST, t0);
+  }
+  return k;
 }
 
 /* .item() on the metrics: wait for iteration iter's collectives, the metric allreduces last. */
@@ -181,6 +210,7 @@ void ss_host_actor(ss_sim* s, const ss_actor_arg* a)
   const ss_job* j = s->job;
   ss_rank* me = &s->ranks[a->rank];
   long k = 0;
+  double slowdown = 1;
   for (int i = 0; i < j->niters; i++) {
     if (!j->opt.synthetic)
       take_batch(s, me, i);
@@ -188,8 +218,7 @@ void ss_host_actor(ss_sim* s, const ss_actor_arg* a)
       copy_batch(s, me);
     if (j->opt.cuda_sync)
       wait_gpu(me);
-    for (int g = 0; g < j->nsegs; g++)
-      issue(s, me, &j->segs[g], k++);
+    k = issue_iteration(s, me, k, &slowdown);
     if (j->nmetric > 0)
       wait_metrics(s, me, i);
     if (j->opt.cuda_sync || j->opt.item_sync)

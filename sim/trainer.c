@@ -167,10 +167,14 @@ static void sleep_until(double t)
 static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g, long k)
 {
   mark(m, SS_CAT_COMPUTE);
-  sg_mutex_lock(me->mu);
-  while (me->seg_started <= k)
-    sg_cond_wait(me->cv, me->mu);
-  sg_mutex_unlock(me->mu);
+  if (me->seg_started <= k) {
+    sg_mutex_lock(me->mu);
+    me->seg_waiters++;
+    while (me->seg_started <= k)
+      sg_cond_wait(me->cv, me->mu);
+    me->seg_waiters--;
+    sg_mutex_unlock(me->mu);
+  }
   sleep_until(me->seg_start_s[k % SS_HOST_RING] + g->lag_s);
   double now = simgrid_get_clock();
   ss_host_book(s, me->rank, m->iter, m->t, now);
@@ -181,10 +185,14 @@ static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g
  * slowed down by the loaders sharing its cores); then it is done. */
 static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g, long k)
 {
-  sg_mutex_lock(me->mu);
-  while (me->seg_issued <= k)
-    sg_cond_wait(me->cv, me->mu);
-  sg_mutex_unlock(me->mu);
+  if (me->seg_issued <= k) {
+    sg_mutex_lock(me->mu);
+    me->seg_waiters++;
+    while (me->seg_issued <= k)
+      sg_cond_wait(me->cv, me->mu);
+    me->seg_waiters--;
+    sg_mutex_unlock(me->mu);
+  }
   double earliest = me->seg_end_s[k % SS_HOST_RING] + g->tail_s;
   if (earliest - simgrid_get_clock() > SS_SIM_PRECISION_S) {
     mark(m, SS_CAT_COMPUTE);
@@ -192,11 +200,9 @@ static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* 
     ss_host_book(s, me->rank, m->iter, m->t, simgrid_get_clock());
     m->t = simgrid_get_clock();
   }
-  sg_mutex_lock(me->mu);
   me->seg_done = k + 1;
   me->launches_done += g->launches;
-  sg_cond_notify_all(me->cv);
-  sg_mutex_unlock(me->mu);
+  ss_host_notify(me);
 }
 
 /* Run segment g's GPU work (its layers on the trace) and launch the collectives at its end. */
