@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
-from studylib import help_version  # noqa: E402
+from studylib import help_version, write_generated  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GENERATED_BY = "python3 calibration/gen_models.py (stdlib only, deterministic; --check compares with the files on disk)"
@@ -1046,24 +1046,8 @@ def main():
         sys.stderr.write("usage: calibration/gen_models.py [--check | --help | --version]\n")
         return 2
     files = outputs()
-    if args == ["--check"]:
-        stale = []
-        for rel, text in sorted(files.items()):
-            try:
-                with open(os.path.join(REPO, rel)) as f:
-                    same = f.read() == text
-            except OSError:
-                same = False
-            if not same:
-                stale.append(rel)
-        for rel in stale:
-            sys.stderr.write("gen_models.py: %s is not what the generator makes; run: python3 calibration/gen_models.py\n" % rel)
-        return 1 if stale else 0
-    for rel, text in sorted(files.items()):
-        with open(os.path.join(REPO, rel), "w") as f:
-            f.write(text)
-        print("wrote %s" % rel)
-    return 0
+    return write_generated("gen_models.py", dict(sorted(files.items())), args == ["--check"],
+                           "python3 calibration/gen_models.py")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Shared pieces of the study reports (stash-study-report.py, ps-study-report.py,
-whatif-study-report.py): --help and --version, one error line and exit 2, reading a sweep's CSV,
-and rewriting the generated part of a document between its markers. Standard library only."""
+whatif-study-report.py) and the generators (gen_platforms.py, calibration/gen_models.py): --help and
+--version, one error line and exit 2, reading a sweep's CSV, rewriting the generated part of a
+document between its markers, writing or checking generated files. Standard library only."""
 import csv
 import os
 import sys
@@ -20,6 +21,34 @@ def help_version(script, doc, argv):
             version = f.read().strip()
         sys.stdout.write("%s (stash-sim) %s\n" % (os.path.relpath(os.path.abspath(script), REPO), version))
         sys.exit(0)
+
+
+
+def write_generated(prog, files, check, rerun):
+    """The files a generator makes ({path relative to the repository: text}, in the order given):
+    write each and print "wrote PATH"; with check, write nothing and name on stderr every file that
+    differs from the one on disk (rerun: the command that regenerates them). Returns the exit status
+    (1 when check finds a stale file)."""
+    stale = []
+    for rel, text in files.items():
+        path = os.path.join(REPO, rel)
+        if check:
+            try:
+                with open(path, encoding="utf-8", newline="") as f:
+                    same = f.read() == text
+            except OSError:
+                same = False
+            if not same:
+                stale.append(rel)
+            continue
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        print("wrote %s" % rel)
+    for rel in stale:
+        sys.stderr.write("%s: %s is not what the generator makes; run: %s\n" % (prog, rel, rerun))
+    return 1 if stale else 0
+
 
 END = "<!-- end of generated part -->"
 

@@ -15,6 +15,23 @@
 #include <simgrid/mutex.h>
 #include <simgrid/semaphore.h>
 
+/* What a host thread did from when to when: intervals in time order, adjacent ones of one
+ * category merged; the GPU books its waits for the host by them (host.c). */
+typedef struct ss_hostspan {
+  double start_s, end_s;
+  ss_cat cat;
+} ss_hostspan;
+typedef struct ss_hostlog {
+  ss_hostspan* spans;
+  size_t head, n, cap; /* spans[head..n) not yet consumed */
+} ss_hostlog;
+
+/* SimGrid's numerical precision for dates (its default surf/precision): shorter sleeps are noise. */
+#define SS_SIM_PRECISION_S 1e-9
+
+/* Segments the host may have begun issuing beyond those the GPU finished. */
+#define SS_HOST_RING 512
+
 /* One rank: its GPU, its data queue (filled by loader workers) and its collective stream. */
 typedef struct ss_rank {
   int rank;
@@ -50,6 +67,18 @@ typedef struct ss_rank {
   double net_since;
   double net_acc_s;
   sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
+  /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
+   * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
+   * on cv. */
+  long seg_started;     /* segments the host has begun issuing */
+  long seg_issued;      /* ... has finished issuing */
+  long seg_done;        /* segments the GPU has finished */
+  double launches_issued; /* kernel launches issued and finished (the launch queue) */
+  double launches_done;
+  double* seg_start_s;  /* [SS_HOST_RING]: when the host began / finished issuing segment k % ring */
+  double* seg_end_s;
+  ss_hostlog log;       /* what the host thread did when (for the GPU's waits on it) */
+  double bwd_start_s;   /* when the GPU began this iteration's backward (Horovod's cycles) */
 } ss_rank;
 
 /* A parameter-server message: whose gradient (rank) and which part of the parameters. */
@@ -123,6 +152,7 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
  * push) stream and its loader workers; parameter servers in the process after the instances. */
 #define SS_TRACK_TRAINER(k) (1 + 4 * (k))
 #define SS_TRACK_COLL(k) (2 + 4 * (k))
+#define SS_TRACK_HOST(k) (3 + 4 * (k))
 #define SS_TRACK_LOADER(k, w) (100000 + 1000 * (k) + (w))
 #define SS_TRACK_INPROCESS 999 /* the loader "worker" of a training process that loads itself */
 
@@ -136,6 +166,14 @@ void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat,
 
 /* A batch is loaded in at most this many read-then-prepare steps (one per sample up to this size). */
 #define SS_LOADER_STEPS 64
+
+/* The host thread of one rank's training process (runs on its instance's CPU host): takes each
+ * batch, copies it, issues every segment's operators, waits where the framework synchronises. */
+void ss_host_actor(ss_sim* s, const ss_actor_arg* a);
+
+/* Book rank r's GPU wait [from, to) of iteration iter on the timeline by what its host thread did
+ * meanwhile (waiting for data, issuing work, waiting for collectives). */
+void ss_host_book(ss_sim* s, int r, int iter, double from, double to);
 
 /* The collective stream of one rank (runs on its GPU host): reduces buckets in order. */
 void ss_coll_actor(ss_sim* s, const ss_actor_arg* a);

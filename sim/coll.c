@@ -2,6 +2,7 @@
  * each at two fidelities (one communication per chunk and step, or one flow per hop and phase). */
 #include "actors.h"
 #include "cost.h"
+#include "ddp.h"
 
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
@@ -313,24 +314,40 @@ static void bench(ss_sim* s, int r)
 void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
 {
   ss_rank* me = &s->ranks[a->rank];
+  const ss_job* j = s->job;
   if (s->bench_nsizes > 0) {
     bench(s, a->rank);
-  } else {
-    for (int i = 0; i < s->job->niters; i++)
-      for (int b = 0; b < s->job->nbuckets; b++) {
-        sg_sem_acquire(me->pending);
-        double t0 = simgrid_get_clock();
-        ss_coll_allreduce(s, a->rank, b);
-        if (s->trace) {
-          char name[64], detail[96];
-          snprintf(name, sizeof(name), "allreduce bucket %d", b);
-          snprintf(detail, sizeof(detail), "%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]), s->coll_bytes[b]);
-          ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, detail);
-        }
-        sg_mutex_lock(me->mu);
-        me->reduced++;
-        sg_cond_notify_all(me->cv);
-        sg_mutex_unlock(me->mu);
-      }
+    return;
   }
+  for (int i = 0; i < j->niters; i++)
+    for (int b = 0; b < s->ncoll; b++) {
+      sg_sem_acquire(me->pending);
+      /* Horovod: a fusion starts at its cycle after backward began, its call made by the
+       * background thread. */
+      if (b < j->nbuckets && j->opt.ddp == SS_DDP_HOROVOD && j->opt.arch == SS_ARCH_ALLREDUCE) {
+        double at = me->bwd_start_s + j->buckets[b].start_s;
+        if (at - simgrid_get_clock() > SS_SIM_PRECISION_S)
+          sg_actor_sleep_until(at);
+        if (j->collective_host_s > 0)
+          sg_actor_sleep_for(j->collective_host_s);
+      }
+      double t0 = simgrid_get_clock();
+      ss_coll_allreduce(s, a->rank, b);
+      /* The framework's copies back into the gradients (scale, unflatten) on the same stream. */
+      if (b < j->nbuckets && j->bucket_post_s[b] > 0)
+        sg_actor_sleep_for(j->bucket_post_s[b]);
+      if (s->trace) {
+        char name[64], detail[96];
+        if (b < j->nbuckets)
+          snprintf(name, sizeof(name), "allreduce bucket %d", b);
+        else
+          snprintf(name, sizeof(name), "allreduce metric %d", b - j->nbuckets);
+        snprintf(detail, sizeof(detail), "%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]), s->coll_bytes[b]);
+        ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, detail);
+      }
+      sg_mutex_lock(me->mu);
+      me->reduced++;
+      sg_cond_notify_all(me->cv);
+      sg_mutex_unlock(me->mu);
+    }
 }

@@ -178,6 +178,11 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
   me->ready = calloc((size_t)j->niters, 1);
   me->batch_fetch_s = calloc((size_t)j->niters, sizeof(double));
   me->batch_prep_s = calloc((size_t)j->niters, sizeof(double));
+  if (j->host) {
+    me->seg_start_s = calloc(SS_HOST_RING, sizeof(double));
+    me->seg_end_s = calloc(SS_HOST_RING, sizeof(double));
+    ss_assert(me->seg_start_s && me->seg_end_s);
+  }
   me->inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
   me->next = calloc((size_t)nr + 1, sizeof(int));
   me->intra_inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
@@ -238,15 +243,17 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   ss_assert(s->alpha_cross);
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
-  s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets;
+  /* Training: the buckets, then the one-element metric allreduces of each iteration. */
+  s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets + j->nmetric;
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
   ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest);
   for (int c = 0; c < s->ncoll; c++) {
-    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : j->buckets[c].bytes;
+    int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
+    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
     s->coll_bytes[c] = bytes;
-    if (s->bench_nsizes > 0)
+    if (s->bench_nsizes > 0 || metric)
       s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
     else
       s->coll_alg[c] = j->bucket_alg[c];
@@ -276,7 +283,9 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   sg_host_t* hosts = host_table(j, s->ps_host);
   sg_disk_t* disks = calloc((size_t)m, sizeof(sg_disk_t));
   s->ranks = calloc((size_t)n, sizeof(ss_rank));
-  ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + loaders) + (ps ? (size_t)j->opt.servers : 0), sizeof(ss_actor_arg));
+  int host_thread = j->host && !bench;
+  ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + host_thread + loaders) + (ps ? (size_t)j->opt.servers : 0),
+                              sizeof(ss_actor_arg));
   ss_assert(disks && s->ranks && args);
   *args_out = args;
   for (int i = 0; i < m; i++) {
@@ -329,6 +338,11 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
       snprintf(name, sizeof(name), "coll%d", r);
       spawn(s, &args[na++], name, s->ranks[r].host, ss_coll_actor);
     }
+    if (host_thread) {
+      args[na] = (ss_actor_arg){s, r, 0, NULL};
+      snprintf(name, sizeof(name), "host%d", r);
+      spawn(s, &args[na++], name, s->ranks[r].cpu, ss_host_actor);
+    }
     for (int w = 0; w < loaders; w++) {
       args[na] = (ss_actor_arg){s, r, w, NULL};
       snprintf(name, sizeof(name), "loader%d.%d", r, w);
@@ -351,6 +365,9 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     free(me->next);
     free(me->intra_inbox);
     free(me->intra_next);
+    free(me->seg_start_s);
+    free(me->seg_end_s);
+    free(me->log.spans);
   }
   sg_barrier_destroy(s->bar_all);
   if (s->init_mu) {

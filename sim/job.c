@@ -1,38 +1,11 @@
 /* job: what to simulate, validated and derived. */
 #include "job.h"
 
+#include "ddp.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* PyTorch DDP's bucket assignment: gradients in backward order fill a bucket until it reaches its
- * cap (first bucket 1 MiB, then bucket_mib MiB); a layer is never split. A cap of 0 gives one
- * bucket per layer (no fusion), as ASTRA-sim's per-layer data-parallel workloads do. */
-static int make_buckets(ss_job* j)
-{
-  const ss_workload* w = j->workload;
-  j->buckets = calloc((size_t)w->nlayers, sizeof(ss_bucket));
-  if (!j->buckets)
-    return SS_ENOMEM;
-  double cap = j->opt.bucket_mib > 0 ? SS_DDP_FIRST_BUCKET_BYTES : 0;
-  ss_bucket* cur = NULL;
-  for (int l = w->nlayers - 1; l >= 0; l--) {
-    double bytes = w->layers[l].params * w->grad_bytes_per_param;
-    if (bytes <= 0)
-      continue;
-    if (!cur) {
-      cur = &j->buckets[j->nbuckets++];
-      cur->first_layer = l;
-    }
-    cur->bytes += bytes;
-    cur->last_layer = l;
-    if (cur->bytes >= cap) {
-      cur = NULL;
-      cap = j->opt.bucket_mib * 1024.0 * 1024.0;
-    }
-  }
-  return SS_OK;
-}
 
 int ss_job_shard_host(const ss_job* j, int k)
 {
@@ -152,6 +125,188 @@ static int check_cluster(const ss_platform* p, const ss_options* o, ss_err* err)
   return SS_OK;
 }
 
+/* The GPU's earliest end after the host starts issuing n operators of h_i host and g_i GPU seconds
+ * (the GPU runs each once issued, in order): max over k of h_1 + ... + h_k + g_k + ... + g_n. */
+typedef struct pipe {
+  double host, gpu; /* sums so far */
+  double end;       /* the earliest end so far */
+  double last_gpu;  /* the last operator's GPU time */
+} pipe;
+
+static void pipe_add(pipe* p, double h, double g)
+{
+  p->host += h;
+  p->end = fmax(p->end + g, p->host + g);
+  p->gpu += g;
+  p->last_gpu = g;
+}
+
+/* n operators sharing h and g equally (the optimizer's, one per parameter tensor). */
+static void pipe_add_even(pipe* p, double h, double g, int n)
+{
+  if (n <= 1) {
+    pipe_add(p, h, g);
+    return;
+  }
+  /* Equal operators: the end is reached at the first or the last operator. */
+  double host = p->host + h, first = fmax(p->end, p->host + h / n) + g;
+  p->host = host;
+  p->end = fmax(first, host + g / n);
+  p->gpu += g;
+  p->last_gpu = g / n;
+}
+
+static ss_segment* seg_open(ss_job* j, ss_seg_kind kind, pipe* p)
+{
+  ss_segment* g = &j->segs[j->nsegs++];
+  g->kind = kind;
+  g->first_layer = g->last_layer = -1;
+  *p = (pipe){0, 0, 0, 0};
+  return g;
+}
+
+static void seg_close(ss_segment* g, const pipe* p)
+{
+  g->lag_s = p->end - p->gpu;
+  g->tail_s = p->last_gpu;
+}
+
+/* Launches of a layer's forward (its parameter tensors, at least one; twice that in backward), of
+ * a collective (flatten, allreduce, scale) and of the optimizer (one per tensor): ESTIMATES that
+ * only size the launch queue (docs/model.md). */
+static double layer_launches(const ss_layer* y)
+{
+  return y->ntensors > 1 ? y->ntensors : 1;
+}
+
+/* One iteration's segments (ss_segment) from the layers and buckets, with the GPU work summed in
+ * the order the trainer always has (forward at once; backward from the last layer, cut where a
+ * collective launches), then the host's figures for each. */
+static int make_segments(ss_job* j)
+{
+  const ss_workload* w = j->workload;
+  int nl = w->nlayers;
+  double speed = j->platform->gpus[0].speed_flops;
+  j->segs = calloc((size_t)j->nbuckets + 3, sizeof(ss_segment));
+  if (!j->segs)
+    return SS_ENOMEM;
+  pipe p;
+  ss_segment* g = seg_open(j, SS_SEG_FORWARD, &p);
+  g->first_layer = 0;
+  g->last_layer = nl - 1;
+  g->flops = j->fwd_total_flops;
+  for (int l = 0; l < nl; l++) {
+    pipe_add(&p, j->host_fwd_s[l], j->fwd_flops[l] / speed);
+    g->launches += layer_launches(&w->layers[l]);
+  }
+  g->host_s = p.host;
+  seg_close(g, &p);
+  int b = 0, chunk = nl - 1;
+  double pending = 0, hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
+  /* The collective calls on the training process's thread (Horovod's are on its background thread). */
+  double call_s = ss_ddp_background(j->opt.ddp) ? 0 : j->collective_host_s;
+  g = seg_open(j, SS_SEG_BACKWARD, &p);
+  for (int l = nl - 1; l >= 0; l--) {
+    pending += j->bwd_flops[l];
+    pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
+    g->launches += 2 * layer_launches(&w->layers[l]);
+    while (j->opt.overlap && b < j->nbuckets && j->buckets[b].last_layer == l) {
+      double copy_s = SS_DDP_COPY_BEFORE * j->buckets[b].bytes * j->copy_s_per_byte;
+      if (chunk >= l) {
+        g->first_layer = chunk;
+        g->last_layer = l;
+        chunk = l - 1;
+      }
+      g->bucket0 = b++;
+      g->nlaunch = 1;
+      g->flops = pending + copy_s * speed;
+      pipe_add(&p, call_s, copy_s);
+      g->launches += 3;
+      g->host_s = p.host;
+      seg_close(g, &p);
+      pending = 0;
+      g = seg_open(j, SS_SEG_BACKWARD, &p);
+    }
+  }
+  if (chunk >= 0) {
+    g->first_layer = chunk;
+    g->last_layer = 0;
+  }
+  g->flops = pending;
+  g->bucket0 = b;
+  g->nlaunch = j->nbuckets - b;
+  for (; b < j->nbuckets; b++) {
+    double copy_s = SS_DDP_COPY_BEFORE * j->buckets[b].bytes * j->copy_s_per_byte;
+    g->flops += copy_s * speed;
+    pipe_add(&p, call_s, copy_s);
+    g->launches += 3;
+  }
+  g->host_s = p.host;
+  seg_close(g, &p);
+  g = seg_open(j, SS_SEG_OPTIMIZER, &p);
+  g->flops = j->opt_flops;
+  pipe_add_even(&p, j->resolved.launch ? w->host_optimizer_s : 0, j->opt_flops / speed, w->ntensors);
+  /* The metric allreduces are called after the step. */
+  for (int k = 0; k < j->nmetric; k++)
+    pipe_add(&p, j->collective_host_s, 0);
+  g->launches = (w->ntensors > 1 ? w->ntensors : 1) + 3.0 * j->nmetric;
+  g->host_s = p.host;
+  seg_close(g, &p);
+  return SS_OK;
+}
+
+/* The host side's figures (docs/model.md, "The host side"), each 0 when its mechanism is off
+ * (--ideal switches every one off). */
+static int host_side(ss_job* j)
+{
+  const ss_workload* w = j->workload;
+  const ss_platform* p = j->platform;
+  ss_options* o = &j->resolved; /* the switches as used: --ideal turns them off */
+  if (o->ideal)
+    o->launch = o->framework = o->staging = o->handoff = 0;
+  int nl = w->nlayers;
+  j->host_fwd_s = calloc((size_t)nl, sizeof(double));
+  j->host_bwd_s = calloc((size_t)nl, sizeof(double));
+  j->bucket_post_s = calloc((size_t)j->nbuckets + 1, sizeof(double));
+  if (!j->host_fwd_s || !j->host_bwd_s || !j->bucket_post_s)
+    return SS_ENOMEM;
+  for (int l = 0; o->launch && l < nl; l++) {
+    j->host_fwd_s[l] = w->layers[l].host_fwd_s;
+    j->host_bwd_s[l] = w->layers[l].host_bwd_s;
+  }
+  if (o->framework && j->nbuckets > 0 && o->arch == SS_ARCH_ALLREDUCE) {
+    j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_collective_host_s(o->ddp);
+    j->tensor_host_s = o->tensor_host_us >= 0 ? o->tensor_host_us * 1e-6 : ss_ddp_tensor_host_s(o->ddp);
+    double bw = p->gpus[0].memory_bytes_per_s;
+    j->copy_s_per_byte = bw > 0 ? 1 / bw : 0;
+  }
+  for (int b = 0; b < j->nbuckets; b++)
+    j->bucket_post_s[b] = SS_DDP_COPY_AFTER * j->buckets[b].bytes * j->copy_s_per_byte;
+  j->nmetric = j->ngpus > 1 && o->arch == SS_ARCH_ALLREDUCE ? o->metric_allreduces : 0;
+  /* The training process copies the batch: synthetic data made in host memory, or a batch it loaded
+   * or took from a worker without the loaders copying ahead. Pageable memory stages through a
+   * pinned buffer: one core's memcpy of every byte, alongside the DMA. */
+  if (o->synthetic == SS_SYNTH_HOST)
+    j->copy_bytes = j->batch * (o->synthetic_sample_bytes > 0 ? o->synthetic_sample_bytes
+                                                              : w->dataset.decoded_bytes_per_sample);
+  else if (!o->synthetic && (!o->async_copy || j->workers == 0))
+    j->copy_bytes = j->h2d_bytes;
+  if (o->staging && j->copy_bytes > 0 && p->memcpy_bytes_per_s > 0)
+    j->staging_s = j->copy_bytes / p->memcpy_bytes_per_s;
+  if (o->handoff && !o->synthetic && j->workers > 0)
+    j->handoff_s = o->handoff_us >= 0 ? o->handoff_us * 1e-6 : SS_HANDOFF_S;
+  o->collective_host_us = j->collective_host_s * 1e6;
+  o->tensor_host_us = j->tensor_host_s * 1e6;
+  o->handoff_us = j->handoff_s * 1e6;
+  double host_s = 0;
+  for (int l = 0; l < nl; l++)
+    host_s += j->host_fwd_s[l] + j->host_bwd_s[l];
+  j->host = host_s > 0 || (o->launch && w->host_optimizer_s > 0) || j->collective_host_s > 0 ||
+            j->tensor_host_s > 0 || j->copy_s_per_byte > 0 || j->staging_s > 0 || j->handoff_s > 0 ||
+            j->nmetric > 0 || o->cuda_sync || o->synthetic == SS_SYNTH_HOST;
+  return make_segments(j);
+}
+
 /* The options as the job uses them: every value derived from the inputs filled in (the network's
  * figures come with the plan: plan.c). */
 static void resolve_options(ss_job* j)
@@ -237,7 +392,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   }
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
-    rc = make_buckets(j);
+    rc = ss_ddp_buckets(j);
   if (!rc && o->arch == SS_ARCH_PS) {
     j->ps_hosts = o->placement == SS_PS_COLOCATED ? j->instances : o->server_hosts > 0 ? o->server_hosts : o->servers;
     rc = make_ps_parts(j);
@@ -257,6 +412,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   for (int b = 0; !rc && b < j->nbuckets; b++)
     j->bucket_alg[b] = o->allreduce;
   resolve_options(j);
+  if (!rc)
+    rc = host_side(j);
   if (rc) {
     ss_job_free(j);
     return ss_err_nomem(err);
@@ -275,6 +432,10 @@ void ss_job_free(ss_job* j)
   free(j->bwd_flops);
   free(j->buckets);
   free(j->bucket_alg);
+  free(j->segs);
+  free(j->host_fwd_s);
+  free(j->host_bwd_s);
+  free(j->bucket_post_s);
   free(j->ps_bucket_part0);
   free(j->ps_part_shard);
   free(j->ps_part_bytes);

@@ -14,7 +14,26 @@ typedef struct ss_bucket {
   double bytes;
   int first_layer;
   int last_layer;
+  int ntensors;   /* parameter tensors whose gradients it holds */
+  double start_s; /* Horovod: the earliest start, after the start of backward (its fusion cycle) */
 } ss_bucket;
+
+/* A stretch of one iteration's GPU work between two points where other actors look at it: the
+ * forward pass, the backward layers up to a collective's launch, the optimizer. The host thread
+ * issues it operator by operator; the GPU runs each operator once issued (docs/model.md). */
+typedef enum ss_seg_kind { SS_SEG_FORWARD, SS_SEG_BACKWARD, SS_SEG_OPTIMIZER } ss_seg_kind;
+typedef struct ss_segment {
+  ss_seg_kind kind;
+  int first_layer;  /* forward: first..last; backward: first down to last; -1 when none */
+  int last_layer;
+  int bucket0;      /* the collectives launched at its end: buckets bucket0 .. bucket0 + nlaunch - 1 */
+  int nlaunch;
+  double flops;     /* GPU work: the layers' kernels and the launched buckets' flatten copies */
+  double host_s;    /* host work: the layers' host times, the hooks, the collective calls */
+  double lag_s;     /* the GPU starts it no earlier than this after the host starts issuing it */
+  double tail_s;    /* GPU time of its last operator: it ends no earlier than the host's end + tail */
+  double launches;  /* kernel launches it takes (for the launch queue) */
+} ss_segment;
 
 typedef struct ss_job {
   const ss_platform* platform; /* borrowed */
@@ -55,6 +74,20 @@ typedef struct ss_job {
   double* ps_shard_bytes; /* [servers]: the parameters each shard holds */
   int ps_hosts;           /* server hosts: dedicated ones, or the worker instances they share */
   double init_bytes;      /* start-up read of each worker: the model's parameters and its input shard */
+  /* The host side (docs/model.md, "The host side"); every figure 0 when its mechanism is off. */
+  int host;               /* the training process's CPU thread is simulated (an actor of its own) */
+  int nsegs;
+  ss_segment* segs;       /* [nsegs]: one iteration's GPU work, in order */
+  double* host_fwd_s;     /* [layer]: host time issuing its forward / backward (0 with --no-launch) */
+  double* host_bwd_s;
+  double collective_host_s; /* the framework's host time per collective call, per gradient tensor */
+  double tensor_host_s;
+  double copy_s_per_byte;  /* GPU copy kernels: seconds per byte moved (0: GPU memory bandwidth unknown) */
+  double* bucket_post_s;   /* [bucket]: copies after its allreduce (scale, unflatten) on its stream */
+  double copy_bytes;       /* bytes the training process copies to its GPU per iteration (0: none) */
+  double staging_s;        /* host time staging that copy through pageable memory */
+  double handoff_s;        /* host time taking a batch from a loader worker */
+  int nmetric;             /* one-element allreduces per iteration after the gradients' */
 } ss_job;
 
 /* Check the options against the platform and workload and build the job from them alone; the
@@ -70,6 +103,16 @@ int ss_job_shard_host(const ss_job* j, int k);
 /* SimGrid actors of a job (2 per GPU, plus its loader workers): each has a stack and a guard page,
  * two memory mappings, and Linux allows 65530 mappings per process by default. */
 #define SS_MAX_ACTORS 30000
+
+/* Host seconds of taking one batch from a loader worker (receive from its queue, rebuild the
+ * tensors from shared memory): an ESTIMATE (docs/model.md, "Data into the GPU"). */
+#define SS_HANDOFF_S 100e-6
+
+/* Bytes of a metric allreduce (one fp32 element: the loss, an accuracy). */
+#define SS_METRIC_BYTES 4.0
+
+/* One reference core runs this many flops per second: CPU times are given in its seconds. */
+#define SS_REF_CORE_FLOPS 1e9
 
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)

@@ -104,6 +104,9 @@ const ss_optdef ss_option_table[] = {
     {"cache", 0, SS_KIND_REAL, OFF(cache), 0, 1, 0, NULL, 0, RUNS, "data", "F", "a fraction", -1,
      "what fits in 80% of the instance's memory", 0, "cache", "cache", 0, NULL,
      "fraction of the dataset in the page cache"},
+    {"synthetic-sample-bytes", 0, SS_KIND_SIZE, OFF(synthetic_sample_bytes), 1, 1e10, 0, NULL, 0, RUNS, "data", "B",
+     NULL, -1, "the dataset's decoded_bytes_per_sample", 0, "synthetic_sample_bytes", "synthetic_sample_bytes", 0,
+     NULL, "--synthetic host: bytes of one sample in host memory (Stash's fp32 224x224 images: 602112)"},
     {"handoff-us", 0, SS_KIND_REAL, OFF(handoff_us), 0, 1e7, 0, NULL, 0, RUNS, "data", "X", "a time in us", -1,
      "an estimate (docs/model.md)", 0, "handoff_us", "handoff_us", 0, NULL,
      "host time of the training process to take one batch from a loader worker (receive, collate, pin), besides "
@@ -156,6 +159,10 @@ const ss_optdef ss_option_table[] = {
      "one-element allreduces per iteration (loss, accuracy) followed by .item(), which waits for them"},
     {"cuda-sync", 0, SS_KIND_SWITCH, OFF(cuda_sync), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0,
      "cuda_sync", "cuda_sync", 0, NULL, "torch.cuda.synchronize() after the data and after the step, as Stash's script"},
+    {"no-item-sync", 0, SS_KIND_SWITCH, OFF(item_sync), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1,
+     "loss.item() every step", 0, "item_sync", "item_sync", 0, NULL,
+     "the training loop never waits for its GPU (no loss.item() after each step, which PyTorch's reference "
+     "training scripts call): the host may run ahead up to --launch-queue"},
     {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
      0, NULL,
      "the idealised model: every mechanism below off (links and kernels only), and --stash with the job's own "
@@ -619,6 +626,8 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
          o->synthetic ? "with --synthetic" : "with --workers 0");
   if (o->stash && o->synthetic)
     FAIL("--stash makes its own synthetic and real-data runs: drop --synthetic");
+  if (o->synthetic != SS_SYNTH_HOST && ss_optset_has(given, "synthetic-sample-bytes"))
+    FAIL("--synthetic-sample-bytes goes with --synthetic host");
   if (!o->stash && ss_optset_has(given, "stash-stack"))
     FAIL("--stash-stack goes with --stash");
   return 0;

@@ -101,7 +101,9 @@ typedef struct ss_options {
   int launch_queue;    /* operators the host may issue ahead of the GPU */
   int metric_allreduces; /* one-element allreduces per iteration, then .item() */
   int cuda_sync;       /* torch.cuda.synchronize() after the data and after the step */
+  int item_sync;       /* loss.item() after each step: the host waits for the GPU */
   ss_stash_stack stash_stack;
+  double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
 } ss_options;
 
 /* Limits: GPUs of a job, instances of a cluster, parameter-server shards. */
@@ -118,14 +120,15 @@ typedef struct ss_options {
  * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
 #define SS_INIT_SHARD_MIB 32.0
 
-/* Horovod's tensor fusion defaults (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME), with the
- * version they hold for in docs/model.md. */
-#define SS_HOROVOD_FUSION_MIB 64.0
-#define SS_HOROVOD_FUSION_TEXT "64 (Horovod's)"
-#define SS_HOROVOD_CYCLE_MS 5.0
-#define SS_HOROVOD_CYCLE_TEXT "5 (Horovod's)"
+/* Horovod's tensor fusion defaults (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME) from v0.21.0
+ * (2020-11-23) on; 64 MiB and 5 ms before (calibration/host_costs.md, section 1). */
+#define SS_HOROVOD_FUSION_MIB 128.0
+#define SS_HOROVOD_FUSION_TEXT "128, Horovod's since 0.21 (64 before)"
+#define SS_HOROVOD_CYCLE_MS 1.0
+#define SS_HOROVOD_CYCLE_TEXT "1, Horovod's since 0.21 (5 before)"
 
-/* Kernel launches CUDA queues before a launch blocks the host (docs/model.md). */
+/* Kernel launches CUDA queues before a launch blocks the host: about 1,000 measured, not documented
+ * by NVIDIA (calibration/host_costs.md, section 4). */
 #define SS_LAUNCH_QUEUE 1024
 
 /* The commands an option belongs to (a bit each). */

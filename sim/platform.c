@@ -109,6 +109,27 @@ static int gpu_name_index(const char* name)
   return (int)v;
 }
 
+/* The GB/s property of a host by role (0: the cpu host, 1: a GPU host), and who has it, for errors. */
+static const char* const rate_props[2] = {"memcpy_gbytes_per_s", "memory_gbytes_per_s"};
+static const char* const rate_owners[2] = {"the cpu host", "GPU hosts"};
+
+/* Host n's optional GB/s property of its role as bytes/s in *bytes_per_s: a number in
+ * (0, SS_PLATFORM_MAX_GBYTES_PER_S], or 0 when n has none (what names n in errors). The other
+ * role's property is an error: it would be ignored. */
+static int opt_gbytes_prop(pctx* c, const xmlNode* n, const char* what, int gpu, double* bytes_per_s)
+{
+  const xmlNode* misplaced = ss_xml_prop(n, rate_props[!gpu]);
+  if (misplaced)
+    return ss_xml_error(&c->x, misplaced, "%s: property '%s' belongs to %s (this host's is '%s')", what,
+                        rate_props[!gpu], rate_owners[!gpu], rate_props[gpu]);
+  double gbytes_per_s = 0;
+  if (ss_xml_prop(n, rate_props[gpu]) &&
+      ss_xml_num_prop(&c->x, n, what, rate_props[gpu], 0, SS_PLATFORM_MAX_GBYTES_PER_S, &gbytes_per_s))
+    return SS_EINPUT;
+  *bytes_per_s = gbytes_per_s * 1e9;
+  return SS_OK;
+}
+
 static int parse_cpu_host(pctx* c, const xmlNode* n)
 {
   static const char* const disk_attrs[] = {"id", "read_bw", "write_bw", NULL};
@@ -126,7 +147,8 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   if (rc)
     return rc;
   p->cpu_cores = (int)cores;
-  if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops))
+  if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops) ||
+      opt_gbytes_prop(c, n, "host 'cpu'", 0, &p->memcpy_bytes_per_s))
     return SS_EINPUT;
   const xmlNode* disk = NULL;
   for (const xmlNode* k = n->children; k; k = k->next)
@@ -185,6 +207,13 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
                         "instance must compute in the same place (property 'compute_on')", id, on_cpu ? "cpu" : "gpu",
                         p->gpus[0].name, on_cpu ? "gpu" : "cpu");
   p->compute_on_cpu = on_cpu;
+  if (opt_gbytes_prop(c, n, what, 1, &g->memory_bytes_per_s))
+    return SS_EINPUT;
+  /* One figure per instance, as for compute_on: the copy kernels of every rank take the same time. */
+  if (p->ngpus > 0 && g->memory_bytes_per_s != p->gpus[0].memory_bytes_per_s)
+    return ss_xml_error(&c->x, n, "host '%s': property 'memory_gbytes_per_s' is %g, on %s %g: all GPUs of an "
+                        "instance must have the same (0 when absent)", id, g->memory_bytes_per_s / 1e9,
+                        p->gpus[0].name, p->gpus[0].memory_bytes_per_s / 1e9);
   if (ss_xml_req_prop(&c->x, n, what, "gpu_model", &g->model))
     return SS_EINPUT;
   g->name = strdup(id);
@@ -198,7 +227,8 @@ static int parse_host(pctx* c, const xmlNode* n)
   static const char* const host_attrs[] = {"id", "speed", "core", NULL};
   char* id = NULL;
   char* role = NULL;
-  static const char* const host_props[] = {"role", "gpu_model", "compute_on", NULL};
+  static const char* const host_props[] = {"role", "gpu_model", "compute_on", "memory_gbytes_per_s",
+                                           "memcpy_gbytes_per_s", NULL};
   if (ss_xml_check_attrs(&c->x, n, host_attrs) || ss_xml_check_props(&c->x, n, host_props) ||
       ss_xml_req_attr(&c->x, n, "id", &id))
     return SS_EINPUT;

@@ -44,6 +44,8 @@ typedef struct ss_gpu {
   char* name; /* "gpu<i>" */
   char* model;
   double speed_flops;
+  double memory_bytes_per_s; /* device-memory bandwidth for memory-bound copy kernels (prop
+                              * memory_gbytes_per_s x 1e9, the same on every GPU); 0: unknown */
   int line;
 } ss_gpu;
 
@@ -67,6 +69,8 @@ typedef struct ss_platform {
   double network_gbps;
   int cpu_cores;
   double cpu_speed_flops; /* per core; 1e9 is one reference core */
+  double memcpy_bytes_per_s; /* what one core copies per second with memcpy between pageable
+                              * buffers (cpu host prop memcpy_gbytes_per_s x 1e9); 0: unknown */
   char* disk_name;
   double disk_read_bytes_per_s;
   double disk_write_bytes_per_s;
@@ -86,6 +90,8 @@ typedef struct ss_platform {
 #define SS_PLATFORM_MAX_GPUS 1024
 #define SS_PLATFORM_MAX_LINKS 4096
 #define SS_PLATFORM_MAX_NICS 64
+/* Largest memory_gbytes_per_s (GPU hosts) and memcpy_gbytes_per_s (cpu host), in GB/s. */
+#define SS_PLATFORM_MAX_GBYTES_PER_S 100000
 
 /* Read and validate the platform file at path. On success *out owns a new platform (free it with
  * ss_platform_free); on bad input returns SS_EINPUT with file and line in err. */

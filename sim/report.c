@@ -60,9 +60,16 @@ void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double 
 }
 
 static const char* const part_keys[SS_CAT_COUNT] = {"compute_s", "prep_stall_s", "fetch_stall_s",
-                                                    "interconnect_stall_s", "network_stall_s"};
+                                                    "interconnect_stall_s", "network_stall_s", "host_stall_s"};
 static const char* const part_labels[SS_CAT_COUNT] = {"compute", "prep (CPU) stall", "fetch (disk) stall",
-                                                      "interconnect stall", "network stall"};
+                                                      "interconnect stall", "network stall", "host stall"};
+
+/* Whether a table shows category c: the host stall only when the host side was simulated (with
+ * --ideal and on jobs without host costs the table is as it was before the host side existed). */
+static int shown(ss_cat c, const ss_job* j)
+{
+  return c != SS_CAT_HOST || j->host;
+}
 
 /* Network of each instance as simulated: Gb/s over all its NICs, latency of a NIC link (us). */
 static double nic_gbps(const ss_job* j)
@@ -304,7 +311,9 @@ static void write_table(FILE* f, const ss_result* r)
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
           j->warmup + j->iterations, j->ngpus, j->ngpus == 1 ? "" : "s");
   for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3, 100 * b->part_s[c] / b->iteration_s);
+    if (shown((ss_cat)c, j))
+      fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3,
+              100 * b->part_s[c] / b->iteration_s);
   if (j->device)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);
@@ -437,8 +446,9 @@ int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, c
           changed->cost_usd_per_epoch, 100 * (changed->cost_usd_per_epoch / base->cost_usd_per_epoch - 1));
   fprintf(f, "  per iteration:\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", part_labels[c], base->bd.part_s[c] * 1e3,
-            changed->bd.part_s[c] * 1e3, (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
+    if (shown((ss_cat)c, base->job) || shown((ss_cat)c, changed->job))
+      fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", part_labels[c], base->bd.part_s[c] * 1e3,
+              changed->bd.part_s[c] * 1e3, (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
   fprintf(f, "  speedup: x%.3f (throughput, changed over base)\n", speedup);
   return ferror(f) ? SS_EIO : SS_OK;
 }

@@ -46,7 +46,7 @@ void ss_timeline_span(ss_timeline* t, int rank, int iter, double start_s, double
 const char* ss_cat_name(ss_cat cat)
 {
   static const char* const names[SS_CAT_COUNT] = {"compute", "prep_stall", "fetch_stall", "interconnect_stall",
-                                                  "network_stall"};
+                                                  "network_stall", "host_stall"};
   ss_assert(cat < SS_CAT_COUNT);
   return names[cat];
 }

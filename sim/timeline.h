@@ -9,6 +9,7 @@ typedef enum ss_cat {
   SS_CAT_FETCH,        /* waiting for storage reads */
   SS_CAT_INTERCONNECT, /* waiting for collectives inside one instance */
   SS_CAT_NETWORK,      /* waiting for collectives that cross instances */
+  SS_CAT_HOST,         /* waiting for the training process's CPU thread to issue work (docs/model.md) */
   SS_CAT_COUNT
 } ss_cat;
 

@@ -155,13 +155,67 @@ static void init_io(ss_sim* s, ss_rank* me)
     s->tl->init_s = simgrid_get_clock();
 }
 
+/* Sleep until date t unless it is within SimGrid's precision of now (it warns of shorter sleeps). */
+static void sleep_until(double t)
+{
+  if (t - simgrid_get_clock() > SS_SIM_PRECISION_S)
+    sg_actor_sleep_until(t);
+}
+
+/* With the host side simulated: wait until the host has begun issuing segment k, then as long as
+ * its operators take to reach the GPU (lag_s); the wait is booked by what the host did. */
+static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g, long k)
+{
+  mark(m, SS_CAT_COMPUTE);
+  sg_mutex_lock(me->mu);
+  while (me->seg_started <= k)
+    sg_cond_wait(me->cv, me->mu);
+  sg_mutex_unlock(me->mu);
+  sleep_until(me->seg_start_s[k % SS_HOST_RING] + g->lag_s);
+  double now = simgrid_get_clock();
+  ss_host_book(s, me->rank, m->iter, m->t, now);
+  m->t = now;
+}
+
+/* ... and after running it: its last operator cannot end before the host issued it (a host
+ * slowed down by the loaders sharing its cores); then it is done. */
+static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g, long k)
+{
+  sg_mutex_lock(me->mu);
+  while (me->seg_issued <= k)
+    sg_cond_wait(me->cv, me->mu);
+  sg_mutex_unlock(me->mu);
+  double earliest = me->seg_end_s[k % SS_HOST_RING] + g->tail_s;
+  if (earliest - simgrid_get_clock() > SS_SIM_PRECISION_S) {
+    mark(m, SS_CAT_COMPUTE);
+    sg_actor_sleep_until(earliest);
+    ss_host_book(s, me->rank, m->iter, m->t, simgrid_get_clock());
+    m->t = simgrid_get_clock();
+  }
+  sg_mutex_lock(me->mu);
+  me->seg_done = k + 1;
+  me->launches_done += g->launches;
+  sg_cond_notify_all(me->cv);
+  sg_mutex_unlock(me->mu);
+}
+
+/* Run segment g's GPU work (its layers on the trace) and launch the collectives at its end. */
+static void run_segment(ss_sim* s, ss_rank* me, const ss_segment* g)
+{
+  if (g->first_layer >= 0)
+    execute_layers(s, me, g->flops, g->first_layer, g->last_layer, g->kind == SS_SEG_BACKWARD);
+  else
+    execute(s, me, g->flops);
+}
+
 void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
 {
   const ss_job* j = s->job;
   ss_rank* me = &s->ranks[a->rank];
-  int nl = j->workload->nlayers;
   int ps = j->opt.arch == SS_ARCH_PS;
   int ps_net = ps && ss_cluster_networked(j);
+  int per_iter = j->nbuckets + j->nmetric; /* collectives per iteration */
+  long k = 0;                               /* segments run, over all iterations */
   if (ps)
     ss_ps_receive_here("pull", a->rank);
   if (j->opt.init_io != SS_INIT_NONE)
@@ -169,41 +223,26 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
   for (int i = 0; i < j->niters; i++) {
     clockmark m = {s->tl, a->rank, i, simgrid_get_clock()};
     double start = m.t;
-    if (!j->opt.synthetic)
+    if (!j->opt.synthetic && !j->host)
       get_batch(s, me, &m);
-    /* Kernels between two bucket launches run back to back on a GPU that nothing else computes
-     * on: one execution of their summed work takes the same simulated time at a fraction of the
-     * simulation's cost (2 + buckets executions per iteration instead of 2 x layers). */
-    if (a->rank == 0)
-      ss_trace_links(s);
-    execute_layers(s, me, j->fwd_total_flops, 0, nl - 1, 0);
-    if (a->rank == 0)
-      ss_trace_links(s);
-    int b = 0, chunk = nl - 1;
-    double pending_flops = 0;
-    for (int l = nl - 1; l >= 0; l--) {
-      pending_flops += j->bwd_flops[l];
-      /* DDP launches a bucket's allreduce as soon as its last gradient is ready. */
-      while (j->opt.overlap && b < j->nbuckets && j->buckets[b].last_layer == l) {
-        if (chunk >= l) {
-          execute_layers(s, me, pending_flops, chunk, l, 1);
-          chunk = l - 1;
-        } else {
-          execute(s, me, pending_flops); /* nothing: a second bucket ending at the same layer */
-        }
-        pending_flops = 0;
+    /* Kernels between two collective launches run back to back on a GPU that nothing else
+     * computes on: one execution of their summed work takes the same simulated time at a fraction
+     * of the simulation's cost (job.c's segments: 2 + buckets executions per iteration instead of
+     * 2 x layers). */
+    for (int g = 0; g + 1 < j->nsegs; g++, k++) {
+      const ss_segment* seg = &j->segs[g];
+      if (a->rank == 0)
+        ss_trace_links(s);
+      if (j->host)
+        wait_issue(s, me, &m, seg, k);
+      if (seg->kind == SS_SEG_BACKWARD && seg == &j->segs[1])
+        me->bwd_start_s = simgrid_get_clock();
+      run_segment(s, me, seg);
+      if (j->host)
+        end_segment(s, me, &m, seg, k);
+      for (int b = 0; b < seg->nlaunch; b++)
         sg_sem_release(me->pending);
-        if (a->rank == 0)
-          ss_trace_links(s);
-        b++;
-      }
     }
-    if (chunk >= 0)
-      execute_layers(s, me, pending_flops, chunk, 0, 1);
-    else
-      execute(s, me, pending_flops);
-    for (; b < j->nbuckets; b++)
-      sg_sem_release(me->pending);
     mark(&m, SS_CAT_COMPUTE);
     /* The wait for the gradients is network stall while the collectives cross instances; with
      * parameter servers, all of it when the servers are across the network. */
@@ -212,7 +251,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
       ss_ps_pull_all(s, a->rank);
     } else {
       sg_mutex_lock(me->mu);
-      while (me->reduced < (i + 1) * j->nbuckets)
+      while (me->reduced < (long)i * per_iter + j->nbuckets)
         sg_cond_wait(me->cv, me->mu);
       sg_mutex_unlock(me->mu);
     }
@@ -228,8 +267,16 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
       ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), "wait for gradients (interconnect)",
                     "interconnect_stall", m.t + net, wait - net, NULL);
     m.t = now;
-    execute(s, me, j->opt_flops);
+    const ss_segment* opt = &j->segs[j->nsegs - 1];
+    if (j->host)
+      wait_issue(s, me, &m, opt, k);
+    execute(s, me, opt->flops);
     mark_span(s, &m, SS_CAT_COMPUTE, "optimizer");
+    if (j->host)
+      end_segment(s, me, &m, opt, k);
+    k++;
+    for (int c = 0; c < j->nmetric; c++)
+      sg_sem_release(me->pending);
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
     if (s->trace) {
       char name[32];

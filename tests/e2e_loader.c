@@ -18,7 +18,8 @@ static void data_stalls(const char* args, double* prep, double* fetch)
 void test_loader_stalls(void)
 {
   double prep, fetch;
-  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32", &prep, &fetch);
+  /* The data pipeline alone (--ideal: no host-side costs; test_host_copies checks those). */
+  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32 --ideal", &prep, &fetch);
   /* workers 0: 32 samples x (4 ms CPU + 113959 B at 187.5 MB/s) block the training process. */
   double h2d = 2e-6 + 32 * 150528 / 9.6e9; /* p3.2xl: two PCIe hops of 1 us at 9.6 GB/s, uint8 crops */
   CHECK(fabs(prep - (32 * 0.004 + h2d)) <= 1e-6, "prep stall %.9g s", prep);
@@ -27,7 +28,7 @@ void test_loader_stalls(void)
   data_stalls("platforms/p3.16xl.xml workloads/resnet50.json --synthetic", &prep, &fetch);
   CHECK(prep == 0 && fetch == 0, "synthetic run has data stalls");
   /* Enough workers and a warm cache hide loading behind compute (only the copy remains). */
-  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32", &prep, &fetch);
+  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32 --ideal", &prep, &fetch);
   CHECK(fetch == 0 && fabs(prep - h2d) <= 1e-6, "p3.2xl with 8 workers: stalls beyond the copy");
   /* --async-copy: the loaders copy ahead, and nothing is left on the training process's path... */
   data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 8 --cache 1 --batch 32 --async-copy", &prep,
@@ -37,17 +38,19 @@ void test_loader_stalls(void)
    * of W are measured and the loaders' last cycle is simulated but not measured, so the steady
    * state does not depend on how long it is measured; 10 iterations (a cycle and a quarter) do not
    * measure it. */
-  cJSON* j = sim_json("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy");
+  cJSON* j = sim_json("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy --ideal");
   double steady = j ? num(j, "iteration_s") : NAN;
   CHECK(j && num(j, "warmup") == 2 && num(j, "iterations") == 16, "default measurement with 8 loaders");
   cJSON_Delete(j);
-  double longer = iteration("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy", "--iterations 40");
-  double partial = iteration("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy", "--iterations 10");
+  double longer = iteration("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy --ideal",
+                            "--iterations 40");
+  double partial = iteration("platforms/p3.16xl.xml workloads/alexnet.json --cache 0 --async-copy --ideal",
+                             "--iterations 10");
   CHECK(fabs(steady - longer) <= 1e-9 * steady && partial < 0.97 * steady,
         "steady state %.9g s over 16 iterations, %.9g s over 40; %.9g s over 10", steady, longer, partial);
   /* ...unless the training process loads itself (workers 0): then it also copies. */
-  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32 --async-copy", &prep,
-              &fetch);
+  data_stalls("platforms/p3.2xl.xml workloads/resnet50.json --workers 0 --cache 0 --batch 32 --async-copy --ideal",
+              &prep, &fetch);
   CHECK(fabs(prep - (32 * 0.004 + h2d)) <= 1e-6, "async copy, workers 0: prep stall %.9g s", prep);
 }
 
@@ -90,8 +93,9 @@ void test_init_io(void)
  * preparation per batch. */
 void test_cpu_compute(void)
 {
-  const char* cpu = "tests/platforms/star2_cpu.xml tests/workloads/tiny.json";
-  const char* gpu = "tests/platforms/star2.xml tests/workloads/tiny.json";
+  /* The cores alone (--ideal: no training-process thread competing for them). */
+  const char* cpu = "tests/platforms/star2_cpu.xml tests/workloads/tiny.json --ideal";
+  const char* gpu = "tests/platforms/star2.xml tests/workloads/tiny.json --ideal";
   /* As many activities as cores: nothing competes, the same as on GPUs. */
   static const char* const alike[] = {"--gpus 1 --workers 1 --cache 1", "--gpus 2 --synthetic",
                                       "--gpus 2 --workers 0 --cache 1", "--gpus 1 --synthetic"};
@@ -103,7 +107,7 @@ void test_cpu_compute(void)
    * time, so 1 rank with 3 loaders on 2 cores takes (C + P) / 2 = 12.75 ms, where GPUs take
    * C plus the copy; 2 ranks with a loader each take C + P = 25.5 ms, where GPUs take P = 16 ms.
    * The loaders' head start (prefetch 2) shrinks over a long run: 200 iterations. */
-  double c = iteration("tests/platforms/star2_cpu.xml tests/workloads/tiny.json --synthetic --gpus 1", "");
+  double c = iteration("tests/platforms/star2_cpu.xml tests/workloads/tiny.json --synthetic --gpus 1 --ideal", "");
   CHECK(fabs(c - 9.5e-3) <= 1e-12, "compute %.12g s", c);
   double p = 8 * 2e-3;
   double one = iteration(cpu, "--gpus 1 --workers 3 --iterations 200 --cache 1");

@@ -8,11 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char* const cats[5] = {"compute", "prep_stall", "fetch_stall", "interconnect_stall", "network_stall"};
+#define NCATS 6
+static const char* const cats[NCATS] = {"compute",         "prep_stall",    "fetch_stall",
+                                        "interconnect_stall", "network_stall", "host_stall"};
 
 /* What the trace's spans add up to over the GPUs. */
 typedef struct trace_tally {
-  double sum[5]; /* per category, over the measured iterations (us) */
+  double sum[NCATS]; /* per category, over the measured iterations (us) */
   int fwd, allreduce, batches, outside, overlaps;
 } trace_tally;
 
@@ -66,7 +68,7 @@ static void tally_gpu(const cJSON* events, int g, int warm, int iters, trace_tal
     t->outside += in < 0;
     t->overlaps += ts < last_end - 1e-3; /* spans of a track come out in time order */
     last_end = end;
-    for (int c = 0; c < 5 && in >= warm && in < warm + iters; c++)
+    for (int c = 0; c < NCATS && in >= warm && in < warm + iters; c++)
       if (strcmp(cat->valuestring, cats[c]) == 0)
         t->sum[c] += end - ts;
   }
@@ -89,7 +91,7 @@ static void check_spans(const cJSON* rep, const cJSON* tr, int layers)
         "%d forward spans: %d layers per GPU and iteration", t.fwd, layers);
   CHECK(t.allreduce == t.fwd / layers * buckets, "%d allreduce spans, %d buckets per iteration", t.allreduce, buckets);
   CHECK(t.batches == t.fwd / layers, "%d loaded batches for %d iterations", t.batches, t.fwd / layers);
-  for (int c = 0; c < 5; c++) {
+  for (int c = 0; c < NCATS; c++) {
     char key[64];
     snprintf(key, sizeof(key), "%s_s", cats[c]);
     double part = num(bd, key), traced = t.sum[c] / 1e6 / (gpus * iters);

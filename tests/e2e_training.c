@@ -7,7 +7,8 @@
 #include <stdio.h>
 
 static const char* const breakdown_keys[] = {"compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
-                                              "network_stall_s"};
+                                              "network_stall_s", "host_stall_s"};
+#define NPARTS 6
 
 /* Compute on another device: a measured ratio in the workload wins over the peak-FLOPS ratio
  * (tiny_devices.json: forward x2, backward x3, optimizer x8/3 on test-gpu-10Tf); and an instance
@@ -43,7 +44,7 @@ static void check_sum(const char* args)
     return;
   const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
   double sum = 0;
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < NPARTS; i++) {
     double v = num(b, breakdown_keys[i]);
     CHECK(v >= 0, "%s: %s = %g is negative", args, breakdown_keys[i], v);
     sum += v;

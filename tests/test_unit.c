@@ -94,6 +94,9 @@ static void test_platform_p3_16xl(void)
   CU_ASSERT_EQUAL(p->vcpus, 64);
   CU_ASSERT_EQUAL(p->cpu_cores, 64);
   NEAR(p->disk_read_bytes_per_s, 1.75e9, 1e-12);
+  NEAR(p->memcpy_bytes_per_s, 6e9, 1e-12); /* GB/s in the file, bytes/s here */
+  for (int g = 0; g < 8; g++)
+    NEAR(p->gpus[g].memory_bytes_per_s, 900e9, 1e-12);
   int nvlinks = 0;
   for (int i = 0; i < p->nlinks; i++)
     nvlinks += p->links[i].cls == SS_LINK_NVLINK;
@@ -134,6 +137,10 @@ static void test_platform_all_files(void)
     CU_ASSERT_EQUAL(p->compute_on_cpu, i == 16);
     if (i == 16)
       CU_ASSERT_EQUAL(p->cpu_cores, 2);
+    /* The instance files give a memcpy and a memory bandwidth, the test stars neither (0: optional). */
+    CU_ASSERT(i < 11 ? p->memcpy_bytes_per_s > 0 : p->memcpy_bytes_per_s == 0);
+    for (int g = 0; g < p->ngpus; g++)
+      CU_ASSERT(i < 11 ? p->gpus[g].memory_bytes_per_s > 0 : p->gpus[g].memory_bytes_per_s == 0);
     /* Every GPU reaches a NIC, and the NICs add up to the instance's network bandwidth. */
     double nic_bytes_per_s = 0;
     for (int k = 0; k < p->nnics; k++)

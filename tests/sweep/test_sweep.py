@@ -18,7 +18,7 @@ FAST = ["--", "--iterations", "2", "--warmup", "1"]
 # a missing platform, an unknown workload, 4 GPUs on the 1-GPU p3.2xlarge.
 LISTS = ["--platforms", "p3.2xl,tests/platforms/star4.xml,nope", "--instances", "1,2",
          "--gpus", "1,4", "--workloads", "resnet50,tests/workloads/tiny.json,nosuch"]
-PARTS = ["compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s", "network_stall_s"]
+PARTS = ["compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s", "network_stall_s", "host_stall_s"]
 
 failures = 0
 

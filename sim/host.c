@@ -1,0 +1,198 @@
+/* host: the CPU thread of a training process. It takes each batch, copies it to the GPU, and
+ * issues the GPU's work segment by segment (ss_segment); the GPU (trainer.c) runs a segment once
+ * its operators are issued, and books its waits for the host by what the host did meanwhile. */
+#include "actors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <simgrid/engine.h>
+#include <simgrid/exec.h>
+
+/* Append [start, end) of category cat to the log, merged with the last span when they touch. */
+static void log_add(ss_hostlog* g, double start, double end, ss_cat cat)
+{
+  if (!(end > start))
+    return;
+  if (g->n > g->head && g->spans[g->n - 1].cat == cat && g->spans[g->n - 1].end_s == start) {
+    g->spans[g->n - 1].end_s = end;
+    return;
+  }
+  if (g->n == g->cap && g->head > 0) { /* drop the spans the GPU has consumed */
+    memmove(g->spans, g->spans + g->head, (g->n - g->head) * sizeof(ss_hostspan));
+    g->n -= g->head;
+    g->head = 0;
+  }
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? 2 * g->cap : 16;
+    ss_hostspan* more = realloc(g->spans, cap * sizeof(ss_hostspan));
+    ss_assert(more);
+    g->spans = more;
+    g->cap = cap;
+  }
+  g->spans[g->n++] = (ss_hostspan){start, end, cat};
+}
+
+/* The GPU's wait as its trace names it, by what the host was doing. */
+static const char* const wait_names[SS_CAT_COUNT] = {
+    [SS_CAT_COMPUTE] = "wait for host", [SS_CAT_PREP] = "wait for data (CPU, host)",
+    [SS_CAT_FETCH] = "wait for data (storage, host)", [SS_CAT_INTERCONNECT] = "wait for host (.item(), interconnect)",
+    [SS_CAT_NETWORK] = "wait for host (.item(), network)", [SS_CAT_HOST] = "wait for host (issuing)"};
+
+void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
+{
+  ss_hostlog* g = &s->ranks[r].log;
+  double covered = 0;
+  for (size_t i = g->head; i < g->n && g->spans[i].start_s < to; i++) {
+    double lo = fmax(from, g->spans[i].start_s), hi = fmin(to, g->spans[i].end_s);
+    if (hi > lo) {
+      ss_timeline_add(s->tl, r, iter, g->spans[i].cat, hi - lo);
+      ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), wait_names[g->spans[i].cat],
+                    ss_cat_name(g->spans[i].cat), lo, hi - lo, NULL);
+      covered += hi - lo;
+    }
+  }
+  while (g->head < g->n && g->spans[g->head].end_s <= to)
+    g->head++;
+  /* What the log does not hold yet is the segment the host is issuing now: the last part. */
+  if (to - from > covered) {
+    ss_timeline_add(s->tl, r, iter, SS_CAT_HOST, to - from - covered);
+    ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), wait_names[SS_CAT_HOST], ss_cat_name(SS_CAT_HOST),
+                  to - (to - from - covered), to - from - covered, NULL);
+  }
+}
+
+/* The host thread spends host_s of one reference core (on its instance's CPU, shared with the loaders). */
+static void host_work(double host_s)
+{
+  if (host_s > 0)
+    sg_actor_execute(host_s * SS_REF_CORE_FLOPS);
+}
+
+/* A span on the rank's host track of the trace, and in its log. */
+static void host_span(ss_sim* s, ss_rank* me, const char* name, ss_cat cat, double start_s)
+{
+  double now = simgrid_get_clock();
+  log_add(&me->log, start_s, now, cat);
+  if (now > start_s)
+    ss_trace_rank(s, me->rank, SS_TRACK_HOST(me->local), name, ss_cat_name(cat), start_s, now - start_s, NULL);
+}
+
+/* Wait until the GPU has run every segment issued so far (a synchronisation: a copy from pageable
+ * memory, torch.cuda.synchronize()). */
+static void wait_gpu(ss_rank* me)
+{
+  sg_mutex_lock(me->mu);
+  while (me->seg_done < me->seg_issued)
+    sg_cond_wait(me->cv, me->mu);
+  sg_mutex_unlock(me->mu);
+}
+
+/* Take iteration iter's batch: load it (no workers) or wait for a worker's; the wait is split
+ * between storage and CPU as the loader spent its time on the batch; then the handoff. */
+static void take_batch(ss_sim* s, ss_rank* me, int iter)
+{
+  const ss_job* j = s->job;
+  double t0 = simgrid_get_clock(), fetch = 0, prep = 0;
+  if (j->workers == 0) {
+    ss_loader_batch(s, me->rank, iter, -1, &fetch, &prep);
+  } else {
+    sg_mutex_lock(me->mu);
+    while (!me->ready[iter])
+      sg_cond_wait(me->cv, me->mu);
+    me->consumed++;
+    sg_cond_notify_all(me->cv);
+    sg_mutex_unlock(me->mu);
+    fetch = me->batch_fetch_s[iter];
+    prep = me->batch_prep_s[iter];
+  }
+  double wait = simgrid_get_clock() - t0;
+  double to_fetch = fetch + prep > 0 ? wait * fetch / (fetch + prep) : 0;
+  log_add(&me->log, t0, t0 + to_fetch, SS_CAT_FETCH);
+  host_span(s, me, "wait for data", SS_CAT_PREP, t0 + to_fetch);
+  double t1 = simgrid_get_clock();
+  host_work(j->handoff_s);
+  host_span(s, me, "take batch", SS_CAT_HOST, t1);
+}
+
+/* Copy the batch to the GPU from pageable memory: the copy waits for the GPU's earlier work, and
+ * one core stages the bytes through a pinned buffer while the DMA moves them over PCIe. */
+static void copy_batch(ss_sim* s, ss_rank* me)
+{
+  const ss_job* j = s->job;
+  wait_gpu(me);
+  double t0 = simgrid_get_clock();
+  sg_exec_t staging = NULL;
+  if (j->staging_s > 0) {
+    staging = sg_actor_exec_init(j->staging_s * SS_REF_CORE_FLOPS);
+    sg_exec_start(staging);
+  }
+  sg_host_sendto(me->cpu, me->host, j->copy_bytes);
+  if (staging)
+    sg_exec_wait(staging);
+  host_span(s, me, "H2D copy (pageable)", SS_CAT_PREP, t0);
+}
+
+static const char* const seg_names[] = {"issue forward", "issue backward", "issue optimizer"};
+
+/* Issue segment k (over all iterations) of kind g: wait while the launch queue is full, then the
+ * host's work, announced to the GPU at its start and end. */
+static void issue(ss_sim* s, ss_rank* me, const ss_segment* g, long k)
+{
+  const ss_job* j = s->job;
+  sg_mutex_lock(me->mu);
+  while (k - me->seg_done >= SS_HOST_RING ||
+         (me->launches_issued > me->launches_done &&
+          me->launches_issued + g->launches - me->launches_done > j->opt.launch_queue))
+    sg_cond_wait(me->cv, me->mu);
+  double t0 = simgrid_get_clock();
+  me->seg_start_s[k % SS_HOST_RING] = t0;
+  me->seg_started = k + 1;
+  sg_cond_notify_all(me->cv);
+  sg_mutex_unlock(me->mu);
+  host_work(g->host_s);
+  sg_mutex_lock(me->mu);
+  me->seg_end_s[k % SS_HOST_RING] = simgrid_get_clock();
+  me->seg_issued = k + 1;
+  me->launches_issued += g->launches;
+  sg_cond_notify_all(me->cv);
+  sg_mutex_unlock(me->mu);
+  host_span(s, me, seg_names[g->kind], SS_CAT_HOST, t0);
+}
+
+/* .item() on the metrics: wait for iteration iter's collectives, the metric allreduces last. */
+static void wait_metrics(ss_sim* s, ss_rank* me, int iter)
+{
+  const ss_job* j = s->job;
+  double t0 = simgrid_get_clock(), net0 = ss_coll_net_time(s, me->rank);
+  long want = (long)(iter + 1) * (j->nbuckets + j->nmetric);
+  sg_mutex_lock(me->mu);
+  while (me->reduced < want)
+    sg_cond_wait(me->cv, me->mu);
+  sg_mutex_unlock(me->mu);
+  double wait = simgrid_get_clock() - t0;
+  double net = fmax(0, fmin(ss_coll_net_time(s, me->rank) - net0, wait));
+  log_add(&me->log, t0, t0 + net, SS_CAT_NETWORK);
+  host_span(s, me, ".item() (metric allreduces)", SS_CAT_INTERCONNECT, t0 + net);
+}
+
+void ss_host_actor(ss_sim* s, const ss_actor_arg* a)
+{
+  const ss_job* j = s->job;
+  ss_rank* me = &s->ranks[a->rank];
+  long k = 0;
+  for (int i = 0; i < j->niters; i++) {
+    if (!j->opt.synthetic)
+      take_batch(s, me, i);
+    if (j->copy_bytes > 0)
+      copy_batch(s, me);
+    if (j->opt.cuda_sync)
+      wait_gpu(me);
+    for (int g = 0; g < j->nsegs; g++)
+      issue(s, me, &j->segs[g], k++);
+    if (j->nmetric > 0)
+      wait_metrics(s, me, i);
+    if (j->opt.cuda_sync || j->opt.item_sync)
+      wait_gpu(me);
+  }
+}
