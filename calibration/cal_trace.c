@@ -127,12 +127,13 @@ static int tensors_known(const cal_step* med)
   return 1;
 }
 
-/* A layer's parameter tensors and, but for a CPU run, its host times: the optional keys. */
-static void layer_extras(cJSON* o, const cal_step* med, const cal_layer* l)
+/* The optional keys of a layer: its parameter tensors (when every layer's are known) and its host
+ * times (but for a CPU run). */
+static void layer_extras(cJSON* o, const cal_layer* l, int tensors, int host)
 {
-  if (tensors_known(med))
+  if (tensors)
     cJSON_AddItemToObject(o, "tensors", cJSON_CreateDoubleArray(l->tensors, l->ntensors));
-  if (med->cpu)
+  if (!host)
     return;
   cJSON_AddNumberToObject(o, "host_fwd_s", l->host_fwd_us * 1e-6);
   cJSON_AddNumberToObject(o, "host_bwd_s", l->host_bwd_us * 1e-6);
@@ -203,11 +204,13 @@ static cJSON* workload_json(const trace_opts* o, const char* device, double flop
                        .host_optimizer_s = med->host_opt_us * 1e-6};
   cJSON* layers = NULL;
   cJSON* w = cal_workload_json(&head, &layers);
+  int tensors = tensors_known(med);
   for (int l = 0; l < med->nlayers; l++) {
     const cal_layer* y = &med->layers[l];
     char name[96];
     snprintf(name, sizeof(name), "%d_%s", l, y->name);
-    layer_extras(cal_workload_layer(layers, name, y->fwd_us * 1e-6, y->bwd_us * 1e-6, y->params), med, y);
+    layer_extras(cal_workload_layer(layers, name, y->fwd_us * 1e-6, y->bwd_us * 1e-6, y->params), y, tensors,
+                 !med->cpu);
   }
   ss_dataset ds = {(char*)o->dataset, o->samples, o->bytes_per_sample > 0 ? o->bytes_per_sample : decoded,
                    med->data_us * 1e-6 / med->batch, decoded};
