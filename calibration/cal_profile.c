@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,14 @@ typedef struct op {
   op_kind kind;
   int step;     /* ProfilerStep number (OP_STEP) */
   double params; /* OP_LAYER, OP_NORM: parameters (weights and biases) */
+  double tensors[2]; /* OP_LAYER, OP_NORM: elements of its weight and bias, those it has */
+  int ntensors;
   double batch;  /* OP_LAYER: the first dimension of its input */
   double input;  /* OP_LAYER: elements of its input */
   char layer_name[64];
   int special;  /* its outermost enclosing (or own) DataLoader, optimizer or autograd-node operator, -1 */
   int layer_op; /* its outermost enclosing (or own) operator with weights, -1 */
+  int parent;   /* the operator it runs inside, -1 */
   double self;  /* its time without that of the operators inside it */
 } op;
 
@@ -96,6 +100,18 @@ static int starts(const char* s, const char* prefix)
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* A layer's or norm's parameters: its weight's and bias's elements (w > 0; b >= 0: 0 for none). */
+static void set_params(op* o, op_kind kind, double w, double b)
+{
+  o->kind = kind;
+  o->params = w + b;
+  o->ntensors = 0;
+  if (w > 0)
+    o->tensors[o->ntensors++] = w;
+  if (b > 0)
+    o->tensors[o->ntensors++] = b;
+}
+
 /* Classify an operator and read the parameters of a layer from its input shapes:
  * conv(input, weight, bias), linear(input, weight, bias), addmm(bias, input, weight^T),
  * embedding(weight, indices), batch_norm/layer_norm(input, ..., weight, bias). */
@@ -123,8 +139,7 @@ static void classify(op* o, const char* name, const cJSON* args)
     double in = dims_product(dims, 0, &r0);
     const cJSON* d0 = cJSON_GetArrayItem(dims, 0);
     if (w > 0 && r1 >= 2) {
-      o->kind = OP_LAYER;
-      o->params = w + b;
+      set_params(o, OP_LAYER, w, b);
       o->input = in;
       o->batch = cJSON_IsNumber(cJSON_GetArrayItem(d0, 0)) ? cJSON_GetArrayItem(d0, 0)->valuedouble : 0;
       const cJSON* wd = cJSON_GetArrayItem(dims, 1);
@@ -145,22 +160,19 @@ static void classify(op* o, const char* name, const cJSON* args)
     double b = dims_product(dims, 0, &r0);
     const cJSON* d1 = cJSON_GetArrayItem(dims, 1);
     if (w > 0) {
-      o->kind = OP_LAYER;
-      o->params = w + b;
+      set_params(o, OP_LAYER, w, b);
       o->batch = cJSON_IsNumber(cJSON_GetArrayItem(d1, 0)) ? cJSON_GetArrayItem(d1, 0)->valuedouble : 0;
       snprintf(o->layer_name, sizeof(o->layer_name), "addmm_%.0f", w);
     }
   } else if (strcmp(name, "aten::embedding") == 0) {
     double w = dims_product(dims, 0, &r0);
     if (w > 0) {
-      o->kind = OP_LAYER;
-      o->params = w;
+      set_params(o, OP_LAYER, w, 0);
       snprintf(o->layer_name, sizeof(o->layer_name), "embedding_%.0f", w);
     }
   } else if (strcmp(name, "aten::batch_norm") == 0 || strcmp(name, "aten::layer_norm") == 0) {
     int wk = strcmp(name, "aten::batch_norm") == 0 ? 1 : 2;
-    o->kind = OP_NORM;
-    o->params = dims_product(dims, wk, &r1) + dims_product(dims, wk + 1, &r2);
+    set_params(o, OP_NORM, dims_product(dims, wk, &r1), dims_product(dims, wk + 1, &r2));
   }
 }
 
@@ -295,6 +307,7 @@ static int nest(cal_profile* t)
     o->self = o->end - o->ts;
     o->special = -1;
     o->layer_op = -1;
+    o->parent = depth > 0 ? (int)stack[depth - 1] : -1;
     if (depth > 0) {
       op* parent = &t->ops[stack[depth - 1]];
       parent->self -= o->end - o->ts;
@@ -351,28 +364,31 @@ static int by_start(const void* a, const void* b)
   return x->t0_us < y->t0_us ? -1 : x->t0_us > y->t0_us;
 }
 
-/* Grow the per-layer arrays of s to hold n layers. */
-static int grow_layers(cal_step* s, int n, int* cap)
+/* Append a layer to s, started by the operator o: its name, parameters and tensors. */
+static int add_layer(cal_step* s, const op* o, size_t* cap)
 {
-  if (n <= *cap)
-    return SS_OK;
-  int c = *cap ? 2 * *cap : 16;
-  double* f = realloc(s->fwd_us, sizeof(double) * (size_t)c);
-  if (f)
-    s->fwd_us = f;
-  double* b = realloc(s->bwd_us, sizeof(double) * (size_t)c);
-  if (b)
-    s->bwd_us = b;
-  double* p = realloc(s->params, sizeof(double) * (size_t)c);
-  if (p)
-    s->params = p;
-  char(*nm)[64] = realloc(s->names, sizeof(*s->names) * (size_t)c);
-  if (nm)
-    s->names = nm;
-  if (!f || !b || !p || !nm)
+  cal_layer* grown = ss_array_grow(s->layers, cap, (size_t)s->nlayers + 1, sizeof(cal_layer), 16);
+  if (!grown)
     return SS_ENOMEM;
-  *cap = c;
+  s->layers = grown;
+  cal_layer* l = &s->layers[s->nlayers++];
+  memset(l, 0, sizeof(*l));
+  snprintf(l->name, sizeof(l->name), "%s", o->layer_name);
+  l->params = o->params;
+  l->ntensors = o->ntensors;
+  memcpy(l->tensors, o->tensors, sizeof(double) * (size_t)o->ntensors);
   return SS_OK;
+}
+
+/* A norm's parameters, folded into the layer before it. */
+static void add_norm(cal_layer* l, const op* o)
+{
+  l->params += o->params;
+  for (int k = 0; k < o->ntensors && l->ntensors >= 0; k++)
+    if (l->ntensors < CAL_MAX_TENSORS)
+      l->tensors[l->ntensors++] = o->tensors[k];
+    else
+      l->ntensors = -1; /* too many to list */
 }
 
 /* What falls in each profiler step: the operators that start in it (indices into ops, in order)
@@ -454,52 +470,77 @@ static int index_steps(const cal_profile* t, const key_entry* map, size_t nmap, 
 }
 
 /* One step under analysis: its operators (m indices into ops, in order), whether the trace is of
- * a CPU run, the forward thread, the layers found so far, and each operator's part: layer_of[i]
- * is L for the forward of layer L, nl + L for its backward, -1 for none. */
+ * a CPU run, the forward thread, the start of its first autograd operator (the end of the forward
+ * pass), the layers found, and each operator's part: layer_of[i] is L for the forward of layer L,
+ * nl + L for its backward, -1 for none. */
 typedef struct step_scan {
   const cal_profile* t;
   const size_t* idx;
   size_t m;
   int cpu;
   int ftid;
+  double bwd_start;
   int nl;
   int* layer_of;
   cal_step* s;
 } step_scan;
 
+/* Host time of operator i, in the part of the operators whose layer_of is lo or more: its own
+ * time to *us, and when it is a top-level operator of the part (its parent is not in it: the step,
+ * a wrapper, nothing), the time since the end of the previous one, *prev (-1: none), which it
+ * becomes: the Python or autograd engine's time between two operators. */
+static void host_time(const step_scan* c, size_t i, int lo, double* us, int* prev)
+{
+  const op* ops = c->t->ops;
+  const op* o = &ops[i];
+  *us += o->self;
+  if (o->parent >= 0 && c->layer_of[o->parent] >= lo)
+    return;
+  if (*prev >= 0 && o->ts > ops[*prev].end)
+    *us += o->ts - ops[*prev].end;
+  *prev = (int)i;
+}
+
 /* Forward: a layer starts at each outermost operator with weights on the training thread; the
  * operators after it (norms, activations, pooling, additions, the loss) belong to it until the
- * next. DataLoader, optimizer and autograd work are not forward. */
+ * next. DataLoader, optimizer and autograd work are not forward; neither is, on the host, what
+ * the training thread does once the backward pass has begun. */
 static int scan_forward(step_scan* c, ss_err* err)
 {
   const cal_profile* t = c->t;
   cal_step* s = c->s;
-  int cap = 0;
+  size_t cap = 0;
+  int prev = -1;
   for (size_t j = 0; j < c->m; j++) {
     size_t i = c->idx[j];
     const op* o = &t->ops[i];
-    if (o->tid != c->ftid || o->special >= 0 || o->kind == OP_STEP)
+    if (o->tid != c->ftid || o->kind == OP_STEP)
       continue;
+    if (o->special >= 0) {
+      if (o->special == (int)i)
+        prev = -1; /* the time around a DataLoader or optimizer call is not a layer's */
+      continue;
+    }
     if (o->layer_op == (int)i) {
-      if (grow_layers(s, c->nl + 1, &cap))
+      if (add_layer(s, o, &cap))
         return ss_err_nomem(err);
-      s->fwd_us[c->nl] = s->bwd_us[c->nl] = 0;
-      s->params[c->nl] = o->params;
-      snprintf(s->names[c->nl], sizeof(s->names[0]), "%s", o->layer_name);
       if (s->batch == 0) {
         s->batch = o->batch;
         s->input = o->input;
       }
-      c->nl++;
     }
-    if (c->nl == 0)
+    if (s->nlayers == 0)
       continue; /* before the first layer (the input's copy): no layer's */
-    c->layer_of[i] = c->nl - 1;
+    cal_layer* l = &s->layers[s->nlayers - 1];
+    c->layer_of[i] = s->nlayers - 1;
     if (o->kind == OP_NORM)
-      s->params[c->nl - 1] += o->params;
+      add_norm(l, o);
     if (c->cpu)
-      s->fwd_us[c->nl - 1] += o->self;
+      l->fwd_us += o->self;
+    if (o->ts < c->bwd_start)
+      host_time(c, i, 0, &l->host_fwd_us, &prev);
   }
+  c->nl = s->nlayers;
   if (c->nl == 0) /* its operators with weights are all inside one that began before the step */
     return ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) starts inside a profiler step");
   return SS_OK;
@@ -511,7 +552,7 @@ static int scan_forward(step_scan* c, ss_err* err)
 static void scan_backward(step_scan* c, const key_entry* seqs, size_t nseq)
 {
   const cal_profile* t = c->t;
-  int nl = c->nl, last = nl - 1, last_tid = -1;
+  int nl = c->nl, last = nl - 1, last_tid = -1, prev = -1;
   for (size_t j = 0; j < c->m; j++) {
     size_t i = c->idx[j];
     const op* o = &t->ops[i];
@@ -521,11 +562,15 @@ static void scan_backward(step_scan* c, const key_entry* seqs, size_t nseq)
      * a tensor receives from two uses): to the node before it. */
     int autograd = o->special >= 0 && (t->ops[o->special].kind == OP_BACKWARD ||
                                        t->ops[o->special].kind == OP_ACCUMULATE);
-    if (!autograd && (o->special >= 0 || o->tid == c->ftid))
+    if (!autograd && (o->special >= 0 || o->tid == c->ftid)) {
+      if (prev >= 0 && o->tid == t->ops[prev].tid && o->ts >= t->ops[prev].end)
+        prev = -1; /* other work between two autograd operators of the thread */
       continue;
+    }
     if (o->tid != last_tid) {
       last = nl - 1;
       last_tid = o->tid;
+      prev = -1;
     }
     /* A node's sequence number is on it, or on the node inside its evaluate_function wrapper. */
     for (size_t q = i; o->special == (int)i && o->kind == OP_BACKWARD && q < t->nops && t->ops[q].tid == o->tid &&
@@ -539,13 +584,15 @@ static void scan_backward(step_scan* c, const key_entry* seqs, size_t nseq)
         break;
       }
     c->layer_of[i] = nl + last;
+    cal_layer* l = &c->s->layers[last];
     if (c->cpu)
-      c->s->bwd_us[last] += o->self;
+      l->bwd_us += o->self;
+    host_time(c, i, nl, &l->host_bwd_us, &prev);
   }
 }
 
 /* GPU time of each kernel of step k, to the layer of the operator that launched it; the
- * DataLoader's spans, and on a CPU the optimizer's time. */
+ * DataLoader's spans, the optimizer operators' host spans, and on a CPU the optimizer's time. */
 static void scan_devices(step_scan* c, const step_index* x, int k)
 {
   const cal_profile* t = c->t;
@@ -563,15 +610,17 @@ static void scan_devices(step_scan* c, const step_index* x, int k)
     if (o->special >= 0 && t->ops[o->special].kind == OP_OPTIMIZER)
       s->opt_us += kk->dur;
     else if (l >= c->nl)
-      s->bwd_us[l - c->nl] += kk->dur;
+      s->layers[l - c->nl].bwd_us += kk->dur;
     else if (l >= 0)
-      s->fwd_us[l] += kk->dur;
+      s->layers[l].fwd_us += kk->dur;
   }
   for (size_t j = 0; j < c->m; j++) {
     size_t i = c->idx[j];
     const op* o = &t->ops[i];
     if (o->special < 0)
       continue;
+    if (o->special == (int)i && o->kind == OP_OPTIMIZER)
+      s->host_opt_us += o->end - o->ts;
     if (o->special == (int)i && o->kind == OP_DATA)
       s->data_us += o->end - o->ts;
     else if (c->cpu && t->ops[o->special].kind == OP_OPTIMIZER)
@@ -582,11 +631,17 @@ static void scan_devices(step_scan* c, const step_index* x, int k)
 /* Analyse step k; layer_of (by operator) is -1 throughout, and so again on return. */
 static int analyse_step(const cal_profile* t, const step_index* x, int k, int* layer_of, cal_step* s, ss_err* err)
 {
-  step_scan c = {t, x->op + x->op_start[k], x->op_start[k + 1] - x->op_start[k], t->nkernels == 0, -1, 0, layer_of, s};
+  step_scan c = {.t = t, .idx = x->op + x->op_start[k], .m = x->op_start[k + 1] - x->op_start[k],
+                 .cpu = t->nkernels == 0, .ftid = -1, .bwd_start = INFINITY, .layer_of = layer_of, .s = s};
   /* The forward thread: the thread of the first operator with weights in the step. */
-  for (size_t j = 0; j < c.m && c.ftid < 0; j++)
-    if (t->ops[c.idx[j]].kind == OP_LAYER && t->ops[c.idx[j]].special < 0)
-      c.ftid = t->ops[c.idx[j]].tid;
+  for (size_t j = 0; j < c.m; j++) {
+    const op* o = &t->ops[c.idx[j]];
+    if (c.ftid < 0 && o->kind == OP_LAYER && o->special < 0)
+      c.ftid = o->tid;
+    if (o->special >= 0 && (t->ops[o->special].kind == OP_BACKWARD || t->ops[o->special].kind == OP_ACCUMULATE) &&
+        o->ts < c.bwd_start)
+      c.bwd_start = o->ts;
+  }
   if (c.ftid < 0)
     return ss_err_set(err, t->path, 0, "no layer (conv, linear, addmm, embedding) runs inside a profiler step");
   key_entry* seqs = malloc(sizeof(key_entry) * (c.m + 1));
@@ -601,7 +656,6 @@ static int analyse_step(const cal_profile* t, const step_index* x, int k, int* l
     qsort(seqs, nseq, sizeof(key_entry), by_key_value);
     scan_backward(&c, seqs, nseq);
     scan_devices(&c, x, k);
-    s->nlayers = c.nl;
   }
   for (size_t j = 0; j < c.m; j++)
     layer_of[c.idx[j]] = -1;
@@ -650,39 +704,38 @@ static int check_steps(const cal_profile* t, const cal_step* steps, int nsteps, 
   return SS_OK;
 }
 
+/* The median over the n steps of the double at offset off in their layer l, or in them when l < 0
+ * (v: room for n values). */
+static double median_at(const cal_step* steps, int n, int l, size_t off, double* v)
+{
+  for (int k = 0; k < n; k++)
+    memcpy(&v[k], (l >= 0 ? (const char*)&steps[k].layers[l] : (const char*)&steps[k]) + off, sizeof(double));
+  return median(v, n);
+}
+
 /* *med: the figures of the first step with the median over the steps of each time; it takes the
- * first step's parameters and names. */
+ * first step's layers (their names, parameters and tensors). */
 static int medians(cal_step* steps, int nsteps, cal_step* med)
 {
-  int nl = steps[0].nlayers;
-  double* fwd = calloc((size_t)nl, sizeof(double));
-  double* bwd = calloc((size_t)nl, sizeof(double));
+  static const size_t layer_times[] = {offsetof(cal_layer, fwd_us), offsetof(cal_layer, bwd_us),
+                                       offsetof(cal_layer, host_fwd_us), offsetof(cal_layer, host_bwd_us)};
+  static const size_t step_times[] = {offsetof(cal_step, opt_us), offsetof(cal_step, host_opt_us),
+                                      offsetof(cal_step, data_us)};
   double* v = calloc((size_t)nsteps, sizeof(double));
-  if (!fwd || !bwd || !v) {
-    free(fwd);
-    free(bwd);
-    free(v);
+  if (!v)
     return SS_ENOMEM;
-  }
-  for (int l = 0; l < nl; l++) {
-    for (int k = 0; k < nsteps; k++)
-      v[k] = steps[k].fwd_us[l];
-    fwd[l] = median(v, nsteps);
-    for (int k = 0; k < nsteps; k++)
-      v[k] = steps[k].bwd_us[l];
-    bwd[l] = median(v, nsteps);
+  /* Each time is read in every step before the first step's copy of it is overwritten. */
+  for (int l = 0; l < steps[0].nlayers; l++)
+    for (size_t f = 0; f < sizeof(layer_times) / sizeof(layer_times[0]); f++) {
+      double m = median_at(steps, nsteps, l, layer_times[f], v);
+      memcpy((char*)&steps[0].layers[l] + layer_times[f], &m, sizeof(m));
+    }
+  for (size_t f = 0; f < sizeof(step_times) / sizeof(step_times[0]); f++) {
+    double m = median_at(steps, nsteps, -1, step_times[f], v);
+    memcpy((char*)&steps[0] + step_times[f], &m, sizeof(m));
   }
   *med = steps[0];
-  med->fwd_us = fwd;
-  med->bwd_us = bwd;
-  for (int k = 0; k < nsteps; k++)
-    v[k] = steps[k].opt_us;
-  med->opt_us = median(v, nsteps);
-  for (int k = 0; k < nsteps; k++)
-    v[k] = steps[k].data_us;
-  med->data_us = median(v, nsteps);
-  steps[0].params = NULL;
-  steps[0].names = NULL;
+  steps[0].layers = NULL;
   free(v);
   return SS_OK;
 }
@@ -709,8 +762,10 @@ int cal_profile_measure(cal_profile* t, cal_step* med, int* nsteps, ss_err* err)
     rc = check_steps(t, steps, n, err);
   if (!rc && medians(steps, n, med))
     rc = ss_err_nomem(err);
-  if (!rc)
+  if (!rc) {
+    med->cpu = t->nkernels == 0;
     *nsteps = n;
+  }
   for (int k = 0; steps && k < n; k++)
     cal_step_free(&steps[k]);
   free(steps);
@@ -722,8 +777,5 @@ int cal_profile_measure(cal_profile* t, cal_step* med, int* nsteps, ss_err* err)
 
 void cal_step_free(cal_step* s)
 {
-  free(s->fwd_us);
-  free(s->bwd_us);
-  free(s->params);
-  free(s->names);
+  free(s->layers);
 }

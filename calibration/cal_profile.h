@@ -8,19 +8,32 @@
 
 typedef struct cal_profile cal_profile;
 
-/* What one profiler step measured, or the median over the steps: each layer's forward and
- * backward time on the device, its parameters (weights, biases and the norms' affine parameters)
- * and name; the optimizer's device time, the DataLoader's span; the batch and the elements of the
- * first layer's input; the largest host-to-device copy. A layer is an operator with weights (conv,
- * linear, addmm, embedding) and the operators after it until the next. */
+/* The most parameter tensors a layer lists (its operator's weight and bias, the norms' after it). */
+#define CAL_MAX_TENSORS 16
+
+/* One layer of a step: its name; the forward and backward time on the device; the host (CPU)
+ * time of the training process issuing its forward operators and of the autograd engine running
+ * its backward nodes (us, with the Python or engine time between two top-level operators); its
+ * parameters and parameter tensors (weights, biases and the norms' affine parameters, in the order
+ * of use; ntensors -1 when there are more than CAL_MAX_TENSORS). */
+typedef struct cal_layer {
+  char name[64];
+  double fwd_us, bwd_us, host_fwd_us, host_bwd_us, params;
+  int ntensors;
+  double tensors[CAL_MAX_TENSORS];
+} cal_layer;
+
+/* What one profiler step measured, or the median over the steps: its layers; the optimizer's
+ * device time and host time (its step and zero_grad operators), the DataLoader's span; the batch
+ * and the elements of the first layer's input; the largest host-to-device copy. A layer is an
+ * operator with weights (conv, linear, addmm, embedding) and the operators after it until the
+ * next. */
 typedef struct cal_step {
   double t0_us, t1_us; /* the step's span */
+  int cpu;             /* a CPU run (no GPU kernels in the trace): the operators' time is the compute */
   int nlayers;
-  double* fwd_us;
-  double* bwd_us;
-  double* params;
-  char (*names)[64];
-  double opt_us, data_us, htod_bytes, batch, input;
+  cal_layer* layers;
+  double opt_us, host_opt_us, data_us, htod_bytes, batch, input;
 } cal_step;
 
 /* Read the Kineto trace at path (plain or gzipped; path is borrowed and must outlive the profile)
@@ -42,7 +55,7 @@ const char* cal_profile_device(const cal_profile* p);
  * (free with cal_step_free). */
 int cal_profile_measure(cal_profile* p, cal_step* med, int* nsteps, ss_err* err);
 
-/* Free the arrays of s (not s itself). */
+/* Free the layers of s (not s itself). */
 void cal_step_free(cal_step* s);
 
 #endif

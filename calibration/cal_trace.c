@@ -30,10 +30,11 @@ static const char trace_usage[] =
     "Reads a PyTorch profiler (Kineto) Chrome trace of training steps, plain or gzipped, as a\n"
     "stream, and writes a stash-sim workload: for each layer (an operator with weights: conv,\n"
     "linear, addmm, embedding; with the norms, activations and pooling after it) its forward and\n"
-    "backward GPU time, its parameters from the weight shapes, the optimizer's GPU time, the batch,\n"
-    "the bytes copied to the GPU per sample and the DataLoader's time per sample. Only the\n"
-    "profiler's steps (ProfilerStep#N) count; each figure is the median over them. A trace with no\n"
-    "GPU kernels (a CPU run) gives each operator's own CPU time instead.\n"
+    "backward GPU time, the host (CPU) time of issuing them, its parameters and parameter tensors\n"
+    "from the weight shapes; the optimizer's GPU and host time, the batch, the bytes copied to the\n"
+    "GPU per sample and the DataLoader's time per sample. Only the profiler's steps\n"
+    "(ProfilerStep#N) count; each figure is the median over them. A trace with no GPU kernels (a\n"
+    "CPU run) gives each operator's own CPU time instead, and no host times.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE        the workload to write (required)\n"
@@ -117,6 +118,27 @@ static double reference_flops(const trace_opts* o, const char* device)
   return flops;
 }
 
+/* Whether every layer of med lists its parameter tensors (none holds more than CAL_MAX_TENSORS). */
+static int tensors_known(const cal_step* med)
+{
+  for (int l = 0; l < med->nlayers; l++)
+    if (med->layers[l].ntensors < 1)
+      return 0;
+  return 1;
+}
+
+/* The optional keys of a layer: its parameter tensors (when every layer's are known) and its host
+ * times (but for a CPU run). */
+static void layer_extras(cJSON* o, const cal_layer* l, int tensors, int host)
+{
+  if (tensors)
+    cJSON_AddItemToObject(o, "tensors", cJSON_CreateDoubleArray(l->tensors, l->ntensors));
+  if (!host)
+    return;
+  cJSON_AddNumberToObject(o, "host_fwd_s", l->host_fwd_us * 1e-6);
+  cJSON_AddNumberToObject(o, "host_bwd_s", l->host_bwd_us * 1e-6);
+}
+
 /* Where each figure of the workload comes from. */
 static void provenance(cJSON* w, const trace_opts* o, const char* device, const cal_step* med, int nsteps)
 {
@@ -146,6 +168,24 @@ static void provenance(cJSON* w, const trace_opts* o, const char* device, const 
            device, o->gpu_flops > 0 ? "--gpu-flops" : "stash-calibrate's table");
   cJSON_AddStringToObject(pv, "reference.gpu_flops", line);
   cJSON_AddStringToObject(pv, "precision", "ASSUMED: fp32 (a trace does not say)");
+  cJSON_AddStringToObject(pv, "tensors",
+                          tensors_known(med) ? "DERIVED: the weight and bias shapes (Input Dims) of each layer's "
+                                               "operator, then those of the norms that follow it, in the order they run"
+                                             : "not written: a layer holds more than 16 parameter tensors");
+  if (med->cpu) {
+    cJSON_AddStringToObject(pv, "host_times", "not written: in a CPU run the operators' time is the compute itself "
+                                              "(fwd_s, bwd_s), on the same thread");
+    return;
+  }
+  snprintf(line, sizeof(line),
+           "MEASURED: the median over %d profiler steps of the training process's CPU time: host_fwd_s, the training "
+           "thread's operators of the layer (their spans, which hold their launch calls, plus the Python time "
+           "between two top-level operators) until the step's first autograd node; host_bwd_s, the autograd "
+           "threads' operators of the layer, with the engine's time between them; host_optimizer_s, the spans of "
+           "Optimizer.step and Optimizer.zero_grad. The profiler's own bookkeeping is in them (more with "
+           "record_shapes, profile_memory, with_stack): an upper bound for an unprofiled run",
+           nsteps);
+  cJSON_AddStringToObject(pv, "host_times", line);
 }
 
 /* The workload (stash-sim-workload/1) of the medians med over nsteps steps. */
@@ -160,13 +200,17 @@ static cJSON* workload_json(const trace_opts* o, const char* device, double flop
   double decoded = med->htod_bytes > 0 ? med->htod_bytes / med->batch : med->input * 4 / med->batch;
   cal_workload head = {.model = model, .precision = "fp32", .batch = med->batch, .grad_bytes = o->grad_bytes,
                        .gpu_model = o->gpu_model ? o->gpu_model : device[0] ? device : "unknown",
-                       .gpu_flops = flops, .optimizer_s = med->opt_us * 1e-6};
+                       .gpu_flops = flops, .optimizer_s = med->opt_us * 1e-6, .has_host = !med->cpu,
+                       .host_optimizer_s = med->host_opt_us * 1e-6};
   cJSON* layers = NULL;
   cJSON* w = cal_workload_json(&head, &layers);
+  int tensors = tensors_known(med);
   for (int l = 0; l < med->nlayers; l++) {
+    const cal_layer* y = &med->layers[l];
     char name[96];
-    snprintf(name, sizeof(name), "%d_%s", l, med->names[l]);
-    cal_workload_layer(layers, name, med->fwd_us[l] * 1e-6, med->bwd_us[l] * 1e-6, med->params[l]);
+    snprintf(name, sizeof(name), "%d_%s", l, y->name);
+    layer_extras(cal_workload_layer(layers, name, y->fwd_us * 1e-6, y->bwd_us * 1e-6, y->params), y, tensors,
+                 !med->cpu);
   }
   ss_dataset ds = {(char*)o->dataset, o->samples, o->bytes_per_sample > 0 ? o->bytes_per_sample : decoded,
                    med->data_us * 1e-6 / med->batch, decoded};

@@ -14,11 +14,13 @@ cJSON* cal_workload_json(const cal_workload* w, cJSON** layers)
   cJSON_AddNumberToObject(ref, "gpu_flops", w->gpu_flops);
   cJSON_AddNumberToObject(ref, "batch", w->batch);
   cJSON_AddNumberToObject(j, "optimizer_s", w->optimizer_s);
+  if (w->has_host)
+    cJSON_AddNumberToObject(j, "host_optimizer_s", w->host_optimizer_s);
   *layers = cJSON_AddArrayToObject(j, "layers");
   return j;
 }
 
-void cal_workload_layer(cJSON* layers, const char* name, double fwd_s, double bwd_s, double params)
+cJSON* cal_workload_layer(cJSON* layers, const char* name, double fwd_s, double bwd_s, double params)
 {
   cJSON* o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "name", name);
@@ -26,6 +28,7 @@ void cal_workload_layer(cJSON* layers, const char* name, double fwd_s, double bw
   cJSON_AddNumberToObject(o, "bwd_s", bwd_s);
   cJSON_AddNumberToObject(o, "params", params);
   cJSON_AddItemToArray(layers, o);
+  return o;
 }
 
 void cal_workload_dataset(cJSON* j, const ss_dataset* ds)

@@ -17,14 +17,17 @@ typedef struct cal_workload {
   const char* gpu_model; /* the reference device */
   double gpu_flops;
   double optimizer_s;
+  int has_host;            /* write host_optimizer_s (the layers then get host times too) */
+  double host_optimizer_s; /* the optimizer's host (CPU) time */
 } cal_workload;
 
 /* A new workload JSON object (free with cJSON_Delete) with w's figures and an empty "layers" array,
  * borrowed in *layers: append them with cal_workload_layer, then add the dataset. */
 cJSON* cal_workload_json(const cal_workload* w, cJSON** layers);
 
-/* Append a layer to a workload's layers: its name, forward and backward time (s), parameters. */
-void cal_workload_layer(cJSON* layers, const char* name, double fwd_s, double bwd_s, double params);
+/* Append a layer to a workload's layers: its name, forward and backward time (s), parameters.
+ * Returns the layer's object (borrowed), for the optional keys (tensors, host times) that follow. */
+cJSON* cal_workload_layer(cJSON* layers, const char* name, double fwd_s, double bwd_s, double params);
 
 /* Add the dataset block of ds to the workload j, after its layers. */
 void cal_workload_dataset(cJSON* j, const ss_dataset* ds);

@@ -9,13 +9,15 @@ usage: calibration/gen_models.py [--check | --help | --version]
 
 Per-layer parameter counts and forward FLOPs come from the architectures (torchvision's CNNs at
 224x224 and 1000 classes, Hugging Face BertForQuestionAnswering), written out below and checked
-against the published parameter totals. Times come from public measurements where they exist
-(../shared/data/single_gpu_fwd_bwd.md) and are estimated otherwise; every number says which in the
-workload's provenance block. workloads/resnet50.json is NOT written here (scripts/csv2workload.py
+against the published parameter totals, with each layer's parameter tensors. Times come from public
+measurements where they exist (../shared/data/single_gpu_fwd_bwd.md) and are estimated otherwise; host
+(CPU) times are each layer's operators times the per-operator costs measured in the ResNet-50 trace
+(read from workloads/resnet50.json). Every number says which in the workload's provenance block. workloads/resnet50.json is NOT written here (scripts/csv2workload.py
 makes it from a measured per-layer trace); its architecture is defined here only to check that the
 per-layer parameter counts agree.
 Standard library only, no network, deterministic (same script -> byte-identical files).
 """
+import functools
 import json
 import os
 import sys
@@ -33,7 +35,12 @@ GENERATED_BY = "python3 calibration/gen_models.py (stdlib only, deterministic; -
 
 class Net:
     """Layers in forward order. Each: name, params, fwd FLOPs per sample (multiply-add = 2),
-    kind, and the element counts the roofline estimate (small models) needs."""
+    kind, the element counts the roofline estimate (small models) needs, the parameter tensors
+    (elements of each, in the order the model registers them) and the host operators it issues:
+    host_fwd, the classes (HOST_FWD) of the top-level operators of its forward, and host_bwd, those
+    (HOST_BWD) of its autograd nodes, AccumulateGrads and gradient sums. As a profiler trace books
+    them (calibration/cal_profile.c), a layer holds the operators after its conv / linear up to the
+    next layer's."""
 
     def __init__(self):
         self.layers = []
@@ -42,9 +49,13 @@ class Net:
         h, w = hw
         ho, wo = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
         weights = cout * (cin // groups) * k * k
+        # torchvision registers the conv's weight (and bias), then the BatchNorm's weight and bias.
+        tensors = [weights] + ([cout] if bias else []) + ([cout, cout] if bn else [])
+        ops = ["conv"] + (["batchnorm"] if bn else []) + (["eltwise"] if act else [])
         self.layers.append({
             "name": name, "kind": "grouped" if groups > 1 else "dense",
-            "params": weights + (cout if bias else 0) + (2 * cout if bn else 0),
+            "params": sum(tensors), "tensors": tensors, "host_fwd": list(ops),
+            "host_bwd": ops + ["accumulate"] * len(tensors),
             "flops": 2 * weights * ho * wo, "weights": weights,
             "in": cin * h * w, "out": cout * ho * wo,
             # elementwise passes after the conv, in element reads+writes per sample: BatchNorm in
@@ -55,24 +66,35 @@ class Net:
 
     def linear(self, name, fin, fout, bias=True, tokens=1, act=False):
         weights = fin * fout
+        tensors = [weights] + ([fout] if bias else [])
+        ops = ["linear"] + (["eltwise"] if act else [])
         self.layers.append({
-            "name": name, "kind": "dense", "params": weights + (fout if bias else 0),
+            "name": name, "kind": "dense", "params": sum(tensors), "tensors": tensors, "host_fwd": list(ops),
+            "host_bwd": ops + ["accumulate"] * len(tensors),
             "flops": 2 * weights * tokens, "weights": weights, "in": fin * tokens,
             "out": fout * tokens, "elem_rw": fout * tokens * (2 if act else 0)})
 
-    def extra(self, elem_rw):
-        """Elementwise work (pooling, residual add, concat, shuffle) booked to the last layer."""
+    def extra(self, elem_rw, fwd=(), bwd=()):
+        """Elementwise work (pooling, residual add, concat, shuffle) booked to the last layer, and
+        the host operators that do it (forward, backward)."""
         self.layers[-1]["elem_rw"] += elem_rw
+        self.host(fwd, bwd)
+
+    def host(self, fwd=(), bwd=()):
+        """Host operators booked to the last layer: forward classes fwd, backward classes bwd."""
+        self.layers[-1]["host_fwd"] += list(fwd)
+        self.layers[-1]["host_bwd"] += list(bwd)
 
     def maxpool(self, c, hw, k, s, p=0, ceil=False):
         """A max pool of the c x hw output of the last layer (its reads and writes); the new hw."""
         q = pool(hw, k, s, p, ceil)
-        self.extra(c * (hw[0] * hw[1] + q[0] * q[1]))
+        self.extra(c * (hw[0] * hw[1] + q[0] * q[1]), ["eltwise"], ["eltwise"])
         return q
 
-    def pool_linear(self, name, c, hw, classes=1000):
-        """Global average pool of the c x hw output of the last layer, then the classifier Linear."""
-        self.extra(c * hw[0] * hw[1])
+    def pool_linear(self, name, c, hw, classes=1000, pool_ops=("eltwise", "view")):
+        """Global average pool of the c x hw output of the last layer, then the classifier Linear;
+        pool_ops: the host operators between them (pool, flatten, dropout)."""
+        self.extra(c * hw[0] * hw[1], pool_ops, pool_ops)
         self.linear(name, c, classes)
 
 
@@ -96,7 +118,9 @@ def alexnet():
     hw = n.conv("features.10", 256, hw, 256, 3, 1, 1, bias=True, act=True)
     hw = n.maxpool(256, hw, 3, 2)
     assert hw == (6, 6)
+    n.host(["eltwise", "view", "eltwise"], ["eltwise", "view", "eltwise"])   # avgpool, flatten, Dropout
     n.linear("classifier.1", 256 * 6 * 6, 4096, act=True)
+    n.host(["eltwise"], ["eltwise"])                                          # Dropout
     n.linear("classifier.4", 4096, 4096, act=True)
     n.linear("classifier.6", 4096, 1000)
     return n
@@ -119,8 +143,11 @@ def vgg(cfg):
             hw = n.conv("features.%d" % idx, cin, hw, v, 3, 1, 1, bias=True, act=True)
             cin, idx = v, idx + 2
     assert hw == (7, 7)
+    n.host(["eltwise", "view"], ["eltwise", "view"])                         # avgpool, flatten
     n.linear("classifier.0", 512 * 7 * 7, 4096, act=True)
+    n.host(["eltwise"], ["eltwise"])                                          # Dropout
     n.linear("classifier.3", 4096, 4096, act=True)
+    n.host(["eltwise"], ["eltwise"])                                          # Dropout
     n.linear("classifier.6", 4096, 1000)
     return n
 
@@ -153,7 +180,9 @@ def resnet(arch):
                 ho = n.conv(pre + "conv3", planes, h2, cout, 1, bn=True)
             if stride != 1 or cin != cout:
                 n.conv(pre + "downsample.0", cin, hw, cout, 1, stride, bn=True)
-            n.extra(5 * cout * ho[0] * ho[1])        # residual add (r2 w1) + ReLU (r1 w1)
+            # residual add (r2 w1) + ReLU (r1 w1); backward: their nodes and the sum of the two
+            # gradients of the block's input (identity and conv1)
+            n.extra(5 * cout * ho[0] * ho[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"])
             cin, hw = cout, ho
     assert cin == 512 * expansion
     n.pool_linear("fc", cin, hw)
@@ -179,10 +208,10 @@ def mobilenet_v2():
             h = n.conv(pre + "%d.0" % j, hidden, h, hidden, 3, stride, 1, groups=hidden, bn=True, act=True)
             h = n.conv(pre + "%d" % (j + 1), hidden, h, c, 1, bn=True)
             if stride == 1 and cin == c:
-                n.extra(3 * c * h[0] * h[1])
+                n.extra(3 * c * h[0] * h[1], ["eltwise"], ["eltwise", "grad_sum"])
             cin, hw, idx = c, h, idx + 1
     hw = n.conv("features.18.0", 320, hw, 1280, 1, bn=True, act=True)
-    n.pool_linear("classifier.1", 1280, hw)
+    n.pool_linear("classifier.1", 1280, hw, pool_ops=("eltwise", "view", "eltwise"))   # pool, flatten, Dropout
     return n
 
 
@@ -209,10 +238,14 @@ def shufflenet_v2_x0_5():
                 h = n.conv(pre + "branch2.0", bf, hw, bf, 1, bn=True, act=True)
                 h = n.conv(pre + "branch2.3", bf, h, bf, 3, 1, 1, groups=bf, bn=True)
             h = n.conv(pre + "branch2.5", bf, h, bf, 1, bn=True, act=True)
-            n.extra(4 * cout * h[0] * h[1])          # concat (r1 w1) + channel shuffle (r1 w1)
+            # concat (r1 w1) + channel shuffle (r1 w1). Host: chunk (stride 1), cat, then shuffle's
+            # view, transpose, contiguous (a copy), view; backward: their nodes, and with stride 2 the
+            # sum of the gradients of the block input (both branches read it).
+            fwd = (["view"] if i else []) + ["eltwise", "view", "view", "eltwise", "view"]
+            n.extra(4 * cout * h[0] * h[1], fwd, fwd + ([] if i else ["grad_sum"]))
             cin, hw = cout, h
     hw = n.conv("conv5.0", 192, hw, 1024, 1, bn=True, act=True)
-    n.pool_linear("fc", 1024, hw)
+    n.pool_linear("fc", 1024, hw, pool_ops=("eltwise",))                     # x.mean([2, 3])
     return n
 
 
@@ -237,11 +270,14 @@ def squeezenet1_0():
         n.conv(pre + "squeeze", cin, hw, sq, 1, bias=True, act=True)
         n.conv(pre + "expand1x1", sq, hw, ex, 1, bias=True, act=True)
         n.conv(pre + "expand3x3", sq, hw, ex, 3, 1, 1, bias=True, act=True)
-        n.extra(2 * 2 * ex * hw[0] * hw[1])          # concat: read and write both halves
+        # concat: read and write both halves; backward: its node and the sum of the squeeze output's
+        # two gradients
+        n.extra(2 * 2 * ex * hw[0] * hw[1], ["eltwise"], ["eltwise", "grad_sum"])
         cin = 2 * ex
     assert hw == (13, 13)
+    n.host(["eltwise"], ["eltwise"])                                          # Dropout
     n.conv("classifier.1", 512, hw, 1000, 1, bias=True, act=True)
-    n.extra(1000 * hw[0] * hw[1])
+    n.extra(1000 * hw[0] * hw[1], ["eltwise", "view"], ["eltwise", "view"])   # avgpool, flatten
     return n
 
 
@@ -261,26 +297,55 @@ def bert_layer_flops(c, seq):
     return attn, ffn
 
 
+# Host operators of BertForQuestionAnswering's layers (transformers' modeling_bert.py, eager), as
+# classes of HOST_FWD / HOST_BWD; each layer's AccumulateGrads (one per tensor) are added to them.
+BERT_HOST = {
+    # word, token_type, position embedding lookups, two adds, LayerNorm, dropout, and the attention
+    # mask's cast, 1 - mask, x -10000 (eltwise); the position / token-type buffer slices, expand
+    # and the mask's two unsqueezes (views). Backward: the lookups', adds', LayerNorm's, dropout's
+    # nodes (the mask needs no gradient).
+    "embeddings": (["eltwise"] * 10 + ["view"] * 5, ["eltwise"] * 7),
+    # query, key, value, output dense and the two attention matmuls (QK^T, probabilities x V);
+    # three view+permute (transpose_for_scores), key transpose, context permute and view (views);
+    # scale, mask add, softmax, dropout, contiguous copy, dropout, residual add, LayerNorm. The
+    # layer's input feeds query, key, value and the residual: three gradient sums.
+    "attention": (["linear"] * 6 + ["view"] * 9 + ["eltwise"] * 8,
+                  ["linear"] * 6 + ["view"] * 9 + ["eltwise"] * 8 + ["grad_sum"] * 3),
+    # intermediate dense, GELU, output dense, dropout, residual add, LayerNorm; the attention
+    # output feeds intermediate and the residual: one gradient sum.
+    "intermediate+output": (["linear"] * 2 + ["eltwise"] * 4, ["linear"] * 2 + ["eltwise"] * 4 + ["grad_sum"]),
+    # qa_outputs, split, two squeezes (views), two contiguous copies; then (booked here, as a trace
+    # books them) two cross-entropy losses for start and end and their mean (add, div).
+    "qa_outputs": (["view"] * 3 + ["eltwise"] * 4 + ["loss"] * 2, ["view"] * 3 + ["eltwise"] * 4 + ["loss"] * 2),
+}
+
+
 def bert_qa(model, seq):
     # transformers BertForQuestionAnswering: BertModel(add_pooling_layer=False) + qa_outputs
     # Linear(hidden, 2). Embeddings: word + position + token_type tables + LayerNorm (a gather:
     # no FLOPs counted). Each encoder layer: attention (query, key, value, output.dense + its
     # LayerNorm) and the feed-forward part (intermediate.dense, output.dense + its LayerNorm).
+    # Parameter tensors in registration order: embeddings word, position, token_type, LayerNorm
+    # weight and bias; per layer query, key, value, attention output dense (weight, bias each),
+    # its LayerNorm, intermediate dense, output dense, its LayerNorm; qa_outputs weight and bias.
     c, n = BERT_CFGS[model], Net()
     h, i = c["hidden"], c["inter"]
-    n.layers.append({"name": "bert.embeddings", "kind": "embedding",
-                     "params": (c["vocab"] + c["max_pos"] + c["type_vocab"]) * h + 2 * h,
-                     "flops": 0, "weights": 0, "in": 0, "out": seq * h, "elem_rw": 0})
+
+    def layer(name, kind, tensors, flops, weights, host):
+        fwd, bwd = BERT_HOST[host]
+        n.layers.append({"name": name, "kind": kind, "params": sum(tensors), "tensors": tensors, "flops": flops,
+                         "weights": weights, "in": 0 if kind == "embedding" else seq * h, "out": seq * h,
+                         "elem_rw": 0, "host_fwd": list(fwd), "host_bwd": bwd + ["accumulate"] * len(tensors)})
+
+    layer("bert.embeddings", "embedding", [c["vocab"] * h, c["max_pos"] * h, c["type_vocab"] * h, h, h], 0, 0,
+          "embeddings")
     attn, ffn = bert_layer_flops(c, seq)
     for k in range(c["layers"]):
         pre = "bert.encoder.layer.%d." % k
-        n.layers.append({"name": pre + "attention", "kind": "dense",
-                         "params": 4 * (h * h + h) + 2 * h, "flops": attn, "weights": 4 * h * h,
-                         "in": seq * h, "out": seq * h, "elem_rw": 0})
-        n.layers.append({"name": pre + "intermediate+output", "kind": "dense",
-                         "params": 2 * h * i + i + h + 2 * h, "flops": ffn, "weights": 2 * h * i,
-                         "in": seq * h, "out": seq * h, "elem_rw": 0})
+        layer(pre + "attention", "dense", [h * h, h] * 4 + [h, h], attn, 4 * h * h, "attention")
+        layer(pre + "intermediate+output", "dense", [i * h, i, h * i, h, h, h], ffn, 2 * h * i, "intermediate+output")
     n.linear("qa_outputs", h, 2, tokens=seq)
+    n.host(*BERT_HOST["qa_outputs"])
     return n
 
 
@@ -314,6 +379,9 @@ TORCHVISION = {
     "vgg16": (138357544, 15.47), "mobilenet_v2": (3504872, 0.301),
     "shufflenet_v2_x0_5": (1366792, 0.04), "squeezenet1_0": (1248424, 0.819),
 }
+# Parameter tensors of torchvision's models (../shared/data/stash_methodology.md section 7).
+TORCHVISION_TENSORS = {"alexnet": 16, "vgg11": 22, "squeezenet1_0": 52, "resnet18": 62, "resnet50": 161,
+                       "mobilenet_v2": 158, "shufflenet_v2_x0_5": 170}
 # model_descriptors.csv computes BertModel WITH its pooler (dense hidden x hidden + bias).
 BERT_WITH_POOLER = {"bert-base": 109482240, "bert-large": 335141888}
 
@@ -350,6 +418,35 @@ ADAMW_FACTOR = 2.0            # ESTIMATE: see optimizer provenance
 # ResNet-50 SGD step, workloads/resnet50.json optimizer_s (MEASURED, kineto trace, V100, SGD momentum).
 SGD_STEP_S, SGD_STEP_PARAMS = 0.0013, 25557032
 
+# Host (CPU) time per operator: classes of top-level operators and the operators of the ResNet-50
+# trace they are measured on (workloads/resnet50.json provenance host_per_op_us: calls per step and
+# mean us of each, the Python / autograd-engine time before it included). "sum": the class is one of
+# each (a module's operators); "mean": any one of them (their call-weighted mean).
+HOST_FWD = {
+    "conv": ("sum", ["aten::conv2d"]),
+    "linear": ("sum", ["aten::linear"]),
+    "batchnorm": ("sum", ["aten::batch_norm", "aten::add"]),    # training: num_batches_tracked += 1
+    "eltwise": ("mean", ["aten::relu_", "aten::add_", "aten::max_pool2d", "aten::adaptive_avg_pool2d"]),
+    "view": ("sum", ["aten::flatten"]),
+    "loss": ("sum", ["aten::cross_entropy_loss"]),
+    "seed": ("sum", ["aten::zeros", "aten::ones_like"]),         # between the loss and the backward pass
+}
+HOST_BWD = {
+    "conv": ("sum", ["CudnnConvolutionBackward"]),
+    "linear": ("sum", ["AddmmBackward", "TBackward", "aten::sum", "aten::view"]),   # with the bias reduction
+    "batchnorm": ("sum", ["CudnnBatchNormBackward"]),
+    "eltwise": ("mean", ["ReluBackward1", "AddBackward0", "MaxPool2DWithIndicesBackward", "MeanBackward1"]),
+    "view": ("sum", ["ViewBackward"]),
+    "loss": ("sum", ["NllLossBackward", "LogSoftmaxBackward"]),
+    "grad_sum": ("sum", ["aten::add"]),                          # a tensor's gradients from two uses
+    "accumulate": ("sum", ["torch::autograd::AccumulateGrad"]),  # one per parameter tensor
+}
+# In-place operators per parameter tensor of an optimizer step (PyTorch's SGD and transformers'
+# AdamW, read in their step loops): the trace's SGD (momentum, no weight decay): buf.mul_, buf.add_,
+# p.add_; Stash's SGD adds weight decay 1e-4 (d_p.add); AdamW with weight decay 0: exp_avg.mul_.add_,
+# exp_avg_sq.mul_.addcmul_, sqrt, add_(eps), p.addcdiv_.
+OPT_OPS_TRACE, OPT_OPS_SGD_WD, OPT_OPS_ADAMW = 3, 4, 7
+
 IMAGENET_SAMPLES, IMAGENET_BYTES = 1281167, 146e9      # as workloads/resnet50.json
 SQUAD2_TRAIN_JSON_BYTES, SQUAD2_TRAIN_ANSWERABLE = 42123633, 86821
 
@@ -378,8 +475,12 @@ def sig(x, digits=6):
 
 def build(model):
     if model in BERT_CFGS:
-        return bert_qa(model, BERT_SEQ_LEN)
-    return ARCHS[model]()
+        net = bert_qa(model, BERT_SEQ_LEN)
+        net.host(["seed"])
+    else:
+        net = ARCHS[model]()
+        net.host(["loss", "seed"], ["loss"])   # CrossEntropyLoss; the training loop before backward
+    return net
 
 
 def total_flops(net):
@@ -530,6 +631,130 @@ def times(model, net):
 
 
 # ---------------------------------------------------------------------------------------------
+# Host (CPU) times: operators per layer x the per-operator cost measured in the ResNet-50 trace
+# ---------------------------------------------------------------------------------------------
+
+def read_resnet50():
+    with open(os.path.join(REPO, "workloads", "resnet50.json")) as f:
+        return json.load(f)
+
+
+@functools.lru_cache(maxsize=None)
+def host_costs():
+    """The host us of one operator of each class (forward, backward), of one optimizer operator per
+    tensor and of zero_grad per tensor, from workloads/resnet50.json's measured host_per_op_us."""
+    w = read_resnet50()
+    per = w["provenance"]["host_per_op_us"]
+    tensors = sum(len(l["tensors"]) for l in w["layers"])
+    out = {"tensors": tensors, "opt_op": per["opt"]["Optimizer.step"][1] / (tensors * OPT_OPS_TRACE),
+           "zero": per["opt"]["Optimizer.zero_grad"][1] / tensors}
+    for part, table in (("fwd", HOST_FWD), ("bwd", HOST_BWD)):
+        measured, out[part] = per[part], {}
+        unused = set(measured) - {n for _, names in table.values() for n in names}
+        if unused or any(n not in measured for _, names in table.values() for n in names):
+            sys.exit("gen_models.py: resnet50.json's host_per_op_us (%s) does not match HOST_%s" % (part, part.upper()))
+        for cls, (how, names) in table.items():
+            calls = sum(measured[n][0] for n in names)
+            out[part][cls] = (sum(measured[n][1] for n in names) if how == "sum" else
+                              sum(measured[n][0] * measured[n][1] for n in names) / calls)
+    return out
+
+
+def host_layer_us(layer):
+    """(forward, backward) host us of a layer: its operators times their classes' costs."""
+    c = host_costs()
+    return sum(c["fwd"][k] for k in layer["host_fwd"]), sum(c["bwd"][k] for k in layer["host_bwd"])
+
+
+def host_optimizer_s(net, model):
+    """optimizer.step and zero_grad on the host: per tensor, its in-place operators and a zero_."""
+    c = host_costs()
+    ops = OPT_OPS_ADAMW if model in BERT_CFGS else OPT_OPS_SGD_WD
+    return sum(len(l["tensors"]) for l in net.layers) * (ops * c["opt_op"] + c["zero"]) / 1e6
+
+
+def op_counts(ops):
+    """How many operators of each class ops (a list of classes) holds, in the order of first use."""
+    counts = {}
+    for k in ops:
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def check_host():
+    """The operators written out for ResNet-50 are those of its trace, class by class, so that the
+    estimate applied to it gives the measured totals (up to the medians' difference from means)."""
+    w, net, c = read_resnet50(), build("resnet50"), host_costs()
+    per = w["provenance"]["host_per_op_us"]
+    for part, table in (("fwd", HOST_FWD), ("bwd", HOST_BWD)):
+        counts = op_counts([k for l in net.layers for k in l["host_" + part]])
+        for cls, (how, names) in table.items():
+            calls = [per[part][n][0] for n in names]
+            if any(x != counts.get(cls, 0) for x in calls) if how == "sum" else sum(calls) != counts.get(cls, 0):
+                sys.exit("gen_models.py: resnet50 has %d %s operators of class %s, its trace %s"
+                         % (counts.get(cls, 0), part, cls, calls))
+    est = [sum(host_layer_us(l)[k] for l in net.layers) for k in (0, 1)]
+    meas = [1e6 * sum(l[k] for l in w["layers"]) for k in ("host_fwd_s", "host_bwd_s")]
+    opt = c["tensors"] * (OPT_OPS_TRACE * c["opt_op"] + c["zero"]) / 1e6
+    # The costs are means over the trace's steps, resnet50.json's figures medians: a few % apart.
+    if any(abs(e / m - 1) > 0.05 for e, m in zip(est + [opt], meas + [w["host_optimizer_s"]])):
+        sys.exit("gen_models.py: the host estimate gives resnet50 %s us, its trace %s" % (est + [opt], meas))
+    return est, meas, opt, w["host_optimizer_s"]
+
+
+def host_provenance(model, net):
+    """The provenance of the host times and tensors of a generated workload."""
+    c, (est, meas, opt, opt_meas) = host_costs(), check_host()
+    fwd_us = sum(host_layer_us(l)[0] for l in net.layers)
+    bwd_us = sum(host_layer_us(l)[1] for l in net.layers)
+    ntensors = sum(len(l["tensors"]) for l in net.layers)
+    ops = OPT_OPS_ADAMW if model in BERT_CFGS else OPT_OPS_SGD_WD
+    costs = "; ".join("%s %.1f / %s us" % (k, c["fwd"][k], "%.1f" % c["bwd"][k] if k in c["bwd"] else "-")
+                      for k in HOST_FWD) + "; backward only: " + "; ".join(
+                          "%s %.1f us" % (k, c["bwd"][k]) for k in HOST_BWD if k not in HOST_FWD)
+    classes, bclasses = ("; ".join("%s = %s" % (k, " + ".join(names) if how == "sum" else
+                                                "the call-weighted mean of " + ", ".join(names))
+                                   for k, (how, names) in table.items()) for table in (HOST_FWD, HOST_BWD))
+    text = (
+        "ESTIMATE: host_fwd_s / host_bwd_s of a layer = the number of host operators it issues in each class x that "
+        "class's cost per operator, MEASURED in the ResNet-50 Kineto trace (workloads/resnet50.json, provenance "
+        "host_times and host_per_op_us: the mean time of each top-level operator of the training thread (forward) or "
+        "of the autograd thread (backward), including the Python or autograd-engine time before it; its cudaLaunchKernel "
+        "calls are inside). Cost per operator, forward / backward: %s. Classes, forward: %s; backward: %s. Operators "
+        "per layer (host_ops_by_layer): written out from the model's code (torchvision / transformers, eager PyTorch): "
+        "a conv gives conv, its BatchNorm batchnorm, its ReLU eltwise; a Linear linear; pooling, residual adds, "
+        "concatenations, dropout, softmax, GELU, LayerNorm, embedding lookups and copies eltwise; flatten, view, "
+        "permute, split view; backward the same nodes, plus one accumulate (AccumulateGrad) per parameter tensor and "
+        "a grad_sum per extra use of a tensor; operators after a layer's conv / linear are booked to it, as a trace "
+        "books them. Applied to ResNet-50 (operator counts checked against its trace, class by class) this gives "
+        "%.3f / %.3f ms against the measured %.3f / %.3f ms (the costs are means over the trace's steps, the measured "
+        "figures medians; one step's backward ran 3 ms long). This model: %d forward and %d backward operators, "
+        "%.3f ms forward, %.3f ms backward per iteration (independent of the batch). Ops the trace does not have "
+        "(GELU, softmax, LayerNorm, matmul, dropout, cat...) cost what their class costs there: uncertain by ~2x "
+        "each. host_optimizer_s = %d tensors x (%d in-place operators x %.1f us + zero_grad's %.1f us) = %.3f ms: "
+        "the trace's SGD step costs %.1f us per operator (Optimizer.step / (161 tensors x 3)) and its zero_grad %.1f "
+        "us per tensor (ResNet-50 with 3: %.3f ms, measured %.3f ms); %s. CAVEAT: the trace ran with the profiler's "
+        "record_shapes, profile_memory and with_stack, which inflate every operator's host time (see "
+        "resnet50.json): these are profiled-run costs, an upper bound for an unprofiled run."
+        % (costs, classes, bclasses, est[0] / 1e3, est[1] / 1e3, meas[0] / 1e3, meas[1] / 1e3,
+           sum(len(l["host_fwd"]) for l in net.layers), sum(len(l["host_bwd"]) for l in net.layers),
+           fwd_us / 1e3, bwd_us / 1e3, ntensors, ops, c["opt_op"], c["zero"], host_optimizer_s(net, model) * 1e3,
+           c["opt_op"], c["zero"], opt * 1e3, opt_meas * 1e3,
+           "transformers' AdamW (weight decay 0): 7 per tensor" if model in BERT_CFGS else
+           "Stash's SGD (momentum 0.9, weight decay 1e-4): 4 per tensor"))
+    by_layer = {}
+    for l in net.layers:
+        f, b = host_layer_us(l)
+        by_layer[l["name"]] = "fwd %s = %.1f us; bwd %s = %.1f us" % (
+            describe(l["host_fwd"]), f, describe(l["host_bwd"]), b)
+    return text, by_layer
+
+
+def describe(ops):
+    return " + ".join("%d %s" % (n, k) for k, n in op_counts(ops).items())
+
+
+# ---------------------------------------------------------------------------------------------
 # Workload files
 # ---------------------------------------------------------------------------------------------
 
@@ -610,12 +835,14 @@ def workload(model):
     batch, pipeline, batch_note = MODELS[model]
     is_bert = model in BERT_CFGS
     opt_factor = ADAMW_FACTOR if is_bert else 1.0
-    layers = [{"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"]}
+    layers = [{"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"], "tensors": l["tensors"],
+               "host_fwd_s": sig(host_layer_us(l)[0] / 1e6), "host_bwd_s": sig(host_layer_us(l)[1] / 1e6)}
               for l, (f, b) in zip(net.layers, per)]
     ds, ds_prov = dataset(model)
     w = {"schema": "stash-sim-workload/1", "model": model, "precision": "fp32", "batch_per_gpu": batch,
          "grad_bytes_per_param": 4, "reference": dict(REF),
-         "optimizer_s": sig(SGD_STEP_S * params / SGD_STEP_PARAMS * opt_factor), "layers": layers,
+         "optimizer_s": sig(SGD_STEP_S * params / SGD_STEP_PARAMS * opt_factor),
+         "host_optimizer_s": sig(host_optimizer_s(net, model)), "layers": layers,
          "dataset": ds}
     if model in MEASURED:
         w["devices"] = [k80_device(model)]
@@ -624,6 +851,8 @@ def workload(model):
                bwd * 1e3, "totals MEASURED, per-layer split ESTIMATE" if status == "MEASURED" else "ESTIMATE")}
     prov.update(arch_provenance(model, net, params))
     prov["per_layer_times"] = time_text
+    prov["tensors"] = tensors_provenance(model, net)
+    prov["host_times"], prov["host_ops_by_layer"] = host_provenance(model, net)
     prov["reference"] = ("Tesla V100-SXM2-16GB, batch 16: %s. gpu_flops 15.7e12 = NVIDIA's V100 SXM2 FP32 peak (datasheet, NOT in shared/data), used by the simulator only as a ratio to other devices' peaks." % ("the GPU of the DLPerf BERT-base measurement the times derive from; batch 16 as the CNN workloads (the times are per-sample FLOP estimates, any batch would do)" if is_bert else "the V100 of cnn-benchmarks (AWS P3, i.e. V100-SXM2-16GB) and its batch"))
     if model in MEASURED:
         prov["devices"] = "Tesla K80: MEASURED forward/backward of this model in the same benchmark (see the entry's source)."
@@ -644,7 +873,25 @@ def workload(model):
     w["provenance"] = prov
     return w, {"model": model, "layers": len(layers), "params": params, "fwd_flops": total_flops(net),
                "batch": batch, "fwd_ms": fwd * 1e3, "bwd_ms": bwd * 1e3, "status": status,
-               "k80": model in MEASURED}
+               "k80": model in MEASURED, "tensors": sum(len(l["tensors"]) for l in layers), "host_ms": host_ms(w)}
+
+
+def tensors_provenance(model, net):
+    n = sum(len(l["tensors"]) for l in net.layers)
+    if model in BERT_CFGS:
+        c = BERT_CFGS[model]
+        return ("DERIVED from the architecture, in the order transformers registers them: bert.embeddings word, "
+                "position and token_type tables, LayerNorm weight and bias (5); per encoder layer, in the attention "
+                "entry the query, key, value and output dense weights and biases and the output LayerNorm's weight "
+                "and bias (10), in the intermediate+output entry the intermediate and output dense weights and "
+                "biases and the output LayerNorm's (6); qa_outputs weight and bias (2): 5 + 16 x %d + 2 = %d "
+                "tensors (BertModel's 5 + 16 x %d + the pooler's 2, less the pooler, which "
+                "BertForQuestionAnswering does not have, plus qa_outputs)." % (c["layers"], n, c["layers"]))
+    return ("DERIVED from the architecture, in the order torchvision registers them: each conv's weight, its bias "
+            "where it has one, then the weight and bias of the BatchNorm that follows it (folded into the conv's "
+            "entry); each Linear's weight and bias. %d tensors%s." % (n, " = stash_methodology.md section 7's count "
+                                                                     "for torchvision's %s (the script asserts it)" % model
+                                                                     if model in TORCHVISION_TENSORS else ""))
 
 
 def arch_provenance(model, net, params):
@@ -672,15 +919,21 @@ def arch_provenance(model, net, params):
 # README, checks, main
 # ---------------------------------------------------------------------------------------------
 
+def host_ms(w):
+    """A workload's host times per iteration, ms: forward, backward, optimizer."""
+    return tuple(1e3 * x for x in (sum(l["host_fwd_s"] for l in w["layers"]),
+                                   sum(l["host_bwd_s"] for l in w["layers"]), w["host_optimizer_s"]))
+
+
 def resnet50_row():
-    with open(os.path.join(REPO, "workloads", "resnet50.json")) as f:
-        w = json.load(f)
+    w = read_resnet50()
     scale = 16 / w["reference"]["batch"]
     return {"model": "resnet50", "layers": len(w["layers"]), "params": sum(l["params"] for l in w["layers"]),
             "fwd_flops": total_flops(build("resnet50")), "batch": w["batch_per_gpu"],
             "fwd_ms": scale * 1e3 * sum(l["fwd_s"] for l in w["layers"]),
             "bwd_ms": scale * 1e3 * sum(l["bwd_s"] for l in w["layers"]), "status": "MEASURED*",
-            "k80": any(d["gpu_model"] == "Tesla K80" for d in w.get("devices", []))}
+            "k80": any(d["gpu_model"] == "Tesla K80" for d in w.get("devices", [])),
+            "tensors": sum(len(l["tensors"]) for l in w["layers"]), "host_ms": host_ms(w)}
 
 
 def readme(rows):
@@ -688,13 +941,13 @@ def readme(rows):
            "Generated by `python3 calibration/gen_models.py` (do not edit; `--check` verifies it), except",
            "`resnet50.json`, which `python3 scripts/csv2workload.py` makes from a measured per-layer trace.",
            "Each file's `provenance` block says where every number comes from (MEASURED, DERIVED or ESTIMATE).", "",
-           "| model | layers | params | fwd+bwd GFLOP/sample | default batch | V100 fwd ms @16 | V100 bwd ms @16 | times | K80 entry |",
-           "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+           "| model | layers | params | tensors | fwd+bwd GFLOP/sample | default batch | V100 fwd ms @16 | V100 bwd ms @16 | times | K80 entry | host fwd / bwd / optimizer ms |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
     for r in rows:
-        out.append("| %s | %d | %s | %.2f | %d | %.2f | %.2f | %s | %s |" % (
-            r["model"], r["layers"], "{:,}".format(r["params"]), 3 * r["fwd_flops"] / 1e9, r["batch"],
-            r["fwd_ms"], r["bwd_ms"], {"MEASURED": "measured", "ESTIMATE": "estimated",
-                                       "MEASURED*": "measured*"}[r["status"]], "yes" if r["k80"] else "no"))
+        status = {"MEASURED": "measured", "ESTIMATE": "estimated", "MEASURED*": "measured*"}[r["status"]]
+        out.append("| %s | %d | %s | %d | %.2f | %d | %.2f | %.2f | %s | %s | %.2f / %.2f / %.2f |" % ((
+            r["model"], r["layers"], "{:,}".format(r["params"]), r["tensors"], 3 * r["fwd_flops"] / 1e9, r["batch"],
+            r["fwd_ms"], r["bwd_ms"], status, "yes" if r["k80"] else "no") + tuple(r["host_ms"])))
     out += ["",
             "fwd+bwd GFLOP = 3 x forward (conv/linear/attention matmuls, multiply-add = 2). Times are on a",
             "Tesla V100-SXM2-16GB at batch 16, FP32. measured: the forward and backward totals are measured",
@@ -721,7 +974,17 @@ def readme(rows):
             "- The optimizer step scales resnet50's measured SGD step by parameter count (BERT: x2 for AdamW).",
             "- Only measured models carry a `Tesla K80` device entry; elsewhere a K80 is scaled by peak",
             "  FLOPS, which flatters it (measured K80/V100 time ratios %s, the peak ratio 3.6x)." % k80_range(),
-            "- All times are FP32. Stash ran the CNNs with `--amp`, which would be faster.", ""]
+            "- All times are FP32. Stash ran the CNNs with `--amp`, which would be faster.",
+            "- `tensors`: each layer's parameter tensors in registration order (torchvision: conv weight, conv",
+            "  bias if any, then the following BatchNorm's weight and bias; Linear weight and bias), as DDP",
+            "  buckets and apex's per-tensor allreduce see them; the totals are asserted against torchvision's.",
+            "- Host times (the training process's CPU issuing each layer's operators, the optimizer step and",
+            "  zero_grad; not scaled with the batch): resnet50's are MEASURED per layer in its profiler trace;",
+            "  the others are ESTIMATES, each layer's operators (written out from the model's code, by class:",
+            "  conv, batchnorm, linear, elementwise, view, loss; backward nodes, one AccumulateGrad per tensor,",
+            "  gradient sums) times the cost per operator of that class measured in the same trace. That trace",
+            "  ran with the profiler's shapes, memory and stack recording on, which inflates every operator's",
+            "  host time: upper bounds for an unprofiled run.", ""]
     return "\n".join(out)
 
 
@@ -732,10 +995,9 @@ def resnet50_ms(rows):
 
 
 def check_resnet50():
-    """resnet50.json's per-layer names and parameter counts must be those of the architecture."""
-    with open(os.path.join(REPO, "workloads", "resnet50.json")) as f:
-        got = [(l["name"], l["params"]) for l in json.load(f)["layers"]]
-    want = [(l["name"], l["params"]) for l in build("resnet50").layers]
+    """resnet50.json's per-layer names, parameter counts and tensors must be those of the architecture."""
+    got = [(l["name"], l["params"], l.get("tensors")) for l in read_resnet50()["layers"]]
+    want = [(l["name"], l["params"], l["tensors"]) for l in build("resnet50").layers]
     if got != want:
         bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
         sys.exit("gen_models.py: workloads/resnet50.json disagrees with torchvision resnet50 (%d vs %d layers); "
@@ -751,6 +1013,10 @@ def check_architectures():
             sys.exit("gen_models.py: %s has %d parameters, torchvision says %d" % (model, params, tv_params))
         if abs(gmacs / tv_gmacs - 1) > 0.02:
             sys.exit("gen_models.py: %s has %.4f GMACs, torchvision's _ops says %.3f" % (model, gmacs, tv_gmacs))
+        ntensors = sum(len(l["tensors"]) for l in net.layers)
+        if ntensors != TORCHVISION_TENSORS.get(model, ntensors):
+            sys.exit("gen_models.py: %s has %d parameter tensors, torchvision %d" % (model, ntensors,
+                                                                                    TORCHVISION_TENSORS[model]))
     for model, with_pooler in BERT_WITH_POOLER.items():
         h = BERT_CFGS[model]["hidden"]
         params = sum(l["params"] for l in build(model).layers)

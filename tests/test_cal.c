@@ -273,12 +273,13 @@ static void test_compare(void)
   snprintf(out, sizeof(out), "%s/c.csv", tmpdir);
   run_result r = runf(SS_CAL_BIN, "compare tests/calibration/measured.csv -o %s", out);
   CHECK(r.status == 0 && !*r.err, "exit %d: %s", r.status, r.err);
-  const char* args[] = {"platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32",
-                        "platforms/p2.xl.xml workloads/resnet50.json --synthetic --batch 16",
-                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 16",
+  /* Rows 1-3 are GPU times (no host time); row 4 a whole iteration, with the host's. */
+  const char* args[] = {"platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32 --no-launch",
+                        "platforms/p2.xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch",
+                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch",
                         "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 128"};
   const double measured[] = {0.0987, 0.39881, 0.06609, 0.367161953};
-  const double expect_pct[] = {0.245187, -24.006248, -24.162506, 6.728924};
+  const double expect_pct[] = {0.245187, -24.006248, -24.162506, 6.981673};
   int line[8];
   double sim[8], err[8];
   int n = compare_rows(out, line, sim, err, 8);
@@ -288,11 +289,11 @@ static void test_compare(void)
     CHECK(near(sim[i], alone, 1e-8), "row %d: %.9g s, stash-sim alone %.9g s", i, sim[i], alone);
     CHECK(fabs(err[i] - 100 * (alone - measured[i]) / measured[i]) < 1e-5, "row %d: error %.6f%%", i, err[i]);
     CHECK(fabs(err[i] - expect_pct[i]) < 0.01, "row %d: error %.6f%%, expected %.6f%%", i, err[i], expect_pct[i]);
-    CHECK(line[i] == 9 + i, "row %d is line %d", i, line[i]);
+    CHECK(line[i] == 11 + i, "row %d is line %d", i, line[i]);
   }
-  /* |errors| sorted: 0.25, 6.73, 24.01, 24.16: median (6.73 + 24.01) / 2, max 24.16 on line 11 */
-  CHECK(strstr(r.out, "# rows 4, failed 0; |error| median 15.37%, max 24.16% (line 11)") != NULL, "summary: %s", r.out);
-  CHECK(strstr(r.out, "    10      0.398810      0.303071    -24.01  platforms/p2.xl.xml") != NULL, "table: %s", r.out);
+  /* |errors| sorted: 0.25, 6.98, 24.01, 24.16: median (6.98 + 24.01) / 2, max 24.16 on line 13 */
+  CHECK(strstr(r.out, "# rows 4, failed 0; |error| median 15.49%, max 24.16% (line 13)") != NULL, "summary: %s", r.out);
+  CHECK(strstr(r.out, "    12      0.398810      0.303071    -24.01  platforms/p2.xl.xml") != NULL, "table: %s", r.out);
   run_free(&r);
 }
 
@@ -427,6 +428,31 @@ static void sums(const cJSON* w, double* fwd, double* bwd, double* params, int* 
   }
 }
 
+/* Sum over w's layers of the number key (host_fwd_s, ...), and the number of their tensors. */
+static double layer_sum(const cJSON* w, const char* key, int* ntensors)
+{
+  double sum = 0;
+  *ntensors = 0;
+  const cJSON* l;
+  cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(w, "layers"))
+  {
+    sum += num(l, key);
+    *ntensors += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(l, "tensors"));
+  }
+  return sum;
+}
+
+/* Whether layer i of w lists the tensors want[0..n). */
+static int has_tensors(const cJSON* w, int i, const double* want, int n)
+{
+  const cJSON* t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w, "layers"), i),
+                                                    "tensors");
+  int ok = cJSON_GetArraySize(t) == n;
+  for (int k = 0; ok && k < n; k++)
+    ok = cJSON_IsNumber(cJSON_GetArrayItem(t, k)) && cJSON_GetArrayItem(t, k)->valuedouble == want[k];
+  return ok;
+}
+
 /* The ResNet-50 trace of shared/data (V100, batch 32, DataLoader in the training process): its
  * step breakdown says forward 33.0 ms, backward 64.4 ms; torchvision says 25,557,032 parameters;
  * its steps took 164-181 ms. */
@@ -450,6 +476,16 @@ static void test_trace_resnet50(void)
         ds ? num(ds, "decoded_bytes_per_sample") : NAN);
   CHECK(ds && num(ds, "prep_cpu_s_per_sample") > 0.0019 && num(ds, "prep_cpu_s_per_sample") < 0.0023,
         "DataLoader %.4g s per sample, the trace's 63-73 ms per 32", ds ? num(ds, "prep_cpu_s_per_sample") : NAN);
+  /* Host times: what scripts/csv2workload.py, the same rules written in Python, measures in this
+   * trace (workloads/resnet50.json); torchvision's 161 parameter tensors. */
+  int nt = 0;
+  double host_fwd = layer_sum(w, "host_fwd_s", &nt), host_bwd = layer_sum(w, "host_bwd_s", &nt);
+  CHECK(near(host_fwd, 0.041482, 1e-9) && near(host_bwd, 0.034444, 1e-9) &&
+            near(num(w, "host_optimizer_s"), 0.024451, 1e-9),
+        "host %.6f / %.6f / %.6f s, csv2workload.py 0.041482 / 0.034444 / 0.024451", host_fwd, host_bwd,
+        num(w, "host_optimizer_s"));
+  static const double conv1[] = {9408, 64, 64}, fc[] = {2048000, 1000};
+  CHECK(nt == 161 && has_tensors(w, 0, conv1, 3) && has_tensors(w, 53, fc, 2), "%d tensors, torchvision 161", nt);
   cJSON_Delete(w);
   /* The simulated step of the same job (DataLoader in the training process, one V100): within
    * 10% of the steps' median, 176.3 ms. */
@@ -482,6 +518,41 @@ static void test_trace_synthetic(void)
   free(again);
 }
 
+/* A hand-made trace of host times (tests/calibration/host.json, three steps that differ in the ReLU's
+ * duration d = 10, 12, 30 us): each layer's host time is its operators' spans, the gaps between two
+ * top-level operators, none across the DataLoader or optimizer calls, nothing after the backward
+ * pass has begun; the optimizer's, the spans of zero_grad and step; tensors from the shapes. */
+static void test_trace_host(void)
+{
+  char out[512];
+  cJSON* w = import("tests/calibration/host.json", "", out, sizeof(out));
+  if (!w)
+    return;
+  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
+  const cJSON* conv = cJSON_GetArrayItem(layers, 0);
+  const cJSON* lin = cJSON_GetArrayItem(layers, 1);
+  CHECK(cJSON_GetArraySize(layers) == 2 && conv && lin, "%d layers", cJSON_GetArraySize(layers));
+  if (conv && lin) {
+    /* conv2d 30 (its launch inside) + gap 5 + batch_norm 15 + gap 5 + ReLU d: median 55 + 12. */
+    CHECK(fabs(num(conv, "host_fwd_s") - 67e-6) < 1e-12, "conv forward %g s", num(conv, "host_fwd_s"));
+    /* gap 35 - d + linear 20 + gap 10 + loss 10 + ones_like 5 (after zero_grad: no gap; aten::zeros
+     * once the backward has begun: not counted): median 80 - 12. */
+    CHECK(fabs(num(lin, "host_fwd_s") - 68e-6) < 1e-12, "linear forward %g s", num(lin, "host_fwd_s"));
+    /* ReLU's node 5 + 6, the gradient sum 2 + 4, the norm's 3 + 10, the conv's 5 + 20, four
+     * AccumulateGrads 2 + 3, 1 + 3, 1 + 2, 1 + 2. */
+    CHECK(fabs(num(conv, "host_bwd_s") - 70e-6) < 1e-12, "conv backward %g s", num(conv, "host_bwd_s"));
+    /* The loss's node 10 (the first on its thread), addmm's 5 + 20, two AccumulateGrads 2 + 3 each. */
+    CHECK(fabs(num(lin, "host_bwd_s") - 45e-6) < 1e-12, "linear backward %g s", num(lin, "host_bwd_s"));
+    CHECK(fabs(num(conv, "fwd_s") - 7e-6) < 1e-12 && fabs(num(w, "optimizer_s") - 4e-6) < 1e-12, "device times");
+  }
+  CHECK(fabs(num(w, "host_optimizer_s") - 70e-6) < 1e-12, "zero_grad 20 + step 50 us: %g s",
+        num(w, "host_optimizer_s"));
+  /* conv weight 2x3x3x3 and bias 2, the norm's weight and bias; linear weight 4x18 and bias 4. */
+  static const double conv_t[] = {54, 2, 2, 2}, lin_t[] = {72, 4};
+  CHECK(has_tensors(w, 0, conv_t, 4) && has_tensors(w, 1, lin_t, 2), "tensors");
+  cJSON_Delete(w);
+}
+
 /* A hand-made CPU trace (tests/calibration/cpu_ddp.json, three steps, no GPU kernels): the forward
  * inside DistributedDataParallel.forward, backward on the same thread inside evaluate_function
  * wrappers. Each operator's own time (its time less its children's) goes to its layer. */
@@ -500,6 +571,13 @@ static void test_trace_cpu(void)
   const cJSON* model = cJSON_GetObjectItemCaseSensitive(ref, "gpu_model");
   CHECK(cJSON_IsString(model) && strcmp(model->valuestring, "cpu-core") == 0, "--gpu-model names the device");
   check_dataset(w, 3072, 5e-6, "dataset: 3x16x16 FP32 per sample, 40 us of DataLoader for 8 samples");
+  /* A CPU run's operator time is the compute: no host times; the tensors from the shapes. */
+  const cJSON* first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w, "layers"), 0);
+  CHECK(!cJSON_GetObjectItemCaseSensitive(w, "host_optimizer_s") && first &&
+            !cJSON_GetObjectItemCaseSensitive(first, "host_fwd_s"),
+        "a CPU run has no host times");
+  static const double conv_t[] = {108, 4}, lin_t[] = {7840, 10};
+  CHECK(has_tensors(w, 0, conv_t, 2) && has_tensors(w, 1, lin_t, 2), "CPU run tensors");
   cJSON_Delete(w);
 }
 
@@ -507,6 +585,7 @@ static void test_trace_cpu(void)
 #define CAL_TESTS(TEST)                                                                                                \
   TEST(trace_resnet50)                                                                                                 \
   TEST(trace_synthetic)                                                                                                \
+  TEST(trace_host)                                                                                                     \
   TEST(trace_cpu)                                                                                                      \
   TEST(nccl_2080ti)                                                                                                    \
   TEST(nccl_table)                                                                                                     \
