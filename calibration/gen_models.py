@@ -645,9 +645,10 @@ def host_costs():
     tensor and of zero_grad per tensor, from workloads/resnet50.json's measured host_per_op_us."""
     w = read_resnet50()
     per = w["provenance"]["host_per_op_us"]
+    f = w["provenance"]["host_unprofiled_factor"]  # the profiled trace's costs, unprofiled
     tensors = sum(len(l["tensors"]) for l in w["layers"])
-    out = {"tensors": tensors, "opt_op": per["opt"]["Optimizer.step"][1] / (tensors * OPT_OPS_TRACE),
-           "zero": per["opt"]["Optimizer.zero_grad"][1] / tensors}
+    out = {"tensors": tensors, "opt_op": f * per["opt"]["Optimizer.step"][1] / (tensors * OPT_OPS_TRACE),
+           "zero": f * per["opt"]["Optimizer.zero_grad"][1] / tensors}
     for part, table in (("fwd", HOST_FWD), ("bwd", HOST_BWD)):
         measured, out[part] = per[part], {}
         unused = set(measured) - {n for _, names in table.values() for n in names}
@@ -655,8 +656,8 @@ def host_costs():
             sys.exit("gen_models.py: resnet50.json's host_per_op_us (%s) does not match HOST_%s" % (part, part.upper()))
         for cls, (how, names) in table.items():
             calls = sum(measured[n][0] for n in names)
-            out[part][cls] = (sum(measured[n][1] for n in names) if how == "sum" else
-                              sum(measured[n][0] * measured[n][1] for n in names) / calls)
+            out[part][cls] = f * (sum(measured[n][1] for n in names) if how == "sum" else
+                                  sum(measured[n][0] * measured[n][1] for n in names) / calls)
     return out
 
 

@@ -173,7 +173,7 @@ def measure_trace(path):
     per_step, stats = [], {"fwd": {}, "bwd": {}, "opt": {}}
     for s in sorted((o for o in ops if o.kind == STEP), key=lambda o: o.ts):
         mine = [o for o in ops if s.ts <= o.ts < s.end]
-        st = {"counted": {}, "stats": stats}
+        st = {"counted": {}, "stats": stats, "op_events": sum(1 for o in mine if o.kind != STEP)}
         _trace_forward(mine, st)
         _trace_backward(ops, mine, st)
         _trace_optimizer(mine, st)
@@ -185,7 +185,7 @@ def measure_trace(path):
     med = {"steps": len(per_step), "tensors": per_step[0]["tensors"], "op_stats": stats,
            "host_fwd_us": [_median([p["fwd"][i] for p in per_step]) for i in range(nl)],
            "host_bwd_us": [_median([p["bwd"][i] for p in per_step]) for i in range(nl)]}
-    for k in ("opt", "opt_step", "opt_zero", "opt_step_ops", "fwd_ops", "bwd_ops", "launch_fwd", "launch_bwd",
+    for k in ("op_events", "opt", "opt_step", "opt_zero", "opt_step_ops", "fwd_ops", "bwd_ops", "launch_fwd", "launch_bwd",
               "launch_opt", "launch_fwd_us", "launch_bwd_us", "launch_opt_us"):
         med[k] = _median([p[k] for p in per_step])
     return med
@@ -295,19 +295,31 @@ def _trace_launches(launches, by_ext, st):
             st["launch_%s_us" % part] += dur
 
 
+# What an operator and a kernel launch cost the host unprofiled: ~2 us per eager operator, Python
+# included (pytorch/pytorch#41383, a maintainer's measurement of x*x) and 4-5 us per raw
+# cudaLaunchKernel (stackoverflow.com/questions/53970187); calibration/host_costs.md section 4.
+UNPROFILED_OP_US = 2.0
+UNPROFILED_LAUNCH_US = 4.5
+
+
 def host_fields(layers, rows, trace):
     """Add each layer's parameter tensors and host times (measured in the trace) to layers; return
     the optimizer's host seconds and the provenance entries of these figures."""
     m = measure_trace(trace)
     if len(m["tensors"]) != len(layers):
         sys.exit("%s: %d layers in the trace, %d in the CSV" % (trace, len(m["tensors"]), len(layers)))
+    launches = m["launch_fwd"] + m["launch_bwd"] + m["launch_opt"]
+    profiled_us = sum(m["host_fwd_us"]) + sum(m["host_bwd_us"]) + m["opt"]
+    unprofiled_us = m["op_events"] * UNPROFILED_OP_US + launches * UNPROFILED_LAUNCH_US
+    factor = round(unprofiled_us / profiled_us, 4)
     for i, (l, r) in enumerate(zip(layers, rows)):
         # torchvision registers a conv's weight, then its BatchNorm's weight and bias; fc: weight, bias
         want = [r["weight_params"], FC_BIAS] if r["kind"] == "fc" else [r["weight_params"], r["w"][0], r["w"][0]]
         if m["tensors"][i] != want or sum(want) != l["params"]:
             sys.exit("layer %d (%s): the trace's tensors %s, the CSV's %s" % (i, l["name"], m["tensors"][i], want))
         l["tensors"] = want
-        l["host_fwd_s"], l["host_bwd_s"] = m["host_fwd_us"][i] / 1e6, m["host_bwd_us"][i] / 1e6
+        l["host_fwd_s"] = round(factor * m["host_fwd_us"][i] / 1e6, 9)
+        l["host_bwd_s"] = round(factor * m["host_bwd_us"][i] / 1e6, 9)
     ntensors = sum(len(l["tensors"]) for l in layers)
     fwd, bwd = sum(m["host_fwd_us"]) / 1e3, sum(m["host_bwd_us"]) / 1e3
     per_op = {part: {name: [round(c / m["steps"], 3), round(us / c, 1)] for name, (c, us) in sorted(v.items())}
@@ -323,8 +335,19 @@ def host_fields(layers, rows, trace):
                m["launch_bwd"], m["launch_bwd_us"] / 1e3, m["opt"] / 1e6, m["opt_step"] / 1e3, m["opt_step_ops"],
                m["opt_zero"] / 1e3, m["launch_opt"], m["launch_opt_us"] / 1e3)),
         "host_per_op_us": per_op,
+        "host_unprofiled_factor": factor,
+        "host_unprofiled": (
+            "ESTIMATE: host_fwd_s, host_bwd_s and host_optimizer_s are the profiled figures above times "
+            "host_unprofiled_factor %.4f, what the same work costs without the profiler: per step the trace holds "
+            "%d operator events and %d cudaLaunchKernel calls; unprofiled, an eager operator costs ~%.1f us "
+            "(pytorch/pytorch#41383) and a launch ~%.1f us (stackoverflow.com/questions/53970187), %.3f ms in all, "
+            "against the %.3f ms measured with the profiler on (calibration/host_costs.md section 4). The profiled run "
+            "itself (cal.trace_resnet50) is simulated from stash-calibrate trace's workload, which keeps the profiled "
+            "figures."
+            % (factor, m["op_events"], launches, UNPROFILED_OP_US, UNPROFILED_LAUNCH_US, unprofiled_us / 1e3,
+               profiled_us / 1e3)),
     }
-    return m["opt"] / 1e6, prov
+    return round(factor * m["opt"] / 1e6, 9), prov
 
 
 def version():
