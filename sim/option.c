@@ -16,7 +16,7 @@ static const char* const init_io_names[] = {"none", "sequential", "parallel", NU
 static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
-static const char* const stack_names[] = {"stash", "ours", NULL};
+static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
 
 /* The fields an enum row stores through an int. */
 _Static_assert(sizeof(ss_allreduce) == sizeof(int) && sizeof(ss_fidelity) == sizeof(int) &&
@@ -215,7 +215,7 @@ const ss_optdef ss_option_table[] = {
      "RUN3 (all cached) and, over several instances, the same GPUs on one instance; report their differences "
      "beside RUN2's timeline breakdown"},
     {"stash-stack", 0, SS_KIND_ENUM, OFF(stash_stack), 0, 0, 0, stack_names, 0, SS_CMD_RUN, "output", "S", NULL,
-     SS_STACK_STASH, "stash (ours with --ideal)", 0, NULL, "stash_stack", 0, NULL,
+     SS_STACK_AUTO, "auto: stash, or ours with --ideal", 0, NULL, "stash_stack", 0, NULL,
      "with --stash: stash simulates Stash's scripts (apex DDP with one allreduce per parameter tensor, synthetic "
      "data copied from host memory, RUN1's three metric allreduces and synchronisations); ours keeps the job's "
      "options"},

@@ -38,8 +38,9 @@ typedef enum ss_ddp { SS_DDP_PYTORCH, SS_DDP_APEX, SS_DDP_HOROVOD, SS_DDP_COUNT 
  * the GPU every iteration. A true value means synthetic. */
 typedef enum ss_synthetic { SS_SYNTH_OFF, SS_SYNTH_DEVICE, SS_SYNTH_HOST } ss_synthetic;
 
-/* The stack of Stash's runs under --stash: Stash's own scripts, or the job's options. */
-typedef enum ss_stash_stack { SS_STACK_STASH, SS_STACK_OURS } ss_stash_stack;
+/* The stack of Stash's runs under --stash: Stash's own scripts, or the job's options; AUTO is Stash's,
+ * or the job's with --ideal. */
+typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_stash_stack;
 
 /* The options of a run; every field is a row of the registry (option.c). A value of -1 means "not
  * given: derived" (the job resolves it: ss_job.resolved). Units follow docs/formats.md: gbps is

@@ -85,6 +85,50 @@ static int find_single(const ss_platform* p, int want, ss_platform** out, ss_err
   return SS_OK;
 }
 
+/* Mixed precision (apex AMP O1, every CNN run of Stash) as a factor on kernel times until a
+ * precision model exists: ResNet-50's measured FP32 / AMP throughput on a V100, 367 / 1200 img/s
+ * (../shared/data/single_gpu_throughput.md), applied to every model (an ESTIMATE); a K80 has no
+ * FP16 arithmetic (unchanged, also an estimate). */
+#define SS_STASH_AMP_V100 0.306
+
+/* Stash's own stack on run k's options r (../shared/data/stash_methodology.md, section 7): the CNN
+ * script trains with apex DDP, one allreduce per parameter tensor, AMP, torch.cuda.synchronize()
+ * after the data and after the step; synthetic runs copy a pageable fp32 batch every iteration;
+ * RUN1 (and the real-data runs, the same script) adds three metric allreduces and .item(); RUN0
+ * has no DDP at all (one GPU: no collective). The real-data runs load with DALI (the loaders copy
+ * ahead). BERT ran Hugging Face's script with PyTorch DDP. Says in words what it did (in `what`). */
+static void stash_stack(const ss_platform* p, const ss_workload* w, ss_options* r, ss_run k, char* what, size_t size)
+{
+  int bert = strncmp(w->model, "bert", 4) == 0;
+  int v100 = strstr(p->gpus[0].model, "V100") != NULL;
+  r->cuda_sync = 1;
+  if (r->synthetic)
+    r->synthetic = SS_SYNTH_HOST;
+  if (r->synthetic && !bert) /* torch.randn(batch, 3, 224, 224): fp32, 4 bytes per decoded uint8 */
+    r->synthetic_sample_bytes = 4 * w->dataset.decoded_bytes_per_sample;
+  if (!r->synthetic && !bert)
+    r->async_copy = 1;
+  if (!bert) {
+    r->ddp = SS_DDP_APEX;
+    r->message_size = 1;
+    r->metric_allreduces = k == SS_RUN0 ? 0 : 3;
+    if (r->compute_scale == 1 && v100)
+      r->compute_scale = SS_STASH_AMP_V100;
+  }
+  snprintf(what, size, "%s", bert ? "Stash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
+                                    "torch.cuda.synchronize() after the data and the step"
+                       : v100 ? "Stash's CNN script: apex DDP with one allreduce per parameter tensor, AMP as V100 "
+                                "kernels x0.306 (an estimate), fp32 synthetic batches copied from pageable host "
+                                "memory, DALI for real data, torch.cuda.synchronize() after the data and the step, "
+                                "three metric allreduces and .item() per iteration in RUN1-3 (--stash-stack ours: the "
+                                "job's options)"
+                              : "Stash's CNN script: apex DDP with one allreduce per parameter tensor, AMP (no "
+                                "FP16 arithmetic on this GPU: kernels unchanged), fp32 synthetic batches copied "
+                                "from pageable host memory, DALI for real data, torch.cuda.synchronize() after "
+                                "the data and the step, three metric allreduces and .item() per iteration in "
+                                "RUN1-3 (--stash-stack ours: the job's options)");
+}
+
 int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const char* single_path,
                   ss_stash** out, ss_err* err)
 {
@@ -105,6 +149,11 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
   /* RUN0 exchanges no gradients: with parameter servers it would still push to them. */
   r[SS_RUN0].arch = SS_ARCH_ALLREDUCE;
   r[SS_RUN0].async = 0;
+  s->stash_stack = o->stash_stack == SS_STACK_STASH || (o->stash_stack == SS_STACK_AUTO && !o->ideal);
+  snprintf(s->stack, sizeof(s->stack), "the job's own options (--stash-stack ours%s)",
+           o->stash_stack == SS_STACK_AUTO ? ", as with --ideal" : "");
+  for (int k = SS_RUN0; s->stash_stack && k <= SS_RUN3; k++)
+    stash_stack(p, w, &r[k], (ss_run)k, s->stack, sizeof(s->stack));
   int rc = SS_OK;
   for (int k = SS_RUN0; !rc && k <= SS_RUN3; k++)
     rc = ss_plan_job(p, w, &r[k], &s->job[k], err);
@@ -266,5 +315,6 @@ void ss_stash_derive(ss_stash* s)
     s->cost_usd_per_epoch[k] = s->epoch_s[k] * r->platform->price_usd_per_h * r->instances / 3600.0;
   }
   s->nnotes = 0;
+  note(s, "stack: %s", s->stack);
   explain(s);
 }
