@@ -150,8 +150,9 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
   r[SS_RUN0].arch = SS_ARCH_ALLREDUCE;
   r[SS_RUN0].async = 0;
   s->stash_stack = o->stash_stack == SS_STACK_STASH || (o->stash_stack == SS_STACK_AUTO && !o->ideal);
-  snprintf(s->stack, sizeof(s->stack), "the job's own options (--stash-stack ours%s)",
-           o->stash_stack == SS_STACK_AUTO ? ", as with --ideal" : "");
+  /* With --ideal the runs are as they were before stacks existed, notes included. */
+  if (o->stash_stack == SS_STACK_OURS)
+    snprintf(s->stack, sizeof(s->stack), "the job's own options (--stash-stack ours)");
   for (int k = SS_RUN0; s->stash_stack && k <= SS_RUN3; k++)
     stash_stack(p, w, &r[k], (ss_run)k, s->stack, sizeof(s->stack));
   int rc = SS_OK;
@@ -315,6 +316,7 @@ void ss_stash_derive(ss_stash* s)
     s->cost_usd_per_epoch[k] = s->epoch_s[k] * r->platform->price_usd_per_h * r->instances / 3600.0;
   }
   s->nnotes = 0;
-  note(s, "stack: %s", s->stack);
+  if (s->stack[0])
+    note(s, "stack: %s", s->stack);
   explain(s);
 }

@@ -33,10 +33,18 @@
   /* e2e_stash.c */                                                                                                    \
   TEST(stash_differential)                                                                                             \
   TEST(stash_network)                                                                                                  \
+  TEST(stash_stack)                                                                                                    \
   /* e2e_ps.c */                                                                                                       \
   TEST(ps_closed_form)                                                                                                 \
   TEST(ps_shards)                                                                                                      \
   TEST(ps_async)                                                                                                       \
+  /* e2e_host.c */                                                                                                  \
+  TEST(launch_bound)                                                                                                   \
+  TEST(apex_per_tensor)                                                                                                \
+  TEST(horovod_fusion)                                                                                                 \
+  TEST(host_copies)                                                                                                    \
+  TEST(handoff)                                                                                                        \
+  TEST(ideal)                                                                                                          \
   /* e2e_trace.c */                                                                                                    \
   TEST(trace)                                                                                                          \
   /* e2e_cli.c */                                                                                                      \

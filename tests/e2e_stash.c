@@ -6,10 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The runs of --stash, each checked against the plain run it stands for. */
+/* The runs of --stash with the job's own stack, each checked against the plain run it stands for
+ * (test_stash_stack checks Stash's stack). */
 static void stash_check_runs(const char* job, const char* single)
 {
-  cJSON* j = sim_json("%s --stash", job);
+  cJSON* j = sim_json("%s --stash --stash-stack ours", job);
   const cJSON* s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
   CHECK(s, "%s --stash: no stash object", job);
   if (!s) {
@@ -82,16 +83,17 @@ void test_stash_differential(void)
   /* One loader worker per GPU: the loader is the bottleneck, reads and preparation both stall. */
   const char* starved = "platforms/p3.16xl.xml workloads/resnet50.json --iterations 3 --warmup 1 --workers 1";
   stash_check_runs(starved, NULL);
-  cJSON* j = sim_json("%s --stash", starved);
+  cJSON* j = sim_json("%s --stash --stash-stack ours", starved);
   const cJSON* s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
   CHECK(s && num(s, "prep_stall_s") > 0.01 && num(s, "fetch_stall_s") > 0.005, "no data stalls with 1 worker");
   const cJSON* notes = s ? cJSON_GetObjectItemCaseSensitive(s, "notes") : NULL;
-  CHECK(cJSON_GetArraySize(notes) >= 1 && strstr(cJSON_GetArrayItem(notes, 0)->valuestring, "prep vs fetch"),
+  /* notes[0] names the stack */
+  CHECK(cJSON_GetArraySize(notes) >= 2 && strstr(cJSON_GetArrayItem(notes, 1)->valuestring, "prep vs fetch"),
         "the prep/fetch disagreement is not explained");
   cJSON_Delete(j);
   /* The table shows both views. */
   run_result r = runs(SS_SIM_BIN, "platforms/p3.16xl.xml workloads/resnet50.json --iterations 3 --warmup 1 "
-                                  "--workers 1 --stash");
+                                  "--workers 1 --stash --stash-stack ours");
   CHECK(r.status == 0 && strstr(r.out, "Stash differential breakdown") && strstr(r.out, "RUN2 timeline") &&
             strstr(r.out, "note: prep vs fetch"),
         "table: %s", r.out);
@@ -111,16 +113,16 @@ void test_stash_network(void)
   /* No V100 instance has 32 GPUs: the largest stands in, and the report says so. */
   const char* big = "platforms/p3.16xl.xml workloads/resnet50.json --iterations 3 --warmup 1 --instances 4";
   stash_check_runs(big, "platforms/p3.16xl.xml");
-  cJSON* j = sim_json("%s --stash", big);
+  cJSON* j = sim_json("%s --stash --stash-stack ours", big);
   const cJSON* s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
   CHECK(s && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s, "single_instance_same_gpus")), "same GPUs?");
   const cJSON* notes = s ? cJSON_GetObjectItemCaseSensitive(s, "notes") : NULL;
-  CHECK(cJSON_GetArraySize(notes) >= 1 && strstr(cJSON_GetArrayItem(notes, 0)->valuestring, "has 32 GPUs"),
+  CHECK(cJSON_GetArraySize(notes) >= 2 && strstr(cJSON_GetArrayItem(notes, 1)->valuestring, "has 32 GPUs"),
         "the stand-in is not said");
   /* 25 Gb/s between instances: the network stall is there and bigger than with 100 Gb/s. */
   double slow = s ? num(s, "network_stall_s") : NAN;
   cJSON_Delete(j);
-  j = sim_json("%s --stash --nic-gbps 100", big);
+  j = sim_json("%s --stash --stash-stack ours --nic-gbps 100", big);
   s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
   double fast = s ? num(s, "network_stall_s") : NAN;
   CHECK(slow > 0.001 && fast < slow, "network stall %.6g s at 25 Gb/s, %.6g s at 100 Gb/s", slow, fast);
@@ -145,5 +147,41 @@ void test_stash_network(void)
   s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
   CHECK(s && num(s, "single_instance_gpus") == 4, "--stash-single p3.8xl: %g GPUs",
         s ? num(s, "single_instance_gpus") : NAN);
+  cJSON_Delete(j);
+}
+
+/* --stash simulates Stash's scripts by default (../shared/data/stash_methodology.md, section 7):
+ * each run is the plain job with the options of Stash's CNN script, and the notes say so. */
+void test_stash_stack(void)
+{
+  const char* job = "platforms/p3.8xl.xml workloads/resnet50.json --iterations 3 --warmup 1";
+  const char* script = "--cuda-sync --compute-scale 0.306 --ddp apex --message-size 1";
+  cJSON* j = sim_json("%s --stash", job);
+  const cJSON* s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
+  static const char* const keys[4] = {"run0_s", "run1_s", "run2_s", "run3_s"};
+  static const char* const runs_extra[4] = {
+      "--gpus 1 --synthetic host --synthetic-sample-bytes 602112", /* RUN0: one GPU, no collective */
+      "--synthetic host --synthetic-sample-bytes 602112 --metric-allreduces 3",
+      "--cache 0 --async-copy --metric-allreduces 3", "--cache 1 --async-copy --metric-allreduces 3"};
+  for (int k = 0; s && k < 4; k++) {
+    char extra[512];
+    snprintf(extra, sizeof(extra), "%s %s", script, runs_extra[k]);
+    double plain = iteration(job, extra);
+    CHECK(num(s, keys[k]) == plain, "Stash's stack: %s %.17g, the plain run with %s %.17g", keys[k], num(s, keys[k]),
+          extra, plain);
+  }
+  const cJSON* notes = s ? cJSON_GetObjectItemCaseSensitive(s, "notes") : NULL;
+  CHECK(cJSON_GetArraySize(notes) >= 1 && strstr(cJSON_GetArrayItem(notes, 0)->valuestring, "stack: Stash's CNN script"),
+        "the notes do not name Stash's stack");
+  double stash_ic = s ? num(s, "interconnect_stall_s") : NAN;
+  cJSON_Delete(j);
+  /* Per-tensor allreduces, metric allreduces and synchronisations cost more than 5 overlapped buckets. */
+  j = sim_json("%s --stash --stash-stack ours", job);
+  s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
+  double ours_ic = s ? num(s, "interconnect_stall_s") : NAN;
+  notes = s ? cJSON_GetObjectItemCaseSensitive(s, "notes") : NULL;
+  CHECK(cJSON_GetArraySize(notes) >= 1 && strstr(cJSON_GetArrayItem(notes, 0)->valuestring, "stack: the job's own"),
+        "the notes do not name the job's own stack");
+  CHECK(stash_ic > ours_ic, "interconnect stall: Stash's stack %.6g s, ours %.6g s", stash_ic, ours_ic);
   cJSON_Delete(j);
 }
