@@ -12,6 +12,7 @@ python3-pil). Run it with the system python, /usr/bin/python3.
 
   train.py --data DIR --out DIR [--batch 32] [--workers 1] [--steps 20] [--profile]
   train.py --data DIR --out DIR --allreduce-sweep
+  train.py --data DIR --out DIR --measure-handoff [--batch 32] [--workers 1]
   train.py --data DIR --images N --out DIR --generate-only
 
 Outputs in --out:
@@ -27,6 +28,12 @@ Outputs in --out:
   allreduce.csv  with --allreduce-sweep: bytes,seconds,seconds_min,seconds_mean,samples: median
                  (minimum, mean) time of one dist.all_reduce of a float32 tensor of that many
                  bytes between the ranks, 4 KiB to 64 MiB in powers of 2
+  handoff.csv    with --measure-handoff (one process, --workers at least 1): rep,phase,seconds,cpu_s,
+                 ready,free_s: the training job's DataLoader, each next() timed (wall and CPU time of
+                 this process) after spinning --handoff-wait-ms so that the worker has the batch
+                 ready (ready: its result queue held a message before the call); the previous batch
+                 is freed after the timed call (free_s). handoff.json: the summary (handoff.py),
+                 handoff_us the median wall time, what run.sh passes to stash-sim as --handoff-us
   run.json       the configuration and the environment (torch version, CPU, cores)
 """
 import argparse
@@ -50,6 +57,9 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 from torchvision import transforms
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import handoff  # noqa: E402  (same directory)
 
 IMAGE_SIDE = 96  # stored JPEG side, pixels
 CROP_SIDE = 64  # network input side after RandomResizedCrop
@@ -135,6 +145,20 @@ class ImageFiles(Dataset):
         with open(os.path.join(self.dir, name), "rb") as f:
             img = Image.open(f).convert("RGB")
         return self.transform(img), label
+
+
+class Zeros(Dataset):
+    """Samples of `tensors` float32 tensors of `floats` elements each (zeros: nothing to prepare),
+    as many as ImageFiles holds: for --measure-handoff over other tensor counts and sizes."""
+
+    def __init__(self, size, tensors, floats):
+        self.size, self.tensors, self.floats = size, tensors, floats
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, i):
+        return [torch.zeros(self.floats) for _ in range(self.tensors)]
 
 
 # ---------------------------------------------------------------- model
@@ -414,6 +438,80 @@ def sweep_rank(rank, args, port):
     dist.destroy_process_group()
 
 
+# ---------------------------------------------------------------- handoff
+
+def _spin(seconds):
+    """Keep this thread busy for seconds, as a training step keeps it until its next(): a sleep
+    would let the vCPU idle, and its wake-up on a virtual machine would be timed as handoff."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def _batch_ready(it):
+    """Whether a worker's result queue holds a message (a batch) now, or None where the iterator
+    has no such queue to look at (a private attribute of torch's _MultiProcessingDataLoaderIter:
+    its _data_queue, a multiprocessing queue, without pin_memory)."""
+    reader = getattr(getattr(it, "_data_queue", None), "_reader", None)
+    return reader.poll() if reader is not None and hasattr(reader, "poll") else None
+
+
+def measure_handoff(args):
+    """Time the training process's next() on the DataLoader of the training job (--batch,
+    --workers, the same sampler and options) when the batch is already there: before each next()
+    the process spins --handoff-wait-ms, long enough for the workers to prepare their batches
+    (prefetch 2 each). One process, no DDP: the measurement is a calibration input, the 2-process
+    runs are what is predicted. The previous batch is freed after the timed call, so the time is
+    __next__'s alone: receive from the worker's queue, rebuild the tensors from shared memory
+    (a file descriptor per tensor through the worker's resource sharer), send the next indices;
+    the free (unmapping the shared memory) is timed apart. With --handoff-tensors K the same
+    DataLoader loads samples of K zero tensors of --handoff-floats elements instead of the images,
+    to see what the handoff grows with. Writes handoff.csv and handoff.json in --out; returns the
+    summary."""
+    set_threads(args.threads)
+    ds = ImageFiles(args.data)
+    if args.handoff_tensors:
+        ds = Zeros(len(ds), args.handoff_tensors, args.handoff_floats)
+    sampler, loader = _loader(args, 0, ds)
+    sampler.set_epoch(0)
+    warm = args.handoff_warmup
+    total = min(warm + args.handoff_reps, len(loader))
+    if total <= warm:
+        sys.exit("train.py: %d batches per epoch: too few for %d warm-up repetitions (use more --images)"
+                 % (len(loader), warm))
+    if total < warm + args.handoff_reps:
+        print("train.py: warning: %d handoff repetitions, not %d: one epoch has %d batches"
+              % (total - warm, args.handoff_reps, len(loader)), file=sys.stderr)
+    rows = []
+    held = None
+    it = iter(loader)
+    for rep in range(total):
+        _spin(args.handoff_wait_ms / 1e3)
+        ready = _batch_ready(it)
+        t0, c0 = time.perf_counter(), time.process_time()
+        batch = next(it)
+        t1, c1 = time.perf_counter(), time.process_time()
+        held = batch  # frees the previous batch, outside next() and timed apart
+        rows.append({"rep": rep, "phase": "warmup" if rep < warm else "measured", "seconds": t1 - t0,
+                     "cpu_s": c1 - c0, "ready": ready, "free_s": time.perf_counter() - t1})
+    del it, held
+    handoff.write_csv(os.path.join(args.out, "handoff.csv"), rows)
+    summary = handoff.summarize(rows)
+    summary.update({"batch": args.batch, "workers": args.workers, "wait_ms": args.handoff_wait_ms,
+                    "dataset": "zeros" if args.handoff_tensors else "images", "tensors_per_batch": len(batch),
+                    "batch_bytes": sum(t.nelement() * t.element_size() for t in batch),
+                    "sharing_strategy": mp.get_sharing_strategy(), "pin_memory": False})
+    with open(os.path.join(args.out, "handoff.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    print("train.py: handoff, batch %d of %d tensor(s), %d bytes, %d worker(s): median %.0f us (p10 %.0f, p90 %.0f), "
+          "CPU %.0f us, %d repetitions%s" % (args.batch, len(batch), summary["batch_bytes"], args.workers,
+                                             summary["handoff_us"], summary["p10_us"], summary["p90_us"],
+                                             summary["cpu_us"], summary["reps"],
+                                ", %d not ready left out" % summary["not_ready"] if summary["not_ready"] else ""),
+          file=sys.stderr)
+    return summary
+
+
 # ---------------------------------------------------------------- main
 
 def parse_args(argv=None):
@@ -423,7 +521,7 @@ def parse_args(argv=None):
     p.add_argument("--images", type=int, default=4096, help="images to generate (default 4096)")
     p.add_argument("--seed", type=int, default=1, help="seed of the images, the model and the sampler")
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--nprocs", type=int, default=2, help="training processes (ranks), default 2")
+    p.add_argument("--nprocs", type=int, help="training processes (ranks), default 2 (1 with --measure-handoff)")
     p.add_argument("--threads", type=int, default=1, help="torch threads per training process (default 1)")
     p.add_argument("--batch", type=int, default=32, help="per-process batch (default 32)")
     p.add_argument("--workers", type=int, default=1, help="DataLoader worker processes per rank (default 1)")
@@ -437,11 +535,28 @@ def parse_args(argv=None):
     p.add_argument("--profile-steps", type=int, default=3, help="profiled steps (default 3)")
     p.add_argument("--allreduce-sweep", action="store_true", help="time gloo allreduces instead of training")
     p.add_argument("--sweep-reps", type=int, default=30, help="samples per size of the sweep (default 30)")
+    p.add_argument("--measure-handoff", action="store_true",
+                   help="time next() on the DataLoader when the batch is ready, in one process, instead of training")
+    p.add_argument("--handoff-reps", type=int, default=20, help="timed next() calls of --measure-handoff (default 20)")
+    p.add_argument("--handoff-warmup", type=int, default=3, help="untimed next() calls before them (default 3)")
+    p.add_argument("--handoff-wait-ms", type=float, default=200,
+                   help="spin before each next(), for the workers to have the batch ready (default 200)")
+    p.add_argument("--handoff-tensors", type=int, default=0, metavar="K",
+                   help="--measure-handoff on samples of K float32 tensors of zeros instead of the images (default: the images)")
+    p.add_argument("--handoff-floats", type=int, default=16, metavar="N", help="elements of each of them (default 16)")
     a = p.parse_args(argv)
+    if a.nprocs is None:
+        a.nprocs = 1 if a.measure_handoff else 2
     if a.nprocs < 1 or a.threads < 1 or a.batch < 1 or a.workers < 0 or a.steps < 1 or a.warmup < 1:
         p.error("--nprocs, --threads, --batch, --steps and --warmup must be at least 1, --workers at least 0")
     if a.allreduce_sweep and a.nprocs < 2:
         p.error("--allreduce-sweep needs --nprocs 2 or more")
+    if a.measure_handoff and (a.nprocs != 1 or a.workers < 1 or a.synthetic or a.allreduce_sweep):
+        p.error("--measure-handoff needs one process (--nprocs 1) and --workers 1 or more, without --synthetic or "
+                "--allreduce-sweep")
+    if a.handoff_reps < 1 or a.handoff_warmup < 0 or a.handoff_wait_ms < 0 or a.handoff_tensors < 0 or a.handoff_floats < 1:
+        p.error("--handoff-reps and --handoff-floats must be at least 1, --handoff-warmup, --handoff-wait-ms and "
+                "--handoff-tensors at least 0")
     return a
 
 
@@ -456,7 +571,9 @@ def main():
     fn = sweep_rank if args.allreduce_sweep else train_rank
     busy0, own0 = busy_cpu_s(), own_cpu_s()
     t0 = time.perf_counter()
-    if args.nprocs == 1 and not args.allreduce_sweep:
+    if args.measure_handoff:
+        measure_handoff(args)
+    elif args.nprocs == 1 and not args.allreduce_sweep:
         train_rank(0, args, port)
     else:
         mp.spawn(fn, args=(args, port), nprocs=args.nprocs, join=True)
@@ -468,7 +585,7 @@ def main():
         other = max(0.0, busy_cpu_s() - busy0 - (own_cpu_s() - own0))
         info["other_cpu_s"] = other
         info["other_cpu_share"] = other / (info["wall_s"] * vcpus())
-    if not args.allreduce_sweep:
+    if not args.allreduce_sweep and not args.measure_handoff:
         parts = [os.path.join(args.out, "steps.rank%d.csv" % r) for r in range(args.nprocs)]
         with open(os.path.join(args.out, "steps.csv"), "w", newline="") as f:
             w = csv.writer(f)
