@@ -6,7 +6,10 @@
 For each configuration directory OUT/NAME (train.py's steps.csv and run.json, stash-sim's sim.json
 and sim.args, the simulator's arguments on one line): the measured step time (median over the
 measured steps of every rank; mean, 10th and 90th percentiles beside it) and the simulated
-steady-state iteration, the error (simulated / measured - 1) and the simulator's breakdown.
+steady-state iteration, the error (simulated / measured - 1) and the simulator's breakdown. Then
+the handoff of each loader configuration with worker processes (OUT/handoff/bBATCHwWORKERS, train.py
+--measure-handoff: the figure the simulator was given as --handoff-us) beside the single-process
+run's time in next() in its training loop.
 Writes OUT/summary.csv and OUT/measured.csv (args,measured_iteration_s,source: what
 `stash-calibrate compare` reads). Exit status 1 if a simulated time is off the measured one by more
 than a factor --max-ratio (a sanity bound, not an accuracy claim).
@@ -18,12 +21,23 @@ import os
 import statistics
 import sys
 
+from handoff import quantile  # same directory
 
-def quantile(v, q):
-    v = sorted(v)
-    k = (len(v) - 1) * q
-    i = int(k)
-    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (k - i)
+
+def load_handoff(out, sim):
+    """The handoff measured for a run's loader (handoff.json and its run.json), or None when the run
+    has no loader processes or nothing was measured for them."""
+    if sim["synthetic"] or sim["workers_per_gpu"] < 1:
+        return None
+    d = os.path.join(out, "handoff", "b%dw%d" % (sim["batch_per_gpu"], sim["workers_per_gpu"]))
+    if not os.path.exists(os.path.join(d, "handoff.json")):
+        return None
+    with open(os.path.join(d, "handoff.json")) as f:
+        h = json.load(f)
+    with open(os.path.join(d, "run.json")) as f:
+        h["run"] = json.load(f)
+    h["dir"] = d
+    return h
 
 
 def load(out, name):
@@ -41,7 +55,37 @@ def load(out, name):
     return {"name": name, "dir": d, "run": run, "sim": sim, "args": args, "n": len(secs),
             "ranks": len({r["rank"] for r in rows}), "median": statistics.median(secs),
             "mean": statistics.mean(secs), "p10": quantile(secs, 0.1), "p90": quantile(secs, 0.9),
-            "wait": statistics.median(wait)}
+            "wait": statistics.median(wait), "handoff": load_handoff(out, sim),
+            "sim_handoff_us": sim["options"].get("handoff_us", 0)}
+
+
+def print_handoff(res):
+    """The handoffs measured, once per loader configuration, and what each run was simulated with."""
+    seen = {}
+    for r in res:
+        h = r["handoff"]
+        if h is not None:
+            seen.setdefault(h["dir"], (h, []))[1].append(r)
+    if not seen:
+        return
+    print("handoff (calibration, one process: train.py --measure-handoff; stash-sim's --handoff-us): the training "
+          "process's time in DataLoader.__next__ when the batch is ready")
+    for h, runs in seen.values():
+        print("  batch %d, %d loader process(es), %d tensors of %d bytes in all: median %.0f us (p10..p90 %.0f..%.0f, "
+              "min %.0f), CPU %.0f us, over %d repetitions%s; freeing the previous batch afterwards %.0f us (not in it); "
+              "simulated with %s" % (
+                  h["batch"], h["workers"], h["tensors_per_batch"], h["batch_bytes"], h["handoff_us"], h["p10_us"],
+                  h["p90_us"], h["min_us"], h["cpu_us"], h["reps"],
+                  " (%d not ready left out)" % h["not_ready"] if h["not_ready"] else "", h["free_us"],
+                  ", ".join("%s %.1f us" % (r["name"], r["sim_handoff_us"]) for r in runs)))
+        share = h["run"].get("other_cpu_share")
+        if share is not None and share > 0.05:
+            print("  warning: other processes used %.0f%% of the machine's CPU time during this measurement"
+                  % (100 * share))
+    for r in res:
+        if r["handoff"] is not None and r["ranks"] == 1:
+            print("  cross-check: run %s's time in next() in its training loop, where the worker is ahead (median "
+                  "over its measured steps, which also free the previous batch): %.0f us" % (r["name"], 1e6 * r["wait"]))
 
 
 def main():
@@ -76,11 +120,13 @@ def main():
     print("measured: median over the measured steps of every rank (%d steps per rank; p10..p90 their spread); "
           "simulated: stash-sim's steady-state iteration; error = simulated / measured - 1; configuration: "
           "processes (p), batch per process (b), loader processes per rank (w)" % (res[0]["n"] // res[0]["ranks"]))
+    print_handoff(res)
     with open(os.path.join(a.out, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["run", "role", "batch", "workers", "synthetic", "measured_median_s", "measured_mean_s",
                     "measured_p10_s", "measured_p90_s", "measured_data_wait_s", "steps", "simulated_s", "error",
-                    "sim_compute_s", "sim_prep_s", "sim_comm_s", "other_cpu_share"])
+                    "sim_compute_s", "sim_prep_s", "sim_comm_s", "other_cpu_share", "measured_handoff_us",
+                    "sim_handoff_us"])
         for r in res:
             bd = r["sim"]["breakdown"]
             w.writerow([r["name"], r["role"], r["sim"]["batch_per_gpu"], r["sim"]["workers_per_gpu"],
@@ -88,7 +134,8 @@ def main():
                         "%.6f" % r["p90"], "%.6f" % r["wait"], r["n"], "%.6f" % r["sim"]["iteration_s"],
                         "%.4f" % r["error"], "%.6f" % bd["compute_s"], "%.6f" % (bd["prep_stall_s"] + bd["fetch_stall_s"]),
                         "%.6f" % (bd["interconnect_stall_s"] + bd["network_stall_s"]),
-                        "%.3f" % r["run"].get("other_cpu_share", float("nan"))])
+                        "%.3f" % r["run"].get("other_cpu_share", float("nan")),
+                        "%.1f" % r["handoff"]["handoff_us"] if r["handoff"] else "", "%.1f" % r["sim_handoff_us"]])
     with open(os.path.join(a.out, "measured.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["args", "measured_iteration_s", "source"])

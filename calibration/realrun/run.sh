@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # realrun/run.sh: a real training run on this machine against stash-sim's prediction of it
 # (docs/validation.md, "A real run on this machine"). Calibrates on one process (per-layer times,
-# data preparation) and a gloo allreduce sweep, then measures 2-process DDP runs and simulates the
-# same jobs.
+# data preparation, the handoff of a batch from a DataLoader worker) and a gloo allreduce sweep,
+# then measures 2-process DDP runs and simulates the same jobs.
 #
 #   calibration/realrun/run.sh [BUILD_DIR] [--small] [--out DIR]
 #   calibration/realrun/run.sh --help | --version
@@ -93,14 +93,40 @@ simulate() {
   "$sim" $args --format json -o "$out/$name/sim.json"
 }
 
-step "single-process profiled run (batch 32, 1 loader process): the trace for stash-calibrate trace"
-$T --out "$out/single" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps" --profile
-simulate single --gpus 1 --batch 32 --workers 1
-
 # name batch workers extra-flags: A is the configuration of the brief, B another batch and loader
 # count; the full run adds C (more loader processes) and S (no data loading) to split the error.
 configs="A:32:1: B:64:0:"
 [ "$small" = 1 ] || configs="$configs C:64:2: S:32:0:--synthetic"
+
+# The handoff: the training process's time in DataLoader.__next__ when a worker has the batch
+# ready (receive it, rebuild its tensors from shared memory, send the next indices), measured in
+# one process with the DataLoader of each run that has loader processes (batch, workers), and
+# passed to stash-sim as --handoff-us: a calibration input, like the per-layer times.
+step "handoff: one process takes ready batches from its DataLoader workers (train.py --measure-handoff)"
+measured=" "
+for c in single:32:1: $configs; do
+  IFS=: read -r _ batch workers extra <<<"$c"
+  key="b${batch}w${workers}"
+  if [ "$workers" -gt 0 ] && [ -z "$extra" ] && [[ "$measured" != *" $key "* ]]; then
+    $T --out "$out/handoff/$key" --measure-handoff --batch "$batch" --workers "$workers"
+    measured="$measured$key "
+  fi
+done
+
+# handoff_flag BATCH WORKERS EXTRA: --handoff-us and the handoff measured for that loader, or nothing
+# (no loader processes, or synthetic data: the simulator rejects the option there).
+handoff_flag() {
+  if [ "$2" -gt 0 ] && [ -z "$3" ]; then
+    "$PY" -c 'import json,sys; print("--handoff-us %.1f" % json.load(open(sys.argv[1]))["handoff_us"])' \
+      "$out/handoff/b$1w$2/handoff.json"
+  fi
+}
+
+step "single-process profiled run (batch 32, 1 loader process): the trace for stash-calibrate trace"
+$T --out "$out/single" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps" --profile
+# shellcheck disable=SC2046  # the flag and its value
+simulate single --gpus 1 --batch 32 --workers 1 $(handoff_flag 32 1 "")
+
 names="single:check"
 for c in $configs; do
   IFS=: read -r name batch workers extra <<<"$c"
@@ -109,8 +135,8 @@ for c in $configs; do
   step "run $name: 2 DDP processes, batch $batch per process, $workers loader process(es) per rank ${extra}"
   # shellcheck disable=SC2086  # prof and extra are empty or one flag
   $T --out "$out/$name" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $prof $extra
-  # shellcheck disable=SC2086
-  simulate "$name" --batch "$batch" --workers "$workers" $extra
+  # shellcheck disable=SC2086,SC2046
+  simulate "$name" --batch "$batch" --workers "$workers" $extra $(handoff_flag "$batch" "$workers" "$extra")
   names="$names $name"
 done
 
