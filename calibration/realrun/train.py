@@ -30,8 +30,8 @@ Outputs in --out:
                  bytes between the ranks, 4 KiB to 64 MiB in powers of 2
   handoff.csv    with --measure-handoff (one process, --workers at least 1): rep,phase,seconds,cpu_s,
                  ready,free_s: the training job's DataLoader, each next() timed (wall and CPU time of
-                 this process) after spinning --handoff-wait-ms so that the worker has the batch
-                 ready (ready: its result queue held a message before the call); the previous batch
+                 this process) after spinning --handoff-wait-ms, then until the worker's result
+                 queue holds a message (ready: it did before the call); the previous batch
                  is freed after the timed call (free_s). handoff.json: the summary (handoff.py),
                  handoff_us the median wall time, what run.sh passes to stash-sim as --handoff-us
   run.json       the configuration and the environment (torch version, CPU, cores)
@@ -456,11 +456,23 @@ def _batch_ready(it):
     return reader.poll() if reader is not None and hasattr(reader, "poll") else None
 
 
+def _wait_ready(it, seconds, cap_s=10.0):
+    """Spin seconds, then on until a worker's batch is in the result queue (at most cap_s more);
+    returns _batch_ready's last answer (False only past the cap)."""
+    _spin(seconds)
+    end = time.perf_counter() + cap_s
+    ready = _batch_ready(it)
+    while ready is False and time.perf_counter() < end:
+        _spin(0.005)
+        ready = _batch_ready(it)
+    return ready
+
+
 def measure_handoff(args):
     """Time the training process's next() on the DataLoader of the training job (--batch,
     --workers, the same sampler and options) when the batch is already there: before each next()
     the process spins --handoff-wait-ms, long enough for the workers to prepare their batches
-    (prefetch 2 each). One process, no DDP: the measurement is a calibration input, the 2-process
+    (prefetch 2 each), then on until the result queue holds one. One process, no DDP: the measurement is a calibration input, the 2-process
     runs are what is predicted. The previous batch is freed after the timed call, so the time is
     __next__'s alone: receive from the worker's queue, rebuild the tensors from shared memory
     (a file descriptor per tensor through the worker's resource sharer), send the next indices;
@@ -486,8 +498,7 @@ def measure_handoff(args):
     held = None
     it = iter(loader)
     for rep in range(total):
-        _spin(args.handoff_wait_ms / 1e3)
-        ready = _batch_ready(it)
+        ready = _wait_ready(it, args.handoff_wait_ms / 1e3)
         t0, c0 = time.perf_counter(), time.process_time()
         batch = next(it)
         t1, c1 = time.perf_counter(), time.process_time()
