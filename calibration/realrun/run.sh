@@ -113,19 +113,22 @@ for c in single:32:1: $configs; do
   fi
 done
 
-# handoff_flag BATCH WORKERS EXTRA: --handoff-us and the handoff measured for that loader, or nothing
-# (no loader processes, or synthetic data: the simulator rejects the option there).
-handoff_flag() {
-  if [ "$2" -gt 0 ] && [ -z "$3" ]; then
-    "$PY" -c 'import json,sys; print("--handoff-us %.1f" % json.load(open(sys.argv[1]))["handoff_us"])' \
+# loader_flags BATCH WORKERS EXTRA: the simulator's flags of a run's loader: --workers, and with
+# loader processes --handoff-us with the handoff measured for them; nothing with synthetic data
+# (the simulator rejects both there, as --handoff-us without loader processes).
+loader_flags() {
+  [ "$3" = --synthetic ] && return
+  printf -- '--workers %d' "$2"
+  if [ "$2" -gt 0 ]; then
+    "$PY" -c 'import json,sys; print(" --handoff-us %.1f" % json.load(open(sys.argv[1]))["handoff_us"], end="")' \
       "$out/handoff/b$1w$2/handoff.json"
   fi
 }
 
 step "single-process profiled run (batch 32, 1 loader process): the trace for stash-calibrate trace"
 $T --out "$out/single" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps" --profile
-# shellcheck disable=SC2046  # the flag and its value
-simulate single --gpus 1 --batch 32 --workers 1 $(handoff_flag 32 1 "")
+# shellcheck disable=SC2046  # flags and their values
+simulate single --gpus 1 --batch 32 $(loader_flags 32 1 "")
 
 names="single:check"
 for c in $configs; do
@@ -136,7 +139,7 @@ for c in $configs; do
   # shellcheck disable=SC2086  # prof and extra are empty or one flag
   $T --out "$out/$name" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $prof $extra
   # shellcheck disable=SC2086,SC2046
-  simulate "$name" --batch "$batch" --workers "$workers" $extra $(handoff_flag "$batch" "$workers" "$extra")
+  simulate "$name" --batch "$batch" $extra $(loader_flags "$batch" "$workers" "$extra")
   names="$names $name"
 done
 
