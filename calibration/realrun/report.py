@@ -104,8 +104,8 @@ def main():
     print("%-6s %-9s %-22s %9s %9s %15s %9s %8s  %s" % ("run", "role", "configuration", "measured", "mean", "p10..p90",
                                                          "simulated", "error", "simulated breakdown (ms)"))
     for r in res:
-        cfg = "%dp b%s w%s%s" % (r["sim"]["gpus"], r["sim"]["batch_per_gpu"], r["sim"]["workers_per_gpu"],
-                                 " synthetic" if r["sim"]["synthetic"] else "")
+        cfg = "%dp b%s %s" % (r["sim"]["gpus"], r["sim"]["batch_per_gpu"],
+                              "synthetic" if r["sim"]["synthetic"] else "w%s" % r["sim"]["workers_per_gpu"])
         bd = r["sim"]["breakdown"]
         parts = "compute %.1f, prep %.1f, comm %.1f" % (1e3 * bd["compute_s"], 1e3 * (bd["prep_stall_s"] + bd["fetch_stall_s"]),
                                                        1e3 * (bd["interconnect_stall_s"] + bd["network_stall_s"]))

@@ -87,7 +87,7 @@ step "platform: this machine (machine.py), checked with stash-sim bench allreduc
 simulate() {
   local name=$1
   shift
-  local args="$rel/machine.xml $rel/workload.json $* --cache 1 --bucket-mb 25 --warmup $warmup --iterations $steps"
+  local args="$rel/machine.xml $rel/workload.json $* --bucket-mb 25 --warmup $warmup --iterations $steps"
   echo "$args" >"$out/$name/sim.args"
   # shellcheck disable=SC2086  # args is a list of words
   "$sim" $args --format json -o "$out/$name/sim.json"
@@ -113,12 +113,13 @@ for c in single:32:1: $configs; do
   fi
 done
 
-# loader_flags BATCH WORKERS EXTRA: the simulator's flags of a run's loader: --workers, and with
-# loader processes --handoff-us with the handoff measured for them; nothing with synthetic data
-# (the simulator rejects both there, as --handoff-us without loader processes).
+# loader_flags BATCH WORKERS EXTRA: the simulator's flags of a run's data loading: --workers,
+# --cache 1 (the images are in the page cache), and with loader processes --handoff-us with the
+# handoff measured for them; nothing with synthetic data (the simulator rejects them there, as
+# --handoff-us without loader processes).
 loader_flags() {
   [ "$3" = --synthetic ] && return
-  printf -- '--workers %d' "$2"
+  printf -- '--workers %d --cache 1' "$2"
   if [ "$2" -gt 0 ]; then
     "$PY" -c 'import json,sys; print(" --handoff-us %.1f" % json.load(open(sys.argv[1]))["handoff_us"], end="")' \
       "$out/handoff/b$1w$2/handoff.json"
@@ -173,7 +174,9 @@ PY
   # the trace workload is simulated here without data loading, against workload.py's.
   for w in workload.json trace-workload.json; do
     printf '%-22s synthetic single-process step: ' "$w"
-    "$sim" "$out/machine.xml" "$out/$w" --gpus 1 --batch 32 --synthetic --format csv | tail -n 1 | cut -d, -f6
+    # The column named iteration_s (its position moves as the report gains keys).
+    "$sim" "$out/machine.xml" "$out/$w" --gpus 1 --batch 32 --synthetic --format csv |
+      "$PY" -c 'import csv,sys; print(next(csv.DictReader(sys.stdin))["iteration_s"])'
   done
 fi
 echo "run.sh: $out/measured.csv, $out/summary.csv; traces $out/A/trace.json (rank 0 of 2) and $out/single/trace.json (1 process)"
