@@ -104,6 +104,7 @@ typedef struct ss_sim {
   int ncoll;
   double* coll_bytes;
   ss_allreduce* coll_alg;
+  double* coll_after_s; /* the stream's time after it: the framework's copies back (scale, unflatten) */
   double (*tree_rest)[2];
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
    * and for ASGD the updates applied to each part and the version each rank last pulled. */

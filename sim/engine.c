@@ -248,11 +248,14 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
-  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest);
+  s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
+  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest && s->coll_after_s);
   for (int c = 0; c < s->ncoll; c++) {
     int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
     s->coll_bytes[c] = bytes;
+    if (s->bench_nsizes == 0 && !metric)
+      s->coll_after_s[c] = j->bucket_post_s[c];
     if (s->bench_nsizes > 0 || metric)
       s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
     else
@@ -384,6 +387,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_bytes);
   free(s->coll_alg);
   free(s->tree_rest);
+  free(s->coll_after_s);
   free(s->ps_host);
   free(s->ps_msgs);
   free(s->ps_seen);
