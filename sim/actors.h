@@ -69,7 +69,7 @@ typedef struct ss_rank {
   sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
   /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
    * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
-   * on cv. */
+   * on seg_cv (not cv, which every reduced bucket signals). */
   long seg_started;     /* segments the host has begun issuing */
   long seg_issued;      /* ... has finished issuing */
   long seg_done;        /* segments the GPU has finished */
@@ -78,7 +78,8 @@ typedef struct ss_rank {
   double* seg_start_s;  /* [SS_HOST_RING]: when the host began / finished issuing segment k % ring */
   double* seg_end_s;
   ss_hostlog log;       /* what the host thread did when (for the GPU's waits on it) */
-  int seg_waiters;      /* host or GPU blocked on cv for the counters above (else no notify) */
+  sg_cond_t seg_cv;     /* signalled when one of the counters above changes and someone waits */
+  int seg_waiters;      /* host or GPU blocked on seg_cv (else no notify) */
   double bwd_start_s;   /* when the GPU began this iteration's backward (Horovod's cycles) */
 } ss_rank;
 

@@ -179,6 +179,7 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
   me->batch_fetch_s = calloc((size_t)j->niters, sizeof(double));
   me->batch_prep_s = calloc((size_t)j->niters, sizeof(double));
   if (j->host) {
+    me->seg_cv = sg_cond_init();
     me->seg_start_s = calloc(SS_HOST_RING, sizeof(double));
     me->seg_end_s = calloc(SS_HOST_RING, sizeof(double));
     ss_assert(me->seg_start_s && me->seg_end_s);
@@ -368,6 +369,8 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     free(me->next);
     free(me->intra_inbox);
     free(me->intra_next);
+    if (me->seg_cv)
+      sg_cond_destroy(me->seg_cv);
     free(me->seg_start_s);
     free(me->seg_end_s);
     free(me->log.spans);

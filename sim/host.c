@@ -81,7 +81,7 @@ static void host_span(ss_sim* s, ss_rank* me, const char* name, ss_cat cat, doub
 void ss_host_notify(ss_rank* me)
 {
   if (me->seg_waiters > 0)
-    sg_cond_notify_all(me->cv);
+    sg_cond_notify_all(me->seg_cv);
 }
 
 /* Wait until the GPU has run every segment issued so far (a synchronisation: a copy from pageable
@@ -93,7 +93,7 @@ static void wait_gpu(ss_rank* me)
   sg_mutex_lock(me->mu);
   me->seg_waiters++;
   while (me->seg_done < me->seg_issued)
-    sg_cond_wait(me->cv, me->mu);
+    sg_cond_wait(me->seg_cv, me->mu);
   me->seg_waiters--;
   sg_mutex_unlock(me->mu);
 }
@@ -165,7 +165,7 @@ static long issue_iteration(ss_sim* s, ss_rank* me, long k, double* slowdown)
       sg_mutex_lock(me->mu);
       me->seg_waiters++;
       while (queue_full(me, &j->segs[g], k, q))
-        sg_cond_wait(me->cv, me->mu);
+        sg_cond_wait(me->seg_cv, me->mu);
       me->seg_waiters--;
       sg_mutex_unlock(me->mu);
     }

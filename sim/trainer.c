@@ -171,7 +171,7 @@ static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g
     sg_mutex_lock(me->mu);
     me->seg_waiters++;
     while (me->seg_started <= k)
-      sg_cond_wait(me->cv, me->mu);
+      sg_cond_wait(me->seg_cv, me->mu);
     me->seg_waiters--;
     sg_mutex_unlock(me->mu);
   }
@@ -189,7 +189,7 @@ static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* 
     sg_mutex_lock(me->mu);
     me->seg_waiters++;
     while (me->seg_issued <= k)
-      sg_cond_wait(me->cv, me->mu);
+      sg_cond_wait(me->seg_cv, me->mu);
     me->seg_waiters--;
     sg_mutex_unlock(me->mu);
   }
