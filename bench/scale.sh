@@ -32,7 +32,9 @@ run() {
     t=${out% *}; m=${out#* }
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
     [ "$m" -gt "$rss" ] && rss=$m
-    it=$(awk -F, 'NR==2 {printf "%.3f", $6 * 1000}' /tmp/stash-sim-scale.$$)
+    # The column named iteration_s (no field before it holds a comma).
+    it=$(awk -F, 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "iteration_s") c = i}
+                  NR==2 {printf "%.3f", $c * 1000}' /tmp/stash-sim-scale.$$)
     rm -f /tmp/stash-sim-scale.$$
   done
   printf '%-6s %-13s %-40s %10s %11.1f %14s\n' "$gpus" "$alg" "$extra $*" "$best" "$(awk "BEGIN{print $rss/1024}")" "$it"
