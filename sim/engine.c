@@ -512,7 +512,7 @@ void ss_trace_links(ss_sim* s)
 }
 
 /* Name the trace's processes and tracks: an instance per process, per GPU its training process,
- * collective stream and loader workers; the parameter servers after them. */
+ * collective stream, host thread and loader workers; the parameter servers after them. */
 static void trace_tracks(ss_sim* s)
 {
   const ss_job* j = s->job;
@@ -526,6 +526,10 @@ static void trace_tracks(ss_sim* s)
       ss_trace_thread(s->trace, i + 1, SS_TRACK_TRAINER(k), name, 4 * k);
       snprintf(name, sizeof(name), "GPU %d %s", k, j->opt.arch == SS_ARCH_PS ? "push" : "collectives");
       ss_trace_thread(s->trace, i + 1, SS_TRACK_COLL(k), name, 4 * k + 1);
+      if (j->host) {
+        snprintf(name, sizeof(name), "GPU %d host", k);
+        ss_trace_thread(s->trace, i + 1, SS_TRACK_HOST(k), name, 4 * k + 3);
+      }
       for (int w = 0; w < loaders; w++) {
         snprintf(name, sizeof(name), "GPU %d loader %d", k, w);
         ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, w), name, 4 * k + 2);
