@@ -74,6 +74,10 @@ static void host_span(ss_sim* s, ss_rank* me, const char* name, ss_cat cat, doub
 {
   double now = simgrid_get_clock();
   log_add(&me->log, start_s, now, cat);
+  /* The link counters are sampled at rank 0's steps: its host's too, or a copy made while the GPU
+   * waits would be averaged over the whole wait and the GPU's next segment. */
+  if (me->rank == 0)
+    ss_trace_links(s);
   if (now > start_s)
     ss_trace_rank(s, me->rank, SS_TRACK_HOST(me->local), name, ss_cat_name(cat), start_s, now - start_s, NULL);
 }
