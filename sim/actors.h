@@ -179,6 +179,9 @@ void ss_host_actor(ss_sim* s, const ss_actor_arg* a);
  * one of them is blocked (the simulation's cost per segment stays a few simcalls). */
 void ss_host_notify(ss_rank* me);
 
+/* Block until *counter (one of me's segment counters) is past k. */
+void ss_host_wait_past(ss_rank* me, const long* counter, long k);
+
 /* Book rank r's GPU wait [from, to) of iteration iter on the timeline by what its host thread did
  * meanwhile (waiting for data, issuing work, waiting for collectives). */
 void ss_host_book(ss_sim* s, int r, int iter, double from, double to);

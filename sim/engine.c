@@ -534,6 +534,10 @@ static void trace_tracks(ss_sim* s)
         snprintf(name, sizeof(name), "GPU %d loading (in the training process)", k);
         ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, SS_TRACK_INPROCESS), name, 4 * k + 2);
       }
+      if (j->host) {
+        snprintf(name, sizeof(name), "GPU %d host thread (training process)", k);
+        ss_trace_thread(s->trace, i + 1, SS_TRACK_HOST(k), name, 4 * k + 3);
+      }
     }
   }
   if (j->opt.arch == SS_ARCH_PS) {

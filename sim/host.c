@@ -84,18 +84,23 @@ void ss_host_notify(ss_rank* me)
     sg_cond_notify_all(me->seg_cv);
 }
 
+void ss_host_wait_past(ss_rank* me, const long* counter, long k)
+{
+  if (*counter > k)
+    return;
+  sg_mutex_lock(me->mu);
+  me->seg_waiters++;
+  while (*counter <= k)
+    sg_cond_wait(me->seg_cv, me->mu);
+  me->seg_waiters--;
+  sg_mutex_unlock(me->mu);
+}
+
 /* Wait until the GPU has run every segment issued so far (a synchronisation: a copy from pageable
  * memory, torch.cuda.synchronize()). */
 static void wait_gpu(ss_rank* me)
 {
-  if (me->seg_done >= me->seg_issued)
-    return;
-  sg_mutex_lock(me->mu);
-  me->seg_waiters++;
-  while (me->seg_done < me->seg_issued)
-    sg_cond_wait(me->seg_cv, me->mu);
-  me->seg_waiters--;
-  sg_mutex_unlock(me->mu);
+  ss_host_wait_past(me, &me->seg_done, me->seg_issued - 1);
 }
 
 /* Whether the host must wait before issuing g as segment k: the GPU is a ring behind, or the
