@@ -526,10 +526,6 @@ static void trace_tracks(ss_sim* s)
       ss_trace_thread(s->trace, i + 1, SS_TRACK_TRAINER(k), name, 4 * k);
       snprintf(name, sizeof(name), "GPU %d %s", k, j->opt.arch == SS_ARCH_PS ? "push" : "collectives");
       ss_trace_thread(s->trace, i + 1, SS_TRACK_COLL(k), name, 4 * k + 1);
-      if (j->host) {
-        snprintf(name, sizeof(name), "GPU %d host", k);
-        ss_trace_thread(s->trace, i + 1, SS_TRACK_HOST(k), name, 4 * k + 3);
-      }
       for (int w = 0; w < loaders; w++) {
         snprintf(name, sizeof(name), "GPU %d loader %d", k, w);
         ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, w), name, 4 * k + 2);
@@ -537,6 +533,10 @@ static void trace_tracks(ss_sim* s)
       if (!j->opt.synthetic && j->workers == 0) {
         snprintf(name, sizeof(name), "GPU %d loading (in the training process)", k);
         ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, SS_TRACK_INPROCESS), name, 4 * k + 2);
+      }
+      if (j->host) {
+        snprintf(name, sizeof(name), "GPU %d host thread (training process)", k);
+        ss_trace_thread(s->trace, i + 1, SS_TRACK_HOST(k), name, 4 * k + 3);
       }
     }
   }

@@ -245,7 +245,8 @@ static int make_segments(ss_job* j)
   seg_close(g, &p);
   g = seg_open(j, SS_SEG_OPTIMIZER, &p);
   g->flops = j->opt_flops;
-  pipe_add_even(&p, j->resolved.launch ? w->host_optimizer_s : 0, j->opt_flops / speed, w->ntensors);
+  pipe_add_even(&p, j->resolved.launch ? w->host_optimizer_s * (j->device ? j->device->host_ratio : 1) : 0,
+                j->opt_flops / speed, w->ntensors);
   /* The metric allreduces are called after the step. */
   for (int k = 0; k < j->nmetric; k++)
     pipe_add(&p, j->collective_host_s, 0);
@@ -270,9 +271,11 @@ static int host_side(ss_job* j)
   j->bucket_post_s = calloc((size_t)j->nbuckets + 1, sizeof(double));
   if (!j->host_fwd_s || !j->host_bwd_s || !j->bucket_post_s)
     return SS_ENOMEM;
+  /* Host times are the reference instance's CPU's, or a device entry's ratio of them. */
+  double host_ratio = j->device ? j->device->host_ratio : 1;
   for (int l = 0; o->launch && l < nl; l++) {
-    j->host_fwd_s[l] = w->layers[l].host_fwd_s;
-    j->host_bwd_s[l] = w->layers[l].host_bwd_s;
+    j->host_fwd_s[l] = w->layers[l].host_fwd_s * host_ratio;
+    j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio;
   }
   if (o->framework && j->nbuckets > 0 && o->arch == SS_ARCH_ALLREDUCE) {
     j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_collective_host_s(o->ddp);

@@ -91,6 +91,9 @@ static int find_single(const ss_platform* p, int want, ss_platform** out, ss_err
  * FP16 arithmetic (unchanged, also an estimate). */
 #define SS_STASH_AMP_V100 0.306
 
+/* Stash's synthetic sample (tool/synthetic_data.py): 3 x 224 x 224 fp32, 602,112 bytes. */
+#define SS_STASH_SYNTH_SAMPLE_BYTES (3.0 * 224 * 224 * 4)
+
 /* Stash's own stack on run k's options r (../shared/data/stash_methodology.md, section 7), but for
  * the options the user gave (given: a what-if on one part of the stack, --stash --ddp pytorch): the CNN
  * script trains with apex DDP, one allreduce per parameter tensor, AMP, torch.cuda.synchronize()
@@ -106,9 +109,10 @@ static void stash_stack(const ss_platform* p, const ss_workload* w, const ss_opt
   r->cuda_sync = 1;
   if (r->synthetic)
     r->synthetic = SS_SYNTH_HOST;
-  /* torch.randn(batch, 3, 224, 224): fp32, 4 bytes per decoded uint8 */
+  /* torch.randn(batch, 3, 224, 224) for every CNN, whatever the workload's decoded sample (uint8
+   * for the DALI CPU pipeline's models, already fp32 for the others) */
   if (r->synthetic && !bert && !ss_optset_has(given, "synthetic-sample-bytes"))
-    r->synthetic_sample_bytes = 4 * w->dataset.decoded_bytes_per_sample;
+    r->synthetic_sample_bytes = SS_STASH_SYNTH_SAMPLE_BYTES;
   if (!r->synthetic && !bert)
     r->async_copy = 1;
   if (!bert && !ss_optset_has(given, "ddp")) {
