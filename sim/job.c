@@ -326,6 +326,25 @@ static void resolve_options(ss_job* j)
   r->samples = j->opt.samples > 0 ? j->opt.samples : j->workload->dataset.samples;
 }
 
+/* The simulated processes fit (SS_MAX_ACTORS): per_gpu of them per GPU (its GPU stream and
+ * collective stream, and its host thread when the host side is simulated), its loaders, the servers. */
+static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers, ss_err* err)
+{
+  long actors = (long)ngpus * (per_gpu + (o->synthetic ? 0 : workers)) + (o->arch == SS_ARCH_PS ? o->servers : 0);
+  if ((long)per_gpu * ngpus > SS_MAX_ACTORS)
+    return ss_err_set(err, NULL, 0,
+                      "%d GPUs make %ld simulated processes (%d per GPU%s); at most %d fit (each has its own stack "
+                      "mapping): use fewer --instances or --gpus%s",
+                      ngpus, (long)per_gpu * ngpus, per_gpu, per_gpu > 2 ? ", the host thread's included" : "",
+                      SS_MAX_ACTORS, per_gpu > 2 ? ", or --ideal" : "");
+  if (actors > SS_MAX_ACTORS)
+    return ss_err_set(err, NULL, 0,
+                      "%d GPUs with %d loader worker%s each make %ld simulated processes; at most %d fit (each has "
+                      "its own stack mapping): use fewer --workers, or --synthetic",
+                      ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
+  return SS_OK;
+}
+
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   if (check_cluster(p, o, err))
@@ -333,17 +352,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
-  long actors = (long)ngpus * (2 + (o->synthetic ? 0 : workers)) + (o->arch == SS_ARCH_PS ? o->servers : 0);
-  if (2L * ngpus > SS_MAX_ACTORS)
-    return ss_err_set(err, NULL, 0,
-                      "%d GPUs make %ld simulated processes (2 per GPU); at most %d fit (each has its own stack "
-                      "mapping): use fewer --instances or --gpus",
-                      ngpus, 2L * ngpus, SS_MAX_ACTORS);
-  if (actors > SS_MAX_ACTORS)
-    return ss_err_set(err, NULL, 0,
-                      "%d GPUs with %d loader worker%s each make %ld simulated processes; at most %d fit (each has "
-                      "its own stack mapping): use fewer --workers, or --synthetic",
-                      ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
+  if (check_actors(o, ngpus, 2, workers, err))
+    return SS_EINPUT;
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_nomem(err);
@@ -420,6 +430,11 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (rc) {
     ss_job_free(j);
     return ss_err_nomem(err);
+  }
+  /* The host threads are known now (they are actors too). */
+  if (j->host && check_actors(o, ngpus, 3, workers, err)) {
+    ss_job_free(j);
+    return SS_EINPUT;
   }
   *out = j;
   return SS_OK;
