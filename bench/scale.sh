@@ -2,10 +2,12 @@
 # bench/scale.sh: scale benchmark: wall time and peak memory (max RSS) of stash-sim on clusters of
 # p3.16xlarge, ResNet-50, 10 measured iterations (+2 warm-up), ring and hierarchical allreduce, from
 # 8 to 4096 GPUs; then one iteration with one allreduce per layer (--bucket-mb 0: 54 collectives, as
-# ASTRA-sim's ResNet-50 data-parallel workload) on 1024 GPUs. Each run is pinned to one core.
+# ASTRA-sim's ResNet-50 data-parallel workload) on 1024 GPUs. Each run is pinned to one core; its
+# CPU time (user + sys) is printed beside the wall time: the same on an idle core, and the one to
+# read when other processes share it.
 # Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA] [REPEATS]   (defaults: build, 4096, synthetic, 1)
 #   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale)
-#   REPEATS: runs per row; the best wall time and the largest max RSS are printed.
+#   REPEATS: runs per row; the best wall and CPU times and the largest max RSS are printed.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
@@ -21,21 +23,25 @@ command -v taskset >/dev/null && pin="taskset -c 0"
 extra=""
 [ "$data" = synthetic ] && extra="--synthetic"
 
-printf '%-6s %-13s %-40s %10s %11s %14s\n' "gpus" "allreduce" "options" "wall_s" "maxrss_MiB" "iteration_ms"
+printf '%-6s %-13s %-40s %10s %10s %11s %14s\n' "gpus" "allreduce" "options" "wall_s" "cpu_s" "maxrss_MiB" "iteration_ms"
 run() {
   local gpus=$1 alg=$2; shift 2
   local inst=$((gpus / 8))
-  local best="" rss=0 out t m it
+  local best="" cbest="" rss=0 out t c m it
   for _ in $(seq "$reps"); do
-    out=$( { /usr/bin/time -f '%e %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json --batch 32 --iterations 10 --warmup 2 \
+    out=$( { /usr/bin/time -f '%e %U %S %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json --batch 32 --iterations 10 --warmup 2 \
              --instances "$inst" --allreduce "$alg" --format csv $extra "$@" >/tmp/stash-sim-scale.$$; } 2>&1 | tail -n 1)
-    t=${out% *}; m=${out#* }
+    read -r t u sy m <<<"$out"
+    c=$(awk "BEGIN{printf \"%.2f\", $u + $sy}")
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+    if [ -z "$cbest" ] || awk "BEGIN{exit !($c < $cbest)}"; then cbest=$c; fi
     [ "$m" -gt "$rss" ] && rss=$m
-    it=$(awk -F, 'NR==2 {printf "%.3f", $6 * 1000}' /tmp/stash-sim-scale.$$)
+    # The column named iteration_s (no field before it holds a comma).
+    it=$(awk -F, 'NR==1 {for (i = 1; i <= NF; i++) if ($i == "iteration_s") c = i}
+                  NR==2 {printf "%.3f", $c * 1000}' /tmp/stash-sim-scale.$$)
     rm -f /tmp/stash-sim-scale.$$
   done
-  printf '%-6s %-13s %-40s %10s %11.1f %14s\n' "$gpus" "$alg" "$extra $*" "$best" "$(awk "BEGIN{print $rss/1024}")" "$it"
+  printf '%-6s %-13s %-40s %10s %10s %11.1f %14s\n' "$gpus" "$alg" "$extra $*" "$best" "$cbest" "$(awk "BEGIN{print $rss/1024}")" "$it"
 }
 for gpus in 8 64 512 1024 4096; do
   [ "$gpus" -le "$max" ] || continue

@@ -718,7 +718,8 @@ def host_provenance(model, net):
                                    for k, (how, names) in table.items()) for table in (HOST_FWD, HOST_BWD))
     text = (
         "ESTIMATE: host_fwd_s / host_bwd_s of a layer = the number of host operators it issues in each class x that "
-        "class's cost per operator, MEASURED in the ResNet-50 Kineto trace (workloads/resnet50.json, provenance "
+        "class's cost per operator, MEASURED in the ResNet-50 Kineto trace times resnet50.json's "
+        "host_unprofiled_factor %.4f (workloads/resnet50.json, provenance "
         "host_times and host_per_op_us: the mean time of each top-level operator of the training thread (forward) or "
         "of the autograd thread (backward), including the Python or autograd-engine time before it; its cudaLaunchKernel "
         "calls are inside). Cost per operator, forward / backward: %s. Classes, forward: %s; backward: %s. Operators "
@@ -735,9 +736,9 @@ def host_provenance(model, net):
         "each. host_optimizer_s = %d tensors x (%d in-place operators x %.1f us + zero_grad's %.1f us) = %.3f ms: "
         "the trace's SGD step costs %.1f us per operator (Optimizer.step / (161 tensors x 3)) and its zero_grad %.1f "
         "us per tensor (ResNet-50 with 3: %.3f ms, measured %.3f ms); %s. CAVEAT: the trace ran with the profiler's "
-        "record_shapes, profile_memory and with_stack, which inflate every operator's host time (see "
-        "resnet50.json): these are profiled-run costs, an upper bound for an unprofiled run."
-        % (costs, classes, bclasses, est[0] / 1e3, est[1] / 1e3, meas[0] / 1e3, meas[1] / 1e3,
+        "record_shapes, profile_memory and with_stack, which inflate every operator's host time; the factor is "
+        "resnet50.json's ESTIMATE of what they cost unprofiled (provenance host_unprofiled), not a measurement."
+        % (read_resnet50()["provenance"]["host_unprofiled_factor"], costs, classes, bclasses, est[0] / 1e3, est[1] / 1e3, meas[0] / 1e3, meas[1] / 1e3,
            sum(len(l["host_fwd"]) for l in net.layers), sum(len(l["host_bwd"]) for l in net.layers),
            fwd_us / 1e3, bwd_us / 1e3, ntensors, ops, c["opt_op"], c["zero"], host_optimizer_s(net, model) * 1e3,
            c["opt_op"], c["zero"], opt * 1e3, opt_meas * 1e3,
@@ -985,7 +986,9 @@ def readme(rows):
             "  conv, batchnorm, linear, elementwise, view, loss; backward nodes, one AccumulateGrad per tensor,",
             "  gradient sums) times the cost per operator of that class measured in the same trace. That trace",
             "  ran with the profiler's shapes, memory and stack recording on, which inflates every operator's",
-            "  host time: upper bounds for an unprofiled run.", ""]
+            "  host time: all of them, resnet50's included, are the profiled figures times %.4f, an ESTIMATE of"
+            % read_resnet50()["provenance"]["host_unprofiled_factor"],
+            "  what they cost unprofiled (`scripts/csv2workload.py`, resnet50.json's `host_unprofiled`).", ""]
     return "\n".join(out)
 
 

@@ -4,7 +4,12 @@
 
   stash-study-report.py merge OUT.csv IN.csv...   one CSV from several sweeps (union of columns,
                                                   rows in the order given, runs renumbered)
-  stash-study-report.py doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv
+  stash-study-report.py largest CSV...             the single-instance runs with the largest
+                                                  interconnect stall (Stash's percent), one per GPU
+                                                  family: a line "PLATFORM WORKLOAD BATCH" as the
+                                                  sweep was given them, none for a case run at
+                                                  Stash's batch size (the mechanism sweep has it)
+  stash-study-report.py doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv MECHANISMS.csv OURS.csv
                                                   rewrite the part of DOC.md between the markers
                                                   '<!-- generated: ... -->' and '<!-- end generated -->'
 
@@ -20,9 +25,15 @@ from studylib import Report, help_version  # noqa: E402
 REPORT = Report("stash-study")
 die = REPORT.die
 
-AMP_FLAG = "--compute-scale"
 PARTS = [("interconnect_stall", "interconnect"), ("network_stall", "network"), ("prep_stall", "prep"),
          ("fetch_stall", "fetch")]
+# The mechanism sweep's variants: (variant, column). Switched off one at a time: the change of the
+# interconnect stall; the last two are whole stacks: their stall itself.
+MECHS = [("--no-launch", "issuing"), ("--no-framework", "framework"), ("--no-staging", "staging"),
+         ("--ddp pytorch", "DDP buckets"), ("--metric-allreduces 0", "metric allreduces"),
+         ("--synthetic-sample-bytes 1", "synthetic copies")]
+STACKS = [("--stash-stack ours", "job's own stack"), ("--ideal", "`--ideal`")]
+FAMILIES = ("K80, PCIe", "V100, NVLink")
 
 
 def read(path):
@@ -51,18 +62,6 @@ def fnum(r, key):
     return float(v) if v not in ("", None) else None
 
 
-def precision(r):
-    return "AMP what-if" if AMP_FLAG in r["variant"] else "FP32"
-
-
-def precisions(r):
-    """The precisions a run stands for: a K80 (p2) has no FP16 arithmetic to gain from AMP, so its
-    FP32 run also stands in the AMP what-if (the study's estimate, docs/stash-study.md)."""
-    if r["gpu_model"] == "Tesla K80":
-        return ["FP32", "AMP what-if"]
-    return [precision(r)]
-
-
 def config(r):
     return "%s x %s" % (r["instances"], r["platform"])
 
@@ -79,12 +78,54 @@ def pct(v):
     return "%.1f%%" % v
 
 
-def table(rows, prec):
+def ms(v):
+    v = 0.0 if abs(v) < 5e-5 else v
+    return "%.1f" % (v * 1e3)
+
+
+def dms(v):
+    """A change in ms, signed."""
+    v = 0.0 if abs(v) < 5e-5 else v
+    return "%+.1f" % (v * 1e3) if v else "0.0"
+
+
+def multi_gpu_single(rows):
+    """The single-instance runs with more than one GPU: those with an interconnect stall."""
+    return [r for r in rows if r["instances"] == "1" and int(r["gpus"]) > 1]
+
+
+def top_interconnect(rows):
+    return max(rows, key=lambda r: (fnum(r, "stash.interconnect_stall_pct"), -int(r["run"])))
+
+
+def largest(paths):
+    """The cases of the largest interconnect stall (Stash's percent) over the CSVs, one per GPU
+    family (K80, V100), as the sweep's arguments, but for a case a run at Stash's batch size (no
+    --batches) already is."""
+    rows = []
+    for path in paths:
+        rows += [dict(r, run=str(len(rows) + i)) for i, r in enumerate(ok(read(path)))]
+    cases = []
+    for fam in FAMILIES:
+        some = [r for r in multi_gpu_single(rows) if family(r) == fam]
+        if not some:
+            continue
+        top = top_interconnect(some)
+        if not any(not r["batch_arg"] and r["instances"] == "1" and r["platform_arg"] == top["platform_arg"]
+                   and r["workload_arg"] == top["workload_arg"] and r["batch_per_gpu"] == top["batch_per_gpu"]
+                   for r in rows):
+            cases.append("%s %s %s" % (top["platform_arg"], top["workload_arg"], top["batch_per_gpu"]))
+    return cases
+
+
+def family(r):
+    return "K80, PCIe" if r["platform"].startswith("p2.") else "V100, NVLink"
+
+
+def table(rows):
     out = ["| instances | model | iteration (RUN2) | epoch | $ per epoch | interconnect | network | prep | fetch |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        if prec not in precisions(r):
-            continue
         net = pct(fnum(r, "stash.network_stall_pct")) if r.get("stash.single_instance") else "-"
         out.append("| %s | %s | %.1f ms | %.1f min | %.2f | %s | %s | %s | %s |" % (
             config(r), r["workload"], fnum(r, "stash.run2_s") * 1e3, fnum(r, "epoch_s") / 60,
@@ -94,49 +135,103 @@ def table(rows, prec):
 
 
 def interconnect_findings(inst, batches):
-    out = []
-    for prec in ("FP32", "AMP what-if"):
-        for family, label in (("p2", "K80, PCIe"), ("p3", "V100, NVLink")):
-            rows = [r for r in inst + batches
-                    if precision(r) == prec and r["platform"].startswith(family + ".") and r["instances"] == "1"
-                    and int(r["gpus"]) > 1]
+    out = ["| instances | runs | largest interconnect stall | Stash % | where |", "|---|---|---:|---:|---|"]
+    for fam in FAMILIES:
+        for label, rows in (("Stash's batch sizes", inst), ("batch sweep", batches)):
+            rows = [r for r in multi_gpu_single(rows) if family(r) == fam]
             if not rows:
                 continue
-            top = max(rows, key=lambda r: (fnum(r, "stash.interconnect_stall_pct"), -int(r["run"])))
-            out.append("| %s | %s | %s | %s, %s, batch %s |" % (
-                prec, label, pct(fnum(top, "stash.interconnect_stall_pct")), config(top), top["workload"],
-                top["batch_per_gpu"]))
-    return ["| precision | instances | largest interconnect stall (Stash %) | where |", "|---|---|---:|---|"] + out
+            top = top_interconnect(rows)
+            out.append("| %s | %s | %s ms | %s | %s, %s, batch %s |" % (
+                fam, label, ms(fnum(top, "stash.interconnect_stall_s")), pct(fnum(top, "stash.interconnect_stall_pct")),
+                config(top), top["workload"], top["batch_per_gpu"]))
+    return out
 
 
-def network_findings(inst):
-    out = ["| precision | job | against | model | slowdown T(RUN1) / T(single) | network stall (Stash %) |",
-           "|---|---|---|---|---:|---:|"]
+def mechanism_groups(mech):
+    """{(platform, workload, batch): {variant: row}}, in the order of the CSV."""
+    groups = {}
+    for r in mech:
+        groups.setdefault((r["platform"], r["workload"], r["batch_per_gpu"]), {})[r["variant"]] = r
+    return groups
+
+
+def ic(r):
+    return fnum(r, "stash.interconnect_stall_s")
+
+
+def mechanism_table(mech, tops):
+    out = ["| instance | model | batch | interconnect stall (ms) | Stash % | " +
+           " | ".join(label for _, label in MECHS) + " | largest drop | " +
+           " | ".join(label for _, label in STACKS) + " |",
+           "|---|---|---:|---:|---:|" + "---:|" * len(MECHS) + "---|" + "---:|" * len(STACKS)]
+    for (plat, model, batch), by in mechanism_groups(mech).items():
+        base = by.get("")
+        if base is None:
+            die("mechanisms: no run of Stash's stack for %s, %s, batch %s" % (plat, model, batch))
+        stall = ic(base)
+        cells, drops = [], []
+        for variant, label in MECHS:
+            d = ic(by[variant]) - stall if variant in by else None
+            cells.append(dms(d) if d is not None else "-")
+            if d is not None:
+                drops.append((d, label))
+        d, label = min(drops)
+        drop = "%s (%.0f%%)" % (label, -100 * d / stall) if d < -5e-5 and stall > 0 else "none"
+        stacks = [ms(ic(by[v])) if v in by else "-" for v, _ in STACKS]
+        mark = " **(largest)**" if (plat, model, batch) in tops else ""
+        out.append("| %s%s | %s | %s | %s | %s | %s | %s | %s |" % (
+            plat, mark, model, batch, ms(stall), pct(fnum(base, "stash.interconnect_stall_pct")), " | ".join(cells),
+            drop, " | ".join(stacks)))
+    return out
+
+
+def mechanism_counts(mech):
+    """How often each mechanism makes the largest drop, as one sentence."""
+    count = {}
+    groups = mechanism_groups(mech)
+    for by in groups.values():
+        stall = ic(by[""])
+        drops = [(ic(by[v]) - stall, label) for v, label in MECHS if v in by]
+        d, label = min(drops)
+        if d < -5e-5:
+            count[label] = count.get(label, 0) + 1
+    parts = ["%s %d" % (label, count[label]) for _, label in MECHS if label in count]
+    return "Largest drop, cases per mechanism (of %d): %s." % (len(groups), ", ".join(parts) or "none")
+
+
+def network_findings(inst, ours):
+    out = ["| job | against | model | slowdown T(RUN1) / T(single) | network stall | Stash % | "
+           "job's own stack: slowdown | Stash % |",
+           "|---|---|---|---:|---:|---:|---:|---:|"]
+    own = {(r["platform"], r["instances"], r["workload"]): r for r in ours}
     best = {}
     for r in inst:
         if r.get("stash.single_instance_same_gpus") != "true":
             continue
         slow = fnum(r, "stash.run1_s") / fnum(r, "stash.single_instance_s")
-        key = (precision(r), config(r))
+        key = config(r)
         if key not in best or slow > best[key][0]:
             best[key] = (slow, r)
-    for (prec, cfg), (slow, r) in sorted(best.items(), key=lambda kv: (kv[0][0] != "FP32", -kv[1][0])):
-        out.append("| %s | %s | %s (%s GPUs) | %s | %.2fx | %s |" % (
-            prec, cfg, r["stash.single_instance"], r["stash.single_instance_gpus"], r["workload"], slow,
-            pct(fnum(r, "stash.network_stall_pct"))))
+    for cfg, (slow, r) in sorted(best.items(), key=lambda kv: -kv[1][0]):
+        o = own.get((r["platform"], r["instances"], r["workload"]))
+        cells = ("%.2fx | %s" % (fnum(o, "stash.run1_s") / fnum(o, "stash.single_instance_s"),
+                                 pct(fnum(o, "stash.network_stall_pct")))) if o else "- | -"
+        out.append("| %s | %s (%s GPUs) | %s | %.2fx | %s ms | %s | %s |" % (
+            cfg, r["stash.single_instance"], r["stash.single_instance_gpus"], r["workload"], slow,
+            ms(fnum(r, "stash.network_stall_s")), pct(fnum(r, "stash.network_stall_pct")), cells))
     return out
 
 
 def cost_findings(inst):
     """Pairs of configurations where the one that costs more per hour trains an epoch slower."""
-    out = ["| precision | model | costs more per hour, yet slower | than | first epoch (min) | $ per first epoch |",
-           "|---|---|---|---|---:|---:|"]
+    out = ["| model | costs more per hour, yet slower | than | first epoch (min) | $ per first epoch |",
+           "|---|---|---|---:|---:|"]
     npairs = 0
     groups = {}
     for r in inst:
-        for prec in precisions(r):
-            groups.setdefault((prec, r["workload"]), []).append(r)
-    for (prec, model), rows in groups.items():
+        groups.setdefault(r["workload"], []).append(r)
+    for model, rows in groups.items():
         found = []
         for a in rows:
             for b in rows:
@@ -147,26 +242,25 @@ def cost_findings(inst):
         npairs += len(found)
         if found:
             ratio, a, b = max(found, key=lambda t: (t[0], -int(t[1]["run"]), -int(t[2]["run"])))
-            out.append("| %s | %s | %s ($%.2f/h) | %s ($%.2f/h) | %.1f vs %.1f | %.2f vs %.2f |" % (
-                prec, model, config(a), fnum(a, "price_usd_per_h") * int(a["instances"]), config(b),
+            out.append("| %s | %s ($%.2f/h) | %s ($%.2f/h) | %.1f vs %.1f | %.2f vs %.2f |" % (
+                model, config(a), fnum(a, "price_usd_per_h") * int(a["instances"]), config(b),
                 fnum(b, "price_usd_per_h") * int(b["instances"]), fnum(a, "epoch_s") / 60, fnum(b, "epoch_s") / 60,
                 fnum(a, "cost_usd_per_epoch"), fnum(b, "cost_usd_per_epoch")))
     return out, npairs
 
 
 def cheapest(inst):
-    out = ["| precision | model | fastest first epoch (RUN2) | cheapest first epoch (RUN2) | cheapest cached epoch (RUN3) |",
-           "|---|---|---|---|---|"]
+    out = ["| model | fastest first epoch (RUN2) | cheapest first epoch (RUN2) | cheapest cached epoch (RUN3) |",
+           "|---|---|---|---|"]
     groups = {}
     for r in inst:
-        for prec in precisions(r):
-            groups.setdefault((prec, r["workload"]), []).append(r)
-    for (prec, model), rows in groups.items():
+        groups.setdefault(r["workload"], []).append(r)
+    for model, rows in groups.items():
         fast = min(rows, key=lambda r: (fnum(r, "epoch_s"), int(r["run"])))
         cheap = min(rows, key=lambda r: (fnum(r, "cost_usd_per_epoch"), int(r["run"])))
         warm = min(rows, key=lambda r: (fnum(r, "stash.run3_cost_usd_per_epoch"), int(r["run"])))
-        out.append("| %s | %s | %s, %.1f min ($%.2f) | %s, $%.2f (%.1f min) | %s, $%.2f (%.1f min) |" % (
-            prec, model, config(fast), fnum(fast, "epoch_s") / 60, fnum(fast, "cost_usd_per_epoch"), config(cheap),
+        out.append("| %s | %s, %.1f min ($%.2f) | %s, $%.2f (%.1f min) | %s, $%.2f (%.1f min) |" % (
+            model, config(fast), fnum(fast, "epoch_s") / 60, fnum(fast, "cost_usd_per_epoch"), config(cheap),
             fnum(cheap, "cost_usd_per_epoch"), fnum(cheap, "epoch_s") / 60, config(warm),
             fnum(warm, "stash.run3_cost_usd_per_epoch"), fnum(warm, "stash.run3_epoch_s") / 60))
     return out
@@ -185,33 +279,37 @@ def notes_table(inst):
         hits = [r for r in inst if key in r.get("stash.notes", "")]
         if hits:
             r = hits[0]
-            out.append("| %s | %d of %d | %s, %s, %s |" % (label, len(hits), len(inst), config(r), r["workload"],
-                                                          precision(r)))
+            out.append("| %s | %d of %d | %s, %s |" % (label, len(hits), len(inst), config(r), r["workload"]))
     return out
 
 
+def negative_prep(inst):
+    """The runs whose cached real-data run (RUN3) is faster than the synthetic one (RUN1)."""
+    return [r for r in inst if fnum(r, "stash.prep_stall_s") < 0]
+
+
 def batch_table(batches):
-    out = ["| precision | instance | model | " + " | ".join("batch %s" % b for b in
-                                                           sorted({int(r["batch_per_gpu"]) for r in batches})) + " |"]
     sizes = sorted({int(r["batch_per_gpu"]) for r in batches})
-    out.append("|---|---|---|" + "---:|" * len(sizes))
+    out = ["| instance | model | " + " | ".join("batch %s" % b for b in sizes) + " |",
+           "|---|---|" + "---:|" * len(sizes)]
     groups = {}
     for r in batches:
-        groups.setdefault((precision(r), config(r), r["workload"]), {})[int(r["batch_per_gpu"])] = r
-    for (prec, cfg, model), by in groups.items():
-        cells = [pct(fnum(by[b], "stash.interconnect_stall_pct")) if b in by else "-" for b in sizes]
-        out.append("| %s | %s | %s | %s |" % (prec, cfg, model, " | ".join(cells)))
+        groups.setdefault((config(r), r["workload"]), {})[int(r["batch_per_gpu"])] = r
+    for (cfg, model), by in groups.items():
+        cells = ["%s ms, %s" % (ms(fnum(by[b], "stash.interconnect_stall_s")),
+                                pct(fnum(by[b], "stash.interconnect_stall_pct"))) if b in by else "-" for b in sizes]
+        out.append("| %s | %s | %s |" % (cfg, model, " | ".join(cells)))
     return out
 
 
 def scaling_table(rows):
     counts = sorted({int(r["instances"]) for r in rows})
-    out = ["| precision | instance | model | " + " | ".join("x %d" % n for n in counts) + " |",
-           "|---|---|---|" + "---:|" * len(counts)]
+    out = ["| instance | model | " + " | ".join("x %d" % n for n in counts) + " |",
+           "|---|---|" + "---:|" * len(counts)]
     groups = {}
     for r in rows:
-        groups.setdefault((precision(r), r["platform"], r["workload"]), {})[int(r["instances"])] = r
-    for (prec, plat, model), by in groups.items():
+        groups.setdefault((r["platform"], r["workload"]), {})[int(r["instances"])] = r
+    for (plat, model), by in groups.items():
         base = fnum(by[counts[0]], "throughput_samples_per_s") if counts[0] in by else None
         cells = []
         for n in counts:
@@ -220,32 +318,56 @@ def scaling_table(rows):
                 continue
             t = fnum(by[n], "throughput_samples_per_s")
             cells.append("%.0f (%.2fx)" % (t, t / base) if base else "%.0f" % t)
-        out.append("| %s | %s | %s | %s |" % (prec, plat, model, " | ".join(cells)))
+        out.append("| %s | %s | %s |" % (plat, model, " | ".join(cells)))
     return out
 
 
-def doc(path, inst_csv, batch_csv, scaling_csv):
+def doc(path, inst_csv, batch_csv, scaling_csv, mech_csv, ours_csv):
     inst = ok(read(inst_csv))
     batches = ok(read(batch_csv))
     scaling = ok(read(scaling_csv))
+    mech = ok(read(mech_csv))
+    ours = ok(read(ours_csv))
     costs, npairs = cost_findings(inst)
+    tops = set()
+    for fam in FAMILIES:
+        some = [r for r in multi_gpu_single(inst + batches) if family(r) == fam]
+        if some:
+            t = top_interconnect(some)
+            tops.add((t["platform"], t["workload"], t["batch_per_gpu"]))
+    neg = negative_prep(inst)
     lines = [REPORT.begin, "",
              "### Interconnect stall",
              "",
-             "The largest interconnect stall (Stash's percent: (T(RUN1) - T(RUN0)) / T(RUN1)) over every",
+             "The largest interconnect stall (Stash's: T(RUN1) - T(RUN0), in percent of T(RUN1)) over every",
              "single-instance run with more than one GPU, at Stash's batch sizes and in the batch sweep:",
              ""] + interconnect_findings(inst, batches) + [
+             "",
+             "### Which mechanism carries the interconnect stall",
+             "",
+             "Each multi-GPU instance, model and batch of `mechanisms.csv`: the interconnect stall with Stash's",
+             "stack (ms per iteration and Stash's percent), then how much it changes (ms) when one mechanism is",
+             "switched off (`--no-launch`, `--no-framework`, `--no-staging`; `--ddp pytorch`: DDP's 25 MiB",
+             "buckets instead of one allreduce per tensor; `--metric-allreduces 0`; `--synthetic-sample-bytes 1`:",
+             "the synthetic batch copied almost empty), the one whose removal lowers it most (its share of the",
+             "stall), and the stall itself with the job's own stack (`--stash-stack ours`) and with `--ideal`",
+             "(ms). The changes do not add up: the mechanisms overlap one another.",
+             "",
+             mechanism_counts(mech),
+             "",
+             ] + mechanism_table(mech, tops) + [
              "",
              "### Network stall: several instances against one",
              "",
              "For each job whose GPUs exist on one instance, the model with the largest slowdown of the",
-             "synthetic run over the network (RUN1) against the same GPUs on one instance (SINGLE):",
-             ""] + network_findings(inst) + [
+             "synthetic run over the network (RUN1) against the same GPUs on one instance (SINGLE), with",
+             "Stash's stack, and the same model with the job's own stack (`--stash-stack ours`, `ours.csv`):",
+             ""] + network_findings(inst, ours) + [
              "",
              "### More expensive is not always faster",
              "",
-             "%d pairs of configurations (same model and precision) where the one that costs more per hour" % npairs,
-             "takes longer per epoch; the pair with the largest gap for each model:",
+             "%d pairs of configurations (same model) where the one that costs more per hour takes longer" % npairs,
+             "per epoch; the pair with the largest gap for each model:",
              ""] + costs + [
              "",
              "Fastest and cheapest configuration per model, for the first epoch (RUN2: every sample read",
@@ -257,9 +379,13 @@ def doc(path, inst_csv, batch_csv, scaling_csv):
              "Where the two views of RUN2 differ by more than 2% of the iteration (the runs' `stash.notes`):",
              ""] + notes_table(inst) + [
              "",
+             "In %d of %d runs the cached real-data run (RUN3, DALI) is faster than the synthetic one (RUN1," % (
+                 len(neg), len(inst)),
+             "pageable fp32 batches): Stash's prep stall RUN3 - RUN1 is negative, shown as 0% (Stash's `max(0, ...)`).",
+             "",
              "### Interconnect stall against batch size",
              "",
-             "Stash's percent, single instances, every model, from `batches.csv`:",
+             "Per iteration and in Stash's percent, single instances, every model, from `batches.csv`:",
              "",
              "<details><summary>table</summary>",
              ""] + batch_table(batches) + [
@@ -269,7 +395,7 @@ def doc(path, inst_csv, batch_csv, scaling_csv):
              "### Scaling to 8 instances",
              "",
              "Throughput in samples/s (speed-up over one instance) of the real job with the default page",
-             "cache, from `scaling.csv` (figure above):",
+             "cache and the options of Stash's stack, from `scaling.csv` (figure above):",
              "",
              "<details><summary>table</summary>",
              ""] + scaling_table(scaling) + [
@@ -281,13 +407,8 @@ def doc(path, inst_csv, batch_csv, scaling_csv):
              "Stash's percentages (interconnect / T(RUN1), or / T(SINGLE) over several instances; network /",
              "T(SINGLE); prep / T(RUN3); fetch / T(RUN2)); iteration, epoch and $ of RUN2, the real job.",
              "",
-             "<details><summary>FP32</summary>",
-             ""] + table(inst, "FP32") + [
-             "",
-             "</details>",
-             "",
-             "<details><summary>AMP what-if (V100 compute x 0.306)</summary>",
-             ""] + table(inst, "AMP what-if") + [
+             "<details><summary>table</summary>",
+             ""] + table(inst) + [
              "",
              "</details>",
              "",
@@ -299,10 +420,14 @@ def main(argv):
     help_version(__file__, __doc__, argv)
     if len(argv) >= 3 and argv[0] == "merge":
         merge(argv[1], argv[2:])
-    elif len(argv) == 5 and argv[0] == "doc":
-        doc(argv[1], argv[2], argv[3], argv[4])
+    elif len(argv) >= 2 and argv[0] == "largest":
+        for case in largest(argv[1:]):
+            print(case)
+    elif len(argv) == 7 and argv[0] == "doc":
+        doc(*argv[1:])
     else:
-        die("usage: stash-study-report.py merge OUT.csv IN.csv... | doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv")
+        die("usage: stash-study-report.py merge OUT.csv IN.csv... | largest CSV... | doc DOC.md INSTANCES.csv "
+            "BATCHES.csv SCALING.csv MECHANISMS.csv OURS.csv")
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ typedef struct ss_rank {
   sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
   /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
    * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
-   * on cv. */
+   * on seg_cv (not cv, which every reduced bucket signals). */
   long seg_started;     /* segments the host has begun issuing */
   long seg_issued;      /* ... has finished issuing */
   long seg_done;        /* segments the GPU has finished */
@@ -78,7 +78,8 @@ typedef struct ss_rank {
   double* seg_start_s;  /* [SS_HOST_RING]: when the host began / finished issuing segment k % ring */
   double* seg_end_s;
   ss_hostlog log;       /* what the host thread did when (for the GPU's waits on it) */
-  int seg_waiters;      /* host or GPU blocked on cv for the counters above (else no notify) */
+  sg_cond_t seg_cv;     /* signalled when one of the counters above changes and someone waits */
+  int seg_waiters;      /* host or GPU blocked on seg_cv (else no notify) */
   double bwd_start_s;   /* when the GPU began this iteration's backward (Horovod's cycles) */
 } ss_rank;
 
@@ -104,6 +105,7 @@ typedef struct ss_sim {
   int ncoll;
   double* coll_bytes;
   ss_allreduce* coll_alg;
+  double* coll_after_s; /* the stream's time after it: the framework's copies back (scale, unflatten) */
   double (*tree_rest)[2];
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
    * and for ASGD the updates applied to each part and the version each rank last pulled. */
@@ -176,6 +178,9 @@ void ss_host_actor(ss_sim* s, const ss_actor_arg* a);
  * other's counters without the lock, which they take only to block; a change notifies only when
  * one of them is blocked (the simulation's cost per segment stays a few simcalls). */
 void ss_host_notify(ss_rank* me);
+
+/* Block until *counter (one of me's segment counters) is past k. */
+void ss_host_wait_past(ss_rank* me, const long* counter, long k);
 
 /* Book rank r's GPU wait [from, to) of iteration iter on the timeline by what its host thread did
  * meanwhile (waiting for data, issuing work, waiting for collectives). */

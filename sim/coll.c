@@ -24,6 +24,8 @@ typedef struct ring_phase {
   sg_bar_t bar;  /* the ranks of the phase (fast fidelity) */
   double alpha;  /* the largest hop latency of the phase (fast fidelity) */
   int net;       /* the phase crosses instances */
+  double tail;   /* the stream's time after the phase (the framework's copies after a collective's last
+                  * phase), folded into the phase's last sleep: one simulated event less */
 } ring_phase;
 
 static int nrings(const ss_sim* s, ring_kind k)
@@ -88,8 +90,11 @@ static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_co
  * steps-1 steps. Both give steps x (alpha + chunk / bandwidth) on a homogeneous ring. */
 static void ring_run(ss_sim* s, int r, const ring_phase* ph)
 {
-  if (ph->steps <= 0 || ph->bytes <= 0)
+  if (ph->steps <= 0 || ph->bytes <= 0) {
+    if (ph->tail > 0)
+      sg_actor_sleep_for(ph->tail);
     return;
+  }
   ss_rank* me = &s->ranks[r];
   sg_comm_t comms[2 * SS_TOPO_MAX_CHANNELS];
   void* data[SS_TOPO_MAX_CHANNELS];
@@ -99,14 +104,23 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     for (int step = 0; step < ph->steps; step++)
       exchange(s, r, ph, ph->bytes, comms, data);
-  } else {
-    exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
-    sg_barrier_wait(ph->bar);
-    if (ph->steps > 1 && ph->alpha > 0)
-      sg_actor_sleep_for((ph->steps - 1) * ph->alpha);
+    if (ph->net)
+      net_end(me);
+    if (ph->tail > 0)
+      sg_actor_sleep_for(ph->tail);
+    return;
   }
+  exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
+  sg_barrier_wait(ph->bar);
+  double rest = ph->steps > 1 && ph->alpha > 0 ? (ph->steps - 1) * ph->alpha : 0;
+  if (ph->net && rest > 0)
+    sg_actor_sleep_for(rest);
   if (ph->net)
     net_end(me);
+  if (!ph->net && rest + ph->tail > 0)
+    sg_actor_sleep_for(rest + ph->tail);
+  else if (ph->net && ph->tail > 0)
+    sg_actor_sleep_for(ph->tail);
 }
 
 /* Ring over all ranks: reduce-scatter then allgather, 2(n-1) steps of S/n. */
@@ -114,7 +128,8 @@ static void allreduce_ring(ss_sim* s, int r, int coll)
 {
   double bytes = s->coll_bytes[coll];
   int n = s->job->ngpus;
-  ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n, s->bar_all, s->alpha_global, s->job->instances > 1};
+  ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n, s->bar_all, s->alpha_global, s->job->instances > 1,
+                   s->coll_after_s[coll]};
   ring_run(s, r, &ph);
 }
 
@@ -124,9 +139,10 @@ static void two_level(ss_sim* s, int r, int coll, void (*across)(ss_sim* s, int 
 {
   const ss_rank* me = &s->ranks[r];
   int g = s->job->gpus_per_instance;
-  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g, s->bar_inst[me->inst], s->alpha_intra, 0};
+  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g, s->bar_inst[me->inst], s->alpha_intra, 0, 0};
   ring_run(s, r, &in);
   across(s, r, coll);
+  in.tail = s->coll_after_s[coll];
   ring_run(s, r, &in);
 }
 
@@ -138,7 +154,7 @@ static void ring_across(ss_sim* s, int r, int coll)
   int g = j->gpus_per_instance, m = j->instances;
   const ss_rank* me = &s->ranks[r];
   ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m, s->bar_cross[me->local],
-                       s->alpha_cross[me->local], 1};
+                       s->alpha_cross[me->local], 1, 0};
   ring_run(s, r, &across);
 }
 
@@ -332,10 +348,7 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
           sg_actor_sleep_for(j->collective_host_s);
       }
       double t0 = simgrid_get_clock();
-      ss_coll_allreduce(s, a->rank, b);
-      /* The framework's copies back into the gradients (scale, unflatten) on the same stream. */
-      if (b < j->nbuckets && j->bucket_post_s[b] > 0)
-        sg_actor_sleep_for(j->bucket_post_s[b]);
+      ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
       if (s->trace) {
         char name[64], detail[96];
         if (b < j->nbuckets)

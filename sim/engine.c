@@ -179,6 +179,7 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
   me->batch_fetch_s = calloc((size_t)j->niters, sizeof(double));
   me->batch_prep_s = calloc((size_t)j->niters, sizeof(double));
   if (j->host) {
+    me->seg_cv = sg_cond_init();
     me->seg_start_s = calloc(SS_HOST_RING, sizeof(double));
     me->seg_end_s = calloc(SS_HOST_RING, sizeof(double));
     ss_assert(me->seg_start_s && me->seg_end_s);
@@ -248,11 +249,14 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
-  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest);
+  s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
+  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest && s->coll_after_s);
   for (int c = 0; c < s->ncoll; c++) {
     int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
     s->coll_bytes[c] = bytes;
+    if (s->bench_nsizes == 0 && !metric)
+      s->coll_after_s[c] = j->bucket_post_s[c];
     if (s->bench_nsizes > 0 || metric)
       s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
     else
@@ -365,6 +369,8 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     free(me->next);
     free(me->intra_inbox);
     free(me->intra_next);
+    if (me->seg_cv)
+      sg_cond_destroy(me->seg_cv);
     free(me->seg_start_s);
     free(me->seg_end_s);
     free(me->log.spans);
@@ -384,6 +390,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_bytes);
   free(s->coll_alg);
   free(s->tree_rest);
+  free(s->coll_after_s);
   free(s->ps_host);
   free(s->ps_msgs);
   free(s->ps_seen);
@@ -505,7 +512,7 @@ void ss_trace_links(ss_sim* s)
 }
 
 /* Name the trace's processes and tracks: an instance per process, per GPU its training process,
- * collective stream and loader workers; the parameter servers after them. */
+ * collective stream, host thread and loader workers; the parameter servers after them. */
 static void trace_tracks(ss_sim* s)
 {
   const ss_job* j = s->job;
@@ -526,6 +533,10 @@ static void trace_tracks(ss_sim* s)
       if (!j->opt.synthetic && j->workers == 0) {
         snprintf(name, sizeof(name), "GPU %d loading (in the training process)", k);
         ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, SS_TRACK_INPROCESS), name, 4 * k + 2);
+      }
+      if (j->host) {
+        snprintf(name, sizeof(name), "GPU %d host thread (training process)", k);
+        ss_trace_thread(s->trace, i + 1, SS_TRACK_HOST(k), name, 4 * k + 3);
       }
     }
   }

@@ -74,6 +74,10 @@ static void host_span(ss_sim* s, ss_rank* me, const char* name, ss_cat cat, doub
 {
   double now = simgrid_get_clock();
   log_add(&me->log, start_s, now, cat);
+  /* The link counters are sampled at rank 0's steps: its host's too, or a copy made while the GPU
+   * waits would be averaged over the whole wait and the GPU's next segment. */
+  if (me->rank == 0)
+    ss_trace_links(s);
   if (now > start_s)
     ss_trace_rank(s, me->rank, SS_TRACK_HOST(me->local), name, ss_cat_name(cat), start_s, now - start_s, NULL);
 }
@@ -81,21 +85,26 @@ static void host_span(ss_sim* s, ss_rank* me, const char* name, ss_cat cat, doub
 void ss_host_notify(ss_rank* me)
 {
   if (me->seg_waiters > 0)
-    sg_cond_notify_all(me->cv);
+    sg_cond_notify_all(me->seg_cv);
+}
+
+void ss_host_wait_past(ss_rank* me, const long* counter, long k)
+{
+  if (*counter > k)
+    return;
+  sg_mutex_lock(me->mu);
+  me->seg_waiters++;
+  while (*counter <= k)
+    sg_cond_wait(me->seg_cv, me->mu);
+  me->seg_waiters--;
+  sg_mutex_unlock(me->mu);
 }
 
 /* Wait until the GPU has run every segment issued so far (a synchronisation: a copy from pageable
  * memory, torch.cuda.synchronize()). */
 static void wait_gpu(ss_rank* me)
 {
-  if (me->seg_done >= me->seg_issued)
-    return;
-  sg_mutex_lock(me->mu);
-  me->seg_waiters++;
-  while (me->seg_done < me->seg_issued)
-    sg_cond_wait(me->cv, me->mu);
-  me->seg_waiters--;
-  sg_mutex_unlock(me->mu);
+  ss_host_wait_past(me, &me->seg_done, me->seg_issued - 1);
 }
 
 /* Whether the host must wait before issuing g as segment k: the GPU is a ring behind, or the
@@ -165,7 +174,7 @@ static long issue_iteration(ss_sim* s, ss_rank* me, long k, double* slowdown)
       sg_mutex_lock(me->mu);
       me->seg_waiters++;
       while (queue_full(me, &j->segs[g], k, q))
-        sg_cond_wait(me->cv, me->mu);
+        sg_cond_wait(me->seg_cv, me->mu);
       me->seg_waiters--;
       sg_mutex_unlock(me->mu);
     }

@@ -245,7 +245,8 @@ static int make_segments(ss_job* j)
   seg_close(g, &p);
   g = seg_open(j, SS_SEG_OPTIMIZER, &p);
   g->flops = j->opt_flops;
-  pipe_add_even(&p, j->resolved.launch ? w->host_optimizer_s : 0, j->opt_flops / speed, w->ntensors);
+  pipe_add_even(&p, j->resolved.launch ? w->host_optimizer_s * (j->device ? j->device->host_ratio : 1) : 0,
+                j->opt_flops / speed, w->ntensors);
   /* The metric allreduces are called after the step. */
   for (int k = 0; k < j->nmetric; k++)
     pipe_add(&p, j->collective_host_s, 0);
@@ -270,9 +271,11 @@ static int host_side(ss_job* j)
   j->bucket_post_s = calloc((size_t)j->nbuckets + 1, sizeof(double));
   if (!j->host_fwd_s || !j->host_bwd_s || !j->bucket_post_s)
     return SS_ENOMEM;
+  /* Host times are the reference instance's CPU's, or a device entry's ratio of them. */
+  double host_ratio = j->device ? j->device->host_ratio : 1;
   for (int l = 0; o->launch && l < nl; l++) {
-    j->host_fwd_s[l] = w->layers[l].host_fwd_s;
-    j->host_bwd_s[l] = w->layers[l].host_bwd_s;
+    j->host_fwd_s[l] = w->layers[l].host_fwd_s * host_ratio;
+    j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio;
   }
   if (o->framework && j->nbuckets > 0 && o->arch == SS_ARCH_ALLREDUCE) {
     j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_collective_host_s(o->ddp);
@@ -323,6 +326,25 @@ static void resolve_options(ss_job* j)
   r->samples = j->opt.samples > 0 ? j->opt.samples : j->workload->dataset.samples;
 }
 
+/* The simulated processes fit (SS_MAX_ACTORS): per_gpu of them per GPU (its GPU stream and
+ * collective stream, and its host thread when the host side is simulated), its loaders, the servers. */
+static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers, ss_err* err)
+{
+  long actors = (long)ngpus * (per_gpu + (o->synthetic ? 0 : workers)) + (o->arch == SS_ARCH_PS ? o->servers : 0);
+  if ((long)per_gpu * ngpus > SS_MAX_ACTORS)
+    return ss_err_set(err, NULL, 0,
+                      "%d GPUs make %ld simulated processes (%d per GPU%s); at most %d fit (each has its own stack "
+                      "mapping): use fewer --instances or --gpus%s",
+                      ngpus, (long)per_gpu * ngpus, per_gpu, per_gpu > 2 ? ", the host thread's included" : "",
+                      SS_MAX_ACTORS, per_gpu > 2 ? ", or --ideal" : "");
+  if (actors > SS_MAX_ACTORS)
+    return ss_err_set(err, NULL, 0,
+                      "%d GPUs with %d loader worker%s each make %ld simulated processes; at most %d fit (each has "
+                      "its own stack mapping): use fewer --workers, or --synthetic",
+                      ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
+  return SS_OK;
+}
+
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   if (check_cluster(p, o, err))
@@ -330,17 +352,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
-  long actors = (long)ngpus * (2 + (o->synthetic ? 0 : workers)) + (o->arch == SS_ARCH_PS ? o->servers : 0);
-  if (2L * ngpus > SS_MAX_ACTORS)
-    return ss_err_set(err, NULL, 0,
-                      "%d GPUs make %ld simulated processes (2 per GPU); at most %d fit (each has its own stack "
-                      "mapping): use fewer --instances or --gpus",
-                      ngpus, 2L * ngpus, SS_MAX_ACTORS);
-  if (actors > SS_MAX_ACTORS)
-    return ss_err_set(err, NULL, 0,
-                      "%d GPUs with %d loader worker%s each make %ld simulated processes; at most %d fit (each has "
-                      "its own stack mapping): use fewer --workers, or --synthetic",
-                      ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
+  if (check_actors(o, ngpus, 2, workers, err))
+    return SS_EINPUT;
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_nomem(err);
@@ -417,6 +430,11 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (rc) {
     ss_job_free(j);
     return ss_err_nomem(err);
+  }
+  /* The host threads are known now (they are actors too). */
+  if (j->host && check_actors(o, ngpus, 3, workers, err)) {
+    ss_job_free(j);
+    return SS_EINPUT;
   }
   *out = j;
   return SS_OK;

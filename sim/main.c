@@ -260,7 +260,7 @@ int main(int argc, char** argv)
   double simulated_s = 0;
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || (!cli.opt.nvlink && no_nvlink(p, &err)) ||
       ss_workload_load(cli.opt.workload_path, &w, &err) ||
-      (cli.opt.stash ? ss_stash_plan(p, w, &cli.opt, cli.opt.stash_single, &stash, &err)
+      (cli.opt.stash ? ss_stash_plan(p, w, &cli.opt, &cli.given, cli.opt.stash_single, &stash, &err)
                  : ss_plan_job(p, w, &cli.opt, &job, &err))) {
     status = fail(&err);
     goto done;

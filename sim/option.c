@@ -626,8 +626,8 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
          o->synthetic ? "with --synthetic" : "with --workers 0");
   if (o->stash && o->synthetic)
     FAIL("--stash makes its own synthetic and real-data runs: drop --synthetic");
-  if (o->synthetic != SS_SYNTH_HOST && ss_optset_has(given, "synthetic-sample-bytes"))
-    FAIL("--synthetic-sample-bytes goes with --synthetic host");
+  if (o->synthetic != SS_SYNTH_HOST && !o->stash && ss_optset_has(given, "synthetic-sample-bytes"))
+    FAIL("--synthetic-sample-bytes goes with --synthetic host (or --stash, whose synthetic runs copy from the host)");
   if (!o->stash && ss_optset_has(given, "stash-stack"))
     FAIL("--stash-stack goes with --stash");
   return 0;

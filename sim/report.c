@@ -287,6 +287,32 @@ static void write_table_ps(FILE* f, const ss_result* r)
             w / j->gpus_per_instance, w % j->gpus_per_instance, worker_throughput(r, w), worker_staleness(r, w));
 }
 
+/* What the host side simulated (docs/model.md, "The host side"): one line, the figures per iteration. */
+static void write_table_host(FILE* f, const ss_job* j)
+{
+  double issue = 0, opt = 0;
+  for (int g = 0; g < j->nsegs; g++)
+    issue += j->segs[g].host_s;
+  opt = j->segs[j->nsegs - 1].host_s;
+  fprintf(f, "  host: %.3f ms issuing per iteration (%s%.3f ms optimizer and calls after the step)", issue * 1e3,
+          j->resolved.launch && j->workload->has_host_times ? "the workload's host times, "
+          : j->resolved.launch                             ? "no host times in the workload, "
+                                                           : "--no-launch, ",
+          opt * 1e3);
+  if (j->nbuckets > 0 && j->resolved.framework)
+    fprintf(f, "; %s: %.0f us per collective, %.0f us per tensor%s", ss_ddp_name(j->opt.ddp),
+            j->collective_host_s * 1e6, j->tensor_host_s * 1e6,
+            j->copy_s_per_byte > 0 ? ", GPU copies" : "");
+  if (j->copy_bytes > 0)
+    fprintf(f, "; pageable copy of %.1f MB%s", j->copy_bytes / 1e6, j->staging_s > 0 ? " staged" : "");
+  if (j->handoff_s > 0)
+    fprintf(f, "; %.0f us to take a batch", j->handoff_s * 1e6);
+  if (j->nmetric > 0)
+    fprintf(f, "; %d metric allreduce%s", j->nmetric, j->nmetric == 1 ? "" : "s");
+  fprintf(f, "%s%s\n", j->opt.item_sync ? "; loss.item() every step" : "; never waits for the GPU",
+          j->opt.cuda_sync ? ", cuda synchronize after data and step" : "");
+}
+
 static void write_table(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -322,7 +348,9 @@ static void write_table(FILE* f, const ss_result* r)
             j->workload->ref_gpu_model, j->workload->ref_gpu_flops / j->platform->gpus[0].speed_flops);
   if (j->opt.compute_scale != 1)
     fprintf(f, "  compute: every GPU kernel time x%g (--compute-scale, a what-if)\n", j->opt.compute_scale);
-  if (j->opt.synthetic)
+  if (j->opt.synthetic == SS_SYNTH_HOST)
+    fprintf(f, "  data: synthetic, in pageable host memory, copied to the GPU every iteration\n");
+  else if (j->opt.synthetic)
     fprintf(f, "  data: synthetic (no loading)\n");
   else
     fprintf(f, "  data: %d loader worker%s per GPU, prefetch %d, %.0f%% of %s in page cache%s\n", j->workers,
@@ -334,8 +362,13 @@ static void write_table(FILE* f, const ss_result* r)
     int count[SS_ALLREDUCE_COUNT] = {0};
     for (int k = 0; k < j->nbuckets; k++)
       count[j->bucket_alg[k]]++;
-    char cap[64];
-    if (j->opt.bucket_mib > 0)
+    char cap[128];
+    if (j->opt.ddp == SS_DDP_APEX)
+      snprintf(cap, sizeof(cap), "(apex DDP, message size %g element%s)", j->opt.message_size,
+               j->opt.message_size <= 1 ? ": one per parameter tensor" : "s");
+    else if (j->opt.ddp == SS_DDP_HOROVOD)
+      snprintf(cap, sizeof(cap), "(Horovod fusions of up to %g MiB every %g ms)", j->opt.fusion_mib, j->opt.cycle_ms);
+    else if (j->opt.bucket_mib > 0)
       snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mib);
     else
       snprintf(cap, sizeof(cap), "(one per layer)");
@@ -351,6 +384,8 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, ", %d ring%s per instance (%s fidelity)\n", j->intra.nrings, j->intra.nrings == 1 ? "" : "s",
             ss_fidelity_name(j->opt.fidelity));
   }
+  if (j->host)
+    write_table_host(f, j);
   if (j->opt.init_io != SS_INIT_NONE)
     fprintf(f, "  start-up: %.2f s of %s reads, %.1f MB per worker from %s; %.0f samples in %.2f min with it\n",
             r->bd.init_s, ss_init_io_name(j->opt.init_io), j->init_bytes / 1e6,

@@ -91,31 +91,41 @@ static int find_single(const ss_platform* p, int want, ss_platform** out, ss_err
  * FP16 arithmetic (unchanged, also an estimate). */
 #define SS_STASH_AMP_V100 0.306
 
-/* Stash's own stack on run k's options r (../shared/data/stash_methodology.md, section 7): the CNN
+/* Stash's synthetic sample (tool/synthetic_data.py): 3 x 224 x 224 fp32, 602,112 bytes. */
+#define SS_STASH_SYNTH_SAMPLE_BYTES (3.0 * 224 * 224 * 4)
+
+/* Stash's own stack on run k's options r (../shared/data/stash_methodology.md, section 7), but for
+ * the options the user gave (given: a what-if on one part of the stack, --stash --ddp pytorch): the CNN
  * script trains with apex DDP, one allreduce per parameter tensor, AMP, torch.cuda.synchronize()
  * after the data and after the step; synthetic runs copy a pageable fp32 batch every iteration;
  * RUN1 (and the real-data runs, the same script) adds three metric allreduces and .item(); RUN0
  * has no DDP at all (one GPU: no collective). The real-data runs load with DALI (the loaders copy
  * ahead). BERT ran Hugging Face's script with PyTorch DDP. Says in words what it did (in `what`). */
-static void stash_stack(const ss_platform* p, const ss_workload* w, ss_options* r, ss_run k, char* what, size_t size)
+static void stash_stack(const ss_platform* p, const ss_workload* w, const ss_optset* given, ss_options* r, ss_run k,
+                        char* what, size_t size)
 {
   int bert = strncmp(w->model, "bert", 4) == 0;
   int v100 = strstr(p->gpus[0].model, "V100") != NULL;
   r->cuda_sync = 1;
   if (r->synthetic)
     r->synthetic = SS_SYNTH_HOST;
-  if (r->synthetic && !bert) /* torch.randn(batch, 3, 224, 224): fp32, 4 bytes per decoded uint8 */
-    r->synthetic_sample_bytes = 4 * w->dataset.decoded_bytes_per_sample;
+  /* torch.randn(batch, 3, 224, 224) for every CNN, whatever the workload's decoded sample (uint8
+   * for the DALI CPU pipeline's models, already fp32 for the others) */
+  if (r->synthetic && !bert && !ss_optset_has(given, "synthetic-sample-bytes"))
+    r->synthetic_sample_bytes = SS_STASH_SYNTH_SAMPLE_BYTES;
   if (!r->synthetic && !bert)
     r->async_copy = 1;
-  if (!bert) {
+  if (!bert && !ss_optset_has(given, "ddp")) {
     r->ddp = SS_DDP_APEX;
     r->message_size = 1;
-    r->metric_allreduces = k == SS_RUN0 ? 0 : 3;
-    if (r->compute_scale == 1 && v100)
-      r->compute_scale = SS_STASH_AMP_V100;
   }
-  snprintf(what, size, "%s", bert ? "Stash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
+  if (!bert && !ss_optset_has(given, "metric-allreduces"))
+    r->metric_allreduces = k == SS_RUN0 ? 0 : 3;
+  if (!bert && !ss_optset_has(given, "compute-scale") && v100)
+    r->compute_scale = SS_STASH_AMP_V100;
+  int kept = ss_optset_has(given, "ddp") || ss_optset_has(given, "metric-allreduces") ||
+             ss_optset_has(given, "compute-scale") || ss_optset_has(given, "synthetic-sample-bytes");
+  snprintf(what, size, "%s%s", kept ? "(the options given on the command line replace the script's) " : "", bert ? "Stash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
                                     "torch.cuda.synchronize() after the data and the step"
                        : v100 ? "Stash's CNN script: apex DDP with one allreduce per parameter tensor, AMP as V100 "
                                 "kernels x0.306 (an estimate), fp32 synthetic batches copied from pageable host "
@@ -129,8 +139,8 @@ static void stash_stack(const ss_platform* p, const ss_workload* w, ss_options* 
                                 "RUN1-3 (--stash-stack ours: the job's options)");
 }
 
-int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const char* single_path,
-                  ss_stash** out, ss_err* err)
+int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const ss_optset* given,
+                  const char* single_path, ss_stash** out, ss_err* err)
 {
   ss_stash* s = calloc(1, sizeof(*s));
   if (!s)
@@ -154,7 +164,7 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
   if (o->stash_stack == SS_STACK_OURS)
     snprintf(s->stack, sizeof(s->stack), "the job's own options (--stash-stack ours)");
   for (int k = SS_RUN0; s->stash_stack && k <= SS_RUN3; k++)
-    stash_stack(p, w, &r[k], (ss_run)k, s->stack, sizeof(s->stack));
+    stash_stack(p, w, given, &r[k], (ss_run)k, s->stack, sizeof(s->stack));
   int rc = SS_OK;
   for (int k = SS_RUN0; !rc && k <= SS_RUN3; k++)
     rc = ss_plan_job(p, w, &r[k], &s->job[k], err);

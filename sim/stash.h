@@ -42,13 +42,14 @@ typedef struct ss_stash {
   char notes[SS_STASH_MAX_NOTES][512]; /* where the differential and timeline views disagree, and why */
 } ss_stash;
 
-/* Plan the runs of a --stash job (options o, already valid for p and w): RUN2 is the job with a
+/* Plan the runs of a --stash job (options o, already valid for p and w; given: the options the
+ * user set, which Stash's stack leaves as they are): RUN2 is the job with a
  * cold cache, RUN3 with all of the dataset cached, RUN1 synthetic, RUN0 synthetic on one GPU of
  * one instance. A job over several instances adds SINGLE on the instance file single_path, or when
  * NULL the instance of the same GPU model in p's directory with that many GPUs (else the one with
  * the most). Borrows p and w; free with ss_stash_free. */
-int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const char* single_path,
-                  ss_stash** out, ss_err* err);
+int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const ss_optset* given,
+                  const char* single_path, ss_stash** out, ss_err* err);
 
 /* Simulate every planned run, each in a forked process (SimGrid runs once per process), as many at
  * a time as there are cores, then derive the breakdown. A run that fails gives its error. */

@@ -167,14 +167,7 @@ static void sleep_until(double t)
 static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g, long k)
 {
   mark(m, SS_CAT_COMPUTE);
-  if (me->seg_started <= k) {
-    sg_mutex_lock(me->mu);
-    me->seg_waiters++;
-    while (me->seg_started <= k)
-      sg_cond_wait(me->cv, me->mu);
-    me->seg_waiters--;
-    sg_mutex_unlock(me->mu);
-  }
+  ss_host_wait_past(me, &me->seg_started, k);
   sleep_until(me->seg_start_s[k % SS_HOST_RING] + g->lag_s);
   double now = simgrid_get_clock();
   ss_host_book(s, me->rank, m->iter, m->t, now);
@@ -185,14 +178,7 @@ static void wait_issue(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g
  * slowed down by the loaders sharing its cores); then it is done. */
 static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* g, long k)
 {
-  if (me->seg_issued <= k) {
-    sg_mutex_lock(me->mu);
-    me->seg_waiters++;
-    while (me->seg_issued <= k)
-      sg_cond_wait(me->cv, me->mu);
-    me->seg_waiters--;
-    sg_mutex_unlock(me->mu);
-  }
+  ss_host_wait_past(me, &me->seg_issued, k);
   double earliest = me->seg_end_s[k % SS_HOST_RING] + g->tail_s;
   if (earliest - simgrid_get_clock() > SS_SIM_PRECISION_S) {
     mark(m, SS_CAT_COMPUTE);

@@ -268,6 +268,7 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
 #define MAX_SAMPLE_BYTES 1e10
 #define MAX_HOST_S 10.0  /* one layer's or the optimizer's host time per iteration */
 #define MAX_TENSORS 100000
+#define MAX_HOST_RATIO 1000.0 /* a device entry's host time ratio */
 
 /* An array of entries with names: where it is, how an entry is read, and the error when a name
  * repeats an earlier entry's: "<what> 'NAME' already <verb> by <path>[j]", at its name_key. */
@@ -421,13 +422,17 @@ static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
 static int parse_device(wctx* c, const cJSON* d, const char* p, ss_workload* w, int i, const char** name)
 {
   static const char* const keys[] = {"gpu_model", "fwd_s", "bwd_s", "reference_fwd_s", "reference_bwd_s",
-                                     "samples_per_s", "reference_samples_per_s", "source", NULL};
+                                     "samples_per_s", "reference_samples_per_s", "host_ratio", "source", NULL};
   ss_device* dev = &w->devices[i];
   w->ndevices = i + 1;
   if (!cJSON_IsObject(d))
     return ss_err_set_path(c->err, c->file, p, "expected an object, got %s", json_kind(d));
   if (check_keys(c, d, p, keys) || get_string(c, d, p, "gpu_model", &dev->gpu_model) ||
       get_string(c, d, p, "source", &dev->source))
+    return SS_EINPUT;
+  dev->host_ratio = 1;
+  if (cJSON_GetObjectItemCaseSensitive(d, "host_ratio") &&
+      get_number(c, d, p, "host_ratio", 0, 1, MAX_HOST_RATIO, 0, &dev->host_ratio))
     return SS_EINPUT;
   *name = dev->gpu_model;
   if (cJSON_GetObjectItemCaseSensitive(d, "samples_per_s")) {

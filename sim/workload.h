@@ -33,6 +33,7 @@ typedef struct ss_device {
   double fwd_ratio;  /* device time / reference time, forward */
   double bwd_ratio;  /* ... backward (and the optimizer: the ratio of the totals) */
   double total_ratio;
+  double host_ratio; /* host times on that device's instance / on the reference one (1 when not given) */
   char* source;
 } ss_device;
 

@@ -26,6 +26,10 @@ void test_launch_bound(void)
   CHECK(near(t, 0.022, 1e-9), "launch-bound step %.12g s, expected the host's 0.022 s", t);
   double fast = iteration(TINY_HOST, "--no-item-sync --compute-scale 0.1");
   CHECK(near(fast, 0.022, 1e-9), "a 10x faster GPU: %.12g s, expected 0.022 s", fast);
+  /* A device entry's host_ratio: the same work on a CPU twice as fast, 11 ms, still above the GPU's. */
+  double fast_cpu = iteration("tests/platforms/star2.xml tests/workloads/tiny_host_fast_cpu.json --synthetic --gpus 1",
+                              "--no-item-sync");
+  CHECK(near(fast_cpu, 0.011, 1e-9), "host_ratio 0.5: %.12g s, expected 0.011 s", fast_cpu);
   double gpu = iteration(TINY_HOST, "--no-item-sync --no-launch");
   CHECK(near(gpu, 0.0095, 1e-9), "--no-launch: %.12g s, expected the GPU's 0.0095 s", gpu);
   cJSON* j = sim_json("%s --no-item-sync", TINY_HOST);

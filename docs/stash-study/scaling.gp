@@ -1,9 +1,9 @@
 # scaling: redraw with 'gnuplot scaling.gp' in this directory (data: scaling.dat).
 do for [fmt in 'png svg'] {
   if (fmt eq 'png') {
-    set terminal pngcairo noenhanced size 2120,2618 font 'sans,10' background '#ffffff'
+    set terminal pngcairo noenhanced size 2120,1496 font 'sans,10' background '#ffffff'
   } else {
-    set terminal svg noenhanced size 2120,2618 font 'sans,10' background '#ffffff'
+    set terminal svg noenhanced size 2120,1496 font 'sans,10' background '#ffffff'
   }
   set output 'scaling.'.fmt
   reset
@@ -20,9 +20,9 @@ do for [fmt in 'png svg'] {
   set key top left Left reverse box opaque samplen 2
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.98090
-  set bmargin at screen 0.87853
-  set title 'alexnet, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.96658
+  set bmargin at screen 0.78743
+  set title 'alexnet'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -32,9 +32,9 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 5 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.98090
-  set bmargin at screen 0.87853
-  set title 'alexnet, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.96658
+  set bmargin at screen 0.78743
+  set title 'alexnet'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 0 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 1 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -45,9 +45,9 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.53868
   set rmargin at screen 0.73679
-  set tmargin at screen 0.98090
-  set bmargin at screen 0.87853
-  set title 'resnet18, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.96658
+  set bmargin at screen 0.78743
+  set title 'resnet18'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 6 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 7 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -57,9 +57,9 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 11 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
   set lmargin at screen 0.78868
   set rmargin at screen 0.98679
-  set tmargin at screen 0.98090
-  set bmargin at screen 0.87853
-  set title 'resnet18, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.96658
+  set bmargin at screen 0.78743
+  set title 'resnet18'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 6 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 7 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -70,9 +70,9 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.83804
-  set bmargin at screen 0.73568
-  set title 'resnet50, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.71658
+  set bmargin at screen 0.53743
+  set title 'resnet50'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 12 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 13 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -82,9 +82,9 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 17 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.83804
-  set bmargin at screen 0.73568
-  set title 'resnet50, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.71658
+  set bmargin at screen 0.53743
+  set title 'resnet50'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 12 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 13 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -95,9 +95,9 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.53868
   set rmargin at screen 0.73679
-  set tmargin at screen 0.83804
-  set bmargin at screen 0.73568
-  set title 'vgg11, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.71658
+  set bmargin at screen 0.53743
+  set title 'vgg11'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 18 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 19 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -107,9 +107,9 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 23 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
   set lmargin at screen 0.78868
   set rmargin at screen 0.98679
-  set tmargin at screen 0.83804
-  set bmargin at screen 0.73568
-  set title 'vgg11, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.71658
+  set bmargin at screen 0.53743
+  set title 'vgg11'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 18 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 19 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -120,9 +120,9 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.69519
-  set bmargin at screen 0.59282
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.46658
+  set bmargin at screen 0.28743
+  set title 'mobilenet_v2'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 24 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 25 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -132,9 +132,9 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 29 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.69519
-  set bmargin at screen 0.59282
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.46658
+  set bmargin at screen 0.28743
+  set title 'mobilenet_v2'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 24 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 25 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -145,9 +145,9 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.53868
   set rmargin at screen 0.73679
-  set tmargin at screen 0.69519
-  set bmargin at screen 0.59282
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.46658
+  set bmargin at screen 0.28743
+  set title 'shufflenet_v2_x0_5'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 30 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 31 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -157,9 +157,9 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 35 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
   set lmargin at screen 0.78868
   set rmargin at screen 0.98679
-  set tmargin at screen 0.69519
-  set bmargin at screen 0.59282
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.46658
+  set bmargin at screen 0.28743
+  set title 'shufflenet_v2_x0_5'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 30 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 31 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -170,9 +170,9 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.55233
-  set bmargin at screen 0.44996
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.21658
+  set bmargin at screen 0.03743
+  set title 'squeezenet1_0'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 36 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 37 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -182,9 +182,9 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 41 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.55233
-  set bmargin at screen 0.44996
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.21658
+  set bmargin at screen 0.03743
+  set title 'squeezenet1_0'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 36 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.xlarge', \
        'scaling.dat' index 37 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p2.8xlarge', \
@@ -192,139 +192,6 @@ do for [fmt in 'png svg'] {
        'scaling.dat' index 39 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
        'scaling.dat' index 40 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
        'scaling.dat' index 41 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.55233
-  set bmargin at screen 0.44996
-  set title 'alexnet, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 42 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 43 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 44 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.55233
-  set bmargin at screen 0.44996
-  set title 'alexnet, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 42 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 43 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 44 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.03868
-  set rmargin at screen 0.23679
-  set tmargin at screen 0.40947
-  set bmargin at screen 0.30710
-  set title 'resnet18, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 45 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 46 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 47 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
-  set lmargin at screen 0.28868
-  set rmargin at screen 0.48679
-  set tmargin at screen 0.40947
-  set bmargin at screen 0.30710
-  set title 'resnet18, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 45 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 46 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 47 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.40947
-  set bmargin at screen 0.30710
-  set title 'resnet50, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 48 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 49 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 50 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.40947
-  set bmargin at screen 0.30710
-  set title 'resnet50, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 48 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 49 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 50 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.03868
-  set rmargin at screen 0.23679
-  set tmargin at screen 0.26662
-  set bmargin at screen 0.16425
-  set title 'vgg11, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 51 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 52 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 53 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
-  set lmargin at screen 0.28868
-  set rmargin at screen 0.48679
-  set tmargin at screen 0.26662
-  set bmargin at screen 0.16425
-  set title 'vgg11, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 51 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 52 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 53 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.26662
-  set bmargin at screen 0.16425
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 54 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 55 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 56 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.26662
-  set bmargin at screen 0.16425
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 54 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 55 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 56 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.03868
-  set rmargin at screen 0.23679
-  set tmargin at screen 0.12376
-  set bmargin at screen 0.02139
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 57 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 58 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 59 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
-  set lmargin at screen 0.28868
-  set rmargin at screen 0.48679
-  set tmargin at screen 0.12376
-  set bmargin at screen 0.02139
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 57 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 58 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 59 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.12376
-  set bmargin at screen 0.02139
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 60 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 61 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 62 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.12376
-  set bmargin at screen 0.02139
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 60 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e7298a' title 'p3.2xlarge', \
-       'scaling.dat' index 61 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#66a61e' title 'p3.8xlarge', \
-       'scaling.dat' index 62 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#e6ab02' title 'p3.16xlarge', \
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   unset multiplot
   set output

@@ -1,9 +1,9 @@
 # scaling: redraw with 'gnuplot scaling.gp' in this directory (data: scaling.dat).
 do for [fmt in 'png svg'] {
   if (fmt eq 'png') {
-    set terminal pngcairo noenhanced size 2120,2422 font 'sans,10' background '#ffffff'
+    set terminal pngcairo noenhanced size 2120,1384 font 'sans,10' background '#ffffff'
   } else {
-    set terminal svg noenhanced size 2120,2422 font 'sans,10' background '#ffffff'
+    set terminal svg noenhanced size 2120,1384 font 'sans,10' background '#ffffff'
   }
   set output 'scaling.'.fmt
   reset
@@ -20,18 +20,18 @@ do for [fmt in 'png svg'] {
   set key top left Left reverse box opaque samplen 2
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.97936
-  set bmargin at screen 0.88026
-  set title 'alexnet, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.96387
+  set bmargin at screen 0.79046
+  set title 'alexnet'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 1 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 2 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.97936
-  set bmargin at screen 0.88026
-  set title 'alexnet, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.96387
+  set bmargin at screen 0.79046
+  set title 'alexnet'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 0 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 1 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
@@ -39,18 +39,18 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.53868
   set rmargin at screen 0.73679
-  set tmargin at screen 0.97936
-  set bmargin at screen 0.88026
-  set title 'resnet18, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.96387
+  set bmargin at screen 0.79046
+  set title 'resnet18'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 3 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 4 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 5 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
   set lmargin at screen 0.78868
   set rmargin at screen 0.98679
-  set tmargin at screen 0.97936
-  set bmargin at screen 0.88026
-  set title 'resnet18, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.96387
+  set bmargin at screen 0.79046
+  set title 'resnet18'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 3 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 4 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
@@ -58,18 +58,18 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.83650
-  set bmargin at screen 0.73741
-  set title 'resnet50, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.71387
+  set bmargin at screen 0.54046
+  set title 'resnet50'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 6 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 7 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 8 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.83650
-  set bmargin at screen 0.73741
-  set title 'resnet50, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.71387
+  set bmargin at screen 0.54046
+  set title 'resnet50'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 6 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 7 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
@@ -77,18 +77,18 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.53868
   set rmargin at screen 0.73679
-  set tmargin at screen 0.83650
-  set bmargin at screen 0.73741
-  set title 'vgg11, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.71387
+  set bmargin at screen 0.54046
+  set title 'vgg11'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 9 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 10 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 11 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
   set lmargin at screen 0.78868
   set rmargin at screen 0.98679
-  set tmargin at screen 0.83650
-  set bmargin at screen 0.73741
-  set title 'vgg11, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.71387
+  set bmargin at screen 0.54046
+  set title 'vgg11'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 9 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 10 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
@@ -96,18 +96,18 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.69364
-  set bmargin at screen 0.59455
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.46387
+  set bmargin at screen 0.29046
+  set title 'mobilenet_v2'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 12 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 13 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 14 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.69364
-  set bmargin at screen 0.59455
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.46387
+  set bmargin at screen 0.29046
+  set title 'mobilenet_v2'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 12 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 13 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
@@ -115,18 +115,18 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.53868
   set rmargin at screen 0.73679
-  set tmargin at screen 0.69364
-  set bmargin at screen 0.59455
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.46387
+  set bmargin at screen 0.29046
+  set title 'shufflenet_v2_x0_5'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 15 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 16 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 17 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
   set lmargin at screen 0.78868
   set rmargin at screen 0.98679
-  set tmargin at screen 0.69364
-  set bmargin at screen 0.59455
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.46387
+  set bmargin at screen 0.29046
+  set title 'shufflenet_v2_x0_5'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 15 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 16 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
@@ -134,141 +134,22 @@ do for [fmt in 'png svg'] {
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   set lmargin at screen 0.03868
   set rmargin at screen 0.23679
-  set tmargin at screen 0.55078
-  set bmargin at screen 0.45169
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy'."\n".'throughput'
+  set tmargin at screen 0.21387
+  set bmargin at screen 0.04046
+  set title 'squeezenet1_0'."\n".'throughput'
   set ylabel 'samples/s'
   plot 'scaling.dat' index 18 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 19 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 20 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
   set lmargin at screen 0.28868
   set rmargin at screen 0.48679
-  set tmargin at screen 0.55078
-  set bmargin at screen 0.45169
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy'."\n".'speedup over 1 instance'
+  set tmargin at screen 0.21387
+  set bmargin at screen 0.04046
+  set title 'squeezenet1_0'."\n".'speedup over 1 instance'
   set ylabel 'speedup'
   plot 'scaling.dat' index 18 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#1b9e77' title 'p2.16xlarge', \
        'scaling.dat' index 19 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
        'scaling.dat' index 20 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.55078
-  set bmargin at screen 0.45169
-  set title 'alexnet, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 21 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 22 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.55078
-  set bmargin at screen 0.45169
-  set title 'alexnet, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 21 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 22 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.03868
-  set rmargin at screen 0.23679
-  set tmargin at screen 0.40793
-  set bmargin at screen 0.30884
-  set title 'resnet18, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 23 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 24 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
-  set lmargin at screen 0.28868
-  set rmargin at screen 0.48679
-  set tmargin at screen 0.40793
-  set bmargin at screen 0.30884
-  set title 'resnet18, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 23 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 24 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.40793
-  set bmargin at screen 0.30884
-  set title 'resnet50, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 25 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 26 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.40793
-  set bmargin at screen 0.30884
-  set title 'resnet50, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 25 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 26 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.03868
-  set rmargin at screen 0.23679
-  set tmargin at screen 0.26507
-  set bmargin at screen 0.16598
-  set title 'vgg11, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 27 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 28 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
-  set lmargin at screen 0.28868
-  set rmargin at screen 0.48679
-  set tmargin at screen 0.26507
-  set bmargin at screen 0.16598
-  set title 'vgg11, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 27 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 28 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.26507
-  set bmargin at screen 0.16598
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 29 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 30 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.26507
-  set bmargin at screen 0.16598
-  set title 'mobilenet_v2, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 29 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 30 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.03868
-  set rmargin at screen 0.23679
-  set tmargin at screen 0.12221
-  set bmargin at screen 0.02312
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 31 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 32 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
-  set lmargin at screen 0.28868
-  set rmargin at screen 0.48679
-  set tmargin at screen 0.12221
-  set bmargin at screen 0.02312
-  set title 'shufflenet_v2_x0_5, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 31 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 32 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
-       x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
-  set lmargin at screen 0.53868
-  set rmargin at screen 0.73679
-  set tmargin at screen 0.12221
-  set bmargin at screen 0.02312
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'throughput'
-  set ylabel 'samples/s'
-  plot 'scaling.dat' index 33 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 34 using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge'
-  set lmargin at screen 0.78868
-  set rmargin at screen 0.98679
-  set tmargin at screen 0.12221
-  set bmargin at screen 0.02312
-  set title 'squeezenet1_0, --bucket-mb 0 --async-copy --compute-scale 0.306'."\n".'speedup over 1 instance'
-  set ylabel 'speedup'
-  plot 'scaling.dat' index 33 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#d95f02' title 'p3.8xlarge', \
-       'scaling.dat' index 34 using 1:3 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#7570b3' title 'p3.16xlarge', \
        x / 1 with lines dt 2 lw 1.5 lc rgb '#777777' title 'linear'
   unset multiplot
   set output
