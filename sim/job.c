@@ -296,7 +296,8 @@ static int host_side(ss_job* j)
     j->copy_bytes = j->h2d_bytes;
   if (o->staging && j->copy_bytes > 0 && p->memcpy_bytes_per_s > 0)
     j->staging_s = j->copy_bytes / p->memcpy_bytes_per_s;
-  if (o->handoff && !o->synthetic && j->workers > 0)
+  /* PyTorch's DataLoader hands its batches over; DALI's pipeline (--async-copy) delivers them on the GPU. */
+  if (o->handoff && !o->synthetic && j->workers > 0 && !o->async_copy)
     j->handoff_s = o->handoff_us >= 0 ? o->handoff_us * 1e-6 : SS_HANDOFF_S;
   o->collective_host_us = j->collective_host_s * 1e6;
   o->tensor_host_us = j->tensor_host_s * 1e6;

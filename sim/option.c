@@ -108,9 +108,9 @@ const ss_optdef ss_option_table[] = {
      NULL, -1, "the dataset's decoded_bytes_per_sample", 0, "synthetic_sample_bytes", "synthetic_sample_bytes", 0,
      NULL, "--synthetic host: bytes of one sample in host memory (Stash's fp32 224x224 images: 602112)"},
     {"handoff-us", 0, SS_KIND_REAL, OFF(handoff_us), 0, 1e7, 0, NULL, 0, RUNS, "data", "X", "a time in us", -1,
-     "an estimate (docs/model.md)", 0, "handoff_us", "handoff_us", 0, NULL,
-     "host time of the training process to take one batch from a loader worker (receive, collate, pin), besides "
-     "copying its bytes"},
+     "2100, measured on one machine (docs/model.md)", 0, "handoff_us", "handoff_us", 0, NULL,
+     "host time of the training process to take one batch from a PyTorch DataLoader worker (receive it, rebuild "
+     "its tensors from shared memory); none with --async-copy (DALI)"},
     {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, ALL, "cluster", "N", NULL, 1,
      "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch"},
     {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), 0, 1e6, 1, NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
@@ -621,9 +621,9 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
          ss_optset_has(given, "collective-host-us") ? "collective-host-us" : "tensor-host-us");
   if (!o->handoff && ss_optset_has(given, "handoff-us"))
     FAIL("--handoff-us has no effect with --no-handoff");
-  if (ss_optset_has(given, "handoff-us") && (o->synthetic || o->workers == 0))
-    FAIL("--handoff-us has no effect %s: no batch comes from a loader worker",
-         o->synthetic ? "with --synthetic" : "with --workers 0");
+  if (ss_optset_has(given, "handoff-us") && (o->synthetic || o->workers == 0 || o->async_copy))
+    FAIL("--handoff-us has no effect %s: no batch comes from a DataLoader worker",
+         o->synthetic ? "with --synthetic" : o->workers == 0 ? "with --workers 0" : "with --async-copy");
   if (o->stash && o->synthetic)
     FAIL("--stash makes its own synthetic and real-data runs: drop --synthetic");
   if (o->synthetic != SS_SYNTH_HOST && !o->stash && ss_optset_has(given, "synthetic-sample-bytes"))
