@@ -520,11 +520,6 @@ const char* ss_ddp_name(ss_ddp d)
   return enum_name(ddp_names, (int)d);
 }
 
-const char* ss_synthetic_name(ss_synthetic m)
-{
-  return enum_name(synthetic_names, (int)m);
-}
-
 
 /* s as a JSON string into buf. */
 static int json_text(const char* s, char* buf, size_t size)
