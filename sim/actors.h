@@ -167,6 +167,11 @@ void ss_trace_links(ss_sim* s);
 void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
                    const char* detail);
 
+/* Take iteration iter's batch for rank r's training process, which has waited for it since date
+ * since: load it itself (no workers) or wait for its worker's. Returns the part of the wait booked
+ * to storage (the rest is CPU), in the proportion of the loader's time on the batch. */
+double ss_loader_take(ss_sim* s, int r, int iter, double since);
+
 /* A batch is loaded in at most this many read-then-prepare steps (one per sample up to this size). */
 #define SS_LOADER_STEPS 64
 
@@ -207,6 +212,10 @@ sg_mailbox_t ss_ps_pull_mailbox(int r);
 
 /* Receive the parameters of every part of one iteration (called by rank r's trainer). */
 void ss_ps_pull_all(ss_sim* s, int r);
+
+/* Wait until rank r's collective stream has reduced want collectives (over all iterations). Returns
+ * the part of the wait its collectives spent crossing instances, at most the wait. */
+double ss_coll_wait_reduced(ss_sim* s, int r, long want);
 
 /* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
 double ss_coll_net_time(const ss_sim* s, int r);

@@ -66,6 +66,19 @@ double ss_coll_net_time(const ss_sim* s, int r)
   return me->net_acc_s + (me->in_net ? simgrid_get_clock() - me->net_since : 0);
 }
 
+double ss_coll_wait_reduced(ss_sim* s, int r, long want)
+{
+  ss_rank* me = &s->ranks[r];
+  double t0 = simgrid_get_clock(), net0 = ss_coll_net_time(s, r);
+  sg_mutex_lock(me->mu);
+  while (me->reduced < want)
+    sg_cond_wait(me->cv, me->mu);
+  sg_mutex_unlock(me->mu);
+  /* Without rounding either part below 0 (t0 + net can pass the clock). */
+  double wait = simgrid_get_clock() - t0;
+  return fmax(0, fmin(ss_coll_net_time(s, r) - net0, wait));
+}
+
 /* Send `bytes` to the next rank of each ring of the phase (in proportion to its share) and receive
  * as much from the previous one; returns when all of it has arrived. */
 static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_comm_t* comms, void** data)
@@ -101,26 +114,25 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   ss_assert(nrings(s, ph->kind) <= SS_TOPO_MAX_CHANNELS);
   if (ph->net)
     net_begin(me);
+  double rest = 0; /* the latency of the steps after the first (fast fidelity) */
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     for (int step = 0; step < ph->steps; step++)
       exchange(s, r, ph, ph->bytes, comms, data);
-    if (ph->net)
-      net_end(me);
-    if (ph->tail > 0)
-      sg_actor_sleep_for(ph->tail);
-    return;
+  } else {
+    exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
+    sg_barrier_wait(ph->bar);
+    if (ph->steps > 1 && ph->alpha > 0)
+      rest = (ph->steps - 1) * ph->alpha;
   }
-  exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
-  sg_barrier_wait(ph->bar);
-  double rest = ph->steps > 1 && ph->alpha > 0 ? (ph->steps - 1) * ph->alpha : 0;
-  if (ph->net && rest > 0)
-    sg_actor_sleep_for(rest);
-  if (ph->net)
+  /* Time in a phase that crosses instances is network time; the tail after it is not. */
+  if (ph->net) {
+    if (rest > 0)
+      sg_actor_sleep_for(rest);
     net_end(me);
-  if (!ph->net && rest + ph->tail > 0)
+    rest = 0;
+  }
+  if (rest + ph->tail > 0)
     sg_actor_sleep_for(rest + ph->tail);
-  else if (ph->net && ph->tail > 0)
-    sg_actor_sleep_for(ph->tail);
 }
 
 /* Ring over all ranks: reduce-scatter then allgather, 2(n-1) steps of S/n. */
@@ -338,15 +350,15 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
   for (int i = 0; i < j->niters; i++)
     for (int b = 0; b < s->ncoll; b++) {
       sg_sem_acquire(me->pending);
-      /* Horovod: a fusion starts at its cycle after backward began, its call made by the
-       * background thread. */
-      if (b < j->nbuckets && j->opt.ddp == SS_DDP_HOROVOD && j->opt.arch == SS_ARCH_ALLREDUCE) {
+      /* Horovod: a fusion starts at its cycle after backward began (ss_bucket.start_s); a
+       * framework whose calls run on a background thread makes them on this stream. */
+      if (b < j->nbuckets && j->opt.ddp == SS_DDP_HOROVOD) {
         double at = me->bwd_start_s + j->buckets[b].start_s;
         if (at - simgrid_get_clock() > SS_SIM_PRECISION_S)
           sg_actor_sleep_until(at);
-        if (j->collective_host_s > 0)
-          sg_actor_sleep_for(j->collective_host_s);
       }
+      if (b < j->nbuckets && ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0)
+        sg_actor_sleep_for(j->collective_host_s);
       double t0 = simgrid_get_clock();
       ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
       if (s->trace) {

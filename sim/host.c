@@ -119,26 +119,12 @@ static int queue_full(const ss_rank* me, const ss_segment* g, long k, int queue)
  * between storage and CPU as the loader spent its time on the batch; then the handoff. */
 static void take_batch(ss_sim* s, ss_rank* me, int iter)
 {
-  const ss_job* j = s->job;
-  double t0 = simgrid_get_clock(), fetch = 0, prep = 0;
-  if (j->workers == 0) {
-    ss_loader_batch(s, me->rank, iter, -1, &fetch, &prep);
-  } else {
-    sg_mutex_lock(me->mu);
-    while (!me->ready[iter])
-      sg_cond_wait(me->cv, me->mu);
-    me->consumed++;
-    sg_cond_notify_all(me->cv);
-    sg_mutex_unlock(me->mu);
-    fetch = me->batch_fetch_s[iter];
-    prep = me->batch_prep_s[iter];
-  }
-  double wait = simgrid_get_clock() - t0;
-  double to_fetch = fetch + prep > 0 ? wait * fetch / (fetch + prep) : 0;
+  double t0 = simgrid_get_clock();
+  double to_fetch = ss_loader_take(s, me->rank, iter, t0);
   log_add(&me->log, t0, t0 + to_fetch, SS_CAT_FETCH);
   host_span(s, me, "wait for data", SS_CAT_PREP, t0 + to_fetch);
   double t1 = simgrid_get_clock();
-  host_work(j->handoff_s);
+  host_work(s->job->handoff_s);
   host_span(s, me, "take batch", SS_CAT_HOST, t1);
 }
 
@@ -202,14 +188,8 @@ static long issue_iteration(ss_sim* s, ss_rank* me, long k, double* slowdown)
 static void wait_metrics(ss_sim* s, ss_rank* me, int iter)
 {
   const ss_job* j = s->job;
-  double t0 = simgrid_get_clock(), net0 = ss_coll_net_time(s, me->rank);
-  long want = (long)(iter + 1) * (j->nbuckets + j->nmetric);
-  sg_mutex_lock(me->mu);
-  while (me->reduced < want)
-    sg_cond_wait(me->cv, me->mu);
-  sg_mutex_unlock(me->mu);
-  double wait = simgrid_get_clock() - t0;
-  double net = fmax(0, fmin(ss_coll_net_time(s, me->rank) - net0, wait));
+  double t0 = simgrid_get_clock();
+  double net = ss_coll_wait_reduced(s, me->rank, (long)(iter + 1) * (j->nbuckets + j->nmetric));
   log_add(&me->log, t0, t0 + net, SS_CAT_NETWORK);
   host_span(s, me, ".item() (metric allreduces)", SS_CAT_INTERCONNECT, t0 + net);
 }

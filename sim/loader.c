@@ -95,3 +95,23 @@ void ss_loader_actor(ss_sim* s, const ss_actor_arg* a)
     sg_mutex_unlock(me->mu);
   }
 }
+
+double ss_loader_take(ss_sim* s, int r, int iter, double since)
+{
+  ss_rank* me = &s->ranks[r];
+  double fetch = 0, prep = 0;
+  if (s->job->workers == 0) {
+    ss_loader_batch(s, r, iter, -1, &fetch, &prep);
+  } else {
+    sg_mutex_lock(me->mu);
+    while (!me->ready[iter])
+      sg_cond_wait(me->cv, me->mu);
+    me->consumed++;
+    sg_cond_notify_all(me->cv);
+    sg_mutex_unlock(me->mu);
+    fetch = me->batch_fetch_s[iter];
+    prep = me->batch_prep_s[iter];
+  }
+  double wait = simgrid_get_clock() - since;
+  return fetch + prep > 0 ? wait * fetch / (fetch + prep) : 0;
+}

@@ -95,22 +95,9 @@ static void execute_layers(ss_sim* s, const ss_rank* me, double flops, int first
 static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
 {
   const ss_job* j = s->job;
-  double fetch = 0, prep = 0;
-  if (j->workers == 0) {
-    ss_loader_batch(s, me->rank, m->iter, -1, &fetch, &prep);
-  } else {
-    sg_mutex_lock(me->mu);
-    while (!me->ready[m->iter])
-      sg_cond_wait(me->cv, me->mu);
-    me->consumed++;
-    sg_cond_notify_all(me->cv);
-    sg_mutex_unlock(me->mu);
-    fetch = me->batch_fetch_s[m->iter];
-    prep = me->batch_prep_s[m->iter];
-  }
+  double to_fetch = ss_loader_take(s, me->rank, m->iter, m->t);
   double now = simgrid_get_clock();
   double wait = now - m->t;
-  double to_fetch = fetch + prep > 0 ? wait * fetch / (fetch + prep) : 0;
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_FETCH, to_fetch);
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_PREP, wait - to_fetch);
   if (to_fetch > 0)
@@ -238,18 +225,14 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     mark(&m, SS_CAT_COMPUTE);
     /* The wait for the gradients is network stall while the collectives cross instances; with
      * parameter servers, all of it when the servers are across the network. */
-    double net0 = ss_coll_net_time(s, a->rank);
-    if (ps) {
+    double net = 0;
+    if (ps)
       ss_ps_pull_all(s, a->rank);
-    } else {
-      sg_mutex_lock(me->mu);
-      while (me->reduced < (long)i * per_iter + j->nbuckets)
-        sg_cond_wait(me->cv, me->mu);
-      sg_mutex_unlock(me->mu);
-    }
-    /* Split the wait without rounding either part below 0 (m.t + net can pass the clock). */
+    else
+      net = ss_coll_wait_reduced(s, a->rank, (long)i * per_iter + j->nbuckets);
     double now = simgrid_get_clock(), wait = now - m.t;
-    double net = ps ? (ps_net ? wait : 0) : fmax(0, fmin(ss_coll_net_time(s, a->rank) - net0, wait));
+    if (ps && ps_net)
+      net = wait;
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_NETWORK, net);
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_INTERCONNECT, wait - net);
     if (net > 0)
