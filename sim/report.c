@@ -290,10 +290,9 @@ static void write_table_ps(FILE* f, const ss_result* r)
 /* What the host side simulated (docs/model.md, "The host side"): one line, the figures per iteration. */
 static void write_table_host(FILE* f, const ss_job* j)
 {
-  double issue = 0, opt = 0;
+  double issue = 0, opt = j->segs[j->nsegs - 1].host_s;
   for (int g = 0; g < j->nsegs; g++)
     issue += j->segs[g].host_s;
-  opt = j->segs[j->nsegs - 1].host_s;
   fprintf(f, "  host: %.3f ms issuing per iteration (%s%.3f ms optimizer and calls after the step)", issue * 1e3,
           j->resolved.launch && j->workload->has_host_times ? "the workload's host times, "
           : j->resolved.launch                             ? "no host times in the workload, "

@@ -125,18 +125,17 @@ static void stash_stack(const ss_platform* p, const ss_workload* w, const ss_opt
     r->compute_scale = SS_STASH_AMP_V100;
   int kept = ss_optset_has(given, "ddp") || ss_optset_has(given, "metric-allreduces") ||
              ss_optset_has(given, "compute-scale") || ss_optset_has(given, "synthetic-sample-bytes");
-  snprintf(what, size, "%s%s", kept ? "(the options given on the command line replace the script's) " : "", bert ? "Stash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
-                                    "torch.cuda.synchronize() after the data and the step"
-                       : v100 ? "Stash's CNN script: apex DDP with one allreduce per parameter tensor, AMP as V100 "
-                                "kernels x0.306 (an estimate), fp32 synthetic batches copied from pageable host "
-                                "memory, DALI for real data, torch.cuda.synchronize() after the data and the step, "
-                                "three metric allreduces and .item() per iteration in RUN1-3 (--stash-stack ours: the "
-                                "job's options)"
-                              : "Stash's CNN script: apex DDP with one allreduce per parameter tensor, AMP (no "
-                                "FP16 arithmetic on this GPU: kernels unchanged), fp32 synthetic batches copied "
-                                "from pageable host memory, DALI for real data, torch.cuda.synchronize() after "
-                                "the data and the step, three metric allreduces and .item() per iteration in "
-                                "RUN1-3 (--stash-stack ours: the job's options)");
+  const char* lead = kept ? "(the options given on the command line replace the script's) " : "";
+  if (bert)
+    snprintf(what, size, "%sStash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
+             "torch.cuda.synchronize() after the data and the step", lead);
+  else
+    snprintf(what, size, "%sStash's CNN script: apex DDP with one allreduce per parameter tensor, %s, fp32 synthetic "
+             "batches copied from pageable host memory, DALI for real data, torch.cuda.synchronize() after the "
+             "data and the step, three metric allreduces and .item() per iteration in RUN1-3 (--stash-stack "
+             "ours: the job's options)", lead,
+             v100 ? "AMP as V100 kernels x0.306 (an estimate)"
+                  : "AMP (no FP16 arithmetic on this GPU: kernels unchanged)");
 }
 
 int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const ss_optset* given,
@@ -159,11 +158,11 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
   /* RUN0 exchanges no gradients: with parameter servers it would still push to them. */
   r[SS_RUN0].arch = SS_ARCH_ALLREDUCE;
   r[SS_RUN0].async = 0;
-  s->stash_stack = o->stash_stack == SS_STACK_STASH || (o->stash_stack == SS_STACK_AUTO && !o->ideal);
+  int scripts = o->stash_stack == SS_STACK_STASH || (o->stash_stack == SS_STACK_AUTO && !o->ideal);
   /* With --ideal the runs are as they were before stacks existed, notes included. */
   if (o->stash_stack == SS_STACK_OURS)
     snprintf(s->stack, sizeof(s->stack), "the job's own options (--stash-stack ours)");
-  for (int k = SS_RUN0; s->stash_stack && k <= SS_RUN3; k++)
+  for (int k = SS_RUN0; scripts && k <= SS_RUN3; k++)
     stash_stack(p, w, given, &r[k], (ss_run)k, s->stack, sizeof(s->stack));
   int rc = SS_OK;
   for (int k = SS_RUN0; !rc && k <= SS_RUN3; k++)

@@ -36,7 +36,6 @@ typedef struct ss_stash {
   double iterations_per_epoch;    /* of the job: samples / (batch x GPUs) */
   double epoch_s[SS_RUN_COUNT];   /* an epoch at each run's speed (RUN0: one GPU does all of it) */
   double cost_usd_per_epoch[SS_RUN_COUNT]; /* the instances each run rents x their price x epoch_s */
-  int stash_stack;                /* the runs simulate Stash's scripts (ss_stash_plan) */
   char stack[512];                /* the stack the runs used, in words */
   int nnotes;
   char notes[SS_STASH_MAX_NOTES][512]; /* where the differential and timeline views disagree, and why */
