@@ -167,8 +167,19 @@ static ss_segment* seg_open(ss_job* j, ss_seg_kind kind, pipe* p)
 
 static void seg_close(ss_segment* g, const pipe* p)
 {
+  g->host_s = p->host;
   g->lag_s = p->end - p->gpu;
   g->tail_s = p->last_gpu;
+}
+
+/* Bucket b's collective launched at the end of segment g: the flatten copy on the GPU, the call on
+ * the host (call_s: 0 when a background thread makes it). */
+static void seg_launch(const ss_job* j, ss_segment* g, pipe* p, int b, double call_s, double speed)
+{
+  double copy_s = SS_DDP_COPY_BEFORE * j->buckets[b].bytes * j->copy_s_per_byte;
+  g->flops += copy_s * speed;
+  pipe_add(p, call_s, copy_s);
+  g->launches += 3;
 }
 
 /* Launches of a layer's forward (its parameter tensors, at least one; twice that in backward), of
@@ -181,8 +192,8 @@ static double layer_launches(const ss_layer* y)
 
 /* One iteration's segments (ss_segment) from the layers and buckets, with the GPU work summed in
  * the order the trainer always has (forward at once; backward from the last layer, cut where a
- * collective launches), then the host's figures for each. */
-static int make_segments(ss_job* j)
+ * collective launches), then the host's figures for each (host_opt_s: the optimizer's). */
+static int make_segments(ss_job* j, double host_opt_s)
 {
   const ss_workload* w = j->workload;
   int nl = w->nlayers;
@@ -199,7 +210,6 @@ static int make_segments(ss_job* j)
     pipe_add(&p, j->host_fwd_s[l], j->fwd_flops[l] / speed);
     g->launches += layer_launches(&w->layers[l]);
   }
-  g->host_s = p.host;
   seg_close(g, &p);
   int b = 0, chunk = nl - 1;
   double pending = 0, hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
@@ -211,18 +221,15 @@ static int make_segments(ss_job* j)
     pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
     g->launches += 2 * layer_launches(&w->layers[l]);
     while (j->opt.overlap && b < j->nbuckets && j->buckets[b].last_layer == l) {
-      double copy_s = SS_DDP_COPY_BEFORE * j->buckets[b].bytes * j->copy_s_per_byte;
       if (chunk >= l) {
         g->first_layer = chunk;
         g->last_layer = l;
         chunk = l - 1;
       }
+      g->flops = pending;
+      seg_launch(j, g, &p, b, call_s, speed);
       g->bucket0 = b++;
       g->nlaunch = 1;
-      g->flops = pending + copy_s * speed;
-      pipe_add(&p, call_s, copy_s);
-      g->launches += 3;
-      g->host_s = p.host;
       seg_close(g, &p);
       pending = 0;
       g = seg_open(j, SS_SEG_BACKWARD, &p);
@@ -235,23 +242,16 @@ static int make_segments(ss_job* j)
   g->flops = pending;
   g->bucket0 = b;
   g->nlaunch = j->nbuckets - b;
-  for (; b < j->nbuckets; b++) {
-    double copy_s = SS_DDP_COPY_BEFORE * j->buckets[b].bytes * j->copy_s_per_byte;
-    g->flops += copy_s * speed;
-    pipe_add(&p, call_s, copy_s);
-    g->launches += 3;
-  }
-  g->host_s = p.host;
+  for (; b < j->nbuckets; b++)
+    seg_launch(j, g, &p, b, call_s, speed);
   seg_close(g, &p);
   g = seg_open(j, SS_SEG_OPTIMIZER, &p);
   g->flops = j->opt_flops;
-  pipe_add_even(&p, j->resolved.launch ? w->host_optimizer_s * (j->device ? j->device->host_ratio : 1) : 0,
-                j->opt_flops / speed, w->ntensors);
+  pipe_add_even(&p, host_opt_s, j->opt_flops / speed, w->ntensors);
   /* The metric allreduces are called after the step. */
   for (int k = 0; k < j->nmetric; k++)
     pipe_add(&p, j->collective_host_s, 0);
   g->launches = (w->ntensors > 1 ? w->ntensors : 1) + 3.0 * j->nmetric;
-  g->host_s = p.host;
   seg_close(g, &p);
   return SS_OK;
 }
@@ -273,6 +273,7 @@ static int host_side(ss_job* j)
     return SS_ENOMEM;
   /* Host times are the reference instance's CPU's, or a device entry's ratio of them. */
   double host_ratio = j->device ? j->device->host_ratio : 1;
+  double host_opt_s = o->launch ? w->host_optimizer_s * host_ratio : 0;
   for (int l = 0; o->launch && l < nl; l++) {
     j->host_fwd_s[l] = w->layers[l].host_fwd_s * host_ratio;
     j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio;
@@ -305,10 +306,10 @@ static int host_side(ss_job* j)
   double host_s = 0;
   for (int l = 0; l < nl; l++)
     host_s += j->host_fwd_s[l] + j->host_bwd_s[l];
-  j->host = host_s > 0 || (o->launch && w->host_optimizer_s > 0) || j->collective_host_s > 0 ||
+  j->host = host_s > 0 || host_opt_s > 0 || j->collective_host_s > 0 ||
             j->tensor_host_s > 0 || j->copy_s_per_byte > 0 || j->staging_s > 0 || j->handoff_s > 0 ||
             j->nmetric > 0 || o->cuda_sync || o->synthetic == SS_SYNTH_HOST;
-  return make_segments(j);
+  return make_segments(j, host_opt_s);
 }
 
 /* The options as the job uses them: every value derived from the inputs filled in (the network's
