@@ -155,6 +155,10 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"breakdown\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    \"%s\": %.17g%s\n", part_keys[c], r->bd.part_s[c], c + 1 < SS_CAT_COUNT ? "," : "");
+  fprintf(f, "  },\n  \"breakdown_detail\": {\n");
+  for (int d = 0; d < SS_DETAIL_COUNT; d++)
+    fprintf(f, "    \"%s_s\": %.17g%s\n", ss_detail_name((ss_detail)d), r->bd.detail_s[d],
+            d + 1 < SS_DETAIL_COUNT ? "," : "");
   fprintf(f, "  },\n  \"breakdown_pct\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    \"%.*s_pct\": %.17g%s\n", (int)strlen(part_keys[c]) - 2, part_keys[c],
@@ -339,6 +343,10 @@ static void write_table(FILE* f, const ss_result* r)
     if (shown((ss_cat)c, j))
       fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3,
               100 * b->part_s[c] / b->iteration_s);
+  if (b->detail_s[SS_DETAIL_INTERFERENCE] > 0 || b->detail_s[SS_DETAIL_STRAGGLER] > 0)
+    fprintf(f, "    of the stalls: %.3f ms compute slowed by collectives (interference), %.3f ms waiting for the "
+               "slowest GPU (stragglers)\n",
+            b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
   if (j->device)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);

@@ -21,6 +21,9 @@ void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown*
         out->part_s[c] += v;
         sum += v;
       }
+    for (int i = first; i < end; i++)
+      for (int d = 0; d < SS_DETAIL_COUNT; d++)
+        out->detail_s[d] += t->det_s[(base + (size_t)i) * SS_DETAIL_COUNT + (size_t)d];
     /* Every instant of an iteration is classified, and iterations follow each other. */
     ss_assert(fabs(sum - window) <= 1e-9 * fmax(window, 1e-12) + 1e-15);
     out->iteration_s += window;
@@ -37,5 +40,7 @@ void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown*
   out->iteration_s /= n;
   for (int c = 0; c < SS_CAT_COUNT; c++)
     out->part_s[c] /= n;
+  for (int d = 0; d < SS_DETAIL_COUNT; d++)
+    out->detail_s[d] /= n;
   out->first_iteration_s = t->end_s[0] - t->start_s[0];
 }

@@ -7,6 +7,7 @@
 typedef struct ss_breakdown {
   double iteration_s;        /* mean over ranks of the steady-state iteration time */
   double part_s[SS_CAT_COUNT]; /* mean per iteration over ranks; the parts sum to iteration_s */
+  double detail_s[SS_DETAIL_COUNT]; /* the same for the stalls' details (each within its stall) */
   double first_iteration_s;  /* iteration 0 of rank 0, warm-up included (start-up cost) */
   double rank_iteration_min_s; /* the fastest and slowest rank's mean iteration (asynchronous */
   double rank_iteration_max_s; /* workers differ) */

@@ -8,7 +8,7 @@
 ss_timeline* ss_timeline_new(int nranks, int niters)
 {
   ss_assert(nranks > 0 && niters > 0);
-  size_t n = (size_t)nranks * (size_t)niters, ndoubles = n * (2 + SS_CAT_COUNT) + (size_t)nranks;
+  size_t n = (size_t)nranks * (size_t)niters, ndoubles = n * (2 + SS_CAT_COUNT + SS_DETAIL_COUNT) + (size_t)nranks;
   /* One block: the timeline, then its arrays of doubles, then its array of longs (each aligned, as
    * what comes before is a whole number of doubles). */
   ss_timeline* t = calloc(1, sizeof(*t) + ndoubles * sizeof(double) + (size_t)nranks * sizeof(long));
@@ -20,7 +20,8 @@ ss_timeline* ss_timeline_new(int nranks, int niters)
   t->start_s = d;
   t->end_s = d + n;
   t->acc_s = d + 2 * n;
-  t->rank_staleness_sum = d + (2 + SS_CAT_COUNT) * n;
+  t->det_s = d + (2 + SS_CAT_COUNT) * n;
+  t->rank_staleness_sum = d + (2 + SS_CAT_COUNT + SS_DETAIL_COUNT) * n;
   t->rank_updates = (long*)(d + ndoubles);
   return t;
 }
@@ -36,6 +37,12 @@ void ss_timeline_add(ss_timeline* t, int rank, int iter, ss_cat cat, double dt)
   t->acc_s[((size_t)rank * (size_t)t->niters + (size_t)iter) * SS_CAT_COUNT + cat] += dt;
 }
 
+void ss_timeline_detail(ss_timeline* t, int rank, int iter, ss_detail d, double dt)
+{
+  ss_assert(rank >= 0 && rank < t->nranks && iter >= 0 && iter < t->niters && d < SS_DETAIL_COUNT && dt >= 0);
+  t->det_s[((size_t)rank * (size_t)t->niters + (size_t)iter) * SS_DETAIL_COUNT + d] += dt;
+}
+
 void ss_timeline_span(ss_timeline* t, int rank, int iter, double start_s, double end_s)
 {
   ss_assert(rank >= 0 && rank < t->nranks && iter >= 0 && iter < t->niters && end_s >= start_s);
@@ -49,4 +56,11 @@ const char* ss_cat_name(ss_cat cat)
                                                   "network_stall", "host_stall"};
   ss_assert(cat < SS_CAT_COUNT);
   return names[cat];
+}
+
+const char* ss_detail_name(ss_detail d)
+{
+  static const char* const names[SS_DETAIL_COUNT] = {"interference", "straggler"};
+  ss_assert(d < SS_DETAIL_COUNT);
+  return names[d];
 }

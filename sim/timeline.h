@@ -13,12 +13,18 @@ typedef enum ss_cat {
   SS_CAT_COUNT
 } ss_cat;
 
+/* Parts of the interconnect and network stalls that a mechanism explains (docs/model.md): compute
+ * slowed down by collectives running on the same GPU (interference), and waits for the slowest
+ * rank at a synchronous step (straggler). Each is also counted in its category. */
+typedef enum ss_detail { SS_DETAIL_INTERFERENCE, SS_DETAIL_STRAGGLER, SS_DETAIL_COUNT } ss_detail;
+
 typedef struct ss_timeline {
   int nranks;
   int niters;
   double* start_s; /* [rank * niters + iter] */
   double* end_s;
   double* acc_s;   /* [(rank * niters + iter) * SS_CAT_COUNT + cat] */
+  double* det_s;   /* [(rank * niters + iter) * SS_DETAIL_COUNT + detail] */
   /* Asynchronous parameter servers: updates applied, and the staleness of each (updates other
    * workers applied to its part since its worker last pulled it): sum and largest. */
   long ps_updates;
@@ -36,10 +42,17 @@ void ss_timeline_free(ss_timeline* t);
 /* Add dt seconds of category cat to (rank, iter). */
 void ss_timeline_add(ss_timeline* t, int rank, int iter, ss_cat cat, double dt);
 
+/* Add dt seconds of detail d to (rank, iter): a part of the stall it belongs to, added to that
+ * category by the caller too. */
+void ss_timeline_detail(ss_timeline* t, int rank, int iter, ss_detail d, double dt);
+
 /* Record the simulated start and end date of (rank, iter). */
 void ss_timeline_span(ss_timeline* t, int rank, int iter, double start_s, double end_s);
 
 /* Short name of a category ("compute", "prep_stall", ...). */
 const char* ss_cat_name(ss_cat cat);
+
+/* Name of a detail ("interference", "straggler"). */
+const char* ss_detail_name(ss_detail d);
 
 #endif
