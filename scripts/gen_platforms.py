@@ -142,17 +142,18 @@ class Platform:
 
 def p3_platform(stem):
     inst, ngpu, price, vcpus, mem, net, ebs_gbps, ebs = INSTANCES[stem]
+    zone_t, cpu_t, t_note = transport_props(stem, "broadwell", 3)
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", price), ("vcpus", vcpus),
-                        ("memory_gib", mem), ("network_gbps", net)],
-                 [f"AWS {inst}: {ngpu} x {V100}. Zone props: {INSTANCE_SRC}.", NOTES[stem]])
+                        ("memory_gib", mem), ("network_gbps", net)] + zone_t,
+                 [f"AWS {inst}: {ngpu} x {V100}. Zone props: {INSTANCE_SRC}.", NOTES[stem], t_note])
     p.note(f"cpu host: core = {vcpus} vCPUs ({DATA}/instances.csv); speed 1Gf is a convention "
            "(one reference core, CPU work is given in reference-core-seconds x 1e9), not a "
            f"measurement. CPU Xeon E5-2686 v4 (instances.csv notes). Disk ebs: {ebs_gbps} Gbps "
            f"EBS bandwidth ({DATA}/instances.csv ebs_bandwidth, infoq.cn AWS P3 table) / 8 = {ebs}, "
            "same figure for read and write. " + cpu_memcpy_note("broadwell", "Xeon E5-2686 v4, Broadwell-EP",
                                                                          "instances.csv notes"))
-    p.host("cpu", "1Gf", [("role", "cpu"), ("memcpy_gbytes_per_s", CPU_MEMCPY["broadwell"][0])], core=vcpus,
-           disk=ebs)
+    p.host("cpu", "1Gf", [("role", "cpu"), ("memcpy_gbytes_per_s", CPU_MEMCPY["broadwell"][0])] + cpu_t,
+           core=vcpus, disk=ebs)
     p.note(f"GPU hosts: gpu_model from {DATA}/instances.csv; speed {V100_SPEED}: {V100_SRC}. " + gpu_memory_note("V100"))
     for g in range(ngpu):
         p.host(f"gpu{g}", V100_SPEED, [("role", "gpu"), ("gpu_model", V100),
@@ -280,6 +281,50 @@ CPU_MEMCPY = {
     "milan": ("7.4", "ESTIMATE: no one-thread memcpy measured on an EPYC Milan was found; the Rome figure is "
               "used (openucx/ucx#4408: 7.4-7.7 GB/s for 64-256 MiB buffers on an EPYC Rome host)"),
 }
+
+
+# NCCL's transports (docs/model.md, "NCCL's transports"; ../shared/data/nccl_transports.md).
+# Zone prop cpu_vendor: NCCL allows P2P only up to PXB on Intel hosts (sys elsewhere).
+CPU_VENDOR = {"broadwell": "intel", "skylake": "intel", "cascadelake": "intel", "rome": "amd", "milan": "amd"}
+VENDOR_SRC = ("cpu_vendor: the CPU named on the cpu host; NCCL's P2P rule depends on it (NCCL src/graph/paths.cc "
+              f"ncclTopoCheckP2p: P2P only up to PXB on Intel x86, {DATA}/nccl_transports.md)")
+# Zone prop pci_view: what the virtual machine shows NCCL. The Xen guests of p2 and p3 enumerate their GPUs
+# flat on the root bus (measured bus ids), so NCCL sees PHB between any two GPUs without NVLink.
+PCI_FLAT_SRC = (f"pci_view flat: the Xen guest enumerates the GPUs flat on the virtual root bus 00, NUMA node -1 "
+                f"({DATA}/nccl_transports.md: p2.16xlarge bus ids 00:1a.0, 00:1b.0... in tensorflow/tensorflow#5362, "
+                "p2.xlarge 00:1e.0 in charmed-kubernetes docs#646, p3.16xlarge 00:17.0, 00:18.0, 00:19.0 in "
+                "vantage-sh/ec2instances.info#289), so NCCL derives PHB for every GPU pair without NVLink and, on "
+                "this Intel host, stages it through host memory (SHM; seen on a p3.16xlarge with NCCL 2.4.2: "
+                "'4 -> 3 via direct shared memory', pytorch/pytorch#23534). The physical PCIe tree below still "
+                "carries the traffic (its uplinks are shared)")
+PCI_PHYSICAL_SRC = ("pci_view physical: ESTIMATE, no PCI bus-id listing or nvidia-smi topo of this Nitro instance "
+                    "is in shared/data; NCCL is taken to see the PCIe tree of the routes below")
+PCI_VIEW = {"p2.xl": "flat", "p2.8xl": "flat", "p2.16xl": "flat", "p3.2xl": "flat", "p3.8xl": "flat",
+            "p3.16xl": "flat"}
+# cpu host props shm_gbytes_per_s, shm_latency_us: the host-memory stage of an SHM hop, per receiving GPU.
+SHM = {
+    3: ("3.9", "MEASURED: allreduce busbw 3.9 GB/s over SHM between 2 GPUs on PCIe Gen3 x16, one channel, NCCL "
+        f"2.4.8 (NVIDIA/nccl#384, {DATA}/nccl_transports.md; broadcast reached 10.3 GB/s there: the reduction "
+        "reading host memory over PCIe is the bottleneck)"),
+    4: ("1.9", "MEASURED on PCIe 4.0: a 20 MB allreduce over SHM on 2 GPUs took 10.9 ms, about 1.9 GB/s (an "
+        f"sgl-project/sglang pull request, {DATA}/nccl_transports.md); the only Gen4 figure, at a size where "
+        "latency may still count: an underestimate of the stage if anything"),
+}
+SHM_LAT = "2"
+SHM_LAT_SRC = ("shm_latency_us 2: ESTIMATE, not measured: the sender's write to host memory and the receiver's "
+               "poll of its flag there are one PCIe traversal each, about 1 us like the PCIe link latency of "
+               "this file")
+
+
+def transport_props(stem, cpu, gen):
+    """The zone's transport props, the cpu host's SHM props and the comment on them."""
+    view = PCI_VIEW.get(stem, "physical")
+    bw, src = SHM[gen]
+    note = (f"NCCL's transports: {VENDOR_SRC}. "
+            f"{PCI_FLAT_SRC if view == 'flat' else PCI_PHYSICAL_SRC}. shm_gbytes_per_s {bw} (PCIe Gen{gen}): "
+            f"{src}. {SHM_LAT_SRC}")
+    return [("cpu_vendor", CPU_VENDOR[cpu]), ("pci_view", view)], [("shm_gbytes_per_s", bw),
+                                                                    ("shm_latency_us", SHM_LAT)], note
 
 
 def cpu_memcpy_note(cpu, name, where):
@@ -515,15 +560,17 @@ def catalog_platform(stem):
     model, speed, speed_src = GPUS[c["gpu"]]
     nic_total = sum(float(bw[:-4]) for _, bw in c["nics"])
     assert nic_total == float(net), (stem, nic_total, net)  # --nic-gbps splits network_gbps over the NICs
+    zone_t, cpu_t, t_note = transport_props(stem, c["cpu"][0], 3 if c["pcie"][0] in ("9.6GBps", "11.25GBps", "9.7GBps")
+                                            else 4)
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"]), ("vcpus", c["vcpus"]),
-                        ("memory_gib", c["mem"]), ("network_gbps", net)],
-                 [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"]])
+                        ("memory_gib", c["mem"]), ("network_gbps", net)] + zone_t,
+                 [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"], t_note])
     disk, disk_src = c["disk"]
     p.note(f"cpu host: core = {c['vcpus']} vCPUs ({CAT_SRC}); speed 1Gf is a convention (one reference "
            f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write. "
            + cpu_memcpy_note(*c["cpu"]))
-    p.host("cpu", "1Gf", [("role", "cpu"), ("memcpy_gbytes_per_s", CPU_MEMCPY[c["cpu"][0]][0])], core=c["vcpus"],
-           disk=disk)
+    p.host("cpu", "1Gf", [("role", "cpu"), ("memcpy_gbytes_per_s", CPU_MEMCPY[c["cpu"][0]][0])] + cpu_t,
+           core=c["vcpus"], disk=disk)
     p.note(f"GPU hosts: gpu_model from {CAT_SRC}; speed {speed}: {speed_src}. The simulator only uses "
            "its ratio to the workload's reference device. " + gpu_memory_note(c["gpu"]))
     for g in range(ngpu):

@@ -66,6 +66,10 @@ typedef struct ss_rank {
   int in_net;
   double net_since;
   double net_acc_s;
+  /* Fast rings whose hops differ (coll.c): the latency of this rank's hop out, per ring kind
+   * (global, inside the instance, across instances), and the parity of its next phase of each. */
+  double hop_alpha[3];
+  int phase_parity[3];
   sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
   /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
    * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
@@ -99,6 +103,10 @@ typedef struct ss_sim {
   double alpha_global;  /* largest latency of a hop of the global rings (s) */
   double alpha_intra;   /* ... of the rings inside an instance */
   double* alpha_cross;  /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
+  /* Fast rings whose hops differ, unless --ideal (coll.c): for each group of ranks that runs phases
+   * together ([0] all, [1 + instance] one instance's, [1 + instances + local] one GPU index's
+   * across instances), two dates by parity; NULL: every phase costs steps x the largest latency. */
+  double (*phase_end)[2];
   /* The collectives of the run, [bucket] in training, [size] in the benchmark: their bytes, their
    * algorithm (AUTO resolved), and for the tree, the sleep that completes each fast phase (reduce,
    * broadcast) to the step-by-step pipeline (ss_cost_tree_phase). */

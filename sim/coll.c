@@ -26,6 +26,8 @@ typedef struct ring_phase {
   int net;       /* the phase crosses instances */
   double tail;   /* the stream's time after the phase (the framework's copies after a collective's last
                   * phase), folded into the phase's last sleep: one simulated event less */
+  double* slots; /* fast fidelity on rings whose hops differ (not --ideal): the group's two dates (by
+                  * parity) where each rank leaves the latest end of its hop's remaining steps */
 } ring_phase;
 
 static int nrings(const ss_sim* s, ring_kind k)
@@ -80,8 +82,9 @@ double ss_coll_wait_reduced(ss_sim* s, int r, long want)
 }
 
 /* Send `bytes` to the next rank of each ring of the phase (in proportion to its share) and receive
- * as much from the previous one; returns when all of it has arrived. */
-static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_comm_t* comms, void** data)
+ * as much from the previous one; returns when all of it has arrived, with the date the last of this
+ * rank's sends completed. */
+static double exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_comm_t* comms, void** data)
 {
   ss_rank* me = &s->ranks[r];
   int k = 0;
@@ -94,7 +97,25 @@ static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_co
     comms[k++] = sg_mailbox_put_async(inbox(&s->ranks[next(me, ph->kind, c)], ph->kind, c), &token, size);
     comms[k++] = sg_mailbox_get_async(inbox(me, ph->kind, c), &data[c]);
   }
-  sg_comm_wait_all(comms, (size_t)k);
+  if (!ph->slots) {
+    sg_comm_wait_all(comms, (size_t)k);
+    return simgrid_get_clock();
+  }
+  /* Sends are at even places; wait_any swaps the last pending one into the place of the finished. */
+  int is_send[2 * SS_TOPO_MAX_CHANNELS];
+  double sent = 0;
+  for (int i = 0; i < k; i++)
+    is_send[i] = i % 2 == 0;
+  while (k > 0) {
+    ssize_t done = sg_comm_wait_any(comms, (size_t)k);
+    ss_assert(done >= 0 && done < k);
+    if (is_send[done])
+      sent = simgrid_get_clock();
+    comms[done] = comms[k - 1];
+    is_send[done] = is_send[k - 1];
+    k--;
+  }
+  return sent;
 }
 
 /* Run one ring phase on rank r. Reference: `steps` exchanges of one chunk, each waiting for the
@@ -118,11 +139,27 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     for (int step = 0; step < ph->steps; step++)
       exchange(s, r, ph, ph->bytes, comms, data);
-  } else {
+  } else if (!ph->slots) {
     exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
     sg_barrier_wait(ph->bar);
     if (ph->steps > 1 && ph->alpha > 0)
       rest = (ph->steps - 1) * ph->alpha;
+  } else {
+    /* A lock-step ring whose hops differ: each step takes its slowest hop's latency + chunk / rate.
+     * One flow per hop gives each hop's rate; hop i would end its steps at its flow's end plus
+     * (steps - 1) x its latency, and the phase ends with the latest of them. */
+    double sent = exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
+    int* parity = &me->phase_parity[ph->kind];
+    double mine = sent + (ph->steps - 1) * me->hop_alpha[ph->kind];
+    if (mine > ph->slots[*parity])
+      ph->slots[*parity] = mine;
+    sg_barrier_wait(ph->bar);
+    /* Read before anything blocks: the group's next writes come after a later exchange. */
+    rest = ph->slots[*parity] - simgrid_get_clock();
+    ph->slots[1 - *parity] = 0;
+    *parity = 1 - *parity;
+    if (rest <= SS_SIM_PRECISION_S)
+      rest = 0;
   }
   /* Time in a phase that crosses instances is network time; the tail after it is not. */
   if (ph->net) {
@@ -141,7 +178,7 @@ static void allreduce_ring(ss_sim* s, int r, int coll)
   double bytes = s->coll_bytes[coll];
   int n = s->job->ngpus;
   ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n, s->bar_all, s->alpha_global, s->job->instances > 1,
-                   s->coll_after_s[coll]};
+                   s->coll_after_s[coll], s->phase_end ? s->phase_end[0] : NULL};
   ring_run(s, r, &ph);
 }
 
@@ -151,7 +188,8 @@ static void two_level(ss_sim* s, int r, int coll, void (*across)(ss_sim* s, int 
 {
   const ss_rank* me = &s->ranks[r];
   int g = s->job->gpus_per_instance;
-  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g, s->bar_inst[me->inst], s->alpha_intra, 0, 0};
+  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g, s->bar_inst[me->inst], s->alpha_intra, 0, 0,
+                   s->phase_end ? s->phase_end[1 + me->inst] : NULL};
   ring_run(s, r, &in);
   across(s, r, coll);
   in.tail = s->coll_after_s[coll];
@@ -166,7 +204,8 @@ static void ring_across(ss_sim* s, int r, int coll)
   int g = j->gpus_per_instance, m = j->instances;
   const ss_rank* me = &s->ranks[r];
   ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m, s->bar_cross[me->local],
-                       s->alpha_cross[me->local], 1, 0};
+                       s->alpha_cross[me->local], 1, 0,
+                       s->phase_end ? s->phase_end[1 + j->instances + me->local] : NULL};
   ring_run(s, r, &across);
 }
 

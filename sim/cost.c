@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Latency of the hop from rank a to rank b (local GPU indices and instances from the rank). */
-static double hop_latency(const ss_job* j, int a, int b)
+double ss_cost_hop_latency(const ss_job* j, int a, int b)
 {
   int g = j->gpus_per_instance;
   if (a / g == b / g)
@@ -24,7 +23,7 @@ double ss_cost_alpha_global(const ss_job* j)
   for (int c = 0; c < j->rings.nrings && j->ngpus > 1; c++)
     for (int i = 0; i < span && i < j->ngpus; i++) {
       const int* o = j->rings.rings[c].order;
-      alpha = fmax(alpha, hop_latency(j, o[i], o[(i + 1) % j->ngpus]));
+      alpha = fmax(alpha, ss_cost_hop_latency(j, o[i], o[(i + 1) % j->ngpus]));
     }
   return alpha;
 }

@@ -5,6 +5,9 @@
 
 #include "job.h"
 
+/* Latency (s) of the hop from rank a to rank b (inside an instance, or across to another). */
+double ss_cost_hop_latency(const ss_job* j, int a, int b);
+
 /* Largest latency (s) of a hop of: the global rings, the rings inside an instance, the rings of
  * same-index GPUs across instances (0 when there is no such hop). */
 double ss_cost_alpha_global(const ss_job* j);

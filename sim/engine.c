@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <simgrid/engine.h>
 #include <simgrid/link.h>
 #include <simgrid/plugins/load.h>
@@ -244,6 +245,21 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   ss_assert(s->alpha_cross);
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
+  /* Fast rings whose hops differ end with their slowest hop's steps (coll.c); --ideal keeps the
+   * largest latency for every step, as before. */
+  if (!j->opt.ideal && j->opt.fidelity == SS_FIDELITY_FAST && j->ngpus > 1) {
+    s->phase_end = calloc((size_t)(1 + m + g), sizeof(*s->phase_end));
+    ss_assert(s->phase_end);
+    for (int r = 0; r < j->ngpus; r++) {
+      ss_rank* me = &s->ranks[r];
+      for (int c = 0; c < j->rings.nrings; c++) {
+        me->hop_alpha[0] = fmax(me->hop_alpha[0], ss_cost_hop_latency(j, r, me->next[c]));
+        if (g > 1)
+          me->hop_alpha[1] = fmax(me->hop_alpha[1], ss_cluster_route_latency(j, me->local, me->intra_next[c] % g));
+      }
+      me->hop_alpha[2] = s->alpha_cross[me->local];
+    }
+  }
   /* Training: the buckets, then the one-element metric allreduces of each iteration. */
   s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets + j->nmetric;
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
@@ -387,6 +403,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->bar_inst);
   free(s->bar_cross);
   free(s->alpha_cross);
+  free(s->phase_end);
   free(s->coll_bytes);
   free(s->coll_alg);
   free(s->tree_rest);
@@ -481,7 +498,7 @@ static void probe_free(ss_sim* s)
 void ss_trace_links(ss_sim* s)
 {
   static const char* const names[SS_LINK_CLASS_COUNT] = {"NVLink use", "NVSwitch use", "PCIe use", "inter-socket use",
-                                                         "NIC use"};
+                                                         "NIC use", "host-memory (SHM) use"};
   link_probe* p = s->probe;
   if (!s->trace || !p)
     return;

@@ -6,6 +6,7 @@
 #include "platform.h"
 #include "report.h"
 #include "stash.h"
+#include "transport.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -22,10 +23,10 @@ static int same_file(const char* a, const char* b)
   return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* --no-nvlink: reroute the platform's GPU pairs over PCIe. */
-static int no_nvlink(ss_platform* p, ss_err* err)
+/* The platform as the options make it: --no-nvlink, NCCL's transports (transport.h). */
+static int prepare(ss_platform* p, const ss_options* o, ss_err* err)
 {
-  return ss_platform_drop_nvlink(p) ? ss_err_nomem(err) : SS_OK;
+  return ss_transport_prepare(p, o) ? ss_err_nomem(err) : SS_OK;
 }
 
 /* Print err's line; returns the exit status of its kind. */
@@ -110,7 +111,7 @@ static int bench_main(const ss_cli* cli)
   ss_options o = cli->opt;
   o.synthetic = 1;
   FILE* out = NULL;
-  if (ss_platform_load(o.platform_path, &p, &err) || (!o.nvlink && no_nvlink(p, &err)) ||
+  if (ss_platform_load(o.platform_path, &p, &err) || prepare(p, &o, &err) ||
       ss_plan_job(p, &w, &o, &job, &err)) {
     status = fail(&err);
     goto done;
@@ -156,7 +157,7 @@ static int whatif_main(const ss_cli* cli)
     goto done;
   }
   for (int k = 0; k < 2; k++)
-    if (ss_platform_load(o[k]->platform_path, &p[k], &err) || (!o[k]->nvlink && no_nvlink(p[k], &err)) ||
+    if (ss_platform_load(o[k]->platform_path, &p[k], &err) || prepare(p[k], o[k], &err) ||
         ss_plan_job(p[k], w, o[k], &job[k], &err)) {
       status = fail(&err);
       goto done;
@@ -258,7 +259,7 @@ int main(int argc, char** argv)
   FILE* out = NULL;
   int status = 1;
   double simulated_s = 0;
-  if (ss_platform_load(cli.opt.platform_path, &p, &err) || (!cli.opt.nvlink && no_nvlink(p, &err)) ||
+  if (ss_platform_load(cli.opt.platform_path, &p, &err) || prepare(p, &cli.opt, &err) ||
       ss_workload_load(cli.opt.workload_path, &w, &err) ||
       (cli.opt.stash ? ss_stash_plan(p, w, &cli.opt, &cli.given, cli.opt.stash_single, &stash, &err)
                  : ss_plan_job(p, w, &cli.opt, &job, &err))) {

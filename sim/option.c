@@ -17,6 +17,8 @@ static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
+/* --p2p-level: auto, then NCCL_P2P_LEVEL's names by ss_path (transport.h) from LOC on. */
+static const char* const p2p_level_names[] = {"auto", "loc", "nvl", "pix", "pxb", "phb", "sys", NULL};
 
 /* The fields an enum row stores through an int. */
 _Static_assert(sizeof(ss_allreduce) == sizeof(int) && sizeof(ss_fidelity) == sizeof(int) &&
@@ -127,6 +129,12 @@ const ss_optdef ss_option_table[] = {
      "NCCL's tuner does"},
     {"no-nvlink", 0, SS_KIND_SWITCH, OFF(nvlink), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "NVLink used", 0,
      "nvlink", "nvlink", 0, NULL, "what-if: traffic between GPUs over PCIe, as if NVLink were off"},
+    {"p2p-level", 0, SS_KIND_ENUM, OFF(p2p_level), 0, 0, 0, p2p_level_names, 0, ALL, "cluster", "L", NULL, 0,
+     "auto: NCCL's rule for the instance's CPU", 0, "p2p_level", "p2p_level", 0, NULL,
+     "what-if NCCL_P2P_LEVEL: the farthest path type over which GPU pairs use peer-to-peer (loc: none; nvl, pix, "
+     "pxb, phb, sys); the other pairs stage through host memory (SHM); auto: pxb on Intel hosts, sys elsewhere"},
+    {"no-shm", 0, SS_KIND_SWITCH, OFF(shm), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "on", 0, "shm", "shm", 0,
+     NULL, "mechanism off: every GPU pair peer-to-peer over its route, none staged through host memory"},
     {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, fidelity_names, 0, ALL, "cluster", "F", NULL,
      SS_FIDELITY_FAST, "fast", 0, "fidelity", "fidelity", 0, NULL,
      "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))"},
@@ -163,7 +171,7 @@ const ss_optdef ss_option_table[] = {
      "loss.item() every step", 0, "item_sync", "item_sync", 0, NULL,
      "the training loop never waits for its GPU (no loss.item() after each step, which PyTorch's reference "
      "training scripts call): the host may run ahead up to --launch-queue"},
-    {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
+    {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, ALL, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
      0, NULL,
      "the idealised model: every mechanism below off (links and kernels only), and --stash with the job's own "
      "stack"},
@@ -203,6 +211,8 @@ const ss_optdef ss_option_table[] = {
      "MiB of input each worker reads at start-up"},
     {"samples", 0, SS_KIND_REAL, OFF(samples), 1, BIG, 0, NULL, 0, RUNS, "ps", "N", "a number of samples", -1,
      "one epoch", 0, "samples", "samples", 0, NULL, "samples to train for the time-to-train figure"},
+    {"verbose", 0, SS_KIND_SWITCH, OFF(verbose), 0, 0, 0, NULL, 1, SS_CMD_BENCH, "bench", NULL, NULL, 0, "off", 0,
+     NULL, NULL, 0, NULL, "also print the rings, each hop with its transport (P2P over NVLink or PCIe, or SHM)"},
     {"min-bytes", 0, SS_KIND_SIZE, OFF(min_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL, 8, "8", 0,
      NULL, "min_bytes", 0, NULL, "smallest size"},
     {"max-bytes", 0, SS_KIND_SIZE, OFF(max_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL,
@@ -625,6 +635,8 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
     FAIL("--synthetic-sample-bytes goes with --synthetic host (or --stash, whose synthetic runs copy from the host)");
   if (!o->stash && ss_optset_has(given, "stash-stack"))
     FAIL("--stash-stack goes with --stash");
+  if (ss_optset_has(given, "p2p-level") && (o->ideal || !o->shm))
+    FAIL("--p2p-level has no effect with %s: every GPU pair is peer-to-peer", o->ideal ? "--ideal" : "--no-shm");
   return 0;
 }
 

@@ -75,6 +75,8 @@ typedef struct ss_options {
   int workers;       /* loader processes per GPU; -1: vCPUs / GPUs */
   int prefetch;      /* batches each loader process keeps ahead (PyTorch prefetch_factor) */
   int nvlink;        /* 0, what-if: GPU-to-GPU traffic over PCIe (ss_platform_drop_nvlink) */
+  int p2p_level;     /* NCCL_P2P_LEVEL what-if: 0 auto, else 1 + the deepest ss_path (transport.h) of P2P */
+  int shm;           /* NCCL's transports: pairs without P2P stage through host memory (transport.c) */
   int async_copy;    /* the loader copies each batch to the GPU ahead of use (DALI); else the training
                       * process copies it when it takes the batch (PyTorch's default) */
   double cache;      /* fraction of the dataset in the page cache; -1: what fits in 80% of memory */
@@ -86,6 +88,7 @@ typedef struct ss_options {
   double min_bytes;   /* bench: smallest and largest size, doubling in between */
   double max_bytes;
   int bench_iters;    /* bench: allreduces per size */
+  int verbose;        /* bench: print the rings and each hop's transport */
   /* The host side (docs/model.md, "The host side"): each mechanism can be switched off. */
   ss_ddp ddp;
   double message_size; /* apex: elements a bucket holds before it ships */

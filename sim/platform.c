@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket",
-                                                                  "nic"};
+                                                                  "nic", "shm"};
 
 /* sharing_policy values, by ss_sharing. */
 static const char* const sharing_names[] = {"SHARED", "SPLITDUPLEX", "FATPIPE"};
@@ -147,9 +147,16 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   if (rc)
     return rc;
   p->cpu_cores = (int)cores;
+  double shm_gbytes_per_s = 0, shm_latency_us = 0;
   if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops) ||
-      opt_gbytes_prop(c, n, "host 'cpu'", 0, &p->memcpy_bytes_per_s))
+      opt_gbytes_prop(c, n, "host 'cpu'", 0, &p->memcpy_bytes_per_s) ||
+      (ss_xml_prop(n, "shm_gbytes_per_s") &&
+       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_gbytes_per_s", 0, SS_PLATFORM_MAX_GBYTES_PER_S, &shm_gbytes_per_s)) ||
+      (ss_xml_prop(n, "shm_latency_us") &&
+       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_latency_us", 1, SS_PLATFORM_MAX_SHM_LATENCY_US, &shm_latency_us)))
     return SS_EINPUT;
+  p->shm_bytes_per_s = shm_gbytes_per_s * 1e9;
+  p->shm_latency_s = shm_latency_us * 1e-6;
   const xmlNode* disk = NULL;
   for (const xmlNode* k = n->children; k; k = k->next)
     if (ss_xml_is(k, "disk")) {
@@ -209,6 +216,11 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
   p->compute_on_cpu = on_cpu;
   if (opt_gbytes_prop(c, n, what, 1, &g->memory_bytes_per_s))
     return SS_EINPUT;
+  static const char* const cpu_only[] = {"shm_gbytes_per_s", "shm_latency_us"};
+  for (int k = 0; k < 2; k++)
+    if (ss_xml_prop(n, cpu_only[k]))
+      return ss_xml_error(&c->x, ss_xml_prop(n, cpu_only[k]), "%s: property '%s' belongs to the cpu host", what,
+                          cpu_only[k]);
   /* One figure per instance, as for compute_on: the copy kernels of every rank take the same time. */
   if (p->ngpus > 0 && g->memory_bytes_per_s != p->gpus[0].memory_bytes_per_s)
     return ss_xml_error(&c->x, n, "host '%s': property 'memory_gbytes_per_s' is %g, on %s %g: all GPUs of an "
@@ -228,7 +240,7 @@ static int parse_host(pctx* c, const xmlNode* n)
   char* id = NULL;
   char* role = NULL;
   static const char* const host_props[] = {"role", "gpu_model", "compute_on", "memory_gbytes_per_s",
-                                           "memcpy_gbytes_per_s", NULL};
+                                           "memcpy_gbytes_per_s", "shm_gbytes_per_s", "shm_latency_us", NULL};
   if (ss_xml_check_attrs(&c->x, n, host_attrs) || ss_xml_check_props(&c->x, n, host_props) ||
       ss_xml_req_attr(&c->x, n, "id", &id))
     return SS_EINPUT;
@@ -281,7 +293,8 @@ static int parse_link(pctx* c, const xmlNode* n)
   snprintf(what, sizeof(what), "link '%s'", l->name);
   if (!rc)
     rc = ss_xml_req_prop(&c->x, n, what, "class", &cls);
-  int found = rc ? -1 : name_index(cls, link_class_names, SS_LINK_CLASS_COUNT);
+  /* Class shm is the simulator's own (transport.c), not a file's. */
+  int found = rc ? -1 : name_index(cls, link_class_names, SS_LINK_SHM);
   if (!rc && found < 0)
     rc = ss_err_set(c->x.err, c->x.file, l->line,
                     "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name, cls);
@@ -413,13 +426,34 @@ out:
   return rc;
 }
 
+/* The zone's optional property name, one of the n names: *index is 1 + its place, 0 when absent. */
+static int zone_enum_prop(pctx* c, const xmlNode* z, const char* name, const char* const* names, int n, int* index)
+{
+  if (!ss_xml_prop(z, name))
+    return SS_OK;
+  char* v = NULL;
+  if (ss_xml_req_prop(&c->x, z, "the zone", name, &v))
+    return SS_EINPUT;
+  int k = name_index(v, names, n);
+  if (k < 0) {
+    char list[128] = "";
+    for (int i = 0; i < n; i++)
+      snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s'%s'", i == 0 ? "" : i + 1 < n ? ", " : " or ",
+               names[i]);
+    ss_xml_error(&c->x, ss_xml_prop(z, name), "the zone property '%s' must be %s, not '%s'", name, list, v);
+  }
+  free(v);
+  *index = k + 1;
+  return k < 0 ? SS_EINPUT : SS_OK;
+}
+
 static int parse_zone_props(pctx* c, const xmlNode* z)
 {
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
   static const char* const zone_props[] = {"instance_type", "price_usd_per_h", "vcpus", "memory_gib", "network_gbps",
-                                           NULL};
+                                           "cpu_vendor", "pci_view", NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, 1e6, &p->price_usd_per_h) ||
       ss_xml_num_prop(&c->x, z, what, "vcpus", 0, 1 << 20, &vcpus) ||
@@ -429,6 +463,13 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   if (vcpus != (int)vcpus)
     return ss_xml_error(&c->x, ss_xml_prop(z, "vcpus"), "the zone property 'vcpus' must be a whole number");
   p->vcpus = (int)vcpus;
+  static const char* const vendors[] = {"intel", "amd", "arm"};
+  static const char* const views[] = {"physical", "flat"};
+  int vendor = 0, view = 0;
+  if (zone_enum_prop(c, z, "cpu_vendor", vendors, 3, &vendor) || zone_enum_prop(c, z, "pci_view", views, 2, &view))
+    return SS_EINPUT;
+  p->cpu_vendor = (ss_cpu_vendor)vendor; /* 0 when absent: SS_CPU_UNKNOWN; intel is 1 */
+  p->pci_flat = view == 2;
   return SS_OK;
 }
 
@@ -661,6 +702,7 @@ void ss_platform_free(ss_platform* p)
     free(p->nics[k].name);
   free(p->nics);
   free(p->routes);
+  free(p->nccl_paths);
   free(p->gpus);
   free(p->links);
   free(p->path);

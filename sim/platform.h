@@ -11,8 +11,12 @@ typedef enum ss_link_class {
   SS_LINK_PCIE,
   SS_LINK_SOCKET,
   SS_LINK_NIC,
+  SS_LINK_SHM, /* a GPU's host-memory stage of NCCL's SHM transport: made by transport.c, never in a file */
   SS_LINK_CLASS_COUNT
 } ss_link_class;
+
+/* The CPU maker an instance file names (zone prop cpu_vendor): NCCL's P2P rule depends on it. */
+typedef enum ss_cpu_vendor { SS_CPU_UNKNOWN, SS_CPU_INTEL, SS_CPU_AMD, SS_CPU_ARM } ss_cpu_vendor;
 
 typedef enum ss_sharing {
   SS_SHARING_SHARED,
@@ -76,6 +80,11 @@ typedef struct ss_platform {
   double disk_write_bytes_per_s;
   int ngpus;
   ss_gpu* gpus;
+  ss_cpu_vendor cpu_vendor; /* zone prop cpu_vendor (intel, amd, arm); UNKNOWN when absent */
+  int pci_flat;       /* zone prop pci_view "flat": the virtual machine shows NCCL every GPU on its root
+                       * bus (PHB between GPUs without NVLink); "physical" or absent: the routes' PCIe tree */
+  double shm_bytes_per_s; /* cpu host props shm_gbytes_per_s x 1e9, shm_latency_us x 1e-6: NCCL's SHM */
+  double shm_latency_s;   /* transport's host-memory stage; 0 when absent (transport.h's defaults) */
   int compute_on_cpu; /* the "GPUs" compute on the cpu host's cores, sharing them with the loaders
                        * (CPU training; GPU host prop compute_on="cpu", the same on every GPU) */
   int nlinks;
@@ -84,6 +93,8 @@ typedef struct ss_platform {
   ss_nic* nics;
   int nnodes;       /* ngpus + 1 + nnics */
   ss_route* routes; /* nnodes^2 routes, [src * nnodes + dst], both directions resolved */
+  unsigned char* nccl_paths; /* [a * ngpus + b]: the path type NCCL derived for GPUs a, b (transport.c's
+                              * ss_path), kept when it reroutes pairs through host memory; NULL before */
 } ss_platform;
 
 /* Limits of one instance file: GPU hosts (besides the cpu host), links, NIC routers. */
@@ -92,6 +103,8 @@ typedef struct ss_platform {
 #define SS_PLATFORM_MAX_NICS 64
 /* Largest memory_gbytes_per_s (GPU hosts) and memcpy_gbytes_per_s (cpu host), in GB/s. */
 #define SS_PLATFORM_MAX_GBYTES_PER_S 100000
+/* Largest shm_latency_us of the cpu host (10 ms: far beyond any host-memory hop). */
+#define SS_PLATFORM_MAX_SHM_LATENCY_US 10000
 
 /* Read and validate the platform file at path. On success *out owns a new platform (free it with
  * ss_platform_free); on bad input returns SS_EINPUT with file and line in err. */

@@ -4,6 +4,7 @@
 #include "cluster.h"
 
 #include "csv.h"
+#include "transport.h"
 #include "err.h"
 
 #include <math.h>
@@ -515,6 +516,25 @@ static const char* bench_figures(const bench_arg* a, int k, double* algbw, doubl
   return n > 1 ? ss_allreduce_name(a->algs[k]) : "none";
 }
 
+/* --verbose: the rings inside an instance, each hop with NCCL's path type and transport. */
+static void write_bench_rings(FILE* f, const ss_job* j)
+{
+  const ss_platform* p = j->platform;
+  for (int c = 0; c < j->intra.nrings && j->gpus_per_instance > 1; c++) {
+    const ss_ring* ring = &j->intra.rings[c];
+    fprintf(f, "# ring %d (%.1f%% of the bytes, %.2f GB/s): %s", c, 100 * ring->share,
+            ring->bandwidth_bytes_per_s / 1e9, p->gpus[ring->order[0]].name);
+    for (int i = 0; i < j->gpus_per_instance; i++) {
+      int a = ring->order[i], b = ring->order[(i + 1) % j->gpus_per_instance];
+      fprintf(f, " -%s %s-> %s", ss_path_name(ss_transport_path(p, a, b)), ss_transport_hop_name(p, a, b),
+              p->gpus[b].name);
+    }
+    fputc('\n', f);
+  }
+  if (j->instances > 1)
+    fprintf(f, "# between instances: the same rings as one chain per instance, joined over the network\n");
+}
+
 static void json_bench(FILE* f, const void* arg)
 {
   const bench_arg* a = arg;
@@ -543,6 +563,8 @@ int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes,
           job->platform->instance_type, job->instances, job->ngpus, job->gpus_per_instance,
           ss_fidelity_name(job->opt.fidelity));
   fprintf(f, "# busbw = algbw x 2(n-1)/n (nccl-tests)\n");
+  if (job->opt.verbose)
+    write_bench_rings(f, job);
   fprintf(f, "#%14s %12s %13s %12s %11s %11s\n", "size(B)", "count", "algorithm", "time(us)", "algbw(GB/s)",
           "busbw(GB/s)");
   for (int k = 0; k < nsizes; k++) {

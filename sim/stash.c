@@ -3,6 +3,7 @@
 
 #include "engine.h"
 #include "plan.h"
+#include "transport.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -173,7 +174,7 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
       rc = ss_platform_load(single_path, &s->single, err);
     else
       rc = find_single(p, want, &s->single, err);
-    if (!rc && !o->nvlink && ss_platform_drop_nvlink(s->single))
+    if (!rc && ss_transport_prepare(s->single, o))
       rc = ss_err_nomem(err);
     if (!rc && strcmp(s->single->gpus[0].model, p->gpus[0].model) != 0)
       rc = ss_err_set(err, s->single->path, 0, "--stash-single has GPU model '%s', the job's instances have '%s'",

@@ -75,12 +75,29 @@ static int next_perm(int* a, int n)
   return 1;
 }
 
-/* Best ring (largest bottleneck, first in lexicographic order on ties) among positions of gpus. */
+/* Hops of a ring that go through host memory (NCCL's SHM transport: a class-shm link). */
+static int ring_shm_hops(const ss_platform* p, const int* order, int n)
+{
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    const ss_route* rt = ss_platform_route(p, order[i], order[(i + 1) % n]);
+    for (int h = 0; h < rt->nhops; h++)
+      if (p->links[rt->hops[h].link].cls == SS_LINK_SHM) {
+        k++;
+        break;
+      }
+  }
+  return k;
+}
+
+/* Best ring among positions of gpus: the largest bottleneck; on ties the fewest hops through host
+ * memory (NCCL prefers NVLink, then P2P, then SHM), then the first in lexicographic order. */
 static double best_ring(residual* r, const int* gpus, int n, unsigned classes, int* best)
 {
   int perm[SS_TOPO_MAX_SEARCH];
   int order[SS_TOPO_MAX_SEARCH];
   double best_bw = -1;
+  int best_shm = 0;
   for (int i = 0; i < n; i++)
     perm[i] = i;
   do {
@@ -89,8 +106,10 @@ static double best_ring(residual* r, const int* gpus, int n, unsigned classes, i
     if (classes && ring_classes(r->p, order, n) != classes)
       continue;
     double bw = ring_bottleneck(r, order, n);
-    if (bw > best_bw * (1 + 1e-12)) {
+    int shm = bw >= best_bw * (1 - 1e-12) ? ring_shm_hops(r->p, order, n) : 0;
+    if (bw > best_bw * (1 + 1e-12) || (bw >= best_bw * (1 - 1e-12) && shm < best_shm)) {
       best_bw = bw;
+      best_shm = shm;
       memcpy(best, order, sizeof(int) * (size_t)n);
     }
   } while (next_perm(perm, n));

@@ -18,6 +18,10 @@
   TEST(auto_choice)                                                                                                    \
   TEST(fast_vs_reference)                                                                                              \
   TEST(no_nvlink)                                                                                                      \
+  /* e2e_transport.c */                                                                                                \
+  TEST(transport_rule)                                                                                                 \
+  TEST(shm_ring_closed_form)                                                                                           \
+  TEST(peer_limit)                                                                                                     \
   /* e2e_training.c */                                                                                                 \
   TEST(compute_scaling)                                                                                                \
   TEST(single_gpu_synthetic)                                                                                           \
