@@ -55,6 +55,25 @@ QPI_SRC = ("estimate, not in shared/data: Xeon E5-2686 v4 (CPU named in instance
 NIC_LAT = "25us"
 NIC_LAT_SRC = ("latency 25us is an estimate: one-way latency inside an EC2 placement group is of the "
                "order of tens of microseconds (round trip ~50 us); no measurement in shared/data")
+EFA_LIST = ("AWS EC2 User Guide, Elastic Fabric Adapter, 'Supported instance types', accelerated computing: "
+            "dl1.24xlarge, g4dn.8xlarge, g4dn.12xlarge, g4dn.metal, g5.48xlarge, inf1.24xlarge, p3dn.24xlarge, "
+            "p4d.24xlarge, trn1.32xlarge (awsdocs/amazon-ec2-user-guide doc_source/efa.md; NOT in shared/data)")
+
+
+def net_transport_note(inst, transport, extra=""):
+    """The comment on the zone property net_transport: which transport NCCL uses there, and why."""
+    figures = (f"Its share of the line rate and cost per message are the simulator's defaults for {transport} "
+               "(sim/net.c, with their sources); the net-transport option of stash-sim is the what-if")
+    if transport == "efa":
+        return (f"net_transport efa: {inst} supports EFA ({EFA_LIST}{extra}); NCCL uses it through the "
+                "aws-ofi-nccl plugin that AWS's Deep Learning AMIs install. ASSUMPTION: the job runs with the "
+                f"plugin (without it NCCL falls back to TCP sockets). {figures}")
+    return (f"net_transport socket: {inst} is not among the instances that support EFA ({EFA_LIST}) and AWS "
+            "offers no InfiniBand, so NCCL runs its socket transport over TCP on the instance's ENA network "
+            "(NCCL logs 'NET/Socket' on AWS without EFA, e.g. NVIDIA/nccl#398 on p3dn without the EFA "
+            f"provider). {figures}")
+
+
 INSTANCE_SRC = (f"{DATA}/instances.csv: price column on_demand_usd_per_h (its price_source: Stash "
                 "tool/analyze.py cost_map, fastec2 output); vcpus, mem_GiB, network, ebs_bandwidth "
                 "(its spec_source: infoq.cn translation of the AWS P3 launch blog table)")
@@ -143,8 +162,9 @@ class Platform:
 def p3_platform(stem):
     inst, ngpu, price, vcpus, mem, net, ebs_gbps, ebs = INSTANCES[stem]
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", price), ("vcpus", vcpus),
-                        ("memory_gib", mem), ("network_gbps", net)],
-                 [f"AWS {inst}: {ngpu} x {V100}. Zone props: {INSTANCE_SRC}.", NOTES[stem]])
+                        ("memory_gib", mem), ("network_gbps", net), ("net_transport", "socket")],
+                 [f"AWS {inst}: {ngpu} x {V100}. Zone props: {INSTANCE_SRC}.", NOTES[stem],
+                  net_transport_note(inst, "socket")])
     p.note(f"cpu host: core = {vcpus} vCPUs ({DATA}/instances.csv); speed 1Gf is a convention "
            "(one reference core, CPU work is given in reference-core-seconds x 1e9), not a "
            f"measurement. CPU Xeon E5-2686 v4 (instances.csv notes). Disk ebs: {ebs_gbps} Gbps "
@@ -355,6 +375,7 @@ def ebs_recalled(csv_has, gbps):
 
 CATALOG = {
     "p2.xl": dict(
+        transport=("socket", ""),
         inst="p2.xlarge", gpu="K80", ngpu=1, price="0.900", vcpus=4, mem=61, net="1.25",
         cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.900 (Stash tool/analyze.py cost_map; gists "
@@ -367,6 +388,7 @@ CATALOG = {
         nics=[("nic", "1.25Gbps")], gdr=False,
         calib="spec-derived (PCIe proxy from V100 Gen3 x16)"),
     "p2.8xl": dict(
+        transport=("socket", ""),
         inst="p2.8xlarge", gpu="K80", ngpu=8, price="7.200", vcpus=32, mem=488, net="10",
         cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 7.200 (Stash cost_map 7.2, gist Geoyi; the 4.56 of "
@@ -381,6 +403,7 @@ CATALOG = {
         nics=[("nic", "10Gbps")], gdr=False,
         calib="spec-derived; no K80 collective in shared/data"),
     "p2.16xl": dict(
+        transport=("socket", ""),
         inst="p2.16xlarge", gpu="K80", ngpu=16, price="14.400", vcpus=64, mem=732, net="20",
         cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 14.400 (Stash cost_map, gist Geoyi); vcpus, "
@@ -397,6 +420,7 @@ CATALOG = {
         nics=[("nic", "20Gbps")], gdr=False,
         calib="spec-derived; no K80 collective in shared/data"),
     "p3dn.24xl": dict(
+        transport=("efa", ""),
         inst="p3dn.24xlarge", gpu="V100-32", ngpu=8, price="31.212", vcpus=96, mem=768, net="100",
         cpu=('skylake', 'Xeon Platinum 8175M, Skylake-SP', 'AWS instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 31.212 (fastec2 output; a code catalog 31.2120); "
@@ -412,6 +436,7 @@ CATALOG = {
         nvlink=DGX1_NVLINK, nics=[("nic", "100Gbps")], gdr=False,
         calib="NVLink from measured P2P (p2pBandwidthLatencyTest), not collective-calibrated"),
     "g4dn.xl": dict(
+        transport=("socket", ""),
         inst="g4dn.xlarge", gpu="T4", ngpu=1, price="0.526", vcpus=4, mem=16, net="25",
         cpu=('cascadelake', 'Xeon Scalable 2nd generation, Cascade Lake', 'AWS G4dn page as recalled, unverified; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.526 (code catalogs); vcpus, mem_GiB, network "
@@ -423,6 +448,7 @@ CATALOG = {
         nics=[("nic", "25Gbps")], gdr=False,
         calib="spec-derived (PCIe measured on a T4)"),
     "g4dn.12xl": dict(
+        transport=("efa", ""),
         inst="g4dn.12xlarge", gpu="T4", ngpu=4, price="3.912", vcpus=48, mem=192, net="50",
         cpu=('cascadelake', 'Xeon Scalable 2nd generation, Cascade Lake', 'AWS G4dn page as recalled, unverified; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 3.912 (public price catalogs); vcpus, mem_GiB, "
@@ -437,6 +463,7 @@ CATALOG = {
         nics=[("nic", "50Gbps")], gdr=False,
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
     "g5.48xl": dict(
+        transport=("efa", ""),
         inst="g5.48xlarge", gpu="A10G", ngpu=8, price="16.288", vcpus=192, mem=768, net="100",
         cpu=('rome', '2nd generation AMD EPYC, Rome', 'AWS G5 page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 16.288 (arcee-ai/Benchmarks results.py); vcpus, "
@@ -451,6 +478,7 @@ CATALOG = {
         nics=[("nic", "100Gbps")], gdr=False,
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
     "p4d.24xl": dict(
+        transport=("efa", ""),
         inst="p4d.24xlarge", gpu="A100", ngpu=8, price="32.7726", vcpus=96, mem=1152, net="400",
         cpu=('cascadelake', 'Xeon Platinum 8275CL, Cascade Lake', 'instances.csv notes'),
         sources=(f"{CAT_SRC}: price 32.7726 = the on-demand list price of 2020-2024 (catalogs; xither.com "
@@ -479,6 +507,7 @@ CATALOG = {
         gdr_src=f"{CAT_SRC} network: '400 Gbps EFA (4x100), GPUDirect RDMA'",
         calib="CALIBRATED: nvswitch to busbw 230.77 GB/s at 1 GiB (NVIDIA/nccl#527)"),
     "p5.48xl": dict(
+        transport=("efa", "; p5.48xlarge came after that list: its 3200 Gbps EFA is in instances.csv's network column, from the EC2 Capacity Blocks pricing page"),
         inst="p5.48xlarge", gpu="H100", ngpu=8, price="98.32", vcpus=192, mem=2048, net="3200",
         cpu=('milan', 'AMD EPYC 7R13, Milan', 'AWS instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price 98.32 = the on-demand list price of 2023-2024 (arcee-ai/Benchmarks "
@@ -515,9 +544,11 @@ def catalog_platform(stem):
     model, speed, speed_src = GPUS[c["gpu"]]
     nic_total = sum(float(bw[:-4]) for _, bw in c["nics"])
     assert nic_total == float(net), (stem, nic_total, net)  # --nic-gbps splits network_gbps over the NICs
+    transport, extra = c["transport"]
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"]), ("vcpus", c["vcpus"]),
-                        ("memory_gib", c["mem"]), ("network_gbps", net)],
-                 [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"]])
+                        ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport)],
+                 [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"],
+                  net_transport_note(inst, transport, extra)])
     disk, disk_src = c["disk"]
     p.note(f"cpu host: core = {c['vcpus']} vCPUs ({CAT_SRC}); speed 1Gf is a convention (one reference "
            f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write. "
@@ -695,7 +726,8 @@ def readme(platforms):
             "|---|---|---|---|---|---|---|---|---|"]
     for rel, (p, calib) in platforms.items():
         nics = [bw for _, bw, cls in p.links if cls == "nic"]
-        net = f"{p.props['network_gbps']} Gb/s, {len(nics)} NIC" + ("s" if len(nics) > 1 else "")
+        net = (f"{p.props['network_gbps']} Gb/s, {len(nics)} NIC" + ("s" if len(nics) > 1 else "")
+               + (f", NCCL over {p.props['net_transport']}" if "net_transport" in p.props else ""))
         gpus = f"{len(p.gpus)} x {p.gpus[0]}"
         rows.append(f"| `{os.path.basename(rel)}` | {p.props['instance_type']} | {gpus} | {fmt_links(p)} | "
                     f"{net} | {p.props['vcpus']} | {p.props['memory_gib']} | {p.props['price_usd_per_h']} | {calib} |")
