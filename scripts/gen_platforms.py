@@ -9,7 +9,9 @@ usage: python3 scripts/gen_platforms.py [--check | --help | --version]
 Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, P5 instances), its
 table platforms/README.md, and tests/platforms/star{2,4,8}.xml, tests/platforms/star4_fast.xml
 (homogeneous stars for closed-form tests), tests/platforms/star4_slow.xml (star4 whose GPU 3
-runs at half speed, for workers that differ) and tests/platforms/star2_cpu.xml (star2 whose two
+runs at half speed, for workers that differ), tests/platforms/star2_net.xml (star2 naming a network
+transport with figures of its own: net_transport socket, 0.5 of line rate, 30 us per message) and
+tests/platforms/star2_cpu.xml (star2 whose two
 "GPUs" are CPU training processes computing on a cpu host of 2 cores: compute_on="cpu"). Run from anywhere:
     python3 scripts/gen_platforms.py
 Every figure written gets an XML comment naming its source in ../shared/data (and the original
@@ -655,14 +657,18 @@ def catalog_platform(stem):
     return p
 
 
-def star_platform(n, gbps, slow=None, cpu_cores=None):
+def star_platform(n, gbps, slow=None, cpu_cores=None, net=None):
     """A star of n GPUs at 10 TFLOPS, GPU `slow` (if any) at 5; with cpu_cores, the GPUs compute
-    on a cpu host of that many cores (compute_on="cpu")."""
+    on a cpu host of that many cores (compute_on="cpu"); with net, zone props naming a network
+    transport and its figures (a list of (key, value))."""
     bw = f"{gbps}GBps"
     zone = (f"star{n}" + ("_fast" if gbps != 10 else "") + ("_slow" if slow is not None else "")
-            + ("_cpu" if cpu_cores else ""))
+            + ("_cpu" if cpu_cores else "") + ("_net" if net else ""))
     if slow is not None:
         what = f"a star of {n} GPUs whose GPU {slow} runs at half speed (5Tf), for tests of workers that differ"
+    elif net:
+        what = ("a star of 2 GPUs whose zone names a network transport with figures of its own, for tests of "
+                "how the simulator resolves them")
     elif cpu_cores:
         what = (f"a star of {n} CPU training processes standing for GPUs (compute_on=cpu): their work "
                 f"runs on the cpu host's {cpu_cores} cores, shared with the loaders; 10Tf is the speed of "
@@ -670,7 +676,7 @@ def star_platform(n, gbps, slow=None, cpu_cores=None):
     else:
         what = f"homogeneous star of {n} GPUs for closed-form tests"
     p = Platform(zone, [("instance_type", f"test-{zone}"), ("price_usd_per_h", "1"), ("vcpus", 8),
-                        ("memory_gib", 64), ("network_gbps", gbps * 8)],
+                        ("memory_gib", 64), ("network_gbps", gbps * 8)] + (net or []),
                  [f"TEST platform {zone}: {what}. All "
                   "figures are arbitrary round numbers chosen for the tests, not measurements "
                   f"(every bandwidth {bw}, every link latency 5us; network_gbps = nic {bw} x 8).",
@@ -756,6 +762,8 @@ def main():
     outputs["tests/platforms/star4_fast.xml"] = star_platform(4, 20)
     outputs["tests/platforms/star4_slow.xml"] = star_platform(4, 10, slow=3)
     outputs["tests/platforms/star2_cpu.xml"] = star_platform(2, 10, cpu_cores=2)
+    outputs["tests/platforms/star2_net.xml"] = star_platform(
+        2, 10, net=[("net_transport", "socket"), ("net_line_fraction", "0.5"), ("net_message_us", "30")])
     outputs["platforms/README.md"] = readme(platforms)
     return write_generated("gen_platforms.py", outputs, args == ["--check"], "python3 scripts/gen_platforms.py")
 

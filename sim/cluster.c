@@ -34,7 +34,7 @@ double ss_cluster_link_latency(const ss_job* j, int l)
   /* A message between instances leaves by one NIC link and enters by another: half of the
    * transport's cost per message on each, so that every message pays it once. */
   double lat = wire_latency(j, l);
-  return j->platform->links[l].cls == SS_LINK_NIC ? lat + j->net.message_s / 2 : lat;
+  return j->platform->links[l].cls == SS_LINK_NIC ? lat + j->net.message_us * 1e-6 / 2 : lat;
 }
 
 double ss_cluster_nic_line_bandwidth(const ss_job* j)

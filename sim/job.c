@@ -343,7 +343,7 @@ static void resolve_net(ss_job* j)
     if (p->net_line_fraction > 0)
       j->net.line_fraction = p->net_line_fraction;
     if (p->net_message_us >= 0)
-      j->net.message_s = p->net_message_us * 1e-6;
+      j->net.message_us = p->net_message_us;
   }
   j->resolved.net_transport = t;
 }

@@ -35,9 +35,9 @@ const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
 static const ss_net_figures defaults[SS_NET_COUNT] = {
     [SS_NET_AUTO] = {1, 0},
     [SS_NET_OFF] = {1, 0},
-    [SS_NET_SOCKET] = {0.54, 20e-6},
-    [SS_NET_IB] = {0.96, 3.9e-6},
-    [SS_NET_EFA] = {0.60, 8e-6},
+    [SS_NET_SOCKET] = {0.54, 20},
+    [SS_NET_IB] = {0.96, 3.9},
+    [SS_NET_EFA] = {0.60, 8},
 };
 
 ss_net_figures ss_net_default(ss_net_transport t)

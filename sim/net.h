@@ -22,10 +22,10 @@ extern const char* const ss_net_names[];
 #define SS_NET_MAX_MESSAGE_US 10000.0
 
 /* What a transport gets out of a NIC: the share of the line rate a long transfer reaches (0, 1], and
- * the host time each message that crosses instances costs, in seconds. */
+ * the host time each message that crosses instances costs, in microseconds. */
 typedef struct ss_net_figures {
   double line_fraction;
-  double message_s;
+  double message_us;
 } ss_net_figures;
 
 /* The default figures of transport t (the table in net.c, with its sources); OFF and AUTO: {1, 0}. */

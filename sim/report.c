@@ -174,7 +174,7 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
-          ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_s * 1e6);
+          ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
           j->opt.compute_scale);
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
@@ -397,7 +397,7 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
     if (j->net_transport != SS_NET_OFF)
       fprintf(f, "; NCCL over %s: %g%% of line rate, %g us per message", ss_net_names[j->net_transport],
-              100 * j->net.line_fraction, j->net.message_s * 1e6);
+              100 * j->net.line_fraction, j->net.message_us);
     if (j->opt.oversub > 1)
       fprintf(f, ", switch oversubscribed %g:1", j->opt.oversub);
     fputc('\n', f);

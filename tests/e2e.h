@@ -18,6 +18,7 @@
   TEST(auto_choice)                                                                                                    \
   TEST(fast_vs_reference)                                                                                              \
   TEST(no_nvlink)                                                                                                      \
+  TEST(net_transport)                                                                                                  \
   /* e2e_training.c */                                                                                                 \
   TEST(compute_scaling)                                                                                                \
   TEST(single_gpu_synthetic)                                                                                           \
