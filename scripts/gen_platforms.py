@@ -9,7 +9,9 @@ usage: python3 scripts/gen_platforms.py [--check | --help | --version]
 Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, P5 instances), its
 table platforms/README.md, and tests/platforms/star{2,4,8}.xml, tests/platforms/star4_fast.xml
 (homogeneous stars for closed-form tests), tests/platforms/star4_slow.xml (star4 whose GPU 3
-runs at half speed, for workers that differ) and tests/platforms/star2_cpu.xml (star2 whose two
+runs at half speed, for workers that differ), tests/platforms/star2_net.xml (star2 naming a network
+transport with figures of its own: net_transport socket, 0.5 of line rate, 30 us per message) and
+tests/platforms/star2_cpu.xml (star2 whose two
 "GPUs" are CPU training processes computing on a cpu host of 2 cores: compute_on="cpu"). Run from anywhere:
     python3 scripts/gen_platforms.py
 Every figure written gets an XML comment naming its source in ../shared/data (and the original
@@ -55,6 +57,25 @@ QPI_SRC = ("estimate, not in shared/data: Xeon E5-2686 v4 (CPU named in instance
 NIC_LAT = "25us"
 NIC_LAT_SRC = ("latency 25us is an estimate: one-way latency inside an EC2 placement group is of the "
                "order of tens of microseconds (round trip ~50 us); no measurement in shared/data")
+EFA_LIST = ("AWS EC2 User Guide, Elastic Fabric Adapter, 'Supported instance types', accelerated computing: "
+            "dl1.24xlarge, g4dn.8xlarge, g4dn.12xlarge, g4dn.metal, g5.48xlarge, inf1.24xlarge, p3dn.24xlarge, "
+            "p4d.24xlarge, trn1.32xlarge (awsdocs/amazon-ec2-user-guide doc_source/efa.md; NOT in shared/data)")
+
+
+def net_transport_note(inst, transport, extra=""):
+    """The comment on the zone property net_transport: which transport NCCL uses there, and why."""
+    figures = (f"Its share of the line rate and cost per message are the simulator's defaults for {transport} "
+               "(sim/net.c, with their sources); the net-transport option of stash-sim is the what-if")
+    if transport == "efa":
+        return (f"net_transport efa: {inst} supports EFA ({EFA_LIST}{extra}); NCCL uses it through the "
+                "aws-ofi-nccl plugin that AWS's Deep Learning AMIs install. ASSUMPTION: the job runs with the "
+                f"plugin (without it NCCL falls back to TCP sockets). {figures}")
+    return (f"net_transport socket: {inst} is not among the instances that support EFA ({EFA_LIST}) and AWS "
+            "offers no InfiniBand, so NCCL runs its socket transport over TCP on the instance's ENA network "
+            "(NCCL logs 'NET/Socket' on AWS without EFA, e.g. NVIDIA/nccl#398 on p3dn without the EFA "
+            f"provider). {figures}")
+
+
 INSTANCE_SRC = (f"{DATA}/instances.csv: price column on_demand_usd_per_h (its price_source: Stash "
                 "tool/analyze.py cost_map, fastec2 output); vcpus, mem_GiB, network, ebs_bandwidth "
                 "(its spec_source: infoq.cn translation of the AWS P3 launch blog table)")
@@ -144,8 +165,9 @@ def p3_platform(stem):
     inst, ngpu, price, vcpus, mem, net, ebs_gbps, ebs = INSTANCES[stem]
     zone_t, cpu_t, t_note = transport_props(stem, "broadwell", 3)
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", price), ("vcpus", vcpus),
-                        ("memory_gib", mem), ("network_gbps", net)] + zone_t,
-                 [f"AWS {inst}: {ngpu} x {V100}. Zone props: {INSTANCE_SRC}.", NOTES[stem], t_note])
+                        ("memory_gib", mem), ("network_gbps", net), ("net_transport", "socket")] + zone_t,
+                 [f"AWS {inst}: {ngpu} x {V100}. Zone props: {INSTANCE_SRC}.", NOTES[stem],
+                  net_transport_note(inst, "socket"), t_note])
     p.note(f"cpu host: core = {vcpus} vCPUs ({DATA}/instances.csv); speed 1Gf is a convention "
            "(one reference core, CPU work is given in reference-core-seconds x 1e9), not a "
            f"measurement. CPU Xeon E5-2686 v4 (instances.csv notes). Disk ebs: {ebs_gbps} Gbps "
@@ -400,6 +422,7 @@ def ebs_recalled(csv_has, gbps):
 
 CATALOG = {
     "p2.xl": dict(
+        transport=("socket", ""),
         inst="p2.xlarge", gpu="K80", ngpu=1, price="0.900", vcpus=4, mem=61, net="1.25",
         cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.900 (Stash tool/analyze.py cost_map; gists "
@@ -412,6 +435,7 @@ CATALOG = {
         nics=[("nic", "1.25Gbps")], gdr=False,
         calib="spec-derived (PCIe proxy from V100 Gen3 x16)"),
     "p2.8xl": dict(
+        transport=("socket", ""),
         inst="p2.8xlarge", gpu="K80", ngpu=8, price="7.200", vcpus=32, mem=488, net="10",
         cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 7.200 (Stash cost_map 7.2, gist Geoyi; the 4.56 of "
@@ -426,6 +450,7 @@ CATALOG = {
         nics=[("nic", "10Gbps")], gdr=False,
         calib="spec-derived; no K80 collective in shared/data"),
     "p2.16xl": dict(
+        transport=("socket", ""),
         inst="p2.16xlarge", gpu="K80", ngpu=16, price="14.400", vcpus=64, mem=732, net="20",
         cpu=('broadwell', 'Xeon E5-2686 v4, Broadwell-EP', 'AWS P2 instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 14.400 (Stash cost_map, gist Geoyi); vcpus, "
@@ -442,6 +467,7 @@ CATALOG = {
         nics=[("nic", "20Gbps")], gdr=False,
         calib="spec-derived; no K80 collective in shared/data"),
     "p3dn.24xl": dict(
+        transport=("efa", ""),
         inst="p3dn.24xlarge", gpu="V100-32", ngpu=8, price="31.212", vcpus=96, mem=768, net="100",
         cpu=('skylake', 'Xeon Platinum 8175M, Skylake-SP', 'AWS instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 31.212 (fastec2 output; a code catalog 31.2120); "
@@ -457,6 +483,7 @@ CATALOG = {
         nvlink=DGX1_NVLINK, nics=[("nic", "100Gbps")], gdr=False,
         calib="NVLink from measured P2P (p2pBandwidthLatencyTest), not collective-calibrated"),
     "g4dn.xl": dict(
+        transport=("socket", ""),
         inst="g4dn.xlarge", gpu="T4", ngpu=1, price="0.526", vcpus=4, mem=16, net="25",
         cpu=('cascadelake', 'Xeon Scalable 2nd generation, Cascade Lake', 'AWS G4dn page as recalled, unverified; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 0.526 (code catalogs); vcpus, mem_GiB, network "
@@ -468,6 +495,7 @@ CATALOG = {
         nics=[("nic", "25Gbps")], gdr=False,
         calib="spec-derived (PCIe measured on a T4)"),
     "g4dn.12xl": dict(
+        transport=("efa", ""),
         inst="g4dn.12xlarge", gpu="T4", ngpu=4, price="3.912", vcpus=48, mem=192, net="50",
         cpu=('cascadelake', 'Xeon Scalable 2nd generation, Cascade Lake', 'AWS G4dn page as recalled, unverified; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 3.912 (public price catalogs); vcpus, mem_GiB, "
@@ -482,6 +510,7 @@ CATALOG = {
         nics=[("nic", "50Gbps")], gdr=False,
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
     "g5.48xl": dict(
+        transport=("efa", ""),
         inst="g5.48xlarge", gpu="A10G", ngpu=8, price="16.288", vcpus=192, mem=768, net="100",
         cpu=('rome', '2nd generation AMD EPYC, Rome', 'AWS G5 page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price on_demand_usd_per_h 16.288 (arcee-ai/Benchmarks results.py); vcpus, "
@@ -496,6 +525,7 @@ CATALOG = {
         nics=[("nic", "100Gbps")], gdr=False,
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
     "p4d.24xl": dict(
+        transport=("efa", ""),
         inst="p4d.24xlarge", gpu="A100", ngpu=8, price="32.7726", vcpus=96, mem=1152, net="400",
         cpu=('cascadelake', 'Xeon Platinum 8275CL, Cascade Lake', 'instances.csv notes'),
         sources=(f"{CAT_SRC}: price 32.7726 = the on-demand list price of 2020-2024 (catalogs; xither.com "
@@ -524,6 +554,7 @@ CATALOG = {
         gdr_src=f"{CAT_SRC} network: '400 Gbps EFA (4x100), GPUDirect RDMA'",
         calib="CALIBRATED: nvswitch to busbw 230.77 GB/s at 1 GiB (NVIDIA/nccl#527)"),
     "p5.48xl": dict(
+        transport=("efa", "; p5.48xlarge came after that list: its 3200 Gbps EFA is in instances.csv's network column, from the EC2 Capacity Blocks pricing page"),
         inst="p5.48xlarge", gpu="H100", ngpu=8, price="98.32", vcpus=192, mem=2048, net="3200",
         cpu=('milan', 'AMD EPYC 7R13, Milan', 'AWS instance page; NOT in shared/data'),
         sources=(f"{CAT_SRC}: price 98.32 = the on-demand list price of 2023-2024 (arcee-ai/Benchmarks "
@@ -562,9 +593,11 @@ def catalog_platform(stem):
     assert nic_total == float(net), (stem, nic_total, net)  # --nic-gbps splits network_gbps over the NICs
     zone_t, cpu_t, t_note = transport_props(stem, c["cpu"][0], 3 if c["pcie"][0] in ("9.6GBps", "11.25GBps", "9.7GBps")
                                             else 4)
+    transport, extra = c["transport"]
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"]), ("vcpus", c["vcpus"]),
-                        ("memory_gib", c["mem"]), ("network_gbps", net)] + zone_t,
-                 [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"], t_note])
+                        ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport)] + zone_t,
+                 [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"],
+                  net_transport_note(inst, transport, extra), t_note])
     disk, disk_src = c["disk"]
     p.note(f"cpu host: core = {c['vcpus']} vCPUs ({CAT_SRC}); speed 1Gf is a convention (one reference "
            f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write. "
@@ -671,14 +704,18 @@ def catalog_platform(stem):
     return p
 
 
-def star_platform(n, gbps, slow=None, cpu_cores=None):
+def star_platform(n, gbps, slow=None, cpu_cores=None, net=None):
     """A star of n GPUs at 10 TFLOPS, GPU `slow` (if any) at 5; with cpu_cores, the GPUs compute
-    on a cpu host of that many cores (compute_on="cpu")."""
+    on a cpu host of that many cores (compute_on="cpu"); with net, zone props naming a network
+    transport and its figures (a list of (key, value))."""
     bw = f"{gbps}GBps"
     zone = (f"star{n}" + ("_fast" if gbps != 10 else "") + ("_slow" if slow is not None else "")
-            + ("_cpu" if cpu_cores else ""))
+            + ("_cpu" if cpu_cores else "") + ("_net" if net else ""))
     if slow is not None:
         what = f"a star of {n} GPUs whose GPU {slow} runs at half speed (5Tf), for tests of workers that differ"
+    elif net:
+        what = ("a star of 2 GPUs whose zone names a network transport with figures of its own, for tests of "
+                "how the simulator resolves them")
     elif cpu_cores:
         what = (f"a star of {n} CPU training processes standing for GPUs (compute_on=cpu): their work "
                 f"runs on the cpu host's {cpu_cores} cores, shared with the loaders; 10Tf is the speed of "
@@ -686,7 +723,7 @@ def star_platform(n, gbps, slow=None, cpu_cores=None):
     else:
         what = f"homogeneous star of {n} GPUs for closed-form tests"
     p = Platform(zone, [("instance_type", f"test-{zone}"), ("price_usd_per_h", "1"), ("vcpus", 8),
-                        ("memory_gib", 64), ("network_gbps", gbps * 8)],
+                        ("memory_gib", 64), ("network_gbps", gbps * 8)] + (net or []),
                  [f"TEST platform {zone}: {what}. All "
                   "figures are arbitrary round numbers chosen for the tests, not measurements "
                   f"(every bandwidth {bw}, every link latency 5us; network_gbps = nic {bw} x 8).",
@@ -742,7 +779,8 @@ def readme(platforms):
             "|---|---|---|---|---|---|---|---|---|"]
     for rel, (p, calib) in platforms.items():
         nics = [bw for _, bw, cls in p.links if cls == "nic"]
-        net = f"{p.props['network_gbps']} Gb/s, {len(nics)} NIC" + ("s" if len(nics) > 1 else "")
+        net = (f"{p.props['network_gbps']} Gb/s, {len(nics)} NIC" + ("s" if len(nics) > 1 else "")
+               + (f", NCCL over {p.props['net_transport']}" if "net_transport" in p.props else ""))
         gpus = f"{len(p.gpus)} x {p.gpus[0]}"
         rows.append(f"| `{os.path.basename(rel)}` | {p.props['instance_type']} | {gpus} | {fmt_links(p)} | "
                     f"{net} | {p.props['vcpus']} | {p.props['memory_gib']} | {p.props['price_usd_per_h']} | {calib} |")
@@ -771,6 +809,8 @@ def main():
     outputs["tests/platforms/star4_fast.xml"] = star_platform(4, 20)
     outputs["tests/platforms/star4_slow.xml"] = star_platform(4, 10, slow=3)
     outputs["tests/platforms/star2_cpu.xml"] = star_platform(2, 10, cpu_cores=2)
+    outputs["tests/platforms/star2_net.xml"] = star_platform(
+        2, 10, net=[("net_transport", "socket"), ("net_line_fraction", "0.5"), ("net_message_us", "30")])
     outputs["platforms/README.md"] = readme(platforms)
     return write_generated("gen_platforms.py", outputs, args == ["--check"], "python3 scripts/gen_platforms.py")
 

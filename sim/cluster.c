@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-double ss_cluster_link_bandwidth(const ss_job* j, int l)
+/* Link l at its line rate: the file's, or --nic-gbps split over the NICs for a NIC link. */
+static double line_bandwidth(const ss_job* j, int l)
 {
   const ss_platform* p = j->platform;
   const ss_link* k = &p->links[l];
@@ -13,12 +14,40 @@ double ss_cluster_link_bandwidth(const ss_job* j, int l)
   return k->bandwidth_bytes_per_s;
 }
 
-double ss_cluster_link_latency(const ss_job* j, int l)
+/* Link l's own latency: the file's, or --nic-latency-us for a NIC link. */
+static double wire_latency(const ss_job* j, int l)
 {
   const ss_link* k = &j->platform->links[l];
   if (k->cls == SS_LINK_NIC && j->opt.nic_latency_us >= 0)
     return j->opt.nic_latency_us * 1e-6;
   return k->latency_s;
+}
+
+double ss_cluster_link_bandwidth(const ss_job* j, int l)
+{
+  double bw = line_bandwidth(j, l);
+  return j->platform->links[l].cls == SS_LINK_NIC ? bw * j->net.line_fraction : bw;
+}
+
+double ss_cluster_link_latency(const ss_job* j, int l)
+{
+  /* A message between instances leaves by one NIC link and enters by another: half of the
+   * transport's cost per message on each, so that every message pays it once. */
+  double lat = wire_latency(j, l);
+  return j->platform->links[l].cls == SS_LINK_NIC ? lat + j->net.message_us * 1e-6 / 2 : lat;
+}
+
+double ss_cluster_nic_line_bandwidth(const ss_job* j)
+{
+  double bw = 0;
+  for (int k = 0; k < j->platform->nnics; k++)
+    bw += line_bandwidth(j, j->platform->nics[k].link);
+  return bw;
+}
+
+double ss_cluster_nic_wire_latency(const ss_job* j)
+{
+  return j->platform->nnics ? wire_latency(j, j->platform->nics[0].link) : 0;
 }
 
 /* The route from node a to node b of the instance file (both directions are resolved there). */

@@ -34,14 +34,21 @@ void ss_cluster_link_name(const ss_job* j, int slot, char* buf, size_t size);
 ss_link_class ss_cluster_link_class(const ss_job* j, int slot);
 
 /* Bandwidth (bytes/s) and latency (s) of link l of the instance file once the job's NIC options
- * (--nic-gbps, --nic-latency-us) are applied. */
+ * (--nic-gbps, --nic-latency-us) and network transport are applied: a NIC link carries its line rate
+ * times the transport's fraction, and its latency plus half the transport's cost per message (a
+ * message between instances crosses two NIC links). */
 double ss_cluster_link_bandwidth(const ss_job* j, int l);
 double ss_cluster_link_latency(const ss_job* j, int l);
+
+/* The NICs of one instance as the hardware has them, without the transport: their line rate
+ * summed (bytes/s) and the latency of one NIC link (s; 0 without NICs). */
+double ss_cluster_nic_line_bandwidth(const ss_job* j);
+double ss_cluster_nic_wire_latency(const ss_job* j);
 
 /* Latency (s) of the route between nodes a and b of one instance, NIC options applied. */
 double ss_cluster_route_latency(const ss_job* j, int a, int b);
 
-/* Total bandwidth (bytes/s) of the NICs of one instance. */
+/* Total bandwidth (bytes/s) of the NICs of one instance, as the transport uses them. */
 double ss_cluster_nic_bandwidth(const ss_job* j);
 
 /* Latency (s) and bottleneck bandwidth (bytes/s) of the path from GPU a of one instance to GPU b of

@@ -328,6 +328,26 @@ static void resolve_options(ss_job* j)
   r->samples = j->opt.samples > 0 ? j->opt.samples : j->workload->dataset.samples;
 }
 
+/* The network transport as simulated (docs/model.md, "Network transports"): the option's, or the
+ * instance file's for auto; off with --ideal. The file's own figures hold for the file's transport. */
+static void resolve_net(ss_job* j)
+{
+  const ss_platform* p = j->platform;
+  ss_net_transport file = p->net_transport == SS_NET_AUTO ? SS_NET_OFF : p->net_transport;
+  ss_net_transport t = j->opt.net_transport == SS_NET_AUTO ? file : j->opt.net_transport;
+  if (j->opt.ideal)
+    t = SS_NET_OFF;
+  j->net_transport = t;
+  j->net = ss_net_default(t);
+  if (t == file && t != SS_NET_OFF) {
+    if (p->net_line_fraction > 0)
+      j->net.line_fraction = p->net_line_fraction;
+    if (p->net_message_us >= 0)
+      j->net.message_us = p->net_message_us;
+  }
+  j->resolved.net_transport = t;
+}
+
 /* The simulated processes fit (SS_MAX_ACTORS): per_gpu of them per GPU (its GPU stream and
  * collective stream, and its host thread when the host side is simulated), its loaders, the servers. */
 static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers, ss_err* err)
@@ -427,6 +447,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   for (int b = 0; !rc && b < j->nbuckets; b++)
     j->bucket_alg[b] = o->allreduce;
   resolve_options(j);
+  resolve_net(j);
   if (!rc)
     rc = host_side(j);
   if (rc) {

@@ -45,6 +45,9 @@ typedef struct ss_job {
   int instances;
   int gpus_per_instance;
   double core_bandwidth_bytes_per_s; /* the switch core when oversubscribed (plan.c) */
+  ss_net_transport net_transport; /* NCCL's transport over the NIC as simulated (never AUTO; OFF with
+                                   * --ideal or a file that names none) */
+  ss_net_figures net;             /* its figures: the NIC links' share of line rate, host time per message */
   int batch;
   int workers;
   double cache;

@@ -23,7 +23,8 @@ static const char* const p2p_level_names[] = {"auto", "loc", "nvl", "pix", "pxb"
 /* The fields an enum row stores through an int. */
 _Static_assert(sizeof(ss_allreduce) == sizeof(int) && sizeof(ss_fidelity) == sizeof(int) &&
                    sizeof(ss_arch) == sizeof(int) && sizeof(ss_placement) == sizeof(int) &&
-                   sizeof(ss_init_io) == sizeof(int) && sizeof(ss_format) == sizeof(int),
+                   sizeof(ss_init_io) == sizeof(int) && sizeof(ss_format) == sizeof(int) &&
+                   sizeof(ss_net_transport) == sizeof(int),
                "enum fields are stored as int");
 
 const ss_command ss_commands[] = {
@@ -123,6 +124,11 @@ const ss_optdef ss_option_table[] = {
      "latency of each NIC link in microseconds"},
     {"oversub", 0, SS_KIND_REAL, OFF(oversub), 1, 1e6, 0, NULL, 0, ALL, "cluster", "X", "a ratio", 1, "1", 0,
      "oversub", "oversub", 0, NULL, "switch oversubscription: the switch core carries N x NIC bandwidth / X"},
+    {"net-transport", 0, SS_KIND_ENUM, OFF(net_transport), 0, 0, 0, ss_net_names, 0, ALL, "cluster", "T", NULL,
+     SS_NET_AUTO, "auto: the instance file's net_transport", 0, "net_transport", "net_transport", 0, NULL,
+     "what-if: the transport NCCL uses over the NIC between instances, with its fraction of the line rate and "
+     "its cost per message (docs/model.md, Network transports): socket (TCP), ib (InfiniBand verbs), efa (AWS "
+     "EFA); off: the NIC links at line rate and their latency, as --ideal"},
     {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, allreduce_names, 0, ALL, "cluster", "ALG", NULL,
      SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
      "allreduce algorithm; auto: ring on one instance, else per collective the shortest predicted time, as "
@@ -618,6 +624,8 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
     FAIL("--%s goes with --ddp horovod", ss_optset_has(given, "fusion-mib") ? "fusion-mib" : "cycle-ms");
   if (o->arch == SS_ARCH_PS && ss_optset_has(given, "ddp"))
     FAIL("--ddp has no effect with --arch ps: parameter servers take the gradients as pushes");
+  if (o->ideal && ss_optset_has(given, "net-transport"))
+    FAIL("--net-transport has no effect with --ideal (the NIC links run at their line rate and latency)");
   for (int i = 0; o->ideal && costs[i]; i++)
     if (ss_optset_has(given, costs[i]))
       FAIL("--%s has no effect with --ideal (every host-side cost is off)", costs[i]);
@@ -644,7 +652,7 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
 static int check_effect(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
   static const char* const loader[] = {"workers", "prefetch", "async-copy", "cache", NULL};
-  static const char* const network[] = {"nic-gbps", "nic-latency-us", "oversub", NULL};
+  static const char* const network[] = {"nic-gbps", "nic-latency-us", "oversub", "net-transport", NULL};
   for (int i = 0; o->synthetic && loader[i]; i++)
     if (ss_optset_has(given, loader[i]))
       FAIL("--%s has no effect with --synthetic (no data loading)", loader[i]);

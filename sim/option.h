@@ -3,6 +3,8 @@
 #ifndef SS_OPTION_H
 #define SS_OPTION_H
 
+#include "net.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -53,6 +55,7 @@ typedef struct ss_options {
   double nic_gbps;   /* network bandwidth of each instance in Gb/s, split over its NICs; -1: the file's */
   double nic_latency_us; /* latency of each NIC link; -1: the file's */
   double oversub;    /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
+  ss_net_transport net_transport; /* NCCL's transport over the NIC; AUTO: the instance file's */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
   ss_arch arch;

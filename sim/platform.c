@@ -447,13 +447,48 @@ static int zone_enum_prop(pctx* c, const xmlNode* z, const char* name, const cha
   return k < 0 ? SS_EINPUT : SS_OK;
 }
 
+/* The network transport of the zone and its optional figures (net.c has the defaults). */
+static int parse_net_props(pctx* c, const xmlNode* z)
+{
+  ss_platform* p = c->p;
+  const char* what = "the zone";
+  char* name = NULL;
+  p->net_transport = SS_NET_OFF;
+  p->net_line_fraction = p->net_message_us = -1;
+  if (ss_xml_prop(z, "net_transport")) {
+    if (ss_xml_req_prop(&c->x, z, what, "net_transport", &name))
+      return SS_EINPUT;
+    int t = ss_net_file_transport(name);
+    if (t < 0) {
+      ss_xml_error(&c->x, ss_xml_prop(z, "net_transport"),
+                   "the zone property 'net_transport' must be socket, ib or efa, not '%s'", name);
+      free(name);
+      return SS_EINPUT;
+    }
+    free(name);
+    p->net_transport = (ss_net_transport)t;
+  }
+  static const char* const figures[] = {"net_line_fraction", "net_message_us"};
+  for (int k = 0; k < 2; k++)
+    if (ss_xml_prop(z, figures[k]) && p->net_transport == SS_NET_OFF)
+      return ss_xml_error(&c->x, ss_xml_prop(z, figures[k]),
+                          "the zone property '%s' needs 'net_transport' (it is a figure of that transport)", figures[k]);
+  if ((ss_xml_prop(z, "net_line_fraction") &&
+       ss_xml_num_prop(&c->x, z, what, "net_line_fraction", 0, 1, &p->net_line_fraction)) ||
+      (ss_xml_prop(z, "net_message_us") &&
+       ss_xml_num_prop(&c->x, z, what, "net_message_us", 1, SS_NET_MAX_MESSAGE_US, &p->net_message_us)))
+    return SS_EINPUT;
+  return SS_OK;
+}
+
 static int parse_zone_props(pctx* c, const xmlNode* z)
 {
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
   static const char* const zone_props[] = {"instance_type", "price_usd_per_h", "vcpus", "memory_gib", "network_gbps",
-                                           "cpu_vendor", "pci_view", NULL};
+                                           "cpu_vendor", "pci_view", "net_transport", "net_line_fraction",
+                                           "net_message_us", NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, 1e6, &p->price_usd_per_h) ||
       ss_xml_num_prop(&c->x, z, what, "vcpus", 0, 1 << 20, &vcpus) ||
@@ -470,7 +505,7 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
     return SS_EINPUT;
   p->cpu_vendor = (ss_cpu_vendor)vendor; /* 0 when absent: SS_CPU_UNKNOWN; intel is 1 */
   p->pci_flat = view == 2;
-  return SS_OK;
+  return parse_net_props(c, z);
 }
 
 /* <router id="X"/>: the NIC whose class-nic link is named X. */

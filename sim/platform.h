@@ -3,6 +3,7 @@
 #define SS_PLATFORM_H
 
 #include "err.h"
+#include "net.h"
 
 /* What a link is; from its <prop id="class">. */
 typedef enum ss_link_class {
@@ -71,6 +72,11 @@ typedef struct ss_platform {
   int vcpus;
   double memory_gib;
   double network_gbps;
+  ss_net_transport net_transport; /* the transport NCCL uses over the NIC (zone prop net_transport);
+                                   * SS_NET_OFF when the file names none: the NIC links as they are */
+  double net_line_fraction;       /* its share of the line rate (prop net_line_fraction); -1: the
+                                   * transport's default (net.c) */
+  double net_message_us;          /* its cost per message in us (prop net_message_us); -1: the default */
   int cpu_cores;
   double cpu_speed_flops; /* per core; 1e9 is one reference core */
   double memcpy_bytes_per_s; /* what one core copies per second with memcpy between pageable

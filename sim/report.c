@@ -72,15 +72,16 @@ static int shown(ss_cat c, const ss_job* j)
   return c != SS_CAT_HOST || j->host;
 }
 
-/* Network of each instance as simulated: Gb/s over all its NICs, latency of a NIC link (us). */
+/* Network of each instance as the hardware has it: Gb/s over all its NICs, latency of a NIC link (us);
+ * the transport's share of it and cost per message are reported beside them. */
 static double nic_gbps(const ss_job* j)
 {
-  return ss_cluster_nic_bandwidth(j) * 8 / 1e9;
+  return ss_cluster_nic_line_bandwidth(j) * 8 / 1e9;
 }
 
 static double nic_latency_us(const ss_job* j)
 {
-  return j->platform->nnics ? ss_cluster_link_latency(j, j->platform->nics[0].link) * 1e6 : 0;
+  return ss_cluster_nic_wire_latency(j) * 1e6;
 }
 
 /* The "stash" object: run times, differential parts (per iteration), Stash's percentages, shares
@@ -177,6 +178,8 @@ static void write_json(FILE* f, const ss_result* r)
     fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(j->bucket_alg[b]));
   fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
+  fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
+          ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
           j->opt.compute_scale);
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
@@ -401,6 +404,9 @@ static void write_table(FILE* f, const ss_result* r)
             r->time_to_train_s / 60);
   if (j->instances > 1) {
     fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
+    if (j->net_transport != SS_NET_OFF)
+      fprintf(f, "; NCCL over %s: %g%% of line rate, %g us per message", ss_net_names[j->net_transport],
+              100 * j->net.line_fraction, j->net.message_us);
     if (j->opt.oversub > 1)
       fprintf(f, ", switch oversubscribed %g:1", j->opt.oversub);
     fputc('\n', f);

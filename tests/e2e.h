@@ -18,6 +18,7 @@
   TEST(auto_choice)                                                                                                    \
   TEST(fast_vs_reference)                                                                                              \
   TEST(no_nvlink)                                                                                                      \
+  TEST(net_transport)                                                                                                  \
   /* e2e_transport.c */                                                                                                \
   TEST(transport_rule)                                                                                                 \
   TEST(shm_ring_closed_form)                                                                                           \

@@ -1,6 +1,8 @@
 /* e2e_collectives: allreduce times of "stash-sim bench allreduce" against closed forms (ring,
- * hierarchical, tree), the algorithm AUTO picks, the fast fidelity against the reference, --no-nvlink. */
+ * hierarchical, tree), the algorithm AUTO picks, the fast fidelity against the reference, --no-nvlink,
+ * the network transports. */
 #include "e2e.h"
+#include "net.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -158,5 +160,48 @@ void test_no_nvlink(void)
   run_free(&b);
   cJSON* j = sim_json("platforms/p3.8xl.xml workloads/resnet50.json --synthetic --no-nvlink");
   CHECK(j && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "nvlink")), "JSON says nvlink false");
+  cJSON_Delete(j);
+}
+
+/* Network transports (docs/model.md, "Network transports"): a NIC link carries its line rate times
+ * the transport's fraction f and adds half its cost per message m to its latency, so a ring over two
+ * star2 instances (N = 4), network-bound, takes 2(N-1)(20 us + m + S/(N f B)) at both fidelities.
+ * star2 names no transport (the NIC links as they are); star2_net names socket with f = 0.5 and
+ * m = 30 us of its own, which hold for socket (auto or given) and give way to the defaults of another
+ * transport. */
+void test_net_transport(void)
+{
+  const double bw = 10e9, sizes[] = {1e3, 1e8};
+  const struct { const char* file; const char* transport; double f, m_us; } cases[] = {
+      {"star2", "auto", 1, 0},
+      {"star2", "off", 1, 0},
+      {"star2", "socket", ss_net_default(SS_NET_SOCKET).line_fraction, ss_net_default(SS_NET_SOCKET).message_us},
+      {"star2", "ib", ss_net_default(SS_NET_IB).line_fraction, ss_net_default(SS_NET_IB).message_us},
+      {"star2", "efa", ss_net_default(SS_NET_EFA).line_fraction, ss_net_default(SS_NET_EFA).message_us},
+      {"star2_net", "auto", 0.5, 30},
+      {"star2_net", "socket", 0.5, 30},
+      {"star2_net", "efa", ss_net_default(SS_NET_EFA).line_fraction, ss_net_default(SS_NET_EFA).message_us}};
+  /* The table's figures (sim/net.c), as docs/model.md gives them. */
+  CHECK(ss_net_default(SS_NET_SOCKET).line_fraction == 0.54 && ss_net_default(SS_NET_SOCKET).message_us == 20 &&
+            ss_net_default(SS_NET_IB).line_fraction == 0.96 && ss_net_default(SS_NET_IB).message_us == 3.9 &&
+            ss_net_default(SS_NET_EFA).line_fraction == 0.60 && ss_net_default(SS_NET_EFA).message_us == 8,
+        "the transport table differs from docs/model.md");
+  for (int fi = 0; fi < 2; fi++)
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+      for (int k = 0; k < 2; k++) {
+        char args[256];
+        snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances 2 --allreduce ring --fidelity %s --net-transport %s",
+                 cases[i].file, fidelities[fi], cases[i].transport);
+        double t = bench_time(args, sizes[k], NULL, 0);
+        double expect = 2.0 * 3 * (20e-6 + cases[i].m_us * 1e-6 + sizes[k] / (4 * cases[i].f * bw));
+        CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, sizes[k], t, expect);
+      }
+  /* A run reports the transport it simulated, and its NICs at line rate. */
+  cJSON* j = sim_json("tests/platforms/star2_net.xml tests/workloads/tiny.json --instances 2 --synthetic");
+  const cJSON* tr = j ? cJSON_GetObjectItemCaseSensitive(j, "net_transport") : NULL;
+  CHECK(cJSON_IsString(tr) && strcmp(tr->valuestring, "socket") == 0, "star2_net: transport not reported");
+  CHECK(j && num(j, "net_line_fraction") == 0.5 && num(j, "net_message_us") == 30 && num(j, "nic_gbps") == 80,
+        "star2_net: figures reported %g, %g, %g Gb/s", j ? num(j, "net_line_fraction") : NAN,
+        j ? num(j, "net_message_us") : NAN, j ? num(j, "nic_gbps") : NAN);
   cJSON_Delete(j);
 }

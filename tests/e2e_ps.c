@@ -1,5 +1,6 @@
 /* e2e_ps: parameter servers: closed forms, shards, asynchronous SGD. */
 #include "e2e.h"
+#include "net.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,9 +39,15 @@ void test_ps_closed_form(void)
           extra);
     cJSON_Delete(j);
   }
+  /* Over a network transport (sim/net.c) the server's NIC carries f B and each push and pull pays the
+   * transport's cost per message m once: 2NS/(f B) + 2 (15 us + m). */
+  ss_net_figures net = ss_net_default(SS_NET_SOCKET);
+  double t = ps_iteration("--gpus 4 --instances 2 --server-agg-gbps 1e6 --net-transport socket", NULL);
+  double expect = 0.0035 + 2.0 * 8 * 1e8 / (net.line_fraction * 1e10) + 2 * (15e-6 + net.message_us * 1e-6) + 9 * 1e8 / 1e15;
+  CHECK(fabs(t - expect) <= 1e-6 * expect, "socket transport: iteration %.9g s, expected %.9g", t, expect);
   /* The server's CPU: 8 sums and an update of 100 MB at 2 GB/s on one core. */
-  double t = ps_iteration("--instances 2", NULL);
-  double expect = 0.0035 + 2.0 * 8 * 1e8 / 1e10 + 2 * 15e-6 + 9 * 1e8 / 2e9;
+  t = ps_iteration("--instances 2", NULL);
+  expect = 0.0035 + 2.0 * 8 * 1e8 / 1e10 + 2 * 15e-6 + 9 * 1e8 / 2e9;
   CHECK(fabs(t - expect) <= 1e-6 * expect, "server CPU: iteration %.9g s, expected %.9g", t, expect);
   /* Colocated on the only instance: the 4 workers reach the server over its 10 GB/s PCIe link to
    * the CPU, 10 us each way, and that wait is interconnect, not network. */

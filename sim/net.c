@@ -1,0 +1,54 @@
+/* net: the default figures of NCCL's network transports, each with its source. */
+#include "net.h"
+
+#include <string.h>
+
+const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
+
+/* line_fraction: busbw of a network-bound ring allreduce (nccl-tests all_reduce_perf at large sizes,
+ * where busbw is what each NIC carries) over the NIC's line rate. message_us: the host time of one
+ * message (a ring or tree step) that crosses instances, on top of the links' latency. The sources
+ * are nccl-tests microbenchmarks; none of them is a validation row (calibration/validation_sources.md).
+ *
+ * socket: 0.54 MEASURED, the median of three NCCL-over-TCP busbw figures with several GPUs per node on
+ *   25-32 Gb/s cloud networks: 14.5-14.9 Gbit/s of 32 (0.46; GCP, 2 nodes x 8 GPUs, NCCL 2.4.7ms0,
+ *   NVIDIA/nccl#209, cswinter 2019-06-04), 1.7 GB/s of 25 Gb/s (0.54; Azure, 2 x 4 GPUs, NCCL 2.9.6,
+ *   NVIDIA/nccl-tests#83), 22.2-22.9 of 32 (0.70; GCP, 4 x 8). One GPU per node reaches 0.96 (same
+ *   table) and 100 Gb/s TCP stays at 0.32-0.48 (4-6 GB/s, 4 x 8 V100, NVIDIA/nccl#450); the AWS
+ *   instances that run sockets have 25 Gb/s or less. message_us 20 is an ESTIMATE: an 8-byte ring
+ *   broadcast between two nodes over TCP with the Simple protocol took 38-46 us (NCCL 2.9.6, Azure,
+ *   NVIDIA/nccl-tests#82), where NCCL's latency model, tuned on InfiniBand, gives the same call 18 us
+ *   (src/graph/tuning.cc: ring Simple base 8.4 + network step 9.6 us); the kernel's TCP stack and the
+ *   socket threads' wake-ups cost the other 20-28 us (the lower end is kept: part of it is the cloud
+ *   network's longer wire, which the instance file's NIC latency already holds).
+ * ib: 0.96 MEASURED and stated by NCCL's maintainers: "24GB/s is the peak performance per 200G NIC
+ *   (12 GB/s for 100G NICs)" (NVIDIA/nccl-tests#119), 192 GB/s busbw with 8 x 200 Gb/s IB on a
+ *   DGX-A100 (NVIDIA/nccl#812), 48-49 GB/s per 400 Gb/s NDR NIC (NVIDIA/nccl-tests#267). message_us
+ *   3.9 DERIVED from NCCL's latency model, tuned on InfiniBand (src/graph/tuning.cc, NCCL 2.8-2.10): a
+ *   ring step with the Simple protocol costs 9.6 us over the network and 5.7 us over PCIe.
+ * efa: 0.60 MEASURED: ring busbw 60 Gb/s on 100 Gb/s EFA between two p3dn.24xlarge with the
+ *   aws-ofi-nccl plugin (NCCL_TREE_THRESHOLD=0; NVIDIA/nccl-tests#22, 2019); no later EFA ring figure
+ *   that is not a validation row was found, so GPUDirect RDMA instances (p4d, p5) get the same
+ *   fraction (an ESTIMATE for them). message_us 8 is an ESTIMATE: EFA's reliable datagrams (SRD) go
+ *   through libfabric's provider and the aws-ofi-nccl plugin on the host, so a message costs more host
+ *   time than over IB verbs; twice the IB figure is taken. */
+static const ss_net_figures defaults[SS_NET_COUNT] = {
+    [SS_NET_AUTO] = {1, 0},
+    [SS_NET_OFF] = {1, 0},
+    [SS_NET_SOCKET] = {0.54, 20},
+    [SS_NET_IB] = {0.96, 3.9},
+    [SS_NET_EFA] = {0.60, 8},
+};
+
+ss_net_figures ss_net_default(ss_net_transport t)
+{
+  return t >= 0 && t < SS_NET_COUNT ? defaults[t] : defaults[SS_NET_OFF];
+}
+
+int ss_net_file_transport(const char* name)
+{
+  for (int t = SS_NET_SOCKET; t < SS_NET_COUNT; t++)
+    if (strcmp(name, ss_net_names[t]) == 0)
+      return t;
+  return -1;
+}
