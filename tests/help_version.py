@@ -24,6 +24,7 @@ SCRIPTS = [
     ("scripts/ps-study-report.py", "ps-study-report.py"),
     ("scripts/whatif-study", "whatif-study"),
     ("scripts/whatif-study-report.py", "whatif-study-report.py"),
+    ("scripts/validate", "validate"),
     ("scripts/trace-screenshot.sh", "trace-screenshot.sh"),
     ("scripts/fuzz.sh", "fuzz.sh"),
     ("scripts/install-deps.sh", "install-deps.sh"),
