@@ -274,10 +274,10 @@ static void test_compare(void)
   run_result r = runf(SS_CAL_BIN, "compare tests/calibration/measured.csv -o %s", out);
   CHECK(r.status == 0 && !*r.err, "exit %d: %s", r.status, r.err);
   /* Rows 1-3 are GPU times (no host time); row 4 a whole iteration, with the host's. */
-  const char* args[] = {"platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32 --no-launch",
-                        "platforms/p2.xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch",
-                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch",
-                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 128"};
+  const char* args[] = {"platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32 --no-launch --jitter 0",
+                        "platforms/p2.xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch --jitter 0",
+                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch --jitter 0",
+                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 128 --jitter 0"};
   const double measured[] = {0.0987, 0.39881, 0.06609, 0.367161953};
   const double expect_pct[] = {0.245187, -24.006248, -24.162506, 6.765319};
   int line[8];
