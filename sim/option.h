@@ -115,12 +115,13 @@ typedef struct ss_options {
 #define SS_MAX_SERVERS 4096
 
 /* Default --jitter: the coefficient of variation of one GPU's compute time from one training step
- * to the next (docs/model.md, "Stragglers"). An ESTIMATE from few steps: `stash-calibrate trace
- * /work/shared/data/traces/resnet50_v100_bs32_workers0.pt.trace.json.gz -o /dev/null --samples 1`
- * (ResNet-50, batch 32, one V100, PyTorch's profiler) prints cv 0.000494 over 6 steps (mean
- * 98.678 ms, sd 0.0487 ms): a figure from 6 steps has a relative standard error of about 32%. */
+ * to the next (docs/model.md, "Stragglers"). An ESTIMATE from few steps: from the repository root,
+ * `stash-calibrate trace ../shared/data/traces/resnet50_v100_bs32_workers0.pt.trace.json.gz
+ * -o /dev/null --samples 1` (ResNet-50, batch 32, one V100, PyTorch's profiler) prints cv 0.000494
+ * over 6 steps (mean 98.678 ms, sd 0.0487 ms): a figure from 6 steps has a relative standard error
+ * of about 32% (a 95% interval of roughly 0.0003 to 0.0012). */
 #define SS_JITTER_CV 0.0005
-#define SS_JITTER_TEXT "0.0005, measured over 6 steps of one V100 (an estimate: docs/model.md)"
+#define SS_JITTER_TEXT "0.0005: measured over 6 steps of one V100, an estimate (docs/model.md)"
 
 /* Largest --jitter: a standard deviation as large as the mean step time. No measured GPU comes
  * near (the trace above: 0.0005; a shared, throttling GPU a few percent); beyond it the log-normal's
