@@ -740,7 +740,36 @@ static int medians(cal_step* steps, int nsteps, cal_step* med)
   return SS_OK;
 }
 
-int cal_profile_measure(cal_profile* t, cal_step* med, int* nsteps, ss_err* err)
+/* A step's GPU compute (us): its layers' forward and backward, and the optimizer. */
+static double step_compute_us(const cal_step* st)
+{
+  double c = st->opt_us;
+  for (int l = 0; l < st->nlayers; l++)
+    c += st->layers[l].fwd_us + st->layers[l].bwd_us;
+  return c;
+}
+
+/* The variation over steps[0..n) of their GPU compute (cal_variation), in two passes (no
+ * cancellation in the variance). */
+static void variation(const cal_step* steps, int n, cal_variation* var)
+{
+  memset(var, 0, sizeof(*var));
+  var->nsteps = n;
+  double sum = 0, sq = 0;
+  for (int k = 0; k < n; k++) {
+    double c = step_compute_us(&steps[k]);
+    var->min_us = k == 0 ? c : fmin(var->min_us, c);
+    var->max_us = k == 0 ? c : fmax(var->max_us, c);
+    sum += c;
+  }
+  var->mean_us = n > 0 ? sum / n : 0;
+  for (int k = 0; k < n; k++)
+    sq += (step_compute_us(&steps[k]) - var->mean_us) * (step_compute_us(&steps[k]) - var->mean_us);
+  var->sd_us = n > 1 ? sqrt(sq / (n - 1)) : 0;
+  var->cv = var->mean_us > 0 ? var->sd_us / var->mean_us : 0;
+}
+
+int cal_profile_measure(cal_profile* t, cal_step* med, int* nsteps, cal_variation* var, ss_err* err)
 {
   key_entry* map = NULL;
   size_t nmap = 0;
@@ -760,6 +789,8 @@ int cal_profile_measure(cal_profile* t, cal_step* med, int* nsteps, ss_err* err)
     rc = analyse_step(t, &x, k, layer_of, &steps[k], err);
   if (!rc)
     rc = check_steps(t, steps, n, err);
+  if (!rc && var) /* before medians(), which overwrites the first step */
+    variation(steps, n, var);
   if (!rc && medians(steps, n, med))
     rc = ss_err_nomem(err);
   if (!rc) {

@@ -47,13 +47,23 @@ void cal_profile_free(cal_profile* p);
 /* The traced device's name from the trace's deviceProperties, "" when it has none (a CPU run). */
 const char* cal_profile_device(const cal_profile* p);
 
+/* Step-to-step variation of a step's GPU compute (its layers' forward and backward kernels and the
+ * optimizer's: the work stash-sim runs): over nsteps steps, the mean, the sample standard deviation
+ * (n - 1), their ratio cv (the coefficient of variation; 0 with one step), the fastest and slowest
+ * step (us). */
+typedef struct cal_variation {
+  int nsteps;
+  double mean_us, sd_us, cv, min_us, max_us;
+} cal_variation;
+
 /* Measure every profiler step (ProfilerStep#N) of p and fill *med with the median over them of
- * each figure and *nsteps with their number; on a trace without GPU kernels (a CPU run), each
+ * each figure, *nsteps with their number and *var (when not NULL) with the variation of their
+ * compute; on a trace without GPU kernels (a CPU run), each
  * operator's own CPU time stands for the device's. Errors (SS_EINPUT, err set): no step, steps
  * that overlap or differ in layers, a step without a layer, no batch size in the first layer's
  * input shape, no host-to-device copy in a step of a GPU trace. On success *med owns its arrays
  * (free with cal_step_free). */
-int cal_profile_measure(cal_profile* p, cal_step* med, int* nsteps, ss_err* err);
+int cal_profile_measure(cal_profile* p, cal_step* med, int* nsteps, cal_variation* var, ss_err* err);
 
 /* Free the layers of s (not s itself). */
 void cal_step_free(cal_step* s);

@@ -34,7 +34,9 @@ static const char trace_usage[] =
     "from the weight shapes; the optimizer's GPU and host time, the batch, the bytes copied to the\n"
     "GPU per sample and the DataLoader's time per sample. Only the profiler's steps\n"
     "(ProfilerStep#N) count; each figure is the median over them. A trace with no GPU kernels (a\n"
-    "CPU run) gives each operator's own CPU time instead, and no host times.\n"
+    "CPU run) gives each operator's own CPU time instead, and no host times. Prints the\n"
+    "step-to-step variation of the GPU compute per step (its coefficient of variation, stash-sim's\n"
+    "--jitter, over the steps), also in the workload's provenance.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE        the workload to write (required)\n"
@@ -139,11 +141,33 @@ static void layer_extras(cJSON* o, const cal_layer* l, int tensors, int host)
   cJSON_AddNumberToObject(o, "host_bwd_s", l->host_bwd_us * 1e-6);
 }
 
+/* The step-to-step variation of var in one sentence (for stdout and the provenance): the
+ * coefficient of variation's relative standard error is about 1 / sqrt(2 (n - 1)) for normal step
+ * times (a small cv), so a figure from fewer than CAL_VARIATION_STEPS steps is flagged. */
+#define CAL_VARIATION_STEPS 14 /* 1 / sqrt(2 x 13) < 0.2 */
+static void variation_text(const cal_variation* v, char* buf, size_t size)
+{
+  if (v->nsteps < 2) {
+    snprintf(buf, size, "one profiler step: no step-to-step variation measurable");
+    return;
+  }
+  snprintf(buf, size,
+           "step-to-step variation of the GPU compute per step (layers' forward and backward and the optimizer): "
+           "cv %.3g over %d steps (mean %.3f ms, sd %.4f ms, %.3f to %.3f ms); relative standard error of the cv "
+           "about %.0f%%%s",
+           v->cv, v->nsteps, v->mean_us * 1e-3, v->sd_us * 1e-3, v->min_us * 1e-3, v->max_us * 1e-3,
+           100 / sqrt(2.0 * (v->nsteps - 1)),
+           v->nsteps < CAL_VARIATION_STEPS ? ": few steps, an estimate" : "");
+}
+
 /* Where each figure of the workload comes from. */
-static void provenance(cJSON* w, const trace_opts* o, const char* device, const cal_step* med, int nsteps)
+static void provenance(cJSON* w, const trace_opts* o, const char* device, const cal_step* med, int nsteps,
+                       const cal_variation* var)
 {
   cJSON* pv = cJSON_AddObjectToObject(w, "provenance");
   char line[1024];
+  variation_text(var, line, sizeof(line));
+  cJSON_AddStringToObject(pv, "compute_variation", line);
   snprintf(line, sizeof(line),
            "MEASURED: stash-calibrate trace %s, the median over %d profiler steps of each layer's GPU kernel time "
            "(a layer: an operator with weights, and the operators after it until the next; backward: the autograd "
@@ -189,7 +213,8 @@ static void provenance(cJSON* w, const trace_opts* o, const char* device, const 
 }
 
 /* The workload (stash-sim-workload/1) of the medians med over nsteps steps. */
-static cJSON* workload_json(const trace_opts* o, const char* device, double flops, const cal_step* med, int nsteps)
+static cJSON* workload_json(const trace_opts* o, const char* device, double flops, const cal_step* med, int nsteps,
+                            const cal_variation* var)
 {
   char model[128];
   if (o->model)
@@ -215,18 +240,19 @@ static cJSON* workload_json(const trace_opts* o, const char* device, double flop
   ss_dataset ds = {(char*)o->dataset, o->samples, o->bytes_per_sample > 0 ? o->bytes_per_sample : decoded,
                    med->data_us * 1e-6 / med->batch, decoded};
   cal_workload_dataset(w, &ds);
-  provenance(w, o, device, med, nsteps);
+  provenance(w, o, device, med, nsteps, var);
   return w;
 }
 
-static int write_workload(const trace_opts* o, const cal_profile* p, const cal_step* med, int nsteps, ss_err* err)
+static int write_workload(const trace_opts* o, const cal_profile* p, const cal_step* med, int nsteps,
+                          const cal_variation* var, ss_err* err)
 {
   const char* device = cal_profile_device(p);
   double flops = reference_flops(o, device);
   if (flops <= 0)
     return ss_err_set(err, o->in, 0, "the traced device '%s' has no known peak speed: give --gpu-flops",
                       device[0] ? device : "(none in deviceProperties)");
-  cJSON* w = workload_json(o, device, flops, med, nsteps);
+  cJSON* w = workload_json(o, device, flops, med, nsteps, var);
   char* textout = cJSON_Print(w);
   cJSON_Delete(w);
   if (!textout)
@@ -278,13 +304,20 @@ static int trace_run(void* args, int n, char** operands, ss_err* err)
   cal_step med;
   memset(&med, 0, sizeof(med));
   int nsteps = 0;
+  cal_variation var;
   int rc = cal_profile_load(o->in, &p, err);
   if (!rc)
-    rc = cal_profile_measure(p, &med, &nsteps, err);
+    rc = cal_profile_measure(p, &med, &nsteps, &var, err);
   if (!rc)
-    rc = write_workload(o, p, &med, nsteps, err);
+    rc = write_workload(o, p, &med, nsteps, &var, err);
   if (!rc)
     rc = check_written(o, err);
+  if (!rc) {
+    /* stash-sim's --jitter is this cv (docs/model.md, "Stragglers"). */
+    char line[1024];
+    variation_text(&var, line, sizeof(line));
+    printf("%s: %s\n", o->out, line);
+  }
   cal_step_free(&med);
   cal_profile_free(p);
   return rc;

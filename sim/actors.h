@@ -3,6 +3,7 @@
 #define SS_ACTORS_H
 
 #include "job.h"
+#include "rng.h"
 #include "timeline.h"
 #include "trace.h"
 
@@ -85,6 +86,15 @@ typedef struct ss_rank {
   sg_cond_t seg_cv;     /* signalled when one of the counters above changes and someone waits */
   int seg_waiters;      /* host or GPU blocked on seg_cv (else no notify) */
   double bwd_start_s;   /* when the GPU began this iteration's backward (Horovod's cycles) */
+  /* Stragglers (straggler.c, docs/model.md): this rank's random stream, the factor on its compute
+   * this iteration, when its trainer began waiting for the gradients (INFINITY when it is not
+   * waiting), the waits of its collectives for the last rank to arrive, summed inside such waits,
+   * and (parameter servers) when it began pushing its last bucket. */
+  ss_rng rng;
+  double jitter;
+  double grad_wait_since;
+  double strag_acc_s;
+  double last_push_s;
 } ss_rank;
 
 /* A parameter-server message: whose gradient (rank) and which part of the parameters. */
@@ -114,6 +124,10 @@ typedef struct ss_sim {
   double* coll_bytes;
   ss_allreduce* coll_alg;
   double* coll_after_s; /* the stream's time after it: the framework's copies back (scale, unflatten) */
+  /* With compute jitter (straggler.c): for collective c of iteration i, at [(i % 2) * ncoll + c],
+   * the latest date a rank arrived at it and i (two iterations in flight at most); NULL without. */
+  double* arrive_last_s;
+  int* arrive_iter;
   double (*tree_rest)[2];
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
    * and for ASGD the updates applied to each part and the version each rank last pulled. */
@@ -224,6 +238,29 @@ void ss_ps_pull_all(ss_sim* s, int r);
 /* Wait until rank r's collective stream has reduced want collectives (over all iterations). Returns
  * the part of the wait its collectives spent crossing instances, at most the wait. */
 double ss_coll_wait_reduced(ss_sim* s, int r, long want);
+
+/* Stragglers (straggler.c). Set up every rank's stream and the collectives' arrival slots (after
+ * the ranks and collectives, before the actors start; ss_straggler_free frees what it allocates). */
+void ss_straggler_setup(ss_sim* s);
+void ss_straggler_free(ss_sim* s);
+
+/* Draw rank r's compute factor of its next iteration (1 without jitter). */
+void ss_straggler_draw(ss_sim* s, int r);
+
+/* Rank r's stream arrives at collective c of iteration iter (or, parameter servers, begins pushing
+ * bucket c) at date now. */
+void ss_straggler_arrive(ss_sim* s, int r, int iter, int c, double now);
+
+/* Rank r's stream has finished collective c of iteration iter, which it arrived at at date
+ * arrived: the part of its wait for the last rank to arrive that its trainer spent waiting for the
+ * gradients is straggler wait. */
+void ss_straggler_reduced(ss_sim* s, int r, int iter, int c, double arrived);
+
+/* Rank r's trainer begins waiting for the gradients of iteration iter (date now); then, done after
+ * waiting wait seconds, books the part of it spent waiting for the slowest rank as the timeline's
+ * straggler detail. */
+void ss_straggler_wait_begin(ss_sim* s, int r, double now);
+void ss_straggler_wait_end(ss_sim* s, int r, int iter, double wait);
 
 /* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
 double ss_coll_net_time(const ss_sim* s, int r);

@@ -399,7 +399,9 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       if (b < j->nbuckets && ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0)
         sg_actor_sleep_for(j->collective_host_s);
       double t0 = simgrid_get_clock();
+      ss_straggler_arrive(s, a->rank, i, b, t0);
       ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
+      ss_straggler_reduced(s, a->rank, i, b, t0);
       if (s->trace) {
         char name[64], detail[96];
         if (b < j->nbuckets)

@@ -343,6 +343,7 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   free(disks);
   ring_setup(s, j);
   coll_setup(s, j);
+  ss_straggler_setup(s);
   for (int r = 0; r < n; r++) {
     if (!bench) {
       args[na] = (ss_actor_arg){s, r, 0, NULL};
@@ -408,6 +409,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_alg);
   free(s->tree_rest);
   free(s->coll_after_s);
+  ss_straggler_free(s);
   free(s->ps_host);
   free(s->ps_msgs);
   free(s->ps_seen);

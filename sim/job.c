@@ -326,6 +326,8 @@ static void resolve_options(ss_job* j)
   r->iterations = j->iterations;
   r->server_hosts = j->opt.arch == SS_ARCH_PS ? j->ps_hosts : j->opt.server_hosts;
   r->samples = j->opt.samples > 0 ? j->opt.samples : j->workload->dataset.samples;
+  if (r->ideal)
+    r->jitter = 0; /* stragglers are a mechanism of the realistic model */
 }
 
 /* The network transport as simulated (docs/model.md, "Network transports"): the option's, or the

@@ -91,6 +91,14 @@ const ss_optdef ss_option_table[] = {
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
      "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.306 for ResNet-50's "
      "measured mixed-precision speed-up on a V100"},
+    {"jitter", 0, SS_KIND_REAL, OFF(jitter), 0, SS_JITTER_MAX, 0, NULL, 0, RUNS, "run", "CV",
+     "a coefficient of variation", SS_JITTER_CV, SS_JITTER_TEXT, 0, "jitter", "jitter", 0, NULL,
+     "stragglers: every GPU's compute time (forward, backward, optimizer) of each iteration is multiplied by a "
+     "factor drawn for it, log-normal with mean 1 and this coefficient of variation; synchronous collectives wait "
+     "for the slowest GPU (docs/model.md); 0: every GPU always takes the same time"},
+    {"seed", 0, SS_KIND_COUNT, OFF(seed), 0, SS_SEED_MAX, 0, NULL, 0, RUNS, "run", "N", NULL, SS_SEED, "1", 0, "seed",
+     "seed", 0, NULL,
+     "seed of the random generator of --jitter (one stream per GPU): the same seed gives the same run"},
     {"synthetic", 0, SS_KIND_ENUM, OFF(synthetic), 0, 0, 0, synthetic_names, SS_SYNTH_DEVICE, RUNS, "data",
      "[=MODE]", NULL, SS_SYNTH_OFF, "off: real data", 0, "synthetic", "synthetic", 0, NULL,
      "no data loading (synthetic data, as benchmarks do); alone or =device: the batch stays on the GPU (no copy); "
@@ -362,11 +370,13 @@ int ss_optset_has(const ss_optset* s, const char* name)
   return (s->bits[i / 64] >> (i % 64)) & 1;
 }
 
-/* A number in words: whole numbers without exponent below 1e7, else %g without its exponent's
- * sign and leading zeros (1e7, not 1e+07). */
+/* A number in words: whole numbers without exponent below 1e7 or when %g would round them
+ * (2147483647), else %g without its exponent's sign and leading zeros (1e7, not 1e+07). */
 static void number_text(double v, char* buf, size_t size)
 {
-  if (v == floor(v) && fabs(v) < 1e7) {
+  char exact[32];
+  snprintf(exact, sizeof(exact), "%g", v);
+  if (v == floor(v) && (fabs(v) < 1e7 || (fabs(v) < 0x1p53 && strtod(exact, NULL) != v))) {
     snprintf(buf, size, "%.0f", v);
     return;
   }
@@ -648,6 +658,16 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
   return 0;
 }
 
+/* The jitter's options go with the jitter: --ideal and --jitter 0 switch it off. */
+static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+{
+  if (o->ideal && (ss_optset_has(given, "jitter") || ss_optset_has(given, "seed")))
+    FAIL("--%s has no effect with --ideal (no compute jitter)", ss_optset_has(given, "jitter") ? "jitter" : "seed");
+  if (o->jitter == 0 && ss_optset_has(given, "seed"))
+    FAIL("--seed has no effect with --jitter 0 (nothing is drawn)");
+  return 0;
+}
+
 /* Options without effect: loader options on synthetic data, network options without a network. */
 static int check_effect(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
@@ -687,7 +707,7 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
   if (cmd == SS_CMD_LIST)
     return 0;
   return check_ps(o, given, msg, size) || check_outputs(o, msg, size) || check_effect(o, given, msg, size) ||
-                 check_host(o, given, msg, size)
+                 check_host(o, given, msg, size) || check_jitter(o, given, msg, size)
              ? -1
              : 0;
 }

@@ -73,6 +73,8 @@ typedef struct ss_options {
   int warmup;        /* iterations run before measuring; -1: 2 */
   double bucket_mib; /* DDP bucket cap in MiB */
   double compute_scale; /* what-if factor on every GPU kernel time (0.5: kernels twice as fast) */
+  double jitter;     /* coefficient of variation of each GPU's compute time per iteration (0: none) */
+  int seed;          /* of the random generator (sim/rng.h) that draws it */
   int overlap;       /* start each bucket's collective as soon as it is full */
   ss_synthetic synthetic; /* no data loading (SS_SYNTH_DEVICE, SS_SYNTH_HOST) */
   int workers;       /* loader processes per GPU; -1: vCPUs / GPUs */
@@ -117,6 +119,24 @@ typedef struct ss_options {
 #define SS_MAX_GPUS 65536
 #define SS_MAX_INSTANCES 65536
 #define SS_MAX_SERVERS 4096
+
+/* Default --jitter: the coefficient of variation of one GPU's compute time from one training step
+ * to the next (docs/model.md, "Stragglers"). An ESTIMATE from few steps: from the repository root,
+ * `stash-calibrate trace ../shared/data/traces/resnet50_v100_bs32_workers0.pt.trace.json.gz
+ * -o /dev/null --samples 1` (ResNet-50, batch 32, one V100, PyTorch's profiler) prints cv 0.000494
+ * over 6 steps (mean 98.678 ms, sd 0.0487 ms): a figure from 6 steps has a relative standard error
+ * of about 32% (a 95% interval of roughly 0.0003 to 0.0012). */
+#define SS_JITTER_CV 0.0005
+#define SS_JITTER_TEXT "0.0005: measured over 6 steps of one V100, an estimate (docs/model.md)"
+
+/* Largest --jitter: a standard deviation as large as the mean step time. No measured GPU comes
+ * near (the trace above: 0.0005; a shared, throttling GPU a few percent); beyond it the log-normal's
+ * median step is below 0.71 of the mean and single draws of 5x the mean are no longer rare. */
+#define SS_JITTER_MAX 1.0
+
+/* Default --seed, and the largest (the field is an int). */
+#define SS_SEED 1
+#define SS_SEED_MAX 2147483647
 
 /* Default GB/s of gradient one server core adds into the aggregate and applies: an ESTIMATE
  * (docs/model.md, Parameter servers): summing FP32 arrays streams three times their size through

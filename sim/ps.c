@@ -106,6 +106,7 @@ void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
     for (int b = 0; b < j->nbuckets; b++) {
       sg_sem_acquire(me->pending);
       double t0 = simgrid_get_clock();
+      ss_straggler_arrive(s, a->rank, i, b, t0);
       /* A bucket goes to its shards at once, buckets one after the other, as from one stream. */
       int nc = 0;
       for (int p = j->ps_bucket_part0[b]; p < j->ps_bucket_part0[b + 1]; p++)

@@ -359,6 +359,9 @@ static void write_table(FILE* f, const ss_result* r)
             j->workload->ref_gpu_model, j->workload->ref_gpu_flops / j->platform->gpus[0].speed_flops);
   if (j->opt.compute_scale != 1)
     fprintf(f, "  compute: every GPU kernel time x%g (--compute-scale, a what-if)\n", j->opt.compute_scale);
+  if (j->resolved.jitter > 0)
+    fprintf(f, "  compute: each GPU's time per iteration x a log-normal factor of mean 1, cv %g (--jitter, seed %d)\n",
+            j->resolved.jitter, j->opt.seed);
   if (j->opt.synthetic == SS_SYNTH_HOST)
     fprintf(f, "  data: synthetic, in pageable host memory, copied to the GPU every iteration\n");
   else if (j->opt.synthetic)

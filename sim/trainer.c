@@ -178,13 +178,14 @@ static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* 
   ss_host_notify(me);
 }
 
-/* Run segment g's GPU work (its layers on the trace) and launch the collectives at its end. */
+/* Run segment g's GPU work (its layers on the trace), at this iteration's speed of the GPU
+ * (me->jitter: stragglers), and launch the collectives at its end. */
 static void run_segment(ss_sim* s, ss_rank* me, const ss_segment* g)
 {
   if (g->first_layer >= 0)
-    execute_layers(s, me, g->flops, g->first_layer, g->last_layer, g->kind == SS_SEG_BACKWARD);
+    execute_layers(s, me, g->flops * me->jitter, g->first_layer, g->last_layer, g->kind == SS_SEG_BACKWARD);
   else
-    execute(s, me, g->flops);
+    execute(s, me, g->flops * me->jitter);
 }
 
 void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
@@ -202,6 +203,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
   for (int i = 0; i < j->niters; i++) {
     clockmark m = {s->tl, a->rank, i, simgrid_get_clock()};
     double start = m.t;
+    ss_straggler_draw(s, a->rank);
     if (!j->opt.synthetic && !j->host)
       get_batch(s, me, &m);
     /* Kernels between two collective launches run back to back on a GPU that nothing else
@@ -226,11 +228,13 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     /* The wait for the gradients is network stall while the collectives cross instances; with
      * parameter servers, all of it when the servers are across the network. */
     double net = 0;
+    ss_straggler_wait_begin(s, a->rank, m.t);
     if (ps)
       ss_ps_pull_all(s, a->rank);
     else
       net = ss_coll_wait_reduced(s, a->rank, (long)i * per_iter + j->nbuckets);
     double now = simgrid_get_clock(), wait = now - m.t;
+    ss_straggler_wait_end(s, a->rank, i, wait);
     if (ps && ps_net)
       net = wait;
     ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_NETWORK, net);
@@ -245,7 +249,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     const ss_segment* opt = &j->segs[j->nsegs - 1];
     if (j->host)
       wait_issue(s, me, &m, opt, k);
-    execute(s, me, opt->flops);
+    execute(s, me, opt->flops * me->jitter);
     mark_span(s, &m, SS_CAT_COMPUTE, "optimizer");
     if (j->host)
       end_segment(s, me, &m, opt, k);

@@ -50,6 +50,11 @@
   TEST(host_copies)                                                                                                    \
   TEST(handoff)                                                                                                        \
   TEST(ideal)                                                                                                          \
+  /* e2e_straggler.c */                                                                                                \
+  TEST(straggler_slowest)                                                                                              \
+  TEST(straggler_seed)                                                                                                 \
+  TEST(straggler_breakdown)                                                                                            \
+  TEST(straggler_ps)                                                                                                   \
   /* e2e_trace.c */                                                                                                    \
   TEST(trace)                                                                                                          \
   /* e2e_cli.c */                                                                                                      \

@@ -16,7 +16,9 @@ static int near(double a, double b, double rel)
   return fabs(a - b) <= rel * fabs(b);
 }
 
-#define TINY_HOST "tests/platforms/star2.xml tests/workloads/tiny_host.json --synthetic --gpus 1"
+/* Closed forms: every GPU at its mean speed (--jitter 0: no stragglers; --ideal switches it off too). */
+#define TINY_HOST_IDEAL "tests/platforms/star2.xml tests/workloads/tiny_host.json --synthetic --gpus 1"
+#define TINY_HOST TINY_HOST_IDEAL " --jitter 0"
 
 /* A host slower than its GPU sets the step: the host's 22 ms, however fast the GPU (--compute-scale
  * 0.1), and the GPU's 9.5 ms without it (--no-launch). The difference is host stall. */
@@ -27,7 +29,7 @@ void test_launch_bound(void)
   double fast = iteration(TINY_HOST, "--no-item-sync --compute-scale 0.1");
   CHECK(near(fast, 0.022, 1e-9), "a 10x faster GPU: %.12g s, expected 0.022 s", fast);
   /* A device entry's host_ratio: the same work on a CPU twice as fast, 11 ms, still above the GPU's. */
-  double fast_cpu = iteration("tests/platforms/star2.xml tests/workloads/tiny_host_fast_cpu.json --synthetic --gpus 1",
+  double fast_cpu = iteration("tests/platforms/star2.xml tests/workloads/tiny_host_fast_cpu.json --synthetic --gpus 1 --jitter 0",
                               "--no-item-sync");
   CHECK(near(fast_cpu, 0.011, 1e-9), "host_ratio 0.5: %.12g s, expected 0.011 s", fast_cpu);
   double gpu = iteration(TINY_HOST, "--no-item-sync --no-launch");
@@ -89,7 +91,7 @@ void test_apex_per_tensor(void)
  * backward starts); each cycle fuses what is ready into buffers of at most the threshold. */
 void test_horovod_fusion(void)
 {
-  const char* base = "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --ddp horovod";
+  const char* base = "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --ddp horovod --jitter 0";
   static const struct {
     const char* extra;
     int buckets;
@@ -122,7 +124,7 @@ void test_horovod_fusion(void)
  * link: 2S/W + 10 us. With a memcpy rate (p3.2xl: 6 GB/s per core) the staging sets the pace. */
 void test_host_copies(void)
 {
-  const char* star = "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic host --no-framework";
+  const char* star = "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic host --no-framework --jitter 0";
   double s = 8 * 602112.0, w = 10e9;
   cJSON* one = sim_json("%s --gpus 1", star);
   cJSON* two = sim_json("%s --gpus 2", star);
@@ -134,7 +136,7 @@ void test_host_copies(void)
   cJSON_Delete(one);
   cJSON_Delete(two);
   double device = sim_num("iteration_s", "tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --gpus 1 "
-                                         "--no-framework");
+                                         "--no-framework --jitter 0");
   CHECK(near(device, 0.0095, 1e-9), "--synthetic (device): %.12g s, no copy", device);
   cJSON* p3 = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --synthetic host --batch 32 --no-launch");
   double staged = p3 ? num(cJSON_GetObjectItemCaseSensitive(p3, "breakdown"), "prep_stall_s") : NAN;
@@ -156,7 +158,7 @@ void test_host_copies(void)
 void test_handoff(void)
 {
   const char* base = "tests/platforms/star2.xml tests/workloads/tiny_host.json --gpus 1 --workers 2 --cache 1 "
-                     "--no-item-sync";
+                     "--no-item-sync --jitter 0";
   double none = iteration(base, "--no-handoff");
   double hidden = iteration(base, "--handoff-us 1000");
   double five = iteration(base, "--handoff-us 5000");
@@ -172,14 +174,14 @@ void test_handoff(void)
  * speed, and the report has no host stall. */
 void test_ideal(void)
 {
-  double t = iteration(TINY_HOST, "--ideal");
+  double t = iteration(TINY_HOST_IDEAL, "--ideal");
   CHECK(near(t, 0.0095, 1e-9), "--ideal: %.12g s, expected the GPU's 0.0095 s", t);
-  cJSON* j = sim_json("%s --ideal", TINY_HOST);
+  cJSON* j = sim_json("%s --ideal", TINY_HOST_IDEAL);
   const cJSON* o = j ? cJSON_GetObjectItemCaseSensitive(j, "options") : NULL;
   CHECK(o && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "launch")) &&
             cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "framework")) &&
             cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "staging")) &&
-            cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "handoff")),
+            cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "handoff")) && num(o, "jitter") == 0,
         "--ideal: the options echo shows every mechanism off");
   cJSON_Delete(j);
 }

@@ -10,7 +10,7 @@
  * compute (3.5 ms) and 15 us of path latency each way; the server's CPU adds (N + 1) S / agg (N
  * sums and one update on one core). */
 static const char* const ps_base = "tests/platforms/star4.xml tests/workloads/one_layer.json --arch ps --synthetic "
-                                   "--no-overlap";
+                                   "--no-overlap --jitter 0";
 
 static double ps_iteration(const char* extra, cJSON** keep)
 {

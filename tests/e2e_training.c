@@ -15,13 +15,15 @@ static const char* const breakdown_keys[] = {"compute_s", "prep_stall_s", "fetch
  * file without a NIC runs on its own. */
 void test_compute_scaling(void)
 {
-  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny_devices.json --gpus 1 --synthetic", "");
+  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny_devices.json --gpus 1 --synthetic --jitter 0", "");
   double expect = 3 * 0.001 * 2 + 3 * 0.002 * 3 + 0.0005 * 8 / 3;
   CHECK(fabs(t - expect) <= 1e-9 * expect, "iteration %.12g s, expected %.12g", t, expect);
-  t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic", "");
+  t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic --jitter 0", "");
   CHECK(fabs(t - 0.0095) <= 1e-9 * 0.0095, "no NIC, one instance: iteration %.12g s, expected 0.0095", t);
   /* --compute-scale multiplies every kernel, the optimizer's too. */
-  t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic --compute-scale 0.25", "");
+  t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic --compute-scale 0.25 "
+                "--jitter 0",
+                "");
   CHECK(fabs(t - 0.0095 * 0.25) <= 1e-9 * 0.0095, "--compute-scale 0.25: iteration %.12g s, expected %.12g", t,
         0.0095 * 0.25);
 }
@@ -30,10 +32,10 @@ void test_compute_scaling(void)
 void test_single_gpu_synthetic(void)
 {
   /* tiny.json: 3 layers of 1 + 2 ms at batch 8 on a 10 TF reference; optimizer 0.5 ms; star GPUs 10 TF. */
-  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny.json --gpus 1 --synthetic", "");
+  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny.json --gpus 1 --synthetic --jitter 0", "");
   CHECK(fabs(t - 0.0095) <= 1e-9 * 0.0095, "iteration %.12g s, expected 0.0095", t);
   /* Batch 16 doubles the layer times, not the optimizer. */
-  t = iteration("tests/platforms/star2.xml tests/workloads/tiny.json --gpus 1 --synthetic --batch 16", "");
+  t = iteration("tests/platforms/star2.xml tests/workloads/tiny.json --gpus 1 --synthetic --batch 16 --jitter 0", "");
   CHECK(fabs(t - 0.0185) <= 1e-9 * 0.0185, "iteration %.12g s at batch 16, expected 0.0185", t);
 }
 

@@ -221,7 +221,7 @@ static void test_astra_resnet50(void)
   CHECK(strstr(str(prov, "imported"), src) && strstr(str(prov, "imported"), "1 GHz"), "provenance: %s",
         str(prov, "imported"));
   /* p3.2xlarge: one V100 at the default reference speed, batch 1: no scaling, no communication */
-  snprintf(args, sizeof(args), "platforms/p3.2xl.xml %s --synthetic", out);
+  snprintf(args, sizeof(args), "platforms/p3.2xl.xml %s --synthetic --jitter 0", out);
   double t = sim_iteration(args);
   CHECK(near(t, (380038 + 377463 + 337813 + 33789) * 1e-9, 1e-9), "one V100: %.12g s", t);
   snprintf(args, sizeof(args), "platforms/p3.16xl.xml %s", out);
@@ -274,10 +274,10 @@ static void test_compare(void)
   run_result r = runf(SS_CAL_BIN, "compare tests/calibration/measured.csv -o %s", out);
   CHECK(r.status == 0 && !*r.err, "exit %d: %s", r.status, r.err);
   /* Rows 1-3 are GPU times (no host time); row 4 a whole iteration, with the host's. */
-  const char* args[] = {"platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32 --no-launch",
-                        "platforms/p2.xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch",
-                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch",
-                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 128"};
+  const char* args[] = {"platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32 --no-launch --jitter 0",
+                        "platforms/p2.xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch --jitter 0",
+                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 16 --no-launch --jitter 0",
+                        "platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 128 --jitter 0"};
   const double measured[] = {0.0987, 0.39881, 0.06609, 0.367161953};
   const double expect_pct[] = {0.245187, -24.006248, -24.162506, 6.765319};
   int line[8];
@@ -581,12 +581,49 @@ static void test_trace_cpu(void)
   cJSON_Delete(w);
 }
 
+/* The step-to-step variation of the GPU compute per step (stash-sim's --jitter), printed and in the
+ * provenance: tests/calibration/variation.json is host.json with the conv kernel of its three steps
+ * at 7, 9 and 14 us, the optimizer's at 4: steps of 11, 13 and 18 us, mean 14, sample standard
+ * deviation sqrt((9 + 1 + 16) / 2) = sqrt(13) = 3.606 us, cv 0.2575. The shared ResNet-50 trace
+ * (the default --jitter's source, sim/option.h): cv 0.000494 over its 6 steps. */
+static void test_trace_variation(void)
+{
+  static const struct {
+    const char* trace;
+    const char* want;
+  } cases[] = {
+      {"tests/calibration/variation.json",
+       "cv 0.258 over 3 steps (mean 0.014 ms, sd 0.0036 ms, 0.011 to 0.018 ms); relative standard error of the cv "
+       "about 50%: few steps, an estimate\n"},
+      {"tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz",
+       "cv 0.000494 over 6 steps (mean 98.678 ms, sd 0.0487 ms, 98.591 to 98.729 ms); relative standard error of "
+       "the cv about 32%: few steps, an estimate\n"},
+  };
+  char out[512];
+  snprintf(out, sizeof(out), "%s/t.json", tmpdir);
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    run_result r = runf(SS_CAL_BIN, "trace %s -o %s --samples 100", cases[i].trace, out);
+    const char* at = strstr(r.out, ": step-to-step variation of the GPU compute per step");
+    CHECK(r.status == 0 && at && strstr(at, cases[i].want) && strcmp(strstr(at, cases[i].want), cases[i].want) == 0,
+          "%s: %s", cases[i].trace, r.out);
+    run_free(&r);
+    cJSON* w = read_json(out);
+    const cJSON* pv = w ? cJSON_GetObjectItemCaseSensitive(w, "provenance") : NULL;
+    const char* text = pv ? str(pv, "compute_variation") : NULL;
+    char want[512];
+    snprintf(want, sizeof(want), "%.*s", (int)strlen(cases[i].want) - 1, cases[i].want);
+    CHECK(text && strstr(text, want), "%s: provenance compute_variation: %s", cases[i].trace, text ? text : "(none)");
+    cJSON_Delete(w);
+  }
+}
+
 /* Every test: TEST(NAME) stands for the function test_NAME above; CMake makes a ctest cal.NAME of each. */
 #define CAL_TESTS(TEST)                                                                                                \
   TEST(trace_resnet50)                                                                                                 \
   TEST(trace_synthetic)                                                                                                \
   TEST(trace_host)                                                                                                     \
   TEST(trace_cpu)                                                                                                      \
+  TEST(trace_variation)                                                                                                \
   TEST(nccl_2080ti)                                                                                                    \
   TEST(nccl_table)                                                                                                     \
   TEST(nccl_platform)                                                                                                  \

@@ -8,11 +8,13 @@
 #include "plan.h"
 #include "platform.h"
 #include "report.h"
+#include "rng.h"
 #include "stall.h"
 #include "timeline.h"
 #include "topo.h"
 #include "units.h"
 #include "workload.h"
+#include "testrun.h"
 
 #include <CUnit/Basic.h>
 #include <cjson/cJSON.h>
@@ -681,6 +683,126 @@ static void test_report_json(void)
   ss_platform_free(p);
 }
 
+/* The generator: xoshiro256**'s published outputs from the state {1, 2, 3, 4} (the reference C
+ * code of Blackman and Vigna, as the rand_xoshiro crate's test checks them); a stream depends on
+ * its seed and its number only, not on what other streams drew; different streams and seeds differ. */
+static void test_rng_streams(void)
+{
+  static const uint64_t want[] = {11520ULL, 0ULL, 1509978240ULL, 1215971899390074240ULL};
+  ss_rng r = {{1, 2, 3, 4}};
+  for (int i = 0; i < 4; i++)
+    CU_ASSERT(ss_rng_u64(&r) == want[i]);
+  ss_rng a, b, other;
+  ss_rng_seed(&a, 7, 3);
+  uint64_t first[100];
+  for (int i = 0; i < 100; i++)
+    first[i] = ss_rng_u64(&a);
+  ss_rng_seed(&b, 7, 3);
+  ss_rng_seed(&other, 7, 4);
+  int same = 1, differ = 0;
+  for (int i = 0; i < 100; i++) {
+    ss_rng_u64(&other); /* another rank drawing in between changes nothing */
+    uint64_t x = ss_rng_u64(&b);
+    same = same && x == first[i];
+  }
+  CU_ASSERT(same);
+  ss_rng_seed(&other, 7, 4);
+  for (int i = 0; i < 100; i++)
+    differ += ss_rng_u64(&other) != first[i];
+  CU_ASSERT(differ == 100);
+  ss_rng_seed(&other, 8, 3);
+  differ = 0;
+  for (int i = 0; i < 100; i++)
+    differ += ss_rng_u64(&other) != first[i];
+  CU_ASSERT(differ == 100);
+}
+
+/* Uniforms in (0, 1) and normals: mean and variance within 5 standard errors of n draws. */
+static void test_rng_moments(void)
+{
+  const int n = 1000000;
+  ss_rng r;
+  ss_rng_seed(&r, 1, 0);
+  double lo = 1, hi = 0, sum = 0, zs = 0, zsq = 0;
+  for (int i = 0; i < n; i++) {
+    double u = ss_rng_uniform(&r);
+    lo = fmin(lo, u);
+    hi = fmax(hi, u);
+    sum += u;
+    double z = ss_rng_normal(&r);
+    zs += z;
+    zsq += z * z;
+  }
+  CU_ASSERT(lo > 0 && hi < 1);
+  CU_ASSERT(fabs(sum / n - 0.5) <= 5 * sqrt(1.0 / 12 / n));
+  CU_ASSERT(fabs(zs / n) <= 5 / sqrt((double)n));
+  CU_ASSERT(fabs(zsq / n - 1) <= 5 * sqrt(2.0 / n));
+}
+
+/* The jitter factor: cv 0 is exactly 1 and draws nothing; otherwise every factor is > 0 and the
+ * sample's mean and coefficient of variation are 1 and cv within 5 standard errors: the mean's
+ * cv / sqrt(n); the sample standard deviation's relative one sqrt((kurtosis - 1) / n) / 2, with the
+ * log-normal's kurtosis e^(4s) + 2e^(3s) + 3e^(2s) - 3 (s = sigma^2). */
+static void test_rng_jitter(void)
+{
+  ss_rng r, before;
+  ss_rng_seed(&r, 1, 0);
+  before = r;
+  CU_ASSERT(ss_jitter_draw(&r, 0) == 1.0 && memcmp(&r, &before, sizeof(r)) == 0);
+  static const double cvs[] = {0.0005, 0.05, 0.3, 1.0};
+  const int n = 1000000;
+  for (size_t c = 0; c < sizeof(cvs) / sizeof(cvs[0]); c++) {
+    double cv = cvs[c], sum = 0, sq = 0, lo = INFINITY;
+    ss_rng_seed(&r, 2, c);
+    double* x = malloc(sizeof(double) * (size_t)n);
+    CU_ASSERT_FATAL(x != NULL);
+    for (int i = 0; i < n; i++) {
+      x[i] = ss_jitter_draw(&r, cv);
+      lo = fmin(lo, x[i]);
+      sum += x[i];
+    }
+    double mean = sum / n;
+    for (int i = 0; i < n; i++)
+      sq += (x[i] - mean) * (x[i] - mean);
+    free(x);
+    double sd = sqrt(sq / (n - 1)), s = log(1 + cv * cv);
+    double kurtosis = exp(4 * s) + 2 * exp(3 * s) + 3 * exp(2 * s) - 3;
+    CU_ASSERT(lo > 0);
+    CU_ASSERT(fabs(mean - 1) <= 5 * cv / sqrt((double)n));
+    CU_ASSERT(fabs(sd / mean - cv) <= 5 * cv * sqrt((kurtosis - 1) / n) / 2 + 5 * cv / sqrt((double)n));
+  }
+}
+
+/* The slowest of N ranks: over many iterations, the mean of the largest of N ranks' factors (one
+ * stream per rank, as the simulation draws them) is the distribution's expected maximum of N draws,
+ * computed by integration (lognormal_max), within 5 standard errors. N = 1: the mean, 1. */
+static void test_rng_slowest(void)
+{
+  static const int ns[] = {1, 2, 8, 64};
+  const double cv = 0.2;
+  const int iters = 100000;
+  for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+    int n = ns[k];
+    ss_rng* rank = malloc(sizeof(ss_rng) * (size_t)n);
+    CU_ASSERT_FATAL(rank != NULL);
+    for (int r = 0; r < n; r++)
+      ss_rng_seed(&rank[r], 1, (uint64_t)r);
+    double sum = 0;
+    for (int i = 0; i < iters; i++) {
+      double most = 0;
+      for (int r = 0; r < n; r++)
+        most = fmax(most, ss_jitter_draw(&rank[r], cv));
+      sum += most;
+    }
+    free(rank);
+    double mean, var;
+    lognormal_max(n, cv, &mean, &var);
+    CU_ASSERT(fabs(sum / iters - mean) <= 5 * sqrt(var / iters));
+    if (n == 1)
+      NEAR(mean, 1.0, 1e-9);
+  }
+}
+
 typedef struct suite_def {
   const char* name;
   struct {
@@ -700,6 +822,8 @@ static const suite_def suites[] = {
     {"cli", {{"parse", test_cli}}},
     {"option", {{"registry", test_option_registry}}},
     {"report", {{"json", test_report_json}}},
+    {"rng", {{"streams", test_rng_streams}, {"moments", test_rng_moments}, {"jitter", test_rng_jitter},
+             {"slowest", test_rng_slowest}}},
 };
 
 int main(int argc, char** argv)

@@ -47,6 +47,13 @@ cJSON* read_json(const char* path);
 /* The number j.key, NAN and a failed check when it is missing or not a number. */
 double num(const cJSON* j, const char* key);
 
+/* The mean and variance of the largest of n independent log-normal draws of mean 1 and coefficient
+ * of variation cv (the compute jitter's distribution, docs/model.md), by numerical integration
+ * (Simpson's rule over the normal variable z in [-12, 12]) of x(z)^k n Phi(z)^(n-1) phi(z), with
+ * x(z) = exp(mu + sigma z), sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2: independent of the code
+ * under test. */
+void lognormal_max(int n, double cv, double* mean, double* var);
+
 /* One test of a program, run by name. */
 typedef struct test_entry {
   const char* name;

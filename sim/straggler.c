@@ -1,0 +1,115 @@
+/* straggler: each rank's compute jitter per iteration, and the waits it causes where ranks
+ * synchronise: the straggler detail of the interconnect and network stalls (docs/model.md,
+ * "Stragglers"). */
+#include "actors.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Whether arrivals are tracked: jitter on, and ranks that wait for each other (not ASGD). */
+static int tracked(const ss_sim* s)
+{
+  const ss_job* j = s->job;
+  return j->resolved.jitter > 0 && j->ngpus > 1 && s->bench_nsizes == 0 && s->ncoll > 0 &&
+         !(j->opt.arch == SS_ARCH_PS && j->opt.async);
+}
+
+void ss_straggler_setup(ss_sim* s)
+{
+  const ss_job* j = s->job;
+  for (int r = 0; r < j->ngpus; r++) {
+    ss_rank* me = &s->ranks[r];
+    ss_rng_seed(&me->rng, (uint64_t)j->opt.seed, (uint64_t)r);
+    me->jitter = 1;
+    me->grad_wait_since = INFINITY;
+  }
+  if (!tracked(s))
+    return;
+  s->arrive_last_s = calloc(2 * (size_t)s->ncoll, sizeof(double));
+  s->arrive_iter = malloc(2 * (size_t)s->ncoll * sizeof(int));
+  ss_assert(s->arrive_last_s && s->arrive_iter);
+  for (int k = 0; k < 2 * s->ncoll; k++)
+    s->arrive_iter[k] = -1;
+}
+
+void ss_straggler_free(ss_sim* s)
+{
+  free(s->arrive_last_s);
+  free(s->arrive_iter);
+  s->arrive_last_s = NULL;
+  s->arrive_iter = NULL;
+}
+
+void ss_straggler_draw(ss_sim* s, int r)
+{
+  ss_rank* me = &s->ranks[r];
+  me->jitter = ss_jitter_draw(&me->rng, s->job->resolved.jitter);
+}
+
+/* The slot of collective c of iteration iter. A rank reaches iteration iter + 2's collective c
+ * only after every rank has finished iteration iter + 1's collectives, hence iteration iter's:
+ * two slots per collective suffice. */
+static size_t slot(const ss_sim* s, int iter, int c)
+{
+  return (size_t)(iter & 1) * (size_t)s->ncoll + (size_t)c;
+}
+
+void ss_straggler_arrive(ss_sim* s, int r, int iter, int c, double now)
+{
+  if (!s->arrive_last_s)
+    return;
+  size_t k = slot(s, iter, c);
+  /* Actors run one at a time: no lock needed. */
+  if (s->arrive_iter[k] != iter) {
+    s->arrive_iter[k] = iter;
+    s->arrive_last_s[k] = now;
+  } else if (now > s->arrive_last_s[k]) {
+    s->arrive_last_s[k] = now;
+  }
+  if (s->job->opt.arch == SS_ARCH_PS && c == s->job->nbuckets - 1)
+    s->ranks[r].last_push_s = now;
+}
+
+void ss_straggler_reduced(ss_sim* s, int r, int iter, int c, double arrived)
+{
+  if (!s->arrive_last_s || c >= s->job->nbuckets)
+    return;
+  /* A synchronous collective ends on no rank before every rank has arrived: the slot holds the last
+   * arrival. The stream waited for it from its own arrival; its trainer, from when it began waiting
+   * for the gradients (INFINITY: not waiting, no straggler wait). A stream runs its collectives one
+   * after the other, so these intervals do not overlap. */
+  ss_rank* me = &s->ranks[r];
+  size_t k = slot(s, iter, c);
+  ss_assert(s->arrive_iter[k] == iter);
+  double from = fmax(arrived, me->grad_wait_since);
+  if (s->arrive_last_s[k] > from)
+    me->strag_acc_s += s->arrive_last_s[k] - from;
+}
+
+void ss_straggler_wait_begin(ss_sim* s, int r, double now)
+{
+  ss_rank* me = &s->ranks[r];
+  me->grad_wait_since = now;
+  me->strag_acc_s = 0;
+}
+
+void ss_straggler_wait_end(ss_sim* s, int r, int iter, double wait)
+{
+  ss_rank* me = &s->ranks[r];
+  double since = me->grad_wait_since;
+  me->grad_wait_since = INFINITY;
+  if (!s->arrive_last_s)
+    return;
+  double strag = me->strag_acc_s;
+  /* Parameter servers (synchronous): a push does not wait for the others' pushes, the servers do:
+   * the rank waits for the last one to begin pushing its last bucket, from its own push of it or
+   * from when it began waiting, whichever is later. */
+  if (s->job->opt.arch == SS_ARCH_PS) {
+    size_t k = slot(s, iter, s->job->nbuckets - 1);
+    ss_assert(s->arrive_iter[k] == iter);
+    strag = fmax(0, s->arrive_last_s[k] - fmax(me->last_push_s, since));
+  }
+  strag = fmin(strag, wait);
+  if (strag > 0)
+    ss_timeline_detail(s->tl, r, iter, SS_DETAIL_STRAGGLER, strag);
+}
