@@ -3,6 +3,7 @@
 #define SS_ACTORS_H
 
 #include "job.h"
+#include "proto.h"
 #include "timeline.h"
 #include "trace.h"
 
@@ -107,6 +108,7 @@ typedef struct ss_sim {
   ss_allreduce* coll_alg;
   double* coll_after_s; /* the stream's time after it: the framework's copies back (scale, unflatten) */
   double (*tree_rest)[2];
+  ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
    * and for ASGD the updates applied to each part and the version each rank last pulled. */
   sg_host_t* ps_host;

@@ -17,6 +17,9 @@ typedef enum ss_allreduce {
   SS_ALLREDUCE_COUNT
 } ss_allreduce;
 
+/* NCCL's protocols (proto.c); AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO). */
+typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
+
 /* How gradients are exchanged: allreduce among the GPUs, or push to parameter servers and pull. */
 typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
 
@@ -55,6 +58,9 @@ typedef struct ss_options {
   double oversub;    /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
+  ss_proto protocol;   /* NCCL's protocol of every collective; AUTO: the tuner's choice by size */
+  int call_cost;       /* collectives pay NCCL's per-call and per-step latency and their protocol's
+                        * efficiency (proto.c); 0: alpha-beta at the links' rates */
   ss_arch arch;
   int servers;       /* parameter-server shards */
   ss_placement placement;
@@ -220,6 +226,7 @@ const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
+const char* ss_proto_option_name(ss_proto p); /* as --protocol spells it ("ll128"); proto.c: NCCL's */
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */
