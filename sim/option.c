@@ -655,6 +655,9 @@ static int check_effect(const ss_options* o, const ss_optset* given, char* msg, 
   for (int i = 0; !networked && network[i]; i++)
     if (ss_optset_has(given, network[i]))
       FAIL("--%s has no effect on one instance: give --instances N (or dedicated parameter servers)", network[i]);
+  if ((o->ideal || !o->call_cost) && o->protocol != SS_PROTO_AUTO)
+    FAIL("--protocol has no effect with %s (collectives pay no per-call cost and use no protocol)",
+         o->ideal ? "--ideal" : "--no-call-cost");
   return 0;
 }
 
@@ -674,9 +677,6 @@ static int check_outputs(const ss_options* o, char* msg, size_t size)
     FAIL("--output and --trace name the same file '%s'", o->trace);
   if (o->min_bytes > o->max_bytes)
     FAIL("--min-bytes is larger than --max-bytes");
-  if ((o->ideal || !o->call_cost) && o->protocol != SS_PROTO_AUTO)
-    FAIL("--protocol has no effect with %s (collectives pay no per-call cost and use no protocol)",
-         o->ideal ? "--ideal" : "--no-call-cost");
   return 0;
 }
 
