@@ -25,6 +25,20 @@ static const proto_case protos[] = {
 };
 #define NPROTOS (sizeof(protos) / sizeof(protos[0]))
 
+/* Run "bench allreduce BASE" at S bytes with each protocol option and fidelity against expect[q],
+ * the closed form with protos[q]; alg (if not NULL): the algorithm it must have run. */
+static void check_closed_forms(const char* base, double s, const double* expect, const char* alg)
+{
+  for (size_t q = 0; q < NPROTOS; q++)
+    for (int f = 0; f < 2; f++) {
+      char args[320], ran[64];
+      snprintf(args, sizeof(args), "%s --fidelity %s %s", base, fidelities[f], protos[q].opt);
+      double t = bench_time(args, s, ran, sizeof(ran));
+      CHECK(fabs(t - expect[q]) <= 1e-6 * expect[q], "%s, S=%g: %.12g s, closed form %.12g s", args, s, t, expect[q]);
+      CHECK(!alg || strcmp(ran, alg) == 0, "%s: ran '%s'", args, ran);
+    }
+}
+
 /* A ring allreduce of S bytes on a homogeneous star of N GPUs takes call + 2(N-1)(alpha + step +
  * S/(N B eff)) (alpha-beta without the per-call cost: call = step = 0, eff = 1); on m stars joined by
  * their NICs the hop between stars is the slowest (alpha 20 us: GPU link, NIC, NIC, GPU link, each
@@ -36,21 +50,19 @@ void test_ring_closed_form(void)
   const struct { const char* file; int n, instances; double alpha; } cases[] = {
       {"star2", 2, 1, 10e-6}, {"star4", 4, 1, 10e-6}, {"star8", 8, 1, 10e-6}, {"star4", 8, 2, 20e-6},
       {"star4", 16, 4, 20e-6}, {"star2", 8, 4, 20e-6}};
-  for (size_t q = 0; q < NPROTOS; q++)
-    for (int f = 0; f < 2; f++)
-      for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        for (int k = 0; k < 3; k++) {
-          const proto_case* pc = &protos[q];
-          int n = cases[i].n;
-          char args[256], alg[64];
-          snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances %d --allreduce ring --fidelity %s %s",
-                   cases[i].file, cases[i].instances, fidelities[f], pc->opt);
-          double t = bench_time(args, sizes[k], alg, sizeof(alg));
-          double step = cases[i].instances > 1 ? pc->step_net : pc->step_pci;
-          double expect = pc->call_ring + 2.0 * (n - 1) * (cases[i].alpha + step + sizes[k] / (n * bw * pc->eff));
-          CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, sizes[k], t, expect);
-          CHECK(strcmp(alg, "ring") == 0, "%s: ran '%s'", args, alg);
-        }
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    for (int k = 0; k < 3; k++) {
+      int n = cases[i].n;
+      char base[256];
+      snprintf(base, sizeof(base), "tests/platforms/%s.xml --instances %d --allreduce ring", cases[i].file,
+               cases[i].instances);
+      double expect[NPROTOS];
+      for (size_t q = 0; q < NPROTOS; q++) {
+        double step = cases[i].instances > 1 ? protos[q].step_net : protos[q].step_pci;
+        expect[q] = protos[q].call_ring + 2.0 * (n - 1) * (cases[i].alpha + step + sizes[k] / (n * bw * protos[q].eff));
+      }
+      check_closed_forms(base, sizes[k], expect, "ring");
+    }
 }
 
 /* Hierarchical allreduce on m stars of g GPUs: the call, then reduce-scatter and allgather inside
@@ -64,25 +76,24 @@ void test_hierarchical_closed_form(void)
   const struct { const char* file; int g, m; double oversub; } cases[] = {
       {"star4", 4, 2, 1}, {"star4", 4, 4, 1}, {"star2", 2, 8, 1}, {"star8", 8, 1, 1}, {"star2", 2, 4, 4},
       {"star4", 4, 2, 1.5}};
-  for (size_t q = 0; q < NPROTOS; q++)
-    for (int f = 0; f < 2; f++)
-      for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        for (int k = 0; k < 3; k++) {
-          const proto_case* pc = &protos[q];
-          int g = cases[i].g, m = cases[i].m;
-          char args[256];
-          int n = snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances %d --allreduce hierarchical "
-                           "--fidelity %s %s", cases[i].file, m, fidelities[f], pc->opt);
-          /* --oversub only where there is a switch to oversubscribe. */
-          if (m > 1)
-            snprintf(args + n, sizeof(args) - (size_t)n, " --oversub %g", cases[i].oversub);
-          double t = bench_time(args, sizes[k], NULL, 0);
-          double s = sizes[k], in_step = pc->step_pci * (m > 1 ? pc->intra_multi : 1);
-          double cross = fmin(bw / g, m * bw / cases[i].oversub / (g * m));
-          double expect = pc->call_ring + 2.0 * (g - 1) * (10e-6 + in_step + s / g / (bw * pc->eff)) +
-                          2.0 * (m - 1) * (20e-6 + pc->step_net + s / g / m / (cross * pc->eff));
-          CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, s, t, expect);
-        }
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    for (int k = 0; k < 3; k++) {
+      int g = cases[i].g, m = cases[i].m;
+      char base[256];
+      int n = snprintf(base, sizeof(base), "tests/platforms/%s.xml --instances %d --allreduce hierarchical",
+                       cases[i].file, m);
+      /* --oversub only where there is a switch to oversubscribe. */
+      if (m > 1)
+        snprintf(base + n, sizeof(base) - (size_t)n, " --oversub %g", cases[i].oversub);
+      double s = sizes[k], cross = fmin(bw / g, m * bw / cases[i].oversub / (g * m)), expect[NPROTOS];
+      for (size_t q = 0; q < NPROTOS; q++) {
+        const proto_case* pc = &protos[q];
+        double in_step = pc->step_pci * (m > 1 ? pc->intra_multi : 1);
+        expect[q] = pc->call_ring + 2.0 * (g - 1) * (10e-6 + in_step + s / g / (bw * pc->eff)) +
+                    2.0 * (m - 1) * (20e-6 + pc->step_net + s / g / m / (cross * pc->eff));
+      }
+      check_closed_forms(base, s, expect, NULL);
+    }
 }
 
 /* Tree allreduce on m stars of g GPUs (m = 2^k - 1, so that every node of the double binary tree
@@ -96,24 +107,21 @@ void test_tree_closed_form(void)
   const double sizes[] = {1e4, 1e6, 1e8, 4e9};
   const struct { const char* file; int g, m; } cases[] = {{"star2", 1, 3}, {"star2", 1, 7}, {"star2", 2, 7},
                                                           {"star4", 4, 3}};
-  for (size_t q = 0; q < NPROTOS; q++)
-    for (int f = 0; f < 2; f++)
-      for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        for (int k = 0; k < 4; k++) {
-          const proto_case* pc = &protos[q];
-          int g = cases[i].g, m = cases[i].m;
-          char args[256];
-          snprintf(args, sizeof(args), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree "
-                   "--fidelity %s %s", cases[i].file, g, m, fidelities[f], pc->opt);
-          double t = bench_time(args, sizes[k], NULL, 0);
-          double s = sizes[k], half = s / g / 2;
-          double chunks = fmin(64, fmax(1, ceil(half / (512.0 * 1024))));
-          int depth = m == 3 ? 1 : 2;
-          double expect = pc->call_tree + 2.0 * (g - 1) * (10e-6 + pc->step_pci * pc->intra_multi + s / g / (bw * pc->eff)) +
-                          2.0 * (depth + chunks - 1) * (20e-6 + half / chunks / pc->eff / (bw / (2.0 * g))) +
-                          2.0 * depth * pc->step_tree;
-          CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, s, t, expect);
-        }
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    for (int k = 0; k < 4; k++) {
+      int g = cases[i].g, m = cases[i].m, depth = m == 3 ? 1 : 2;
+      char base[256];
+      snprintf(base, sizeof(base), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree", cases[i].file,
+               g, m);
+      double s = sizes[k], half = s / g / 2, chunks = fmin(64, fmax(1, ceil(half / (512.0 * 1024)))), expect[NPROTOS];
+      for (size_t q = 0; q < NPROTOS; q++) {
+        const proto_case* pc = &protos[q];
+        expect[q] = pc->call_tree + 2.0 * (g - 1) * (10e-6 + pc->step_pci * pc->intra_multi + s / g / (bw * pc->eff)) +
+                    2.0 * (depth + chunks - 1) * (20e-6 + half / chunks / pc->eff / (bw / (2.0 * g))) +
+                    2.0 * depth * pc->step_tree;
+      }
+      check_closed_forms(base, s, expect, NULL);
+    }
 }
 
 /* The protocol NCCL's tuner picks switches where the predicted times cross: a protocol's time is
@@ -121,7 +129,7 @@ void test_tree_closed_form(void)
  * protocols a (smaller latency, lower efficiency) and b the switch is at
  * S* = (lat_b - lat_a) / (2(n-1)/n / B x (1/eff_a - 1/eff_b)), computed here from tuning.cc's figures.
  * star4 (PCIe, a GPU NCCL has no LL128 for): LL then Simple; p4d (8 A100, NVSwitch, bus bandwidth
- * 231.57 GB/s): LL, LL128, Simple; p3.16xl (V100, NVLink): LL128 on one instance, never across two. */
+ * 231.57 GB/s): LL, LL128, Simple (test_auto_choice: LL128 never across instances nor on PCIe). */
 void test_protocol_switch(void)
 {
   const struct { const char* args; int n; double bus, lat_a, eff_a, lat_b, eff_b; const char* a; const char* b; } cases[] = {
@@ -141,19 +149,6 @@ void test_protocol_switch(void)
       CHECK(strcmp(below, cases[i].a) == 0 && strcmp(above, cases[i].b) == 0,
             "%s: switch %s -> %s at %.0f B; below it '%s', above '%s'", args, cases[i].a, cases[i].b, at, below, above);
     }
-  }
-  const struct { const char* args; double bytes; const char* proto; } picks[] = {
-      {"platforms/p3.16xl.xml", 4194304, "LL128"},
-      {"platforms/p3.16xl.xml --instances 2 --allreduce ring", 4194304, "Simple"},
-      {"platforms/p3.16xl.xml --instances 2 --allreduce hierarchical", 4194304, "Simple"},
-      {"platforms/g4dn.12xl.xml", 4194304, "Simple"},
-      {"platforms/p4d.24xl.xml --ideal", 4194304, "none"},
-  };
-  for (size_t i = 0; i < sizeof(picks) / sizeof(picks[0]); i++) {
-    char proto[16];
-    bench_proto(picks[i].args, picks[i].bytes, proto, sizeof(proto));
-    CHECK(strcmp(proto, picks[i].proto) == 0, "%s, %g B: '%s', expected '%s'", picks[i].args, picks[i].bytes, proto,
-          picks[i].proto);
   }
 }
 
@@ -177,20 +172,26 @@ void test_protocol_forced(void)
 
 /* AUTO takes the ring on one instance, and across instances the algorithm with the shortest
  * predicted time: the tree's log-depth latency for small sizes, hierarchical's bandwidth for
- * large ones (p3.16xl x 16: 8 B tree, 1 GiB hierarchical). */
+ * large ones (p3.16xl x 16: 8 B tree, 1 GiB hierarchical). The protocol: LL128 on one instance of
+ * V100s over NVLink at 4 MiB, Simple there across instances or over PCIe (T4), none with --ideal. */
 void test_auto_choice(void)
 {
-  const struct { const char* args; double bytes; const char* alg; } cases[] = {
-      {"platforms/p3.16xl.xml", 8, "ring"},
-      {"platforms/p3.16xl.xml", 1073741824, "ring"},
-      {"platforms/p3.16xl.xml --instances 16", 8, "tree"},
-      {"platforms/p3.16xl.xml --instances 16", 1073741824, "hierarchical"},
+  const struct { const char* args; double bytes; const char* want; int proto; } cases[] = {
+      {"platforms/p3.16xl.xml", 8, "ring", 0},
+      {"platforms/p3.16xl.xml", 1073741824, "ring", 0},
+      {"platforms/p3.16xl.xml --instances 16", 8, "tree", 0},
+      {"platforms/p3.16xl.xml --instances 16", 1073741824, "hierarchical", 0},
+      {"platforms/p3.16xl.xml", 4194304, "LL128", 1},
+      {"platforms/p3.16xl.xml --instances 2 --allreduce ring", 4194304, "Simple", 1},
+      {"platforms/p3.16xl.xml --instances 2 --allreduce hierarchical", 4194304, "Simple", 1},
+      {"platforms/g4dn.12xl.xml", 4194304, "Simple", 1},
+      {"platforms/p4d.24xl.xml --ideal", 4194304, "none", 1},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-    char alg[64];
-    bench_time(cases[i].args, cases[i].bytes, alg, sizeof(alg));
-    CHECK(strcmp(alg, cases[i].alg) == 0, "%s, %g B: auto chose '%s', expected '%s'", cases[i].args, cases[i].bytes,
-          alg, cases[i].alg);
+    char got[64];
+    (cases[i].proto ? bench_proto : bench_time)(cases[i].args, cases[i].bytes, got, sizeof(got));
+    CHECK(strcmp(got, cases[i].want) == 0, "%s, %g B: ran '%s', expected '%s'", cases[i].args, cases[i].bytes, got,
+          cases[i].want);
   }
 }
 
