@@ -175,8 +175,8 @@ const ss_optdef ss_option_table[] = {
      "training scripts call): the host may run ahead up to --launch-queue"},
     {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, ALL, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
      0, NULL,
-     "the idealised model: every mechanism below off (links and kernels only), and --stash with the job's own "
-     "stack"},
+     "the idealised model: every mechanism below and NCCL's per-call cost (--no-call-cost) off (links and kernels "
+     "only), and --stash with the job's own stack"},
     {"no-launch", 0, SS_KIND_SWITCH, OFF(launch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "launch",
      "launch", 0, NULL, "mechanism off: the host issues every operator at once (no host times, no launch-bound steps)"},
     {"no-framework", 0, SS_KIND_SWITCH, OFF(framework), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
@@ -523,11 +523,6 @@ const char* ss_init_io_name(ss_init_io m)
 const char* ss_fidelity_name(ss_fidelity f)
 {
   return enum_name(fidelity_names, (int)f);
-}
-
-const char* ss_proto_option_name(ss_proto p)
-{
-  return enum_name(proto_names, (int)p);
 }
 
 const char* ss_ddp_name(ss_ddp d)

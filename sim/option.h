@@ -226,7 +226,6 @@ const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
-const char* ss_proto_option_name(ss_proto p); /* as --protocol spells it ("ll128"); proto.c: NCCL's */
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

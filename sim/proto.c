@@ -61,12 +61,6 @@ ss_hw ss_proto_hw_max(ss_hw a, ss_hw b)
   return a > b ? a : b;
 }
 
-const char* ss_proto_hw_name(ss_hw hw)
-{
-  static const char* const names[SS_HW_COUNT] = {"NVLink", "PCIe", "network"};
-  return hw >= 0 && hw < SS_HW_COUNT ? names[hw] : "?";
-}
-
 int ss_proto_arch(const char* gpu_model)
 {
   for (size_t i = 0; gpu_model && i < sizeof(arch_table) / sizeof(arch_table[0]); i++)

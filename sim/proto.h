@@ -17,7 +17,6 @@ ss_hw ss_proto_hw_of(ss_link_class cls);
 
 /* The slower of two classes (network over PCIe over NVLink): a path's class is its slowest link's. */
 ss_hw ss_proto_hw_max(ss_hw a, ss_hw b);
-const char* ss_proto_hw_name(ss_hw hw);
 
 /* The GPU architecture of a gpu_model name, as CUDA's compute capability x 10 (70: V100, 80: A100,
  * 75: T4 and RTX 2080 Ti), 0 for a name the table does not know. */
