@@ -750,6 +750,49 @@ def star_platform(n, gbps, slow=None, cpu_cores=None, net=None):
     return p.text()
 
 
+# Two GPUs joined by an NVLink bridge, for calibrating NCCL's protocols (sim/proto.c) on measured
+# nccl-tests curves ({DATA}/nccl_single_node.md): {stem: (zone, gpu_model, bridge GB/s, bridge latency,
+# what, source and fit)}.
+PAIRS = {
+    "pair_2080ti_nvlink": (
+        "pair2080ti", "NVIDIA GeForce RTX 2080 Ti", "21.2GBps", "3.3us",
+        "2 x RTX 2080 Ti on PCIe 3.0 x8 with a 2-way NVLink bridge, NCCL 2.6.4 (NVIDIA/nccl-tests#44)",
+        "bridge 21.2 GB/s per direction and 3.3us CALIBRATED together: least squares of the relative busbw error "
+        "over the 13 sizes of the measured curve (16 KiB to 64 MiB) with NCCL's protocol latencies and "
+        "efficiencies of sim/proto.c (docs/validation.md, 'NCCL protocols')"),
+    "pair_h100pcie_nvlink": (
+        "pairh100pcie", "NVIDIA H100 PCIe", "115.97GBps", NVLINK_LAT,
+        "2 x H100 PCIe with NVLink bridges (NVIDIA/nccl#1161)",
+        "bridge 115.97 GB/s per direction CALIBRATED: least squares of the relative busbw error at 1, 2 and "
+        f"4 GiB (busbw 115.37, 115.86, 116.26 GB/s); latency {NVLINK_LAT} as the other NVLink files ({NVLINK_SRC})"),
+}
+
+
+def pair_platform(stem):
+    """Two GPUs joined by one NVLink bridge link (PAIRS); the host side is an ESTIMATE no test reads."""
+    zone, model, bw, lat, what, fit = PAIRS[stem]
+    p = Platform(zone, [("instance_type", f"test-{zone}"), ("price_usd_per_h", "1"), ("vcpus", 8),
+                        ("memory_gib", 64), ("network_gbps", 80)],
+                 [f"CALIBRATION platform {zone}: {what}. {fit}.",
+                  "gpu0 to gpu1 = bridge UP (gpu1 to gpu0: bridge DOWN). The CPU, PCIe and NIC figures are "
+                  "ESTIMATES (PCIe 3.0 x8 about 8 GB/s, latency 1us; a 10 GB/s NIC) that no allreduce between "
+                  "the two GPUs crosses."])
+    p.host("cpu", "1Gf", [("role", "cpu")], core=8, disk="1GBps")
+    for g in range(2):
+        p.host(f"gpu{g}", "10Tf", [("role", "gpu"), ("gpu_model", model)])
+    p.link("bridge", bw, lat, "nvlink")
+    for g in range(2):
+        p.link(f"pcie_gpu{g}", "8GBps", "1us", "pcie")
+    p.link("pcie_cpu", "8GBps", "1us", "pcie")
+    p.link("nic", "10GBps", NIC_LAT, "nic")
+    p.router("nic")
+    p.route("gpu0", "gpu1", [("bridge", "UP")])
+    for g in range(2):
+        p.route("cpu", f"gpu{g}", [("pcie_cpu", "UP"), (f"pcie_gpu{g}", "DOWN")])
+        p.route(f"gpu{g}", "nic", [(f"pcie_gpu{g}", "UP"), ("nic", "UP")])
+    return p.text()
+
+
 CALIB_P3 = {
     "p3.2xl": "spec-derived (PCIe measured on a V100)",
     "p3.8xl": "NVLink from measured P2P (p2pBandwidthLatencyTest), not collective-calibrated",
@@ -811,6 +854,8 @@ def main():
     outputs["tests/platforms/star2_cpu.xml"] = star_platform(2, 10, cpu_cores=2)
     outputs["tests/platforms/star2_net.xml"] = star_platform(
         2, 10, net=[("net_transport", "socket"), ("net_line_fraction", "0.5"), ("net_message_us", "30")])
+    for stem in PAIRS:
+        outputs[f"tests/platforms/{stem}.xml"] = pair_platform(stem)
     outputs["platforms/README.md"] = readme(platforms)
     return write_generated("gen_platforms.py", outputs, args == ["--check"], "python3 scripts/gen_platforms.py")
 

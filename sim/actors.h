@@ -3,6 +3,7 @@
 #define SS_ACTORS_H
 
 #include "job.h"
+#include "proto.h"
 #include "rng.h"
 #include "timeline.h"
 #include "trace.h"
@@ -129,6 +130,7 @@ typedef struct ss_sim {
   double* arrive_last_s;
   int* arrive_iter;
   double (*tree_rest)[2];
+  ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
    * and for ASGD the updates applied to each part and the version each rank last pulled. */
   sg_host_t* ps_host;

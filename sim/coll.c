@@ -26,6 +26,8 @@ typedef struct ring_phase {
   int net;       /* the phase crosses instances */
   double tail;   /* the stream's time after the phase (the framework's copies after a collective's last
                   * phase), folded into the phase's last sleep: one simulated event less */
+  double lat;    /* the protocol's latency of each step (proto.c) */
+  double call;   /* the collective's per-call latency, paid in this phase (its first) */
   double* slots; /* fast fidelity on rings whose hops differ (not --ideal): the group's two dates (by
                   * parity) where each rank leaves the latest end of its hop's remaining steps */
 } ring_phase;
@@ -118,15 +120,16 @@ static double exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_
   return sent;
 }
 
-/* Run one ring phase on rank r. Reference: `steps` exchanges of one chunk, each waiting for the
- * previous one, as NCCL's ring. Fast: one exchange of all the steps' bytes per hop, a barrier
- * (the phase ends with its slowest hop, as a lock-step ring does), then the latency of the other
- * steps-1 steps. Both give steps x (alpha + chunk / bandwidth) on a homogeneous ring. */
+/* Run one ring phase on rank r. Reference: the per-call latency, then `steps` exchanges of one
+ * chunk, each after the step's latency and waiting for the previous one, as NCCL's ring. Fast: one
+ * exchange of all the steps' bytes per hop, a barrier (the phase ends with its slowest hop, as a
+ * lock-step ring does), then the call's latency, every step's and the hop latency of the other
+ * steps-1 steps. Both give call + steps x (alpha + lat + chunk / bandwidth) on a homogeneous ring. */
 static void ring_run(ss_sim* s, int r, const ring_phase* ph)
 {
   if (ph->steps <= 0 || ph->bytes <= 0) {
-    if (ph->tail > 0)
-      sg_actor_sleep_for(ph->tail);
+    if (ph->tail + ph->call > 0)
+      sg_actor_sleep_for(ph->tail + ph->call);
     return;
   }
   ss_rank* me = &s->ranks[r];
@@ -137,8 +140,12 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
     net_begin(me);
   double rest = 0; /* the latency of the steps after the first (fast fidelity) */
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
-    for (int step = 0; step < ph->steps; step++)
+    for (int step = 0; step < ph->steps; step++) {
+      double wait = ph->lat + (step == 0 ? ph->call : 0);
+      if (wait > 0)
+        sg_actor_sleep_for(wait);
       exchange(s, r, ph, ph->bytes, comms, data);
+    }
   } else if (!ph->slots) {
     exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
     sg_barrier_wait(ph->bar);
@@ -161,6 +168,9 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
     if (rest <= SS_SIM_PRECISION_S)
       rest = 0;
   }
+  /* The protocol's step and call latencies (proto.c), in both fast variants. */
+  if (s->job->opt.fidelity != SS_FIDELITY_REFERENCE && (ph->lat > 0 || ph->call > 0))
+    rest += ph->steps * ph->lat + ph->call;
   /* Time in a phase that crosses instances is network time; the tail after it is not. */
   if (ph->net) {
     if (rest > 0)
@@ -172,13 +182,15 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
     sg_actor_sleep_for(rest + ph->tail);
 }
 
-/* Ring over all ranks: reduce-scatter then allgather, 2(n-1) steps of S/n. */
+/* Ring over all ranks: reduce-scatter then allgather, 2(n-1) steps of S/n (S/n/eff on the wire). */
 static void allreduce_ring(ss_sim* s, int r, int coll)
 {
+  const ss_proto_cost* pc = &s->coll_pc[coll];
   double bytes = s->coll_bytes[coll];
   int n = s->job->ngpus;
-  ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n, s->bar_all, s->alpha_global, s->job->instances > 1,
-                   s->coll_after_s[coll], s->phase_end ? s->phase_end[0] : NULL};
+  ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n / pc->eff[SS_PHASE_GLOBAL], s->bar_all, s->alpha_global,
+                   s->job->instances > 1, s->coll_after_s[coll], pc->step_s[SS_PHASE_GLOBAL], pc->call_s,
+                   s->phase_end ? s->phase_end[0] : NULL};
   ring_run(s, r, &ph);
 }
 
@@ -187,12 +199,15 @@ static void allreduce_ring(ss_sim* s, int r, int coll)
 static void two_level(ss_sim* s, int r, int coll, void (*across)(ss_sim* s, int r, int coll))
 {
   const ss_rank* me = &s->ranks[r];
+  const ss_proto_cost* pc = &s->coll_pc[coll];
   int g = s->job->gpus_per_instance;
-  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g, s->bar_inst[me->inst], s->alpha_intra, 0, 0,
+  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA], s->bar_inst[me->inst],
+                   s->alpha_intra, 0, 0, pc->step_s[SS_PHASE_INTRA], pc->call_s,
                    s->phase_end ? s->phase_end[1 + me->inst] : NULL};
   ring_run(s, r, &in);
   across(s, r, coll);
   in.tail = s->coll_after_s[coll];
+  in.call = 0;
   ring_run(s, r, &in);
 }
 
@@ -203,8 +218,9 @@ static void ring_across(ss_sim* s, int r, int coll)
   const ss_job* j = s->job;
   int g = j->gpus_per_instance, m = j->instances;
   const ss_rank* me = &s->ranks[r];
-  ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m, s->bar_cross[me->local],
-                       s->alpha_cross[me->local], 1, 0,
+  const ss_proto_cost* pc = &s->coll_pc[coll];
+  ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS],
+                       s->bar_cross[me->local], s->alpha_cross[me->local], 1, 0, pc->step_s[SS_PHASE_CROSS], 0,
                        s->phase_end ? s->phase_end[1 + j->instances + me->local] : NULL};
   ring_run(s, r, &across);
 }
@@ -299,13 +315,16 @@ static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
 /* One pipelined tree phase on rank r: reduce (children to parent) or broadcast (parent to
  * children) of k chunks of `chunk` bytes over both trees at once. Fast: one transfer of all k
  * chunks per tree edge, a barrier, then what the pipeline adds on a homogeneous platform, so that
- * the phase takes (depth + k - 1) x (alpha + chunk / bandwidth) there, as the reference does. */
-static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double rest)
+ * the phase takes (depth + k - 1) x (alpha + chunk / bandwidth) there, as the reference does. Both
+ * then wait the protocol's latency of the tree's levels (lat). */
+static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double rest, double lat)
 {
   ss_rank* me = &s->ranks[r];
   net_begin(me);
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     tree_reference(s, r, reduce, k, chunk);
+    if (lat > 0)
+      sg_actor_sleep_for(lat);
   } else {
     sg_comm_t comms[8];
     void* data[8];
@@ -323,8 +342,8 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
     }
     sg_comm_wait_all(comms, (size_t)n);
     sg_barrier_wait(s->bar_cross[me->local]);
-    if (rest > 0)
-      sg_actor_sleep_for(rest);
+    if (rest + lat > 0)
+      sg_actor_sleep_for(rest + lat);
   }
   net_end(me);
 }
@@ -334,11 +353,14 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
 static void tree_across(ss_sim* s, int r, int coll)
 {
   if (s->job->instances > 1) {
+    const ss_proto_cost* pc = &s->coll_pc[coll];
     int k = 0;
     double chunk = 0;
     ss_cost_tree_split(s->job, s->coll_bytes[coll], &k, &chunk);
-    tree_run(s, r, 1, k, chunk, s->tree_rest[coll][1]);
-    tree_run(s, r, 0, k, chunk, s->tree_rest[coll][0]);
+    chunk /= pc->eff[SS_PHASE_TREE];
+    double lat = ss_topo_btree_depth(s->job->instances) * pc->step_s[SS_PHASE_TREE];
+    tree_run(s, r, 1, k, chunk, s->tree_rest[coll][1], lat);
+    tree_run(s, r, 0, k, chunk, s->tree_rest[coll][0], lat);
   }
 }
 
@@ -408,7 +430,9 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
           snprintf(name, sizeof(name), "allreduce bucket %d", b);
         else
           snprintf(name, sizeof(name), "allreduce metric %d", b - j->nbuckets);
-        snprintf(detail, sizeof(detail), "%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]), s->coll_bytes[b]);
+        snprintf(detail, sizeof(detail), "%s%s%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]),
+                 j->resolved.call_cost ? " " : "", j->resolved.call_cost ? ss_proto_name(s->coll_pc[b].proto) : "",
+                 s->coll_bytes[b]);
         ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, detail);
       }
       sg_mutex_lock(me->mu);

@@ -204,55 +204,155 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   return end;
 }
 
+/* The class of the hops of a ring over GPUs order[0..n) of one instance (its slowest link's). */
+static ss_hw ring_hw(const ss_platform* p, const int* order, int n)
+{
+  ss_hw hw = SS_HW_NVLINK;
+  for (int i = 0; i < n && n > 1; i++) {
+    const ss_route* r = ss_platform_route(p, order[i], order[(i + 1) % n]);
+    for (int h = 0; h < r->nhops; h++)
+      hw = ss_proto_hw_max(hw, ss_proto_hw_of(p->links[r->hops[h].link].cls));
+  }
+  return hw;
+}
+
+/* The GPUs' architecture for NCCL's rules, 0 unless every GPU has the same. */
+static int gpu_arch(const ss_platform* p)
+{
+  int arch = ss_proto_arch(p->gpus[0].model);
+  for (int g = 1; g < p->ngpus; g++)
+    if (ss_proto_arch(p->gpus[g].model) != arch)
+      return 0;
+  return arch;
+}
+
+void ss_cost_shape(const ss_job* j, ss_allreduce alg, ss_proto_shape* s)
+{
+  int g = j->gpus_per_instance, m = j->instances;
+  memset(s, 0, sizeof(*s));
+  s->tree = alg == SS_ALLREDUCE_TREE;
+  s->nodes = m;
+  s->ranks_per_node = g;
+  s->arch = gpu_arch(j->platform);
+  ss_hw intra = SS_HW_NVLINK;
+  for (int c = 0; c < j->intra.nrings && g > 1; c++)
+    intra = ss_proto_hw_max(intra, ring_hw(j->platform, j->intra.rings[c].order, g));
+  double bw_in = g > 1 ? intra_bandwidth(j) : 0, nic = m > 1 ? ss_cluster_nic_bandwidth(j) : 0;
+  for (int k = 0; k < SS_PHASE_COUNT; k++)
+    s->hw[k] = SS_HW_NET;
+  s->hw[SS_PHASE_INTRA] = intra;
+  if (alg == SS_ALLREDUCE_RING) {
+    s->steps[SS_PHASE_GLOBAL] = 2 * (j->ngpus - 1);
+    s->hw[SS_PHASE_GLOBAL] = m > 1 ? SS_HW_NET : intra;
+    s->bus_bytes_per_s[SS_PHASE_GLOBAL] = m > 1 ? (g > 1 ? fmin(bw_in, nic) : nic) : bw_in;
+    return;
+  }
+  s->steps[SS_PHASE_INTRA] = 2 * (g - 1);
+  s->bus_bytes_per_s[SS_PHASE_INTRA] = bw_in;
+  if (m > 1 && alg == SS_ALLREDUCE_TREE) {
+    s->steps[SS_PHASE_TREE] = 2 * ss_topo_btree_depth(m);
+    s->bus_bytes_per_s[SS_PHASE_TREE] = nic;
+  } else if (m > 1) {
+    s->steps[SS_PHASE_CROSS] = 2 * (m - 1);
+    s->bus_bytes_per_s[SS_PHASE_CROSS] = nic;
+  }
+}
+
 /* Reduce-scatter inside the instance, a pipelined reduce then broadcast of each half of the shard
- * over the two trees across instances, allgather inside. */
-static double cost_tree(const ss_job* j, double bytes)
+ * over the two trees across instances (the chunks on the wire: chunk / eff), allgather inside. */
+static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance, m = j->instances;
   double t = 0;
   if (g > 1)
-    t += 2.0 * (g - 1) * (ss_cost_alpha_intra(j) + bytes / g / intra_bandwidth(j));
+    t += 2.0 * (g - 1) *
+         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] + bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
   if (m > 1) {
     double chunk = 0, flows = 0;
     int k = 0;
     ss_cost_tree_split(j, bytes, &k, &chunk);
-    t += ss_cost_tree_phase(j, 1, k, chunk, &flows) + ss_cost_tree_phase(j, 0, k, chunk, &flows);
+    chunk /= pc->eff[SS_PHASE_TREE];
+    t += ss_cost_tree_phase(j, 1, k, chunk, &flows) + ss_cost_tree_phase(j, 0, k, chunk, &flows) +
+         2.0 * ss_topo_btree_depth(m) * pc->step_s[SS_PHASE_TREE];
   }
-  return t;
+  return t + pc->call_s;
 }
 
-static double cost_ring(const ss_job* j, double bytes)
+static double cost_ring(const ss_job* j, double bytes, const ss_proto_cost* pc)
 {
   int n = j->ngpus;
   double bw = j->gpus_per_instance > 1 ? intra_bandwidth(j) : 1e300;
   if (j->instances > 1)
     bw = fmin(bw, ss_cluster_nic_bandwidth(j));
-  return 2.0 * (n - 1) * (ss_cost_alpha_global(j) + bytes / n / bw);
+  return pc->call_s + 2.0 * (n - 1) *
+                          (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + bytes / n / (bw * pc->eff[SS_PHASE_GLOBAL]));
 }
 
-static double cost_hierarchical(const ss_job* j, double bytes)
+static double cost_hierarchical(const ss_job* j, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance, m = j->instances;
-  double t = 0;
+  double t = pc->call_s;
   if (g > 1)
-    t += 2.0 * (g - 1) * (ss_cost_alpha_intra(j) + bytes / g / intra_bandwidth(j));
+    t += 2.0 * (g - 1) *
+         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] + bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
   if (m > 1)
-    t += 2.0 * (m - 1) * (ss_cost_alpha_cross(j) + bytes / g / m / cross_bandwidth(j));
+    t += 2.0 * (m - 1) *
+         (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] + bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
   return t;
+}
+
+static double cost_with(const ss_job* j, ss_allreduce alg, double bytes, const ss_proto_cost* pc)
+{
+  switch (alg) {
+    case SS_ALLREDUCE_RING: return cost_ring(j, bytes, pc);
+    case SS_ALLREDUCE_HIERARCHICAL: return cost_hierarchical(j, bytes, pc);
+    case SS_ALLREDUCE_TREE: return cost_tree(j, bytes, pc);
+    default: break;
+  }
+  ss_assert(!"an allreduce algorithm without a cost model");
+  return 0;
+}
+
+/* The protocol of alg at bytes and its predicted time (*time_s). */
+static ss_proto protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_proto_cost* pc, double* time_s)
+{
+  if (!j->resolved.call_cost) {
+    ss_proto_cost_none(pc);
+    *time_s = cost_with(j, alg, bytes, pc);
+    return pc->proto;
+  }
+  ss_proto_shape s;
+  ss_cost_shape(j, alg, &s);
+  ss_proto forced = j->resolved.protocol;
+  *time_s = -1;
+  for (int p = SS_PROTO_LL; p < SS_PROTO_COUNT; p++) {
+    if (forced != SS_PROTO_AUTO ? p != (int)forced : !ss_proto_enabled((ss_proto)p, &s))
+      continue;
+    ss_proto_cost c;
+    ss_proto_cost_of((ss_proto)p, &s, &c);
+    double t = cost_with(j, alg, bytes, &c);
+    if (*time_s < 0 || t < *time_s) {
+      *time_s = t;
+      *pc = c;
+    }
+  }
+  return pc->proto;
+}
+
+ss_proto ss_cost_protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_proto_cost* pc)
+{
+  double t;
+  return protocol(j, alg, bytes, pc, &t);
 }
 
 double ss_cost_allreduce(const ss_job* j, ss_allreduce alg, double bytes)
 {
   if (j->ngpus < 2)
     return 0;
-  switch (alg) {
-    case SS_ALLREDUCE_RING: return cost_ring(j, bytes);
-    case SS_ALLREDUCE_HIERARCHICAL: return cost_hierarchical(j, bytes);
-    case SS_ALLREDUCE_TREE: return cost_tree(j, bytes);
-    default: break;
-  }
-  ss_assert(!"an allreduce algorithm without a cost model");
-  return 0;
+  ss_proto_cost pc;
+  double t;
+  protocol(j, alg, bytes, &pc, &t);
+  return t;
 }
 
 ss_allreduce ss_cost_choose(const ss_job* j, double bytes)
@@ -260,8 +360,13 @@ ss_allreduce ss_cost_choose(const ss_job* j, double bytes)
   if (j->instances == 1)
     return SS_ALLREDUCE_RING;
   ss_allreduce best = SS_ALLREDUCE_RING;
-  for (int a = SS_ALLREDUCE_RING; a < SS_ALLREDUCE_COUNT; a++)
-    if (ss_cost_allreduce(j, (ss_allreduce)a, bytes) < ss_cost_allreduce(j, best, bytes))
+  double best_s = ss_cost_allreduce(j, best, bytes);
+  for (int a = SS_ALLREDUCE_RING + 1; a < SS_ALLREDUCE_COUNT; a++) {
+    double t = ss_cost_allreduce(j, (ss_allreduce)a, bytes);
+    if (t < best_s) {
       best = (ss_allreduce)a;
+      best_s = t;
+    }
+  }
   return best;
 }

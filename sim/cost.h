@@ -4,6 +4,7 @@
 #define SS_COST_H
 
 #include "job.h"
+#include "proto.h"
 
 /* Latency (s) of the hop from rank a to rank b (inside an instance, or across to another). */
 double ss_cost_hop_latency(const ss_job* j, int a, int b);
@@ -34,12 +35,23 @@ void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk);
  * (every edge at once, all k chunks). Returns the phase's time. */
 double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, double* flows_s);
 
-/* Predicted time (s) of an allreduce of bytes with algorithm alg (not AUTO): latency and bottleneck
- * bandwidth of each phase, with the flows that share a NIC splitting it. Contention beyond that
- * is what the simulation adds. */
+/* How NCCL's tuner sees allreduce alg (not AUTO) on the job: its phases' steps, hardware classes
+ * (from the link classes of the rings' routes) and bus bandwidths (proto.h). */
+void ss_cost_shape(const ss_job* j, ss_allreduce alg, ss_proto_shape* s);
+
+/* The protocol of an allreduce of bytes with algorithm alg (not AUTO) and its cost (*pc): --protocol,
+ * else the enabled protocol of shortest predicted time, as NCCL's tuner; Simple at no cost when
+ * the per-call cost is off (--no-call-cost, --ideal). */
+ss_proto ss_cost_protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_proto_cost* pc);
+
+/* Predicted time (s) of an allreduce of bytes with algorithm alg (not AUTO) and its protocol: the
+ * per-call latency, then each phase's steps (hop latency, the protocol's step latency, the bytes
+ * over the bottleneck bandwidth times the protocol's efficiency), with the flows that share a NIC
+ * splitting it. Contention beyond that is what the simulation adds. */
 double ss_cost_allreduce(const ss_job* j, ss_allreduce alg, double bytes);
 
-/* The algorithm AUTO stands for at this size: ring on one instance, else the fastest prediction. */
+/* The algorithm AUTO stands for at this size: ring on one instance, else the fastest prediction
+ * (each algorithm with its best protocol, as NCCL's tuner picks both at once). */
 ss_allreduce ss_cost_choose(const ss_job* j, double bytes);
 
 #endif

@@ -266,7 +266,8 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
-  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest && s->coll_after_s);
+  s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
+  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest && s->coll_after_s && s->coll_pc);
   for (int c = 0; c < s->ncoll; c++) {
     int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
@@ -277,12 +278,13 @@ static void coll_setup(ss_sim* s, const ss_job* j)
       s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
     else
       s->coll_alg[c] = j->bucket_alg[c];
+    ss_cost_protocol(j, s->coll_alg[c], bytes, &s->coll_pc[c]);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
         double flows = 0, chunk = 0;
         int k = 0;
         ss_cost_tree_split(j, bytes, &k, &chunk);
-        double phase = ss_cost_tree_phase(j, reduce, k, chunk, &flows);
+        double phase = ss_cost_tree_phase(j, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
         s->tree_rest[c][reduce] = phase > flows ? phase - flows : 0;
       }
   }
@@ -407,6 +409,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->phase_end);
   free(s->coll_bytes);
   free(s->coll_alg);
+  free(s->coll_pc);
   free(s->tree_rest);
   free(s->coll_after_s);
   ss_straggler_free(s);
@@ -599,7 +602,7 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
 }
 
 int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, const double* bytes, int reps,
-                        double* time_s, ss_allreduce* algs, ss_err* err)
+                        double* time_s, ss_allreduce* algs, ss_proto* protos, ss_err* err)
 {
   ss_assert(nsizes > 0 && reps > 0);
   if (engine_init(job, ncfg, cfg, err))
@@ -609,6 +612,8 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
   sim_setup(&s, job, &args);
   for (int k = 0; algs && k < nsizes; k++)
     algs[k] = s.coll_alg[k];
+  for (int k = 0; protos && k < nsizes; k++)
+    protos[k] = s.coll_pc[k].proto;
   int rc = sim_run(&s, err);
   sim_teardown(&s, job, args);
   return rc;

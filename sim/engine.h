@@ -29,8 +29,8 @@ int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, in
 
 /* Collective benchmark: for each of the nsizes sizes bytes[k], reps back-to-back allreduces among
  * the job's GPUs between two barriers; time_s[k] receives the mean time of one, and algs[k] (if not
- * NULL) the algorithm used (the job's, or the one AUTO chose). */
+ * NULL) the algorithm used (the job's, or the one AUTO chose), protos[k] (if not NULL) its protocol. */
 int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, const double* bytes, int reps,
-                        double* time_s, ss_allreduce* algs, ss_err* err);
+                        double* time_s, ss_allreduce* algs, ss_proto* protos, ss_err* err);
 
 #endif

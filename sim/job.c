@@ -264,7 +264,7 @@ static int host_side(ss_job* j)
   const ss_platform* p = j->platform;
   ss_options* o = &j->resolved; /* the switches as used: --ideal turns them off */
   if (o->ideal)
-    o->launch = o->framework = o->staging = o->handoff = 0;
+    o->launch = o->framework = o->staging = o->handoff = o->call_cost = 0;
   int nl = w->nlayers;
   j->host_fwd_s = calloc((size_t)nl, sizeof(double));
   j->host_bwd_s = calloc((size_t)nl, sizeof(double));

@@ -101,6 +101,7 @@ static int bench_main(const ss_cli* cli)
   int nsizes = 0;
   double bytes[64], time_s[64];
   ss_allreduce algs[64];
+  ss_proto protos[64];
   for (double b = cli->opt.min_bytes; b <= cli->opt.max_bytes && nsizes < 64; b *= 2)
     bytes[nsizes++] = b;
   /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job. */
@@ -127,11 +128,11 @@ static int bench_main(const ss_cli* cli)
   }
   if (!(out = open_output(cli, &status)))
     goto done;
-  if (ss_engine_allreduce(job, cli->ncfg, cli->cfg, nsizes, bytes, cli->opt.bench_iters, time_s, algs, &err)) {
+  if (ss_engine_allreduce(job, cli->ncfg, cli->cfg, nsizes, bytes, cli->opt.bench_iters, time_s, algs, protos, &err)) {
     status = fail(&err);
     goto done;
   }
-  status = ss_report_bench(out, job, nsizes, bytes, time_s, algs, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
+  status = ss_report_bench(out, job, nsizes, bytes, time_s, algs, protos, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
 done:
   if (out)
     status = close_output(cli, out, status);

@@ -23,21 +23,23 @@ const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
  *   network's longer wire, which the instance file's NIC latency already holds).
  * ib: 0.96 MEASURED and stated by NCCL's maintainers: "24GB/s is the peak performance per 200G NIC
  *   (12 GB/s for 100G NICs)" (NVIDIA/nccl-tests#119), 192 GB/s busbw with 8 x 200 Gb/s IB on a
- *   DGX-A100 (NVIDIA/nccl#812), 48-49 GB/s per 400 Gb/s NDR NIC (NVIDIA/nccl-tests#267). message_us
- *   3.9 DERIVED from NCCL's latency model, tuned on InfiniBand (src/graph/tuning.cc, NCCL 2.8-2.10): a
- *   ring step with the Simple protocol costs 9.6 us over the network and 5.7 us over PCIe.
+ *   DGX-A100 (NVIDIA/nccl#812), 48-49 GB/s per 400 Gb/s NDR NIC (NVIDIA/nccl-tests#267). message_us 0:
+ *   NCCL's latency model is tuned on InfiniBand (src/graph/tuning.cc, NCCL 2.8-2.10: a ring step with
+ *   the Simple protocol costs 9.6 us over the network where it costs 5.7 us over PCIe), and proto.c
+ *   already charges that model's network step latency on every step that crosses instances.
  * efa: 0.60 MEASURED: ring busbw 60 Gb/s on 100 Gb/s EFA between two p3dn.24xlarge with the
  *   aws-ofi-nccl plugin (NCCL_TREE_THRESHOLD=0; NVIDIA/nccl-tests#22, 2019); no later EFA ring figure
  *   that is not a validation row was found, so GPUDirect RDMA instances (p4d, p5) get the same
- *   fraction (an ESTIMATE for them). message_us 8 is an ESTIMATE: EFA's reliable datagrams (SRD) go
+ *   fraction (an ESTIMATE for them). message_us 3.9 is an ESTIMATE: EFA's reliable datagrams (SRD) go
  *   through libfabric's provider and the aws-ofi-nccl plugin on the host, so a message costs more host
- *   time than over IB verbs; twice the IB figure is taken. */
+ *   time than over IB verbs, which NCCL's model (proto.c) covers; the extra is taken as much again as
+ *   the model's network step costs over a PCIe one (9.6 - 5.7 us). */
 static const ss_net_figures defaults[SS_NET_COUNT] = {
     [SS_NET_AUTO] = {1, 0},
     [SS_NET_OFF] = {1, 0},
     [SS_NET_SOCKET] = {0.54, 20},
-    [SS_NET_IB] = {0.96, 3.9},
-    [SS_NET_EFA] = {0.60, 8},
+    [SS_NET_IB] = {0.96, 0},
+    [SS_NET_EFA] = {0.60, 3.9},
 };
 
 ss_net_figures ss_net_default(ss_net_transport t)

@@ -11,6 +11,7 @@
 static const char* const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
 static const char* const fidelity_names[] = {"fast", "reference", NULL};
 static const char* const arch_names[] = {"allreduce", "ps", NULL};
+static const char* const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
 static const char* const placement_names[] = {"dedicated", "colocated", NULL};
 static const char* const init_io_names[] = {"none", "sequential", "parallel", NULL};
 static const char* const format_names[] = {"table", "json", "csv", NULL};
@@ -24,7 +25,7 @@ static const char* const p2p_level_names[] = {"auto", "loc", "nvl", "pix", "pxb"
 _Static_assert(sizeof(ss_allreduce) == sizeof(int) && sizeof(ss_fidelity) == sizeof(int) &&
                    sizeof(ss_arch) == sizeof(int) && sizeof(ss_placement) == sizeof(int) &&
                    sizeof(ss_init_io) == sizeof(int) && sizeof(ss_format) == sizeof(int) &&
-                   sizeof(ss_net_transport) == sizeof(int),
+                   sizeof(ss_net_transport) == sizeof(int) && sizeof(ss_proto) == sizeof(int),
                "enum fields are stored as int");
 
 const ss_command ss_commands[] = {
@@ -152,6 +153,14 @@ const ss_optdef ss_option_table[] = {
     {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, fidelity_names, 0, ALL, "cluster", "F", NULL,
      SS_FIDELITY_FAST, "fast", 0, "fidelity", "fidelity", 0, NULL,
      "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))"},
+    {"protocol", 0, SS_KIND_ENUM, OFF(protocol), 0, 0, 0, proto_names, 0, ALL, "cluster", "P", NULL, SS_PROTO_AUTO,
+     "auto", 0, "protocol", "protocol", 0, NULL,
+     "NCCL's protocol of every collective, as NCCL_PROTO; auto: per collective the shortest predicted time of "
+     "LL, LL128 (one instance, NVLink, V100 or A100) and Simple, as NCCL 2.10's tuner"},
+    {"no-call-cost", 0, SS_KIND_SWITCH, OFF(call_cost), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "on", 0,
+     "call_cost", "call_cost", 0, NULL,
+     "mechanism off: collectives pay no NCCL per-call and per-step latency and move their bytes at the links' "
+     "rates (no protocol)"},
     {"ddp", 0, SS_KIND_ENUM, OFF(ddp), 0, 0, 0, ddp_names, 0, RUNS, "host", "D", NULL, SS_DDP_PYTORCH, "pytorch", 0,
      "ddp", "ddp", 0, NULL,
      "how gradients become collectives: pytorch (DDP buckets of --bucket-mib, first 1 MiB), apex (a bucket ships "
@@ -187,8 +196,8 @@ const ss_optdef ss_option_table[] = {
      "training scripts call): the host may run ahead up to --launch-queue"},
     {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, ALL, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
      0, NULL,
-     "the idealised model: every mechanism below off (links and kernels only), and --stash with the job's own "
-     "stack"},
+     "the idealised model: every mechanism below and NCCL's per-call cost (--no-call-cost) off (links and kernels "
+     "only), and --stash with the job's own stack"},
     {"no-launch", 0, SS_KIND_SWITCH, OFF(launch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "launch",
      "launch", 0, NULL, "mechanism off: the host issues every operator at once (no host times, no launch-bound steps)"},
     {"no-framework", 0, SS_KIND_SWITCH, OFF(framework), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
@@ -680,6 +689,9 @@ static int check_effect(const ss_options* o, const ss_optset* given, char* msg, 
   for (int i = 0; !networked && network[i]; i++)
     if (ss_optset_has(given, network[i]))
       FAIL("--%s has no effect on one instance: give --instances N (or dedicated parameter servers)", network[i]);
+  if ((o->ideal || !o->call_cost) && o->protocol != SS_PROTO_AUTO)
+    FAIL("--protocol has no effect with %s (collectives pay no per-call cost and use no protocol)",
+         o->ideal ? "--ideal" : "--no-call-cost");
   return 0;
 }
 

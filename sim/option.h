@@ -19,6 +19,9 @@ typedef enum ss_allreduce {
   SS_ALLREDUCE_COUNT
 } ss_allreduce;
 
+/* NCCL's protocols (proto.c); AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO). */
+typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
+
 /* How gradients are exchanged: allreduce among the GPUs, or push to parameter servers and pull. */
 typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
 
@@ -58,6 +61,9 @@ typedef struct ss_options {
   ss_net_transport net_transport; /* NCCL's transport over the NIC; AUTO: the instance file's */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
+  ss_proto protocol;   /* NCCL's protocol of every collective; AUTO: the tuner's choice by size */
+  int call_cost;       /* collectives pay NCCL's per-call and per-step latency and their protocol's
+                        * efficiency (proto.c); 0: alpha-beta at the links' rates */
   ss_arch arch;
   int servers;       /* parameter-server shards */
   ss_placement placement;

@@ -6,6 +6,7 @@
 #include "csv.h"
 #include "transport.h"
 #include "err.h"
+#include "proto.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -512,16 +513,18 @@ typedef struct bench_arg {
   const double* bytes;
   const double* time_s;
   const ss_allreduce* algs;
+  const ss_proto* protos;
 } bench_arg;
 
-/* One size of the benchmark: its algorithm's name, algbw and busbw (GB/s, nccl-tests' busbw =
- * algbw x 2(n-1)/n). */
-static const char* bench_figures(const bench_arg* a, int k, double* algbw, double* busbw)
+/* One size of the benchmark: its algorithm's name, its protocol's (*proto; "none" without the
+ * per-call cost), algbw and busbw (GB/s, nccl-tests' busbw = algbw x 2(n-1)/n). */
+static const char* bench_figures(const bench_arg* a, int k, const char** proto, double* algbw, double* busbw)
 {
   int n = a->job->ngpus;
   double t = a->time_s[k];
   *algbw = t > 0 ? a->bytes[k] / t / 1e9 : 0;
   *busbw = *algbw * 2.0 * (n - 1) / n;
+  *proto = n > 1 && a->job->resolved.call_cost ? ss_proto_name(a->protos[k]) : "none";
   return n > 1 ? ss_allreduce_name(a->algs[k]) : "none";
 }
 
@@ -554,18 +557,20 @@ static void json_bench(FILE* f, const void* arg)
           job->ngpus, ss_fidelity_name(job->opt.fidelity));
   for (int k = 0; k < a->nsizes; k++) {
     double algbw, busbw;
-    const char* alg = bench_figures(a, k, &algbw, &busbw);
-    fprintf(f, "%s\n    {\"size_bytes\": %.0f, \"count\": %.0f, \"algorithm\": \"%s\", \"time_s\": %.9e, "
-               "\"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f}",
-            k ? "," : "", a->bytes[k], floor(a->bytes[k] / 4), alg, a->time_s[k], algbw, busbw);
+    const char* proto;
+    const char* alg = bench_figures(a, k, &proto, &algbw, &busbw);
+    fprintf(f, "%s\n    {\"size_bytes\": %.0f, \"count\": %.0f, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
+               "\"time_s\": %.9e, \"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f}",
+            k ? "," : "", a->bytes[k], floor(a->bytes[k] / 4), alg, proto, a->time_s[k], algbw, busbw);
   }
   fprintf(f, "\n  ]\n}\n");
 }
 
 int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes, const double* time_s,
-                    const ss_allreduce* algs, ss_format fmt)
+                    const ss_allreduce* algs, const ss_proto* protos, ss_format fmt)
 {
-  bench_arg a = {job, nsizes, bytes, time_s, algs};
+  bench_arg a = {job, nsizes, bytes, time_s, algs, protos};
+  int proto_col = job->resolved.call_cost; /* without it, the table is as before protocols existed */
   if (fmt != SS_FORMAT_TABLE)
     return write_json_or_csv(f, fmt, json_bench, &a, "results");
   fprintf(f, "# stash-sim bench allreduce: %s x %d, %d GPUs (%d per instance), float sum, fidelity %s\n",
@@ -574,13 +579,14 @@ int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes,
   fprintf(f, "# busbw = algbw x 2(n-1)/n (nccl-tests)\n");
   if (job->opt.verbose)
     write_bench_rings(f, job);
-  fprintf(f, "#%14s %12s %13s %12s %11s %11s\n", "size(B)", "count", "algorithm", "time(us)", "algbw(GB/s)",
-          "busbw(GB/s)");
+  fprintf(f, "#%14s %12s %13s%*s %12s %11s %11s\n", "size(B)", "count", "algorithm", proto_col ? 9 : 0,
+          proto_col ? "protocol" : "", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
   for (int k = 0; k < nsizes; k++) {
     double algbw, busbw;
-    const char* alg = bench_figures(&a, k, &algbw, &busbw);
-    fprintf(f, " %14.0f %12.0f %13s %12.2f %11.2f %11.2f\n", bytes[k], floor(bytes[k] / 4), alg, time_s[k] * 1e6,
-            algbw, busbw);
+    const char* proto;
+    const char* alg = bench_figures(&a, k, &proto, &algbw, &busbw);
+    fprintf(f, " %14.0f %12.0f %13s%*s %12.2f %11.2f %11.2f\n", bytes[k], floor(bytes[k] / 4), alg,
+            proto_col ? 9 : 0, proto_col ? proto : "", time_s[k] * 1e6, algbw, busbw);
   }
   return ferror(f) ? SS_EIO : SS_OK;
 }

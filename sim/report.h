@@ -41,9 +41,10 @@ int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, c
                      int nchanges, ss_format fmt);
 
 /* Write a collective benchmark (stash-sim bench allreduce) in format fmt: for each of the nsizes
- * sizes bytes[k], the mean time time_s[k] of one allreduce by algorithm algs[k], algbw and busbw.
+ * sizes bytes[k], the mean time time_s[k] of one allreduce by algorithm algs[k] with protocol
+ * protos[k] (a column when the per-call cost is on), algbw and busbw.
  * Returns 0, or SS_EIO when writing failed (SS_ENOMEM when memory did). */
 int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes, const double* time_s,
-                    const ss_allreduce* algs, ss_format fmt);
+                    const ss_allreduce* algs, const ss_proto* protos, ss_format fmt);
 
 #endif

@@ -19,6 +19,8 @@
   TEST(fast_vs_reference)                                                                                              \
   TEST(no_nvlink)                                                                                                      \
   TEST(net_transport)                                                                                                  \
+  TEST(protocol_switch)                                                                                                \
+  TEST(protocol_forced)                                                                                                \
   /* e2e_transport.c */                                                                                                \
   TEST(transport_rule)                                                                                                 \
   TEST(shm_ring_closed_form)                                                                                           \
@@ -83,6 +85,9 @@ double iteration(const char* args, const char* extra);
 /* Time (s) of one allreduce of bytes simulated by "stash-sim bench allreduce ARGS"; the algorithm
  * it ran goes to alg (if not NULL). NAN on failure. */
 double bench_time(const char* args, double bytes, char* alg, size_t alg_size);
+
+/* The same, with the protocol it ran ("LL", "LL128", "Simple"; "none" without the per-call cost). */
+double bench_proto(const char* args, double bytes, char* proto, size_t proto_size);
 
 /* Run base (a JSON report) with and without --trace and check the trace against the report; each
  * iteration runs layers forward spans per GPU (e2e_trace.c). */

@@ -52,7 +52,8 @@ double iteration(const char* args, const char* extra)
   return sim_num("iteration_s", "%s %s", args, extra);
 }
 
-double bench_time(const char* args, double bytes, char* alg, size_t alg_size)
+/* Time of one allreduce of bytes by "stash-sim bench allreduce ARGS", and its row's string `key`. */
+static double bench_field(const char* args, double bytes, const char* key, char* out, size_t out_size)
 {
   char all[1024];
   snprintf(all, sizeof(all), "bench allreduce %s --min-bytes %.17g --max-bytes %.17g --iters 2 --format json", args,
@@ -60,13 +61,23 @@ double bench_time(const char* args, double bytes, char* alg, size_t alg_size)
   run_result r = runs(SS_SIM_BIN, all);
   cJSON* j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
   const cJSON* row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0);
-  const cJSON* name = cJSON_GetObjectItemCaseSensitive(row, "algorithm");
+  const cJSON* name = cJSON_GetObjectItemCaseSensitive(row, key);
   int ok = row && cJSON_IsString(name);
   CHECK(ok, "stash-sim %s: %s%s", all, r.out, r.err);
   double t = ok ? num(row, "time_s") : NAN;
-  if (alg)
-    snprintf(alg, alg_size, "%s", ok ? name->valuestring : "");
+  if (out)
+    snprintf(out, out_size, "%s", ok ? name->valuestring : "");
   cJSON_Delete(j);
   run_free(&r);
   return t;
+}
+
+double bench_time(const char* args, double bytes, char* alg, size_t alg_size)
+{
+  return bench_field(args, bytes, "algorithm", alg, alg_size);
+}
+
+double bench_proto(const char* args, double bytes, char* proto, size_t proto_size)
+{
+  return bench_field(args, bytes, "protocol", proto, proto_size);
 }

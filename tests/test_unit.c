@@ -7,6 +7,7 @@
 #include "job.h"
 #include "plan.h"
 #include "platform.h"
+#include "proto.h"
 #include "report.h"
 #include "rng.h"
 #include "stall.h"
@@ -334,6 +335,7 @@ static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int insta
   o.instances = instances;
   o.oversub = oversub;
   o.synthetic = 1;
+  o.call_cost = 0; /* the alpha-beta model: the protocols' costs have tests of their own */
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
@@ -421,6 +423,84 @@ static void test_cost_star(void)
   ss_job_free(j);
   ss_workload_free(w);
   ss_platform_free(p);
+}
+
+/* ---- proto ---- */
+
+/* A one-instance ring of n GPUs over hardware hw at bus bandwidth bw (bytes/s), GPUs of arch. */
+static ss_proto_shape ring_shape(int n, ss_hw hw, double bw, int arch)
+{
+  ss_proto_shape s = {.nodes = 1, .ranks_per_node = n, .arch = arch};
+  s.steps[SS_PHASE_GLOBAL] = 2 * (n - 1);
+  s.hw[SS_PHASE_GLOBAL] = hw;
+  s.bus_bytes_per_s[SS_PHASE_GLOBAL] = bw;
+  return s;
+}
+
+/* The figures of NCCL 2.10.3-1's tuning.cc, typed here: classes, LL128's rule, latencies, caps. */
+static void test_proto_tuning(void)
+{
+  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_NVSWITCH), SS_HW_NVLINK);
+  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_SOCKET), SS_HW_PCI);
+  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_NIC), SS_HW_NET);
+  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_CLASS_COUNT), SS_HW_PCI); /* a class it does not know */
+  CU_ASSERT_EQUAL(ss_proto_hw_max(SS_HW_NVLINK, SS_HW_PCI), SS_HW_PCI);
+  CU_ASSERT_EQUAL(ss_proto_arch("Tesla V100-SXM2-16GB"), 70);
+  CU_ASSERT_EQUAL(ss_proto_arch("NVIDIA A100-SXM4-40GB"), 80);
+  CU_ASSERT_EQUAL(ss_proto_arch("test-gpu-10Tf"), 0);
+  ss_proto_shape s = ring_shape(8, SS_HW_NVLINK, 150e9, 70);
+  CU_ASSERT(ss_proto_enabled(SS_PROTO_LL128, &s));
+  s.arch = 75;
+  CU_ASSERT(!ss_proto_enabled(SS_PROTO_LL128, &s));
+  s = ring_shape(8, SS_HW_PCI, 150e9, 80);
+  CU_ASSERT(!ss_proto_enabled(SS_PROTO_LL128, &s) && ss_proto_enabled(SS_PROTO_LL, &s));
+  s = ring_shape(8, SS_HW_NVLINK, 150e9, 80);
+  s.nodes = 2;
+  CU_ASSERT(!ss_proto_enabled(SS_PROTO_LL128, &s));
+  /* Ring on one node of V100s over NVLink: the call, 14 steps, efficiencies (LL 150/4 < 39). */
+  s = ring_shape(8, SS_HW_NVLINK, 150e9, 70);
+  ss_proto_cost c;
+  ss_proto_cost_of(SS_PROTO_LL, &s, &c);
+  NEAR(c.call_s, 3.6e-6, 1e-12);
+  NEAR(c.step_s[SS_PHASE_GLOBAL], 0.47e-6, 1e-12);
+  NEAR(c.eff[SS_PHASE_GLOBAL], 0.25, 1e-12);
+  NEAR(ss_proto_latency_s(&s, &c), 3.6e-6 + 14 * 0.47e-6, 1e-12);
+  ss_proto_cost_of(SS_PROTO_LL128, &s, &c);
+  NEAR(ss_proto_latency_s(&s, &c), 10e-6 + 14 * 1.9e-6, 1e-12);
+  NEAR(c.eff[SS_PHASE_GLOBAL], 0.92, 1e-12);
+  ss_proto_cost_of(SS_PROTO_SIMPLE, &s, &c);
+  NEAR(ss_proto_latency_s(&s, &c), 8.4e-6 + 14 * 3.4e-6, 1e-12);
+  NEAR(c.eff[SS_PHASE_GLOBAL], 1, 1e-12);
+  /* Caps: LL at most 39 GB/s (H100, one node); A100 buses at most 235 GB/s, LL 87.7. */
+  s = ring_shape(8, SS_HW_NVLINK, 370e9, 90);
+  ss_proto_cost_of(SS_PROTO_LL, &s, &c);
+  NEAR(c.eff[SS_PHASE_GLOBAL], 39.0 / 370, 1e-12);
+  s = ring_shape(8, SS_HW_NVLINK, 400e9, 80);
+  ss_proto_cost_of(SS_PROTO_SIMPLE, &s, &c);
+  NEAR(c.eff[SS_PHASE_GLOBAL], 235.0 / 400, 1e-12);
+  ss_proto_cost_of(SS_PROTO_LL, &s, &c);
+  NEAR(c.eff[SS_PHASE_GLOBAL], 58.75 / 400, 1e-12);
+  /* Hierarchical on 4 nodes: LL's intra-node steps x 1.8, network steps 2.7 us; LL128 with one GPU per
+   * node 0.7; the tree's call and level latency. */
+  ss_proto_shape h = {.nodes = 4, .ranks_per_node = 1, .arch = 70};
+  h.steps[SS_PHASE_INTRA] = 6;
+  h.hw[SS_PHASE_INTRA] = SS_HW_PCI;
+  h.steps[SS_PHASE_CROSS] = 6;
+  h.hw[SS_PHASE_CROSS] = SS_HW_NET;
+  h.bus_bytes_per_s[SS_PHASE_CROSS] = 10e9;
+  ss_proto_cost_of(SS_PROTO_LL, &h, &c);
+  NEAR(ss_proto_latency_s(&h, &c), 3.6e-6 + 6 * 1.8e-6 + 6 * 2.7e-6, 1e-12);
+  ss_proto_cost_of(SS_PROTO_LL128, &h, &c);
+  NEAR(c.eff[SS_PHASE_CROSS], 0.7, 1e-12);
+  h.tree = 1;
+  h.steps[SS_PHASE_CROSS] = 0;
+  h.steps[SS_PHASE_TREE] = 4;
+  h.hw[SS_PHASE_TREE] = SS_HW_NET;
+  ss_proto_cost_of(SS_PROTO_SIMPLE, &h, &c);
+  NEAR(ss_proto_latency_s(&h, &c), 6 * 5.7e-6 + 4 * 28e-6, 1e-12);
+  ss_proto_cost_none(&c);
+  CU_ASSERT(c.proto == SS_PROTO_SIMPLE && c.call_s == 0 && c.eff[SS_PHASE_TREE] == 1);
+  CU_ASSERT_STRING_EQUAL(ss_proto_name(SS_PROTO_LL128), "LL128");
 }
 
 /* ---- job ---- */
@@ -817,6 +897,7 @@ static const suite_def suites[] = {
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
     {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}}},
+    {"proto", {{"tuning", test_proto_tuning}}},
     {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance}}},
     {"timeline", {{"breakdown", test_timeline_breakdown}}},
     {"cli", {{"parse", test_cli}}},

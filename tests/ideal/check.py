@@ -5,7 +5,8 @@ usage: tests/ideal/check.py BUILD/stash-sim [NAME]
        tests/ideal/check.py --help | --version
 
 For each case of tests/ideal/cases.txt (or the one named NAME), runs stash-sim with the case's
-arguments and --ideal (bench runs as they are: it has no host side) from the repository root, and
+arguments and --ideal (bench too: --ideal turns NCCL's per-call cost and protocols off) from the
+repository root, and
 compares its standard output with tests/ideal/expected/NAME.txt, printed by stash-sim at f535137 on
 its own platform and workload files:
   - a table: byte for byte;
@@ -57,7 +58,7 @@ def json_diff(old, new, path="$"):
 
 
 def check(binary, name, args):
-    cmd = [binary] + args + ([] if args[0] == "bench" else ["--ideal"])
+    cmd = [binary] + args + ["--ideal"]
     got = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     with open(os.path.join(HERE, "expected", name + ".txt"), encoding="utf-8") as f:
         want = f.read()

@@ -1,0 +1,65 @@
+/* proto: NCCL's protocols (LL, LL128, Simple) and the per-call cost of an allreduce, as NCCL's tuner
+ * models them (src/graph/tuning.cc of NCCL v2.10.3-1): a latency per call, a latency per step by the
+ * hardware the step crosses, and the fraction of the bytes on the wire that is payload. Pure: no
+ * SimGrid, no job; cost.c describes an allreduce to it and applies what it returns. */
+#ifndef SS_PROTO_H
+#define SS_PROTO_H
+
+#include "option.h"
+#include "platform.h"
+
+/* The hardware class of a path, as tuning.cc's hwLat rows: NVLink, PCIe, network. */
+typedef enum ss_hw { SS_HW_NVLINK, SS_HW_PCI, SS_HW_NET, SS_HW_COUNT } ss_hw;
+
+/* The class of a link: nvlink and nvswitch are NVLink, nic the network, every other class
+ * (pcie, socket, and any class this module does not know) PCIe. */
+ss_hw ss_proto_hw_of(ss_link_class cls);
+
+/* The slower of two classes (network over PCIe over NVLink): a path's class is its slowest link's. */
+ss_hw ss_proto_hw_max(ss_hw a, ss_hw b);
+
+/* The GPU architecture of a gpu_model name, as CUDA's compute capability x 10 (70: V100, 80: A100,
+ * 75: T4 and RTX 2080 Ti), 0 for a name the table does not know. */
+int ss_proto_arch(const char* gpu_model);
+
+/* The phases of the simulator's allreduces: a ring over all GPUs, the rings inside an instance
+ * (hierarchical and tree), the ring of same-index GPUs across instances (hierarchical), the levels
+ * of the trees across instances (tree: a step is one level up or down). */
+typedef enum ss_proto_phase { SS_PHASE_GLOBAL, SS_PHASE_INTRA, SS_PHASE_CROSS, SS_PHASE_TREE, SS_PHASE_COUNT } ss_proto_phase;
+
+/* One allreduce as the tuner sees it. */
+typedef struct ss_proto_shape {
+  int tree;                         /* NCCL's tree algorithm latencies (the simulator's tree), else ring's */
+  int nodes;                        /* instances */
+  int ranks_per_node;               /* GPUs of each instance */
+  int arch;                         /* ss_proto_arch of the GPUs, 0 when unknown or not all alike */
+  int steps[SS_PHASE_COUNT];        /* steps of each phase (0: the phase does not run) */
+  ss_hw hw[SS_PHASE_COUNT];         /* the class of each phase's hops */
+  double bus_bytes_per_s[SS_PHASE_COUNT]; /* each phase's bus bandwidth, all its rings together (NCCL's
+                                     * nChannels x speed), for the tuner's caps */
+} ss_proto_shape;
+
+/* What one protocol costs an allreduce of that shape. */
+typedef struct ss_proto_cost {
+  ss_proto proto;
+  double call_s;                 /* once per call (tuning.cc's baseLat) */
+  double step_s[SS_PHASE_COUNT]; /* on each step of each phase (hwLat of its class) */
+  double eff[SS_PHASE_COUNT];    /* payload over bytes moved: a phase moves bytes / eff */
+} ss_proto_cost;
+
+/* The cost of no protocol: Simple at the links' rates and no latency (--no-call-cost, --ideal). */
+void ss_proto_cost_none(ss_proto_cost* c);
+
+/* Whether NCCL enables protocol p by default for the shape (LL128 only on one instance whose rings
+ * are all NVLink, GPUs all of architecture 70 or all 80, as v2.10.3-1). */
+int ss_proto_enabled(ss_proto p, const ss_proto_shape* s);
+
+/* The cost of protocol p (not AUTO) for the shape. */
+void ss_proto_cost_of(ss_proto p, const ss_proto_shape* s, ss_proto_cost* c);
+
+/* The latency part of c on the shape: call_s plus every step's step_s (s). */
+double ss_proto_latency_s(const ss_proto_shape* s, const ss_proto_cost* c);
+
+const char* ss_proto_name(ss_proto p);
+
+#endif
