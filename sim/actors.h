@@ -10,6 +10,7 @@
 #include <simgrid/barrier.h>
 #include <simgrid/cond.h>
 #include <simgrid/disk.h>
+#include <simgrid/exec.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 #include <simgrid/mutex.h>
@@ -66,6 +67,13 @@ typedef struct ss_rank {
   int in_net;
   double net_since;
   double net_acc_s;
+  /* The same for the time a collective runs on its GPU (busy_acc_s, busy_since, in_busy), and the
+   * executions that take the collective's share of the GPU meanwhile (job.interference > 0). */
+  int in_busy;
+  double busy_since;
+  double busy_acc_s;
+  sg_exec_t intf[SS_MAX_INTERFERENCE];
+  int nintf;
   sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
   /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
    * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
@@ -219,5 +227,9 @@ double ss_coll_wait_reduced(ss_sim* s, int r, long want);
 
 /* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
 double ss_coll_net_time(const ss_sim* s, int r);
+
+/* Time collectives have run on rank r's GPU up to now (see ss_rank.busy_acc_s): its compute ran
+ * 1 + job.interference times slower meanwhile. */
+double ss_coll_busy_time(const ss_sim* s, int r);
 
 #endif

@@ -6,6 +6,8 @@
 
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
+#include <simgrid/exec.h>
+#include <simgrid/host.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,46 @@ double ss_coll_net_time(const ss_sim* s, int r)
 {
   const ss_rank* me = &s->ranks[r];
   return me->net_acc_s + (me->in_net ? simgrid_get_clock() - me->net_since : 0);
+}
+
+double ss_coll_busy_time(const ss_sim* s, int r)
+{
+  const ss_rank* me = &s->ranks[r];
+  return me->busy_acc_s + (me->in_busy ? simgrid_get_clock() - me->busy_since : 0);
+}
+
+/* A collective starts on rank r's GPU: with interference f, executions bounded to f / (1 + f) of the
+ * GPU's speed in all start on it, so that under SimGrid's max-min sharing the training process's
+ * kernels get 1 / (1 + f) of it while they run: k = ceil(f) of them, each bounded below its fair
+ * share (k + 1 actions: speed / (k + 1)), which holds for f <= k. Their work lasts far longer
+ * than any collective (SS_INTF_HORIZON_S); busy_end cancels them. */
+#define SS_INTF_HORIZON_S 1e9
+static void busy_begin(ss_sim* s, ss_rank* me)
+{
+  me->in_busy = 1;
+  me->busy_since = simgrid_get_clock();
+  double f = s->job->interference;
+  if (!(f > 0))
+    return;
+  int k = (int)ceil(f);
+  ss_assert(k >= 1 && k <= SS_MAX_INTERFERENCE);
+  double bound = sg_host_get_speed(me->host) * f / (1 + f) / k;
+  for (me->nintf = 0; me->nintf < k; me->nintf++) {
+    sg_exec_t e = sg_actor_exec_init(bound * SS_INTF_HORIZON_S);
+    sg_exec_set_host(e, me->host);
+    sg_exec_set_bound(e, bound);
+    sg_exec_start(e);
+    me->intf[me->nintf] = e;
+  }
+}
+
+static void busy_end(ss_rank* me)
+{
+  me->busy_acc_s += simgrid_get_clock() - me->busy_since;
+  me->in_busy = 0;
+  for (int i = 0; i < me->nintf; i++)
+    sg_exec_cancel(me->intf[i]);
+  me->nintf = 0;
 }
 
 double ss_coll_wait_reduced(ss_sim* s, int r, long want)
@@ -317,10 +359,16 @@ static const allreduce_fn allreduce_fns[SS_ALLREDUCE_COUNT] = {
     [SS_ALLREDUCE_TREE] = allreduce_tree,
 };
 
+/* Whether collective c moves anything (one GPU, or nothing to reduce: no). */
+static int moves(const ss_sim* s, int c)
+{
+  return s->job->ngpus > 1 && s->coll_bytes[c] > 0;
+}
+
 void ss_coll_allreduce(ss_sim* s, int r, int c)
 {
   ss_allreduce alg = s->coll_alg[c];
-  if (s->job->ngpus < 2 || s->coll_bytes[c] <= 0)
+  if (!moves(s, c))
     return;
   ss_assert(alg > SS_ALLREDUCE_AUTO && alg < SS_ALLREDUCE_COUNT && allreduce_fns[alg]);
   allreduce_fns[alg](s, r, c);
@@ -360,7 +408,14 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       if (b < j->nbuckets && ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0)
         sg_actor_sleep_for(j->collective_host_s);
       double t0 = simgrid_get_clock();
+      /* The collective holds SMs and memory bandwidth of the GPU from its start to the end of the
+       * framework's copies after it (coll_after_s): kernels too. */
+      int busy = moves(s, b);
+      if (busy)
+        busy_begin(s, me);
       ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
+      if (busy)
+        busy_end(me);
       if (s->trace) {
         char name[64], detail[96];
         if (b < j->nbuckets)
