@@ -45,6 +45,10 @@
   TEST(host_copies)                                                                                                    \
   TEST(handoff)                                                                                                        \
   TEST(ideal)                                                                                                          \
+  /* e2e_interference.c */                                                                                            \
+  TEST(interference_closed_form)                                                                                       \
+  TEST(interference_off)                                                                                               \
+  TEST(interference_trace)                                                                                             \
   /* e2e_trace.c */                                                                                                    \
   TEST(trace)                                                                                                          \
   /* e2e_cli.c */                                                                                                      \
