@@ -387,6 +387,18 @@ static void bench(ss_sim* s, int r)
   }
 }
 
+/* Whether collective b, queued on rank me's stream, waits before it starts (Horovod's cycle, the
+ * framework's host time on a background thread): the GPU's share is given back meanwhile. */
+static int starts_later(const ss_sim* s, const ss_rank* me, int b)
+{
+  const ss_job* j = s->job;
+  if (b >= j->nbuckets)
+    return 0;
+  if (j->opt.ddp == SS_DDP_HOROVOD && me->bwd_start_s + j->buckets[b].start_s - simgrid_get_clock() > SS_SIM_PRECISION_S)
+    return 1;
+  return ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0;
+}
+
 void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
 {
   ss_rank* me = &s->ranks[a->rank];
@@ -398,6 +410,8 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
   for (int i = 0; i < j->niters; i++)
     for (int b = 0; b < s->ncoll; b++) {
       sg_sem_acquire(me->pending);
+      if (me->in_busy && (!moves(s, b) || starts_later(s, me, b)))
+        busy_end(me);
       /* Horovod: a fusion starts at its cycle after backward began (ss_bucket.start_s); a
        * framework whose calls run on a background thread makes them on this stream. */
       if (b < j->nbuckets && j->opt.ddp == SS_DDP_HOROVOD) {
@@ -410,12 +424,9 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       double t0 = simgrid_get_clock();
       /* The collective holds SMs and memory bandwidth of the GPU from its start to the end of the
        * framework's copies after it (coll_after_s): kernels too. */
-      int busy = moves(s, b);
-      if (busy)
+      if (moves(s, b) && !me->in_busy)
         busy_begin(s, me);
       ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
-      if (busy)
-        busy_end(me);
       if (s->trace) {
         char name[64], detail[96];
         if (b < j->nbuckets)
@@ -429,5 +440,9 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       me->reduced++;
       sg_cond_notify_all(me->cv);
       sg_mutex_unlock(me->mu);
+      /* Back-to-back collectives keep the GPU's share taken: one execution for the whole run of
+       * them, not one per collective (the cost of 1024 GPUs with one allreduce per layer). */
+      if (me->in_busy && sg_sem_would_block(me->pending))
+        busy_end(me);
     }
 }
