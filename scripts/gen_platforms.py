@@ -178,8 +178,7 @@ def p3_platform(stem):
            core=vcpus, disk=ebs)
     p.note(f"GPU hosts: gpu_model from {DATA}/instances.csv; speed {V100_SPEED}: {V100_SRC}. " + gpu_memory_note("V100"))
     for g in range(ngpu):
-        p.host(f"gpu{g}", V100_SPEED, [("role", "gpu"), ("gpu_model", V100),
-                                       ("memory_gbytes_per_s", GPU_MEMORY["V100"][0])])
+        p.host(f"gpu{g}", V100_SPEED, gpu_props("V100", V100))
     nvl = {e: n for e, n in DGX1_NVLINK.items() if max(e) < ngpu}
     if nvl:
         p.note(f"NVLink: one link per connected pair (edge list: {DATA}/nvlink_dgx1_topology.txt "
@@ -280,6 +279,39 @@ GPU_MEMORY = {
 }
 GPU_MEMORY["V100-32"] = GPU_MEMORY["V100"]
 
+# Interference (GPU host prop comm_interference, f): while a collective runs on a GPU its compute takes
+# 1 + f times as long, NCCL's kernels holding SMs (one thread block per channel, resident for the
+# whole collective) and memory bandwidth (../shared/data/overlap_interference.md). MEASURED for A100 and H100
+# only: compute kernels 18.9% slower on average while overlapped, 40% at most (arXiv 2507.03114, 4 x
+# A100, 4 x H100, MI250, MI210; the average is not split by GPU and is taken for both). For the other
+# GPUs, ESTIMATE: f scales with the share of the GPU's SMs that NCCL's channels take, from the A100's:
+# 8 channels of 108 SMs (NVIDIA/nccl#713: NCCL's search finds 4 ring channels on 4 A100s with 4
+# NVLinks per pair, and doubles them on links of 25 GB/s or more per channel: src/graph/search.cc,
+# ncclTopoDupChannels), 7.4%. f = 0.189 x share / 7.4%.
+INTF_MEASURED = "0.189"
+INTF_SRC = ("MEASURED on A100 and H100: overlapping made compute kernels 18.9% slower on average (40% at most) "
+            f"than alone (arXiv 2507.03114, {DATA}/overlap_interference.md; 4 x A100, 4 x H100, MI250, MI210, the "
+            "average not split by GPU)")
+INTF_EST = ("ESTIMATE, no measurement on this GPU: f scales with the share of its SMs NCCL's channels hold (one "
+            "block per channel), from the A100's 8 channels of 108 SMs (7.4%; NVIDIA/nccl#713: 4 ring channels "
+            "found on 4 A100s, doubled on links of 25 GB/s or more per channel, NCCL src/graph/search.cc "
+            "ncclTopoDupChannels) and its measured 0.189 (arXiv 2507.03114)")
+GPU_INTERFERENCE = {
+    "K80": ("0.39", f"{INTF_EST}: over PCIe NCCL runs 2 channels (nccl_transports.md: 1 channel over SHM with "
+            "NCCL 2.4.8; NVIDIA/nccl-tests#228: channels 00 and 01 over SHM), on a GK210 die of 13 SMs "
+            "15.4%: 0.189 x 15.4 / 7.4 = 0.39"),
+    "V100": ("0.19", f"{INTF_EST}: NVIDIA/nccl#713 shows NCCL's search finding 6 ring channels on 4 NVLink V100s "
+             "at 22 GB/s per channel (below 25: not doubled), 6 of 80 SMs = 7.5%: 0.189 x 7.5 / 7.4 = 0.19"),
+    "T4": ("0.13", f"{INTF_EST}: over PCIe NCCL runs 2 channels (NVIDIA/nccl-tests#228: channels 00 and 01 over "
+           "SHM), 2 of 40 SMs = 5%: 0.189 x 5 / 7.4 = 0.13"),
+    "A10G": ("0.064", f"{INTF_EST}: over PCIe NCCL runs 2 channels (NVIDIA/nccl-tests#228: channels 00 and 01 "
+             "over SHM), 2 of 80 SMs = 2.5%: 0.189 x 2.5 / 7.4 = 0.064"),
+    "A100": (INTF_MEASURED, INTF_SRC),
+    "H100": (INTF_MEASURED, INTF_SRC + ". The share model would give more (NVIDIA developer forum, 2025: an "
+             "all-gather holding 24 of 132 SMs, 18%); the measured average is kept"),
+}
+GPU_INTERFERENCE["V100-32"] = GPU_INTERFERENCE["V100"]
+
 # What ONE core copies per second with memcpy between large pageable buffers (GB/s; bytes copied,
 # which STREAM Copy would count twice), by the instance's CPU generation (cpu host prop
 # memcpy_gbytes_per_s). NOT in shared/data. One core's copy bandwidth on these multi-socket servers
@@ -357,7 +389,15 @@ def cpu_memcpy_note(cpu, name, where):
 
 def gpu_memory_note(gpu):
     value, src = GPU_MEMORY[gpu]
-    return f"memory_gbytes_per_s {value}: the device-memory bandwidth for copy kernels, {src}"
+    intf, intf_src = GPU_INTERFERENCE[gpu]
+    return (f"memory_gbytes_per_s {value}: the device-memory bandwidth for copy kernels, {src}. comm_interference "
+            f"{intf}: compute takes 1 + {intf} times as long while a collective runs on the GPU, {intf_src}")
+
+
+def gpu_props(gpu, model):
+    """The props of a GPU host of that kind."""
+    return [("role", "gpu"), ("gpu_model", model), ("memory_gbytes_per_s", GPU_MEMORY[gpu][0]),
+            ("comm_interference", GPU_INTERFERENCE[gpu][0])]
 
 
 PCIE3_K80 = ("9.6GBps", "PCIe Gen3 x16 for both K80 dies and the board uplink (instances.csv notes "
@@ -607,8 +647,7 @@ def catalog_platform(stem):
     p.note(f"GPU hosts: gpu_model from {CAT_SRC}; speed {speed}: {speed_src}. The simulator only uses "
            "its ratio to the workload's reference device. " + gpu_memory_note(c["gpu"]))
     for g in range(ngpu):
-        p.host(f"gpu{g}", speed, [("role", "gpu"), ("gpu_model", model),
-                                  ("memory_gbytes_per_s", GPU_MEMORY[c["gpu"]][0])])
+        p.host(f"gpu{g}", speed, gpu_props(c["gpu"], model))
     sw = c["sw"]
     gpu_socket = c.get("gpu_socket") or [c["sw_socket"][sw[g]] if sw[g] is not None else 0 for g in range(ngpu)]
     nvl = {e: n for e, n in c.get("nvlink", {}).items() if max(e) < ngpu}

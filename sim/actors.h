@@ -12,6 +12,7 @@
 #include <simgrid/barrier.h>
 #include <simgrid/cond.h>
 #include <simgrid/disk.h>
+#include <simgrid/exec.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 #include <simgrid/mutex.h>
@@ -72,6 +73,13 @@ typedef struct ss_rank {
    * (global, inside the instance, across instances), and the parity of its next phase of each. */
   double hop_alpha[3];
   int phase_parity[3];
+  /* The same for the time a collective runs on its GPU (busy_acc_s, busy_since, in_busy), and the
+   * executions that take the collective's share of the GPU meanwhile (job.interference > 0). */
+  int in_busy;
+  double busy_since;
+  double busy_acc_s;
+  sg_exec_t intf[SS_MAX_INTERFERENCE];
+  int nintf;
   sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
   /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
    * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
@@ -266,5 +274,9 @@ void ss_straggler_wait_end(ss_sim* s, int r, int iter, double wait);
 
 /* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
 double ss_coll_net_time(const ss_sim* s, int r);
+
+/* Time collectives have run on rank r's GPU up to now (see ss_rank.busy_acc_s): its compute ran
+ * 1 + job.interference times slower meanwhile. */
+double ss_coll_busy_time(const ss_sim* s, int r);
 
 #endif

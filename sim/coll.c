@@ -6,6 +6,8 @@
 
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
+#include <simgrid/exec.h>
+#include <simgrid/host.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +70,46 @@ double ss_coll_net_time(const ss_sim* s, int r)
 {
   const ss_rank* me = &s->ranks[r];
   return me->net_acc_s + (me->in_net ? simgrid_get_clock() - me->net_since : 0);
+}
+
+double ss_coll_busy_time(const ss_sim* s, int r)
+{
+  const ss_rank* me = &s->ranks[r];
+  return me->busy_acc_s + (me->in_busy ? simgrid_get_clock() - me->busy_since : 0);
+}
+
+/* A collective starts on rank r's GPU: with interference f, executions bounded to f / (1 + f) of the
+ * GPU's speed in all start on it, so that under SimGrid's max-min sharing the training process's
+ * kernels get 1 / (1 + f) of it while they run: k = ceil(f) of them, each bounded below its fair
+ * share (k + 1 actions: speed / (k + 1)), which holds for f <= k. Their work lasts far longer
+ * than any collective (SS_INTF_HORIZON_S); busy_end cancels them. */
+#define SS_INTF_HORIZON_S 1e9
+static void busy_begin(ss_sim* s, ss_rank* me)
+{
+  me->in_busy = 1;
+  me->busy_since = simgrid_get_clock();
+  double f = s->job->interference;
+  if (!(f > 0))
+    return;
+  int k = (int)ceil(f);
+  ss_assert(k >= 1 && k <= SS_MAX_INTERFERENCE);
+  double bound = sg_host_get_speed(me->host) * f / (1 + f) / k;
+  for (me->nintf = 0; me->nintf < k; me->nintf++) {
+    sg_exec_t e = sg_actor_exec_init(bound * SS_INTF_HORIZON_S);
+    sg_exec_set_host(e, me->host);
+    sg_exec_set_bound(e, bound);
+    sg_exec_start(e);
+    me->intf[me->nintf] = e;
+  }
+}
+
+static void busy_end(ss_rank* me)
+{
+  me->busy_acc_s += simgrid_get_clock() - me->busy_since;
+  me->in_busy = 0;
+  for (int i = 0; i < me->nintf; i++)
+    sg_exec_cancel(me->intf[i]);
+  me->nintf = 0;
 }
 
 double ss_coll_wait_reduced(ss_sim* s, int r, long want)
@@ -378,10 +420,16 @@ static const allreduce_fn allreduce_fns[SS_ALLREDUCE_COUNT] = {
     [SS_ALLREDUCE_TREE] = allreduce_tree,
 };
 
+/* Whether collective c moves anything (one GPU, or nothing to reduce: no). */
+static int moves(const ss_sim* s, int c)
+{
+  return s->job->ngpus > 1 && s->coll_bytes[c] > 0;
+}
+
 void ss_coll_allreduce(ss_sim* s, int r, int c)
 {
   ss_allreduce alg = s->coll_alg[c];
-  if (s->job->ngpus < 2 || s->coll_bytes[c] <= 0)
+  if (!moves(s, c))
     return;
   ss_assert(alg > SS_ALLREDUCE_AUTO && alg < SS_ALLREDUCE_COUNT && allreduce_fns[alg]);
   allreduce_fns[alg](s, r, c);
@@ -400,6 +448,18 @@ static void bench(ss_sim* s, int r)
   }
 }
 
+/* Whether collective b, queued on rank me's stream, waits before it starts (Horovod's cycle, the
+ * framework's host time on a background thread): the GPU's share is given back meanwhile. */
+static int starts_later(const ss_sim* s, const ss_rank* me, int b)
+{
+  const ss_job* j = s->job;
+  if (b >= j->nbuckets)
+    return 0;
+  if (j->opt.ddp == SS_DDP_HOROVOD && me->bwd_start_s + j->buckets[b].start_s - simgrid_get_clock() > SS_SIM_PRECISION_S)
+    return 1;
+  return ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0;
+}
+
 void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
 {
   ss_rank* me = &s->ranks[a->rank];
@@ -411,6 +471,8 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
   for (int i = 0; i < j->niters; i++)
     for (int b = 0; b < s->ncoll; b++) {
       sg_sem_acquire(me->pending);
+      if (me->in_busy && (!moves(s, b) || starts_later(s, me, b)))
+        busy_end(me);
       /* Horovod: a fusion starts at its cycle after backward began (ss_bucket.start_s); a
        * framework whose calls run on a background thread makes them on this stream. */
       if (b < j->nbuckets && j->opt.ddp == SS_DDP_HOROVOD) {
@@ -422,6 +484,10 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
         sg_actor_sleep_for(j->collective_host_s);
       double t0 = simgrid_get_clock();
       ss_straggler_arrive(s, a->rank, i, b, t0);
+      /* The collective holds SMs and memory bandwidth of the GPU from its start to the end of the
+       * framework's copies after it (coll_after_s): kernels too. */
+      if (moves(s, b) && !me->in_busy)
+        busy_begin(s, me);
       ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
       ss_straggler_reduced(s, a->rank, i, b, t0);
       if (s->trace) {
@@ -439,5 +505,9 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       me->reduced++;
       sg_cond_notify_all(me->cv);
       sg_mutex_unlock(me->mu);
+      /* Back-to-back collectives keep the GPU's share taken: one execution for the whole run of
+       * them, not one per collective (the cost of 1024 GPUs with one allreduce per layer). */
+      if (me->in_busy && sg_sem_would_block(me->pending))
+        busy_end(me);
     }
 }

@@ -264,7 +264,7 @@ static int host_side(ss_job* j)
   const ss_platform* p = j->platform;
   ss_options* o = &j->resolved; /* the switches as used: --ideal turns them off */
   if (o->ideal)
-    o->launch = o->framework = o->staging = o->handoff = o->call_cost = 0;
+    o->launch = o->framework = o->staging = o->handoff = o->call_cost = o->interference = 0;
   int nl = w->nlayers;
   j->host_fwd_s = calloc((size_t)nl, sizeof(double));
   j->host_bwd_s = calloc((size_t)nl, sizeof(double));
@@ -303,6 +303,11 @@ static int host_side(ss_job* j)
   o->collective_host_us = j->collective_host_s * 1e6;
   o->tensor_host_us = j->tensor_host_s * 1e6;
   o->handoff_us = j->handoff_s * 1e6;
+  /* Compute slowed by collectives: NCCL's kernels share the GPU; none without NCCL (parameter
+   * servers push through the CPU), without collectives (one GPU) or on CPU training processes. */
+  if (o->interference && o->arch == SS_ARCH_ALLREDUCE && j->ngpus > 1 && !p->compute_on_cpu)
+    j->interference = o->comm_interference >= 0 ? o->comm_interference : p->gpus[0].comm_interference;
+  o->comm_interference = j->interference;
   double host_s = 0;
   for (int l = 0; l < nl; l++)
     host_s += j->host_fwd_s[l] + j->host_bwd_s[l];

@@ -91,6 +91,8 @@ typedef struct ss_job {
   double staging_s;        /* host time staging that copy through pageable memory */
   double handoff_s;        /* host time taking a batch from a loader worker */
   int nmetric;             /* one-element allreduces per iteration after the gradients' */
+  double interference;     /* f: while a collective runs on a GPU its compute takes 1 + f times as
+                            * long (docs/model.md, "Compute slowed by communication"); 0: off */
 } ss_job;
 
 /* Check the options against the platform and workload and build the job from them alone; the

@@ -207,6 +207,14 @@ const ss_optdef ss_option_table[] = {
      "staging", 0, NULL, "mechanism off: pageable host-to-device copies cost what pinned ones do"},
     {"no-handoff", 0, SS_KIND_SWITCH, OFF(handoff), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "handoff",
      "handoff", 0, NULL, "mechanism off: taking a batch from a loader worker costs the training process nothing"},
+    {"no-interference", 0, SS_KIND_SWITCH, OFF(interference), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
+     "interference", "interference", 0, NULL,
+     "mechanism off: compute runs at full speed while collectives run on its GPU"},
+    {"comm-interference", 0, SS_KIND_REAL, OFF(comm_interference), 0, SS_MAX_INTERFERENCE, 0, NULL, 0, RUNS,
+     "host", "F", "a factor", -1, "the instance file's comm_interference", 0, "comm_interference",
+     "comm_interference", 0, NULL,
+     "what-if: while a collective runs on a GPU, its compute takes 1 + F times as long (NCCL holds SMs and memory "
+     "bandwidth); 0: none"},
     {"arch", 0, SS_KIND_ENUM, OFF(arch), 0, 0, 0, arch_names, 0, RUNS, "ps", "A", NULL, SS_ARCH_ALLREDUCE,
      "allreduce", 0, "arch", "arch", 0, NULL,
      "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back"},
@@ -651,6 +659,11 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
   if (!o->framework && (ss_optset_has(given, "collective-host-us") || ss_optset_has(given, "tensor-host-us")))
     FAIL("--%s has no effect with --no-framework",
          ss_optset_has(given, "collective-host-us") ? "collective-host-us" : "tensor-host-us");
+  if (ss_optset_has(given, "comm-interference") && (o->ideal || !o->interference || o->arch == SS_ARCH_PS))
+    FAIL("--comm-interference has no effect %s", o->ideal           ? "with --ideal (every mechanism is off)"
+                                                 : !o->interference ? "with --no-interference"
+                                                                    : "with --arch ps: parameter servers run no "
+                                                                      "NCCL collective on the GPUs");
   if (!o->handoff && ss_optset_has(given, "handoff-us"))
     FAIL("--handoff-us has no effect with --no-handoff");
   if (ss_optset_has(given, "handoff-us") && (o->synthetic || o->workers == 0 || o->async_copy))

@@ -110,6 +110,8 @@ typedef struct ss_options {
   int framework;       /* per-collective and per-tensor costs of the data-parallel framework */
   int staging;         /* pageable host-to-device copies stage through host memory */
   int handoff;         /* the training process takes each batch from a loader worker */
+  int interference;    /* compute on a GPU slows down while a collective runs on it (docs/model.md) */
+  double comm_interference; /* its factor f (compute 1 + f times as long); -1: the instance file's */
   double collective_host_us; /* host cost per collective call; -1: the framework's (ddp.c) */
   double tensor_host_us;     /* host cost per gradient tensor (hook); -1: the framework's */
   double handoff_us;   /* host cost of taking one batch from a worker; -1: the default */
@@ -120,6 +122,10 @@ typedef struct ss_options {
   ss_stash_stack stash_stack;
   double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
 } ss_options;
+
+/* Largest interference factor (--comm-interference, an instance file's comm_interference): compute
+ * 11 times as long while a collective runs. */
+#define SS_MAX_INTERFERENCE 10
 
 /* Limits: GPUs of a job, instances of a cluster, parameter-server shards. */
 #define SS_MAX_GPUS 65536

@@ -1,6 +1,7 @@
 /* platform: read and validate one instance's SimGrid platform file before SimGrid sees it. */
 #include "platform.h"
 
+#include "option.h"
 #include "xml.h"
 
 #include <errno.h>
@@ -147,6 +148,10 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   if (rc)
     return rc;
   p->cpu_cores = (int)cores;
+  const xmlNode* intf = ss_xml_prop(n, "comm_interference");
+  if (intf)
+    return ss_xml_error(&c->x, intf, "host 'cpu': property 'comm_interference' belongs to GPU hosts (the "
+                        "collectives' share of a GPU)");
   double shm_gbytes_per_s = 0, shm_latency_us = 0;
   if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops) ||
       opt_gbytes_prop(c, n, "host 'cpu'", 0, &p->memcpy_bytes_per_s) ||
@@ -170,6 +175,28 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
       ss_xml_quantity(&c->x, disk, "read_bw", SS_UNIT_BANDWIDTH, &p->disk_read_bytes_per_s) ||
       ss_xml_quantity(&c->x, disk, "write_bw", SS_UNIT_BANDWIDTH, &p->disk_write_bytes_per_s))
     return SS_EINPUT;
+  return SS_OK;
+}
+
+/* GPU host n's optional comm_interference into g: a number in [0, SS_MAX_INTERFERENCE], the
+ * same on every GPU of the instance (0 when absent), and none on a GPU that computes on the cpu host
+ * (no NCCL kernel shares its cores). */
+static int interference_prop(pctx* c, const xmlNode* n, const char* id, int on_cpu, ss_gpu* g)
+{
+  const ss_platform* p = c->p;
+  const xmlNode* prop = ss_xml_prop(n, "comm_interference");
+  if (prop && on_cpu)
+    return ss_xml_error(&c->x, prop, "host '%s': property 'comm_interference' has no effect with compute_on 'cpu' "
+                        "(no collective runs on the cores it computes on)", id);
+  char what[128];
+  snprintf(what, sizeof(what), "host '%s'", id);
+  if (prop && ss_xml_num_prop(&c->x, n, what, "comm_interference", 1, SS_MAX_INTERFERENCE,
+                              &g->comm_interference))
+    return SS_EINPUT;
+  if (p->ngpus > 0 && g->comm_interference != p->gpus[0].comm_interference)
+    return ss_xml_error(&c->x, n, "host '%s': property 'comm_interference' is %g, on %s %g: all GPUs of an "
+                        "instance must have the same (0 when absent)", id, g->comm_interference, p->gpus[0].name,
+                        p->gpus[0].comm_interference);
   return SS_OK;
 }
 
@@ -226,6 +253,8 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
     return ss_xml_error(&c->x, n, "host '%s': property 'memory_gbytes_per_s' is %g, on %s %g: all GPUs of an "
                         "instance must have the same (0 when absent)", id, g->memory_bytes_per_s / 1e9,
                         p->gpus[0].name, p->gpus[0].memory_bytes_per_s / 1e9);
+  if (interference_prop(c, n, id, on_cpu, g))
+    return SS_EINPUT;
   if (ss_xml_req_prop(&c->x, n, what, "gpu_model", &g->model))
     return SS_EINPUT;
   g->name = strdup(id);
@@ -240,7 +269,8 @@ static int parse_host(pctx* c, const xmlNode* n)
   char* id = NULL;
   char* role = NULL;
   static const char* const host_props[] = {"role", "gpu_model", "compute_on", "memory_gbytes_per_s",
-                                           "memcpy_gbytes_per_s", "shm_gbytes_per_s", "shm_latency_us", NULL};
+                                           "memcpy_gbytes_per_s", "shm_gbytes_per_s", "shm_latency_us",
+                                           "comm_interference", NULL};
   if (ss_xml_check_attrs(&c->x, n, host_attrs) || ss_xml_check_props(&c->x, n, host_props) ||
       ss_xml_req_attr(&c->x, n, "id", &id))
     return SS_EINPUT;

@@ -51,6 +51,8 @@ typedef struct ss_gpu {
   double speed_flops;
   double memory_bytes_per_s; /* device-memory bandwidth for memory-bound copy kernels (prop
                               * memory_gbytes_per_s x 1e9, the same on every GPU); 0: unknown */
+  double comm_interference;  /* f: compute runs 1 + f times slower while a collective runs on the GPU
+                              * (prop comm_interference, the same on every GPU); 0: none or absent */
   int line;
 } ss_gpu;
 

@@ -396,8 +396,11 @@ static void write_table(FILE* f, const ss_result* r)
           fprintf(f, " (%d)", count[a]);
         first = 0;
       }
-    fprintf(f, ", %d ring%s per instance (%s fidelity)\n", j->intra.nrings, j->intra.nrings == 1 ? "" : "s",
+    fprintf(f, ", %d ring%s per instance (%s fidelity)", j->intra.nrings, j->intra.nrings == 1 ? "" : "s",
             ss_fidelity_name(j->opt.fidelity));
+    if (j->interference > 0)
+      fprintf(f, "; compute %g times as long while they run (interference)", 1 + j->interference);
+    fprintf(f, "\n");
   }
   if (j->host)
     write_table_host(f, j);

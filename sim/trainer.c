@@ -15,12 +15,24 @@ typedef struct clockmark {
   int rank;
   int iter;
   double t;
+  /* Compute time since the previous mark lost to collectives on the GPU (interference), and the part
+   * of it while they crossed instances: booked as interconnect and network stall, not compute. */
+  double intf_s;
+  double intf_net_s;
 } clockmark;
 
 static void mark(clockmark* m, ss_cat cat)
 {
-  double now = simgrid_get_clock();
-  ss_timeline_add(m->tl, m->rank, m->iter, cat, now - m->t);
+  double now = simgrid_get_clock(), dt = now - m->t;
+  if (cat == SS_CAT_COMPUTE && m->intf_s > 0) {
+    double lost = fmin(m->intf_s, dt), net = fmin(m->intf_net_s, lost);
+    ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_NETWORK, net);
+    ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_INTERCONNECT, lost - net);
+    ss_timeline_detail(m->tl, m->rank, m->iter, SS_DETAIL_INTERFERENCE, lost);
+    dt -= lost;
+    m->intf_s = m->intf_net_s = 0;
+  }
+  ss_timeline_add(m->tl, m->rank, m->iter, cat, dt);
   m->t = now;
 }
 
@@ -53,7 +65,9 @@ static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, doub
     return;
   double per_flop = (end_s - start_s) / work;
   for (int l = first;; l += step) {
-    double d = (bwd ? j->bwd_flops[l] : j->fwd_flops[l]) * per_flop;
+    /* The last one ends at end_s exactly: spans around the execution (trace_slowed) hold them all. */
+    double w = bwd ? j->bwd_flops[l] : j->fwd_flops[l];
+    double d = l == last && w > 0 ? end_s - start_s : w * per_flop;
     if (d > 0) {
       char name[160];
       snprintf(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
@@ -67,13 +81,21 @@ static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, doub
 
 /* Run flops of the rank's kernels: on its GPU, or, for a CPU training process (compute_on="cpu"),
  * on its instance's CPU cores, where it competes with the loaders and anything else running there
- * (the same work takes the same time on an idle core: one "GPU" is one core). */
-static void execute(ss_sim* s, const ss_rank* me, double flops)
+ * (the same work takes the same time on an idle core: one "GPU" is one core). On a GPU, while its
+ * collectives ran the kernels got 1 / (1 + f) of it (coll.c): of that time, f / (1 + f) is lost to
+ * them, added to m for the next compute mark. */
+static void execute(ss_sim* s, const ss_rank* me, double flops, clockmark* m)
 {
   if (!(flops > 0))
     return;
   if (!s->job->platform->compute_on_cpu) {
+    double f = s->job->interference;
+    double busy0 = f > 0 ? ss_coll_busy_time(s, me->rank) : 0, net0 = f > 0 ? ss_coll_net_time(s, me->rank) : 0;
     sg_actor_execute(flops);
+    if (f > 0) {
+      m->intf_s += (ss_coll_busy_time(s, me->rank) - busy0) * f / (1 + f);
+      m->intf_net_s += (ss_coll_net_time(s, me->rank) - net0) * f / (1 + f);
+    }
     return;
   }
   sg_exec_t e = sg_actor_exec_init(flops * sg_host_get_speed(me->cpu) / sg_host_get_speed(me->host));
@@ -82,12 +104,41 @@ static void execute(ss_sim* s, const ss_rank* me, double flops)
   sg_exec_wait(e);
 }
 
-/* execute(), and the layers first..last it ran on the trace. */
-static void execute_layers(ss_sim* s, const ss_rank* me, double flops, int first, int last, int bwd)
+/* On the trace, the time an execution from start_s to end_s lost to collectives on its GPU (lost, of
+ * which net while they crossed instances), at its end, as the stall the breakdown books it to. */
+static void trace_lost(ss_sim* s, int rank, double start_s, double end_s, double lost, double net)
 {
-  double t0 = simgrid_get_clock();
-  execute(s, me, flops);
-  trace_layers(s, me->rank, first, last, bwd, t0, simgrid_get_clock());
+  static const char* const names[2] = {"slowed by collectives (interconnect)", "slowed by collectives (network)"};
+  static const ss_cat cats[2] = {SS_CAT_INTERCONNECT, SS_CAT_NETWORK};
+  double part[2] = {lost - net, net}, at = end_s - lost;
+  for (int k = 1; k >= 0; k--) {
+    if (!(part[k] > 0))
+      continue;
+    char detail[192];
+    snprintf(detail, sizeof(detail), "the compute before ran %g times slower while collectives ran: %.3f ms of its "
+             "%.3f ms lost, drawn at its end", 1 + s->job->interference, lost * 1e3, (end_s - start_s) * 1e3);
+    ss_trace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), names[k], ss_cat_name(cats[k]), at, part[k],
+                  detail);
+    at += part[k];
+  }
+}
+
+/* execute(), and on the trace the layers first..last it ran (or, when first < 0, a span named
+ * name if not NULL), then the time collectives took from it. */
+static void execute_traced(ss_sim* s, const ss_rank* me, double flops, int first, int last, int bwd, clockmark* m,
+                           const char* name)
+{
+  double t0 = simgrid_get_clock(), lost0 = m->intf_s, net0 = m->intf_net_s;
+  execute(s, me, flops, m);
+  if (!s->trace)
+    return;
+  double t1 = simgrid_get_clock(), lost = m->intf_s - lost0;
+  if (first >= 0)
+    trace_layers(s, me->rank, first, last, bwd, t0, t1 - lost);
+  else if (name)
+    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, ss_cat_name(SS_CAT_COMPUTE), t0, t1 - lost - t0,
+                  NULL);
+  trace_lost(s, me->rank, t0, t1, lost, m->intf_net_s - net0);
 }
 
 /* Get this iteration's batch into GPU memory; the wait is split between storage and CPU in the
@@ -178,16 +229,6 @@ static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* 
   ss_host_notify(me);
 }
 
-/* Run segment g's GPU work (its layers on the trace), at this iteration's speed of the GPU
- * (me->jitter: stragglers), and launch the collectives at its end. */
-static void run_segment(ss_sim* s, ss_rank* me, const ss_segment* g)
-{
-  if (g->first_layer >= 0)
-    execute_layers(s, me, g->flops * me->jitter, g->first_layer, g->last_layer, g->kind == SS_SEG_BACKWARD);
-  else
-    execute(s, me, g->flops * me->jitter);
-}
-
 void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
 {
   const ss_job* j = s->job;
@@ -201,7 +242,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
   if (j->opt.init_io != SS_INIT_NONE)
     init_io(s, me);
   for (int i = 0; i < j->niters; i++) {
-    clockmark m = {s->tl, a->rank, i, simgrid_get_clock()};
+    clockmark m = {s->tl, a->rank, i, simgrid_get_clock(), 0, 0};
     double start = m.t;
     ss_straggler_draw(s, a->rank);
     if (!j->opt.synthetic && !j->host)
@@ -218,7 +259,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
         wait_issue(s, me, &m, seg, k);
       if (seg->kind == SS_SEG_BACKWARD && seg == &j->segs[1])
         me->bwd_start_s = simgrid_get_clock();
-      run_segment(s, me, seg);
+      execute_traced(s, me, seg->flops * me->jitter, seg->first_layer, seg->last_layer,
+                     seg->kind == SS_SEG_BACKWARD, &m, NULL);
       if (j->host)
         end_segment(s, me, &m, seg, k);
       for (int b = 0; b < seg->nlaunch; b++)
@@ -249,8 +291,10 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     const ss_segment* opt = &j->segs[j->nsegs - 1];
     if (j->host)
       wait_issue(s, me, &m, opt, k);
-    execute(s, me, opt->flops * me->jitter);
-    mark_span(s, &m, SS_CAT_COMPUTE, "optimizer");
+    execute_traced(s, me, opt->flops * me->jitter, -1, -1, 0, &m, "optimizer");
+    mark(&m, SS_CAT_COMPUTE);
+    if (a->rank == 0)
+      ss_trace_links(s);
     if (j->host)
       end_segment(s, me, &m, opt, k);
     k++;

@@ -57,6 +57,10 @@
   TEST(straggler_seed)                                                                                                 \
   TEST(straggler_breakdown)                                                                                            \
   TEST(straggler_ps)                                                                                                   \
+  /* e2e_interference.c */                                                                                            \
+  TEST(interference_closed_form)                                                                                       \
+  TEST(interference_off)                                                                                               \
+  TEST(interference_trace)                                                                                             \
   /* e2e_trace.c */                                                                                                    \
   TEST(trace)                                                                                                          \
   /* e2e_cli.c */                                                                                                      \
