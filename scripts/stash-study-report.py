@@ -31,7 +31,8 @@ PARTS = [("interconnect_stall", "interconnect"), ("network_stall", "network"), (
 # interconnect stall; the last two are whole stacks: their stall itself.
 MECHS = [("--no-launch", "issuing"), ("--no-framework", "framework"), ("--no-staging", "staging"),
          ("--ddp pytorch", "DDP buckets"), ("--metric-allreduces 0", "metric allreduces"),
-         ("--synthetic-sample-bytes 1", "synthetic copies")]
+         ("--synthetic-sample-bytes 1", "synthetic copies"), ("--no-shm", "SHM transport"),
+         ("--no-call-cost", "NCCL call cost"), ("--no-interference", "interference"), ("--jitter 0", "stragglers")]
 STACKS = [("--stash-stack ours", "job's own stack"), ("--ideal", "`--ideal`")]
 FAMILIES = ("K80, PCIe", "V100, NVLink")
 
