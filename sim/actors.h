@@ -35,6 +35,13 @@ typedef struct ss_hostlog {
 /* Segments the host may have begun issuing beyond those the GPU finished. */
 #define SS_HOST_RING 512
 
+/* Time spent in some state, read at any moment: acc_s so far, plus now - since while on. */
+typedef struct ss_stopwatch {
+  int on;
+  double since;
+  double acc_s;
+} ss_stopwatch;
+
 /* One rank: its GPU, its data queue (filled by loader workers) and its collective stream. */
 typedef struct ss_rank {
   int rank;
@@ -65,19 +72,15 @@ typedef struct ss_rank {
   int tree_slot[2];
   sg_mailbox_t tree_inbox[2][3];
   /* Time its collectives spent in phases that cross instances, for splitting the trainer's wait
-   * between network and interconnect: net_acc_s so far, plus now - net_since while in_net. */
-  int in_net;
-  double net_since;
-  double net_acc_s;
+   * between network and interconnect. */
+  ss_stopwatch net;
   /* Fast rings whose hops differ (coll.c): the latency of this rank's hop out, per ring kind
    * (global, inside the instance, across instances), and the parity of its next phase of each. */
   double hop_alpha[3];
   int phase_parity[3];
-  /* The same for the time a collective runs on its GPU (busy_acc_s, busy_since, in_busy), and the
-   * executions that take the collective's share of the GPU meanwhile (job.interference > 0). */
-  int in_busy;
-  double busy_since;
-  double busy_acc_s;
+  /* The time a collective runs on its GPU, and the executions that take the collective's share of
+   * the GPU meanwhile (job.interference > 0). */
+  ss_stopwatch busy;
   sg_exec_t intf[SS_MAX_INTERFERENCE];
   int nintf;
   sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
@@ -272,10 +275,10 @@ void ss_straggler_reduced(ss_sim* s, int r, int iter, int c, double arrived);
 void ss_straggler_wait_begin(ss_sim* s, int r, double now);
 void ss_straggler_wait_end(ss_sim* s, int r, int iter, double wait);
 
-/* Network time of rank r's collectives up to now (see ss_rank.net_acc_s). */
+/* Network time of rank r's collectives up to now (see ss_rank.net). */
 double ss_coll_net_time(const ss_sim* s, int r);
 
-/* Time collectives have run on rank r's GPU up to now (see ss_rank.busy_acc_s): its compute ran
+/* Time collectives have run on rank r's GPU up to now (see ss_rank.busy): its compute ran
  * 1 + job.interference times slower meanwhile. */
 double ss_coll_busy_time(const ss_sim* s, int r);
 

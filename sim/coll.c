@@ -54,28 +54,31 @@ static int next(const ss_rank* r, ring_kind k, int c)
   return k == RING_GLOBAL ? r->next[c] : k == RING_INTRA ? r->intra_next[c] : r->cross_next;
 }
 
-static void net_begin(ss_rank* me)
+static void watch_start(ss_stopwatch* w)
 {
-  me->in_net = 1;
-  me->net_since = simgrid_get_clock();
+  w->on = 1;
+  w->since = simgrid_get_clock();
 }
 
-static void net_end(ss_rank* me)
+static void watch_stop(ss_stopwatch* w)
 {
-  me->net_acc_s += simgrid_get_clock() - me->net_since;
-  me->in_net = 0;
+  w->acc_s += simgrid_get_clock() - w->since;
+  w->on = 0;
+}
+
+static double watch_time(const ss_stopwatch* w)
+{
+  return w->acc_s + (w->on ? simgrid_get_clock() - w->since : 0);
 }
 
 double ss_coll_net_time(const ss_sim* s, int r)
 {
-  const ss_rank* me = &s->ranks[r];
-  return me->net_acc_s + (me->in_net ? simgrid_get_clock() - me->net_since : 0);
+  return watch_time(&s->ranks[r].net);
 }
 
 double ss_coll_busy_time(const ss_sim* s, int r)
 {
-  const ss_rank* me = &s->ranks[r];
-  return me->busy_acc_s + (me->in_busy ? simgrid_get_clock() - me->busy_since : 0);
+  return watch_time(&s->ranks[r].busy);
 }
 
 /* A collective starts on rank r's GPU: with interference f, executions bounded to f / (1 + f) of the
@@ -86,8 +89,7 @@ double ss_coll_busy_time(const ss_sim* s, int r)
 #define SS_INTF_HORIZON_S 1e9
 static void busy_begin(ss_sim* s, ss_rank* me)
 {
-  me->in_busy = 1;
-  me->busy_since = simgrid_get_clock();
+  watch_start(&me->busy);
   double f = s->job->interference;
   if (!(f > 0))
     return;
@@ -105,8 +107,7 @@ static void busy_begin(ss_sim* s, ss_rank* me)
 
 static void busy_end(ss_rank* me)
 {
-  me->busy_acc_s += simgrid_get_clock() - me->busy_since;
-  me->in_busy = 0;
+  watch_stop(&me->busy);
   for (int i = 0; i < me->nintf; i++)
     sg_exec_cancel(me->intf[i]);
   me->nintf = 0;
@@ -179,7 +180,7 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   void* data[SS_TOPO_MAX_CHANNELS];
   ss_assert(nrings(s, ph->kind) <= SS_TOPO_MAX_CHANNELS);
   if (ph->net)
-    net_begin(me);
+    watch_start(&me->net);
   double rest = 0; /* the latency of the steps after the first (fast fidelity) */
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     for (int step = 0; step < ph->steps; step++) {
@@ -217,7 +218,7 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   if (ph->net) {
     if (rest > 0)
       sg_actor_sleep_for(rest);
-    net_end(me);
+    watch_stop(&me->net);
     rest = 0;
   }
   if (rest + ph->tail > 0)
@@ -362,7 +363,7 @@ static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
 static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double rest, double lat)
 {
   ss_rank* me = &s->ranks[r];
-  net_begin(me);
+  watch_start(&me->net);
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     tree_reference(s, r, reduce, k, chunk);
     if (lat > 0)
@@ -387,7 +388,7 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
     if (rest + lat > 0)
       sg_actor_sleep_for(rest + lat);
   }
-  net_end(me);
+  watch_stop(&me->net);
 }
 
 /* Across instances, tree: reduce then broadcast of the shard over a double binary tree of the
@@ -471,7 +472,7 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
   for (int i = 0; i < j->niters; i++)
     for (int b = 0; b < s->ncoll; b++) {
       sg_sem_acquire(me->pending);
-      if (me->in_busy && (!moves(s, b) || starts_later(s, me, b)))
+      if (me->busy.on && (!moves(s, b) || starts_later(s, me, b)))
         busy_end(me);
       /* Horovod: a fusion starts at its cycle after backward began (ss_bucket.start_s); a
        * framework whose calls run on a background thread makes them on this stream. */
@@ -486,7 +487,7 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       ss_straggler_arrive(s, a->rank, i, b, t0);
       /* The collective holds SMs and memory bandwidth of the GPU from its start to the end of the
        * framework's copies after it (coll_after_s): kernels too. */
-      if (moves(s, b) && !me->in_busy)
+      if (moves(s, b) && !me->busy.on)
         busy_begin(s, me);
       ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
       ss_straggler_reduced(s, a->rank, i, b, t0);
@@ -507,7 +508,7 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       sg_mutex_unlock(me->mu);
       /* Back-to-back collectives keep the GPU's share taken: one execution for the whole run of
        * them, not one per collective (the cost of 1024 GPUs with one allreduce per layer). */
-      if (me->in_busy && sg_sem_would_block(me->pending))
+      if (me->busy.on && sg_sem_would_block(me->pending))
         busy_end(me);
     }
 }
