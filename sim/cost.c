@@ -258,6 +258,14 @@ void ss_cost_shape(const ss_job* j, ss_allreduce alg, ss_proto_shape* s)
   }
 }
 
+/* Reduce-scatter and allgather inside an instance of g GPUs: 2(g-1) steps of S/g on its rings. */
+static double cost_intra(const ss_job* j, double bytes, const ss_proto_cost* pc)
+{
+  int g = j->gpus_per_instance;
+  return 2.0 * (g - 1) *
+         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] + bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+}
+
 /* Reduce-scatter inside the instance, a pipelined reduce then broadcast of each half of the shard
  * over the two trees across instances (the chunks on the wire: chunk / eff), allgather inside. */
 static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
@@ -265,8 +273,7 @@ static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
   int g = j->gpus_per_instance, m = j->instances;
   double t = 0;
   if (g > 1)
-    t += 2.0 * (g - 1) *
-         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] + bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+    t += cost_intra(j, bytes, pc);
   if (m > 1) {
     double chunk = 0, flows = 0;
     int k = 0;
@@ -293,8 +300,7 @@ static double cost_hierarchical(const ss_job* j, double bytes, const ss_proto_co
   int g = j->gpus_per_instance, m = j->instances;
   double t = pc->call_s;
   if (g > 1)
-    t += 2.0 * (g - 1) *
-         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] + bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+    t += cost_intra(j, bytes, pc);
   if (m > 1)
     t += 2.0 * (m - 1) *
          (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] + bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
