@@ -36,27 +36,90 @@ static int top_link(const ss_platform* p, int g)
   return r->nhops ? r->hops[0].link : -1;
 }
 
-/* The socket-link hops between the root complexes of GPUs a and b: those of the route from a to b,
- * else of a route between two GPUs under the same tops (an NVLinked pair's sockets), else none.
- * Returns their number, written to out (room for n). */
-static int socket_hops(const ss_platform* p, int a, int b, ss_hop* out, int n)
+/* Up to this many socket-link hops between two root complexes (a route crosses each link once). */
+#define MAX_SOCKET_HOPS 8
+
+/* The socket-link hops between the root complexes of every two GPUs, found once per pair of PCIe
+ * trees (GPUs under the same top link) on the routes before any is rerouted: those of the first
+ * GPU pair of the two trees, in index order, whose route crosses a socket link (an NVLinked pair
+ * takes its sockets from a PCIe pair of the same trees), else none. */
+typedef struct sockets {
+  const ss_platform* p;
+  int ngroups;
+  int* group;   /* [gpu]: its tree, -1 for a GPU the CPU has no route to */
+  int* nhops;   /* [ga * ngroups + gb] */
+  ss_hop (*hops)[MAX_SOCKET_HOPS];
+} sockets;
+
+/* The socket-link hops of route r into out; their number. */
+static int route_sockets(const ss_platform* p, const ss_route* r, ss_hop* out)
 {
-  int ta = top_link(p, a), tb = top_link(p, b);
-  for (int pass = 0; pass < 2; pass++)
-    for (int x = 0; x < p->ngpus; x++)
-      for (int y = 0; y < p->ngpus; y++) {
-        /* First pass: a and b themselves; second: any pair under the same tops. */
-        if (x == y || (pass == 0 && (x != a || y != b)) || (pass == 1 && (top_link(p, x) != ta || top_link(p, y) != tb)))
-          continue;
-        const ss_route* r = ss_platform_route(p, x, y);
-        int k = 0;
-        for (int h = 0; h < r->nhops && k < n; h++)
-          if (p->links[r->hops[h].link].cls == SS_LINK_SOCKET)
-            out[k++] = r->hops[h];
-        if (k > 0)
-          return k;
-      }
-  return 0;
+  int k = 0;
+  for (int h = 0; h < r->nhops && k < MAX_SOCKET_HOPS; h++)
+    if (p->links[r->hops[h].link].cls == SS_LINK_SOCKET)
+      out[k++] = r->hops[h];
+  return k;
+}
+
+static void sockets_free(sockets* sk)
+{
+  free(sk->group);
+  free(sk->nhops);
+  free(sk->hops);
+}
+
+/* Group p's GPUs by tree and find the hops between every two trees: each GPU pair's route is read
+ * at most once. Returns 0 or SS_ENOMEM. */
+static int sockets_init(sockets* sk, const ss_platform* p)
+{
+  int n = p->ngpus;
+  memset(sk, 0, sizeof(*sk));
+  sk->p = p;
+  int* top = malloc(sizeof(int) * (size_t)n);
+  sk->group = malloc(sizeof(int) * (size_t)n);
+  if (!top || !sk->group) {
+    free(top);
+    return SS_ENOMEM;
+  }
+  for (int g = 0; g < n; g++) {
+    top[g] = top_link(p, g);
+    sk->group[g] = -1;
+    for (int h = 0; top[g] >= 0 && h < g && sk->group[g] < 0; h++)
+      if (top[h] == top[g])
+        sk->group[g] = sk->group[h];
+    if (top[g] >= 0 && sk->group[g] < 0)
+      sk->group[g] = sk->ngroups++;
+  }
+  free(top);
+  size_t m = (size_t)sk->ngroups * (size_t)sk->ngroups;
+  sk->nhops = calloc(m + 1, sizeof(int));
+  sk->hops = calloc(m + 1, sizeof(*sk->hops));
+  if (!sk->nhops || !sk->hops)
+    return SS_ENOMEM;
+  char* seen = calloc(m + 1, 1);
+  if (!seen)
+    return SS_ENOMEM;
+  for (int x = 0; x < n; x++)
+    for (int y = 0; y < n; y++) {
+      size_t k = (size_t)sk->group[x] * (size_t)sk->ngroups + (size_t)sk->group[y];
+      if (x == y || sk->group[x] < 0 || sk->group[y] < 0 || seen[k])
+        continue;
+      sk->nhops[k] = route_sockets(p, ss_platform_route(p, x, y), sk->hops[k]);
+      seen[k] = sk->nhops[k] > 0;
+    }
+  free(seen);
+  return SS_OK;
+}
+
+/* The socket-link hops between GPUs a and b: those of their own route, else of their trees. */
+static int socket_hops(const sockets* sk, int a, int b, ss_hop* out)
+{
+  int k = route_sockets(sk->p, ss_platform_route(sk->p, a, b), out);
+  if (k > 0 || sk->group[a] < 0 || sk->group[b] < 0)
+    return k;
+  size_t g = (size_t)sk->group[a] * (size_t)sk->ngroups + (size_t)sk->group[b];
+  memcpy(out, sk->hops[g], sizeof(ss_hop) * (size_t)sk->nhops[g]);
+  return sk->nhops[g];
 }
 
 ss_path ss_transport_path(const ss_platform* p, int a, int b)
@@ -88,23 +151,27 @@ ss_path ss_transport_p2p_level(const ss_platform* p, int opt_level)
   return p->cpu_vendor == SS_CPU_INTEL || p->cpu_vendor == SS_CPU_ARM ? SS_PATH_PXB : SS_PATH_SYS;
 }
 
-int ss_transport_p2p_allowed(const ss_platform* p, int a, int b, ss_path level)
+/* Whether GPUs a and b may use P2P by path type: path within level, and never across the socket
+ * link of an Intel host (PCIe peer-to-peer DMA cannot cross QPI). The peer limit aside. */
+static int p2p_allowed(const sockets* sk, int a, int b, ss_path level)
 {
+  const ss_platform* p = sk->p;
   ss_path t = ss_transport_path(p, a, b);
   if (t > level)
     return 0;
-  ss_hop hop;
-  return t == SS_PATH_NVL || p->cpu_vendor != SS_CPU_INTEL || socket_hops(p, a, b, &hop, 1) == 0;
+  ss_hop hops[MAX_SOCKET_HOPS];
+  return t == SS_PATH_NVL || p->cpu_vendor != SS_CPU_INTEL || socket_hops(sk, a, b, hops) == 0;
 }
 
 /* The route from a to b through host memory, into r (its hops replaced): up a's PCIe tree, the
  * stage link `stage`, the socket link(s), down b's tree. Returns 0 or SS_ENOMEM. */
-static int shm_route(const ss_platform* p, int a, int b, int stage, ss_route* r)
+static int shm_route(const sockets* sk, int a, int b, int stage, ss_route* r)
 {
+  const ss_platform* p = sk->p;
   const ss_route* up = ss_platform_route(p, ss_platform_cpu(p), a);
   const ss_route* down = ss_platform_route(p, ss_platform_cpu(p), b);
-  ss_hop across[8];
-  int nacross = socket_hops(p, a, b, across, 8);
+  ss_hop across[MAX_SOCKET_HOPS];
+  int nacross = socket_hops(sk, a, b, across);
   int n = up->nhops + 1 + nacross + down->nhops, m = 0;
   ss_hop* hops = malloc(sizeof(ss_hop) * (size_t)n);
   if (!hops)
@@ -153,7 +220,8 @@ int ss_transport_apply(ss_platform* p, int opt_level)
   char* p2p = calloc((size_t)n * (size_t)n, 1);
   int* peers = calloc((size_t)n, sizeof(int));
   unsigned char* paths = malloc((size_t)n * (size_t)n);
-  int rc = p2p && peers && paths ? SS_OK : SS_ENOMEM, shm = 0;
+  sockets sk = {0};
+  int rc = p2p && peers && paths && !sockets_init(&sk, p) ? SS_OK : SS_ENOMEM, shm = 0;
   /* The path types as derived from the routes before any is rerouted. */
   for (int a = 0; !rc && a < n; a++)
     for (int b = 0; b < n; b++)
@@ -166,7 +234,7 @@ int ss_transport_apply(ss_platform* p, int opt_level)
   for (int t = SS_PATH_NVL; !rc && t < SS_PATH_COUNT; t++)
     for (int a = 0; a < n; a++)
       for (int b = a + 1; b < n; b++)
-        if (ss_transport_path(p, a, b) == (ss_path)t && ss_transport_p2p_allowed(p, a, b, level) &&
+        if (ss_transport_path(p, a, b) == (ss_path)t && p2p_allowed(&sk, a, b, level) &&
             peers[a] < SS_TRANSPORT_MAX_PEERS && peers[b] < SS_TRANSPORT_MAX_PEERS) {
           p2p[a * n + b] = p2p[b * n + a] = 1;
           peers[a]++;
@@ -181,10 +249,11 @@ int ss_transport_apply(ss_platform* p, int opt_level)
   for (int a = 0; !rc && shm && a < n; a++)
     for (int b = 0; !rc && b < n; b++)
       if (a != b && !p2p[a * n + b] && top_link(p, a) >= 0 && top_link(p, b) >= 0)
-        rc = shm_route(p, a, b, stage0 + b, &p->routes[a * p->nnodes + b]);
+        rc = shm_route(&sk, a, b, stage0 + b, &p->routes[a * p->nnodes + b]);
   free(p2p);
   free(peers);
   free(paths);
+  sockets_free(&sk);
   return rc;
 }
 

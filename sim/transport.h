@@ -38,10 +38,6 @@ ss_path ss_transport_path(const ss_platform* p, int a, int b);
  * NCCL_P2P_LEVEL), else NCCL's rule for the CPU: PXB on Intel and ARM hosts, SYS elsewhere. */
 ss_path ss_transport_p2p_level(const ss_platform* p, int opt_level);
 
-/* Whether GPUs a and b of p may use P2P by path type: path within level, and never across the
- * socket link of an Intel host (PCIe peer-to-peer DMA cannot cross QPI). The peer limit aside. */
-int ss_transport_p2p_allowed(const ss_platform* p, int a, int b, ss_path level);
-
 /* Apply NCCL's transports to p (after --no-nvlink): every GPU pair that does not use P2P (by the rule
  * above, or because one of them already has SS_TRANSPORT_MAX_PEERS peers: pairs are given peers
  * closest path type first, then by index) is rerouted through host memory: up the sender's PCIe
