@@ -1,6 +1,8 @@
 /* topo: build collective rings over a platform's links. */
 #include "topo.h"
 
+#include "transport.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,18 +77,12 @@ static int next_perm(int* a, int n)
   return 1;
 }
 
-/* Hops of a ring that go through host memory (NCCL's SHM transport: a class-shm link). */
+/* Hops of a ring that go through host memory (NCCL's SHM transport). */
 static int ring_shm_hops(const ss_platform* p, const int* order, int n)
 {
   int k = 0;
-  for (int i = 0; i < n; i++) {
-    const ss_route* rt = ss_platform_route(p, order[i], order[(i + 1) % n]);
-    for (int h = 0; h < rt->nhops; h++)
-      if (p->links[rt->hops[h].link].cls == SS_LINK_SHM) {
-        k++;
-        break;
-      }
-  }
+  for (int i = 0; i < n; i++)
+    k += ss_transport_is_shm(p, order[i], order[(i + 1) % n]);
   return k;
 }
 
