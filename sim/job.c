@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include "ddp.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -489,4 +490,26 @@ void ss_job_free(ss_job* j)
   free(j->ps_part_bytes);
   free(j->ps_shard_bytes);
   free(j);
+}
+
+int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s, ss_err* err)
+{
+  double samples = (double)j->batch * j->ngpus;
+  double epoch_s = j->workload->dataset.samples / samples * iteration_s;
+  double cost = j->platform->price_usd_per_h * j->instances * epoch_s / 3600.0;
+  if (!isfinite(iteration_s) || iteration_s < SS_BOUND_TIME_LO) {
+    char scale[64] = "";
+    if (j->opt.compute_scale != 1)
+      snprintf(scale, sizeof(scale), " and by --compute-scale %g", j->opt.compute_scale);
+    return ss_err_set(err, j->opt.workload_path, 0,
+                      "%s takes %g s when simulated, less than 1 ns: the workload's times, scaled by the GPU's speed "
+                      "over the reference GPU's%s, are too small to give a throughput",
+                      what, iteration_s, scale);
+  }
+  if (!isfinite(epoch_s) || !isfinite(cost))
+    return ss_err_set(err, j->opt.workload_path, 0,
+                      "%s takes %g s when simulated: the epoch (the dataset's samples) or its cost (the instance's "
+                      "price) is beyond a double's range",
+                      what, iteration_s);
+  return SS_OK;
 }

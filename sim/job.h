@@ -105,6 +105,13 @@ void ss_job_free(ss_job* j);
 /* Host of parameter-server shard k: a dedicated host index, or the worker instance it runs on. */
 int ss_job_shard_host(const ss_job* j, int k);
 
+/* Whether a simulated iteration of j, and the figures derived from it (throughput, epoch, cost),
+ * can be reported: an iteration shorter than SS_BOUND_TIME_LO or not finite, or an epoch or cost
+ * beyond a double's range (times that underflow:
+ * a workload's times of 1e-300 s, --compute-scale on tiny times) is an input error naming the
+ * workload (what: "the iteration", "Stash's RUN0"). Returns 0 or SS_EINPUT with err set. */
+int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s, ss_err* err);
+
 /* SimGrid actors of a job (2 per GPU, plus its loader workers): each has a stack and a guard page,
  * two memory mappings, and Linux allows 65530 mappings per process by default. */
 #define SS_MAX_ACTORS 30000

@@ -179,7 +179,10 @@ static int whatif_main(const ss_cli* cli)
   }
   ss_result res[2];
   for (int k = 0; k < 2; k++)
-    ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k]);
+    if (ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k], &err)) {
+      status = fail(&err);
+      goto done;
+    }
   status = ss_report_whatif(out, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)
                ? write_failed(cli)
                : SS_EXIT_OK;
@@ -280,14 +283,20 @@ int main(int argc, char** argv)
       status = fail(&err);
       goto done;
     }
-    ss_result_from_breakdown(main_job, &stash->bd[SS_RUN2], stash->simulated_s[SS_RUN2], &res);
+    if (ss_result_from_breakdown(main_job, &stash->bd[SS_RUN2], stash->simulated_s[SS_RUN2], &res, &err)) {
+      status = fail(&err);
+      goto done;
+    }
     res.stash = stash;
   } else {
     if (ss_engine_run(job, cli.ncfg, cli.cfg, &tl, &simulated_s, &err)) {
       status = fail(&err);
       goto done;
     }
-    ss_result_compute(job, tl, simulated_s, &res);
+    if (ss_result_compute(job, tl, simulated_s, &res, &err)) {
+      status = fail(&err);
+      goto done;
+    }
   }
   status = ss_report_write(out, &res, cli.opt.format) ? write_failed(&cli) : SS_EXIT_OK;
 done:

@@ -728,7 +728,7 @@ static void test_report_json(void)
       ss_timeline_span(t, r, i, i * 0.01, (i + 1) * 0.01);
     }
   ss_result res;
-  ss_result_compute(j, t, 0.12, &res);
+  CU_ASSERT_FATAL(ss_result_compute(j, t, 0.12, &res, NULL) == SS_OK);
   NEAR(res.throughput_samples_per_s, 16 / 0.01, 1e-12);
   NEAR(res.cost_usd_per_epoch, p->price_usd_per_h * (1000 / 1600.0) / 3600, 1e-12);
   char* buf = NULL;
