@@ -139,7 +139,11 @@ static sg_host_t* host_table(const ss_job* j, sg_host_t* servers)
   sg_host_t* table = calloc((size_t)local, sizeof(sg_host_t));
   sg_host_t* all = sg_host_list();
   size_t n = sg_host_count();
-  ss_assert(table && all);
+  if (!table || !all) {
+    free(table);
+    free(all);
+    return NULL;
+  }
   sort_by_name(all, n, sizeof(sg_host_t), host_name);
   for (int slot = 0; slot < slots; slot++) {
     char name[SS_CLUSTER_NAME_MAX];
@@ -163,7 +167,7 @@ static sg_mailbox_t mailbox(const char* kind, int c, int r)
 }
 
 /* One rank's state: hosts, queues, and its place in every ring. */
-static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_disk_t* disks)
+static int rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_disk_t* disks)
 {
   ss_rank* me = &s->ranks[r];
   int g = j->gpus_per_instance, nr = j->rings.nrings;
@@ -183,14 +187,16 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
     me->seg_cv = sg_cond_init();
     me->seg_start_s = calloc(SS_HOST_RING, sizeof(double));
     me->seg_end_s = calloc(SS_HOST_RING, sizeof(double));
-    ss_assert(me->seg_start_s && me->seg_end_s);
+    if (!me->seg_start_s || !me->seg_end_s)
+      return SS_ENOMEM;
   }
   me->inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
   me->next = calloc((size_t)nr + 1, sizeof(int));
   me->intra_inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
   me->intra_next = calloc((size_t)nr + 1, sizeof(int));
-  ss_assert(me->ready && me->batch_fetch_s && me->batch_prep_s && me->inbox && me->next && me->intra_inbox &&
-            me->intra_next);
+  if (!me->ready || !me->batch_fetch_s || !me->batch_prep_s || !me->inbox || !me->next || !me->intra_inbox ||
+      !me->intra_next)
+    return SS_ENOMEM;
   for (int c = 0; c < nr; c++) {
     me->inbox[c] = mailbox("ring", c, r);
     me->intra_inbox[c] = mailbox("intra", c, r);
@@ -207,6 +213,7 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
     for (int c = 0; c < 3; c++)
       me->tree_inbox[t][c] = mailbox(c == 0 ? "tree_a" : c == 1 ? "tree_b" : "tree_p", t, r);
   }
+  return SS_OK;
 }
 
 /* Where each rank sends in the rings: global rings, rings inside each instance. */
@@ -228,13 +235,14 @@ static void ring_setup(ss_sim* s, const ss_job* j)
 }
 
 /* Barriers of the fast collectives, their latencies, and each collective's algorithm. */
-static void coll_setup(ss_sim* s, const ss_job* j)
+static int coll_setup(ss_sim* s, const ss_job* j)
 {
   int m = j->instances, g = j->gpus_per_instance;
   s->bar_all = sg_barrier_init((unsigned)j->ngpus);
   s->bar_inst = calloc((size_t)m, sizeof(sg_bar_t));
   s->bar_cross = calloc((size_t)g, sizeof(sg_bar_t));
-  ss_assert(s->bar_inst && s->bar_cross);
+  if (!s->bar_inst || !s->bar_cross)
+    return SS_ENOMEM;
   for (int i = 0; i < m; i++)
     s->bar_inst[i] = sg_barrier_init((unsigned)g);
   for (int k = 0; k < g; k++)
@@ -242,14 +250,16 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   s->alpha_global = ss_cost_alpha_global(j);
   s->alpha_intra = ss_cost_alpha_intra(j);
   s->alpha_cross = calloc((size_t)g, sizeof(double));
-  ss_assert(s->alpha_cross);
+  if (!s->alpha_cross)
+    return SS_ENOMEM;
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
   /* Fast rings whose hops differ end with their slowest hop's steps (coll.c); --ideal keeps the
    * largest latency for every step, as before. */
   if (!j->opt.ideal && j->opt.fidelity == SS_FIDELITY_FAST && j->ngpus > 1) {
     s->phase_end = calloc((size_t)(1 + m + g), sizeof(*s->phase_end));
-    ss_assert(s->phase_end);
+    if (!s->phase_end)
+      return SS_ENOMEM;
     for (int r = 0; r < j->ngpus; r++) {
       ss_rank* me = &s->ranks[r];
       for (int c = 0; c < j->rings.nrings; c++) {
@@ -267,7 +277,8 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
-  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest && s->coll_after_s && s->coll_pc);
+  if (!s->coll_bytes || !s->coll_alg || !s->tree_rest || !s->coll_after_s || !s->coll_pc)
+    return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
     int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
@@ -288,10 +299,13 @@ static void coll_setup(ss_sim* s, const ss_job* j)
         s->tree_rest[c][reduce] = phase > flows ? phase - flows : 0;
       }
   }
+  return SS_OK;
 }
 
-/* Build per-rank state and start the actors; args receives the actor arguments to free later. */
-static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
+/* Build per-rank state and start the actors; args receives the actor arguments to free later.
+ * Returns 0, or SS_ENOMEM when an allocation failed (before any actor started; what was built is
+ * left to the process's end: SimGrid cannot be reset and the run ends with the error). */
+static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
 {
   int n = j->ngpus, m = j->instances;
   int bench = s->bench_nsizes > 0;
@@ -300,7 +314,8 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   int dedicated = ps && j->opt.placement == SS_PS_DEDICATED;
   if (dedicated) {
     s->ps_host = calloc((size_t)j->ps_hosts, sizeof(sg_host_t));
-    ss_assert(s->ps_host);
+    if (!s->ps_host)
+      return SS_ENOMEM;
   }
   sg_host_t* hosts = host_table(j, s->ps_host);
   sg_disk_t* disks = calloc((size_t)m, sizeof(sg_disk_t));
@@ -308,8 +323,12 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   int host_thread = j->host && !bench;
   ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + host_thread + loaders) + (ps ? (size_t)j->opt.servers : 0),
                               sizeof(ss_actor_arg));
-  ss_assert(disks && s->ranks && args);
   *args_out = args;
+  if (!hosts || !disks || !s->ranks || !args) {
+    free(hosts);
+    free(disks);
+    return SS_ENOMEM;
+  }
   for (int i = 0; i < m; i++) {
     unsigned ndisks = 0;
     sg_disk_t* d = NULL;
@@ -318,8 +337,14 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     disks[i] = d[0];
     free(d);
   }
-  for (int r = 0; r < n; r++)
-    rank_setup(s, j, r, hosts, disks);
+  int rc = SS_OK;
+  for (int r = 0; r < n && !rc; r++)
+    rc = rank_setup(s, j, r, hosts, disks);
+  if (rc) {
+    free(hosts);
+    free(disks);
+    return rc;
+  }
   s->init_mu = sg_mutex_init();
   s->init_cv = sg_cond_init();
   int na = 0;
@@ -329,7 +354,11 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     s->ps_msgs = calloc(nm + 1, sizeof(ss_ps_msg));
     s->ps_seen = calloc(nm + 1, sizeof(long));
     s->ps_version = calloc((size_t)j->ps_nparts + 1, sizeof(long));
-    ss_assert(s->ps_msgs && s->ps_seen && s->ps_version);
+    if (!s->ps_msgs || !s->ps_seen || !s->ps_version) {
+      free(hosts);
+      free(disks);
+      return SS_ENOMEM;
+    }
     for (size_t q = 0; q < nm; q++)
       s->ps_msgs[q] = (ss_ps_msg){(int)(q / (size_t)j->ps_nparts), (int)(q % (size_t)j->ps_nparts)};
     /* Servers first: they make themselves the receivers of their mailboxes before anyone sends. */
@@ -344,7 +373,8 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   free(hosts);
   free(disks);
   ring_setup(s, j);
-  coll_setup(s, j);
+  if (coll_setup(s, j))
+    return SS_ENOMEM;
   ss_straggler_setup(s);
   for (int r = 0; r < n; r++) {
     if (!bench) {
@@ -372,6 +402,7 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
       spawn(s, &args[na++], name, s->ranks[r].cpu, ss_loader_actor);
     }
   }
+  return SS_OK;
 }
 
 static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
@@ -571,6 +602,15 @@ static void trace_tracks(ss_sim* s)
   }
 }
 
+/* Out of memory building a run: a resources error (exit 3) that says what needed the memory. */
+static int nomem(const ss_job* job, ss_err* err)
+{
+  ss_err_set(err, NULL, 0, "out of memory for the simulation of %d GPUs over %d iterations (warm-up and loader "
+             "cycles included): give fewer --iterations, --instances or --gpus",
+             job->ngpus, job->niters);
+  return ss_err_kind(err, SS_ENOMEM);
+}
+
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
 {
   if (engine_init(job, ncfg, cfg, err))
@@ -579,9 +619,12 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
-  ss_assert(s.tl);
   ss_actor_arg* args = NULL;
-  sim_setup(&s, job, &args);
+  if (!s.tl || sim_setup(&s, job, &args)) {
+    ss_timeline_free(s.tl);
+    ss_trace_close(s.trace, NULL);
+    return nomem(job, err);
+  }
   if (s.trace) {
     trace_tracks(&s);
     probe_setup(&s);
@@ -609,7 +652,8 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
     return SS_EINPUT;
   ss_sim s = {.job = job, .bench_nsizes = nsizes, .bench_bytes = bytes, .bench_reps = reps, .bench_time_s = time_s};
   ss_actor_arg* args = NULL;
-  sim_setup(&s, job, &args);
+  if (sim_setup(&s, job, &args))
+    return nomem(job, err);
   for (int k = 0; algs && k < nsizes; k++)
     algs[k] = s.coll_alg[k];
   for (int k = 0; protos && k < nsizes; k++)

@@ -369,9 +369,10 @@ static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers
                       SS_MAX_ACTORS, per_gpu > 2 ? ", or --ideal" : "");
   if (actors > SS_MAX_ACTORS)
     return ss_err_set(err, NULL, 0,
-                      "%d GPUs with %d loader worker%s each make %ld simulated processes; at most %d fit (each has "
-                      "its own stack mapping): use fewer --workers, or --synthetic",
-                      ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
+                      "%d GPUs with %d loader worker%s each%s make %ld simulated processes; at most %d fit (each "
+                      "has its own stack mapping): use fewer --workers, or --synthetic",
+                      ngpus, workers, workers == 1 ? "" : "s",
+                      o->workers < 0 ? " (the instance file's vCPUs per GPU)" : "", actors, SS_MAX_ACTORS);
   return SS_OK;
 }
 
