@@ -236,17 +236,29 @@ static int get_string(wctx* c, const cJSON* obj, const char* path, const char* k
   return *out ? SS_OK : SS_ENOMEM;
 }
 
+/* obj's number at key, its path in p (SS_ERR_PATH_MAX bytes); NULL with the error set when it is
+ * missing or not a number. */
+static const cJSON* need_number(wctx* c, const cJSON* obj, const char* path, const char* key, char* p)
+{
+  const cJSON* v = need(c, obj, path, key);
+  if (!v)
+    return NULL;
+  join_path(p, SS_ERR_PATH_MAX, path, key, 0);
+  if (!cJSON_IsNumber(v)) {
+    ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
+    return NULL;
+  }
+  return v;
+}
+
 /* A number in [lo, hi] (lo excluded when lo_open), optionally whole. */
 static int get_number(wctx* c, const cJSON* obj, const char* path, const char* key, double lo, int lo_open, double hi,
                       int whole, double* out)
 {
-  const cJSON* v = need(c, obj, path, key);
+  char p[SS_ERR_PATH_MAX];
+  const cJSON* v = need_number(c, obj, path, key, p);
   if (!v)
     return SS_EINPUT;
-  char p[SS_ERR_PATH_MAX];
-  join_path(p, sizeof(p), path, key, 0);
-  if (!cJSON_IsNumber(v))
-    return ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
   double x = v->valuedouble;
   const char* what = whole ? "whole number" : "number";
   if (!isfinite(x)) /* cJSON read 1e400 as infinity */
@@ -266,13 +278,10 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
 static int get_bounded(wctx* c, const cJSON* obj, const char* path, const char* key, int zero_ok, double lo, double hi,
                        double* out)
 {
-  const cJSON* v = need(c, obj, path, key);
+  char p[SS_ERR_PATH_MAX];
+  const cJSON* v = need_number(c, obj, path, key, p);
   if (!v)
     return SS_EINPUT;
-  char p[SS_ERR_PATH_MAX];
-  join_path(p, sizeof(p), path, key, 0);
-  if (!cJSON_IsNumber(v))
-    return ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
   double x = v->valuedouble;
   if (isfinite(x) && ((x == 0 && zero_ok) || (x >= lo && x <= hi))) {
     *out = x;
