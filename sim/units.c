@@ -107,7 +107,7 @@ static void qty_value_text(const qty_entry* e, double v, char* buf, unsigned lon
     double f;
   } prefixes[] = {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3},
                   {"", 1},     {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}};
-  const char* sep = e->unit[0] && e->unit[0] != '$' ? " " : "";
+  const char* sep = e->unit[0] ? " " : "";
   if (e->prefixed)
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
       int seconds = strcmp(e->unit, "s") == 0;

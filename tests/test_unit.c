@@ -87,6 +87,40 @@ static void test_units(void)
   CU_ASSERT(ss_units_parse("nanGBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
 }
 
+/* The bounds of every kind of quantity: each edge in, just beyond it out, zero only where allowed,
+ * and the range as the messages write it. */
+static void test_units_bounds(void)
+{
+  static const struct {
+    ss_qty q;
+    double lo, hi;
+    const char* text;
+  } b[] = {{SS_QTY_BANDWIDTH, 1e3, 1e14, "a bandwidth in [1 kB/s, 100 TB/s]"},
+           {SS_QTY_LATENCY, 1e-9, 10, "a latency in [1 ns, 10 s]"},
+           {SS_QTY_SPEED, 1e6, 1e18, "a speed in [1 Mflop/s, 1 Eflop/s]"},
+           {SS_QTY_TIME, 1e-9, 3600, "a time in [1 ns, 3600 s]"},
+           {SS_QTY_RATIO, 1e-3, 1e3, "a ratio in [0.001, 1000]"},
+           {SS_QTY_PRICE, 1e-6, 1e6, "a price in [1e-06 $/h, 1e+06 $/h]"},
+           {SS_QTY_SIZE, 1, 1e13, "a size in [1 B, 10 TB]"}};
+  char text[128];
+  for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+    CU_ASSERT(ss_qty_ok(b[i].q, b[i].lo, 0) && ss_qty_ok(b[i].q, b[i].hi, 0));
+    CU_ASSERT(!ss_qty_ok(b[i].q, b[i].lo * 0.999, 0) && !ss_qty_ok(b[i].q, b[i].hi * 1.001, 0));
+    CU_ASSERT(!ss_qty_ok(b[i].q, 0, 0) && ss_qty_ok(b[i].q, 0, 1) && !ss_qty_ok(b[i].q, 1e-310, 1));
+    CU_ASSERT(!ss_qty_ok(b[i].q, NAN, 1) && !ss_qty_ok(b[i].q, INFINITY, 1) && !ss_qty_ok(b[i].q, -b[i].lo, 1));
+    ss_qty_expects(b[i].q, 0, text, sizeof(text));
+    CU_ASSERT_STRING_EQUAL(text, b[i].text);
+  }
+  ss_qty_expects(SS_QTY_LATENCY, 1, text, sizeof(text));
+  CU_ASSERT_STRING_EQUAL(text, "0 or a latency in [1 ns, 10 s]");
+  /* What the platform reader sees: 1e-310 B/s (a subnormal SimGrid deadlocked on) is refused. */
+  double v = 0;
+  char why[256];
+  CU_ASSERT(ss_units_parse("1e-310Bps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
+  CU_ASSERT_STRING_EQUAL(why, "expected a bandwidth in [1 kB/s, 100 TB/s], got '1e-310Bps'");
+  CU_ASSERT(ss_units_parse("1kBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) == 0 && v == 1e3);
+}
+
 /* ---- platform ---- */
 static void test_platform_p3_16xl(void)
 {
@@ -892,7 +926,7 @@ typedef struct suite_def {
 } suite_def;
 
 static const suite_def suites[] = {
-    {"units", {{"parse", test_units}}},
+    {"units", {{"parse", test_units}, {"bounds", test_units_bounds}}},
     {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
