@@ -196,7 +196,6 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
     me->intra_inbox[c] = mailbox("intra", c, r);
   }
   me->cross_inbox = mailbox("cross", 0, r);
-  me->ps_pull = j->opt.arch == SS_ARCH_PS ? ss_ps_pull_mailbox(r) : NULL;
   me->cross_next = (r + g) % j->ngpus;
   for (int t = 0; t < 2; t++) {
     int parent, child[2];
@@ -332,6 +331,7 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     ss_assert(s->ps_msgs && s->ps_seen && s->ps_version);
     for (size_t q = 0; q < nm; q++)
       s->ps_msgs[q] = (ss_ps_msg){(int)(q / (size_t)j->ps_nparts), (int)(q % (size_t)j->ps_nparts)};
+    ss_ps_setup(s);
     /* Servers first: they make themselves the receivers of their mailboxes before anyone sends. */
     for (int k = 0; k < j->opt.servers; k++) {
       int h = ss_job_shard_host(j, k);
@@ -414,6 +414,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_after_s);
   ss_straggler_free(s);
   free(s->ps_host);
+  ss_ps_free(s);
   free(s->ps_msgs);
   free(s->ps_seen);
   free(s->ps_version);

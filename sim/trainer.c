@@ -238,7 +238,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
   int per_iter = j->nbuckets + j->nmetric; /* collectives per iteration */
   long k = 0;                               /* segments run, over all iterations */
   if (ps)
-    ss_ps_receive_here("pull", a->rank);
+    ss_ps_receive_pulls(s, a->rank);
   if (j->opt.init_io != SS_INIT_NONE)
     init_io(s, me);
   for (int i = 0; i < j->niters; i++) {
