@@ -542,7 +542,7 @@ static void trace_tracks(ss_sim* s)
   char name[160];
   int loaders = j->opt.synthetic ? 0 : j->workers;
   for (int i = 0; i < j->instances; i++) {
-    snprintf(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
+    ss_trace_name(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
     ss_trace_process(s->trace, i + 1, name);
     for (int k = 0; k < j->gpus_per_instance; k++) {
       snprintf(name, sizeof(name), "GPU %d", k);

@@ -70,7 +70,7 @@ static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, doub
     double d = l == last && w > 0 ? end_s - start_s : w * per_flop;
     if (d > 0) {
       char name[160];
-      snprintf(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
+      ss_trace_name(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
       ss_trace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), name, "compute", start_s, d, NULL);
       start_s += d;
     }

@@ -13,6 +13,7 @@
 #include "stall.h"
 #include "timeline.h"
 #include "topo.h"
+#include "trace.h"
 #include "units.h"
 #include "workload.h"
 #include "testrun.h"
@@ -59,6 +60,20 @@ static ss_workload* load_workload(const char* path)
   ss_workload* w = NULL;
   load_end(ss_workload_load(path, &w, load_begin()));
   return w;
+}
+
+/* ---- trace names: cut on a UTF-8 boundary, marked ---- */
+static void test_trace_name(void)
+{
+  char b[10];
+  ss_trace_name(b, sizeof(b), "%s", "abc");
+  CU_ASSERT_STRING_EQUAL(b, "abc");
+  /* "ab" then four 2-byte characters: 10 bytes do not fit in 9 plus the NUL; the cut at 6 would
+   * split the third character, so it falls back to 5. */
+  ss_trace_name(b, sizeof(b), "ab%s", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+  CU_ASSERT_STRING_EQUAL(b, "ab\xc3\xa9\xc3\xa9...");
+  ss_trace_name(b, sizeof(b), "%s", "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac");
+  CU_ASSERT_STRING_EQUAL(b, "\xe2\x82\xac\xe2\x82\xac...");
 }
 
 /* ---- units ---- */
@@ -892,7 +907,7 @@ typedef struct suite_def {
 } suite_def;
 
 static const suite_def suites[] = {
-    {"units", {{"parse", test_units}}},
+    {"units", {{"parse", test_units}, {"trace_name", test_trace_name}}},
     {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
