@@ -136,6 +136,9 @@ static int apply_change(ss_cli* c, const char* change, ss_optset* changed, char*
         n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", n ? ", " : "", k->whatif_key);
     return usage_error(msg, size, "--change: unknown key '%s' (%s)", key, keys);
   }
+  int i = ss_option_index(d);
+  if ((changed->bits[i / 64] >> (i % 64)) & 1)
+    return usage_error(msg, size, "--change: key '%s' given twice (one value per key)", key);
   ss_options* o = &c->changed;
   ss_optset_add(changed, d);
   int optional_enum = d->kind == SS_KIND_ENUM && d->set; /* on and off as for a switch */

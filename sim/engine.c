@@ -574,9 +574,11 @@ static void trace_tracks(ss_sim* s)
 
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
 {
-  if (engine_init(job, ncfg, cfg, err))
+  double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
+  if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
-  ss_sim s = {.job = job};
+  /* Progress for a person waiting: runs of more than some 10 s (SS_MAX_EVENTS's rates). */
+  ss_sim s = {.job = job, .progress = events > 1e7 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
@@ -606,7 +608,7 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
                         double* time_s, ss_allreduce* algs, ss_proto* protos, ss_err* err)
 {
   ss_assert(nsizes > 0 && reps > 0);
-  if (engine_init(job, ncfg, cfg, err))
+  if (ss_job_check_work(job, ss_job_events(job, nsizes, reps), "benchmark", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
   ss_sim s = {.job = job, .bench_nsizes = nsizes, .bench_bytes = bytes, .bench_reps = reps, .bench_time_s = time_s};
   ss_actor_arg* args = NULL;

@@ -301,6 +301,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     for (int c = 0; c < j->nmetric; c++)
       sg_sem_release(me->pending);
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
+    if (s->progress && a->rank == 0)
+      fprintf(stderr, "\rstash-sim: iteration %d of %d%s", i + 1, j->niters, i + 1 == j->niters ? "\n" : "");
     if (s->trace) {
       char name[32];
       snprintf(name, sizeof(name), "iteration %d", i);

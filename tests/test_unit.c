@@ -351,6 +351,7 @@ static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int insta
   o.oversub = oversub;
   o.synthetic = 1;
   o.call_cost = 0; /* the alpha-beta model: the protocols' costs have tests of their own */
+  o.batch = 1;     /* an iteration of 200 x 2 GPUs within tiny's 1000 samples (an epoch is whole iterations) */
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
