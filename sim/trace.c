@@ -34,23 +34,6 @@ static void put(ss_trace* t, const char* fmt, ...)
     t->failed = errno ? errno : EIO;
 }
 
-/* The length of the UTF-8 sequence that lead byte c starts (1 for ASCII and stray bytes). */
-static size_t utf8_len(unsigned char c)
-{
-  return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-}
-
-/* n cut back so that out[0..n) does not end inside a UTF-8 sequence. */
-static size_t utf8_boundary(const char* out, size_t n)
-{
-  size_t m = n;
-  while (m > 0 && ((unsigned char)out[m - 1] & 0xc0) == 0x80)
-    m--;
-  if (m > 0 && (unsigned char)out[m - 1] >= 0xc0 && n - (m - 1) < utf8_len((unsigned char)out[m - 1]))
-    return m - 1;
-  return n;
-}
-
 /* s as a JSON string body (quotes and backslashes escaped, control characters dropped). What does
  * not fit in size is cut on a UTF-8 character boundary and marked "..." (size >= 8). */
 static void escaped(const char* s, char* out, size_t size)
@@ -69,7 +52,7 @@ static void escaped(const char* s, char* out, size_t size)
     out[n++] = *s;
   }
   if (total > limit) {
-    n = utf8_boundary(out, n);
+    n = ss_utf8_boundary(out, n);
     memcpy(out + n, "...", 3);
     n += 3;
   }
@@ -82,10 +65,8 @@ void ss_trace_name(char* buf, size_t size, const char* fmt, ...)
   va_start(ap, fmt);
   int n = vsnprintf(buf, size, fmt, ap);
   va_end(ap);
-  if (n >= 0 && (size_t)n >= size && size >= 8) {
-    size_t cut = utf8_boundary(buf, size - 4);
-    memcpy(buf + cut, "...", 4);
-  }
+  if (n >= 0 && (size_t)n >= size)
+    ss_text_mark_cut(buf, size);
 }
 
 static int ends_with(const char* s, const char* suffix)

@@ -76,6 +76,24 @@ static void test_trace_name(void)
   CU_ASSERT_STRING_EQUAL(b, "\xe2\x82\xac\xe2\x82\xac...");
 }
 
+/* An error's file and message longer than their fields end in "...", on a character boundary. */
+static void test_err_cut(void)
+{
+  char name[SS_ERR_FILE_MAX + 100];
+  memset(name, 'x', sizeof(name) - 1);
+  name[sizeof(name) - 1] = '\0';
+  name[SS_ERR_FILE_MAX - 5] = '\xc3'; /* an e-acute across the cut */
+  name[SS_ERR_FILE_MAX - 4] = '\xa9';
+  ss_err err;
+  ss_err_clear(&err);
+  ss_err_set(&err, name, 0, "%s %s", name, name);
+  size_t n = strlen(err.file);
+  CU_ASSERT_EQUAL(n, SS_ERR_FILE_MAX - 5 + 3);
+  CU_ASSERT_STRING_EQUAL(err.file + n - 3, "...");
+  CU_ASSERT_EQUAL(strlen(err.msg), SS_ERR_MSG_MAX - 1);
+  CU_ASSERT_STRING_EQUAL(err.msg + strlen(err.msg) - 3, "...");
+}
+
 /* ---- units ---- */
 static void test_units(void)
 {
@@ -908,7 +926,7 @@ typedef struct suite_def {
 } suite_def;
 
 static const suite_def suites[] = {
-    {"units", {{"parse", test_units}, {"trace_name", test_trace_name}}},
+    {"units", {{"parse", test_units}, {"trace_name", test_trace_name}, {"err_cut", test_err_cut}}},
     {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
