@@ -577,8 +577,8 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
   if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
-  /* Progress for a person waiting: runs of more than some 10 s (SS_MAX_EVENTS's rates). */
-  ss_sim s = {.job = job, .progress = events > 1e7 && isatty(STDERR_FILENO)};
+  /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */
+  ss_sim s = {.job = job, .progress = events > 2e6 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
