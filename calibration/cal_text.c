@@ -1,21 +1,26 @@
 /* cal_text: numbered lines of a text file, strict numbers, fields, outputs (stash-calibrate). */
 #include "cal_text.h"
 
+#include "infile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int cal_lines_read(const char* path, const char* what, cal_lines* out, ss_err* err)
 {
   memset(out, 0, sizeof(*out));
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(EISDIR));
-  FILE* f = fopen(path, "rb");
-  if (!f)
-    return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(errno));
+  int fd = ss_infile_open(path, what, SS_INFILE_MAX_TEXT, err);
+  if (fd < 0)
+    return fd;
+  FILE* f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return ss_err_nomem(err);
+  }
   size_t cap = 1 << 16, n = 0;
   char* buf = malloc(cap + 1);
   int rc = buf ? SS_OK : ss_err_nomem(err);

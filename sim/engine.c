@@ -202,7 +202,6 @@ static int rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_di
     me->intra_inbox[c] = mailbox("intra", c, r);
   }
   me->cross_inbox = mailbox("cross", 0, r);
-  me->ps_pull = j->opt.arch == SS_ARCH_PS ? ss_ps_pull_mailbox(r) : NULL;
   me->cross_next = (r + g) % j->ngpus;
   for (int t = 0; t < 2; t++) {
     int parent, child[2];
@@ -361,6 +360,7 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     }
     for (size_t q = 0; q < nm; q++)
       s->ps_msgs[q] = (ss_ps_msg){(int)(q / (size_t)j->ps_nparts), (int)(q % (size_t)j->ps_nparts)};
+    ss_ps_setup(s);
     /* Servers first: they make themselves the receivers of their mailboxes before anyone sends. */
     for (int k = 0; k < j->opt.servers; k++) {
       int h = ss_job_shard_host(j, k);
@@ -445,6 +445,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_after_s);
   ss_straggler_free(s);
   free(s->ps_host);
+  ss_ps_free(s);
   free(s->ps_msgs);
   free(s->ps_seen);
   free(s->ps_version);
@@ -572,7 +573,7 @@ static void trace_tracks(ss_sim* s)
   char name[160];
   int loaders = j->opt.synthetic ? 0 : j->workers;
   for (int i = 0; i < j->instances; i++) {
-    snprintf(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
+    ss_trace_name(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
     ss_trace_process(s->trace, i + 1, name);
     for (int k = 0; k < j->gpus_per_instance; k++) {
       snprintf(name, sizeof(name), "GPU %d", k);
@@ -613,9 +614,11 @@ static int nomem(const ss_job* job, ss_err* err)
 
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
 {
-  if (engine_init(job, ncfg, cfg, err))
+  double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
+  if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
-  ss_sim s = {.job = job};
+  /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */
+  ss_sim s = {.job = job, .progress = events > 2e6 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
@@ -648,7 +651,7 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
                         double* time_s, ss_allreduce* algs, ss_proto* protos, ss_err* err)
 {
   ss_assert(nsizes > 0 && reps > 0);
-  if (engine_init(job, ncfg, cfg, err))
+  if (ss_job_check_work(job, ss_job_events(job, nsizes, reps), "benchmark", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
   ss_sim s = {.job = job, .bench_nsizes = nsizes, .bench_bytes = bytes, .bench_reps = reps, .bench_time_s = time_s};
   ss_actor_arg* args = NULL;

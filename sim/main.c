@@ -104,11 +104,12 @@ static int bench_main(const ss_cli* cli)
   ss_proto protos[64];
   for (double b = cli->opt.min_bytes; b <= cli->opt.max_bytes && nsizes < 64; b *= 2)
     bytes[nsizes++] = b;
-  /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job. */
+  /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job (its
+   * dataset a sample for each of the most GPUs, so that an epoch is at least one iteration). */
   ss_layer layer = {.name = (char*)"allreduce"};
   ss_workload w = {.path = (char*)"-", .model = (char*)"allreduce", .batch_per_gpu = 1, .grad_bytes_per_param = 1,
                    .ref_gpu_flops = 1e12, .ref_batch = 1, .nlayers = 1, .layers = &layer,
-                   .dataset = {.samples = 1, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};
+                   .dataset = {.samples = SS_MAX_GPUS, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};
   ss_options o = cli->opt;
   o.synthetic = 1;
   FILE* out = NULL;

@@ -251,6 +251,10 @@ const ss_optdef ss_option_table[] = {
      NULL, "min_bytes", 0, NULL, "smallest size"},
     {"max-bytes", 0, SS_KIND_SIZE, OFF(max_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL,
      1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between"},
+    {"max-events", 0, SS_KIND_REAL, OFF(max_events), 1, BIG, 0, NULL, 0, ALL, "run", "N", "a number of events",
+     SS_MAX_EVENTS, "2e9 (an hour or so)", 0, NULL, NULL, 0, NULL,
+     "refuse a run estimated to simulate more than N events (its layers' kernels and its collectives' steps on "
+     "every GPU, over every iteration), with the estimate"},
     {"iters", 0, SS_KIND_COUNT, OFF(bench_iters), 1, 1000000, 0, NULL, 0, SS_CMD_BENCH, "bench", "R", NULL, 5, "5",
      0, NULL, "iters", 0, NULL, "allreduces per size; the time is their mean"},
     {"stash", 0, SS_KIND_SWITCH, OFF(stash), 0, 0, 0, NULL, 1, SS_CMD_RUN, "output", NULL, NULL, 0, "off", 0, NULL,
@@ -465,7 +469,7 @@ static int parse_size(const char* s, double* out)
   for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++)
     if (strcmp(end, mult[i].suffix) == 0) {
       *out = v * mult[i].factor;
-      return 0;
+      return *out == floor(*out) ? 0 : -2; /* bytes are whole: 1.5k is, 1.5 is not */
     }
   return -1;
 }
@@ -527,7 +531,12 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
       ok = end != value && !*end && isfinite(v);
       break;
     case SS_KIND_SIZE:
-      ok = parse_size(value, &v) == 0;
+      ok = parse_size(value, &v);
+      if (ok == -2) {
+        snprintf(msg, size, "%s expects a whole number of bytes, got '%s'", shown, value);
+        return -1;
+      }
+      ok = ok == 0;
       break;
   }
   ok = ok && v >= d->min && v <= d->max && !(d->min_open && v == d->min);

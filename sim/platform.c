@@ -1,6 +1,7 @@
 /* platform: read and validate one instance's SimGrid platform file before SimGrid sees it. */
 #include "platform.h"
 
+#include "infile.h"
 #include "option.h"
 #include "units.h"
 #include "xml.h"
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket",
                                                                   "nic", "shm"};
@@ -763,12 +765,13 @@ static int parse_document(pctx* c, const xmlDoc* doc)
 
 int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
 {
-  FILE* f = fopen(path, "rb");
-  if (!f)
-    return ss_err_set(err, path, 0, "cannot open platform file: %s", strerror(errno));
-  int b0 = fgetc(f), b1 = fgetc(f);
-  fclose(f);
-  if (b0 == 0x1f && b1 == 0x8b)
+  int fd = ss_infile_open(path, "platform file", SS_INFILE_MAX_PLATFORM, err);
+  if (fd < 0)
+    return fd;
+  unsigned char magic[2] = {0, 0};
+  ssize_t got = read(fd, magic, sizeof(magic));
+  close(fd);
+  if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
     return ss_err_set(err, path, 0, "platform files cannot be compressed (SimGrid reads plain XML)");
   ss_platform* p = calloc(1, sizeof(*p));
   if (!p)

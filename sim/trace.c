@@ -34,17 +34,39 @@ static void put(ss_trace* t, const char* fmt, ...)
     t->failed = errno ? errno : EIO;
 }
 
-/* s as a JSON string body (quotes and backslashes escaped, control characters dropped). */
+/* s as a JSON string body (quotes and backslashes escaped, control characters dropped). What does
+ * not fit in size is cut on a UTF-8 character boundary and marked "..." (size >= 8). */
 static void escaped(const char* s, char* out, size_t size)
 {
-  size_t n = 0;
-  for (; *s && n + 3 < size; s++) {
+  size_t total = 0;
+  for (const char* p = s; *p; p++)
+    total += (unsigned char)*p < 0x20 ? 0 : *p == '"' || *p == '\\' ? 2 : 1;
+  size_t limit = total < size ? total : size - 4, n = 0;
+  for (; *s; s++) {
+    if ((unsigned char)*s < 0x20)
+      continue;
+    if (n + (*s == '"' || *s == '\\' ? 2 : 1) > limit)
+      break;
     if (*s == '"' || *s == '\\')
       out[n++] = '\\';
-    if ((unsigned char)*s >= 0x20)
-      out[n++] = *s;
+    out[n++] = *s;
+  }
+  if (total > limit) {
+    n = ss_utf8_boundary(out, n);
+    memcpy(out + n, "...", 3);
+    n += 3;
   }
   out[n] = '\0';
+}
+
+void ss_trace_name(char* buf, size_t size, const char* fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+  if (n >= 0 && (size_t)n >= size)
+    ss_text_mark_cut(buf, size);
 }
 
 static int ends_with(const char* s, const char* suffix)

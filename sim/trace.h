@@ -5,6 +5,8 @@
 
 #include "err.h"
 
+#include <stddef.h>
+
 typedef struct ss_trace ss_trace;
 
 /* Open path for writing (gzipped when it ends in ".gz"; "-" is standard output, plain, flushed but
@@ -17,6 +19,10 @@ int ss_trace_open(const char* path, ss_trace** out, ss_err* err);
 int ss_trace_close(ss_trace* t, ss_err* err);
 
 /* Name a process (pid) or a thread (pid, tid) for the viewer; sort_index orders the tracks. */
+/* A printf-style track or span name into buf: what does not fit in size is cut on a UTF-8 character
+ * boundary and marked "..." (size >= 8), never in the middle of a character. */
+void ss_trace_name(char* buf, size_t size, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
 void ss_trace_process(ss_trace* t, int pid, const char* name);
 void ss_trace_thread(ss_trace* t, int pid, int tid, const char* name, int sort_index);
 

@@ -1,6 +1,7 @@
 /* workload: read and validate a workload JSON file (optionally gzipped). */
 #include "workload.h"
 
+#include "infile.h"
 #include "names.h"
 #include "units.h"
 
@@ -10,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define SS_WORKLOAD_MAX_BYTES (256L << 20)
@@ -106,12 +107,14 @@ static int check_text(const char* text, size_t n, const char* path, ss_err* err)
 /* Read a whole file, gunzipping if it is gzip (zlib reads plain files as they are). */
 static int read_all(const char* path, char** out, size_t* len, ss_err* err)
 {
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(EISDIR));
-  gzFile f = gzopen(path, "rb");
-  if (!f)
-    return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(errno ? errno : ENOENT));
+  int fd = ss_infile_open(path, "workload file", SS_INFILE_MAX_TEXT, err);
+  if (fd < 0)
+    return fd;
+  gzFile f = gzdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return ss_err_nomem(err);
+  }
   size_t plen = strlen(path);
   int gz_name = plen > 3 && strcmp(path + plen - 3, ".gz") == 0;
   size_t cap = 1 << 16, n = 0;

@@ -1,11 +1,14 @@
 /* xml: libxml2 documents read with their first error kept, attributes and SimGrid properties. */
 #include "xml.h"
 
+#include "infile.h"
+
 #include <libxml/parser.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* libxml2 structured error handler: keep the first error with its line. */
 static void xml_error(void* data, const xmlError* e)
@@ -33,9 +36,13 @@ static void xml_error(void* data, const xmlError* e)
 
 int ss_xml_read(const ss_xml* x, xmlDoc** out)
 {
+  int fd = ss_infile_open(x->file, "platform file", SS_INFILE_MAX_PLATFORM, x->err);
+  if (fd < 0)
+    return SS_EINPUT;
   xmlSetStructuredErrorFunc((void*)x, (xmlStructuredErrorFunc)xml_error);
-  xmlDoc* doc = xmlReadFile(x->file, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
+  xmlDoc* doc = xmlReadFd(fd, x->file, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
   xmlSetStructuredErrorFunc(NULL, NULL);
+  close(fd);
   if (!doc)
     return ss_err_isset(x->err) ? SS_EINPUT : ss_err_set(x->err, x->file, 0, "cannot parse the XML file");
   if (ss_err_isset(x->err)) {

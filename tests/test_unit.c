@@ -13,6 +13,7 @@
 #include "stall.h"
 #include "timeline.h"
 #include "topo.h"
+#include "trace.h"
 #include "units.h"
 #include "workload.h"
 #include "testrun.h"
@@ -59,6 +60,38 @@ static ss_workload* load_workload(const char* path)
   ss_workload* w = NULL;
   load_end(ss_workload_load(path, &w, load_begin()));
   return w;
+}
+
+/* ---- trace names: cut on a UTF-8 boundary, marked ---- */
+static void test_trace_name(void)
+{
+  char b[10];
+  ss_trace_name(b, sizeof(b), "%s", "abc");
+  CU_ASSERT_STRING_EQUAL(b, "abc");
+  /* "ab" then four 2-byte characters: 10 bytes do not fit in 9 plus the NUL; the cut at 6 would
+   * split the third character, so it falls back to 5. */
+  ss_trace_name(b, sizeof(b), "ab%s", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+  CU_ASSERT_STRING_EQUAL(b, "ab\xc3\xa9\xc3\xa9...");
+  ss_trace_name(b, sizeof(b), "%s", "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac");
+  CU_ASSERT_STRING_EQUAL(b, "\xe2\x82\xac\xe2\x82\xac...");
+}
+
+/* An error's file and message longer than their fields end in "...", on a character boundary. */
+static void test_err_cut(void)
+{
+  char name[SS_ERR_FILE_MAX + 100];
+  memset(name, 'x', sizeof(name) - 1);
+  name[sizeof(name) - 1] = '\0';
+  name[SS_ERR_FILE_MAX - 5] = '\xc3'; /* an e-acute across the cut */
+  name[SS_ERR_FILE_MAX - 4] = '\xa9';
+  ss_err err;
+  ss_err_clear(&err);
+  ss_err_set(&err, name, 0, "%s %s", name, name);
+  size_t n = strlen(err.file);
+  CU_ASSERT_EQUAL(n, SS_ERR_FILE_MAX - 5 + 3);
+  CU_ASSERT_STRING_EQUAL(err.file + n - 3, "...");
+  CU_ASSERT_EQUAL(strlen(err.msg), SS_ERR_MSG_MAX - 1);
+  CU_ASSERT_STRING_EQUAL(err.msg + strlen(err.msg) - 3, "...");
 }
 
 /* ---- units ---- */
@@ -370,6 +403,7 @@ static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int insta
   o.oversub = oversub;
   o.synthetic = 1;
   o.call_cost = 0; /* the alpha-beta model: the protocols' costs have tests of their own */
+  o.batch = 1;     /* an iteration of 200 x 2 GPUs within tiny's 1000 samples (an epoch is whole iterations) */
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
@@ -926,7 +960,7 @@ typedef struct suite_def {
 } suite_def;
 
 static const suite_def suites[] = {
-    {"units", {{"parse", test_units}, {"bounds", test_units_bounds}}},
+    {"units", {{"parse", test_units}, {"bounds", test_units_bounds}, {"trace_name", test_trace_name}, {"err_cut", test_err_cut}}},
     {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
