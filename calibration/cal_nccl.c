@@ -368,7 +368,8 @@ static int nccl_option(int ch, const char* value, void* args)
 }
 
 /* Rewrite the platform; fills *r. */
-static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, cal_rescale* r, ss_err* err)
+static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, ss_outfile* out, cal_rescale* r,
+                   ss_err* err)
 {
   char note[1024];
   size_t n = (size_t)snprintf(note, sizeof(note), "fit of stash-calibrate nccl to");
@@ -377,8 +378,8 @@ static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, ca
   if (n < sizeof(note))
     snprintf(note + n, sizeof(note) - n, " (%d ranks, %d points): alpha %.6g us, busbw %.6g GB/s", d->ranks, d->n,
              f->alpha_s * 1e6, f->busbw_bytes_per_s / 1e9);
-  return cal_rescale_platform(a->platform, a->out_platform, f->busbw_bytes_per_s, f->alpha_s / (2.0 * (d->ranks - 1)), note,
-                              r, err);
+  return cal_rescale_platform(a->platform, out, a->out_platform, f->busbw_bytes_per_s,
+                              f->alpha_s / (2.0 * (d->ranks - 1)), note, r, err);
 }
 
 /* No output may be an input or the other output: a usage error naming both. Returns 0 or 2. */
@@ -410,6 +411,7 @@ static int nccl_run(void* args, int nlogs, char** logs, ss_err* err)
   nccl_data d = {0};
   nccl_fit f;
   cal_rescale r = {0};
+  ss_outfile* platform = NULL;
   cJSON* j = NULL;
   int status = SS_EINPUT;
   d.nsrc = nlogs;
@@ -427,13 +429,21 @@ static int nccl_run(void* args, int nlogs, char** logs, ss_err* err)
     status = cal_usage_error("nccl", "no log gives the number of ranks (no '# Rank' lines): pass --ranks N");
     goto done;
   }
-  if (rc || fit(&d, &f, err) || (a->platform && rescale(a, &d, &f, &r, err)))
+  /* The rewritten platform goes in place after the JSON: a failure leaves both as they were. */
+  if (rc || fit(&d, &f, err) ||
+      (a->platform && (ss_outfile_open(a->out_platform, "platform", &platform, err) ||
+                       rescale(a, &d, &f, platform, &r, err))))
     goto done;
   j = params_json(&d, &f);
   if (a->platform)
     cJSON_AddItemToObject(j, "platform", platform_json(&r, a->platform, a->out_platform));
   status = cal_write_json(j, a->output, NULL, err);
+  if (status == 0 && platform) {
+    status = ss_outfile_commit(platform, err);
+    platform = NULL;
+  }
 done:
+  ss_outfile_abort(platform);
   cJSON_Delete(j);
   cal_rescale_free(&r);
   free(d.pts);

@@ -224,6 +224,7 @@ static int check_written(const char* written, const char* out, const cal_rescale
   ss_err why;
   ss_err_clear(&why);
   if (ss_platform_load(written, &q, &why)) {
+    snprintf(why.file, sizeof(why.file), "%s", out); /* the output, not its temporary file */
     char line[1024];
     ss_err_format(&why, line, sizeof(line));
     return ss_err_set(err, out, 0, "the rewritten platform does not load (%s)", line);
@@ -241,8 +242,8 @@ static int check_written(const char* written, const char* out, const cal_rescale
   return SS_OK;
 }
 
-int cal_rescale_platform(const char* in, const char* out, double busbw_bytes_per_s, double hop_latency_s, const char* note,
-                         cal_rescale* res, ss_err* err)
+int cal_rescale_platform(const char* in, ss_outfile* out, const char* out_name, double busbw_bytes_per_s,
+                         double hop_latency_s, const char* note, cal_rescale* res, ss_err* err)
 {
   memset(res, 0, sizeof(*res));
   ss_platform* p = NULL;
@@ -276,18 +277,11 @@ int cal_rescale_platform(const char* in, const char* out, double busbw_bytes_per
                     busbw_bytes_per_s / 1e9, classes, res->bandwidth_factor, after.busbw_bytes_per_s / 1e9);
     goto done;
   }
-  /* Written to a temporary file, read back, and only then put in place: a file that does not do
-   * what it says is worse than none, and the old one stays. */
-  ss_outfile* f = NULL;
-  if ((rc = ss_outfile_open(out, "platform", &f, err)))
-    goto done;
-  rc = write_xml(in, ss_outfile_stream(f), out, res, &before, note, err);
-  if (!rc && ss_outfile_temp(f))
-    rc = check_written(ss_outfile_temp(f), out, res, &after, err);
-  if (rc)
-    ss_outfile_abort(f);
-  else
-    rc = ss_outfile_commit(f, err);
+  /* Written to a temporary file and read back before the caller puts it in place: a file that
+   * does not do what it says is worse than none. */
+  rc = write_xml(in, ss_outfile_stream(out), out_name, res, &before, note, err);
+  if (!rc && ss_outfile_temp(out))
+    rc = check_written(ss_outfile_temp(out), out_name, res, &after, err);
 done:
   ss_platform_free(p);
   if (rc)

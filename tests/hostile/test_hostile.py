@@ -152,6 +152,33 @@ def case_failed_run_keeps_output(sim, cal, tmp):
             check(listing(tmp) == before, f"{what}: no temporary file left: {listing(tmp)}")
 
 
+def case_failed_calibrate_keeps_output(sim, cal, tmp):
+    """stash-calibrate runs that fail after their outputs are open: a workload the simulator would
+    reject (read back from the temporary file), a JSON that cannot be written after the platform
+    was rescaled. Every earlier output stays byte for byte."""
+    out, platform = os.path.join(tmp, "w.json"), os.path.join(tmp, "p.xml")
+    runs = [[cal, "trace", os.path.join(ROOT, "tests/calibration/synthetic.json"), "-o", out, "--samples", "1e20"],
+            [cal, "trace", os.path.join(ROOT, "tests/bad/cal/trace_weight_shape_overflow.json"), "-o", out,
+             "--samples", "10"],
+            [cal, "nccl", os.path.join(ROOT, "tests/calibration/nccl_2080ti_busbw.txt"), "--ranks", "2", "--platform",
+             os.path.join(ROOT, "tests/calibration/rtx2080ti_x2.xml"), "--out-platform", platform, "-o",
+             os.path.join(tmp, "no_such_dir", "fit.json")]]
+    for argv in runs:
+        for path in (out, platform):
+            with open(path, "wb") as f:
+                f.write(OLD)
+        before = listing(tmp)
+        r = subprocess.run(argv, cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        what = " ".join(os.path.basename(a) for a in argv[1:])
+        check(r.returncode in (1, 3) and len(r.stderr.splitlines()) == 1,
+              f"{what}: fails with one line, got {r.returncode}: {r.stderr.splitlines()[:2]}")
+        check("/." not in r.stderr, f"{what}: the line names no temporary file: {r.stderr.strip()}")
+        for path in (out, platform):
+            with open(path, "rb") as f:
+                check(f.read() == OLD, f"{what}: {os.path.basename(path)} as it was")
+        check(listing(tmp) == before, f"{what}: no temporary file left: {listing(tmp)}")
+
+
 def case_sigint_trace(sim, cal, tmp):
     """--trace interrupted: no partial trace, plain or gzipped; an earlier trace stays as it was."""
     for name, sig in (("t.json", signal.SIGINT), ("t.json.gz", signal.SIGTERM)):
