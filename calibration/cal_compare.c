@@ -358,7 +358,9 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
   int n = 0;
   ss_outfile* out = NULL;
   int status = SS_EINPUT;
-  const cal_named inputs[2] = {{"the measurements", path}, {"--bin", bin}};
+  /* A bare name is looked up in PATH, not a file here. */
+  const cal_named inputs[2] = {{"the measurements", path},
+                               {a->bin ? "--bin" : "the simulator", strchr(bin, '/') ? bin : NULL}};
   if (cal_check_output("compare", "-o", a->output, inputs, 2))
     return 2;
   if (read_csv(path, &lines, &rows, &n, err))

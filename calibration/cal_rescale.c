@@ -208,8 +208,8 @@ static int write_xml(const char* in, FILE* f, const char* out, const cal_rescale
   }
   if (rc)
     ss_err_nomem(err);
-  else if (xmlSaveFormatFileTo(xmlOutputBufferCreateFile(f, xmlFindCharEncodingHandler("UTF-8")), doc, "UTF-8", 0) < 0 ||
-           fflush(f))
+  else if (xmlSaveFormatFileTo(xmlOutputBufferCreateFile(f, xmlFindCharEncodingHandler("UTF-8")), doc, "UTF-8",
+                               0) < 0 || fflush(f))
     rc = ss_err_set(err, out, 0, "cannot write the platform: %s", errno ? strerror(errno) : "write error");
   xmlFreeDoc(doc);
   return rc;

@@ -226,10 +226,15 @@ int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err*
     /* A failed write shows in the commit (the stream's error flag). */
     fprintf(ss_outfile_stream(out), "%s\n", text);
     status = 0;
-    /* What was written must be what stash-sim takes: read the temporary file back first. */
-    if (check && ss_outfile_temp(out) && fflush(ss_outfile_stream(out)) == 0 && check(ss_outfile_temp(out), err)) {
+    /* What was written must be what stash-sim takes: read the temporary file back first (or the
+     * file itself when it is written directly and is a file: a memfd's /proc/self/fd/N). */
+    struct stat st;
+    const char* written = ss_outfile_temp(out) ? ss_outfile_temp(out)
+                          : ss_outfile_stream(out) != stdout && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? path
+                                                                                                              : NULL;
+    if (check && written && fflush(ss_outfile_stream(out)) == 0 && check(written, err)) {
       status = SS_EINPUT;
-      if (strcmp(err->file, ss_outfile_temp(out)) == 0) /* name the output, not its temporary file */
+      if (strcmp(err->file, written) == 0) /* name the output, not its temporary file */
         snprintf(err->file, sizeof(err->file), "%s", path);
     }
     if (status)

@@ -150,7 +150,8 @@ static int bench_main(const ss_cli* cli)
     status = fail(&err);
     goto done;
   }
-  status = ss_report_bench(ss_outfile_stream(out), job, nsizes, bytes, time_s, algs, protos, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
+  FILE* f = ss_outfile_stream(out);
+  status = ss_report_bench(f, job, nsizes, bytes, time_s, algs, protos, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
 done:
   if (out)
     status = close_output(out, status);
@@ -198,7 +199,8 @@ static int whatif_main(const ss_cli* cli)
   ss_result res[2];
   for (int k = 0; k < 2; k++)
     ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k]);
-  status = ss_report_whatif(ss_outfile_stream(out), &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)
+  FILE* f = ss_outfile_stream(out);
+  status = ss_report_whatif(f, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)
                ? write_failed(cli)
                : SS_EXIT_OK;
 done:

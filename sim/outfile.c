@@ -59,23 +59,54 @@ void ss_outfile_unblock(const sigset_t* old)
   sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-int ss_outfile_guard(const char* path)
+/* Fill slot i of a registry with what (a path, a pid) for this process; its flag last. */
+typedef int (*slot_free_fn)(int i);
+typedef void (*slot_fill_fn)(int i, const void* what);
+
+static int temp_free(int i)
 {
-  if (strlen(path) >= PATH_MAX)
-    return -1;
+  return !temps[i].used;
+}
+
+static void temp_fill(int i, const void* what)
+{
+  strcpy(temps[i].path, what);
+  temps[i].owner = getpid();
+  atomic_signal_fence(memory_order_seq_cst);
+  temps[i].used = 1;
+}
+
+static int child_free(int i)
+{
+  return !children[i].used;
+}
+
+static void child_fill(int i, const void* what)
+{
+  children[i].pid = *(const pid_t*)what;
+  children[i].owner = getpid();
+  atomic_signal_fence(memory_order_seq_cst);
+  children[i].used = 1;
+}
+
+/* The first free slot of n, filled with what, signals blocked meanwhile; -1 when all are taken. */
+static int claim(int n, slot_free_fn is_free, slot_fill_fn fill, const void* what)
+{
   sigset_t old;
   ss_outfile_block(&old);
   int slot = -1;
-  for (int i = 0; i < SS_NTEMPS && slot < 0; i++)
-    if (!temps[i].used) {
-      strcpy(temps[i].path, path);
-      temps[i].owner = getpid();
-      atomic_signal_fence(memory_order_seq_cst);
-      temps[i].used = 1;
+  for (int i = 0; i < n && slot < 0; i++)
+    if (is_free(i)) {
+      fill(i, what);
       slot = i;
     }
   ss_outfile_unblock(&old);
   return slot;
+}
+
+int ss_outfile_guard(const char* path)
+{
+  return strlen(path) < PATH_MAX ? claim(SS_NTEMPS, temp_free, temp_fill, path) : -1;
 }
 
 void ss_outfile_forget(int slot)
@@ -86,19 +117,7 @@ void ss_outfile_forget(int slot)
 
 int ss_outfile_child(pid_t pid)
 {
-  sigset_t old;
-  ss_outfile_block(&old);
-  int slot = -1;
-  for (int i = 0; i < SS_NCHILDREN && slot < 0; i++)
-    if (!children[i].used) {
-      children[i].pid = pid;
-      children[i].owner = getpid();
-      atomic_signal_fence(memory_order_seq_cst);
-      children[i].used = 1;
-      slot = i;
-    }
-  ss_outfile_unblock(&old);
-  return slot;
+  return claim(SS_NCHILDREN, child_free, child_fill, &pid);
 }
 
 void ss_outfile_child_done(int slot)
@@ -291,11 +310,11 @@ static mode_t new_file_mode(void)
 
 static void outfile_free(ss_outfile* f)
 {
-  if (!f)
-    return;
-  free(f->path);
-  free(f->target);
-  free(f->temp);
+  if (f) {
+    free(f->path);
+    free(f->target);
+    free(f->temp);
+  }
   free(f);
 }
 
@@ -349,11 +368,14 @@ int ss_outfile_open(const char* path, const char* what, ss_outfile** out, ss_err
   }
   char target[PATH_MAX];
   canonical(path, target, sizeof(target));
-  struct stat st;
+  struct stat st, via;
   int exists = stat(target, &st) == 0;
+  /* A link that leads to a file with no name of its own (/proc/self/fd/N of a memfd or of a
+   * deleted file) cannot be replaced by a rename: written directly, as a device is. */
+  int nameless = stat(path, &via) == 0 && (!exists || st.st_dev != via.st_dev || st.st_ino != via.st_ino);
   int e = 0;
   errno = 0;
-  if (exists && !S_ISREG(st.st_mode)) {
+  if (nameless || (exists && !S_ISREG(st.st_mode))) {
     /* /dev/null, a FIFO, a terminal: nothing to replace, and renaming over it is wrong. */
     if (!(f->f = fopen(path, "w")))
       e = errno ? errno : EIO;

@@ -12,7 +12,8 @@
 
 typedef struct ss_outfile ss_outfile;
 
-/* Open the output path ("-" or NULL is standard output; a device or FIFO is written directly).
+/* Open the output path ("-" or NULL is standard output; a device, a FIFO, or a file reached by a
+ * link that names no path (/proc/self/fd/N of a memfd) is written directly).
  * A regular file (or a new one) is written to a temporary ".NAME.XXXXXX" in the folder of the
  * file a link points to, with the permissions of the file it replaces (or of a new file), and
  * registered for removal on a signal or at exit. what names the output in errors ("report").

@@ -20,14 +20,14 @@ WORKLOAD = os.path.join(ROOT, "workloads", "resnet50.json")
 LONG = [PLATFORM, WORKLOAD, "--instances", "16", "--iterations", "400"]
 OLD = b'{"old report": "must survive byte for byte"}\n'
 
-failures = 0
+FAILED = []
 
 
 def check(cond, what):
-    global failures
-    print(("ok: " if cond else "FAIL: ") + what)
+    """Print one check, and keep it when it failed."""
+    print(f"{'ok' if cond else 'FAIL'}: {what}")
     if not cond:
-        failures += 1
+        FAILED.append(what)
 
 
 def listing(folder):
@@ -210,7 +210,8 @@ def case_signal_children(sim, cal, tmp):
             f.write(OLD)
         before = listing(tmp)
         rc, lines, kids = interrupted(argv, sig, lambda p: children(p.pid), tmp, group)
-        what = f"{argv[1] if argv[1] == 'whatif' else '--stash'} {signal.Signals(sig).name}" + (" to the group" if group else "")
+        what = (f"{argv[1] if argv[1] == 'whatif' else '--stash'} {signal.Signals(sig).name}"
+                + (" to the group" if group else ""))
         check_interrupt(rc, lines, sig)
         check(len(kids) >= 1, f"{what}: the run had children ({kids})")
         check(wait_for(lambda: not any(alive(k) for k in kids), 2.0), f"{what}: every child is gone")
@@ -327,7 +328,7 @@ def main():
         CASES[sys.argv[3]](sim, cal, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    sys.exit(1 if failures else 0)
+    sys.exit(1 if FAILED else 0)
 
 
 if __name__ == "__main__":
