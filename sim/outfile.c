@@ -383,6 +383,13 @@ int ss_outfile_open(const char* path, const char* what, ss_outfile** out, ss_err
     e = ENOMEM;
   } else {
     e = open_temp(f, exists ? (st.st_mode & 0777) : new_file_mode());
+    /* A folder we may not create in, holding a file we may write: that file, in place (as
+     * before; not atomic, but not refused). */
+    if ((e == EACCES || e == EPERM) && exists && access(target, W_OK) == 0) {
+      free(f->temp);
+      f->temp = NULL;
+      e = (f->f = fopen(path, "w")) ? 0 : errno;
+    }
   }
   if (e) {
     outfile_free(f);

@@ -16,7 +16,8 @@ typedef struct ss_outfile ss_outfile;
  * link that names no path (/proc/self/fd/N of a memfd) is written directly).
  * A regular file (or a new one) is written to a temporary ".NAME.XXXXXX" in the folder of the
  * file a link points to, with the permissions of the file it replaces (or of a new file), and
- * registered for removal on a signal or at exit. what names the output in errors ("report").
+ * registered for removal on a signal or at exit (an existing file in a folder where no file may
+ * be created is written in place). what names the output in errors ("report").
  * Returns 0, or SS_EIO with err naming path ("cannot write the report: REASON"). */
 int ss_outfile_open(const char* path, const char* what, ss_outfile** out, ss_err* err);
 
