@@ -174,6 +174,11 @@ static void say(const char* s)
   (void)n; /* nothing to do about a stderr that cannot be written */
 }
 
+/* Not instrumented by AddressSanitizer: the signal may land while an actor runs on a stack of
+ * SimGrid's, and ASan warns of the call to _exit (noreturn) from a stack it does not know. */
+#if defined(__SANITIZE_ADDRESS__)
+__attribute__((no_sanitize_address))
+#endif
 static void on_signal(int sig)
 {
   int saved = errno;
