@@ -356,8 +356,13 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
   cal_lines lines = {0};
   row* rows = NULL;
   int n = 0;
-  FILE* out = NULL;
+  ss_outfile* out = NULL;
   int status = SS_EINPUT;
+  /* A bare name is looked up in PATH, not a file here. */
+  const cal_named inputs[2] = {{"the measurements", path},
+                               {a->bin ? "--bin" : "the simulator", strchr(bin, '/') ? bin : NULL}};
+  if (cal_check_output("compare", "-o", a->output, inputs, 2))
+    return 2;
   if (read_csv(path, &lines, &rows, &n, err))
     goto done;
   status = 1;
@@ -365,8 +370,7 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
     fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));
     goto done;
   }
-  const char* inputs[1] = {path};
-  if (a->output && !(out = cal_open_output(a->output, inputs, 1)))
+  if (a->output && !(out = cal_open_output(a->output, &status)))
     goto done;
   int failed = 0;
   for (int i = 0; i < n; i++) {
@@ -376,10 +380,15 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
   write_table(stdout, path, bin, rows, n);
   status = failed ? 1 : 0;
   if (out) {
-    write_csv(out, rows, n);
-    status = cal_close_output(out, a->output, status);
+    write_csv(ss_outfile_stream(out), rows, n);
+    /* the rows are written even when one failed: they say which */
+    int closed = cal_close_output(out, 0);
+    status = status ? status : closed;
   }
-  status = cal_close_output(stdout, NULL, status);
+  if (fflush(stdout) && !status) {
+    fprintf(stderr, "stdout: error: cannot write the output: %s\n", strerror(errno));
+    status = SS_EXIT_RESOURCE;
+  }
 done:
   for (int i = 0; rows && i < n; i++)
     free(rows[i].error);

@@ -4,6 +4,7 @@
 #include "actors.h"
 #include "cluster.h"
 #include "cost.h"
+#include "outfile.h"
 #include "proc.h"
 
 #include <errno.h>
@@ -29,17 +30,26 @@ static int load_cluster(const ss_job* job, ss_err* err)
   const char* dir = getenv("TMPDIR");
   char path[4096];
   snprintf(path, sizeof(path), "%s/stash-sim-XXXXXX", dir && *dir ? dir : "/tmp");
+  sigset_t old;
+  ss_outfile_block(&old);
   int fd = mkstemp(path);
+  int slot = fd >= 0 ? ss_outfile_guard(path) : -1; /* removed by a signal too */
+  ss_outfile_unblock(&old);
   FILE* f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
-    if (fd >= 0)
+    int e = errno;
+    if (fd >= 0) {
       close(fd);
+      unlink(path);
+      ss_outfile_forget(slot);
+    }
     return ss_err_set(err, NULL, 0, "cannot create a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
-                      strerror(errno));
+                      strerror(e));
   }
   int rc = ss_cluster_write(job, f);
   if (fclose(f) || rc) {
     unlink(path);
+    ss_outfile_forget(slot);
     return ss_err_set(err, NULL, 0, "cannot write a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
                       strerror(errno));
   }
@@ -47,6 +57,7 @@ static int load_cluster(const ss_job* job, ss_err* err)
    * names and figures from it, so SimGrid will not abort on this. */
   simgrid_load_platform(path);
   unlink(path);
+  ss_outfile_forget(slot);
   return SS_OK;
 }
 
@@ -63,7 +74,13 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     argv[1 + i] = (char*)ss_engine_default_cfg[i];
   for (int i = 0; i < ncfg; i++)
     argv[1 + nd + i] = cfg[i];
+  /* simgrid_init installs a SIGINT handler that prints every actor's status: ours again, and no
+   * signal handled in between. */
+  sigset_t old;
+  ss_outfile_block(&old);
   simgrid_init(&argc, argv);
+  ss_outfile_rearm();
+  ss_outfile_unblock(&old);
   free(argv);
   /* The trace's link counters: an observer of the links' load, which changes no flow. */
   if (job->opt.trace)
@@ -636,8 +653,9 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   *simulated_s = simgrid_get_clock();
   sim_teardown(&s, job, args);
   probe_free(&s);
-  int closed = ss_trace_close(s.trace, rc ? NULL : err);
-  if (!rc && closed)
+  if (rc)
+    ss_trace_abort(s.trace);
+  else if (ss_trace_close(s.trace, err))
     rc = ss_err_kind(err, SS_EIO);
   if (rc) {
     ss_timeline_free(s.tl);

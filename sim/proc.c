@@ -1,6 +1,8 @@
 /* proc: child processes: functions run in forked children, and programs run with their output captured. */
 #include "proc.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,8 +29,12 @@ int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg)
     return SS_PROC_EPIPE;
   fflush(stdout);
   fflush(stderr);
+  /* No signal between the fork and the registration: a signal ends the registered children. */
+  sigset_t old;
+  ss_outfile_block(&old);
   pid_t pid = fork();
   if (pid == 0) {
+    ss_outfile_unblock(&old);
     close(fds[0]);
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) {
@@ -41,6 +47,8 @@ int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg)
     _exit(fn(arg, fds[1]));
   }
   close(fds[1]);
+  p->slot = pid > 0 ? ss_outfile_child(pid) : -1;
+  ss_outfile_unblock(&old);
   if (pid < 0) {
     close(fds[0]);
     return SS_PROC_EFORK;
@@ -65,6 +73,7 @@ void ss_proc_finish(ss_proc* p, void* buf, size_t size, size_t* got, ss_proc_exi
   *got = n;
   int status = 0;
   waitpid(p->pid, &status, 0);
+  ss_outfile_child_done(p->slot);
   *how = exit_of(status);
 }
 
@@ -155,10 +164,16 @@ static int exec_wait(char* const* argv, FILE* out, FILE* err, ss_proc_output* r)
   int report[2];
   if (pipe(report))
     return -1;
+  sigset_t old;
+  ss_outfile_block(&old);
   pid_t pid = fork();
-  if (pid == 0)
+  if (pid == 0) {
+    ss_outfile_unblock(&old);
     exec_child(argv, out, err, report);
+  }
   int fork_errno = errno, e = 0;
+  int slot = pid > 0 ? ss_outfile_child(pid) : -1;
+  ss_outfile_unblock(&old);
   close(report[1]);
   if (pid > 0 && read(report[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
     r->exec_errno = e;
@@ -168,7 +183,9 @@ static int exec_wait(char* const* argv, FILE* out, FILE* err, ss_proc_output* r)
     return -1;
   }
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0)
+  pid_t got = waitpid(pid, &status, 0);
+  ss_outfile_child_done(slot);
+  if (got < 0)
     return -1;
   r->how = exit_of(status);
   return 0;

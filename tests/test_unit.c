@@ -1,6 +1,7 @@
 /* test_unit: CUnit suites for the modules that need no SimGrid run; `test_unit SUITE` runs one. */
 #include "cli.h"
 #include "option.h"
+#include "outfile.h"
 #include "cluster.h"
 #include "cost.h"
 #include "err.h"
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define NEAR(a, b, rel) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
@@ -951,6 +954,139 @@ static void test_rng_slowest(void)
   }
 }
 
+/* dir/name as a path in buf. */
+static const char* at(char* buf, size_t size, const char* dir, const char* name)
+{
+  snprintf(buf, size, "%s/%s", dir, name);
+  return buf;
+}
+
+/* The whole of a small file, or "" when it cannot be read. */
+static const char* slurp_small(const char* path, char* buf, size_t size)
+{
+  FILE* f = fopen(path, "rb");
+  size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+  buf[n] = '\0';
+  if (f)
+    fclose(f);
+  return buf;
+}
+
+/* How many entries the folder holds besides . and .. */
+static int entries(const char* dir)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+  FILE* p = popen(cmd, "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1)
+    n = -1;
+  if (p)
+    pclose(p);
+  return n;
+}
+
+static void test_outfile_same(void)
+{
+  char dir[] = "/tmp/stash-outfile-XXXXXX";
+  CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+  char a[512], b[512], c[512], d[512], e[512];
+  FILE* f = fopen(at(a, sizeof(a), dir, "a.json"), "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fclose(f);
+  CU_ASSERT(link(a, at(b, sizeof(b), dir, "hard.json")) == 0);
+  CU_ASSERT(symlink("a.json", at(c, sizeof(c), dir, "soft.json")) == 0);
+  CU_ASSERT(symlink("new.json", at(d, sizeof(d), dir, "dangling.json")) == 0);
+  CU_ASSERT(ss_outfile_same(a, b));                                          /* a hard link */
+  CU_ASSERT(ss_outfile_same(c, a));                                          /* a symbolic link */
+  CU_ASSERT(ss_outfile_same(d, at(e, sizeof(e), dir, "new.json")));          /* a link to no file yet */
+  CU_ASSERT(ss_outfile_same(at(e, sizeof(e), dir, "x/../new.json"), d) == 0); /* x does not exist */
+  CU_ASSERT(ss_outfile_same(a, at(e, sizeof(e), dir, "new.json")) == 0);
+  CU_ASSERT(ss_outfile_same("-", "-") == 0);
+  CU_ASSERT(ss_outfile_same(NULL, a) == 0);
+  CU_ASSERT(ss_outfile_same(at(e, sizeof(e), dir, "."), dir));
+  remove(a);
+  remove(b);
+  remove(c);
+  remove(d);
+  rmdir(dir);
+}
+
+static void test_outfile_commit(void)
+{
+  char dir[] = "/tmp/stash-outfile-XXXXXX";
+  CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+  char path[512], buf[64];
+  at(path, sizeof(path), dir, "r.json");
+  FILE* f = fopen(path, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs("old\n", f);
+  fclose(f);
+  chmod(path, 0600);
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* o = NULL;
+  /* aborted: the old file, nothing else */
+  CU_ASSERT_FATAL(ss_outfile_open(path, "report", &o, &err) == SS_OK);
+  CU_ASSERT(ss_outfile_temp(o) != NULL && entries(dir) == 2);
+  fputs("half", ss_outfile_stream(o));
+  ss_outfile_abort(o);
+  CU_ASSERT(strcmp(slurp_small(path, buf, sizeof(buf)), "old\n") == 0);
+  CU_ASSERT(entries(dir) == 1);
+  /* committed: the new file in place, its mode kept */
+  CU_ASSERT_FATAL(ss_outfile_open(path, "report", &o, &err) == SS_OK);
+  fputs("new\n", ss_outfile_stream(o));
+  CU_ASSERT(strcmp(slurp_small(path, buf, sizeof(buf)), "old\n") == 0); /* not before the commit */
+  CU_ASSERT(ss_outfile_commit(o, &err) == SS_OK);
+  CU_ASSERT(strcmp(slurp_small(path, buf, sizeof(buf)), "new\n") == 0);
+  struct stat st;
+  CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+  CU_ASSERT(entries(dir) == 1);
+  /* a folder that does not exist: an I/O error naming the output */
+  char bad[600];
+  snprintf(bad, sizeof(bad), "%s/nope/r.json", dir);
+  CU_ASSERT(ss_outfile_open(bad, "report", &o, &err) == SS_EIO);
+  CU_ASSERT(strstr(err.msg, "cannot write the report: No such file or directory") != NULL);
+  remove(path);
+  rmdir(dir);
+}
+
+/* A link that names no path (/proc/self/fd/N of a deleted file): written in place, no file made. */
+static void test_outfile_nameless(void)
+{
+  FILE* tmp = tmpfile();
+  CU_ASSERT_FATAL(tmp != NULL);
+  char path[64], buf[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(tmp));
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* o = NULL;
+  CU_ASSERT_FATAL(ss_outfile_open(path, "output", &o, &err) == SS_OK);
+  CU_ASSERT(ss_outfile_temp(o) == NULL);
+  fputs("in place\n", ss_outfile_stream(o));
+  CU_ASSERT(ss_outfile_commit(o, &err) == SS_OK);
+  rewind(tmp);
+  size_t n = fread(buf, 1, sizeof(buf) - 1, tmp);
+  buf[n] = '\0';
+  CU_ASSERT(strcmp(buf, "in place\n") == 0);
+  fclose(tmp);
+}
+
+static void test_outfile_write_error(void)
+{
+  /* /dev/full is written directly (a device) and every write to it fails: the commit says so. */
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* o = NULL;
+  if (access("/dev/full", W_OK) != 0)
+    return;
+  CU_ASSERT_FATAL(ss_outfile_open("/dev/full", "trace", &o, &err) == SS_OK);
+  CU_ASSERT(ss_outfile_temp(o) == NULL);
+  fputs("{}\n", ss_outfile_stream(o));
+  CU_ASSERT(ss_outfile_commit(o, &err) == SS_EIO);
+  CU_ASSERT(strcmp(err.file, "/dev/full") == 0 && strstr(err.msg, "cannot write the trace: ") != NULL);
+}
+
 typedef struct suite_def {
   const char* name;
   struct {
@@ -971,6 +1107,8 @@ static const suite_def suites[] = {
     {"cli", {{"parse", test_cli}}},
     {"option", {{"registry", test_option_registry}}},
     {"report", {{"json", test_report_json}}},
+    {"outfile", {{"same", test_outfile_same}, {"commit", test_outfile_commit}, {"write_error", test_outfile_write_error},
+                 {"nameless", test_outfile_nameless}}},
     {"rng", {{"streams", test_rng_streams}, {"moments", test_rng_moments}, {"jitter", test_rng_jitter},
              {"slowest", test_rng_slowest}}},
 };
