@@ -357,17 +357,24 @@ static void test_compare_quoting(void)
   unlink(csv);
 }
 
+/* Open TMPDIR/name for writing, its path to path (a failed check when it cannot be). */
+static FILE* tmp_file(const char* name, char* path, size_t size)
+{
+  snprintf(path, size, "%s/%s", tmpdir, name);
+  FILE* f = fopen(path, "w");
+  CHECK(f != NULL, "cannot write %s", path);
+  return f;
+}
+
 /* No fixed buffer cuts a row's arguments: 6000 bytes of a repeated option before the workload,
  * the last word, still run as star2.xml's row alone. */
 static void test_compare_long_args(void)
 {
   char csv[256], out[256];
-  snprintf(csv, sizeof(csv), "%s/long.csv", tmpdir);
-  snprintf(out, sizeof(out), "%s/c.csv", tmpdir);
-  FILE* c = fopen(csv, "w");
-  CHECK(c != NULL, "cannot write %s", csv);
+  FILE* c = tmp_file("long.csv", csv, sizeof(csv));
   if (!c)
     return;
+  snprintf(out, sizeof(out), "%s/c.csv", tmpdir);
   fprintf(c, "args,measured_iteration_s\ntests/platforms/star2.xml --synthetic");
   for (int i = 0; i < 600; i++)
     fprintf(c, " --gpus 1");
@@ -390,11 +397,8 @@ static void test_compare_long_args(void)
 static void test_compare_timeout(void)
 {
   char bin[256], csv[256];
-  snprintf(bin, sizeof(bin), "%s/slow-sim", tmpdir);
-  snprintf(csv, sizeof(csv), "%s/slow.csv", tmpdir);
-  FILE* b = fopen(bin, "w");
-  FILE* c = fopen(csv, "w");
-  CHECK(b && c, "cannot write %s or %s", bin, csv);
+  FILE* b = tmp_file("slow-sim", bin, sizeof(bin));
+  FILE* c = tmp_file("slow.csv", csv, sizeof(csv));
   if (b) {
     fputs("#!/bin/sh\nexec sleep 60\n", b);
     fclose(b);
@@ -418,8 +422,7 @@ static void test_compare_timeout(void)
 static void test_compare_size_cap(void)
 {
   char csv[256];
-  snprintf(csv, sizeof(csv), "%s/big.csv", tmpdir);
-  FILE* c = fopen(csv, "w");
+  FILE* c = tmp_file("big.csv", csv, sizeof(csv));
   CHECK(c != NULL && ftruncate(fileno(c), 17 << 20) == 0, "cannot make %s", csv);
   if (c)
     fclose(c);
