@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char* ss_proc_strerror(int start)
@@ -158,8 +160,44 @@ static void exec_child(char* const* argv, FILE* out, FILE* err, const int* repor
   _exit(127);
 }
 
-/* Run argv with its output to out and err and wait for it: 0, or -1 with errno. */
-static int exec_wait(char* const* argv, FILE* out, FILE* err, ss_proc_output* r)
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* waitpid for pid, which is sent SIGTERM once timeout_s (> 0) have passed since start, and
+ * SIGKILL 2 s later; *timed_out says whether it was. Polls every 10 ms: a child's run time is not
+ * measured by this, only bounded. */
+static pid_t wait_bounded(pid_t pid, int* status, double timeout_s, int* timed_out)
+{
+  if (!(timeout_s > 0))
+    return waitpid(pid, status, 0);
+  double start = now_s();
+  int sent = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, status, WNOHANG);
+    if (w != 0)
+      return w;
+    double t = now_s() - start;
+    if (t > timeout_s + 2 && sent < 2) {
+      kill(pid, SIGKILL);
+      sent = 2;
+    } else if (t > timeout_s && sent < 1) {
+      kill(pid, SIGTERM);
+      sent = 1;
+      *timed_out = 1;
+    }
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    nanosleep(&tick, NULL);
+  }
+}
+
+/* Run argv with its output to out and err and wait for it (at most timeout_s, 0: no limit): 0,
+ * or -1 with errno. */
+static int exec_wait(char* const* argv, FILE* out, FILE* err, double timeout_s, ss_proc_output* r)
 {
   int report[2];
   if (pipe(report))
@@ -183,7 +221,7 @@ static int exec_wait(char* const* argv, FILE* out, FILE* err, ss_proc_output* r)
     return -1;
   }
   int status = 0;
-  pid_t got = waitpid(pid, &status, 0);
+  pid_t got = wait_bounded(pid, &status, timeout_s, &r->timed_out);
   ss_outfile_child_done(slot);
   if (got < 0)
     return -1;
@@ -206,11 +244,16 @@ static char* slurp(FILE* f)
 
 int ss_proc_exec(char* const* argv, ss_proc_output* r, ss_err* err)
 {
+  return ss_proc_exec_timeout(argv, 0, r, err);
+}
+
+int ss_proc_exec_timeout(char* const* argv, double timeout_s, ss_proc_output* r, ss_err* err)
+{
   memset(r, 0, sizeof(*r));
   FILE* out = tmpfile();
   FILE* errf = out ? tmpfile() : NULL;
   int rc = SS_OK;
-  if (!errf || exec_wait(argv, out, errf, r)) {
+  if (!errf || exec_wait(argv, out, errf, timeout_s, r)) {
     rc = ss_err_set(err, NULL, 0, "cannot start %s: %s", argv[0], strerror(errno));
   } else {
     r->out = slurp(out);

@@ -73,6 +73,7 @@ typedef struct ss_proc_output {
   int exec_errno; /* why it could not be executed (then it exited 127 and said nothing), or 0 */
   char* out;      /* its stdout, NUL-terminated */
   char* err;      /* its stderr, NUL-terminated */
+  int timed_out;  /* ss_proc_exec_timeout: it ran past its time and was killed */
 } ss_proc_output;
 
 /* Run the program argv[0] with the NULL-terminated argv (execv when argv[0] holds a '/', else
@@ -81,6 +82,11 @@ typedef struct ss_proc_output {
  * with "cannot start ARGV0: REASON" (no temporary file, fork or wait failed) or "out of memory"
  * in err and nothing to free. */
 int ss_proc_exec(char* const* argv, ss_proc_output* r, ss_err* err);
+
+/* ss_proc_exec with a time limit: a program still running timeout_s seconds after it started
+ * (0: no limit) is sent SIGTERM, then SIGKILL 2 s later if it is still there; r->timed_out is set
+ * and r->how says how it ended. */
+int ss_proc_exec_timeout(char* const* argv, double timeout_s, ss_proc_output* r, ss_err* err);
 
 /* Free what ss_proc_exec captured (r may be zeroed; out and err become NULL). */
 void ss_proc_output_free(ss_proc_output* r);
