@@ -11,7 +11,8 @@
  * Environment: FUZZ_PIPELINE_FINDINGS=DIR records each distinct finding (by kind and first
  * stderr line, digits ignored) in DIR (the input, its files and its command) and goes on, instead of
  * aborting (scripts/fuzz.sh sets it); FUZZ_PIPELINE_TIMEOUT=S (default 10) limits each child;
- * FUZZ_PIPELINE_SHOW=1 prints each command. */
+ * FUZZ_PIPELINE_SHOW=1 prints each command and its outcome; FUZZ_PIPELINE_KEEP=1 keeps the
+ * working folder (the last input's files). */
 #define _GNU_SOURCE /* mkdtemp, setenv */
 #include "cli.h"
 #include "fuzz_input.h"
@@ -142,44 +143,64 @@ static void platform(rd* r, buf* x)
   int ngpus = 1 + (int)(u8(r) % 4);
   unsigned flags = u8(r);
   int nic = !(flags & 1), nvlink = flags & 2, transport = (flags >> 2) & 3;
+  /* Every byte is read in its own statement: the order of a call's arguments is the compiler's. */
+  const char* v[6];
+  v[0] = real(r, 1, b[0], 64);
+  v[1] = whole(r, 8, 16, b[1], 64);
+  v[2] = real(r, 64, b[2], 64);
+  v[3] = real(r, 80, b[3], 64);
   bprintf(x, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
              "<platform version=\"4.1\">\n  <zone id=\"fz\" routing=\"Full\">\n"
              "    <prop id=\"instance_type\" value=\"fuzz\"/>\n    <prop id=\"price_usd_per_h\" value=\"%s\"/>\n"
              "    <prop id=\"vcpus\" value=\"%s\"/>\n    <prop id=\"memory_gib\" value=\"%s\"/>\n"
              "    <prop id=\"network_gbps\" value=\"%s\"/>\n",
-          real(r, 1, b[0], 64), whole(r, 8, 16, b[1], 64), real(r, 64, b[2], 64), real(r, 80, b[3], 64));
+          v[0], v[1], v[2], v[3]);
   if (transport) {
     static const char* const tr[] = {"", "socket", "ib", "efa"};
     bprintf(x, "    <prop id=\"net_transport\" value=\"%s\"/>\n", tr[transport]);
-    if (flags & 16)
+    if (flags & 16) {
+      v[0] = real(r, 0.5, b[0], 64);
+      v[1] = real(r, 30, b[1], 64);
       bprintf(x, "    <prop id=\"net_line_fraction\" value=\"%s\"/>\n    <prop id=\"net_message_us\" value=\"%s\"/>\n",
-              real(r, 0.5, b[0], 64), real(r, 30, b[1], 64));
+              v[0], v[1]);
+    }
   }
-  if (flags & 32)
+  if (flags & 32) {
+    unsigned vendor = u8(r), view = u8(r);
     bprintf(x, "    <prop id=\"cpu_vendor\" value=\"%s\"/>\n    <prop id=\"pci_view\" value=\"%s\"/>\n",
-            u8(r) & 1 ? "intel" : "amd", u8(r) & 1 ? "flat" : "physical");
+            vendor & 1 ? "intel" : "amd", view & 1 ? "flat" : "physical");
+  }
   if (flags & 64)
     bprintf(x, "    <prop id=\"comm_interference\" value=\"%s\"/>\n", real(r, 0.4, b[0], 64));
+  v[0] = real(r, 1, b[0], 64);
+  v[1] = whole(r, 8, 16, b[1], 64);
   bprintf(x, "    <host id=\"cpu\" speed=\"%sGf\" core=\"%s\">\n      <prop id=\"role\" value=\"cpu\"/>\n",
-          real(r, 1, b[0], 64), whole(r, 8, 16, b[1], 64));
-  if (flags & 128)
+          v[0], v[1]);
+  if (flags & 128) {
+    v[0] = real(r, 3.9, b[0], 64);
+    v[1] = real(r, 2, b[1], 64);
+    v[2] = real(r, 6, b[2], 64);
     bprintf(x, "      <prop id=\"shm_gbytes_per_s\" value=\"%s\"/>\n      <prop id=\"shm_latency_us\" value=\"%s\"/>\n"
                "      <prop id=\"memcpy_gbytes_per_s\" value=\"%s\"/>\n",
-            real(r, 3.9, b[0], 64), real(r, 2, b[1], 64), real(r, 6, b[2], 64));
-  bprintf(x, "      <disk id=\"ebs\" read_bw=\"%sGBps\" write_bw=\"%sGBps\"/>\n    </host>\n", real(r, 10, b[0], 64),
-          real(r, 10, b[1], 64));
+            v[0], v[1], v[2]);
+  }
+  v[0] = real(r, 10, b[0], 64);
+  v[1] = real(r, 10, b[1], 64);
+  bprintf(x, "      <disk id=\"ebs\" read_bw=\"%sGBps\" write_bw=\"%sGBps\"/>\n    </host>\n", v[0], v[1]);
   for (int g = 0; g < ngpus; g++) {
     unsigned m = u8(r);
+    v[0] = real(r, 10, b[0], 64);
     bprintf(x, "    <host id=\"gpu%d\" speed=\"%sTf\">\n      <prop id=\"role\" value=\"gpu\"/>\n"
                "      <prop id=\"gpu_model\" value=\"%s\"/>\n%s    </host>\n",
-            g, real(r, 10, b[0], 64), m & 1 ? "fz-gpu-b" : "fz-gpu-a",
+            g, v[0], m & 1 ? "fz-gpu-b" : "fz-gpu-a",
             m == 255 ? "      <prop id=\"compute_on\" value=\"cpu\"/>\n" : "");
   }
   int up[4], upcpu, nicd = 0, nvl[4][4] = {{0}};
   char id[32];
   for (int g = 0; g < ngpus; g++) {
     snprintf(id, sizeof(id), "up_gpu%d", g);
-    up[g] = add_link(r, x, id, u8(r) == 255 ? "socket" : "pcie", 10);
+    unsigned cls = u8(r);
+    up[g] = add_link(r, x, id, cls == 255 ? "socket" : "pcie", 10);
   }
   upcpu = add_link(r, x, "up_cpu", "pcie", 10);
   if (nic)
@@ -235,21 +256,37 @@ static void workload(rd* r, buf* j)
   char b[8][64];
   unsigned flags = u8(r);
   int nlayers = 1 + (int)(flags % 4);
+  const char* v[5];
+  v[0] = whole(r, 8, 64, b[0], 64);
+  v[1] = real(r, 4, b[1], 64);
+  v[2] = real(r, 1e13, b[2], 64);
+  v[3] = whole(r, 8, 64, b[3], 64);
+  v[4] = real(r, 0.0005, b[4], 64);
   bprintf(j, "{\"schema\": \"stash-sim-workload/1\", \"model\": \"fz\", \"precision\": \"fp32\", \"batch_per_gpu\": %s,"
              " \"grad_bytes_per_param\": %s, \"reference\": {\"gpu_model\": \"fz-gpu-a\", \"gpu_flops\": %s, \"batch\": %s},"
              " \"optimizer_s\": %s, \"layers\": [",
-          whole(r, 8, 64, b[0], 64), real(r, 4, b[1], 64), real(r, 1e13, b[2], 64), whole(r, 8, 64, b[3], 64),
-          real(r, 0.0005, b[4], 64));
-  for (int i = 0; i < nlayers; i++)
-    bprintf(j, "%s{\"name\": \"l%d\", \"fwd_s\": %s, \"bwd_s\": %s, \"params\": %s}", i ? ", " : "", i,
-            real(r, 0.001, b[0], 64), real(r, 0.002, b[1], 64), real(r, 1e6, b[2], 64));
+          v[0], v[1], v[2], v[3], v[4]);
+  for (int i = 0; i < nlayers; i++) {
+    v[0] = real(r, 0.001, b[0], 64);
+    v[1] = real(r, 0.002, b[1], 64);
+    v[2] = real(r, 1e6, b[2], 64);
+    bprintf(j, "%s{\"name\": \"l%d\", \"fwd_s\": %s, \"bwd_s\": %s, \"params\": %s}", i ? ", " : "", i, v[0], v[1],
+            v[2]);
+  }
+  v[0] = real(r, 1000, b[0], 64);
+  v[1] = real(r, 1e5, b[1], 64);
+  v[2] = real(r, 0.002, b[2], 64);
+  v[3] = real(r, 602112, b[3], 64);
   bprintf(j, "], \"dataset\": {\"name\": \"d\", \"samples\": %s, \"bytes_per_sample\": %s, \"prep_cpu_s_per_sample\": %s,"
              " \"decoded_bytes_per_sample\": %s}",
-          real(r, 1000, b[0], 64), real(r, 1e5, b[1], 64), real(r, 0.002, b[2], 64), real(r, 602112, b[3], 64));
-  if (flags & 4)
+          v[0], v[1], v[2], v[3]);
+  if (flags & 4) {
+    v[0] = real(r, 1, b[0], 64);
+    v[1] = real(r, 1, b[1], 64);
     bprintf(j, ", \"devices\": [{\"gpu_model\": \"fz-gpu-b\", \"fwd_s\": %s, \"bwd_s\": %s, \"reference_fwd_s\": 1,"
                " \"reference_bwd_s\": 1, \"source\": \"fuzz\"}]",
-            real(r, 1, b[0], 64), real(r, 1, b[1], 64));
+            v[0], v[1]);
+  }
   bprintf(j, ", \"provenance\": {}}\n");
 }
 
@@ -373,6 +410,8 @@ static char plat_path[300], work_path[300], out_path[300], err_path[300];
 
 static void cleanup(void)
 {
+  if (getenv("FUZZ_PIPELINE_KEEP")) /* the files of the last input, to look at */
+    return;
   unlink(plat_path), unlink(work_path), unlink(out_path), unlink(err_path);
   rmdir(dir);
 }
@@ -502,9 +541,26 @@ static void finding(const uint8_t* data, size_t size, const args* a, const char*
   char sig[512];
   size_t k = 0;
   k += (size_t)snprintf(sig, sizeof(sig), "%s: ", kind);
-  /* Digits, temporary paths and hex addresses do not tell findings apart. */
+  /* The line that says what went wrong, when a warning comes first. */
+  static const char* const keys[] = {"CRITICAL", "error", "Assertion", "assert"};
+  for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+    const char* hit = strstr(detail, keys[i]);
+    if (hit) {
+      while (hit > detail && hit[-1] != '\n')
+        hit--;
+      detail = hit;
+      break;
+    }
+  }
+  /* Digits, temporary paths, names in quotes and hex addresses do not tell findings apart. */
   for (const char* s = detail; *s && *s != '\n' && k < sizeof(sig) - 2; s++) {
-    if (strncmp(s, dir, strlen(dir)) == 0) {
+    if (*s == '\'' && strchr(s + 1, '\'') && !memchr(s + 1, '\n', (size_t)(strchr(s + 1, '\'') - s - 1))) {
+      s = strchr(s + 1, '\'');
+      k += (size_t)snprintf(sig + k, sizeof(sig) - k, "'?'");
+    } else if (strncmp(s, "link ", 5) == 0 && s[5] && s[5] != ' ') { /* SimGrid's unquoted link names */
+      s += 5 + strcspn(s + 5, " ") - 1;
+      k += (size_t)snprintf(sig + k, sizeof(sig) - k, "link ?");
+    } else if (strncmp(s, dir, strlen(dir)) == 0) {
       s += strlen(dir) - 1;
       sig[k++] = '@';
     } else if (*s >= '0' && *s <= '9') {
