@@ -62,6 +62,8 @@ run() {
   # most inputs (the sanitizers' and libFuzzer's reports still come; replay a finding to see its
   # own message).
   local mask=1 dict=() timeout=10 found="$build/findings/$t"
+  [[ "$found" = /* ]] || found="$PWD/$found"
+  mkdir -p "$found"
   [ "$t" = trace ] && mask=3
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   # pipeline: each child has 10 s (FUZZ_PIPELINE_TIMEOUT), libFuzzer's own limit is above it; its
