@@ -638,12 +638,13 @@ static int validate(args* a)
     ss_cli_free(&cli);
     return 0;
   }
-  ss_err err;
-  ss_err_clear(&err);
+  /* What main does before the simulation (sim/main.c), for the run and bench commands. */
   ss_platform* p = NULL;
   ss_workload* w = NULL;
-  ss_job* job = NULL;
   ss_stash* stash = NULL;
+  ss_job* job = NULL;
+  ss_err err;
+  ss_err_clear(&err);
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || (ss_transport_prepare(p, &cli.opt) && ss_err_nomem(&err)))
     goto done;
   if (cli.cmd == SS_CMD_BENCH) {
