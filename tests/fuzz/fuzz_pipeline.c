@@ -560,6 +560,9 @@ static void finding(const uint8_t* data, size_t size, const args* a, const char*
     } else if (strncmp(s, "link ", 5) == 0 && s[5] && s[5] != ' ') { /* SimGrid's unquoted link names */
       s += 5 + strcspn(s + 5, " ") - 1;
       k += (size_t)snprintf(sig + k, sizeof(sig) - k, "link ?");
+    } else if (strncmp(s, "/tmp/", 5) == 0) { /* the binary's own temporary files */
+      s += strcspn(s, ": \n") - 1;
+      sig[k++] = '@';
     } else if (strncmp(s, dir, strlen(dir)) == 0) {
       s += strlen(dir) - 1;
       sig[k++] = '@';
