@@ -24,6 +24,7 @@
 #include "workload.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -412,7 +413,16 @@ static void cleanup(void)
 {
   if (getenv("FUZZ_PIPELINE_KEEP")) /* the files of the last input, to look at */
     return;
-  unlink(plat_path), unlink(work_path), unlink(out_path), unlink(err_path);
+  /* Besides the four files: the sanitizers' logs of forked grandchildren (whatif, --stash). */
+  DIR* d = opendir(dir);
+  for (struct dirent* e; d && (e = readdir(d));) {
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    if (e->d_name[0] != '.')
+      unlink(path);
+  }
+  if (d)
+    closedir(d);
   rmdir(dir);
 }
 
