@@ -14,6 +14,9 @@ import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from asan import without_asan_notes  # noqa: E402
 import tempfile
 
 SIM, CAL, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -29,7 +32,7 @@ def run(args, limit_s):
 
 
 def expect_line(r, status, line):
-    err = r.stderr.splitlines()
+    err = without_asan_notes(r.stderr.splitlines())
     if r.returncode != status or err != [line]:
         sys.exit(f"{CASE}: exit {r.returncode}, stderr {r.stderr!r}; expected exit {status} and {line!r}")
 
@@ -80,7 +83,7 @@ def main():
 
 
 def expect_ok(r):
-    if r.returncode != 0 or r.stderr:
+    if r.returncode != 0 or without_asan_notes(r.stderr.splitlines()):
         sys.exit(f"{CASE}: exit {r.returncode}, stderr {r.stderr!r}")
 
 

@@ -13,6 +13,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from asan import without_asan_notes  # noqa: E402
+
 ROOT = os.getcwd()
 PLATFORM = os.path.join(ROOT, "platforms", "p3.16xl.xml")
 WORKLOAD = os.path.join(ROOT, "workloads", "resnet50.json")
@@ -75,20 +78,6 @@ def alive(pid):
     except OSError:
         return False
     return stat[stat.rindex(")") + 2:].split()[0] != "Z"
-
-
-def without_asan_notes(lines):
-    """stderr without the 3-line warning an AddressSanitizer build prints when SimGrid switches to an
-    actor's stack (any run of a forked simulation, signal or not): not the program's output."""
-    out, skip = [], 0
-    for line in lines:
-        if "WARNING: ASan is ignoring requested __asan_handle_no_return" in line:
-            skip = 3
-        if skip:
-            skip -= 1
-            continue
-        out.append(line)
-    return out
 
 
 def interrupted(argv, sig, ready, cwd, group=False):
