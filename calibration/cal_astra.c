@@ -346,11 +346,13 @@ static int astra_run(void* args, int nfiles, char** files, ss_err* err)
   if (a->clock_ghz == 0)
     return cal_usage_error("astra", "--clock-ghz is required (ASTRA-sim's times are cycles)");
   const char* path = files[0];
+  const cal_named inputs[2] = {{"the ASTRA-sim workload", path}, {"--dataset-from", a->dataset_from}};
+  if (cal_check_output("astra", "-o", a->output, inputs, 2))
+    return 2;
   cal_lines lines = {0};
   astra_layer* layers = NULL;
   int n = 0;
   ss_workload* from = NULL;
-  ss_workload* check = NULL;
   ss_dataset ds;
   char note[1024];
   cJSON* j = NULL;
@@ -358,15 +360,9 @@ static int astra_run(void* args, int nfiles, char** files, ss_err* err)
   if (read_astra(path, a, &lines, &layers, &n, err) || dataset(a, &from, &ds, note, sizeof(note), err))
     goto done;
   j = workload_json(path, a, layers, n, &ds, note);
-  const char* inputs[2] = {path, a->dataset_from};
-  status = cal_write_json(j, a->output, inputs, 2, err);
   /* What was written must be a workload the simulator takes. */
-  if (!status && a->output && ss_workload_load(a->output, &check, err)) {
-    remove(a->output);
-    status = SS_EINPUT;
-  }
+  status = cal_write_json(j, a->output, cal_check_workload, err);
 done:
-  ss_workload_free(check);
   ss_workload_free(from);
   cJSON_Delete(j);
   free(layers);

@@ -4,6 +4,7 @@
 #include "cal_cli.h"
 #include "cal_text.h"
 #include "csv.h"
+#include "option.h"
 #include "proc.h"
 
 #include <cjson/cJSON.h>
@@ -12,14 +13,23 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_COLUMNS 16
-#define MAX_SIM_ARGS 128
+/* The largest MEASURED.csv read: one row per measured configuration is a few hundred bytes, so
+ * 16 MiB is tens of thousands of rows, each a simulation; a bigger file is a mistake. */
+#define MAX_CSV_BYTES (16 << 20)
+/* The default --timeout of one row's simulation, in seconds, and the largest one accepted. */
+#define DEFAULT_TIMEOUT_S 600.0
+#define MAX_TIMEOUT_S 1e6
 
 typedef struct row {
   int line;
   char* args; /* point into the file's lines */
+  char* words; /* args split into words (owned) */
+  char** argv; /* the simulator's argv (owned): [0] for the binary, the words, 3 free slots */
+  int nwords;
   const char* source;
   double measured_s;
   double simulated_s; /* NAN when the run failed */
@@ -29,6 +39,7 @@ typedef struct row {
 typedef struct compare_args {
   const char* output;
   const char* bin;
+  double timeout_s; /* per row; 0: none */
 } compare_args;
 
 static const char* const columns[] = {"args", "measured_iteration_s", "source", "note", NULL};
@@ -98,6 +109,42 @@ static int header(const char* path, int line, char* text, int* col, int* ncols, 
   return SS_OK;
 }
 
+/* Whether the word w of a row's arguments is an option that writes a file (the registry's
+ * writes_file rows: -o, --output, --trace...): a long option as getopt_long reads it (--name,
+ * --name=VALUE, or a prefix of the name: --out), or a cluster of short options before the first
+ * one that takes a value (-So). Its spelling goes to opt. A value that looks like such an option
+ * is refused too: it would be one to any option that takes no value. */
+static int writes_file(const char* w, char* opt, size_t size)
+{
+  if (w[0] != '-' || !w[1])
+    return 0;
+  if (w[1] == '-') {
+    size_t n = strcspn(w + 2, "=");
+    for (const ss_optdef* d = ss_option_table; n && d->name; d++) {
+      int hit = !d->positional && d->writes_file &&
+                ((strlen(d->name) >= n && strncmp(d->name, w + 2, n) == 0) ||
+                 (d->alias && strlen(d->alias) >= n && strncmp(d->alias, w + 2, n) == 0));
+      if (hit) {
+        snprintf(opt, size, "--%.*s", (int)(n < 40 ? n : 40), w + 2);
+        return 1;
+      }
+    }
+    return 0;
+  }
+  for (const char* c = w + 1; *c; c++) {
+    const ss_optdef* d = ss_option_by_short((unsigned char)*c);
+    if (!d)
+      return 0;
+    if (d->writes_file) {
+      snprintf(opt, size, "-%c", *c);
+      return 1;
+    }
+    if (d->kind != SS_KIND_SWITCH)
+      return 0; /* the rest of the word is its value */
+  }
+  return 0;
+}
+
 static int data_row(const char* path, int line, char* text, const int* col, int ncols, row* r, ss_err* err)
 {
   char* f[MAX_COLUMNS];
@@ -113,27 +160,42 @@ static int data_row(const char* path, int line, char* text, const int* col, int 
   const char* m = f[col[1]];
   if (cal_number(m, &r->measured_s) || !(r->measured_s > 0))
     return ss_err_set(err, path, line, "measured_iteration_s '%s' is not a positive number of seconds", m);
-  char copy[4096];
-  snprintf(copy, sizeof(copy), "%s", r->args);
-  char* a[MAX_SIM_ARGS];
-  int na = cal_words(copy, a, MAX_SIM_ARGS);
+  /* The words, as many as there are (at most one per two characters, and one more). */
+  size_t len = strlen(r->args);
+  r->words = strdup(r->args);
+  r->argv = malloc(sizeof(char*) * (len / 2 + 5));
+  if (!r->words || !r->argv)
+    return ss_err_nomem(err);
+  int na = cal_words(r->words, r->argv + 1, (int)(len / 2 + 1));
   if (na < 0)
     return ss_err_set(err, path, line, "args: a quote is not closed or a backslash ends them (they are split "
                       "as a shell does)");
   if (na == 0)
     return ss_err_set(err, path, line, "empty args: expected stash-sim's arguments (PLATFORM.xml WORKLOAD.json ...)");
-  if (na > MAX_SIM_ARGS - 4)
-    return ss_err_set(err, path, line, "more than %d arguments", MAX_SIM_ARGS - 4);
+  r->nwords = na;
+  char** a = r->argv + 1;
   if (strcmp(a[0], "bench") == 0 || strcmp(a[0], "whatif") == 0)
     return ss_err_set(err, path, line, "'stash-sim %s' does not report an iteration time: give a training run", a[0]);
-  for (int i = 0; i < na; i++)
-    if (strcmp(a[i], "-o") == 0 || strncmp(a[i], "--output", 8) == 0 || strncmp(a[i], "--format", 8) == 0)
+  for (int i = 0; i < na && strcmp(a[i], "--") != 0; i++) {
+    char opt[64];
+    if (strncmp(a[i], "--format", 8) == 0)
       return ss_err_set(err, path, line, "args set %s: compare reads stash-sim's JSON report from its output", a[i]);
+    if (writes_file(a[i], opt, sizeof(opt)))
+      return ss_err_set(err, path, line, "args set %s, which writes a file: a row may only use options that write "
+                        "nothing (compare reads the report from standard output)", opt);
+    if (strncmp(a[i], "--cfg", 5) == 0 || strncmp(a[i], "--log", 5) == 0)
+      return ss_err_set(err, path, line, "args set %.5s: SimGrid's options can write files (tracing, log "
+                        "appenders), which a row may not", a[i]);
+  }
   return SS_OK;
 }
 
 static int read_csv(const char* path, cal_lines* lines, row** rows, int* nrows, ss_err* err)
 {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_CSV_BYTES)
+    return ss_err_set(err, path, 0, "%lld bytes: larger than compare reads (%d MiB; a row per measured "
+                      "configuration)", (long long)st.st_size, MAX_CSV_BYTES >> 20);
   if (cal_lines_read(path, "measurements", lines, err))
     return SS_EINPUT;
   int col[MAX_COLUMNS], ncols = 0, have_header = 0;
@@ -183,11 +245,13 @@ static char* failure(const char* fmt, ...)
 }
 
 /* The row's simulated time from its run's report, or why there is none. */
-static void read_report(const char* bin, const ss_proc_output* o, row* r)
+static void read_report(const char* bin, double timeout_s, const ss_proc_output* o, row* r)
 {
-  cJSON* j = o->how.code == 0 ? cJSON_Parse(o->out) : NULL;
+  cJSON* j = o->how.code == 0 && !o->timed_out ? cJSON_Parse(o->out) : NULL;
   const cJSON* it = cJSON_GetObjectItemCaseSensitive(j, "iteration_s");
-  if (cJSON_IsNumber(it) && it->valuedouble > 0)
+  if (o->timed_out)
+    r->error = failure("the simulation ran longer than --timeout %g s and was stopped", timeout_s);
+  else if (cJSON_IsNumber(it) && it->valuedouble > 0)
     r->simulated_s = it->valuedouble;
   else if (o->how.code == 0)
     r->error = failure("no iteration_s in the simulator's report");
@@ -203,23 +267,21 @@ static void read_report(const char* bin, const ss_proc_output* o, row* r)
 }
 
 /* Run bin with the row's args and --format json; sets simulated_s, or error. */
-static void run_row(const char* bin, row* r)
+static void run_row(const char* bin, double timeout_s, row* r)
 {
-  char copy[4096];
-  snprintf(copy, sizeof(copy), "%s", r->args);
-  char* argv[MAX_SIM_ARGS];
+  char** argv = r->argv;
   argv[0] = (char*)bin;
-  int n = 1 + cal_words(copy, argv + 1, MAX_SIM_ARGS - 4); /* checked by read_csv */
+  int n = 1 + r->nwords;
   argv[n++] = (char*)"--format";
   argv[n++] = (char*)"json";
   argv[n] = NULL;
   ss_proc_output o;
   ss_err err;
   ss_err_clear(&err);
-  if (ss_proc_exec(argv, &o, &err))
+  if (ss_proc_exec_timeout(argv, timeout_s, &o, &err))
     r->error = failure("%s", err.msg);
   else
-    read_report(bin, &o, r);
+    read_report(bin, timeout_s, &o, r);
   ss_proc_output_free(&o);
   if (!isfinite(r->simulated_s) && !r->error)
     r->error = strdup("out of memory");
@@ -298,7 +360,7 @@ static void write_csv(FILE* f, const row* rows, int n)
 }
 
 static const char compare_help[] =
-    "usage: stash-calibrate compare MEASURED.csv [--bin STASH-SIM] [-o OUT.csv]\n"
+    "usage: stash-calibrate compare MEASURED.csv [--bin STASH-SIM] [--timeout S] [-o OUT.csv]\n"
     "\n"
     "For each row of MEASURED.csv run the simulator with its arguments and --format json, and print the\n"
     "measured and simulated iteration times and the error (simulated - measured) / measured, then the\n"
@@ -307,15 +369,19 @@ static const char compare_help[] =
     "MEASURED.csv: a header, then one row per configuration; columns args (stash-sim's arguments, split at\n"
     "blanks with a shell's quoting, '...', \"...\" and \\, but no expansion; paths relative to the current\n"
     "directory), measured_iteration_s, and optionally source and note. Lines starting with '#' are comments.\n"
+    "A row may not use an option that writes a file (-o, --output, --trace), --format, --cfg or --log; the\n"
+    "file may hold at most 16 MiB.\n"
     "\n"
     "options:\n"
     "      --bin FILE     the stash-sim binary (default: the one next to stash-calibrate)\n"
+    "      --timeout S    stop a row's simulation after S seconds: the row fails (default 600; 0: none)\n"
     "  -o, --output FILE  also write the rows as CSV there\n"
     "  -h, --help         this help\n";
 
 static const struct option options[] = {
     {"output", required_argument, NULL, 'o'}, {"bin", required_argument, NULL, 'b'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    {"timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* A cal_cli option function. */
@@ -324,7 +390,10 @@ static int compare_option(int ch, const char* value, void* args)
   compare_args* a = args;
   if (ch == 'o')
     a->output = value;
-  else
+  else if (ch == 't') {
+    if (cal_number(value, &a->timeout_s) || !(a->timeout_s >= 0 && a->timeout_s <= MAX_TIMEOUT_S))
+      return cal_usage_error("compare", "--timeout expects seconds from 0 (no limit) to 1e6, got '%s'", value);
+  } else
     a->bin = value;
   return 0;
 }
@@ -356,8 +425,13 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
   cal_lines lines = {0};
   row* rows = NULL;
   int n = 0;
-  FILE* out = NULL;
+  ss_outfile* out = NULL;
   int status = SS_EINPUT;
+  /* A bare name is looked up in PATH, not a file here. */
+  const cal_named inputs[2] = {{"the measurements", path},
+                               {a->bin ? "--bin" : "the simulator", strchr(bin, '/') ? bin : NULL}};
+  if (cal_check_output("compare", "-o", a->output, inputs, 2))
+    return 2;
   if (read_csv(path, &lines, &rows, &n, err))
     goto done;
   status = 1;
@@ -365,24 +439,31 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
     fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));
     goto done;
   }
-  const char* inputs[1] = {path};
-  if (a->output && !(out = cal_open_output(a->output, inputs, 1)))
+  if (a->output && !(out = cal_open_output(a->output, &status)))
     goto done;
   int failed = 0;
   for (int i = 0; i < n; i++) {
-    run_row(bin, &rows[i]);
+    run_row(bin, a->timeout_s, &rows[i]);
     failed += rows[i].error != NULL;
   }
   write_table(stdout, path, bin, rows, n);
   status = failed ? 1 : 0;
   if (out) {
-    write_csv(out, rows, n);
-    status = cal_close_output(out, a->output, status);
+    write_csv(ss_outfile_stream(out), rows, n);
+    /* the rows are written even when one failed: they say which */
+    int closed = cal_close_output(out, 0);
+    status = status ? status : closed;
   }
-  status = cal_close_output(stdout, NULL, status);
+  if (fflush(stdout) && !status) {
+    fprintf(stderr, "stdout: error: cannot write the output: %s\n", strerror(errno));
+    status = SS_EXIT_RESOURCE;
+  }
 done:
-  for (int i = 0; rows && i < n; i++)
+  for (int i = 0; rows && i <= n; i++) {
     free(rows[i].error);
+    free(rows[i].words);
+    free(rows[i].argv);
+  }
   free(rows);
   cal_lines_free(&lines);
   return status;
@@ -392,6 +473,6 @@ static const cal_cli compare_cli = {"compare", compare_help, options, compare_op
 
 int cal_compare_main(int argc, char** argv)
 {
-  compare_args a = {0};
+  compare_args a = {.timeout_s = DEFAULT_TIMEOUT_S};
   return cal_cli_main(&compare_cli, argc, argv, &a);
 }

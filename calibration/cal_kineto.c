@@ -3,17 +3,22 @@
 #include "cal_kineto.h"
 
 #include "array.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* Bounds of one JSON value (an event is a few hundred bytes): cJSON takes about 80 bytes per
  * element, and the text is held whole. */
 #define RD_MAX_BYTES ((size_t)16 << 20)
 #define RD_MAX_ELEMENTS 1000000L
+/* Bound of a whole trace once decompressed (a gzip stream can expand a thousandfold): the time of a
+ * read is linear in it. */
+#define RD_MAX_TOTAL (SS_INFILE_MAX_TRACE * 4)
 
 /* A growable byte buffer for one JSON value. */
 typedef struct text {
@@ -30,6 +35,8 @@ typedef struct reader {
   int eof;
   int nul;  /* stopped at a NUL byte (JSON text has none) */
   int zerr; /* stopped at a gzip error (zlib's code) */
+  int big;  /* stopped past RD_MAX_TOTAL bytes */
+  long long total; /* bytes read so far */
   text v;   /* the last value read */
 } reader;
 
@@ -41,6 +48,12 @@ static int rd_peek(reader* r)
       return -1;
     r->len = gzread(r->f, r->buf, sizeof(r->buf));
     r->pos = 0;
+    if (r->len > 0 && (r->total += r->len) > RD_MAX_TOTAL) {
+      r->big = 1;
+      r->eof = 1;
+      r->len = 0;
+      return -1;
+    }
     if (r->len <= 0) {
       int zerr = Z_OK;
       gzerror(r->f, &zerr);
@@ -135,6 +148,8 @@ static int syntax_at(reader* r, ss_err* err, long line, int value_rc, const char
 {
   if (r->nul)
     return ss_err_set(err, r->path, (int)r->line, "NUL byte (a trace is JSON text)");
+  if (r->big)
+    return ss_err_set(err, r->path, 0, "the trace is larger than %lld GiB once decompressed", RD_MAX_TOTAL >> 30);
   if (r->zerr == Z_BUF_ERROR)
     return ss_err_set(err, r->path, 0, "truncated gzip data (the file ends inside the compressed stream)");
   if (r->zerr == Z_MEM_ERROR)
@@ -156,16 +171,21 @@ static int syntax(reader* r, ss_err* err, const char* what)
  * the '{'). */
 static int rd_open(reader* r, ss_err* err)
 {
-  r->f = gzopen(r->path, "rb");
-  if (!r->f)
-    return ss_err_set(err, r->path, 0, "cannot open the trace: %s", strerror(errno ? errno : ENOENT));
+  int fd = ss_infile_open(r->path, "the trace", SS_INFILE_MAX_TRACE, err);
+  if (fd < 0)
+    return fd;
+  r->f = gzdopen(fd, "rb");
+  if (!r->f) {
+    close(fd);
+    return ss_err_nomem(err);
+  }
   size_t plen = strlen(r->path);
   if (rd_peek(r) >= 0 && gzdirect(r->f) && plen > 3 && strcmp(r->path + plen - 3, ".gz") == 0)
     return ss_err_set(err, r->path, 0, "not gzip data, though the name ends in .gz");
   if (r->len >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0)
     r->pos = 3; /* a UTF-8 byte order mark */
   if (rd_skip_ws(r) != '{')
-    return r->eof && !r->zerr && r->line == 1 ? ss_err_set(err, r->path, 0, "empty file (expected a Kineto trace)")
+    return r->eof && !r->zerr && !r->big && r->line == 1 ? ss_err_set(err, r->path, 0, "empty file (expected a Kineto trace)")
                                               : syntax(r, err, "expected a JSON object");
   rd_get(r);
   return SS_OK;

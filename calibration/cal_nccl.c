@@ -368,7 +368,8 @@ static int nccl_option(int ch, const char* value, void* args)
 }
 
 /* Rewrite the platform; fills *r. */
-static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, cal_rescale* r, ss_err* err)
+static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, ss_outfile* out, cal_rescale* r,
+                   ss_err* err)
 {
   char note[1024];
   size_t n = (size_t)snprintf(note, sizeof(note), "fit of stash-calibrate nccl to");
@@ -377,27 +378,40 @@ static int rescale(const nccl_args* a, const nccl_data* d, const nccl_fit* f, ca
   if (n < sizeof(note))
     snprintf(note + n, sizeof(note) - n, " (%d ranks, %d points): alpha %.6g us, busbw %.6g GB/s", d->ranks, d->n,
              f->alpha_s * 1e6, f->busbw_bytes_per_s / 1e9);
-  if (cal_same_file(a->out_platform, a->platform) || (a->output && cal_same_file(a->out_platform, a->output)))
-    return ss_err_set(err, a->out_platform, 0, "the rewritten platform would overwrite %s",
-                      cal_same_file(a->out_platform, a->platform) ? "its input" : "the fit's output");
-  for (int i = 0; i < d->nsrc; i++)
-    if (cal_same_file(a->out_platform, d->src[i].path))
-      return ss_err_set(err, a->out_platform, 0, "the rewritten platform would overwrite a log");
-  return cal_rescale_platform(a->platform, a->out_platform, f->busbw_bytes_per_s, f->alpha_s / (2.0 * (d->ranks - 1)), note,
-                              r, err);
+  return cal_rescale_platform(a->platform, out, a->out_platform, f->busbw_bytes_per_s,
+                              f->alpha_s / (2.0 * (d->ranks - 1)), note, r, err);
+}
+
+/* No output may be an input or the other output: a usage error naming both. Returns 0 or 2. */
+static int check_outputs(const nccl_args* a, int nlogs, char** logs)
+{
+  const cal_named platform[2] = {{"--platform", a->platform}, {"-o", a->output}};
+  if (cal_check_output("nccl", "-o", a->output, platform, 1) ||
+      cal_check_output("nccl", "--out-platform", a->out_platform, platform, 2))
+    return 2;
+  for (int i = 0; i < nlogs; i++) {
+    const cal_named log = {"the log", logs[i]};
+    if (cal_check_output("nccl", "-o", a->output, &log, 1) ||
+        cal_check_output("nccl", "--out-platform", a->out_platform, &log, 1))
+      return 2;
+  }
+  return 0;
 }
 
 /* A cal_cli run function: reads the logs, fits, rescales the platform, writes the JSON. */
 static int nccl_run(void* args, int nlogs, char** logs, ss_err* err)
 {
   const nccl_args* a = args;
-  if (nlogs == 0)
+  if (nlogs <= 0)
     return cal_usage_error("nccl", "expected one nccl-tests log or more");
   if (!a->platform != !a->out_platform)
     return cal_usage_error("nccl", "--platform and --out-platform go together");
+  if (check_outputs(a, nlogs, logs))
+    return 2;
   nccl_data d = {0};
   nccl_fit f;
   cal_rescale r = {0};
+  ss_outfile* platform = NULL;
   cJSON* j = NULL;
   int status = SS_EINPUT;
   d.nsrc = nlogs;
@@ -415,13 +429,21 @@ static int nccl_run(void* args, int nlogs, char** logs, ss_err* err)
     status = cal_usage_error("nccl", "no log gives the number of ranks (no '# Rank' lines): pass --ranks N");
     goto done;
   }
-  if (rc || fit(&d, &f, err) || (a->platform && rescale(a, &d, &f, &r, err)))
+  /* The rewritten platform goes in place after the JSON: a failure leaves both as they were. */
+  if (rc || fit(&d, &f, err) ||
+      (a->platform && (ss_outfile_open(a->out_platform, "platform", &platform, err) ||
+                       rescale(a, &d, &f, platform, &r, err))))
     goto done;
   j = params_json(&d, &f);
   if (a->platform)
     cJSON_AddItemToObject(j, "platform", platform_json(&r, a->platform, a->out_platform));
-  status = cal_write_json(j, a->output, (const char* const*)logs, d.nsrc, err);
+  status = cal_write_json(j, a->output, NULL, err);
+  if (status == 0 && platform) {
+    status = ss_outfile_commit(platform, err);
+    platform = NULL;
+  }
 done:
+  ss_outfile_abort(platform);
   cJSON_Delete(j);
   cal_rescale_free(&r);
   free(d.pts);

@@ -1,6 +1,7 @@
 /* cal_rescale: scale a platform's GPU-interconnect links to a fitted ring allreduce (libxml2). */
 #include "cal_rescale.h"
 
+#include "outfile.h"
 #include "platform.h"
 #include "topo.h"
 #include "xml.h"
@@ -176,7 +177,7 @@ static int edit_link(xmlNode* n, const cal_link_change* c, const char* note)
 }
 
 /* Rewrite the file: the changed links' attributes, with comments. */
-static int write_xml(const char* in, const char* out, const cal_rescale* res, const ring_figures* before,
+static int write_xml(const char* in, FILE* f, const char* out, const cal_rescale* res, const ring_figures* before,
                      const char* note, ss_err* err)
 {
   ss_err why;
@@ -207,20 +208,23 @@ static int write_xml(const char* in, const char* out, const cal_rescale* res, co
   }
   if (rc)
     ss_err_nomem(err);
-  else if (xmlSaveFormatFileEnc(out, doc, "UTF-8", 0) < 0)
+  else if (xmlSaveFormatFileTo(xmlOutputBufferCreateFile(f, xmlFindCharEncodingHandler("UTF-8")), doc, "UTF-8",
+                               0) < 0 || fflush(f))
     rc = ss_err_set(err, out, 0, "cannot write the platform: %s", errno ? strerror(errno) : "write error");
   xmlFreeDoc(doc);
   return rc;
 }
 
 /* Read the written file back: it must load and give the rings and figures planned. */
-static int check_written(const char* out, const cal_rescale* res, const ring_figures* planned, ss_err* err)
+static int check_written(const char* written, const char* out, const cal_rescale* res, const ring_figures* planned,
+                         ss_err* err)
 {
   ss_platform* q = NULL;
   ring_figures f;
   ss_err why;
   ss_err_clear(&why);
-  if (ss_platform_load(out, &q, &why)) {
+  if (ss_platform_load(written, &q, &why)) {
+    snprintf(why.file, sizeof(why.file), "%s", out); /* the output, not its temporary file */
     char line[1024];
     ss_err_format(&why, line, sizeof(line));
     return ss_err_set(err, out, 0, "the rewritten platform does not load (%s)", line);
@@ -238,8 +242,8 @@ static int check_written(const char* out, const cal_rescale* res, const ring_fig
   return SS_OK;
 }
 
-int cal_rescale_platform(const char* in, const char* out, double busbw_bytes_per_s, double hop_latency_s, const char* note,
-                         cal_rescale* res, ss_err* err)
+int cal_rescale_platform(const char* in, ss_outfile* out, const char* out_name, double busbw_bytes_per_s,
+                         double hop_latency_s, const char* note, cal_rescale* res, ss_err* err)
 {
   memset(res, 0, sizeof(*res));
   ss_platform* p = NULL;
@@ -273,10 +277,11 @@ int cal_rescale_platform(const char* in, const char* out, double busbw_bytes_per
                     busbw_bytes_per_s / 1e9, classes, res->bandwidth_factor, after.busbw_bytes_per_s / 1e9);
     goto done;
   }
-  if ((rc = write_xml(in, out, res, &before, note, err)))
-    goto done;
-  if ((rc = check_written(out, res, &after, err)))
-    remove(out); /* a file that does not do what it says is worse than none */
+  /* Written to a temporary file and read back before the caller puts it in place: a file that
+   * does not do what it says is worse than none. */
+  rc = write_xml(in, ss_outfile_stream(out), out_name, res, &before, note, err);
+  if (!rc && ss_outfile_temp(out))
+    rc = check_written(ss_outfile_temp(out), out_name, res, &after, err);
 done:
   ss_platform_free(p);
   if (rc)

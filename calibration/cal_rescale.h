@@ -4,6 +4,7 @@
 #define SS_CAL_RESCALE_H
 
 #include "err.h"
+#include "outfile.h"
 
 /* One rescaled link: its name and figures before and after (bytes/s, seconds). */
 typedef struct cal_link_change {
@@ -29,13 +30,14 @@ typedef struct cal_rescale {
 
 /* Read the platform at in, scale every link of the classes its rings cross that lies on a route
  * between two GPUs (bandwidth by busbw_bytes_per_s / current busbw, latency by hop_latency_s / current hop
- * latency), and write the result to out with an XML comment before each such link and one before
- * the zone, saying what changed and why (note: the provenance, e.g. the log and the fit). The
- * written file is read back and its rings checked. On success fills *res (free with
- * cal_rescale_free); errors (exit 1): a bad platform, fewer than 2 GPUs, rings that change under
- * the rescaling, an unwritable out. */
-int cal_rescale_platform(const char* in, const char* out, double busbw_bytes_per_s, double hop_latency_s, const char* note,
-                         cal_rescale* res, ss_err* err);
+ * latency), and write the result to the output out (outfile.h; named out_name in errors) with an
+ * XML comment before each such link and one before the zone, saying what changed and why (note:
+ * the provenance, e.g. the log and the fit). The written file is read back (when it is a file)
+ * and its rings checked. The caller commits out, or aborts it on an error. On success fills *res
+ * (free with cal_rescale_free); errors (exit 1): a bad platform, fewer than 2 GPUs, rings that
+ * change under the rescaling, a write that failed. */
+int cal_rescale_platform(const char* in, ss_outfile* out, const char* out_name, double busbw_bytes_per_s,
+                         double hop_latency_s, const char* note, cal_rescale* res, ss_err* err);
 
 void cal_rescale_free(cal_rescale* res);
 

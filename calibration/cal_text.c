@@ -1,21 +1,29 @@
 /* cal_text: numbered lines of a text file, strict numbers, fields, outputs (stash-calibrate). */
 #include "cal_text.h"
 
+#include "cal_cli.h"
+#include "infile.h"
+#include "outfile.h"
+#include "workload.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int cal_lines_read(const char* path, const char* what, cal_lines* out, ss_err* err)
 {
   memset(out, 0, sizeof(*out));
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(EISDIR));
-  FILE* f = fopen(path, "rb");
-  if (!f)
-    return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(errno));
+  int fd = ss_infile_open(path, what, SS_INFILE_MAX_TEXT, err);
+  if (fd < 0)
+    return fd;
+  FILE* f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return ss_err_nomem(err);
+  }
   size_t cap = 1 << 16, n = 0;
   char* buf = malloc(cap + 1);
   int rc = buf ? SS_OK : ss_err_nomem(err);
@@ -171,48 +179,81 @@ int cal_integer(const char* s, long long* out)
   return 0;
 }
 
-int cal_same_file(const char* a, const char* b)
+int cal_check_output(const char* cmd, const char* opt, const char* path, const cal_named* inputs, int n)
 {
-  struct stat sa, sb;
-  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  for (int i = 0; path && i < n; i++)
+    if (inputs[i].path && ss_outfile_same(path, inputs[i].path))
+      return cal_usage_error(cmd, "%s '%s' would overwrite %s '%s'", opt, path, inputs[i].what, inputs[i].path);
+  return 0;
 }
 
-FILE* cal_open_output(const char* path, const char* const* inputs, int n)
+/* Print err's line; returns its exit status. */
+static int print_err(const ss_err* err)
 {
-  if (!path)
-    return stdout;
-  for (int i = 0; i < n; i++)
-    if (inputs[i] && cal_same_file(path, inputs[i])) {
-      fprintf(stderr, "%s: error: the output would overwrite an input file\n", path);
-      return NULL;
-    }
-  FILE* f = fopen(path, "w");
-  if (!f)
-    fprintf(stderr, "%s: error: cannot write the output: %s\n", path, strerror(errno));
+  char line[2048];
+  ss_err_format(err, line, sizeof(line));
+  fprintf(stderr, "%s\n", line);
+  return ss_err_exit_code(err);
+}
+
+ss_outfile* cal_open_output(const char* path, int* status)
+{
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* f = NULL;
+  if (ss_outfile_open(path, "output", &f, &err))
+    *status = print_err(&err);
   return f;
 }
 
-int cal_close_output(FILE* f, const char* path, int status)
+int cal_close_output(ss_outfile* f, int status)
 {
-  int bad = f != stdout ? fclose(f) : fflush(f);
-  if (bad && status == 0) {
-    fprintf(stderr, "%s: error: cannot write the output: %s\n", path ? path : "stdout", strerror(errno));
-    return 1;
+  if (!f)
+    return status;
+  if (status) {
+    ss_outfile_abort(f);
+    return status;
   }
-  return status;
+  ss_err err;
+  ss_err_clear(&err);
+  return ss_outfile_commit(f, &err) ? print_err(&err) : 0;
 }
 
-int cal_write_json(const cJSON* j, const char* path, const char* const* inputs, int n, ss_err* err)
+int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err* err)
 {
   char* text = cJSON_Print(j);
   if (!text)
     return ss_err_nomem(err);
   int status = 1;
-  FILE* out = cal_open_output(path, inputs, n);
+  ss_outfile* out = cal_open_output(path, &status);
   if (out) {
-    fprintf(out, "%s\n", text);
-    status = cal_close_output(out, path, 0);
+    /* A failed write shows in the commit (the stream's error flag). */
+    fprintf(ss_outfile_stream(out), "%s\n", text);
+    status = 0;
+    /* What was written must be what stash-sim takes: read the temporary file back first (or the
+     * file itself when it is written directly and is a file: a memfd's /proc/self/fd/N). */
+    struct stat st;
+    const char* written = ss_outfile_temp(out) ? ss_outfile_temp(out)
+                          : ss_outfile_stream(out) != stdout && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? path
+                                                                                                              : NULL;
+    if (check && written && fflush(ss_outfile_stream(out)) == 0 && check(written, err)) {
+      status = SS_EINPUT;
+      if (strcmp(err->file, written) == 0) /* name the output, not its temporary file */
+        snprintf(err->file, sizeof(err->file), "%s", path);
+    }
+    if (status)
+      ss_outfile_abort(out);
+    else
+      status = cal_close_output(out, 0);
   }
   free(text);
   return status;
+}
+
+int cal_check_workload(const char* written, ss_err* err)
+{
+  ss_workload* w = NULL;
+  int rc = ss_workload_load(written, &w, err);
+  ss_workload_free(w);
+  return rc;
 }

@@ -4,6 +4,7 @@
 #define SS_CAL_TEXT_H
 
 #include "err.h"
+#include "outfile.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -39,19 +40,35 @@ int cal_number(const char* s, double* out);
 /* Parse the whole of s as a decimal integer (optionally signed); 0 on success, -1 otherwise. */
 int cal_integer(const char* s, long long* out);
 
-/* Whether paths a and b name the same existing file. */
-int cal_same_file(const char* a, const char* b);
+/* An input of a subcommand and what it is in messages ("the log", "--platform"). */
+typedef struct cal_named {
+  const char* what;
+  const char* path;
+} cal_named;
 
-/* Open the output of a subcommand: stdout when path is NULL, else the file, refused when it is one
- * of the n inputs. Prints why on failure and returns NULL. */
-FILE* cal_open_output(const char* path, const char* const* inputs, int n);
+/* Refuse an output path (given as option opt, "-o") that is the same file as one of the n inputs
+ * (entries with a NULL path are skipped; links and hard links count): prints the usage error
+ * "stash-calibrate CMD: error: -o 'OUT' would overwrite the log 'IN'" and returns 2; else 0. */
+int cal_check_output(const char* cmd, const char* opt, const char* path, const cal_named* inputs, int n);
 
-/* Close (or flush stdout) and return status, or 1 with a message when writing failed. */
-int cal_close_output(FILE* f, const char* path, int status);
+/* Open the output of a subcommand (outfile.h: standard output when path is NULL or "-", else a
+ * temporary file renamed into place by cal_close_output). Prints why and sets *status on failure,
+ * returning NULL. */
+ss_outfile* cal_open_output(const char* path, int* status);
 
-/* Print j as JSON text and a newline to the output path (stdout when NULL; cal_open_output's
- * inputs). Returns the exit status: 0, or 1 with why printed; or SS_EINPUT with err set when out
- * of memory. */
-int cal_write_json(const cJSON* j, const char* path, const char* const* inputs, int n, ss_err* err);
+/* Put f in place when status is 0 (returning 0, or the exit status of a failed write with why
+ * printed), else remove what was written and return status. NULL f returns status. */
+int cal_close_output(ss_outfile* f, int status);
+
+/* Reads back a file just written: 0, or SS_EINPUT with err set. */
+typedef int (*cal_check_fn)(const char* written, ss_err* err);
+
+/* Print j as JSON text and a newline to the output path (stdout when NULL), checked by check (when
+ * not NULL and the output is a file) before it replaces the old one. Returns the exit status: 0,
+ * or nonzero with why printed; or a negative code with err set (check failed, out of memory). */
+int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err* err);
+
+/* A cal_check_fn: the file loads as a stash-sim workload. */
+int cal_check_workload(const char* written, ss_err* err);
 
 #endif

@@ -4,6 +4,7 @@
 #include "cal.h"
 #include "cal_cli.h"
 #include "cal_profile.h"
+#include "cal_text.h"
 #include "cal_workload.h"
 
 #include "workload.h"
@@ -253,40 +254,22 @@ static int write_workload(const trace_opts* o, const cal_profile* p, const cal_s
     return ss_err_set(err, o->in, 0, "the traced device '%s' has no known peak speed: give --gpu-flops",
                       device[0] ? device : "(none in deviceProperties)");
   cJSON* w = workload_json(o, device, flops, med, nsteps, var);
-  char* textout = cJSON_Print(w);
-  cJSON_Delete(w);
-  if (!textout)
-    return ss_err_nomem(err);
-  FILE* f = fopen(o->out, "w");
-  int bad = !f || fputs(textout, f) < 0 || fputc('\n', f) < 0;
-  if (f && fclose(f))
-    bad = 1;
-  free(textout);
-  if (bad)
-    return ss_err_set(err, o->out, 0, "cannot write the workload: %s", strerror(errno));
-  return SS_OK;
-}
-
-/* Read back the workload just written, as stash-sim will: a trace (or options) that gives figures
- * out of its ranges (a weight shape of 1e300, a layer of hours, --samples 1e20) is an error here,
- * not a file the simulator rejects later. The output is removed then. Not checked when it is not a
- * regular file (-o /dev/null). */
-static int check_written(const trace_opts* o, ss_err* err)
-{
-  struct stat st;
-  if (stat(o->out, &st) != 0 || !S_ISREG(st.st_mode))
-    return SS_OK;
+  /* Read back before it replaces anything: a trace (or options) that gives figures out of the
+   * simulator's ranges (a weight shape of 1e300, a layer of hours, --samples 1e20) is an error
+   * here, not a file the simulator rejects later. Not checked when written directly (-o
+   * /dev/null). */
   ss_err why;
   ss_err_clear(&why);
-  ss_workload* w = NULL;
-  int rc = ss_workload_load(o->out, &w, &why);
-  ss_workload_free(w);
-  if (rc == SS_OK)
-    return SS_OK;
-  char line[1024];
-  ss_err_format(&why, line, sizeof(line));
-  remove(o->out);
-  return ss_err_set(err, o->in, 0, "it gives a workload that stash-sim would reject (not written): %s", line);
+  int rc = cal_write_json(w, o->out, cal_check_workload, &why);
+  cJSON_Delete(w);
+  if (rc < 0 && why.code == SS_EINPUT) {
+    char line[1024];
+    ss_err_format(&why, line, sizeof(line));
+    return ss_err_set(err, o->in, 0, "it gives a workload that stash-sim would reject (not written): %s", line);
+  }
+  if (rc < 0)
+    *err = why;
+  return rc;
 }
 
 /* A cal_cli run function. */
@@ -300,6 +283,9 @@ static int trace_run(void* args, int n, char** operands, ss_err* err)
     return cal_usage_error("trace", "missing -o WORKLOAD.json");
   if (o->samples <= 0)
     return cal_usage_error("trace", "missing --samples N (the samples of an epoch are not in a trace)");
+  const cal_named input = {"the trace", o->in};
+  if (cal_check_output("trace", "-o", o->out, &input, 1))
+    return 2;
   cal_profile* p = NULL;
   cal_step med;
   memset(&med, 0, sizeof(med));
@@ -310,8 +296,6 @@ static int trace_run(void* args, int n, char** operands, ss_err* err)
     rc = cal_profile_measure(p, &med, &nsteps, &var, err);
   if (!rc)
     rc = write_workload(o, p, &med, nsteps, &var, err);
-  if (!rc)
-    rc = check_written(o, err);
   if (!rc) {
     /* stash-sim's --jitter is this cv (docs/model.md, "Stragglers"). */
     char line[1024];

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from studylib import Report, help_version  # noqa: E402
+from studylib import Report, help_version, replace_file  # noqa: E402
 
 REPORT = Report("ps-study")
 die = REPORT.die
@@ -27,8 +27,7 @@ def series(rows, key):
 
 
 def gnuplot(outdir, name, script):
-    with open(os.path.join(outdir, name + ".gp"), "w") as f:
-        f.write(script)
+    replace_file(os.path.join(outdir, name + ".gp"), script)
     r = subprocess.run(["gnuplot", name + ".gp"], cwd=outdir, capture_output=True, text=True)
     if r.returncode != 0:
         die("gnuplot %s.gp: %s" % (name, r.stderr.strip()))
@@ -40,12 +39,8 @@ TERMS = [("pngcairo", "png"), ("svg", "svg")]
 def plot(outdir, name, by, header, point, settings, plots):
     """NAME.dat, a block per series of by (each headed by header(key), a line point(workers, row)
     per point), and NAME.gp drawing plots with the settings, to NAME.png and NAME.svg."""
-    with open(os.path.join(outdir, name + ".dat"), "w") as f:
-        for k, pts in by.items():
-            f.write("# %s\n" % header(k))
-            for n, r in pts:
-                f.write(point(n, r) + "\n")
-            f.write("\n\n")
+    replace_file(os.path.join(outdir, name + ".dat"), "".join(
+        "# %s\n" % header(k) + "".join(point(n, r) + "\n" for n, r in pts) + "\n\n" for k, pts in by.items()))
     script = "".join(
         "set terminal %s noenhanced size 800,520 font 'DejaVu Sans,11' background '#ffffff'\n"
         "set output '%s.%s'\n%sset grid\nplot %s\nunset output\n" % (term, name, ext, settings, plots)

@@ -16,11 +16,12 @@
 Standard library only; the output depends on the CSVs alone (same CSVs, same bytes).
 """
 import csv
+import io
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from studylib import Report, help_version  # noqa: E402
+from studylib import Report, help_version, replace_file  # noqa: E402
 
 REPORT = Report("stash-study")
 die = REPORT.die
@@ -51,11 +52,12 @@ def merge(out, inputs):
             rows.append(r)
     for i, r in enumerate(rows, 1):
         r["run"] = str(i)
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: r.get(k, "") for k in cols})
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: r.get(k, "") for k in cols})
+    replace_file(out, buf.getvalue())
 
 
 def fnum(r, key):

@@ -5,6 +5,7 @@ document between its markers, writing or checking generated files. Standard libr
 import csv
 import os
 import sys
+import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -22,6 +23,24 @@ def help_version(script, doc, argv):
         sys.stdout.write("%s (stash-sim) %s\n" % (os.path.relpath(os.path.abspath(script), REPO), version))
         sys.exit(0)
 
+
+
+def replace_file(path, text):
+    """Write text to a temporary file in path's folder, then rename it to path: a failed or
+    interrupted write leaves the earlier file as it was and no temporary file behind. For every
+    file the studies and generators write."""
+    folder, base = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(dir=folder or ".", prefix="." + base + ".", suffix=".tmp")
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def write_generated(prog, files, check, rerun):
@@ -42,8 +61,7 @@ def write_generated(prog, files, check, rerun):
                 stale.append(rel)
             continue
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        replace_file(path, text)
         print("wrote %s" % rel)
     for rel in stale:
         sys.stderr.write("%s: %s is not what the generator makes; run: %s\n" % (prog, rel, rerun))
@@ -80,8 +98,7 @@ def replace_generated(prog, path, begin, end, lines):
     if begin not in text or end not in text:
         die(prog, "%s: the markers of the generated part are missing" % path)
     head, tail = text[:text.index(begin)], text[text.index(end) + len(end):]
-    with open(path, "w") as f:
-        f.write(head + "\n".join([begin] + lines + [end]) + tail)
+    replace_file(path, head + "\n".join([begin] + lines + [end]) + tail)
 
 
 class Report:

@@ -24,6 +24,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 sweep="$here/sweep"
 die() { echo "sweep-slurm.sh: error: $*" >&2; exit 2; }
 
+# No argument may hold a control character: the job scripts are written with the values in them
+# (quoted with printf %q, or on an #SBATCH line that a newline would end and turn into a command).
+for a in "$@"; do
+  case "$a" in
+    *[[:cntrl:]]*) die "a control character in the argument $(printf '%q' "$a"): values may not hold newlines, tabs or other control characters" ;;
+  esac
+done
 out="" results="" per_task="" dry=0 pass=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -79,7 +86,8 @@ cd $(printf '%q' "$workdir")
 exec $(printf '%q' "$sweep") --merge --results-dir $(printf '%q' "$results") -o $(printf '%q' "$out")$args
 EOF
 
-extra=(${SBATCH_ARGS:-})
+# More sbatch options, split at blanks, never globbed nor evaluated.
+read -r -a extra <<<"${SBATCH_ARGS:-}"
 if [ "$dry" = 1 ]; then
   echo "sbatch --parsable --array=1-$tasks ${extra[*]} $results/slurm-array.sh"
   echo "sbatch --parsable --dependency=afterany:ARRAY_JOB_ID ${extra[*]} $results/slurm-merge.sh"

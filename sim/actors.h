@@ -83,7 +83,6 @@ typedef struct ss_rank {
   ss_stopwatch busy;
   sg_exec_t intf[SS_MAX_INTERFERENCE];
   int nintf;
-  sg_mailbox_t ps_pull; /* parameter servers: where this rank's parameters come back */
   /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
    * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
    * on seg_cv (not cv, which every reduced bucket signals). */
@@ -117,6 +116,7 @@ typedef struct ss_ps_msg {
 
 typedef struct ss_sim {
   const ss_job* job;
+  int progress; /* rank 0 writes each iteration's end on standard error (a terminal, a long run) */
   ss_timeline* tl;
   ss_rank* ranks;
   sg_bar_t bar_all;     /* all ranks */
@@ -146,6 +146,18 @@ typedef struct ss_sim {
    * and for ASGD the updates applied to each part and the version each rank last pulled. */
   sg_host_t* ps_host;
   ss_ps_msg* ps_msgs;
+  /* One mailbox per (rank, part) each way, [rank * ps_nparts + part], so that no mailbox holds more
+   * than a message or two: SimGrid's receive erases from the front of a mailbox's queue, a copy of
+   * the whole queue, which made one mailbox per rank quadratic in the number of parts. Each shard
+   * takes the pushes in the order they were sent (its queue ps_fifo, ps_fifo_cap entries from
+   * ps_fifo_head, ps_fifo_len of them, posted to ps_fifo_sem), as from one mailbox. */
+  sg_mailbox_t* ps_push_mb;
+  sg_mailbox_t* ps_pull_mb;
+  const ss_ps_msg** ps_fifo;
+  long* ps_fifo_head;
+  long* ps_fifo_len;
+  long ps_fifo_cap;
+  sg_sem_t* ps_fifo_sem;
   long* ps_version;
   long* ps_seen;
   /* Start-up reads (--init-io sequential): whose turn it is. */
@@ -239,11 +251,13 @@ void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a);
 /* A rank's push stream to the parameter servers (replaces its collective stream). */
 void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a);
 
-/* Make the calling actor the permanent receiver of mailbox ps.KIND.K (transfers start at once). */
-void ss_ps_receive_here(const char* kind, int k);
+/* Make the calling actor (rank r's trainer) the permanent receiver of its pull mailboxes, one per
+ * part (transfers start at once, whatever the trainer is doing). */
+void ss_ps_receive_pulls(ss_sim* s, int r);
 
-/* Rank r's mailbox for pulled parameters. */
-sg_mailbox_t ss_ps_pull_mailbox(int r);
+/* The mailboxes and queues of the parameter servers (after ps_msgs), and their release. */
+void ss_ps_setup(ss_sim* s);
+void ss_ps_free(ss_sim* s);
 
 /* Receive the parameters of every part of one iteration (called by rank r's trainer). */
 void ss_ps_pull_all(ss_sim* s, int r);

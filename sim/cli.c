@@ -123,8 +123,10 @@ static int apply_change(ss_cli* c, const char* change, ss_optset* changed, char*
 {
   const char* eq = strchr(change, '=');
   char key[64];
-  if (!eq || eq == change || (size_t)(eq - change) >= sizeof(key))
+  if (!eq || eq == change)
     return usage_error(msg, size, "--change expects KEY=VALUE, got '%s'", change);
+  if ((size_t)(eq - change) >= sizeof(key)) /* no key is that long */
+    return usage_error(msg, size, "--change: unknown key '%.*s'", (int)(eq - change), change);
   snprintf(key, sizeof(key), "%.*s", (int)(eq - change), change);
   const char* value = eq + 1;
   const ss_optdef* d = ss_option_by_key(key);
@@ -136,6 +138,9 @@ static int apply_change(ss_cli* c, const char* change, ss_optset* changed, char*
         n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", n ? ", " : "", k->whatif_key);
     return usage_error(msg, size, "--change: unknown key '%s' (%s)", key, keys);
   }
+  int i = ss_option_index(d);
+  if ((changed->bits[i / 64] >> (i % 64)) & 1)
+    return usage_error(msg, size, "--change: key '%s' given twice (one value per key)", key);
   ss_options* o = &c->changed;
   ss_optset_add(changed, d);
   int optional_enum = d->kind == SS_KIND_ENUM && d->set; /* on and off as for a switch */

@@ -4,6 +4,7 @@
 #include "actors.h"
 #include "cluster.h"
 #include "cost.h"
+#include "outfile.h"
 #include "proc.h"
 
 #include <errno.h>
@@ -29,17 +30,26 @@ static int load_cluster(const ss_job* job, ss_err* err)
   const char* dir = getenv("TMPDIR");
   char path[4096];
   snprintf(path, sizeof(path), "%s/stash-sim-XXXXXX", dir && *dir ? dir : "/tmp");
+  sigset_t old;
+  ss_outfile_block(&old);
   int fd = mkstemp(path);
+  int slot = fd >= 0 ? ss_outfile_guard(path) : -1; /* removed by a signal too */
+  ss_outfile_unblock(&old);
   FILE* f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!f) {
-    if (fd >= 0)
+    int e = errno;
+    if (fd >= 0) {
       close(fd);
+      unlink(path);
+      ss_outfile_forget(slot);
+    }
     return ss_err_set(err, NULL, 0, "cannot create a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
-                      strerror(errno));
+                      strerror(e));
   }
   int rc = ss_cluster_write(job, f);
   if (fclose(f) || rc) {
     unlink(path);
+    ss_outfile_forget(slot);
     return ss_err_set(err, NULL, 0, "cannot write a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
                       strerror(errno));
   }
@@ -47,6 +57,7 @@ static int load_cluster(const ss_job* job, ss_err* err)
    * names and figures from it, so SimGrid will not abort on this. */
   simgrid_load_platform(path);
   unlink(path);
+  ss_outfile_forget(slot);
   return SS_OK;
 }
 
@@ -63,7 +74,13 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     argv[1 + i] = (char*)ss_engine_default_cfg[i];
   for (int i = 0; i < ncfg; i++)
     argv[1 + nd + i] = cfg[i];
+  /* simgrid_init installs a SIGINT handler that prints every actor's status: ours again, and no
+   * signal handled in between. */
+  sigset_t old;
+  ss_outfile_block(&old);
   simgrid_init(&argc, argv);
+  ss_outfile_rearm();
+  ss_outfile_unblock(&old);
   free(argv);
   /* The trace's link counters: an observer of the links' load, which changes no flow. */
   if (job->opt.trace)
@@ -139,7 +156,11 @@ static sg_host_t* host_table(const ss_job* j, sg_host_t* servers)
   sg_host_t* table = calloc((size_t)local, sizeof(sg_host_t));
   sg_host_t* all = sg_host_list();
   size_t n = sg_host_count();
-  ss_assert(table && all);
+  if (!table || !all) {
+    free(table);
+    free(all);
+    return NULL;
+  }
   sort_by_name(all, n, sizeof(sg_host_t), host_name);
   for (int slot = 0; slot < slots; slot++) {
     char name[SS_CLUSTER_NAME_MAX];
@@ -163,7 +184,7 @@ static sg_mailbox_t mailbox(const char* kind, int c, int r)
 }
 
 /* One rank's state: hosts, queues, and its place in every ring. */
-static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_disk_t* disks)
+static int rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_disk_t* disks)
 {
   ss_rank* me = &s->ranks[r];
   int g = j->gpus_per_instance, nr = j->rings.nrings;
@@ -183,20 +204,21 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
     me->seg_cv = sg_cond_init();
     me->seg_start_s = calloc(SS_HOST_RING, sizeof(double));
     me->seg_end_s = calloc(SS_HOST_RING, sizeof(double));
-    ss_assert(me->seg_start_s && me->seg_end_s);
+    if (!me->seg_start_s || !me->seg_end_s)
+      return SS_ENOMEM;
   }
   me->inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
   me->next = calloc((size_t)nr + 1, sizeof(int));
   me->intra_inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
   me->intra_next = calloc((size_t)nr + 1, sizeof(int));
-  ss_assert(me->ready && me->batch_fetch_s && me->batch_prep_s && me->inbox && me->next && me->intra_inbox &&
-            me->intra_next);
+  if (!me->ready || !me->batch_fetch_s || !me->batch_prep_s || !me->inbox || !me->next || !me->intra_inbox ||
+      !me->intra_next)
+    return SS_ENOMEM;
   for (int c = 0; c < nr; c++) {
     me->inbox[c] = mailbox("ring", c, r);
     me->intra_inbox[c] = mailbox("intra", c, r);
   }
   me->cross_inbox = mailbox("cross", 0, r);
-  me->ps_pull = j->opt.arch == SS_ARCH_PS ? ss_ps_pull_mailbox(r) : NULL;
   me->cross_next = (r + g) % j->ngpus;
   for (int t = 0; t < 2; t++) {
     int parent, child[2];
@@ -207,6 +229,7 @@ static void rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_d
     for (int c = 0; c < 3; c++)
       me->tree_inbox[t][c] = mailbox(c == 0 ? "tree_a" : c == 1 ? "tree_b" : "tree_p", t, r);
   }
+  return SS_OK;
 }
 
 /* Where each rank sends in the rings: global rings, rings inside each instance. */
@@ -228,13 +251,14 @@ static void ring_setup(ss_sim* s, const ss_job* j)
 }
 
 /* Barriers of the fast collectives, their latencies, and each collective's algorithm. */
-static void coll_setup(ss_sim* s, const ss_job* j)
+static int coll_setup(ss_sim* s, const ss_job* j)
 {
   int m = j->instances, g = j->gpus_per_instance;
   s->bar_all = sg_barrier_init((unsigned)j->ngpus);
   s->bar_inst = calloc((size_t)m, sizeof(sg_bar_t));
   s->bar_cross = calloc((size_t)g, sizeof(sg_bar_t));
-  ss_assert(s->bar_inst && s->bar_cross);
+  if (!s->bar_inst || !s->bar_cross)
+    return SS_ENOMEM;
   for (int i = 0; i < m; i++)
     s->bar_inst[i] = sg_barrier_init((unsigned)g);
   for (int k = 0; k < g; k++)
@@ -242,14 +266,16 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   s->alpha_global = ss_cost_alpha_global(j);
   s->alpha_intra = ss_cost_alpha_intra(j);
   s->alpha_cross = calloc((size_t)g, sizeof(double));
-  ss_assert(s->alpha_cross);
+  if (!s->alpha_cross)
+    return SS_ENOMEM;
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
   /* Fast rings whose hops differ end with their slowest hop's steps (coll.c); --ideal keeps the
    * largest latency for every step, as before. */
   if (!j->opt.ideal && j->opt.fidelity == SS_FIDELITY_FAST && j->ngpus > 1) {
     s->phase_end = calloc((size_t)(1 + m + g), sizeof(*s->phase_end));
-    ss_assert(s->phase_end);
+    if (!s->phase_end)
+      return SS_ENOMEM;
     for (int r = 0; r < j->ngpus; r++) {
       ss_rank* me = &s->ranks[r];
       for (int c = 0; c < j->rings.nrings; c++) {
@@ -267,7 +293,8 @@ static void coll_setup(ss_sim* s, const ss_job* j)
   s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
-  ss_assert(s->coll_bytes && s->coll_alg && s->tree_rest && s->coll_after_s && s->coll_pc);
+  if (!s->coll_bytes || !s->coll_alg || !s->tree_rest || !s->coll_after_s || !s->coll_pc)
+    return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
     int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
@@ -288,10 +315,13 @@ static void coll_setup(ss_sim* s, const ss_job* j)
         s->tree_rest[c][reduce] = phase > flows ? phase - flows : 0;
       }
   }
+  return SS_OK;
 }
 
-/* Build per-rank state and start the actors; args receives the actor arguments to free later. */
-static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
+/* Build per-rank state and start the actors; args receives the actor arguments to free later.
+ * Returns 0, or SS_ENOMEM when an allocation failed (before any actor started; what was built is
+ * left to the process's end: SimGrid cannot be reset and the run ends with the error). */
+static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
 {
   int n = j->ngpus, m = j->instances;
   int bench = s->bench_nsizes > 0;
@@ -300,7 +330,8 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   int dedicated = ps && j->opt.placement == SS_PS_DEDICATED;
   if (dedicated) {
     s->ps_host = calloc((size_t)j->ps_hosts, sizeof(sg_host_t));
-    ss_assert(s->ps_host);
+    if (!s->ps_host)
+      return SS_ENOMEM;
   }
   sg_host_t* hosts = host_table(j, s->ps_host);
   sg_disk_t* disks = calloc((size_t)m, sizeof(sg_disk_t));
@@ -308,8 +339,12 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   int host_thread = j->host && !bench;
   ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + host_thread + loaders) + (ps ? (size_t)j->opt.servers : 0),
                               sizeof(ss_actor_arg));
-  ss_assert(disks && s->ranks && args);
   *args_out = args;
+  if (!hosts || !disks || !s->ranks || !args) {
+    free(hosts);
+    free(disks);
+    return SS_ENOMEM;
+  }
   for (int i = 0; i < m; i++) {
     unsigned ndisks = 0;
     sg_disk_t* d = NULL;
@@ -318,8 +353,14 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     disks[i] = d[0];
     free(d);
   }
-  for (int r = 0; r < n; r++)
-    rank_setup(s, j, r, hosts, disks);
+  int rc = SS_OK;
+  for (int r = 0; r < n && !rc; r++)
+    rc = rank_setup(s, j, r, hosts, disks);
+  if (rc) {
+    free(hosts);
+    free(disks);
+    return rc;
+  }
   s->init_mu = sg_mutex_init();
   s->init_cv = sg_cond_init();
   int na = 0;
@@ -329,9 +370,14 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     s->ps_msgs = calloc(nm + 1, sizeof(ss_ps_msg));
     s->ps_seen = calloc(nm + 1, sizeof(long));
     s->ps_version = calloc((size_t)j->ps_nparts + 1, sizeof(long));
-    ss_assert(s->ps_msgs && s->ps_seen && s->ps_version);
+    if (!s->ps_msgs || !s->ps_seen || !s->ps_version) {
+      free(hosts);
+      free(disks);
+      return SS_ENOMEM;
+    }
     for (size_t q = 0; q < nm; q++)
       s->ps_msgs[q] = (ss_ps_msg){(int)(q / (size_t)j->ps_nparts), (int)(q % (size_t)j->ps_nparts)};
+    ss_ps_setup(s);
     /* Servers first: they make themselves the receivers of their mailboxes before anyone sends. */
     for (int k = 0; k < j->opt.servers; k++) {
       int h = ss_job_shard_host(j, k);
@@ -344,7 +390,8 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   free(hosts);
   free(disks);
   ring_setup(s, j);
-  coll_setup(s, j);
+  if (coll_setup(s, j))
+    return SS_ENOMEM;
   ss_straggler_setup(s);
   for (int r = 0; r < n; r++) {
     if (!bench) {
@@ -372,6 +419,7 @@ static void sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
       spawn(s, &args[na++], name, s->ranks[r].cpu, ss_loader_actor);
     }
   }
+  return SS_OK;
 }
 
 static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
@@ -414,6 +462,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_after_s);
   ss_straggler_free(s);
   free(s->ps_host);
+  ss_ps_free(s);
   free(s->ps_msgs);
   free(s->ps_seen);
   free(s->ps_version);
@@ -541,7 +590,7 @@ static void trace_tracks(ss_sim* s)
   char name[160];
   int loaders = j->opt.synthetic ? 0 : j->workers;
   for (int i = 0; i < j->instances; i++) {
-    snprintf(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
+    ss_trace_name(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
     ss_trace_process(s->trace, i + 1, name);
     for (int k = 0; k < j->gpus_per_instance; k++) {
       snprintf(name, sizeof(name), "GPU %d", k);
@@ -571,17 +620,31 @@ static void trace_tracks(ss_sim* s)
   }
 }
 
+/* Out of memory building a run: a resources error (exit 3) that says what needed the memory. */
+static int nomem(const ss_job* job, ss_err* err)
+{
+  ss_err_set(err, NULL, 0, "out of memory for the simulation of %d GPUs over %d iterations (warm-up and loader "
+             "cycles included): give fewer --iterations, --instances or --gpus",
+             job->ngpus, job->niters);
+  return ss_err_kind(err, SS_ENOMEM);
+}
+
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
 {
-  if (engine_init(job, ncfg, cfg, err))
+  double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
+  if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
-  ss_sim s = {.job = job};
+  /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */
+  ss_sim s = {.job = job, .progress = events > 2e6 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
-  ss_assert(s.tl);
   ss_actor_arg* args = NULL;
-  sim_setup(&s, job, &args);
+  if (!s.tl || sim_setup(&s, job, &args)) {
+    ss_timeline_free(s.tl);
+    ss_trace_close(s.trace, NULL);
+    return nomem(job, err);
+  }
   if (s.trace) {
     trace_tracks(&s);
     probe_setup(&s);
@@ -590,8 +653,9 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   *simulated_s = simgrid_get_clock();
   sim_teardown(&s, job, args);
   probe_free(&s);
-  int closed = ss_trace_close(s.trace, rc ? NULL : err);
-  if (!rc && closed)
+  if (rc)
+    ss_trace_abort(s.trace);
+  else if (ss_trace_close(s.trace, err))
     rc = ss_err_kind(err, SS_EIO);
   if (rc) {
     ss_timeline_free(s.tl);
@@ -605,11 +669,12 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
                         double* time_s, ss_allreduce* algs, ss_proto* protos, ss_err* err)
 {
   ss_assert(nsizes > 0 && reps > 0);
-  if (engine_init(job, ncfg, cfg, err))
+  if (ss_job_check_work(job, ss_job_events(job, nsizes, reps), "benchmark", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
   ss_sim s = {.job = job, .bench_nsizes = nsizes, .bench_bytes = bytes, .bench_reps = reps, .bench_time_s = time_s};
   ss_actor_arg* args = NULL;
-  sim_setup(&s, job, &args);
+  if (sim_setup(&s, job, &args))
+    return nomem(job, err);
   for (int k = 0; algs && k < nsizes; k++)
     algs[k] = s.coll_alg[k];
   for (int k = 0; protos && k < nsizes; k++)
@@ -665,10 +730,125 @@ static int check_child(void* arg, int fd)
   return engine_init(&one, c->ncfg, c->cfg, NULL) ? 1 : 0;
 }
 
+/* The SimGrid options that make sense for stash-sim (README, "SimGrid options"): each other one is
+ * refused before SimGrid sees it. Some pass SimGrid's own start-up and crash later
+ * (contexts/stack-size:1 overflows the actors' stacks, network/bandwidth-factor:0 deadlocks,
+ * network/model:ns-3 needs a build with ns-3, debug/breakpoint stops the run), others write files
+ * (tracing/..., a --log appender) or break the determinism of a run (contexts/nthreads). values
+ * lists the accepted names (NULL: a number in [lo, hi]). */
+typedef struct cfg_allowed {
+  const char* key;
+  const char* const* values;
+  double lo, hi;
+} cfg_allowed;
+
+static const char* const cfg_models[] = {"CM02", "LV08", NULL};
+static const char* const cfg_bools[] = {"0", "1", "yes", "no", "on", "off", "true", "false", NULL};
+static const char* const cfg_optims[] = {"Lazy", "Full", NULL};
+static const char* const cfg_factories[] = {"raw", "ucontext", "boost", "thread", NULL};
+
+static const cfg_allowed cfg_allow[] = {
+    {"network/model", cfg_models, 0, 0},
+    {"network/TCP-gamma", NULL, 0, 1e12},
+    {"network/crosstraffic", cfg_bools, 0, 0},
+    {"network/latency-factor", NULL, 0.01, 100},
+    {"network/bandwidth-factor", NULL, 0.01, 100},
+    {"network/weight-S", NULL, 0, 1e9},
+    {"network/maxmin-selective-update", cfg_bools, 0, 0},
+    {"network/optim", cfg_optims, 0, 0},
+    {"cpu/optim", cfg_optims, 0, 0},
+    {"cpu/maxmin-selective-update", cfg_bools, 0, 0},
+    {"maxmin/precision", NULL, 1e-9, 1e-3},
+    {"surf/precision", NULL, 1e-12, 1e-6},
+    {"contexts/factory", cfg_factories, 0, 0},
+    {"contexts/stack-size", NULL, 64, 65536},
+    {"contexts/guard-size", NULL, 0, 64},
+    {NULL, NULL, 0, 0}};
+
+/* Log thresholds: --log=CATEGORY.thres:LEVEL (also .thresh, .threshold) and --log=no_loc. */
+static const char* const log_levels[] = {"trace", "debug", "verbose", "info", "warning", "error", "critical", NULL};
+
+static int in_names(const char* const* names, const char* v)
+{
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], v) == 0)
+      return 1;
+  return 0;
+}
+
+static void join_names(const char* const* names, char* buf, size_t size)
+{
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; names[i] && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", i == 0 ? "" : names[i + 1] ? ", " : " or ", names[i]);
+}
+
+static int check_log(const char* arg, const char* v, ss_err* err)
+{
+  if (strcmp(v, "no_loc") == 0)
+    return SS_OK;
+  const char* dot = strchr(v, '.');
+  const char* colon = dot ? strchr(dot, ':') : NULL;
+  int cat_ok = dot && dot > v;
+  for (const char* q = v; cat_ok && q < dot; q++)
+    cat_ok = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_';
+  if (cat_ok && colon) {
+    size_t len = (size_t)(colon - dot - 1);
+    int thres = (len == 5 && strncmp(dot + 1, "thres", 5) == 0) || (len == 6 && strncmp(dot + 1, "thresh", 6) == 0) ||
+                (len == 9 && strncmp(dot + 1, "threshold", 9) == 0);
+    if (thres && in_names(log_levels, colon + 1))
+      return SS_OK;
+  }
+  char levels[160];
+  join_names(log_levels, levels, sizeof(levels));
+  return ss_err_set(err, NULL, 0, "%s: stash-sim accepts --log=CATEGORY.thres:LEVEL (LEVEL %s) and --log=no_loc "
+                    "(README, SimGrid options)", arg, levels);
+}
+
+/* Whether one pass-through argument is on the allow-list, with its value in range. */
+static int check_allowed(const char* arg, ss_err* err)
+{
+  if (strncmp(arg, "--log=", 6) == 0)
+    return check_log(arg, arg + 6, err);
+  const char* kv = arg + 6; /* after --cfg= (cli.c passes only these two) */
+  const char* colon = strchr(kv, ':');
+  const cfg_allowed* a = cfg_allow;
+  size_t klen = colon ? (size_t)(colon - kv) : strlen(kv);
+  while (a->key && !(strlen(a->key) == klen && strncmp(a->key, kv, klen) == 0))
+    a++;
+  if (!a->key) {
+    char keys[1024];
+    size_t n = 0;
+    keys[0] = '\0';
+    for (const cfg_allowed* k = cfg_allow; k->key && n < sizeof(keys); k++)
+      n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", k == cfg_allow ? "" : ", ", k->key);
+    return ss_err_set(err, NULL, 0, "%s: not a SimGrid option stash-sim accepts (README, SimGrid options: %s)", arg,
+                      keys);
+  }
+  const char* v = colon ? colon + 1 : "";
+  char expects[256];
+  if (a->values) {
+    if (in_names(a->values, v))
+      return SS_OK;
+    join_names(a->values, expects, sizeof(expects));
+  } else {
+    char* end = NULL;
+    double x = strtod(v, &end);
+    if (end != v && !*end && isfinite(x) && x >= a->lo && x <= a->hi)
+      return SS_OK;
+    snprintf(expects, sizeof(expects), "a number from %g to %g", a->lo, a->hi);
+  }
+  return ss_err_set(err, NULL, 0, "%s: %s expects %s, got '%s'", arg, a->key, expects, v);
+}
+
 int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
 {
   if (ncfg == 0)
     return SS_OK;
+  for (int i = 0; i < ncfg; i++)
+    if (check_allowed(cfg[i], err))
+      return SS_EINPUT;
   fork_ctx c = {&job, NULL, ncfg, cfg, NULL, NULL, err};
   ss_proc p;
   int start = ss_proc_start(&p, SS_PROC_STDERR, check_child, &c);

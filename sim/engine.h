@@ -12,8 +12,10 @@
  * small actor stacks. */
 extern const char* const ss_engine_default_cfg[];
 
-/* Check the pass-through SimGrid options by starting SimGrid once in a child process (SimGrid
- * aborts on a bad option): returns 0, or SS_EINPUT with SimGrid's reason in err. Costs nothing when ncfg is 0. */
+/* Check the pass-through SimGrid options against the allow-list of those that make sense here
+ * (README, "SimGrid options"; values in range), then by starting SimGrid once in a child process
+ * (SimGrid aborts on a bad option): returns 0, or SS_EINPUT with the reason in err. Costs nothing
+ * when ncfg is 0. */
 int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err);
 
 /* Simulate the job's training run. cfg holds ncfg pass-through "--cfg=..."/"--log=..." arguments.

@@ -16,16 +16,42 @@ int ss_err_isset(const ss_err* err)
   return err && err->msg[0] != '\0';
 }
 
+/* The length of the UTF-8 sequence that lead byte c starts (1 for ASCII and stray bytes). */
+static unsigned long utf8_len(unsigned char c)
+{
+  return c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+}
+
+unsigned long ss_utf8_boundary(const char* s, unsigned long n)
+{
+  unsigned long m = n;
+  while (m > 0 && ((unsigned char)s[m - 1] & 0xc0) == 0x80)
+    m--;
+  if (m > 0 && (unsigned char)s[m - 1] >= 0xc0 && n - (m - 1) < utf8_len((unsigned char)s[m - 1]))
+    return m - 1;
+  return n;
+}
+
+void ss_text_mark_cut(char* buf, unsigned long size)
+{
+  if (size < 8)
+    return;
+  memcpy(buf + ss_utf8_boundary(buf, size - 4), "...", 4);
+}
+
 static int err_vset(ss_err* err, const char* file, int line, int col, const char* path, const char* fmt,
                     va_list ap)
 {
   if (!err || ss_err_isset(err))
     return SS_EINPUT;
-  snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+  if (snprintf(err->file, sizeof(err->file), "%s", file ? file : "") >= (int)sizeof(err->file))
+    ss_text_mark_cut(err->file, sizeof(err->file));
   err->line = line;
   err->col  = col;
-  snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
-  vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+  if (snprintf(err->path, sizeof(err->path), "%s", path ? path : "") >= (int)sizeof(err->path))
+    ss_text_mark_cut(err->path, sizeof(err->path));
+  if (vsnprintf(err->msg, sizeof(err->msg), fmt, ap) >= (int)sizeof(err->msg))
+    ss_text_mark_cut(err->msg, sizeof(err->msg));
   if (err->msg[0] == '\0')
     snprintf(err->msg, sizeof(err->msg), "error");
   err->code = SS_EINPUT;

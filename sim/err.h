@@ -75,6 +75,13 @@ int ss_err_isset(const ss_err* err);
  * Writes at most size bytes including the terminating NUL. */
 void ss_err_format(const ss_err* err, char* buf, unsigned long size);
 
+/* buf (size bytes, NUL-terminated, size >= 8) held a text cut short by snprintf: cut it back to a
+ * UTF-8 character boundary and end it with "..." so that the cut shows and splits no character. */
+void ss_text_mark_cut(char* buf, unsigned long size);
+
+/* n cut back so that s[0..n) does not end inside a UTF-8 character. */
+unsigned long ss_utf8_boundary(const char* s, unsigned long n);
+
 /* Report a broken internal invariant and exit with SS_EXIT_INTERNAL; stays on under NDEBUG. */
 void ss_assert_fail(const char* expr, const char* file, int line) __attribute__((noreturn));
 

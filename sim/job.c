@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include "ddp.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -368,9 +369,10 @@ static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers
                       SS_MAX_ACTORS, per_gpu > 2 ? ", or --ideal" : "");
   if (actors > SS_MAX_ACTORS)
     return ss_err_set(err, NULL, 0,
-                      "%d GPUs with %d loader worker%s each make %ld simulated processes; at most %d fit (each has "
-                      "its own stack mapping): use fewer --workers, or --synthetic",
-                      ngpus, workers, workers == 1 ? "" : "s", actors, SS_MAX_ACTORS);
+                      "%d GPUs with %d loader worker%s each%s make %ld simulated processes; at most %d fit (each "
+                      "has its own stack mapping): use fewer --workers, or --synthetic",
+                      ngpus, workers, workers == 1 ? "" : "s",
+                      o->workers < 0 ? " (the instance file's vCPUs per GPU)" : "", actors, SS_MAX_ACTORS);
   return SS_OK;
 }
 
@@ -393,6 +395,18 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->instances = o->instances;
   j->gpus_per_instance = per_instance;
   j->batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
+  /* An epoch is whole iterations: one iteration takes batch x GPUs samples of the dataset. */
+  double global = (double)j->batch * ngpus;
+  if (global > w->dataset.samples || (o->samples > 0 && global > o->samples)) {
+    int ds = global > w->dataset.samples;
+    ss_err_set(err, ds ? w->path : NULL, 0,
+               "%s %.17g samples, fewer than one iteration takes (batch %d x %d GPUs = %.17g): give a smaller "
+               "--batch or fewer GPUs",
+               ds ? "the dataset has" : "--samples gives", ds ? w->dataset.samples : o->samples, j->batch, ngpus,
+               global);
+    free(j);
+    return SS_EINPUT;
+  }
   /* The W loader processes of a GPU deliver their batches in bursts, W at a time: a loader-bound
    * steady state repeats every W iterations, so by default the measurement is whole cycles of W
    * (at least 10 iterations). The loaders' last cycle is not steady (as workers run out of
@@ -489,4 +503,53 @@ void ss_job_free(ss_job* j)
   free(j->ps_part_bytes);
   free(j->ps_shard_bytes);
   free(j);
+}
+
+int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s, ss_err* err)
+{
+  double samples = (double)j->batch * j->ngpus;
+  double epoch_s = j->workload->dataset.samples / samples * iteration_s;
+  double cost = j->platform->price_usd_per_h * j->instances * epoch_s / 3600.0;
+  if (!isfinite(iteration_s) || iteration_s < SS_BOUND_TIME_LO) {
+    char scale[64] = "";
+    if (j->opt.compute_scale != 1)
+      snprintf(scale, sizeof(scale), " and by --compute-scale %g", j->opt.compute_scale);
+    return ss_err_set(err, j->opt.workload_path, 0,
+                      "%s takes %g s when simulated, less than 1 ns: the workload's times, scaled by the GPU's speed "
+                      "over the reference GPU's%s, are too small to give a throughput",
+                      what, iteration_s, scale);
+  }
+  if (!isfinite(epoch_s) || !isfinite(cost))
+    return ss_err_set(err, j->opt.workload_path, 0,
+                      "%s takes %g s when simulated: the epoch (the dataset's samples) or its cost (the instance's "
+                      "price) is beyond a double's range",
+                      what, iteration_s);
+  return SS_OK;
+}
+
+double ss_job_events(const ss_job* j, double ncoll, double iters)
+{
+  /* Weights from runs on the idle machine (commands in the commit that added them): fast fidelity
+   * a flow per hop and phase, SimGrid's sharing of them growing about as log2 of the GPUs; a part
+   * sent to a parameter server and back costs about ten events. */
+  double per_coll = 8 * log2(2.0 * j->ngpus);
+  if (j->opt.arch == SS_ARCH_PS)
+    per_coll = 20.0 * j->ps_nparts / (j->nbuckets > 0 ? j->nbuckets : 1);
+  else if (j->opt.fidelity == SS_FIDELITY_REFERENCE)
+    per_coll = 2.0 * j->ngpus * (j->rings.nrings > 0 ? j->rings.nrings : 1);
+  double per_rank = 2.0 * j->workload->nlayers + ncoll * per_coll;
+  return iters * j->ngpus * per_rank;
+}
+
+int ss_job_check_work(const ss_job* j, double events, const char* what, ss_err* err)
+{
+  if (!(events > j->opt.max_events))
+    return SS_OK;
+  int ref = j->opt.fidelity == SS_FIDELITY_REFERENCE;
+  return ss_err_set(err, NULL, 0,
+                    "this %s would simulate about %.2g events (%d GPUs, %s%s), more than --max-events %.3g: give "
+                    "fewer iterations or GPUs%s, or a larger --max-events",
+                    what, events, j->ngpus, ref ? "reference fidelity, " : "",
+                    j->opt.arch == SS_ARCH_PS ? "parameter servers" : "allreduce", j->opt.max_events,
+                    ref ? ", --fidelity fast" : "");
 }

@@ -102,8 +102,25 @@ typedef struct ss_job {
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err);
 void ss_job_free(ss_job* j);
 
+/* The simulated events of a run of j, estimated from its size: iters iterations (warm-up and
+ * cool-down included) of ncoll collectives each, on every rank its layers' kernels forward and
+ * backward and each collective's events (one per ring step and ring at the reference fidelity, a few
+ * per phase at the fast one; two per part with parameter servers). Linear in each factor. */
+double ss_job_events(const ss_job* j, double ncoll, double iters);
+
+/* Refuse a run whose estimate (events) exceeds --max-events, with the estimate, its factors and the
+ * option that raises the limit; returns SS_EINPUT or SS_OK. */
+int ss_job_check_work(const ss_job* j, double events, const char* what, ss_err* err);
+
 /* Host of parameter-server shard k: a dedicated host index, or the worker instance it runs on. */
 int ss_job_shard_host(const ss_job* j, int k);
+
+/* Whether a simulated iteration of j, and the figures derived from it (throughput, epoch, cost),
+ * can be reported: an iteration shorter than SS_BOUND_TIME_LO or not finite, or an epoch or cost
+ * beyond a double's range (times that underflow:
+ * a workload's times of 1e-300 s, --compute-scale on tiny times) is an input error naming the
+ * workload (what: "the iteration", "Stash's RUN0"). Returns 0 or SS_EINPUT with err set. */
+int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s, ss_err* err);
 
 /* SimGrid actors of a job (2 per GPU, plus its loader workers): each has a stack and a guard page,
  * two memory mappings, and Linux allows 65530 mappings per process by default. */

@@ -2,6 +2,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "engine.h"
+#include "outfile.h"
 #include "plan.h"
 #include "platform.h"
 #include "report.h"
@@ -14,14 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-/* Whether paths a and b name the same existing file. */
-static int same_file(const char* a, const char* b)
-{
-  struct stat sa, sb;
-  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 /* The platform as the options make it: --no-nvlink, NCCL's transports (transport.h). */
 static int prepare(ss_platform* p, const ss_options* o, ss_err* err)
@@ -59,35 +52,60 @@ static int write_failed(const ss_cli* cli)
   return SS_EXIT_RESOURCE;
 }
 
-/* Open the output of the run (stdout unless --output); prints why on failure. */
-static FILE* open_output(const ss_cli* cli, int* status)
+/* A path of the command line and what it is, for the same-file check. */
+typedef struct named_path {
+  const char* what;
+  const char* path;
+} named_path;
+
+/* No output may be an input or the other output (links and hard links included): a usage error
+ * naming both, before anything is written. Returns 0 or the exit status. */
+static int check_same_files(const ss_cli* cli)
 {
   const ss_options* o = &cli->opt;
-  if (o->trace && !is_stdout(o->trace) &&
-      (same_file(o->trace, o->platform_path) || (o->workload_path && same_file(o->trace, o->workload_path)))) {
-    fprintf(stderr, "%s: error: the trace would overwrite an input file\n", o->trace);
-    *status = SS_EXIT_INPUT;
-    return NULL;
+  const named_path in[] = {{"the platform", o->platform_path},
+                           {"the workload", o->workload_path},
+                           {"--stash-single", o->stash_single},
+                           {"the changed platform (--change platform=)",
+                            cli->cmd == SS_CMD_WHATIF ? cli->changed.platform_path : NULL}};
+  const named_path out[] = {{"--output", o->output}, {"--trace", o->trace}};
+  for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++)
+    for (size_t i = 0; out[k].path && i < sizeof(in) / sizeof(in[0]); i++)
+      if (in[i].path && ss_outfile_same(out[k].path, in[i].path)) {
+        fprintf(stderr, "stash-sim: error: %s '%s' would overwrite %s '%s' (see --help)\n", out[k].what, out[k].path,
+                in[i].what, in[i].path);
+        return SS_EXIT_USAGE;
+      }
+  if (ss_outfile_same(o->trace, o->output)) {
+    fprintf(stderr, "stash-sim: error: --trace '%s' and --output '%s' are the same file (see --help)\n", o->trace,
+            o->output);
+    return SS_EXIT_USAGE;
   }
-  if (is_stdout(o->output))
-    return stdout;
-  if (same_file(o->output, o->platform_path) || (o->workload_path && same_file(o->output, o->workload_path))) {
-    fprintf(stderr, "%s: error: the report would overwrite an input file\n", o->output);
-    *status = SS_EXIT_INPUT;
-    return NULL;
-  }
-  FILE* out = fopen(o->output, "w");
-  if (!out)
-    *status = write_failed(cli);
+  return 0;
+}
+
+/* Open the output of the run (stdout unless --output) as a temporary file that replaces the old
+ * one only at close_output: a run that fails or is interrupted leaves it as it was. */
+static ss_outfile* open_output(const ss_cli* cli, int* status)
+{
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* out = NULL;
+  if (ss_outfile_open(cli->opt.output, "report", &out, &err))
+    *status = fail(&err);
   return out;
 }
 
-static int close_output(const ss_cli* cli, FILE* out, int status)
+/* Put the report in place when status is 0, else drop it; returns the exit status. */
+static int close_output(ss_outfile* out, int status)
 {
-  int bad = out != stdout ? fclose(out) : fflush(out);
-  if (bad && status == 0)
-    return write_failed(cli);
-  return status;
+  if (status) {
+    ss_outfile_abort(out);
+    return status;
+  }
+  ss_err err;
+  ss_err_clear(&err);
+  return ss_outfile_commit(out, &err) ? fail(&err) : status;
 }
 
 /* stash-sim bench allreduce: sizes from min to max, doubling, in one simulation. */
@@ -104,14 +122,15 @@ static int bench_main(const ss_cli* cli)
   ss_proto protos[64];
   for (double b = cli->opt.min_bytes; b <= cli->opt.max_bytes && nsizes < 64; b *= 2)
     bytes[nsizes++] = b;
-  /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job. */
+  /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job (its
+   * dataset a sample for each of the most GPUs, so that an epoch is at least one iteration). */
   ss_layer layer = {.name = (char*)"allreduce"};
   ss_workload w = {.path = (char*)"-", .model = (char*)"allreduce", .batch_per_gpu = 1, .grad_bytes_per_param = 1,
                    .ref_gpu_flops = 1e12, .ref_batch = 1, .nlayers = 1, .layers = &layer,
-                   .dataset = {.samples = 1, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};
+                   .dataset = {.samples = SS_MAX_GPUS, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};
   ss_options o = cli->opt;
   o.synthetic = 1;
-  FILE* out = NULL;
+  ss_outfile* out = NULL;
   if (ss_platform_load(o.platform_path, &p, &err) || prepare(p, &o, &err) ||
       ss_plan_job(p, &w, &o, &job, &err)) {
     status = fail(&err);
@@ -132,10 +151,11 @@ static int bench_main(const ss_cli* cli)
     status = fail(&err);
     goto done;
   }
-  status = ss_report_bench(out, job, nsizes, bytes, time_s, algs, protos, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
+  FILE* f = ss_outfile_stream(out);
+  status = ss_report_bench(f, job, nsizes, bytes, time_s, algs, protos, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
 done:
   if (out)
-    status = close_output(cli, out, status);
+    status = close_output(out, status);
   ss_job_free(job);
   ss_platform_free(p);
   return status;
@@ -150,7 +170,7 @@ static int whatif_main(const ss_cli* cli)
   ss_platform* p[2] = {NULL, NULL};
   ss_workload* w = NULL;
   ss_job* job[2] = {NULL, NULL};
-  FILE* out = NULL;
+  ss_outfile* out = NULL;
   int status = 1;
   const ss_options* o[2] = {&cli->opt, &cli->changed};
   if (ss_workload_load(cli->opt.workload_path, &w, &err)) {
@@ -179,13 +199,17 @@ static int whatif_main(const ss_cli* cli)
   }
   ss_result res[2];
   for (int k = 0; k < 2; k++)
-    ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k]);
-  status = ss_report_whatif(out, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)
+    if (ss_result_from_breakdown(job[k], &bd[k], sim_s[k], &res[k], &err)) {
+      status = fail(&err);
+      goto done;
+    }
+  FILE* f = ss_outfile_stream(out);
+  status = ss_report_whatif(f, &res[0], &res[1], (const char* const*)cli->changes, cli->nchanges, cli->opt.format)
                ? write_failed(cli)
                : SS_EXIT_OK;
 done:
   if (out)
-    status = close_output(cli, out, status);
+    status = close_output(out, status);
   for (int k = 0; k < 2; k++) {
     ss_job_free(job[k]);
     ss_platform_free(p[k]);
@@ -208,6 +232,7 @@ static int list_main(const ss_cli* cli, const ss_catalog* cat)
 
 int main(int argc, char** argv)
 {
+  ss_outfile_signals("stash-sim");
   ss_cli cli;
   char msg[1024];
   int parsed = ss_cli_parse(argc, argv, &cli, msg, sizeof(msg));
@@ -242,6 +267,12 @@ int main(int argc, char** argv)
     ss_cli_free(&cli);
     return fail(&cerr);
   }
+  int same = cli.cmd == SS_CMD_LIST ? 0 : check_same_files(&cli);
+  if (same) {
+    ss_catalog_free(cat);
+    ss_cli_free(&cli);
+    return same;
+  }
   if (cli.cmd != SS_CMD_RUN) {
     int status = cli.cmd == SS_CMD_BENCH    ? bench_main(&cli)
                  : cli.cmd == SS_CMD_WHATIF ? whatif_main(&cli)
@@ -257,7 +288,7 @@ int main(int argc, char** argv)
   ss_job* job = NULL;
   ss_stash* stash = NULL;
   ss_timeline* tl = NULL;
-  FILE* out = NULL;
+  ss_outfile* out = NULL;
   int status = 1;
   double simulated_s = 0;
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || prepare(p, &cli.opt, &err) ||
@@ -280,19 +311,25 @@ int main(int argc, char** argv)
       status = fail(&err);
       goto done;
     }
-    ss_result_from_breakdown(main_job, &stash->bd[SS_RUN2], stash->simulated_s[SS_RUN2], &res);
+    if (ss_result_from_breakdown(main_job, &stash->bd[SS_RUN2], stash->simulated_s[SS_RUN2], &res, &err)) {
+      status = fail(&err);
+      goto done;
+    }
     res.stash = stash;
   } else {
     if (ss_engine_run(job, cli.ncfg, cli.cfg, &tl, &simulated_s, &err)) {
       status = fail(&err);
       goto done;
     }
-    ss_result_compute(job, tl, simulated_s, &res);
+    if (ss_result_compute(job, tl, simulated_s, &res, &err)) {
+      status = fail(&err);
+      goto done;
+    }
   }
-  status = ss_report_write(out, &res, cli.opt.format) ? write_failed(&cli) : SS_EXIT_OK;
+  status = ss_report_write(ss_outfile_stream(out), &res, cli.opt.format) ? write_failed(&cli) : SS_EXIT_OK;
 done:
   if (out)
-    status = close_output(&cli, out, status);
+    status = close_output(out, status);
   ss_timeline_free(tl);
   ss_job_free(job);
   ss_stash_free(stash);

@@ -2,6 +2,7 @@
 #include "option.h"
 
 #include "err.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -88,7 +89,7 @@ const ss_optdef ss_option_table[] = {
      "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer"},
     {"no-overlap", 0, SS_KIND_SWITCH, OFF(overlap), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1, "overlapped", 0,
      "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass"},
-    {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), 0, 1000, 1, NULL, 0, RUNS, "run", "X", "a factor", 1,
+    {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, 0, NULL, 0, RUNS, "run", "X", "a factor", 1,
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
      "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.306 for ResNet-50's "
      "measured mixed-precision speed-up on a V100"},
@@ -125,13 +126,14 @@ const ss_optdef ss_option_table[] = {
      "its tensors from shared memory); none with --async-copy (DALI)"},
     {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, ALL, "cluster", "N", NULL, 1,
      "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch"},
-    {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), 0, 1e6, 1, NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
+    {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), SS_BOUND_BANDWIDTH_LO * 8 / 1e9, SS_BOUND_BANDWIDTH_HI * 8 / 1e9, 0,
+     NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
      "the instance file's NIC links", 0, "nic_gbps", "nic_gbps", 0, NULL,
      "network bandwidth of each instance in Gb/s, split over its NICs"},
-    {"nic-latency-us", 0, SS_KIND_REAL, OFF(nic_latency_us), 0, 1e6, 0, NULL, 0, ALL, "cluster", "X",
+    {"nic-latency-us", 0, SS_KIND_REAL, OFF(nic_latency_us), 0, SS_BOUND_LATENCY_HI * 1e6, 0, NULL, 0, ALL, "cluster", "X",
      "a latency in us", -1, "the instance file's", 0, "nic_latency_us", "nic_latency_us", 0, NULL,
      "latency of each NIC link in microseconds"},
-    {"oversub", 0, SS_KIND_REAL, OFF(oversub), 1, 1e6, 0, NULL, 0, ALL, "cluster", "X", "a ratio", 1, "1", 0,
+    {"oversub", 0, SS_KIND_REAL, OFF(oversub), 1, SS_BOUND_RATIO_HI, 0, NULL, 0, ALL, "cluster", "X", "a ratio", 1, "1", 0,
      "oversub", "oversub", 0, NULL, "switch oversubscription: the switch core carries N x NIC bandwidth / X"},
     {"net-transport", 0, SS_KIND_ENUM, OFF(net_transport), 0, 0, 0, ss_net_names, 0, ALL, "cluster", "T", NULL,
      SS_NET_AUTO, "auto: the instance file's net_transport", 0, "net_transport", "net_transport", 0, NULL,
@@ -230,7 +232,8 @@ const ss_optdef ss_option_table[] = {
     {"async", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 1, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, "async",
      "async", 0, NULL, "asynchronous SGD: each worker pushes and pulls on its own (per-worker throughput and "
      "staleness reported)"},
-    {"server-agg-gbytes-per-s", 0, SS_KIND_REAL, OFF(server_agg_gbytes_per_s), 0, 1e9, 1, NULL, 0, RUNS, "ps", "X",
+    {"server-agg-gbytes-per-s", 0, SS_KIND_REAL, OFF(server_agg_gbytes_per_s), SS_BOUND_BANDWIDTH_LO / 1e9,
+     1e9, 0, NULL, 0, RUNS, "ps", "X",
      "a rate in GB/s", SS_PS_AGG_GBYTES_PER_S, "2, an estimate", 0, "server_agg_gbytes_per_s",
      "server_agg_gbytes_per_s", 0, "server-agg-gbps", "GB/s of gradient one server core sums and applies"},
     {"init-io", 0, SS_KIND_ENUM, OFF(init_io), 0, 0, 0, init_io_names, 0, RUNS, "ps", "M", NULL, SS_INIT_NONE,
@@ -248,6 +251,10 @@ const ss_optdef ss_option_table[] = {
      NULL, "min_bytes", 0, NULL, "smallest size"},
     {"max-bytes", 0, SS_KIND_SIZE, OFF(max_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL,
      1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between"},
+    {"max-events", 0, SS_KIND_REAL, OFF(max_events), 1, BIG, 0, NULL, 0, ALL, "run", "N", "a number of events",
+     SS_MAX_EVENTS, "2e9 (an hour or so)", 0, NULL, NULL, 0, NULL,
+     "refuse a run estimated to simulate more than N events (its layers' kernels and its collectives' steps on "
+     "every GPU, over every iteration), with the estimate"},
     {"iters", 0, SS_KIND_COUNT, OFF(bench_iters), 1, 1000000, 0, NULL, 0, SS_CMD_BENCH, "bench", "R", NULL, 5, "5",
      0, NULL, "iters", 0, NULL, "allreduces per size; the time is their mean"},
     {"stash", 0, SS_KIND_SWITCH, OFF(stash), 0, 0, 0, NULL, 1, SS_CMD_RUN, "output", NULL, NULL, 0, "off", 0, NULL,
@@ -462,9 +469,27 @@ static int parse_size(const char* s, double* out)
   for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++)
     if (strcmp(end, mult[i].suffix) == 0) {
       *out = v * mult[i].factor;
-      return 0;
+      return *out == floor(*out) ? 0 : -2; /* bytes are whole: 1.5k is, 1.5 is not */
     }
   return -1;
+}
+
+/* The smallest value other than 0 of a real option whose range starts at 0: below it a value is an
+ * underflow or a wrong unit (1e-310 us of latency is not a setting), from the bounds of units.h in
+ * the option's unit; SS_BOUND_TINY for the dimensionless ones. */
+static double real_floor(const ss_optdef* d)
+{
+  static const struct {
+    const char* name;
+    double floor;
+  } floors[] = {{"nic-latency-us", SS_BOUND_LATENCY_LO * 1e6}, {"handoff-us", SS_BOUND_TIME_LO * 1e6},
+                {"collective-host-us", SS_BOUND_TIME_LO * 1e6}, {"tensor-host-us", SS_BOUND_TIME_LO * 1e6},
+                {"cycle-ms", SS_BOUND_TIME_LO / 1e-3},           {"bucket-mib", SS_BOUND_SIZE_LO / 1048576.0},
+                {"fusion-mib", SS_BOUND_SIZE_LO / 1048576.0},   {"init-shard-mib", SS_BOUND_SIZE_LO / 1048576.0}};
+  for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++)
+    if (strcmp(d->name, floors[i].name) == 0)
+      return floors[i].floor;
+  return SS_BOUND_TINY;
 }
 
 int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const char* shown, char* msg,
@@ -506,7 +531,12 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
       ok = end != value && !*end && isfinite(v);
       break;
     case SS_KIND_SIZE:
-      ok = parse_size(value, &v) == 0;
+      ok = parse_size(value, &v);
+      if (ok == -2) {
+        snprintf(msg, size, "%s expects a whole number of bytes, got '%s'", shown, value);
+        return -1;
+      }
+      ok = ok == 0;
       break;
   }
   ok = ok && v >= d->min && v <= d->max && !(d->min_open && v == d->min);
@@ -514,6 +544,13 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
     char expects[256];
     ss_option_expects(d, expects, sizeof(expects));
     snprintf(msg, size, "%s expects %s, got '%s'", shown, expects, value);
+    return -1;
+  }
+  if (d->kind == SS_KIND_REAL && v != 0 && v < real_floor(d)) {
+    char expects[256], floor[32];
+    ss_option_expects(d, expects, sizeof(expects));
+    number_text(real_floor(d), floor, sizeof(floor));
+    snprintf(msg, size, "%s expects %s, got '%s' (other than 0, at least %s)", shown, expects, value, floor);
     return -1;
   }
   if (d->kind == SS_KIND_COUNT)

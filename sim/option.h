@@ -73,6 +73,7 @@ typedef struct ss_options {
   ss_init_io init_io;  /* start-up: each worker reads the model and its input shard from shared storage */
   double init_shard_mib; /* MiB of input each worker reads at start-up */
   double samples;    /* samples to train for the time-to-train figure; -1: one epoch */
+  double max_events; /* refuse a run whose estimated simulated events exceed it (ss_job_check_work) */
   int batch;         /* per-GPU batch; -1: the workload's */
   int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
                       * cycles of the loader processes per GPU (job.c) */
@@ -129,6 +130,11 @@ typedef struct ss_options {
 
 /* Limits: GPUs of a job, instances of a cluster, parameter-server shards. */
 #define SS_MAX_GPUS 65536
+/* The default of --max-events. ESTIMATE: half an hour to two hours of simulation: ss_job_events's
+ * events went at 2e5 to 1e6 a second in runs of 8 to 512 GPUs (fast and reference fidelity,
+ * allreduce and parameter servers; the commit that set it lists them) on a 2-core machine shared
+ * with other jobs. */
+#define SS_MAX_EVENTS 2e9
 #define SS_MAX_INSTANCES 65536
 #define SS_MAX_SERVERS 4096
 

@@ -1,13 +1,16 @@
 /* platform: read and validate one instance's SimGrid platform file before SimGrid sees it. */
 #include "platform.h"
 
+#include "infile.h"
 #include "option.h"
+#include "units.h"
 #include "xml.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket",
                                                                   "nic", "shm"};
@@ -112,6 +115,10 @@ static int gpu_name_index(const char* name)
 
 /* The GB/s property of a host by role (0: the cpu host, 1: a GPU host), and who has it, for errors. */
 static const char* const rate_props[2] = {"memcpy_gbytes_per_s", "memory_gbytes_per_s"};
+/* The bounds (units.h) in the units of the properties: GB/s, microseconds. */
+#define GB_LO (SS_BOUND_BANDWIDTH_LO / 1e9)
+#define US_LO (SS_BOUND_LATENCY_LO * 1e6)
+
 static const char* const rate_owners[2] = {"the cpu host", "GPU hosts"};
 
 /* Host n's optional GB/s property of its role as bytes/s in *bytes_per_s: a number in
@@ -125,7 +132,7 @@ static int opt_gbytes_prop(pctx* c, const xmlNode* n, const char* what, int gpu,
                         rate_props[!gpu], rate_owners[!gpu], rate_props[gpu]);
   double gbytes_per_s = 0;
   if (ss_xml_prop(n, rate_props[gpu]) &&
-      ss_xml_num_prop(&c->x, n, what, rate_props[gpu], 0, SS_PLATFORM_MAX_GBYTES_PER_S, &gbytes_per_s))
+      ss_xml_num_prop(&c->x, n, what, rate_props[gpu], 0, GB_LO, SS_PLATFORM_MAX_GBYTES_PER_S, &gbytes_per_s))
     return SS_EINPUT;
   *bytes_per_s = gbytes_per_s * 1e9;
   return SS_OK;
@@ -156,9 +163,9 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops) ||
       opt_gbytes_prop(c, n, "host 'cpu'", 0, &p->memcpy_bytes_per_s) ||
       (ss_xml_prop(n, "shm_gbytes_per_s") &&
-       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_gbytes_per_s", 0, SS_PLATFORM_MAX_GBYTES_PER_S, &shm_gbytes_per_s)) ||
+       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_gbytes_per_s", 0, GB_LO, SS_PLATFORM_MAX_GBYTES_PER_S, &shm_gbytes_per_s)) ||
       (ss_xml_prop(n, "shm_latency_us") &&
-       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_latency_us", 1, SS_PLATFORM_MAX_SHM_LATENCY_US, &shm_latency_us)))
+       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_latency_us", 1, US_LO, SS_PLATFORM_MAX_SHM_LATENCY_US, &shm_latency_us)))
     return SS_EINPUT;
   p->shm_bytes_per_s = shm_gbytes_per_s * 1e9;
   p->shm_latency_s = shm_latency_us * 1e-6;
@@ -190,7 +197,7 @@ static int interference_prop(pctx* c, const xmlNode* n, const char* id, int on_c
                         "(no collective runs on the cores it computes on)", id);
   char what[128];
   snprintf(what, sizeof(what), "host '%s'", id);
-  if (prop && ss_xml_num_prop(&c->x, n, what, "comm_interference", 1, SS_MAX_INTERFERENCE,
+  if (prop && ss_xml_num_prop(&c->x, n, what, "comm_interference", 1, SS_BOUND_TINY, SS_MAX_INTERFERENCE,
                               &g->comm_interference))
     return SS_EINPUT;
   if (p->ngpus > 0 && g->comm_interference != p->gpus[0].comm_interference)
@@ -291,6 +298,39 @@ static int parse_host(pctx* c, const xmlNode* n)
   return rc;
 }
 
+/* SimGrid names the two directions of a SPLITDUPLEX link X "X_UP" and "X_DOWN": a link of that name
+ * besides X makes SimGrid abort on the duplicate. l is the link just read, the others come before it. */
+static int split_name_clash(pctx* c, const ss_link* l)
+{
+  static const char* const dirs[] = {"_UP", "_DOWN"};
+  const ss_platform* p = c->p;
+  size_t len = strlen(l->name);
+  for (int i = 0; i < p->nlinks - 1; i++) {
+    const ss_link* o = &p->links[i];
+    size_t olen = strlen(o->name);
+    for (int d = 0; d < 2; d++) {
+      size_t dl = strlen(dirs[d]);
+      /* l is o's direction, or o is l's. */
+      const ss_link* split = NULL;
+      const ss_link* other = NULL;
+      if (o->sharing == SS_SHARING_SPLITDUPLEX && len == olen + dl && strncmp(l->name, o->name, olen) == 0 &&
+          strcmp(l->name + olen, dirs[d]) == 0) {
+        split = o;
+        other = l;
+      } else if (l->sharing == SS_SHARING_SPLITDUPLEX && olen == len + dl && strncmp(o->name, l->name, len) == 0 &&
+                 strcmp(o->name + len, dirs[d]) == 0) {
+        split = l;
+        other = o;
+      }
+      if (split)
+        return ss_err_set(c->x.err, c->x.file, other->line,
+                          "link '%s' has the name of a direction of the SPLITDUPLEX link '%s' (line %d): rename it",
+                          other->name, split->name, split->line);
+    }
+  }
+  return SS_OK;
+}
+
 static int parse_link(pctx* c, const xmlNode* n)
 {
   static const char* const link_attrs[] = {"id", "bandwidth", "latency", "sharing_policy", NULL};
@@ -319,6 +359,8 @@ static int parse_link(pctx* c, const xmlNode* n)
                     l->name, policy);
   else
     l->sharing = (ss_sharing)sharing;
+  if (!rc)
+    rc = split_name_clash(c, l);
   char what[160];
   snprintf(what, sizeof(what), "link '%s'", l->name);
   if (!rc)
@@ -504,9 +546,9 @@ static int parse_net_props(pctx* c, const xmlNode* z)
       return ss_xml_error(&c->x, ss_xml_prop(z, figures[k]),
                           "the zone property '%s' needs 'net_transport' (it is a figure of that transport)", figures[k]);
   if ((ss_xml_prop(z, "net_line_fraction") &&
-       ss_xml_num_prop(&c->x, z, what, "net_line_fraction", 0, 1, &p->net_line_fraction)) ||
+       ss_xml_num_prop(&c->x, z, what, "net_line_fraction", 0, SS_BOUND_RATIO_LO, 1, &p->net_line_fraction)) ||
       (ss_xml_prop(z, "net_message_us") &&
-       ss_xml_num_prop(&c->x, z, what, "net_message_us", 1, SS_NET_MAX_MESSAGE_US, &p->net_message_us)))
+       ss_xml_num_prop(&c->x, z, what, "net_message_us", 1, US_LO, SS_NET_MAX_MESSAGE_US, &p->net_message_us)))
     return SS_EINPUT;
   return SS_OK;
 }
@@ -520,10 +562,11 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
                                            "cpu_vendor", "pci_view", "net_transport", "net_line_fraction",
                                            "net_message_us", NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
-      ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, 1e6, &p->price_usd_per_h) ||
-      ss_xml_num_prop(&c->x, z, what, "vcpus", 0, 1 << 20, &vcpus) ||
-      ss_xml_num_prop(&c->x, z, what, "memory_gib", 0, 1e9, &p->memory_gib) ||
-      ss_xml_num_prop(&c->x, z, what, "network_gbps", 0, 1e6, &p->network_gbps))
+      ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI, &p->price_usd_per_h) ||
+      ss_xml_num_prop(&c->x, z, what, "vcpus", 0, 1, 1 << 20, &vcpus) ||
+      ss_xml_num_prop(&c->x, z, what, "memory_gib", 0, 1e-6, 1e9, &p->memory_gib) ||
+      ss_xml_num_prop(&c->x, z, what, "network_gbps", 0, SS_BOUND_BANDWIDTH_LO * 8 / 1e9,
+                      SS_BOUND_BANDWIDTH_HI * 8 / 1e9, &p->network_gbps))
     return SS_EINPUT;
   if (vcpus != (int)vcpus)
     return ss_xml_error(&c->x, ss_xml_prop(z, "vcpus"), "the zone property 'vcpus' must be a whole number");
@@ -722,12 +765,13 @@ static int parse_document(pctx* c, const xmlDoc* doc)
 
 int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
 {
-  FILE* f = fopen(path, "rb");
-  if (!f)
-    return ss_err_set(err, path, 0, "cannot open platform file: %s", strerror(errno));
-  int b0 = fgetc(f), b1 = fgetc(f);
-  fclose(f);
-  if (b0 == 0x1f && b1 == 0x8b)
+  int fd = ss_infile_open(path, "platform file", SS_INFILE_MAX_PLATFORM, err);
+  if (fd < 0)
+    return fd;
+  unsigned char magic[2] = {0, 0};
+  ssize_t got = read(fd, magic, sizeof(magic));
+  close(fd);
+  if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
     return ss_err_set(err, path, 0, "platform files cannot be compressed (SimGrid reads plain XML)");
   ss_platform* p = calloc(1, sizeof(*p));
   if (!p)

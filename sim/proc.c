@@ -1,12 +1,16 @@
 /* proc: child processes: functions run in forked children, and programs run with their output captured. */
 #include "proc.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char* ss_proc_strerror(int start)
@@ -27,8 +31,12 @@ int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg)
     return SS_PROC_EPIPE;
   fflush(stdout);
   fflush(stderr);
+  /* No signal between the fork and the registration: a signal ends the registered children. */
+  sigset_t old;
+  ss_outfile_block(&old);
   pid_t pid = fork();
   if (pid == 0) {
+    ss_outfile_unblock(&old);
     close(fds[0]);
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) {
@@ -41,6 +49,8 @@ int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg)
     _exit(fn(arg, fds[1]));
   }
   close(fds[1]);
+  p->slot = pid > 0 ? ss_outfile_child(pid) : -1;
+  ss_outfile_unblock(&old);
   if (pid < 0) {
     close(fds[0]);
     return SS_PROC_EFORK;
@@ -65,6 +75,7 @@ void ss_proc_finish(ss_proc* p, void* buf, size_t size, size_t* got, ss_proc_exi
   *got = n;
   int status = 0;
   waitpid(p->pid, &status, 0);
+  ss_outfile_child_done(p->slot);
   *how = exit_of(status);
 }
 
@@ -149,16 +160,58 @@ static void exec_child(char* const* argv, FILE* out, FILE* err, const int* repor
   _exit(127);
 }
 
-/* Run argv with its output to out and err and wait for it: 0, or -1 with errno. */
-static int exec_wait(char* const* argv, FILE* out, FILE* err, ss_proc_output* r)
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* waitpid for pid, which is sent SIGTERM once timeout_s (> 0) have passed since start, and
+ * SIGKILL 2 s later; *timed_out says whether it was. Polls every 10 ms: a child's run time is not
+ * measured by this, only bounded. */
+static pid_t wait_bounded(pid_t pid, int* status, double timeout_s, int* timed_out)
+{
+  if (!(timeout_s > 0))
+    return waitpid(pid, status, 0);
+  double start = now_s();
+  int sent = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, status, WNOHANG);
+    if (w != 0)
+      return w;
+    double t = now_s() - start;
+    if (t > timeout_s + 2 && sent < 2) {
+      kill(pid, SIGKILL);
+      sent = 2;
+    } else if (t > timeout_s && sent < 1) {
+      kill(pid, SIGTERM);
+      sent = 1;
+      *timed_out = 1;
+    }
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    nanosleep(&tick, NULL);
+  }
+}
+
+/* Run argv with its output to out and err and wait for it (at most timeout_s, 0: no limit): 0,
+ * or -1 with errno. */
+static int exec_wait(char* const* argv, FILE* out, FILE* err, double timeout_s, ss_proc_output* r)
 {
   int report[2];
   if (pipe(report))
     return -1;
+  sigset_t old;
+  ss_outfile_block(&old);
   pid_t pid = fork();
-  if (pid == 0)
+  if (pid == 0) {
+    ss_outfile_unblock(&old);
     exec_child(argv, out, err, report);
+  }
   int fork_errno = errno, e = 0;
+  int slot = pid > 0 ? ss_outfile_child(pid) : -1;
+  ss_outfile_unblock(&old);
   close(report[1]);
   if (pid > 0 && read(report[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
     r->exec_errno = e;
@@ -168,7 +221,9 @@ static int exec_wait(char* const* argv, FILE* out, FILE* err, ss_proc_output* r)
     return -1;
   }
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0)
+  pid_t got = wait_bounded(pid, &status, timeout_s, &r->timed_out);
+  ss_outfile_child_done(slot);
+  if (got < 0)
     return -1;
   r->how = exit_of(status);
   return 0;
@@ -189,11 +244,16 @@ static char* slurp(FILE* f)
 
 int ss_proc_exec(char* const* argv, ss_proc_output* r, ss_err* err)
 {
+  return ss_proc_exec_timeout(argv, 0, r, err);
+}
+
+int ss_proc_exec_timeout(char* const* argv, double timeout_s, ss_proc_output* r, ss_err* err)
+{
   memset(r, 0, sizeof(*r));
   FILE* out = tmpfile();
   FILE* errf = out ? tmpfile() : NULL;
   int rc = SS_OK;
-  if (!errf || exec_wait(argv, out, errf, r)) {
+  if (!errf || exec_wait(argv, out, errf, timeout_s, r)) {
     rc = ss_err_set(err, NULL, 0, "cannot start %s: %s", argv[0], strerror(errno));
   } else {
     r->out = slurp(out);

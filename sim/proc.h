@@ -25,6 +25,7 @@ const char* ss_proc_strerror(int start);
 typedef struct ss_proc {
   pid_t pid;
   int fd;
+  int slot; /* its place in outfile.h's registry of children (a signal ends them) */
 } ss_proc;
 
 /* The function a child runs: it may write its result to fd (the pipe to the parent) and returns
@@ -37,7 +38,8 @@ enum { SS_PROC_STDERR = 1 };
 /* Run fn(arg, fd) in a forked child whose stdout goes to /dev/null (stderr stays the parent's
  * unless flags has SS_PROC_STDERR). stdout and stderr are flushed before the fork, and the child
  * leaves with _exit: it neither flushes the stdio buffers nor runs the atexit handlers it
- * inherited. Returns 0, or SS_PROC_EPIPE or SS_PROC_EFORK with nothing started. */
+ * inherited. The child is registered (outfile.h): SIGINT or SIGTERM to the parent ends it.
+ * Returns 0, or SS_PROC_EPIPE or SS_PROC_EFORK with nothing started. */
 int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg);
 
 /* Read what p's child sends until it closes the pipe, keeping the first size bytes in buf (*got
@@ -71,6 +73,7 @@ typedef struct ss_proc_output {
   int exec_errno; /* why it could not be executed (then it exited 127 and said nothing), or 0 */
   char* out;      /* its stdout, NUL-terminated */
   char* err;      /* its stderr, NUL-terminated */
+  int timed_out;  /* ss_proc_exec_timeout: it ran past its time and was killed */
 } ss_proc_output;
 
 /* Run the program argv[0] with the NULL-terminated argv (execv when argv[0] holds a '/', else
@@ -79,6 +82,11 @@ typedef struct ss_proc_output {
  * with "cannot start ARGV0: REASON" (no temporary file, fork or wait failed) or "out of memory"
  * in err and nothing to free. */
 int ss_proc_exec(char* const* argv, ss_proc_output* r, ss_err* err);
+
+/* ss_proc_exec with a time limit: a program still running timeout_s seconds after it started
+ * (0: no limit) is sent SIGTERM, then SIGKILL 2 s later if it is still there; r->timed_out is set
+ * and r->how says how it ended. */
+int ss_proc_exec_timeout(char* const* argv, double timeout_s, ss_proc_output* r, ss_err* err);
 
 /* Free what ss_proc_exec captured (r may be zeroed; out and err become NULL). */
 void ss_proc_output_free(ss_proc_output* r);

@@ -10,23 +10,94 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void mailbox_name(char* buf, size_t size, const char* kind, int k)
+/* The mailbox ps.KIND.R.P: one per (rank, part) each way. */
+static void mailbox_name(char* buf, size_t size, const char* kind, int r, int p)
 {
-  snprintf(buf, size, "ps.%s.%d", kind, k);
+  snprintf(buf, size, "ps.%s.%d.%d", kind, r, p);
 }
 
-static sg_mailbox_t ps_mailbox(const char* kind, int k)
+void ss_ps_setup(ss_sim* s)
 {
+  const ss_job* j = s->job;
+  size_t nm = (size_t)j->ngpus * (size_t)j->ps_nparts, ns = (size_t)j->opt.servers;
   char name[64];
-  mailbox_name(name, sizeof(name), kind, k);
-  return sg_mailbox_by_name(name);
+  s->ps_push_mb = calloc(nm + 1, sizeof(sg_mailbox_t));
+  s->ps_pull_mb = calloc(nm + 1, sizeof(sg_mailbox_t));
+  ss_assert(s->ps_push_mb && s->ps_pull_mb);
+  for (size_t q = 0; q < nm; q++) {
+    mailbox_name(name, sizeof(name), "push", s->ps_msgs[q].rank, s->ps_msgs[q].part);
+    s->ps_push_mb[q] = sg_mailbox_by_name(name);
+    mailbox_name(name, sizeof(name), "pull", s->ps_msgs[q].rank, s->ps_msgs[q].part);
+    s->ps_pull_mb[q] = sg_mailbox_by_name(name);
+  }
+  /* A shard has at most one push per (rank, part) not taken yet: a rank pushes a part again only
+   * after it pulled it back, which the shard sends after taking the push. */
+  s->ps_fifo_cap = (long)nm + 1;
+  s->ps_fifo = calloc(ns * (size_t)s->ps_fifo_cap, sizeof(*s->ps_fifo));
+  s->ps_fifo_head = calloc(ns, sizeof(long));
+  s->ps_fifo_len = calloc(ns, sizeof(long));
+  s->ps_fifo_sem = calloc(ns, sizeof(sg_sem_t));
+  ss_assert(s->ps_fifo && s->ps_fifo_head && s->ps_fifo_len && s->ps_fifo_sem);
+  for (size_t k = 0; k < ns; k++)
+    s->ps_fifo_sem[k] = sg_sem_init(0);
 }
 
-void ss_ps_receive_here(const char* kind, int k)
+void ss_ps_free(ss_sim* s)
+{
+  if (s->ps_fifo_sem)
+    for (int k = 0; k < s->job->opt.servers; k++)
+      sg_sem_destroy(s->ps_fifo_sem[k]);
+  free(s->ps_fifo_sem);
+  free(s->ps_fifo);
+  free(s->ps_fifo_head);
+  free(s->ps_fifo_len);
+  free(s->ps_push_mb);
+  free(s->ps_pull_mb);
+}
+
+void ss_ps_receive_pulls(ss_sim* s, int r)
 {
   char name[64];
-  mailbox_name(name, sizeof(name), kind, k);
-  sg_mailbox_set_receiver(name);
+  for (int p = 0; p < s->job->ps_nparts; p++) {
+    mailbox_name(name, sizeof(name), "pull", r, p);
+    sg_mailbox_set_receiver(name);
+  }
+}
+
+/* Shard k becomes the permanent receiver of the pushes of its parts. */
+static void receive_pushes(const ss_sim* s, int k)
+{
+  const ss_job* j = s->job;
+  char name[64];
+  for (int r = 0; r < j->ngpus; r++)
+    for (int p = 0; p < j->ps_nparts; p++)
+      if (j->ps_part_shard[p] == k) {
+        mailbox_name(name, sizeof(name), "push", r, p);
+        sg_mailbox_set_receiver(name);
+      }
+}
+
+/* Send msg's push to its shard k: queued in the order of sending, then the transfer starts. */
+static sg_comm_t push(ss_sim* s, int k, const ss_ps_msg* msg)
+{
+  size_t q = (size_t)msg->rank * (size_t)s->job->ps_nparts + (size_t)msg->part;
+  ss_assert(s->ps_fifo_len[k] < s->ps_fifo_cap);
+  long at = (s->ps_fifo_head[k] + s->ps_fifo_len[k]++) % s->ps_fifo_cap;
+  s->ps_fifo[(size_t)k * (size_t)s->ps_fifo_cap + (size_t)at] = msg;
+  sg_comm_t c = sg_mailbox_put_async(s->ps_push_mb[q], (void*)msg, (long)s->job->ps_part_bytes[msg->part]);
+  sg_sem_release(s->ps_fifo_sem[k]);
+  return c;
+}
+
+/* The next push shard k was sent, once it has arrived. */
+static const ss_ps_msg* take_push(ss_sim* s, int k)
+{
+  sg_sem_acquire(s->ps_fifo_sem[k]);
+  const ss_ps_msg* msg = s->ps_fifo[(size_t)k * (size_t)s->ps_fifo_cap + (size_t)s->ps_fifo_head[k]];
+  s->ps_fifo_head[k] = (s->ps_fifo_head[k] + 1) % s->ps_fifo_cap;
+  s->ps_fifo_len[k]--;
+  size_t q = (size_t)msg->rank * (size_t)s->job->ps_nparts + (size_t)msg->part;
+  return sg_mailbox_get(s->ps_push_mb[q]);
 }
 
 /* CPU work of summing or applying bytes of gradient on the calling actor's host (one core). */
@@ -41,7 +112,7 @@ static void server_work(const ss_sim* s, double bytes)
 static void send_pull(ss_sim* s, int r, int p)
 {
   const ss_job* j = s->job;
-  sg_comm_t c = sg_mailbox_put_init(s->ranks[r].ps_pull, &s->ps_msgs[(size_t)r * (size_t)j->ps_nparts + (size_t)p],
+  sg_comm_t c = sg_mailbox_put_init(s->ps_pull_mb[(size_t)r * (size_t)j->ps_nparts + (size_t)p], &s->ps_msgs[(size_t)r * (size_t)j->ps_nparts + (size_t)p],
                                     (long)j->ps_part_bytes[p]);
   sg_comm_detach(c, NULL);
 }
@@ -50,15 +121,14 @@ void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a)
 {
   const ss_job* j = s->job;
   int k = a->worker, n = j->ngpus;
-  ss_ps_receive_here("push", k);
-  sg_mailbox_t inbox = ps_mailbox("push", k);
+  receive_pushes(s, k);
   long mine = 0;
   for (int p = 0; p < j->ps_nparts; p++)
     mine += j->ps_part_shard[p] == k;
   int* count = calloc((size_t)j->ps_nparts + 1, sizeof(int));
   ss_assert(count);
   for (long m = 0; m < mine * n * j->niters; m++) {
-    const ss_ps_msg* msg = sg_mailbox_get(inbox);
+    const ss_ps_msg* msg = take_push(s, k);
     int p = msg->part;
     double bytes = j->ps_part_bytes[p];
     double t0 = simgrid_get_clock();
@@ -110,9 +180,7 @@ void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
       /* A bucket goes to its shards at once, buckets one after the other, as from one stream. */
       int nc = 0;
       for (int p = j->ps_bucket_part0[b]; p < j->ps_bucket_part0[b + 1]; p++)
-        comms[nc++] = sg_mailbox_put_async(ps_mailbox("push", j->ps_part_shard[p]),
-                                           &s->ps_msgs[(size_t)a->rank * (size_t)j->ps_nparts + (size_t)p],
-                                           (long)j->ps_part_bytes[p]);
+        comms[nc++] = push(s, j->ps_part_shard[p], &s->ps_msgs[(size_t)a->rank * (size_t)j->ps_nparts + (size_t)p]);
       sg_comm_wait_all(comms, (size_t)nc);
       if (s->trace) {
         char name[64];
@@ -126,10 +194,5 @@ void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
 void ss_ps_pull_all(ss_sim* s, int r)
 {
   for (int p = 0; p < s->job->ps_nparts; p++)
-    sg_mailbox_get(s->ranks[r].ps_pull);
-}
-
-sg_mailbox_t ss_ps_pull_mailbox(int r)
-{
-  return ps_mailbox("pull", r);
+    sg_mailbox_get(s->ps_pull_mb[(size_t)r * (size_t)s->job->ps_nparts + (size_t)p]);
 }

@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out)
+int ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out, ss_err* err)
 {
   ss_breakdown bd;
   ss_stall_timeline(tl, job->warmup, job->iterations, &bd);
-  ss_result_from_breakdown(job, &bd, simulated_s, out);
+  int rc = ss_result_from_breakdown(job, &bd, simulated_s, out, err);
   out->tl = tl;
+  return rc;
 }
 
 /* Worker r's throughput over the measured iterations (samples/s) and the staleness of its pushes. */
@@ -45,9 +46,12 @@ static int per_worker(const ss_result* r)
   return r->tl && r->job->opt.arch == SS_ARCH_PS && r->job->opt.async;
 }
 
-void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out)
+int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out,
+                             ss_err* err)
 {
   memset(out, 0, sizeof(*out));
+  if (ss_job_check_iteration(job, "the iteration", bd->iteration_s, err))
+    return SS_EINPUT;
   out->job = job;
   out->bd = *bd;
   double samples_per_iter = (double)job->batch * job->ngpus;
@@ -57,8 +61,9 @@ void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double 
   out->simulated_s = simulated_s;
   out->samples = job->opt.samples > 0 ? job->opt.samples : job->workload->dataset.samples;
   out->time_to_train_s = out->bd.init_s + out->samples / out->throughput_samples_per_s;
-  /* Workloads have compute (workload.c) and GPUs a speed (platform.c): the iteration takes time. */
-  ss_assert(out->bd.iteration_s > 0 && isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
+  /* ss_job_check_iteration bounds the iteration: the figures are finite. */
+  ss_assert(isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
+  return SS_OK;
 }
 
 static const char* const part_keys[SS_CAT_COUNT] = {"compute_s", "prep_stall_s", "fetch_stall_s",

@@ -25,11 +25,13 @@ typedef struct ss_result {
                              /* NULL for a run simulated in another process */
 } ss_result;
 
-/* Derive the result of a job from its timeline. */
-void ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out);
+/* Derive the result of a job from its timeline. Returns 0, or SS_EINPUT with err set when the
+ * iteration cannot give the figures (ss_job_check_iteration). */
+int ss_result_compute(const ss_job* job, const ss_timeline* tl, double simulated_s, ss_result* out, ss_err* err);
 
-/* Derive the result of a job from its timeline breakdown. */
-void ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out);
+/* Derive the result of a job from its timeline breakdown; returns as ss_result_compute. */
+int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out,
+                             ss_err* err);
 
 /* Write the result in format fmt. Returns 0, or SS_EIO when writing failed (SS_ENOMEM when memory did). */
 int ss_report_write(FILE* f, const ss_result* r, ss_format fmt);

@@ -232,8 +232,7 @@ int ss_stash_run(ss_stash* s, int ncfg, char** cfg, ss_err* err)
     s->bd[runs[i]] = bd[i];
     s->simulated_s[runs[i]] = sim_s[i];
   }
-  ss_stash_derive(s);
-  return SS_OK;
+  return ss_stash_derive(s, err);
 }
 
 /* A note when two views of the same time differ by more than 2% of the iteration. */
@@ -294,11 +293,16 @@ static void explain(ss_stash* s)
          tl[SS_CAT_COMPUTE] * 1e3);
 }
 
-void ss_stash_derive(ss_stash* s)
+int ss_stash_derive(ss_stash* s, ss_err* err)
 {
   double t[SS_RUN_COUNT];
-  for (int k = 0; k < SS_RUN_COUNT; k++)
+  for (int k = 0; k < SS_RUN_COUNT; k++) {
     t[k] = s->bd[k].iteration_s;
+    char what[64];
+    snprintf(what, sizeof(what), "the iteration of Stash's %s", run_names[k]);
+    if (s->job[k] && ss_job_check_iteration(s->job[k], what, t[k], err))
+      return SS_EINPUT;
+  }
   int multi = s->job[SS_RUN_SINGLE] != NULL;
   double single = multi ? t[SS_RUN_SINGLE] : t[SS_RUN1];
   ss_assert(t[SS_RUN0] > 0 && t[SS_RUN1] > 0 && t[SS_RUN2] > 0 && t[SS_RUN3] > 0 && single > 0);
@@ -329,4 +333,5 @@ void ss_stash_derive(ss_stash* s)
   if (s->stack[0])
     note(s, "stack: %s", s->stack);
   explain(s);
+  return SS_OK;
 }

@@ -54,8 +54,10 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
  * a time as there are cores, then derive the breakdown. A run that fails gives its error. */
 int ss_stash_run(ss_stash* s, int ncfg, char** cfg, ss_err* err);
 
-/* Derive the differential breakdown, epoch times, costs and notes from bd[] (no simulation). */
-void ss_stash_derive(ss_stash* s);
+/* Derive the differential breakdown, epoch times, costs and notes from bd[] (no simulation).
+ * Returns 0, or SS_EINPUT with err set when a run's iteration cannot give them
+ * (ss_job_check_iteration). */
+int ss_stash_derive(ss_stash* s, ss_err* err);
 
 void ss_stash_free(ss_stash* s);
 

@@ -4,6 +4,7 @@
 #include "err.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 ss_timeline* ss_timeline_new(int nranks, int niters)
 {
@@ -11,7 +12,13 @@ ss_timeline* ss_timeline_new(int nranks, int niters)
   size_t n = (size_t)nranks * (size_t)niters, ndoubles = n * (2 + SS_CAT_COUNT + SS_DETAIL_COUNT) + (size_t)nranks;
   /* One block: the timeline, then its arrays of doubles, then its array of longs (each aligned, as
    * what comes before is a whole number of doubles). */
-  ss_timeline* t = calloc(1, sizeof(*t) + ndoubles * sizeof(double) + (size_t)nranks * sizeof(long));
+  size_t bytes = sizeof(ss_timeline) + ndoubles * sizeof(double) + (size_t)nranks * sizeof(long);
+  /* More than the machine's memory cannot succeed: refuse it at once rather than let the kernel's
+   * overcommit accept it and the run die touching the pages (or a sanitizer abort on it). */
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && (double)bytes > (double)pages * (double)page)
+    return NULL;
+  ss_timeline* t = calloc(1, bytes);
   if (!t)
     return NULL;
   double* d = (double*)(t + 1);

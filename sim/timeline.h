@@ -35,7 +35,7 @@ typedef struct ss_timeline {
   double init_s; /* start-up reads (--init-io): when the last worker was done, 0 without */
 } ss_timeline;
 
-/* Allocate a zeroed timeline; NULL when out of memory. Free with ss_timeline_free (NULL is fine). */
+/* Allocate a zeroed timeline; NULL when out of memory or larger than the machine's memory. Free with ss_timeline_free (NULL is fine). */
 ss_timeline* ss_timeline_new(int nranks, int niters);
 void ss_timeline_free(ss_timeline* t);
 

@@ -1,18 +1,22 @@
 /* trace: Chrome trace-event output, streamed. */
 #include "trace.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 struct ss_trace {
   char* path;
-  FILE* f;    /* plain, or */
-  gzFile gz;  /* gzipped */
+  ss_outfile* out; /* the file, written whole or not at all */
+  FILE* f;         /* plain, or */
+  gzFile gz;       /* gzipped, on a duplicate of out's descriptor */
   long events;
   int failed; /* errno of the first failed write, or EIO */
 };
@@ -34,17 +38,39 @@ static void put(ss_trace* t, const char* fmt, ...)
     t->failed = errno ? errno : EIO;
 }
 
-/* s as a JSON string body (quotes and backslashes escaped, control characters dropped). */
+/* s as a JSON string body (quotes and backslashes escaped, control characters dropped). What does
+ * not fit in size is cut on a UTF-8 character boundary and marked "..." (size >= 8). */
 static void escaped(const char* s, char* out, size_t size)
 {
-  size_t n = 0;
-  for (; *s && n + 3 < size; s++) {
+  size_t total = 0;
+  for (const char* p = s; *p; p++)
+    total += (unsigned char)*p < 0x20 ? 0 : *p == '"' || *p == '\\' ? 2 : 1;
+  size_t limit = total < size ? total : size - 4, n = 0;
+  for (; *s; s++) {
+    if ((unsigned char)*s < 0x20)
+      continue;
+    if (n + (*s == '"' || *s == '\\' ? 2 : 1) > limit)
+      break;
     if (*s == '"' || *s == '\\')
       out[n++] = '\\';
-    if ((unsigned char)*s >= 0x20)
-      out[n++] = *s;
+    out[n++] = *s;
+  }
+  if (total > limit) {
+    n = ss_utf8_boundary(out, n);
+    memcpy(out + n, "...", 3);
+    n += 3;
   }
   out[n] = '\0';
+}
+
+void ss_trace_name(char* buf, size_t size, const char* fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
+  if (n >= 0 && (size_t)n >= size)
+    ss_text_mark_cut(buf, size);
 }
 
 static int ends_with(const char* s, const char* suffix)
@@ -61,19 +87,25 @@ int ss_trace_open(const char* path, ss_trace** out, ss_err* err)
     free(t);
     return ss_err_nomem(err);
   }
-  errno = 0;
-  if (strcmp(path, "-") == 0)
-    t->f = stdout;
-  else if (ends_with(path, ".gz"))
-    t->gz = gzopen(path, "wb6");
-  else
-    t->f = fopen(path, "w");
-  if (!t->gz && !t->f) {
-    int e = errno ? errno : EIO;
+  if (ss_outfile_open(path, "trace", &t->out, err)) {
     free(t->path);
     free(t);
-    ss_err_set(err, path, 0, "cannot write the trace: %s", strerror(e));
     return SS_EIO;
+  }
+  t->f = ss_outfile_stream(t->out);
+  errno = 0;
+  if (t->f != stdout && ends_with(path, ".gz")) {
+    int fd = dup(fileno(t->f));
+    if (fd < 0 || !(t->gz = gzdopen(fd, "wb6"))) {
+      int e = errno ? errno : ENOMEM;
+      if (fd >= 0)
+        close(fd);
+      ss_outfile_abort(t->out);
+      free(t->path);
+      free(t);
+      ss_err_set(err, path, 0, "cannot write the trace: %s", strerror(e));
+      return SS_EIO;
+    }
   }
   /* No displayTimeUnit: ts and dur are the format's microseconds, and viewers differ in what they
    * make of that key (it rescaled the timeline). */
@@ -88,23 +120,31 @@ int ss_trace_close(ss_trace* t, ss_err* err)
     return SS_OK;
   put(t, "\n]}\n");
   errno = 0;
-  int closed;
-  if (t->gz)
-    closed = gzclose(t->gz) == Z_OK;
-  else if (t->f == stdout) /* not ours to close: the report may follow */
-    closed = fflush(stdout) == 0 && !ferror(stdout);
-  else
-    closed = fclose(t->f) == 0;
-  if (!closed && !t->failed)
+  if (t->gz && gzclose(t->gz) != Z_OK && !t->failed)
     t->failed = errno ? errno : EIO;
   int rc = SS_OK;
   if (t->failed) {
+    ss_outfile_abort(t->out);
     ss_err_set(err, t->path, 0, "cannot write the trace: %s", strerror(t->failed));
     rc = SS_EIO;
+  } else {
+    /* stdout is flushed, not closed: the report may follow. */
+    rc = ss_outfile_commit(t->out, err);
   }
   free(t->path);
   free(t);
   return rc;
+}
+
+void ss_trace_abort(ss_trace* t)
+{
+  if (!t)
+    return;
+  if (t->gz)
+    gzclose(t->gz);
+  ss_outfile_abort(t->out);
+  free(t->path);
+  free(t);
 }
 
 /* The separator before an event: none before the first. */

@@ -5,18 +5,28 @@
 
 #include "err.h"
 
+#include <stddef.h>
+
 typedef struct ss_trace ss_trace;
 
 /* Open path for writing (gzipped when it ends in ".gz"; "-" is standard output, plain, flushed but
- * not closed by ss_trace_close). Returns 0, or SS_EIO with err naming the file. Close with
- * ss_trace_close. */
+ * not closed by ss_trace_close), through a temporary file (outfile.h): the file appears whole at
+ * ss_trace_close, never in part. Returns 0, or SS_EIO with err naming the file. Close with
+ * ss_trace_close or ss_trace_abort. */
 int ss_trace_open(const char* path, ss_trace** out, ss_err* err);
 
-/* Finish the file. Returns 0, or SS_EIO when a write failed (err names the file). Frees t (NULL is
- * fine). */
+/* Finish the file and put it in place. Returns 0, or SS_EIO when a write failed (err names the
+ * file; the earlier file stays). Frees t (NULL is fine). */
 int ss_trace_close(ss_trace* t, ss_err* err);
 
+/* Give up the file (a failed run): the earlier file stays, nothing is left behind. Frees t. */
+void ss_trace_abort(ss_trace* t);
+
 /* Name a process (pid) or a thread (pid, tid) for the viewer; sort_index orders the tracks. */
+/* A printf-style track or span name into buf: what does not fit in size is cut on a UTF-8 character
+ * boundary and marked "..." (size >= 8), never in the middle of a character. */
+void ss_trace_name(char* buf, size_t size, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
 void ss_trace_process(ss_trace* t, int pid, const char* name);
 void ss_trace_thread(ss_trace* t, int pid, int tid, const char* name, int sort_index);
 

@@ -70,7 +70,7 @@ static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, doub
     double d = l == last && w > 0 ? end_s - start_s : w * per_flop;
     if (d > 0) {
       char name[160];
-      snprintf(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
+      ss_trace_name(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
       ss_trace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), name, "compute", start_s, d, NULL);
       start_s += d;
     }
@@ -238,7 +238,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
   int per_iter = j->nbuckets + j->nmetric; /* collectives per iteration */
   long k = 0;                               /* segments run, over all iterations */
   if (ps)
-    ss_ps_receive_here("pull", a->rank);
+    ss_ps_receive_pulls(s, a->rank);
   if (j->opt.init_io != SS_INIT_NONE)
     init_io(s, me);
   for (int i = 0; i < j->niters; i++) {
@@ -301,6 +301,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     for (int c = 0; c < j->nmetric; c++)
       sg_sem_release(me->pending);
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
+    if (s->progress && a->rank == 0)
+      fprintf(stderr, "\rstash-sim: iteration %d of %d%s", i + 1, j->niters, i + 1 == j->niters ? "\n" : "");
     if (s->trace) {
       char name[32];
       snprintf(name, sizeof(name), "iteration %d", i);

@@ -54,22 +54,15 @@ int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, 
     snprintf(why, why_size, "expected %s, got '%s'", what, text);
     return SS_EINPUT;
   }
-  if (!isfinite(value)) {
-    snprintf(why, why_size, "expected %s, got '%s' (not a finite number)", what, text);
-    return SS_EINPUT;
-  }
   for (const unit_entry* u = table; u->suffix; u++) {
     if (strcmp(end, u->suffix) == 0) {
-      if (value < 0 || (value == 0 && kind != SS_UNIT_LATENCY)) {
-        snprintf(why, why_size, "expected %s %s zero, got '%s'", what,
-                 kind == SS_UNIT_LATENCY ? "at least" : "greater than", text);
-        return SS_EINPUT;
-      }
-      /* Beyond these limits a value is a wrong unit, not a machine (and may overflow SimGrid). */
-      static const double lo[] = {1.0, 0.0, 1.0}, hi[] = {1e15, 3600.0, 1e18};
+      /* Beyond the bounds a value is a wrong unit, not a machine (and may overflow SimGrid). */
+      static const ss_qty qty[] = {SS_QTY_BANDWIDTH, SS_QTY_LATENCY, SS_QTY_SPEED};
       double v = value * u->factor;
-      if (!isfinite(v) || (v < lo[kind] && v != 0) || v > hi[kind]) {
-        snprintf(why, why_size, "expected %s between %g and %g in SI units, got '%s'", what, lo[kind], hi[kind], text);
+      if (!ss_qty_ok(qty[kind], v, kind == SS_UNIT_LATENCY)) {
+        char expects[128];
+        ss_qty_expects(qty[kind], kind == SS_UNIT_LATENCY, expects, sizeof(expects));
+        snprintf(why, why_size, "expected %s, got '%s'", expects, text);
         return SS_EINPUT;
       }
       *out = v;
@@ -78,4 +71,60 @@ int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, 
   }
   snprintf(why, why_size, "expected %s, got '%s' (unknown or missing unit)", what, text);
   return SS_EINPUT;
+}
+
+typedef struct qty_entry {
+  const char* what;
+  const char* unit;
+  int prefixed; /* written with SI prefixes (k, M, G...; m, u, n for seconds) */
+  double lo, hi;
+} qty_entry;
+
+static const qty_entry qty_table[SS_QTY_COUNT] = {
+    [SS_QTY_BANDWIDTH] = {"a bandwidth", "B/s", 1, SS_BOUND_BANDWIDTH_LO, SS_BOUND_BANDWIDTH_HI},
+    [SS_QTY_LATENCY] = {"a latency", "s", 1, SS_BOUND_LATENCY_LO, SS_BOUND_LATENCY_HI},
+    [SS_QTY_SPEED] = {"a speed", "flop/s", 1, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI},
+    [SS_QTY_TIME] = {"a time", "s", 1, SS_BOUND_TIME_LO, SS_BOUND_TIME_HI},
+    [SS_QTY_RATIO] = {"a ratio", "", 0, SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI},
+    [SS_QTY_PRICE] = {"a price", "$/h", 0, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI},
+    [SS_QTY_SIZE] = {"a size", "B", 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI},
+};
+
+int ss_qty_ok(ss_qty q, double v, int zero_ok)
+{
+  ss_assert(q < SS_QTY_COUNT);
+  if (v == 0)
+    return zero_ok;
+  return isfinite(v) && v >= qty_table[q].lo && v <= qty_table[q].hi;
+}
+
+/* v with an SI prefix that leaves a mantissa in [1, 1000) where one exists ("1 kB/s", "3600 s"):
+ * seconds above 1 stay seconds. */
+static void qty_value_text(const qty_entry* e, double v, char* buf, unsigned long size)
+{
+  static const struct {
+    const char* p;
+    double f;
+  } prefixes[] = {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3},
+                  {"", 1},     {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}};
+  const char* sep = e->unit[0] ? " " : "";
+  if (e->prefixed)
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+      int seconds = strcmp(e->unit, "s") == 0;
+      if ((seconds && prefixes[i].f > 1) || v < prefixes[i].f)
+        continue;
+      snprintf(buf, size, "%g %s%s", v / prefixes[i].f, prefixes[i].p, e->unit);
+      return;
+    }
+  snprintf(buf, size, "%g%s%s", v, sep, e->unit);
+}
+
+void ss_qty_expects(ss_qty q, int zero_ok, char* buf, unsigned long size)
+{
+  ss_assert(q < SS_QTY_COUNT);
+  const qty_entry* e = &qty_table[q];
+  char lo[32], hi[32];
+  qty_value_text(e, e->lo, lo, sizeof(lo));
+  qty_value_text(e, e->hi, hi, sizeof(hi));
+  snprintf(buf, size, "%s%s in [%s, %s]", zero_ok ? "0 or " : "", e->what, lo, hi);
 }

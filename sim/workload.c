@@ -1,7 +1,9 @@
 /* workload: read and validate a workload JSON file (optionally gzipped). */
 #include "workload.h"
 
+#include "infile.h"
 #include "names.h"
+#include "units.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -9,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define SS_WORKLOAD_MAX_BYTES (256L << 20)
@@ -105,12 +107,14 @@ static int check_text(const char* text, size_t n, const char* path, ss_err* err)
 /* Read a whole file, gunzipping if it is gzip (zlib reads plain files as they are). */
 static int read_all(const char* path, char** out, size_t* len, ss_err* err)
 {
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(EISDIR));
-  gzFile f = gzopen(path, "rb");
-  if (!f)
-    return ss_err_set(err, path, 0, "cannot open workload file: %s", strerror(errno ? errno : ENOENT));
+  int fd = ss_infile_open(path, "workload file", SS_INFILE_MAX_TEXT, err);
+  if (fd < 0)
+    return fd;
+  gzFile f = gzdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return ss_err_nomem(err);
+  }
   size_t plen = strlen(path);
   int gz_name = plen > 3 && strcmp(path + plen - 3, ".gz") == 0;
   size_t cap = 1 << 16, n = 0;
@@ -235,17 +239,29 @@ static int get_string(wctx* c, const cJSON* obj, const char* path, const char* k
   return *out ? SS_OK : SS_ENOMEM;
 }
 
+/* obj's number at key, its path in p (SS_ERR_PATH_MAX bytes); NULL with the error set when it is
+ * missing or not a number. */
+static const cJSON* need_number(wctx* c, const cJSON* obj, const char* path, const char* key, char* p)
+{
+  const cJSON* v = need(c, obj, path, key);
+  if (!v)
+    return NULL;
+  join_path(p, SS_ERR_PATH_MAX, path, key, 0);
+  if (!cJSON_IsNumber(v)) {
+    ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
+    return NULL;
+  }
+  return v;
+}
+
 /* A number in [lo, hi] (lo excluded when lo_open), optionally whole. */
 static int get_number(wctx* c, const cJSON* obj, const char* path, const char* key, double lo, int lo_open, double hi,
                       int whole, double* out)
 {
-  const cJSON* v = need(c, obj, path, key);
+  char p[SS_ERR_PATH_MAX];
+  const cJSON* v = need_number(c, obj, path, key, p);
   if (!v)
     return SS_EINPUT;
-  char p[SS_ERR_PATH_MAX];
-  join_path(p, sizeof(p), path, key, 0);
-  if (!cJSON_IsNumber(v))
-    return ss_err_set_path(c->err, c->file, p, "expected a number, got %s", json_kind(v));
   double x = v->valuedouble;
   const char* what = whole ? "whole number" : "number";
   if (!isfinite(x)) /* cJSON read 1e400 as infinity */
@@ -260,6 +276,35 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
   return SS_OK;
 }
 
+/* A number in [lo, hi], or 0 when zero_ok: lo is the smallest value that is not an underflow or a
+ * wrong unit (the bounds of units.h), stated in the message with the range. */
+static int get_bounded(wctx* c, const cJSON* obj, const char* path, const char* key, int zero_ok, double lo, double hi,
+                       double* out)
+{
+  char p[SS_ERR_PATH_MAX];
+  const cJSON* v = need_number(c, obj, path, key, p);
+  if (!v)
+    return SS_EINPUT;
+  double x = v->valuedouble;
+  if (isfinite(x) && ((x == 0 && zero_ok) || (x >= lo && x <= hi))) {
+    *out = x;
+    return SS_OK;
+  }
+  char got[64];
+  if (isfinite(x))
+    snprintf(got, sizeof(got), "%.17g", x);
+  else
+    snprintf(got, sizeof(got), "a number beyond a double's range");
+  return ss_err_set_path(c->err, c->file, p, "expected %sa number in [%g, %g], got %s", zero_ok ? "0 or " : "", lo, hi,
+                         got);
+}
+
+/* A time in seconds: 0 or at least SS_BOUND_TIME_LO. */
+static int get_time(wctx* c, const cJSON* obj, const char* path, const char* key, int zero_ok, double hi, double* out)
+{
+  return get_bounded(c, obj, path, key, zero_ok, SS_BOUND_TIME_LO, hi, out);
+}
+
 /* Upper bounds that catch wrong units and absurd values rather than limit real models. */
 #define MAX_TIME_S 3600.0
 #define MAX_PARAMS 1e13
@@ -268,7 +313,8 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
 #define MAX_SAMPLE_BYTES 1e10
 #define MAX_HOST_S 10.0  /* one layer's or the optimizer's host time per iteration */
 #define MAX_TENSORS 100000
-#define MAX_HOST_RATIO 1000.0 /* a device entry's host time ratio */
+#define MIN_RATE 1e-6 /* a device entry's samples per second */
+#define MAX_RATE 1e9
 
 /* An array of entries with names: where it is, how an entry is read, and the error when a name
  * repeats an earlier entry's: "<what> 'NAME' already <verb> by <path>[j]", at its name_key. */
@@ -363,8 +409,8 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
   ss_layer* y = &w->layers[i];
   w->nlayers = i + 1;
   if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
-      get_number(c, l, p, "fwd_s", 0, 0, MAX_TIME_S, 0, &y->fwd_s) ||
-      get_number(c, l, p, "bwd_s", 0, 0, MAX_TIME_S, 0, &y->bwd_s) ||
+      get_time(c, l, p, "fwd_s", 1, MAX_TIME_S, &y->fwd_s) ||
+      get_time(c, l, p, "bwd_s", 1, MAX_TIME_S, &y->bwd_s) ||
       get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params))
     return SS_EINPUT;
   *name = y->name;
@@ -380,8 +426,8 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
                                                            "every layer or none"
                                                          : "missing key 'host_fwd_s' ($.layers[0] gives host times: "
                                                            "give them for every layer or none)");
-  if (has && (get_number(c, l, p, "host_fwd_s", 0, 0, MAX_HOST_S, 0, &y->host_fwd_s) ||
-              get_number(c, l, p, "host_bwd_s", 0, 0, MAX_HOST_S, 0, &y->host_bwd_s)))
+  if (has && (get_time(c, l, p, "host_fwd_s", 1, MAX_HOST_S, &y->host_fwd_s) ||
+              get_time(c, l, p, "host_bwd_s", 1, MAX_HOST_S, &y->host_bwd_s)))
     return SS_EINPUT;
   return SS_OK;
 }
@@ -410,10 +456,25 @@ static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
   const char* p = "$.dataset";
   if (!d || check_keys(c, d, p, keys) || get_string(c, d, p, "name", &ds->name) ||
       get_number(c, d, p, "samples", 0, 1, MAX_SAMPLES, 1, &ds->samples) ||
-      get_number(c, d, p, "bytes_per_sample", 0, 1, MAX_SAMPLE_BYTES, 0, &ds->bytes_per_sample) ||
-      get_number(c, d, p, "prep_cpu_s_per_sample", 0, 0, MAX_TIME_S, 0, &ds->prep_cpu_s_per_sample) ||
-      get_number(c, d, p, "decoded_bytes_per_sample", 0, 1, MAX_SAMPLE_BYTES, 0, &ds->decoded_bytes_per_sample))
+      get_bounded(c, d, p, "bytes_per_sample", 0, SS_BOUND_SIZE_LO, MAX_SAMPLE_BYTES, &ds->bytes_per_sample) ||
+      get_time(c, d, p, "prep_cpu_s_per_sample", 1, MAX_TIME_S, &ds->prep_cpu_s_per_sample) ||
+      get_bounded(c, d, p, "decoded_bytes_per_sample", 0, SS_BOUND_SIZE_LO, MAX_SAMPLE_BYTES, &ds->decoded_bytes_per_sample))
     return SS_EINPUT;
+  return SS_OK;
+}
+
+/* A device's ratios to the reference device within the bounds of a ratio (units.h): beyond them the
+ * layers' times underflow or overflow. */
+static int device_ratio(wctx* c, const char* p, const char* from, const ss_device* dev)
+{
+  const double r[3] = {dev->fwd_ratio, dev->bwd_ratio, dev->total_ratio};
+  for (int k = 0; k < 3; k++)
+    if (!ss_qty_ok(SS_QTY_RATIO, r[k], 0)) {
+      char expects[96];
+      ss_qty_expects(SS_QTY_RATIO, 0, expects, sizeof(expects));
+      return ss_err_set_path(c->err, c->file, p, "the %s give this device %g times the reference device's: expected %s",
+                             from, r[k], expects);
+    }
   return SS_OK;
 }
 
@@ -432,28 +493,28 @@ static int parse_device(wctx* c, const cJSON* d, const char* p, ss_workload* w, 
     return SS_EINPUT;
   dev->host_ratio = 1;
   if (cJSON_GetObjectItemCaseSensitive(d, "host_ratio") &&
-      get_number(c, d, p, "host_ratio", 0, 1, MAX_HOST_RATIO, 0, &dev->host_ratio))
+      get_bounded(c, d, p, "host_ratio", 0, SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, &dev->host_ratio))
     return SS_EINPUT;
   *name = dev->gpu_model;
   if (cJSON_GetObjectItemCaseSensitive(d, "samples_per_s")) {
     double rate = 0, ref_rate = 0;
     if (cJSON_GetObjectItemCaseSensitive(d, "fwd_s"))
       return ss_err_set_path(c->err, c->file, p, "give times (fwd_s, bwd_s, ...) or throughputs, not both");
-    if (get_number(c, d, p, "samples_per_s", 0, 1, 1e9, 0, &rate) ||
-        get_number(c, d, p, "reference_samples_per_s", 0, 1, 1e9, 0, &ref_rate))
+    if (get_bounded(c, d, p, "samples_per_s", 0, MIN_RATE, MAX_RATE, &rate) ||
+        get_bounded(c, d, p, "reference_samples_per_s", 0, MIN_RATE, MAX_RATE, &ref_rate))
       return SS_EINPUT;
     dev->fwd_ratio = dev->bwd_ratio = dev->total_ratio = ref_rate / rate;
-    return SS_OK;
+    return device_ratio(c, p, "throughputs", dev);
   }
   double f = 0, b = 0, rf = 0, rb = 0;
-  if (get_number(c, d, p, "fwd_s", 0, 1, MAX_TIME_S, 0, &f) || get_number(c, d, p, "bwd_s", 0, 1, MAX_TIME_S, 0, &b) ||
-      get_number(c, d, p, "reference_fwd_s", 0, 1, MAX_TIME_S, 0, &rf) ||
-      get_number(c, d, p, "reference_bwd_s", 0, 1, MAX_TIME_S, 0, &rb))
+  if (get_time(c, d, p, "fwd_s", 0, MAX_TIME_S, &f) || get_time(c, d, p, "bwd_s", 0, MAX_TIME_S, &b) ||
+      get_time(c, d, p, "reference_fwd_s", 0, MAX_TIME_S, &rf) ||
+      get_time(c, d, p, "reference_bwd_s", 0, MAX_TIME_S, &rb))
     return SS_EINPUT;
   dev->fwd_ratio = f / rf;
   dev->bwd_ratio = b / rb;
   dev->total_ratio = (f + b) / (rf + rb);
-  return SS_OK;
+  return device_ratio(c, p, "times", dev);
 }
 
 static int parse_devices(wctx* c, const cJSON* root, ss_workload* w)
@@ -502,19 +563,19 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
     return ss_err_set_path(c->err, c->file, "$.precision", "expected one of fp32, tf32, fp16, bf16, amp, fp64, got '%s'",
                            w->precision);
   if (get_number(c, root, "$", "batch_per_gpu", 0, 1, MAX_BATCH, 1, &batch) ||
-      get_number(c, root, "$", "grad_bytes_per_param", 0, 1, 8, 0, &w->grad_bytes_per_param) ||
+      get_bounded(c, root, "$", "grad_bytes_per_param", 0, 1.0 / 64, 8, &w->grad_bytes_per_param) ||
       !(ref = need(c, root, "$", "reference")) || check_keys(c, ref, "$.reference", ref_keys) ||
       get_string(c, ref, "$.reference", "gpu_model", &w->ref_gpu_model) ||
       get_number(c, ref, "$.reference", "gpu_flops", 1e6, 0, 1e18, 0, &w->ref_gpu_flops) ||
       get_number(c, ref, "$.reference", "batch", 0, 1, MAX_BATCH, 1, &ref_batch) ||
-      get_number(c, root, "$", "optimizer_s", 0, 0, MAX_TIME_S, 0, &w->optimizer_s) || parse_layers(c, root, w) ||
+      get_time(c, root, "$", "optimizer_s", 1, MAX_TIME_S, &w->optimizer_s) || parse_layers(c, root, w) ||
       parse_dataset(c, root, w) || parse_devices(c, root, w))
     return SS_EINPUT;
   if (cJSON_GetObjectItemCaseSensitive(root, "host_optimizer_s")) {
     if (!w->has_host_times)
       return ss_err_set_path(c->err, c->file, "$.host_optimizer_s",
                              "the layers give no host times (host_fwd_s, host_bwd_s): give all of them or none");
-    if (get_number(c, root, "$", "host_optimizer_s", 0, 0, MAX_HOST_S, 0, &w->host_optimizer_s))
+    if (get_time(c, root, "$", "host_optimizer_s", 1, MAX_HOST_S, &w->host_optimizer_s))
       return SS_EINPUT;
   }
   w->has_tensors = w->has_tensors == w->nlayers;

@@ -1,11 +1,14 @@
 /* xml: libxml2 documents read with their first error kept, attributes and SimGrid properties. */
 #include "xml.h"
 
+#include "infile.h"
+
 #include <libxml/parser.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* libxml2 structured error handler: keep the first error with its line. */
 static void xml_error(void* data, const xmlError* e)
@@ -33,9 +36,13 @@ static void xml_error(void* data, const xmlError* e)
 
 int ss_xml_read(const ss_xml* x, xmlDoc** out)
 {
+  int fd = ss_infile_open(x->file, "platform file", SS_INFILE_MAX_PLATFORM, x->err);
+  if (fd < 0)
+    return SS_EINPUT;
   xmlSetStructuredErrorFunc((void*)x, (xmlStructuredErrorFunc)xml_error);
-  xmlDoc* doc = xmlReadFile(x->file, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
+  xmlDoc* doc = xmlReadFd(fd, x->file, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
   xmlSetStructuredErrorFunc(NULL, NULL);
+  close(fd);
   if (!doc)
     return ss_err_isset(x->err) ? SS_EINPUT : ss_err_set(x->err, x->file, 0, "cannot parse the XML file");
   if (ss_err_isset(x->err)) {
@@ -134,27 +141,27 @@ int ss_xml_req_prop(const ss_xml* x, const xmlNode* n, const char* what, const c
   return ss_xml_req_attr(x, pr, "value", out);
 }
 
-/* Parse a finite number > 0 (or >= 0 when allow_zero) no larger than max. */
-static int parse_number(const char* s, int allow_zero, double max, double* out)
+/* Parse a finite number in [lo, max] (or 0 when allow_zero). */
+static int parse_number(const char* s, int allow_zero, double lo, double max, double* out)
 {
   char* end = NULL;
   double v = strtod(s, &end);
-  if (end == s || *end || !(v == v) || v > max || v < 0 || (v == 0 && !allow_zero))
+  if (end == s || *end || !(v == v) || v > max || (v < lo && !(v == 0 && allow_zero)))
     return SS_EINPUT;
   *out = v;
   return SS_OK;
 }
 
-int ss_xml_num_prop(const ss_xml* x, const xmlNode* n, const char* what, const char* name, int allow_zero, double max,
-                    double* out)
+int ss_xml_num_prop(const ss_xml* x, const xmlNode* n, const char* what, const char* name, int allow_zero, double lo,
+                    double max, double* out)
 {
   char* v = NULL;
   if (ss_xml_req_prop(x, n, what, name, &v))
     return SS_EINPUT;
-  int rc = parse_number(v, allow_zero, max, out);
+  int rc = parse_number(v, allow_zero, lo, max, out);
   if (rc)
-    ss_xml_error(x, ss_xml_prop(n, name), "%s property '%s': expected a number in %s0, %g], got '%s'", what, name,
-                 allow_zero ? "[" : "(", max, v);
+    ss_xml_error(x, ss_xml_prop(n, name), "%s property '%s': expected %sa number in [%g, %g], got '%s'", what, name,
+                 allow_zero ? "0 or " : "", lo, max, v);
   free(v);
   return rc;
 }

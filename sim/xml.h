@@ -49,9 +49,10 @@ const xmlNode* ss_xml_prop(const xmlNode* n, const char* name);
 /* Required property of n (what names n in errors: "host 'gpu0'"): its value malloc'ed in *out. */
 int ss_xml_req_prop(const ss_xml* x, const xmlNode* n, const char* what, const char* name, char** out);
 
-/* Numeric property: a number in (0, max], or [0, max] when allow_zero. */
-int ss_xml_num_prop(const ss_xml* x, const xmlNode* n, const char* what, const char* name, int allow_zero, double max,
-                    double* out);
+/* Numeric property: a number in [lo, max], or 0 too when allow_zero (lo > 0: the smallest value
+ * that is not an underflow or a wrong unit, from the bounds of units.h). */
+int ss_xml_num_prop(const ss_xml* x, const xmlNode* n, const char* what, const char* name, int allow_zero, double lo,
+                    double max, double* out);
 
 /* Check n's <prop> children: each with an id and a value and nothing else, ids among allowed (a
  * NULL-terminated list), each given once. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char tmpdir[] = "/tmp/stash-cal-test-XXXXXX";
@@ -356,6 +357,84 @@ static void test_compare_quoting(void)
   unlink(csv);
 }
 
+/* Open TMPDIR/name for writing, its path to path (a failed check when it cannot be). */
+static FILE* tmp_file(const char* name, char* path, size_t size)
+{
+  snprintf(path, size, "%s/%s", tmpdir, name);
+  FILE* f = fopen(path, "w");
+  CHECK(f != NULL, "cannot write %s", path);
+  return f;
+}
+
+/* No fixed buffer cuts a row's arguments: 6000 bytes of a repeated option before the workload,
+ * the last word, still run as star2.xml's row alone. */
+static void test_compare_long_args(void)
+{
+  char csv[256], out[256];
+  FILE* c = tmp_file("long.csv", csv, sizeof(csv));
+  if (!c)
+    return;
+  snprintf(out, sizeof(out), "%s/c.csv", tmpdir);
+  fprintf(c, "args,measured_iteration_s\ntests/platforms/star2.xml --synthetic");
+  for (int i = 0; i < 600; i++)
+    fprintf(c, " --gpus 1");
+  fprintf(c, " tests/workloads/tiny.json,0.01\n");
+  fclose(c);
+  run_result r = runf(SS_CAL_BIN, "compare %s -o %s", csv, out);
+  CHECK(r.status == 0 && !*r.err, "exit %d: %s%s", r.status, r.err, r.out);
+  double alone = sim_iteration("tests/platforms/star2.xml tests/workloads/tiny.json --synthetic --gpus 1");
+  char want[128];
+  snprintf(want, sizeof(want), " tests/workloads/tiny.json\",\"\",0.01,%.9g,", alone);
+  char* text = read_text(out);
+  CHECK(text && strstr(text, want) != NULL, "expected '%s' in the 6000-byte row of %s", want, out);
+  free(text);
+  run_free(&r);
+  unlink(csv);
+}
+
+/* --timeout: a simulator that runs too long is stopped and its row fails with one line; the
+ * others are still reported (here a stand-in binary that sleeps). */
+static void test_compare_timeout(void)
+{
+  char bin[256], csv[256];
+  FILE* b = tmp_file("slow-sim", bin, sizeof(bin));
+  FILE* c = tmp_file("slow.csv", csv, sizeof(csv));
+  if (b) {
+    fputs("#!/bin/sh\nexec sleep 60\n", b);
+    fclose(b);
+    chmod(bin, 0755);
+  }
+  if (c) {
+    fputs("args,measured_iteration_s\ntests/platforms/star2.xml tests/workloads/tiny.json,0.01\n", c);
+    fclose(c);
+  }
+  run_result r = runf(SS_CAL_BIN, "compare %s --bin %s --timeout 0.2", csv, bin);
+  CHECK(r.status == 1 && !*r.err, "exit %d: %s", r.status, r.err);
+  CHECK(strstr(r.out, "FAILED: the simulation ran longer than --timeout 0.2 s and was stopped\n") != NULL, "table: %s",
+        r.out);
+  CHECK(strstr(r.out, "# rows 1, failed 1; no row ran") != NULL, "table: %s", r.out);
+  run_free(&r);
+  unlink(bin);
+  unlink(csv);
+}
+
+/* MEASURED.csv has a size cap: a 17 MiB file (sparse) is refused before it is read. */
+static void test_compare_size_cap(void)
+{
+  char csv[256];
+  FILE* c = tmp_file("big.csv", csv, sizeof(csv));
+  CHECK(c != NULL && ftruncate(fileno(c), 17 << 20) == 0, "cannot make %s", csv);
+  if (c)
+    fclose(c);
+  run_result r = runf(SS_CAL_BIN, "compare %s", csv);
+  char want[512];
+  snprintf(want, sizeof(want),
+           "%s: error: 17825792 bytes: larger than compare reads (16 MiB; a row per measured configuration)\n", csv);
+  CHECK(r.status == 1 && strcmp(r.err, want) == 0 && !*r.out, "exit %d: %s", r.status, r.err);
+  run_free(&r);
+  unlink(csv);
+}
+
 static void test_help(void)
 {
   const char* cmds[] = {"nccl", "astra", "compare"};
@@ -632,6 +711,9 @@ static void test_trace_variation(void)
   TEST(compare)                                                                                                        \
   TEST(compare_failure)                                                                                                \
   TEST(compare_quoting)                                                                                                \
+  TEST(compare_long_args)                                                                                              \
+  TEST(compare_timeout)                                                                                                \
+  TEST(compare_size_cap)                                                                                               \
   TEST(help)
 
 #define CAL_ENTRY(name) {#name, test_##name},

@@ -1,6 +1,7 @@
 /* test_unit: CUnit suites for the modules that need no SimGrid run; `test_unit SUITE` runs one. */
 #include "cli.h"
 #include "option.h"
+#include "outfile.h"
 #include "cluster.h"
 #include "cost.h"
 #include "err.h"
@@ -13,6 +14,7 @@
 #include "stall.h"
 #include "timeline.h"
 #include "topo.h"
+#include "trace.h"
 #include "units.h"
 #include "workload.h"
 #include "testrun.h"
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define NEAR(a, b, rel) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
@@ -61,6 +65,38 @@ static ss_workload* load_workload(const char* path)
   return w;
 }
 
+/* ---- trace names: cut on a UTF-8 boundary, marked ---- */
+static void test_trace_name(void)
+{
+  char b[10];
+  ss_trace_name(b, sizeof(b), "%s", "abc");
+  CU_ASSERT_STRING_EQUAL(b, "abc");
+  /* "ab" then four 2-byte characters: 10 bytes do not fit in 9 plus the NUL; the cut at 6 would
+   * split the third character, so it falls back to 5. */
+  ss_trace_name(b, sizeof(b), "ab%s", "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+  CU_ASSERT_STRING_EQUAL(b, "ab\xc3\xa9\xc3\xa9...");
+  ss_trace_name(b, sizeof(b), "%s", "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac");
+  CU_ASSERT_STRING_EQUAL(b, "\xe2\x82\xac\xe2\x82\xac...");
+}
+
+/* An error's file and message longer than their fields end in "...", on a character boundary. */
+static void test_err_cut(void)
+{
+  char name[SS_ERR_FILE_MAX + 100];
+  memset(name, 'x', sizeof(name) - 1);
+  name[sizeof(name) - 1] = '\0';
+  name[SS_ERR_FILE_MAX - 5] = '\xc3'; /* an e-acute across the cut */
+  name[SS_ERR_FILE_MAX - 4] = '\xa9';
+  ss_err err;
+  ss_err_clear(&err);
+  ss_err_set(&err, name, 0, "%s %s", name, name);
+  size_t n = strlen(err.file);
+  CU_ASSERT_EQUAL(n, SS_ERR_FILE_MAX - 5 + 3);
+  CU_ASSERT_STRING_EQUAL(err.file + n - 3, "...");
+  CU_ASSERT_EQUAL(strlen(err.msg), SS_ERR_MSG_MAX - 1);
+  CU_ASSERT_STRING_EQUAL(err.msg + strlen(err.msg) - 3, "...");
+}
+
 /* ---- units ---- */
 static void test_units(void)
 {
@@ -85,6 +121,40 @@ static void test_units(void)
   CU_ASSERT(ss_units_parse("2us", SS_UNIT_SPEED, &v, why, sizeof(why)) != 0);
   CU_ASSERT(ss_units_parse("", SS_UNIT_SPEED, &v, why, sizeof(why)) != 0);
   CU_ASSERT(ss_units_parse("nanGBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
+}
+
+/* The bounds of every kind of quantity: each edge in, just beyond it out, zero only where allowed,
+ * and the range as the messages write it. */
+static void test_units_bounds(void)
+{
+  static const struct {
+    ss_qty q;
+    double lo, hi;
+    const char* text;
+  } b[] = {{SS_QTY_BANDWIDTH, 1e3, 1e14, "a bandwidth in [1 kB/s, 100 TB/s]"},
+           {SS_QTY_LATENCY, 1e-9, 10, "a latency in [1 ns, 10 s]"},
+           {SS_QTY_SPEED, 1e6, 1e18, "a speed in [1 Mflop/s, 1 Eflop/s]"},
+           {SS_QTY_TIME, 1e-9, 3600, "a time in [1 ns, 3600 s]"},
+           {SS_QTY_RATIO, 1e-3, 1e3, "a ratio in [0.001, 1000]"},
+           {SS_QTY_PRICE, 1e-6, 1e6, "a price in [1e-06 $/h, 1e+06 $/h]"},
+           {SS_QTY_SIZE, 1, 1e13, "a size in [1 B, 10 TB]"}};
+  char text[128];
+  for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+    CU_ASSERT(ss_qty_ok(b[i].q, b[i].lo, 0) && ss_qty_ok(b[i].q, b[i].hi, 0));
+    CU_ASSERT(!ss_qty_ok(b[i].q, b[i].lo * 0.999, 0) && !ss_qty_ok(b[i].q, b[i].hi * 1.001, 0));
+    CU_ASSERT(!ss_qty_ok(b[i].q, 0, 0) && ss_qty_ok(b[i].q, 0, 1) && !ss_qty_ok(b[i].q, 1e-310, 1));
+    CU_ASSERT(!ss_qty_ok(b[i].q, NAN, 1) && !ss_qty_ok(b[i].q, INFINITY, 1) && !ss_qty_ok(b[i].q, -b[i].lo, 1));
+    ss_qty_expects(b[i].q, 0, text, sizeof(text));
+    CU_ASSERT_STRING_EQUAL(text, b[i].text);
+  }
+  ss_qty_expects(SS_QTY_LATENCY, 1, text, sizeof(text));
+  CU_ASSERT_STRING_EQUAL(text, "0 or a latency in [1 ns, 10 s]");
+  /* What the platform reader sees: 1e-310 B/s (a subnormal SimGrid deadlocked on) is refused. */
+  double v = 0;
+  char why[256];
+  CU_ASSERT(ss_units_parse("1e-310Bps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) != 0);
+  CU_ASSERT_STRING_EQUAL(why, "expected a bandwidth in [1 kB/s, 100 TB/s], got '1e-310Bps'");
+  CU_ASSERT(ss_units_parse("1kBps", SS_UNIT_BANDWIDTH, &v, why, sizeof(why)) == 0 && v == 1e3);
 }
 
 /* ---- platform ---- */
@@ -336,6 +406,7 @@ static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int insta
   o.oversub = oversub;
   o.synthetic = 1;
   o.call_cost = 0; /* the alpha-beta model: the protocols' costs have tests of their own */
+  o.batch = 1;     /* an iteration of 200 x 2 GPUs within tiny's 1000 samples (an epoch is whole iterations) */
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
@@ -728,7 +799,7 @@ static void test_report_json(void)
       ss_timeline_span(t, r, i, i * 0.01, (i + 1) * 0.01);
     }
   ss_result res;
-  ss_result_compute(j, t, 0.12, &res);
+  CU_ASSERT_FATAL(ss_result_compute(j, t, 0.12, &res, NULL) == SS_OK);
   NEAR(res.throughput_samples_per_s, 16 / 0.01, 1e-12);
   NEAR(res.cost_usd_per_epoch, p->price_usd_per_h * (1000 / 1600.0) / 3600, 1e-12);
   char* buf = NULL;
@@ -883,6 +954,139 @@ static void test_rng_slowest(void)
   }
 }
 
+/* dir/name as a path in buf. */
+static const char* at(char* buf, size_t size, const char* dir, const char* name)
+{
+  snprintf(buf, size, "%s/%s", dir, name);
+  return buf;
+}
+
+/* The whole of a small file, or "" when it cannot be read. */
+static const char* slurp_small(const char* path, char* buf, size_t size)
+{
+  FILE* f = fopen(path, "rb");
+  size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+  buf[n] = '\0';
+  if (f)
+    fclose(f);
+  return buf;
+}
+
+/* How many entries the folder holds besides . and .. */
+static int entries(const char* dir)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+  FILE* p = popen(cmd, "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1)
+    n = -1;
+  if (p)
+    pclose(p);
+  return n;
+}
+
+static void test_outfile_same(void)
+{
+  char dir[] = "/tmp/stash-outfile-XXXXXX";
+  CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+  char a[512], b[512], c[512], d[512], e[512];
+  FILE* f = fopen(at(a, sizeof(a), dir, "a.json"), "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fclose(f);
+  CU_ASSERT(link(a, at(b, sizeof(b), dir, "hard.json")) == 0);
+  CU_ASSERT(symlink("a.json", at(c, sizeof(c), dir, "soft.json")) == 0);
+  CU_ASSERT(symlink("new.json", at(d, sizeof(d), dir, "dangling.json")) == 0);
+  CU_ASSERT(ss_outfile_same(a, b));                                          /* a hard link */
+  CU_ASSERT(ss_outfile_same(c, a));                                          /* a symbolic link */
+  CU_ASSERT(ss_outfile_same(d, at(e, sizeof(e), dir, "new.json")));          /* a link to no file yet */
+  CU_ASSERT(ss_outfile_same(at(e, sizeof(e), dir, "x/../new.json"), d) == 0); /* x does not exist */
+  CU_ASSERT(ss_outfile_same(a, at(e, sizeof(e), dir, "new.json")) == 0);
+  CU_ASSERT(ss_outfile_same("-", "-") == 0);
+  CU_ASSERT(ss_outfile_same(NULL, a) == 0);
+  CU_ASSERT(ss_outfile_same(at(e, sizeof(e), dir, "."), dir));
+  remove(a);
+  remove(b);
+  remove(c);
+  remove(d);
+  rmdir(dir);
+}
+
+static void test_outfile_commit(void)
+{
+  char dir[] = "/tmp/stash-outfile-XXXXXX";
+  CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+  char path[512], buf[64];
+  at(path, sizeof(path), dir, "r.json");
+  FILE* f = fopen(path, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fputs("old\n", f);
+  fclose(f);
+  chmod(path, 0600);
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* o = NULL;
+  /* aborted: the old file, nothing else */
+  CU_ASSERT_FATAL(ss_outfile_open(path, "report", &o, &err) == SS_OK);
+  CU_ASSERT(ss_outfile_temp(o) != NULL && entries(dir) == 2);
+  fputs("half", ss_outfile_stream(o));
+  ss_outfile_abort(o);
+  CU_ASSERT(strcmp(slurp_small(path, buf, sizeof(buf)), "old\n") == 0);
+  CU_ASSERT(entries(dir) == 1);
+  /* committed: the new file in place, its mode kept */
+  CU_ASSERT_FATAL(ss_outfile_open(path, "report", &o, &err) == SS_OK);
+  fputs("new\n", ss_outfile_stream(o));
+  CU_ASSERT(strcmp(slurp_small(path, buf, sizeof(buf)), "old\n") == 0); /* not before the commit */
+  CU_ASSERT(ss_outfile_commit(o, &err) == SS_OK);
+  CU_ASSERT(strcmp(slurp_small(path, buf, sizeof(buf)), "new\n") == 0);
+  struct stat st;
+  CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+  CU_ASSERT(entries(dir) == 1);
+  /* a folder that does not exist: an I/O error naming the output */
+  char bad[600];
+  snprintf(bad, sizeof(bad), "%s/nope/r.json", dir);
+  CU_ASSERT(ss_outfile_open(bad, "report", &o, &err) == SS_EIO);
+  CU_ASSERT(strstr(err.msg, "cannot write the report: No such file or directory") != NULL);
+  remove(path);
+  rmdir(dir);
+}
+
+/* A link that names no path (/proc/self/fd/N of a deleted file): written in place, no file made. */
+static void test_outfile_nameless(void)
+{
+  FILE* tmp = tmpfile();
+  CU_ASSERT_FATAL(tmp != NULL);
+  char path[64], buf[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(tmp));
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* o = NULL;
+  CU_ASSERT_FATAL(ss_outfile_open(path, "output", &o, &err) == SS_OK);
+  CU_ASSERT(ss_outfile_temp(o) == NULL);
+  fputs("in place\n", ss_outfile_stream(o));
+  CU_ASSERT(ss_outfile_commit(o, &err) == SS_OK);
+  rewind(tmp);
+  size_t n = fread(buf, 1, sizeof(buf) - 1, tmp);
+  buf[n] = '\0';
+  CU_ASSERT(strcmp(buf, "in place\n") == 0);
+  fclose(tmp);
+}
+
+static void test_outfile_write_error(void)
+{
+  /* /dev/full is written directly (a device) and every write to it fails: the commit says so. */
+  ss_err err;
+  ss_err_clear(&err);
+  ss_outfile* o = NULL;
+  if (access("/dev/full", W_OK) != 0)
+    return;
+  CU_ASSERT_FATAL(ss_outfile_open("/dev/full", "trace", &o, &err) == SS_OK);
+  CU_ASSERT(ss_outfile_temp(o) == NULL);
+  fputs("{}\n", ss_outfile_stream(o));
+  CU_ASSERT(ss_outfile_commit(o, &err) == SS_EIO);
+  CU_ASSERT(strcmp(err.file, "/dev/full") == 0 && strstr(err.msg, "cannot write the trace: ") != NULL);
+}
+
 typedef struct suite_def {
   const char* name;
   struct {
@@ -892,7 +1096,7 @@ typedef struct suite_def {
 } suite_def;
 
 static const suite_def suites[] = {
-    {"units", {{"parse", test_units}}},
+    {"units", {{"parse", test_units}, {"bounds", test_units_bounds}, {"trace_name", test_trace_name}, {"err_cut", test_err_cut}}},
     {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
@@ -903,6 +1107,8 @@ static const suite_def suites[] = {
     {"cli", {{"parse", test_cli}}},
     {"option", {{"registry", test_option_registry}}},
     {"report", {{"json", test_report_json}}},
+    {"outfile", {{"same", test_outfile_same}, {"commit", test_outfile_commit}, {"write_error", test_outfile_write_error},
+                 {"nameless", test_outfile_nameless}}},
     {"rng", {{"streams", test_rng_streams}, {"moments", test_rng_moments}, {"jitter", test_rng_jitter},
              {"slowest", test_rng_slowest}}},
 };

@@ -134,7 +134,7 @@ def case_bad_args(binary, tmp):
         ("bad list", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--batches", "32,x"],
          "sweep: error: --batches: --batch expects a whole number from 1 to 1e7, got 'x'"),
         ("value out of the registry's range", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--set", "nic-gbps=10,0"],
-         "sweep: error: --set nic-gbps: --nic-gbps expects a number from 0 to 1000000, got '0'"),
+         "sweep: error: --set nic-gbps: --nic-gbps expects a number from 8e-6 to 800000, got '0'"),
         ("unknown option to sweep", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--set", "colour=red"],
          "sweep: error: 'colour' is not an option of stash-sim training runs"),
         ("unknown option in a variant", [SWEEP, "-o", out, "--bin", binary, *LISTS, "--variant", "--fast"],

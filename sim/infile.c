@@ -1,0 +1,50 @@
+/* infile: input files opened safely. */
+#include "infile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char* kind_of(mode_t m)
+{
+  if (S_ISDIR(m))
+    return NULL; /* strerror(EISDIR) says it */
+  if (S_ISFIFO(m))
+    return "a FIFO";
+  if (S_ISCHR(m))
+    return "a character device";
+  if (S_ISBLK(m))
+    return "a block device";
+  if (S_ISSOCK(m))
+    return "a socket";
+  return "not a regular file";
+}
+
+int ss_infile_open(const char* path, const char* what, long long max_bytes, ss_err* err)
+{
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(errno));
+  struct stat st;
+  int rc = SS_OK;
+  if (fstat(fd, &st) != 0)
+    rc = ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(errno));
+  else if (S_ISDIR(st.st_mode))
+    rc = ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(EISDIR));
+  else if (!S_ISREG(st.st_mode))
+    rc = ss_err_set(err, path, 0, "cannot open %s: %s, not a regular file", what, kind_of(st.st_mode));
+  else if ((long long)st.st_size > max_bytes)
+    rc = ss_err_set(err, path, 0, "cannot open %s: larger than %lld MiB", what, max_bytes >> 20);
+  else {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+      rc = ss_err_set(err, path, 0, "cannot open %s: %s", what, strerror(errno));
+  }
+  if (rc) {
+    close(fd);
+    return rc;
+  }
+  return fd;
+}
