@@ -16,6 +16,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from studylib import replace_file  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV_DEFAULT = os.path.join(REPO, "..", "shared", "data", "resnet50_v100_bs32_per_layer.csv")
 OUT_DEFAULT = os.path.join(REPO, "workloads", "resnet50.json")
@@ -455,8 +458,7 @@ def main():
     }
     workload["provenance"].update(host_prov)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with open(out, "w") as f:
-        f.write(json.dumps(workload, indent=2) + "\n")
+    replace_file(out, json.dumps(workload, indent=2) + "\n")
     print("wrote %s (%d layers)" % (os.path.relpath(out, REPO), len(layers)))
 
 

@@ -8,8 +8,10 @@ OUTDIR/init.{dat,gp,png,svg} (gnuplot), and rewrites the part of DOC.md between 
 Standard library and gnuplot only; the output depends on the CSVs alone.
 """
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from studylib import Report, help_version, replace_file  # noqa: E402
@@ -26,11 +28,25 @@ def series(rows, key):
     return out
 
 
-def gnuplot(outdir, name, script):
-    replace_file(os.path.join(outdir, name + ".gp"), script)
-    r = subprocess.run(["gnuplot", name + ".gp"], cwd=outdir, capture_output=True, text=True)
-    if r.returncode != 0:
-        die("gnuplot %s.gp: %s" % (name, r.stderr.strip()))
+def gnuplot(outdir, name, dat, script):
+    """NAME.dat and NAME.gp written, and gnuplot run, in a staging folder inside outdir; the four
+    files then renamed into outdir: a failed or interrupted run leaves the earlier ones as they were
+    and no half-drawn PNG or SVG."""
+    stage = tempfile.mkdtemp(dir=outdir, prefix=".ps-study.")
+    try:
+        replace_file(os.path.join(stage, name + ".dat"), dat)
+        replace_file(os.path.join(stage, name + ".gp"), script)
+        r = subprocess.run(["gnuplot", name + ".gp"], cwd=stage, capture_output=True, text=True)
+        if r.returncode != 0:
+            die("gnuplot %s.gp: %s" % (name, r.stderr.strip()))
+        mask = os.umask(0)
+        os.umask(mask)
+        for ext in ("dat", "gp") + tuple(e for _, e in TERMS):
+            f = os.path.join(stage, name + "." + ext)
+            os.chmod(f, 0o666 & ~mask)
+            os.replace(f, os.path.join(outdir, name + "." + ext))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 TERMS = [("pngcairo", "png"), ("svg", "svg")]
@@ -39,13 +55,13 @@ TERMS = [("pngcairo", "png"), ("svg", "svg")]
 def plot(outdir, name, by, header, point, settings, plots):
     """NAME.dat, a block per series of by (each headed by header(key), a line point(workers, row)
     per point), and NAME.gp drawing plots with the settings, to NAME.png and NAME.svg."""
-    replace_file(os.path.join(outdir, name + ".dat"), "".join(
-        "# %s\n" % header(k) + "".join(point(n, r) + "\n" for n, r in pts) + "\n\n" for k, pts in by.items()))
+    dat = "".join(
+        "# %s\n" % header(k) + "".join(point(n, r) + "\n" for n, r in pts) + "\n\n" for k, pts in by.items())
     script = "".join(
         "set terminal %s noenhanced size 800,520 font 'DejaVu Sans,11' background '#ffffff'\n"
         "set output '%s.%s'\n%sset grid\nplot %s\nunset output\n" % (term, name, ext, settings, plots)
         for term, ext in TERMS)
-    gnuplot(outdir, name, script)
+    gnuplot(outdir, name, dat, script)
 
 
 def plot_servers(outdir, rows):

@@ -116,7 +116,7 @@ typedef struct ss_ps_msg {
 
 typedef struct ss_sim {
   const ss_job* job;
-  int progress; /* rank 0 writes each iteration's end on standard error (a terminal, a long run) */
+  int progress; /* rank 0 writes each iteration's (bench: size's) end on standard error (a terminal, a long run) */
   ss_timeline* tl;
   ss_rank* ranks;
   sg_bar_t bar_all;     /* all ranks */

@@ -446,6 +446,8 @@ static void bench(ss_sim* s, int r)
     sg_barrier_wait(s->bar_all);
     if (r == 0)
       s->bench_time_s[k] = (simgrid_get_clock() - t0) / s->bench_reps;
+    if (s->progress && r == 0)
+      fprintf(stderr, "\rstash-sim: size %d of %d%s", k + 1, s->bench_nsizes, k + 1 == s->bench_nsizes ? "\n" : "");
   }
 }
 

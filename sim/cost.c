@@ -143,7 +143,8 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   int* lv = malloc(sizeof(int) * 6 * (size_t)m);
   int* cnt = malloc(sizeof(int) * 2 * (size_t)m * (size_t)(d + k + 1)); /* [step][out m | in m] */
   double* done = calloc(2 * (size_t)m, sizeof(double)); /* [tree][node]: its last transfer ended */
-  ss_assert(lv && cnt && done);
+  if (!lv || !cnt || !done)
+    ss_nomem_exit("the cost of a tree phase");
   int* height[2] = {lv, lv + m};
   int* depth[2] = {lv + 2 * m, lv + 3 * m};
   int* order[2] = {lv + 4 * m, lv + 5 * m}; /* nodes by level: data flows from level 0 up */

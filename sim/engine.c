@@ -1,4 +1,5 @@
 /* engine: run one simulation of a job on SimGrid. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include "engine.h"
 
 #include "actors.h"
@@ -13,9 +14,11 @@
 #include <simgrid/engine.h>
 #include <simgrid/link.h>
 #include <simgrid/plugins/load.h>
+#include <xbt/config.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 const char* const ss_engine_default_cfg[] = {
@@ -68,7 +71,8 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
     nd++;
   int argc = 1 + nd + ncfg;
   char** argv = calloc((size_t)argc + 1, sizeof(char*));
-  ss_assert(argv);
+  if (!argv)
+    return ss_err_nomem(err);
   argv[0] = (char*)"stash-sim";
   for (int i = 0; i < nd; i++)
     argv[1 + i] = (char*)ss_engine_default_cfg[i];
@@ -96,6 +100,27 @@ static void actor_main(int argc, char** argv)
   const ss_actor_arg* arg = sg_actor_self_get_data();
   arg->body(arg->sim, arg);
   arg->sim->actors_finished++;
+}
+
+/* Whether the stacks of nactors actors fit in the address space this process may still map. SimGrid
+ * aborts when it cannot allocate an actor's stack (under `ulimit -v`, say): the same room is
+ * reserved here once, and released, before the first actor starts, with a margin for the engine's
+ * own allocations during the run. Without a limit the reservation costs nothing (MAP_NORESERVE). */
+static int stacks_fit(size_t nactors)
+{
+  long page = sysconf(_SC_PAGESIZE);
+  size_t pg = page > 0 ? (size_t)page : 4096;
+  size_t stack = (size_t)sg_cfg_get_int("contexts/stack-size") * 1024;
+  size_t guard = (size_t)sg_cfg_get_int("contexts/guard-size") * pg;
+  size_t margin = (size_t)64 << 20; /* the engine's comms, activities and queues: an estimate */
+  double total = (double)nactors * (double)(stack + guard + pg) * 1.25 + (double)margin;
+  if (total > (double)SIZE_MAX / 2)
+    return 0;
+  void* room = mmap(NULL, (size_t)total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (room == MAP_FAILED)
+    return 0;
+  munmap(room, (size_t)total);
+  return 1;
 }
 
 static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, ss_actor_body body)
@@ -340,7 +365,8 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   ss_actor_arg* args = calloc((size_t)n * (size_t)(2 + host_thread + loaders) + (ps ? (size_t)j->opt.servers : 0),
                               sizeof(ss_actor_arg));
   *args_out = args;
-  if (!hosts || !disks || !s->ranks || !args) {
+  size_t nactors = (size_t)n * (size_t)(2 + host_thread + loaders) + (ps ? (size_t)j->opt.servers : 0);
+  if (!hosts || !disks || !s->ranks || !args || !stacks_fit(nactors)) {
     free(hosts);
     free(disks);
     return SS_ENOMEM;
@@ -501,12 +527,14 @@ typedef struct link_probe {
 static void probe_setup(ss_sim* s)
 {
   link_probe* p = calloc(1, sizeof(link_probe));
-  ss_assert(p);
+  if (!p)
+    ss_nomem_exit("the trace's link counters");
   p->n = sg_link_count();
   p->links = sg_link_list();
   p->cls = calloc(p->n + 1, sizeof(int));
   p->last = calloc(p->n + 1, sizeof(double));
-  ss_assert(p->links && p->cls && p->last);
+  if (!p->links || !p->cls || !p->last)
+    ss_nomem_exit("the trace's link counters");
   /* Each link slot's SimGrid links (one, or its two directions) get its class; the switch's own
    * links have none (-1). The names are searched in a sorted copy; the counters keep SimGrid's order. */
   typedef struct named_link {
@@ -514,7 +542,8 @@ static void probe_setup(ss_sim* s)
     size_t index;
   } named_link;
   named_link* sorted = calloc(p->n + 1, sizeof(named_link));
-  ss_assert(sorted);
+  if (!sorted)
+    ss_nomem_exit("the trace's link counters");
   for (size_t i = 0; i < p->n; i++) {
     sorted[i] = (named_link){p->links[i], i};
     p->cls[i] = -1;
@@ -642,7 +671,7 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   ss_actor_arg* args = NULL;
   if (!s.tl || sim_setup(&s, job, &args)) {
     ss_timeline_free(s.tl);
-    ss_trace_close(s.trace, NULL);
+    ss_trace_abort(s.trace);
     return nomem(job, err);
   }
   if (s.trace) {
@@ -669,9 +698,15 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
                         double* time_s, ss_allreduce* algs, ss_proto* protos, ss_err* err)
 {
   ss_assert(nsizes > 0 && reps > 0);
-  if (ss_job_check_work(job, ss_job_events(job, nsizes, reps), "benchmark", err) || engine_init(job, ncfg, cfg, err))
+  double events = ss_job_events(job, nsizes, reps);
+  if (ss_job_check_work(job, events, "benchmark", err) || engine_init(job, ncfg, cfg, err))
     return SS_EINPUT;
-  ss_sim s = {.job = job, .bench_nsizes = nsizes, .bench_bytes = bytes, .bench_reps = reps, .bench_time_s = time_s};
+  ss_sim s = {.job = job,
+              .bench_nsizes = nsizes,
+              .bench_bytes = bytes,
+              .bench_reps = reps,
+              .bench_time_s = time_s,
+              .progress = events > 2e6 && isatty(STDERR_FILENO)};
   ss_actor_arg* args = NULL;
   if (sim_setup(&s, job, &args))
     return nomem(job, err);

@@ -159,8 +159,29 @@ void ss_err_format(const ss_err* err, char* buf, unsigned long size)
   copy_escaped(buf, size, line);
 }
 
+static const char* exit_prog = "stash-sim";
+static void (*exit_cleanup)(void);
+
+void ss_err_on_exit(const char* prog, void (*cleanup)(void))
+{
+  exit_prog = prog;
+  exit_cleanup = cleanup;
+}
+
+void ss_nomem_exit(const char* what)
+{
+  fprintf(stderr, "%s: error: out of memory for %s: give fewer --iterations, --instances or --gpus\n", exit_prog,
+          what);
+  fflush(stderr);
+  if (exit_cleanup)
+    exit_cleanup();
+  _Exit(SS_EXIT_RESOURCE);
+}
+
 void ss_assert_fail(const char* expr, const char* file, int line)
 {
+  if (exit_cleanup)
+    exit_cleanup();
   fprintf(stderr, "%s:%d: internal error: assertion '%s' failed (a bug: please report it)\n", file, line, expr);
   fflush(stderr);
   _Exit(SS_EXIT_INTERNAL);

@@ -85,6 +85,15 @@ unsigned long ss_utf8_boundary(const char* s, unsigned long n);
 /* Report a broken internal invariant and exit with SS_EXIT_INTERNAL; stays on under NDEBUG. */
 void ss_assert_fail(const char* expr, const char* file, int line) __attribute__((noreturn));
 
+/* Out of memory where no error can be passed back (inside a simulated process, in a step that has
+ * no error path): print "PROG: error: out of memory for WHAT: give fewer --iterations, --instances
+ * or --gpus" and exit with SS_EXIT_RESOURCE. */
+void ss_nomem_exit(const char* what) __attribute__((noreturn));
+
+/* The program name of ss_nomem_exit's line and a cleanup that it and ss_assert_fail run before
+ * they exit (async-signal-safe: outfile's removal of temporary files). Set once by main. */
+void ss_err_on_exit(const char* prog, void (*cleanup)(void));
+
 #define ss_assert(expr) ((expr) ? (void)0 : ss_assert_fail(#expr, __FILE__, __LINE__))
 
 #endif

@@ -26,7 +26,8 @@ static void log_add(ss_hostlog* g, double start, double end, ss_cat cat)
   if (g->n == g->cap) {
     size_t cap = g->cap ? 2 * g->cap : 16;
     ss_hostspan* more = realloc(g->spans, cap * sizeof(ss_hostspan));
-    ss_assert(more);
+    if (!more)
+      ss_nomem_exit("the host thread's queue of launches");
     g->spans = more;
     g->cap = cap;
   }

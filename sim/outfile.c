@@ -220,6 +220,7 @@ void ss_outfile_signals(const char* prog)
   prog_name = prog;
   main_pid = getpid();
   atexit(at_exit);
+  ss_err_on_exit(prog, at_exit);
   ss_outfile_rearm();
 }
 

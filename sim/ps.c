@@ -23,7 +23,8 @@ void ss_ps_setup(ss_sim* s)
   char name[64];
   s->ps_push_mb = calloc(nm + 1, sizeof(sg_mailbox_t));
   s->ps_pull_mb = calloc(nm + 1, sizeof(sg_mailbox_t));
-  ss_assert(s->ps_push_mb && s->ps_pull_mb);
+  if (!s->ps_push_mb || !s->ps_pull_mb)
+    ss_nomem_exit("the parameter servers' mailboxes");
   for (size_t q = 0; q < nm; q++) {
     mailbox_name(name, sizeof(name), "push", s->ps_msgs[q].rank, s->ps_msgs[q].part);
     s->ps_push_mb[q] = sg_mailbox_by_name(name);
@@ -37,7 +38,8 @@ void ss_ps_setup(ss_sim* s)
   s->ps_fifo_head = calloc(ns, sizeof(long));
   s->ps_fifo_len = calloc(ns, sizeof(long));
   s->ps_fifo_sem = calloc(ns, sizeof(sg_sem_t));
-  ss_assert(s->ps_fifo && s->ps_fifo_head && s->ps_fifo_len && s->ps_fifo_sem);
+  if (!s->ps_fifo || !s->ps_fifo_head || !s->ps_fifo_len || !s->ps_fifo_sem)
+    ss_nomem_exit("the parameter servers' queues");
   for (size_t k = 0; k < ns; k++)
     s->ps_fifo_sem[k] = sg_sem_init(0);
 }
@@ -126,7 +128,8 @@ void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a)
   for (int p = 0; p < j->ps_nparts; p++)
     mine += j->ps_part_shard[p] == k;
   int* count = calloc((size_t)j->ps_nparts + 1, sizeof(int));
-  ss_assert(count);
+  if (!count)
+    ss_nomem_exit("a parameter server's counts");
   for (long m = 0; m < mine * n * j->niters; m++) {
     const ss_ps_msg* msg = take_push(s, k);
     int p = msg->part;
@@ -171,7 +174,8 @@ void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
     if (j->ps_bucket_part0[b + 1] - j->ps_bucket_part0[b] > most)
       most = j->ps_bucket_part0[b + 1] - j->ps_bucket_part0[b];
   sg_comm_t* comms = calloc((size_t)most + 1, sizeof(sg_comm_t));
-  ss_assert(comms);
+  if (!comms)
+    ss_nomem_exit("a worker's pushes");
   for (int i = 0; i < j->niters; i++)
     for (int b = 0; b < j->nbuckets; b++) {
       sg_sem_acquire(me->pending);

@@ -27,7 +27,8 @@ void ss_straggler_setup(ss_sim* s)
     return;
   s->arrive_last_s = calloc(2 * (size_t)s->ncoll, sizeof(double));
   s->arrive_iter = malloc(2 * (size_t)s->ncoll * sizeof(int));
-  ss_assert(s->arrive_last_s && s->arrive_iter);
+  if (!s->arrive_last_s || !s->arrive_iter)
+    ss_nomem_exit("the stragglers' arrival records");
   for (int k = 0; k < 2 * s->ncoll; k++)
     s->arrive_iter[k] = -1;
 }

@@ -16,6 +16,11 @@ static void xml_error(void* data, const xmlError* e)
   const ss_xml* x = data;
   if (e->level < XML_ERR_ERROR || ss_err_isset(x->err))
     return;
+  /* libxml2 out of memory: a resources error, not a fault of the file. */
+  if (e->code == XML_ERR_NO_MEMORY || e->domain == XML_FROM_MEMORY) {
+    ss_err_nomem(x->err);
+    return;
+  }
   char msg[SS_ERR_MSG_MAX];
   snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "malformed XML");
   size_t len = strlen(msg);
@@ -44,10 +49,10 @@ int ss_xml_read(const ss_xml* x, xmlDoc** out)
   xmlSetStructuredErrorFunc(NULL, NULL);
   close(fd);
   if (!doc)
-    return ss_err_isset(x->err) ? SS_EINPUT : ss_err_set(x->err, x->file, 0, "cannot parse the XML file");
+    return ss_err_isset(x->err) ? x->err->code : ss_err_set(x->err, x->file, 0, "cannot parse the XML file");
   if (ss_err_isset(x->err)) {
     xmlFreeDoc(doc);
-    return SS_EINPUT;
+    return x->err->code;
   }
   *out = doc;
   return SS_OK;

@@ -6,6 +6,8 @@ Each case runs the program under a wall-clock limit (a hang or a quadratic step 
 the exit status and the one line of standard error:
 - fifo_*: a FIFO given as an input is refused at once (a reader that opened it would wait for a writer);
 - big_*: a sparse file just past a reader's size cap is refused before it is read;
+- progress: a long run (and a long bench) whose standard error is a terminal shows its iterations
+  (sizes) there, each over the last, and ends the line; one whose standard error is a pipe does not;
 - layers_*: one collective per layer over 20,000 layers runs within a time limit; the limits are 4x
   the time measured on a loaded 2-core machine (ps: 7.7 s there, 53 s before the per-part mailboxes;
   allreduce: about 10 s), so a step quadratic in the layers fails them.
@@ -72,6 +74,7 @@ def main():
                                      refused([SIM, STAR2, big], big, "workload file", "larger than 256 MiB")),
             "big_nccl": lambda: (os.truncate(open(big, "w").name, (256 << 20) + 1),
                                  refused([CAL, "nccl", big], big, "nccl-tests log", "larger than 256 MiB")),
+            "progress": progress,
             "layers_ps": lambda: expect_ok(run([SIM, STAR2, layers_workload(tmp, 20000), "--arch", "ps",
                                                 "--bucket-mb", "0", "--iterations", "1", "--synthetic"], 30)),
             "layers_allreduce": lambda: expect_ok(run([SIM, STAR2, layers_workload(tmp, 20000), "--bucket-mb", "0",
@@ -80,6 +83,56 @@ def main():
         if CASE not in cases:
             sys.exit(f"cost.py: unknown case {CASE!r} ({', '.join(cases)})")
         cases[CASE]()
+
+
+def on_terminal(args, limit_s):
+    """Run args with standard error on a pseudo-terminal (standard output to a pipe): exit status and
+    what the terminal received."""
+    import pty
+    import select
+    import time
+    master, slave = pty.openpty()
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    got, end = b"", time.monotonic() + limit_s
+    while time.monotonic() < end:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal closed with the program's end
+                break
+            if not chunk:
+                break
+            got += chunk
+        elif p.poll() is not None:
+            break
+    else:
+        p.kill()
+        sys.exit(f"{CASE}: {' '.join(args)} still running after {limit_s} s")
+    p.stdout.read()
+    os.close(master)
+    return p.wait(), got.decode(errors="replace").replace("\r\n", "\n")
+
+
+def progress():
+    run_args = [SIM, "platforms/p3.16xl.xml", "workloads/resnet50.json", "--instances", "16", "--iterations", "60", "--synthetic"]
+    bench_args = [SIM, "bench", "allreduce", "platforms/p3.16xl.xml", "--instances", "16", "--iters", "20",
+                  "--max-bytes", "64Mi"]
+    for args, unit in ((run_args, "iteration"), (bench_args, "size")):
+        rc, text = on_terminal(args, 120)
+        shown = [t for t in text.split("\r") if t.startswith("stash-sim: " + unit)]
+        if rc != 0 or len(shown) < 2 or not shown[-1].endswith("\n"):
+            sys.exit(f"{CASE}: {' '.join(args)} on a terminal: exit {rc}, expected lines 'stash-sim: {unit} K of N' "
+                     f"each over the last and a final newline, got {text[-300:]!r}")
+        last = shown[-1].split()
+        if last[2] != last[4]:
+            sys.exit(f"{CASE}: the last progress line is not the end: {shown[-1]!r}")
+        r = run(args, 120)
+        if r.returncode != 0 or "stash-sim: " + unit in r.stderr:
+            sys.exit(f"{CASE}: {' '.join(args)} with standard error a pipe: exit {r.returncode}, no progress "
+                     f"expected, got {r.stderr[-300:]!r}")
+        print(f"ok: {unit} progress on a terminal ({len(shown)} updates, ends '{shown[-1].strip()}'), none on a pipe")
 
 
 def expect_ok(r):

@@ -319,6 +319,50 @@ def case_output_permissions(sim, cal, tmp):
     check(sorted(os.listdir(tmp)) == ["link.json", "new.json", "r.json"], f"no temporary file: {listing(tmp)}")
 
 
+def case_memory_limit(sim, cal, tmp):
+    """Runs under an address-space limit (ulimit -v) from too small to enough, in 16 MiB steps: each
+    ends with 0 or the resources error 3 and one line, never an abort (SimGrid's "Failed to allocate
+    stack", a libxml2 allocation reported as malformed XML); a failed run leaves the earlier output and
+    trace and no temporary file. An AddressSanitizer build reserves terabytes of shadow memory at
+    start-up and cannot run under such a limit: skipped (77) there."""
+    import resource
+
+    with open(sim, "rb") as f:
+        if b"__asan_init" in f.read():
+            print("skipped: an AddressSanitizer build cannot run under an address-space limit")
+            sys.exit(77)
+    out, trace = os.path.join(tmp, "report.json"), os.path.join(tmp, "t.json")
+    runs = [[PLATFORM, WORKLOAD, "--arch", "ps", "--instances", "4"],
+            [PLATFORM, WORKLOAD, "--instances", "8", "--trace", trace],
+            [PLATFORM, WORKLOAD, "--stash"]]
+    for argv in runs:
+        what = " ".join(os.path.basename(a) for a in argv)
+        seen = set()
+        for mib in range(48, 1024, 16):
+            def limit(mib=mib):
+                resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+            for name in (out, trace):
+                with open(name, "wb") as f:
+                    f.write(OLD)
+            before = listing(tmp)
+            r = subprocess.run([sim, *argv, "-o", out], cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True,
+                               preexec_fn=limit)
+            lines = without_asan_notes(r.stderr.decode(errors="replace").splitlines())
+            if r.returncode == 127 and "error while loading shared libraries" in r.stderr.decode(errors="replace"):
+                continue  # the dynamic loader's, before stash-sim runs
+            seen.add(r.returncode)
+            check(r.returncode in (0, 3), f"{what} under {mib} MiB: exit 0 or 3, got {r.returncode}: {lines[:2]}")
+            if r.returncode == 0:
+                break
+            check(len(lines) == 1 and lines[0].startswith("stash-sim: error: out of memory"),
+                  f"{what} under {mib} MiB: one line, out of memory: {lines[:3]}")
+            for name in (out, trace):
+                with open(name, "rb") as f:
+                    check(f.read() == OLD, f"{what} under {mib} MiB: {os.path.basename(name)} as it was")
+            check(listing(tmp) == before, f"{what} under {mib} MiB: no temporary file left: {listing(tmp)}")
+        check(seen >= {0, 3}, f"{what}: refused under a small limit and simulated under a large one: {sorted(seen)}")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
