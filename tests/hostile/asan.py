@@ -1,4 +1,7 @@
-"""asan.py: what the hostile runners share: stderr without AddressSanitizer's notes."""
+"""asan.py: what the hostile runners share: stderr without AddressSanitizer's notes, and the wait
+for a program that was sent a signal."""
+
+import subprocess
 
 
 def without_asan_notes(lines):
@@ -13,3 +16,17 @@ def without_asan_notes(lines):
             continue
         out.append(line)
     return out
+
+
+def signal_and_wait(p, sig, seconds=30):
+    """Send sig (None: none, it was sent already) to the Popen p and collect its stderr: (exit status,
+    stderr, whether it ended by itself within seconds; killed otherwise)."""
+    if sig is not None:
+        p.send_signal(sig)
+    try:
+        _, err = p.communicate(timeout=seconds)
+        return p.returncode, err, True
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+        return p.returncode, err, False

@@ -13,6 +13,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from asan import signal_and_wait  # noqa: E402
+
 SWEEP = os.path.join("scripts", "sweep")
 SLURM = os.path.join("scripts", "sweep-slurm.sh")
 PLOT = os.path.join("scripts", "plot")
@@ -214,12 +217,7 @@ def case_sweep_interrupt(binary, tmp):
                              stderr=subprocess.PIPE, text=True)
         pids = wait_marks(marks, 3)
         check(len(pids) == 3, f"{sig.name}: 3 runs started, got {len(pids)}")
-        p.send_signal(sig)
-        try:
-            _, err = p.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            _, err = p.communicate()
+        _, err, _ = signal_and_wait(p, sig)
         check(p.returncode == code and err.count("\n") == 1 and err.startswith("sweep: interrupted by"),
               f"{sig.name}: exit {code} and one line, got {p.returncode} {err!r}")
         time.sleep(0.2)

@@ -14,7 +14,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from asan import without_asan_notes  # noqa: E402
+from asan import signal_and_wait, without_asan_notes  # noqa: E402
 
 ROOT = os.getcwd()
 PLATFORM = os.path.join(ROOT, "platforms", "p3.16xl.xml")
@@ -91,14 +91,8 @@ def interrupted(argv, sig, ready, cwd, group=False):
     kids = children(p.pid)
     if group:
         os.killpg(p.pid, sig)
-    else:
-        p.send_signal(sig)
-    try:
-        _, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        _, err = p.communicate()
-        check(False, "ended within 30 s of the signal")
+    _, err, ended = signal_and_wait(p, None if group else sig)
+    check(ended, "ended within 30 s of the signal")
     return p.returncode, without_asan_notes(err.decode(errors="replace").splitlines()), kids
 
 
