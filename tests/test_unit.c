@@ -11,6 +11,7 @@
 #include "proto.h"
 #include "report.h"
 #include "rng.h"
+#include "roofline.h"
 #include "stall.h"
 #include "timeline.h"
 #include "topo.h"
@@ -1087,6 +1088,57 @@ static void test_outfile_write_error(void)
   CU_ASSERT(strcmp(err.file, "/dev/full") == 0 && strstr(err.msg, "cannot write the trace: ") != NULL);
 }
 
+
+/* roofline: closed forms of a compute-bound and a memory-bound pass, the waves, and a fit that gives
+ * back the measured time on the reference device and carries its fractions to another device. */
+static void test_roofline_closed_forms(void)
+{
+  const ss_rates v100 = {15.7e12, 900e9, 80, 4e-6};
+  const ss_fit f = {0.5, 0.8, 'c'};
+  /* A convolution: 4 GFLOP and 2 MB of activations a sample, 10 MB of weights, 2 kernels. */
+  ss_work conv = {4e9, 2e6, 10e6, 2, 0};
+  double c = 4e9 * 32 / 15.7e12 / 0.5, m = (2e6 * 32 + 10e6) / 900e9 / 0.8;
+  CU_ASSERT(c > m);
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_time(&conv, 32, &v100, &f), 2 * 4e-6 + c, 1e-15);
+  /* A BatchNorm: few FLOPs, all bytes. */
+  ss_work bn = {1e6, 8e6, 0, 1, 0};
+  double m2 = 8e6 * 32 / 900e9 / 0.8;
+  CU_ASSERT(m2 > 1e6 * 32 / 15.7e12 / 0.5);
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_time(&bn, 32, &v100, &f), 4e-6 + m2, 1e-15);
+  /* Waves: 100 blocks a sample at batch 1 on 80 SMs fill 2 waves of 160 slots. */
+  ss_work waves = {4e9, 2e6, 0, 1, 100};
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_waves(&waves, 1, &v100), 100.0 / 160.0, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_waves(&waves, 4, &v100), 1.0, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_waves(&conv, 1, &v100), 1.0, 1e-15); /* blocks not known */
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_time(&waves, 1, &v100, &f), 4e-6 + 4e9 / 15.7e12 / 0.5 * 1.6, 1e-15);
+}
+
+static void test_roofline_fit(void)
+{
+  const ss_rates v100 = {15.7e12, 900e9, 80, 4e-6}, a100 = {19.5e12, 1555e9, 108, 3e-6};
+  ss_work conv = {4e9, 2e6, 10e6, 2, 0}, bn = {1e6, 8e6, 0, 1, 0};
+  ss_fit fc, fm, ff;
+  ss_roofline_fit(&conv, 32, &v100, 0.020, &fc);
+  CU_ASSERT_EQUAL(fc.bound, 'c');
+  CU_ASSERT_DOUBLE_EQUAL(fc.compute, 4e9 * 32 / 15.7e12 / (0.020 - 8e-6), 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(fc.memory, ss_fit_default.memory, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_time(&conv, 32, &v100, &fc), 0.020, 1e-15);
+  /* On the A100 the compute time scales by the peaks, the floors by the A100's. */
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_time(&conv, 32, &a100, &fc), 6e-6 + (0.020 - 8e-6) * 15.7 / 19.5, 1e-12);
+  ss_roofline_fit(&bn, 32, &v100, 0.0005, &fm);
+  CU_ASSERT_EQUAL(fm.bound, 'm');
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_time(&bn, 32, &v100, &fm), 0.0005, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(ss_roofline_time(&bn, 32, &a100, &fm), 3e-6 + (0.0005 - 4e-6) * 900 / 1555, 1e-12);
+  /* Faster than the peak allows: the fraction stops at 1. */
+  ss_roofline_fit(&conv, 32, &v100, 0.001, &fc);
+  CU_ASSERT_DOUBLE_EQUAL(fc.compute, 1.0, 0);
+  /* No longer than the floors: the defaults stay. */
+  ss_roofline_fit(&bn, 32, &v100, 3e-6, &ff);
+  CU_ASSERT_EQUAL(ff.bound, 'f');
+  CU_ASSERT_DOUBLE_EQUAL(ff.compute, ss_fit_default.compute, 0);
+  CU_ASSERT_DOUBLE_EQUAL(ff.memory, ss_fit_default.memory, 0);
+}
+
 typedef struct suite_def {
   const char* name;
   struct {
@@ -1109,6 +1161,7 @@ static const suite_def suites[] = {
     {"report", {{"json", test_report_json}}},
     {"outfile", {{"same", test_outfile_same}, {"commit", test_outfile_commit}, {"write_error", test_outfile_write_error},
                  {"nameless", test_outfile_nameless}}},
+    {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},
     {"rng", {{"streams", test_rng_streams}, {"moments", test_rng_moments}, {"jitter", test_rng_jitter},
              {"slowest", test_rng_slowest}}},
 };
