@@ -77,6 +77,8 @@ static const char* command_words(unsigned cmd)
       return "'stash-sim whatif'";
     case SS_CMD_LIST:
       return "'stash-sim list'";
+    case SS_CMD_PLAN:
+      return "'stash-sim plan'";
   }
   return "training runs";
 }
@@ -86,9 +88,15 @@ static int wrong_command(const ss_optdef* d, unsigned cmd, char* msg, size_t siz
 {
   char where[256] = "";
   size_t n = 0;
+  int total = 0, k = 0;
   for (const ss_command* c = ss_commands; c->name; c++)
-    if ((d->commands & c->bit) && !(c->bit == SS_CMD_WHATIF && (d->commands & SS_CMD_RUN)))
-      n += (size_t)snprintf(where + n, sizeof(where) - n, "%s%s", n ? " and " : "", command_words(c->bit));
+    total += (d->commands & c->bit) && !(c->bit == SS_CMD_WHATIF && (d->commands & SS_CMD_RUN));
+  for (const ss_command* c = ss_commands; c->name; c++)
+    if ((d->commands & c->bit) && !(c->bit == SS_CMD_WHATIF && (d->commands & SS_CMD_RUN))) {
+      k++;
+      n += (size_t)snprintf(where + n, sizeof(where) - n, "%s%s", k == 1 ? "" : k == total ? " and " : ", ",
+                            command_words(c->bit));
+    }
   return usage_error(msg, size, "option '--%s' is not for %s; it is for %s", d->name, command_words(cmd), where);
 }
 
@@ -201,6 +209,9 @@ static int find_command(ss_cli* out, int argc, char** argv, int* first, char* ms
   } else if (strcmp(argv[1], "list") == 0) {
     out->cmd = SS_CMD_LIST;
     *first = 2;
+  } else if (strcmp(argv[1], "plan") == 0) {
+    out->cmd = SS_CMD_PLAN;
+    *first = 2;
   }
   return 0;
 }
@@ -220,6 +231,13 @@ static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t
     if (nargs != 1)
       return usage_error(msg, size, "'bench allreduce' expects one PLATFORM, got %s", nargs == 0 ? "none" : "more");
     out->opt.platform_path = args[0];
+    return 0;
+  }
+  if (out->cmd == SS_CMD_PLAN) {
+    if (nargs != 1)
+      return usage_error(msg, size, "'stash-sim plan' expects one WORKLOAD (the instance types come from "
+                         "--platforms), got %s", nargs == 0 ? "none" : "more");
+    out->opt.workload_path = args[0];
     return 0;
   }
   if (nargs != 2)

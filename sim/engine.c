@@ -751,6 +751,10 @@ typedef struct fork_ctx {
   ss_breakdown* bd;
   double* simulated_s;
   ss_err* err;
+  int* rcs;     /* ss_engine_run_each: each run's code, */
+  ss_err* errs; /* and its error; NULL: the first failure ends them all */
+  int progress; /* "run K of N" on standard error */
+  int n;
 } fork_ctx;
 
 /* A trial start-up: SimGrid aborts on a bad option, and the parent reads why on our stderr (fd). */
@@ -884,7 +888,7 @@ int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
   for (int i = 0; i < ncfg; i++)
     if (check_allowed(cfg[i], err))
       return SS_EINPUT;
-  fork_ctx c = {&job, NULL, ncfg, cfg, NULL, NULL, err};
+  fork_ctx c = {&job, NULL, ncfg, cfg, NULL, NULL, err, NULL, NULL, 0, 1};
   ss_proc p;
   int start = ss_proc_start(&p, SS_PROC_STDERR, check_child, &c);
   if (start) {
@@ -950,6 +954,14 @@ static int run_done(void* arg, int i, const ss_proc_result* r)
                r->how.code);
   if (!m)
     return ss_err_kind(c->err, SS_ESIM);
+  if (c->progress)
+    fprintf(stderr, "\rstash-sim: run %d of %d%s", i + 1, c->n, i + 1 == c->n ? "\n" : "");
+  if (c->rcs) {
+    c->rcs[i] = m->rc;
+    c->errs[i] = m->err;
+  }
+  if (m->rc != SS_OK && c->rcs)
+    return SS_OK;
   if (m->rc != SS_OK) {
     if (!ss_err_isset(c->err))
       *c->err = m->err;
@@ -963,6 +975,13 @@ static int run_done(void* arg, int i, const ss_proc_result* r)
 int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
                          ss_breakdown* bd, double* simulated_s, ss_err* err)
 {
-  fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err};
+  fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err, NULL, NULL, 0, n};
+  return ss_proc_map(n, sizeof(run_msg), run_child, run_done, &c, err);
+}
+
+int ss_engine_run_each(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
+                       ss_breakdown* bd, double* simulated_s, int* rcs, ss_err* errs, int progress, ss_err* err)
+{
+  fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err, rcs, errs, progress, n};
   return ss_proc_map(n, sizeof(run_msg), run_child, run_done, &c, err);
 }

@@ -29,6 +29,12 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
 int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
                          ss_breakdown* bd, double* simulated_s, ss_err* err);
 
+/* ss_engine_run_forked, but a run that fails leaves its code in rcs[i] (0 when it ran) and its error
+ * in errs[i], and the other runs go on; only a run that cannot start or dies ends them all (returned,
+ * with err). progress writes "stash-sim: run K of N" on standard error as each run is reaped. */
+int ss_engine_run_each(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
+                       ss_breakdown* bd, double* simulated_s, int* rcs, ss_err* errs, int progress, ss_err* err);
+
 /* Collective benchmark: for each of the nsizes sizes bytes[k], reps back-to-back allreduces among
  * the job's GPUs between two barriers; time_s[k] receives the mean time of one, and algs[k] (if not
  * NULL) the algorithm used (the job's, or the one AUTO chose), protos[k] (if not NULL) its protocol. */

@@ -1,9 +1,11 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
+#define _DEFAULT_SOURCE /* strndup, dirent */
 #include "catalog.h"
 #include "cli.h"
 #include "engine.h"
 #include "outfile.h"
 #include "plan.h"
+#include "planner.h"
 #include "platform.h"
 #include "report.h"
 #include "stash.h"
@@ -15,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The platform as the options make it: --no-nvlink, NCCL's transports (transport.h). */
 static int prepare(ss_platform* p, const ss_options* o, ss_err* err)
@@ -218,6 +223,131 @@ done:
   return status;
 }
 
+/* The instance types of a plan: --platforms (short names or paths separated by commas, or a folder:
+ * its *.xml sorted by name), or every instance file of the catalogue. names and paths are owned by
+ * *strings (free each, then the array). */
+static int plan_platforms(const ss_options* o, ss_catalog* cat, ss_planner_platform** out, int* n, char*** strings,
+                          int* nstrings, ss_err* err)
+{
+  ss_catalog_entry* e = NULL;
+  int ne = 0;
+  *n = *nstrings = 0;
+  struct stat st;
+  int rc = SS_OK;
+  if (!o->plan_platforms) {
+    rc = ss_catalog_entries(cat, SS_CATALOG_PLATFORM, &e, &ne, err);
+  } else if (stat(o->plan_platforms, &st) == 0 && S_ISDIR(st.st_mode)) {
+    DIR* d = opendir(o->plan_platforms);
+    if (!d)
+      return ss_err_set(err, o->plan_platforms, 0, "cannot read the folder of --platforms: %s", strerror(errno));
+    for (struct dirent* de; (de = readdir(d)) != NULL;) {
+      size_t len = strlen(de->d_name);
+      if (len <= 4 || strcmp(de->d_name + len - 4, ".xml") != 0)
+        continue;
+      ss_catalog_entry* more = realloc(e, sizeof(*e) * (size_t)(ne + 1));
+      if (!more) {
+        rc = ss_err_nomem(err);
+        break;
+      }
+      e = more;
+      size_t plen = strlen(o->plan_platforms) + len + 2;
+      e[ne].name = strndup(de->d_name, len - 4);
+      e[ne].path = malloc(plen);
+      if (e[ne].path)
+        snprintf(e[ne].path, plen, "%s/%s", o->plan_platforms, de->d_name);
+      ne++;
+      if (!e[ne - 1].name || !e[ne - 1].path)
+        rc = ss_err_nomem(err);
+    }
+    closedir(d);
+    /* readdir's order is the file system's: sort by name (insertion: a folder holds tens). */
+    for (int i = 1; !rc && i < ne; i++)
+      for (int k = i; k > 0 && strcmp(e[k - 1].name, e[k].name) > 0; k--) {
+        ss_catalog_entry t = e[k];
+        e[k] = e[k - 1];
+        e[k - 1] = t;
+      }
+    if (!rc && ne == 0)
+      rc = ss_err_set(err, o->plan_platforms, 0, "--platforms: the folder holds no instance file (*.xml)");
+  } else {
+    const char* s = o->plan_platforms;
+    for (;;) {
+      size_t len = strcspn(s, ",");
+      ss_catalog_entry* more = realloc(e, sizeof(*e) * (size_t)(ne + 1));
+      if (!more) {
+        rc = ss_err_nomem(err);
+        break;
+      }
+      e = more;
+      e[ne].name = strndup(s, len);
+      e[ne].path = NULL;
+      ne++;
+      if (!e[ne - 1].name) {
+        rc = ss_err_nomem(err);
+        break;
+      }
+      if (len == 0) {
+        rc = ss_err_set(err, NULL, 0, "--platforms expects instance types separated by commas, got '%s'",
+                        o->plan_platforms);
+        break;
+      }
+      const char* path = e[ne - 1].name;
+      if (ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &path, err) || !(e[ne - 1].path = strdup(path))) {
+        rc = ss_err_isset(err) ? SS_EINPUT : ss_err_nomem(err);
+        break;
+      }
+      if (!s[len])
+        break;
+      s += len + 1;
+    }
+  }
+  *out = rc ? NULL : calloc((size_t)ne + 1, sizeof(ss_planner_platform));
+  *strings = calloc(2 * (size_t)ne + 1, sizeof(char*));
+  if (!rc && (!*out || !*strings))
+    rc = ss_err_nomem(err);
+  for (int i = 0; i < ne; i++) {
+    if (*strings) {
+      (*strings)[(*nstrings)++] = e[i].name;
+      (*strings)[(*nstrings)++] = e[i].path;
+    }
+    if (!rc)
+      (*out)[i] = (ss_planner_platform){e[i].name, e[i].path};
+  }
+  if (!*strings)
+    ss_catalog_entries_free(e, ne);
+  else
+    free(e);
+  *n = rc ? 0 : ne;
+  return rc;
+}
+
+/* stash-sim plan WORKLOAD: every configuration simulated, ranked. */
+static int plan_main(const ss_cli* cli, ss_catalog* cat)
+{
+  ss_err err;
+  ss_err_clear(&err);
+  ss_planner_platform* plats = NULL;
+  char** strings = NULL;
+  int nplats = 0, nstrings = 0, status;
+  ss_planner plan;
+  memset(&plan, 0, sizeof(plan));
+  ss_outfile* out = NULL;
+  if (plan_platforms(&cli->opt, cat, &plats, &nplats, &strings, &nstrings, &err) ||
+      ss_planner_run(plats, nplats, &cli->opt, cli->ncfg, cli->cfg, isatty(STDERR_FILENO), &plan, &err)) {
+    status = fail(&err);
+  } else if (!(out = open_output(cli, &status))) {
+  } else {
+    status = ss_planner_write(ss_outfile_stream(out), &plan, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
+    status = close_output(out, status);
+  }
+  ss_planner_free(&plan);
+  for (int i = 0; i < nstrings; i++)
+    free(strings[i]);
+  free(strings);
+  free(plats);
+  return status;
+}
+
 /* stash-sim list platforms|workloads: the catalogue on the search path. */
 static int list_main(const ss_cli* cli, const ss_catalog* cat)
 {
@@ -276,6 +406,7 @@ int main(int argc, char** argv)
   if (cli.cmd != SS_CMD_RUN) {
     int status = cli.cmd == SS_CMD_BENCH    ? bench_main(&cli)
                  : cli.cmd == SS_CMD_WHATIF ? whatif_main(&cli)
+                 : cli.cmd == SS_CMD_PLAN   ? plan_main(&cli, cat)
                                             : list_main(&cli, cat);
     ss_catalog_free(cat);
     ss_cli_free(&cli);

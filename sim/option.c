@@ -16,6 +16,7 @@ static const char* const proto_names[] = {"auto", "ll", "ll128", "simple", NULL}
 static const char* const placement_names[] = {"dedicated", "colocated", NULL};
 static const char* const init_io_names[] = {"none", "sequential", "parallel", NULL};
 static const char* const format_names[] = {"table", "json", "csv", NULL};
+static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
@@ -46,6 +47,11 @@ const ss_command ss_commands[] = {
      "or DIR/workloads, then DIR), then the source tree's folders (a binary run from its build tree), then the "
      "installed data folder (PREFIX/share/stash-sim), the first found winning; an argument holding a '/' or "
      "naming an existing file is a path"},
+    {"plan", SS_CMD_PLAN, "stash-sim plan WORKLOAD [options]",
+     "simulate WORKLOAD on every instance type of --platforms, 1 to --max-instances instances, each allreduce "
+     "algorithm of --algorithms and each per-GPU batch, every configuration in a process of its own on all "
+     "cores, and rank them by time to train or cost: total cost, cost per epoch, throughput, the dominant "
+     "stall, and the time-cost Pareto front; --budget and --deadline drop configurations, with counts"},
     {NULL, 0, NULL, NULL}};
 
 const ss_optgroup ss_option_groups[] = {
@@ -57,17 +63,20 @@ const ss_optgroup ss_option_groups[] = {
     {"bench", "Collective benchmark"},
     {"host", "Host side and data-parallel framework"},
     {"output", "Output"},
+    {"plan", "Planner (stash-sim plan)"},
     {NULL, NULL}};
 
 #define OFF(field) offsetof(ss_options, field)
-#define RUNS (SS_CMD_RUN | SS_CMD_WHATIF)
-#define ALL (SS_CMD_RUN | SS_CMD_BENCH | SS_CMD_WHATIF)
+#define RUNS (SS_CMD_RUN | SS_CMD_WHATIF | SS_CMD_PLAN)
+#define ALL (SS_CMD_RUN | SS_CMD_BENCH | SS_CMD_WHATIF | SS_CMD_PLAN)
+/* What the planner enumerates itself: not given to it. */
+#define NOT_PLAN(cmds) ((cmds) & ~SS_CMD_PLAN)
 #define BIG 1e15
 
 /* name, short, kind, field, min, max, min_open, values, set, commands, group, metavar, what, default,
  * default text, writes_file, whatif key, report key, positional, alias, help. */
 const ss_optdef ss_option_table[] = {
-    {"platform", 0, SS_KIND_PATH, OFF(platform_path), 0, 0, 0, NULL, 0, ALL, "input", "PLATFORM", NULL, 0, NULL, 0,
+    {"platform", 0, SS_KIND_PATH, OFF(platform_path), 0, 0, 0, NULL, 0, NOT_PLAN(ALL), "input", "PLATFORM", NULL, 0, NULL, 0,
      "platform", "platform", 1, NULL,
      "the instance file (platforms/NAME.xml) or its short name; whatif's platform=FILE runs the change on another "
      "instance"},
@@ -75,7 +84,7 @@ const ss_optdef ss_option_table[] = {
      NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name"},
     {"gpus", 'g', SS_KIND_COUNT, OFF(gpus), 1, SS_MAX_GPUS, 0, NULL, 0, ALL, "run", "K", NULL, -1, "all", 0, "gpus",
      "gpus", 0, NULL, "use the first K GPUs of each instance"},
-    {"batch", 'b', SS_KIND_COUNT, OFF(batch), 1, 10000000, 0, NULL, 0, RUNS, "run", "B", NULL, -1,
+    {"batch", 'b', SS_KIND_COUNT, OFF(batch), 1, 10000000, 0, NULL, 0, NOT_PLAN(RUNS), "run", "B", NULL, -1,
      "the workload's batch_per_gpu", 0, "batch", "batch", 0, NULL, "per-GPU batch"},
     {"iterations", 'n', SS_KIND_COUNT, OFF(iterations), 1, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1,
      "10, rounded up to whole cycles of the loader processes per GPU", 0, NULL, "iterations", 0, NULL,
@@ -124,7 +133,7 @@ const ss_optdef ss_option_table[] = {
      "2100, measured on one machine (docs/model.md)", 0, "handoff_us", "handoff_us", 0, NULL,
      "host time of the training process to take one batch from a PyTorch DataLoader worker (receive it, rebuild "
      "its tensors from shared memory); none with --async-copy (DALI)"},
-    {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, ALL, "cluster", "N", NULL, 1,
+    {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, NOT_PLAN(ALL), "cluster", "N", NULL, 1,
      "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch"},
     {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), SS_BOUND_BANDWIDTH_LO * 8 / 1e9, SS_BOUND_BANDWIDTH_HI * 8 / 1e9, 0,
      NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
@@ -140,7 +149,7 @@ const ss_optdef ss_option_table[] = {
      "what-if: the transport NCCL uses over the NIC between instances, with its fraction of the line rate and "
      "its cost per message (docs/model.md, Network transports): socket (TCP), ib (InfiniBand verbs), efa (AWS "
      "EFA); off: the NIC links at line rate and their latency, as --ideal"},
-    {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, allreduce_names, 0, ALL, "cluster", "ALG", NULL,
+    {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, allreduce_names, 0, NOT_PLAN(ALL), "cluster", "ALG", NULL,
      SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
      "allreduce algorithm; auto: ring on one instance, else per collective the shortest predicted time, as "
      "NCCL's tuner does"},
@@ -278,6 +287,33 @@ const ss_optdef ss_option_table[] = {
      NULL, 0, NULL,
      "write the simulated run as a Chrome trace (.json, or gzipped .json.gz; - : standard output) for Perfetto "
      "or chrome://tracing"},
+    {"platforms", 0, SS_KIND_PATH, OFF(plan_platforms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
+     "every instance file of the catalogue", 0, NULL, NULL, 0, NULL,
+     "instance types to try: short names or paths separated by commas, or a folder of instance files"},
+    {"max-instances", 0, SS_KIND_COUNT, OFF(plan_max_instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, SS_CMD_PLAN, "plan",
+     "K", NULL, 8, "8", 0, NULL, NULL, 0, NULL, "try 1 to K instances of each type"},
+    {"algorithms", 0, SS_KIND_PATH, OFF(plan_algorithms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
+     "ring,tree,hierarchical", 0, NULL, NULL, 0, NULL,
+     "allreduce algorithms to try, separated by commas (ring, tree, hierarchical, auto)"},
+    {"batches", 0, SS_KIND_PATH, OFF(plan_batches), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
+     "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas"},
+    {"global-batch", 0, SS_KIND_COUNT, OFF(plan_global_batch), 1, 1e9, 0, NULL, 0, SS_CMD_PLAN, "plan", "G", NULL,
+     -1, "none", 0, NULL, NULL, 0, NULL,
+     "keep the global batch at G: each configuration's per-GPU batch is G / its GPUs (those where that is not "
+     "whole are skipped)"},
+    {"epochs", 0, SS_KIND_REAL, OFF(plan_epochs), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "N", "a number of epochs",
+     1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)"},
+    {"budget", 0, SS_KIND_REAL, OFF(plan_budget_usd), 0, 1e12, 1, NULL, 0, SS_CMD_PLAN, "plan", "USD",
+     "an amount in US dollars", -1, "none", 0, NULL, NULL, 0, NULL,
+     "drop the configurations whose training costs more than USD"},
+    {"deadline", 0, SS_KIND_REAL, OFF(plan_deadline_h), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "HOURS",
+     "a time in hours", -1, "none", 0, NULL, NULL, 0, NULL,
+     "drop the configurations whose training takes longer than HOURS"},
+    {"objective", 0, SS_KIND_ENUM, OFF(plan_objective), 0, 0, 0, objective_names, 0, SS_CMD_PLAN, "plan", "O", NULL,
+     SS_OBJECTIVE_TIME, "time", 0, NULL, NULL, 0, NULL, "rank by time to train or by total cost"},
+    {"plot", 0, SS_KIND_PATH, OFF(plan_plot), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "FILE", NULL, 0, "none", 1,
+     NULL, NULL, 0, NULL,
+     "draw the time-cost scatter and its Pareto front to FILE (.png or .svg) with gnuplot"},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL}};
 
 _Static_assert(sizeof(ss_option_table) / sizeof(ss_option_table[0]) <= 64 * SS_OPTSET_WORDS + 1,
@@ -595,6 +631,11 @@ const char* ss_fidelity_name(ss_fidelity f)
   return enum_name(fidelity_names, (int)f);
 }
 
+const char* ss_objective_name(ss_objective v)
+{
+  return enum_name(objective_names, (int)v);
+}
+
 const char* ss_ddp_name(ss_ddp d)
 {
   return enum_name(ddp_names, (int)d);
@@ -728,20 +769,33 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
 }
 
 /* Options without effect: loader options on synthetic data, network options without a network. */
-static int check_effect(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+static int check_effect(const ss_options* o, const ss_optset* given, int plan, char* msg, size_t size)
 {
   static const char* const loader[] = {"workers", "prefetch", "async-copy", "cache", NULL};
   static const char* const network[] = {"nic-gbps", "nic-latency-us", "oversub", "net-transport", NULL};
   for (int i = 0; o->synthetic && loader[i]; i++)
     if (ss_optset_has(given, loader[i]))
       FAIL("--%s has no effect with --synthetic (no data loading)", loader[i]);
-  int networked = o->instances > 1 || (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED);
+  int networked = o->instances > 1 || (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED) ||
+                  (plan && o->plan_max_instances > 1);
   for (int i = 0; !networked && network[i]; i++)
     if (ss_optset_has(given, network[i]))
       FAIL("--%s has no effect on one instance: give --instances N (or dedicated parameter servers)", network[i]);
   if ((o->ideal || !o->call_cost) && o->protocol != SS_PROTO_AUTO)
     FAIL("--protocol has no effect with %s (collectives pay no per-call cost and use no protocol)",
          o->ideal ? "--ideal" : "--no-call-cost");
+  return 0;
+}
+
+/* The planner's options among themselves. */
+static int check_plan(const ss_optset* given, unsigned cmd, char* msg, size_t size)
+{
+  if (cmd != SS_CMD_PLAN)
+    return 0;
+  if (ss_optset_has(given, "epochs") && ss_optset_has(given, "samples"))
+    FAIL("--epochs and --samples both say how much to train: give one");
+  if (ss_optset_has(given, "global-batch") && ss_optset_has(given, "batches"))
+    FAIL("--global-batch sets each configuration's per-GPU batch: drop --batches");
   return 0;
 }
 
@@ -768,7 +822,8 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
 {
   if (cmd == SS_CMD_LIST)
     return 0;
-  return check_ps(o, given, msg, size) || check_outputs(o, msg, size) || check_effect(o, given, msg, size) ||
+  return check_ps(o, given, msg, size) || check_outputs(o, msg, size) ||
+                 check_effect(o, given, cmd == SS_CMD_PLAN, msg, size) || check_plan(given, cmd, msg, size) ||
                  check_host(o, given, msg, size) || check_jitter(o, given, msg, size)
              ? -1
              : 0;

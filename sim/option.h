@@ -50,6 +50,9 @@ typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_
 /* The options of a run; every field is a row of the registry (option.c). A value of -1 means "not
  * given: derived" (the job resolves it: ss_job.resolved). Units follow docs/formats.md: gbps is
  * gigabits per second, gbytes_per_s gigabytes per second, mib 2^20 bytes. */
+/* What stash-sim plan ranks by. */
+typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
+
 typedef struct ss_options {
   const char* platform_path;
   const char* workload_path;
@@ -122,6 +125,17 @@ typedef struct ss_options {
   int item_sync;       /* loss.item() after each step: the host waits for the GPU */
   ss_stash_stack stash_stack;
   double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
+  /* stash-sim plan (planner.h): what it enumerates, and what it keeps. */
+  const char* plan_platforms;  /* instance types: a comma-separated list or a folder; NULL: the catalogue */
+  int plan_max_instances;      /* 1 to K instances of each type */
+  const char* plan_algorithms; /* allreduce algorithms, comma-separated; NULL: ring, tree, hierarchical */
+  const char* plan_batches;    /* per-GPU batches, comma-separated; NULL: the workload's */
+  int plan_global_batch;       /* the global batch kept constant; -1: none */
+  double plan_epochs;          /* epochs to train (when --samples is not given) */
+  double plan_budget_usd;      /* the most a training may cost; -1: no limit */
+  double plan_deadline_h;      /* the longest a training may take; -1: no limit */
+  ss_objective plan_objective;
+  const char* plan_plot;       /* the time-cost scatter drawn there, or NULL */
 } ss_options;
 
 /* Largest interference factor (--comm-interference, an instance file's comm_interference): compute
@@ -177,7 +191,7 @@ typedef struct ss_options {
 #define SS_LAUNCH_QUEUE 1024
 
 /* The commands an option belongs to (a bit each). */
-enum { SS_CMD_RUN = 1, SS_CMD_BENCH = 2, SS_CMD_WHATIF = 4, SS_CMD_LIST = 8 };
+enum { SS_CMD_RUN = 1, SS_CMD_BENCH = 2, SS_CMD_WHATIF = 4, SS_CMD_LIST = 8, SS_CMD_PLAN = 16 };
 
 /* Kinds of option values: a whole number, a real number, a size in bytes (suffixes k, M, G, Ki, Mi,
  * Gi), one name of a list (stored as its index), a flag without a value, a file path. */
@@ -264,6 +278,7 @@ const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
+const char* ss_objective_name(ss_objective v);
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ void ss_proc_finish(ss_proc* p, void* buf, size_t size, size_t* got, ss_proc_exi
 }
 
 /* One child of ss_proc_map: its work, and the buffer of its message (the child's own copy after
- * the fork; the parent reads each message into it in turn). */
+ * the fork). */
 typedef struct map_call {
   ss_proc_work_fn work;
   void* ctx;
@@ -98,49 +99,108 @@ static int map_child(void* arg, int fd)
   return n == (ssize_t)c->size ? 0 : 1;
 }
 
-static int map_collect(ss_proc* p, map_call* c, int i, ss_proc_done_fn done)
+/* The state of a map: the children running in their slots, the messages of the children that
+ * ended (kept until done hears of them, in order). */
+typedef struct map_state {
+  int n, width, running, next_start, next_done, stop, rc;
+  ss_proc* procs;          /* [width] */
+  int* slot_of;            /* [width]: the child in the slot, -1 if free */
+  char* msgs;              /* [n][size] */
+  ss_proc_result* results; /* [n] */
+  char* ended;             /* [n] */
+} map_state;
+
+/* Start the next child in a free slot; a child that cannot start ends the map's starting. */
+static void map_start(map_state* m, map_call* c)
 {
-  ss_proc_result r = {0, NULL, {0, 0}};
-  size_t got = 0;
-  ss_proc_finish(p, c->msg, c->size, &got, &r.how);
-  r.msg = got == c->size ? c->msg : NULL;
-  return done(c->ctx, i, &r);
+  int slot = 0;
+  while (m->slot_of[slot] >= 0)
+    slot++;
+  c->i = m->next_start;
+  int start = ss_proc_start(&m->procs[slot], 0, map_child, c);
+  if (start) {
+    m->results[m->next_start].start = start;
+    m->ended[m->next_start] = 1;
+    m->stop = 1;
+  } else {
+    m->slot_of[slot] = m->next_start;
+    m->running++;
+  }
+  m->next_start++;
+}
+
+/* Wait until a running child has ended (its pipe closed), and keep its message. */
+static void map_wait(map_state* m, size_t size)
+{
+  struct pollfd fds[m->width];
+  int slots[m->width], nf = 0;
+  for (int s = 0; s < m->width; s++)
+    if (m->slot_of[s] >= 0) {
+      fds[nf] = (struct pollfd){m->procs[s].fd, POLLIN, 0};
+      slots[nf++] = s;
+    }
+  while (poll(fds, (nfds_t)nf, -1) < 0 && errno == EINTR)
+    ;
+  for (int k = 0; k < nf; k++) {
+    if (!fds[k].revents)
+      continue;
+    int s = slots[k], i = m->slot_of[s];
+    size_t got = 0;
+    ss_proc_finish(&m->procs[s], m->msgs + (size_t)i * size, size, &got, &m->results[i].how);
+    m->results[i].msg = got == size ? m->msgs + (size_t)i * size : NULL;
+    m->ended[i] = 1;
+    m->slot_of[s] = -1;
+    m->running--;
+  }
 }
 
 int ss_proc_map(int n, size_t msg_size, ss_proc_work_fn work, ss_proc_done_fn done, void* ctx, ss_err* err)
 {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int width = cores > 0 ? (int)cores : 1;
-  ss_proc* procs = calloc((size_t)width, sizeof(ss_proc));
+  map_state m = {.n = n, .width = cores > 0 ? (int)cores : 1};
+  m.procs = calloc((size_t)m.width, sizeof(ss_proc));
+  m.slot_of = malloc(sizeof(int) * (size_t)m.width);
+  m.msgs = malloc((size_t)n * msg_size + 1);
+  m.results = calloc((size_t)n + 1, sizeof(ss_proc_result));
+  m.ended = calloc((size_t)n + 1, 1);
   map_call c = {work, ctx, 0, malloc(msg_size + 1), msg_size};
-  if (!procs || !c.msg) {
-    free(procs);
+  if (!m.procs || !m.slot_of || !m.msgs || !m.results || !m.ended || !c.msg) {
+    free(m.procs);
+    free(m.slot_of);
+    free(m.msgs);
+    free(m.results);
+    free(m.ended);
     free(c.msg);
     return ss_err_nomem(err);
   }
-  int rc = SS_OK, failed = 0;
-  for (int first = 0; !rc && !failed && first < n; first += width) {
-    int last = first + width < n ? first + width : n;
-    int started = first;
-    for (; started < last; started++) {
-      c.i = started;
-      ss_proc_result r = {ss_proc_start(&procs[started - first], 0, map_child, &c), NULL, {0, 0}};
-      if (r.start) {
-        failed = 1;
-        rc = done(ctx, started, &r);
-        break;
+  for (int s = 0; s < m.width; s++)
+    m.slot_of[s] = -1;
+  /* As many children at a time as there are cores, a new one as soon as one ends; done hears of
+   * each in order (the results do not depend on which ended first). After a failure no child
+   * starts, and the ones started are reaped all the same; the first error in order wins. */
+  for (;;) {
+    while (!m.stop && m.next_start < n && m.running < m.width)
+      map_start(&m, &c);
+    while (m.next_done < m.next_start && m.ended[m.next_done]) {
+      int r = done(ctx, m.next_done, &m.results[m.next_done]);
+      m.next_done++;
+      if (r && !m.rc) {
+        m.rc = r;
+        m.stop = 1;
       }
     }
-    /* Every started child is reaped, even after a failure; the first error wins. */
-    for (int i = first; i < started; i++) {
-      int r = map_collect(&procs[i - first], &c, i, done);
-      if (!rc)
-        rc = r;
-    }
+    if (m.running == 0 && (m.stop || m.next_start >= n) && m.next_done >= m.next_start)
+      break;
+    if (m.running > 0)
+      map_wait(&m, msg_size);
   }
-  free(procs);
+  free(m.procs);
+  free(m.slot_of);
+  free(m.msgs);
+  free(m.results);
+  free(m.ended);
   free(c.msg);
-  return rc;
+  return m.rc;
 }
 
 /* The child of ss_proc_exec: stdout and stderr to their files, then the program; if it cannot be

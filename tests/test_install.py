@@ -271,7 +271,7 @@ def case_catalog_list(a):
         ([], "stash-sim: error: 'stash-sim list' expects platforms or workloads, got nothing (see --help)"),
         (["gpus"], "stash-sim: error: 'stash-sim list' expects platforms or workloads, got 'gpus' (see --help)"),
         (["platforms", "--format", "xml"], "stash-sim: error: --format expects table, json or csv, got 'xml' (see --help)"),
-        (["platforms", "--gpus"], "stash-sim: error: option '--gpus' is not for 'stash-sim list'; it is for training runs and 'stash-sim bench allreduce' (see --help)"),
+        (["platforms", "--gpus"], "stash-sim: error: option '--gpus' is not for 'stash-sim list'; it is for training runs, 'stash-sim bench allreduce' and 'stash-sim plan' (see --help)"),
     ]:
         r = run([a.bin, "list", *args], cwd=work, env_path=path)
         check(r.returncode == 2 and r.stderr == want + "\n" and not r.stdout, f"list {args}: usage error", r.stderr)

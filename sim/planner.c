@@ -1,0 +1,408 @@
+/* planner: stash-sim plan (planner.h). */
+#include "planner.h"
+
+#include "csv.h"
+#include "engine.h"
+#include "plan.h"
+#include "platform.h"
+#include "report.h"
+#include "transport.h"
+#include "workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most values of a list option (--algorithms, --batches). */
+#define MAX_LIST 64
+
+/* Split the comma-separated list text into whole numbers in [lo, hi] (what says what they are):
+ * 0 with out[0..*n), or SS_EINPUT with err naming the option and the value. */
+static int parse_counts(const char* opt, const char* text, int lo, int hi, int* out, int* n, ss_err* err)
+{
+  *n = 0;
+  const char* s = text;
+  for (;;) {
+    size_t len = strcspn(s, ",");
+    char word[32];
+    char* end = NULL;
+    snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) - 1 ? len : sizeof(word) - 1), s);
+    long v = len && len < sizeof(word) ? strtol(word, &end, 10) : 0;
+    if (!end || *end || v < lo || v > hi)
+      return ss_err_set(err, NULL, 0, "%s expects whole numbers from %d to %d separated by commas, got '%s'", opt, lo,
+                        hi, text);
+    if (*n == MAX_LIST)
+      return ss_err_set(err, NULL, 0, "%s: at most %d values", opt, MAX_LIST);
+    out[(*n)++] = (int)v;
+    if (!s[len])
+      return SS_OK;
+    s += len + 1;
+  }
+}
+
+/* --algorithms: names of ss_allreduce, comma-separated. */
+static int parse_algorithms(const char* text, ss_allreduce* out, int* n, ss_err* err)
+{
+  *n = 0;
+  const char* s = text;
+  for (;;) {
+    size_t len = strcspn(s, ",");
+    int found = -1;
+    for (int a = 0; a < SS_ALLREDUCE_COUNT && found < 0; a++)
+      if (strlen(ss_allreduce_name((ss_allreduce)a)) == len && strncmp(ss_allreduce_name((ss_allreduce)a), s, len) == 0)
+        found = a;
+    if (found < 0)
+      return ss_err_set(err, NULL, 0, "--algorithms expects ring, tree, hierarchical or auto separated by commas, "
+                        "got '%s'", text);
+    if (*n == MAX_LIST)
+      return ss_err_set(err, NULL, 0, "--algorithms: at most %d values", MAX_LIST);
+    out[(*n)++] = (ss_allreduce)found;
+    if (!s[len])
+      return SS_OK;
+    s += len + 1;
+  }
+}
+
+/* One configuration to simulate: its job and its place in the enumeration. */
+typedef struct config {
+  ss_job* job;
+  int platform;
+  char name[160];
+} config;
+
+/* Whether row a is at least as good as b in time and cost, and better in one. */
+static int dominates(const ss_planner_row* a, const ss_planner_row* b)
+{
+  return a->time_to_train_s <= b->time_to_train_s && a->cost_usd <= b->cost_usd &&
+         (a->time_to_train_s < b->time_to_train_s || a->cost_usd < b->cost_usd);
+}
+
+void ss_planner_pareto(ss_planner_row* rows, int n)
+{
+  for (int i = 0; i < n; i++) {
+    rows[i].pareto = 1;
+    for (int k = 0; k < n && rows[i].pareto; k++)
+      if (k != i && dominates(&rows[k], &rows[i]))
+        rows[i].pareto = 0;
+  }
+}
+
+/* The ranking: by the objective, then the other figure, then what the configuration is (a total
+ * order: the same inputs rank the same). */
+static ss_objective sort_objective;
+
+static int cmp_double(double a, double b)
+{
+  return a < b ? -1 : a > b;
+}
+
+static int by_rank(const void* pa, const void* pb)
+{
+  const ss_planner_row *a = pa, *b = pb;
+  int time = cmp_double(a->time_to_train_s, b->time_to_train_s), cost = cmp_double(a->cost_usd, b->cost_usd);
+  int c = sort_objective == SS_OBJECTIVE_TIME ? (time ? time : cost) : (cost ? cost : time);
+  if (c)
+    return c;
+  if (a->platform != b->platform)
+    return a->platform < b->platform ? -1 : 1;
+  if (a->instances != b->instances)
+    return a->instances < b->instances ? -1 : 1;
+  if (a->allreduce != b->allreduce)
+    return a->allreduce < b->allreduce ? -1 : 1;
+  return (a->batch > b->batch) - (a->batch < b->batch);
+}
+
+/* The row of a simulated configuration, from its result as its own report gives it. */
+static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
+{
+  const ss_job* j = c->job;
+  r->platform = c->platform;
+  r->instance_type = strdup(j->platform->instance_type);
+  r->gpu_model = strdup(j->platform->gpus[0].model);
+  r->instances = j->instances;
+  r->gpus = j->ngpus;
+  r->batch = j->batch;
+  r->allreduce = j->opt.allreduce;
+  r->iteration_s = res->bd.iteration_s;
+  r->throughput_samples_per_s = res->throughput_samples_per_s;
+  r->epoch_s = res->epoch_s;
+  r->cost_usd_per_epoch = res->cost_usd_per_epoch;
+  r->price_usd_per_h = j->platform->price_usd_per_h;
+  r->time_to_train_s = res->time_to_train_s;
+  r->cost_usd = j->platform->price_usd_per_h * j->instances * res->time_to_train_s / 3600.0;
+  r->limit = SS_CAT_COMPUTE;
+  r->stall = SS_CAT_COUNT;
+  for (int k = 0; k < SS_CAT_COUNT; k++) {
+    r->part_s[k] = res->bd.part_s[k];
+    if (res->bd.part_s[k] > res->bd.part_s[r->limit])
+      r->limit = (ss_cat)k;
+    if (k != SS_CAT_COMPUTE && res->bd.part_s[k] > 0 &&
+        (r->stall == SS_CAT_COUNT || res->bd.part_s[k] > res->bd.part_s[r->stall]))
+      r->stall = (ss_cat)k;
+  }
+}
+
+/* The job of one configuration; 1 when the job's checks refused it (counted), 0, or an error. */
+static int build(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_planner* out, ss_job** job,
+                 ss_err* err)
+{
+  ss_err why;
+  ss_err_clear(&why);
+  int rc = ss_plan_job(p, w, o, job, &why);
+  if (rc == SS_ENOMEM)
+    return ss_err_nomem(err);
+  if (rc) {
+    if (!out->refused++)
+      out->refused_first = why;
+    return 1;
+  }
+  return 0;
+}
+
+/* Every configuration's job: platforms x instances x algorithms x batches. */
+static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_options* o, ss_planner* out,
+                     config** configs, int* n, ss_err* err)
+{
+  ss_allreduce algs[MAX_LIST];
+  int batches[MAX_LIST], nalgs = 0, nbatches = 1;
+  batches[0] = w->batch_per_gpu;
+  if (parse_algorithms(o->plan_algorithms ? o->plan_algorithms : "ring,tree,hierarchical", algs, &nalgs, err) ||
+      (o->plan_batches && parse_counts("--batches", o->plan_batches, 1, 10000000, batches, &nbatches, err)))
+    return SS_EINPUT;
+  size_t most = (size_t)out->nplatforms * (size_t)o->plan_max_instances * (size_t)nalgs * (size_t)nbatches;
+  *configs = calloc(most + 1, sizeof(config));
+  if (!*configs)
+    return ss_err_nomem(err);
+  *n = 0;
+  for (int p = 0; p < out->nplatforms; p++)
+    for (int k = 1; k <= o->plan_max_instances; k++)
+      for (int a = 0; a < nalgs; a++)
+        for (int b = 0; b < nbatches; b++) {
+          ss_options c = *o;
+          c.instances = k;
+          c.allreduce = algs[a];
+          c.batch = batches[b];
+          out->configurations++;
+          if (o->plan_global_batch > 0) {
+            int gpus = (o->gpus > 0 ? o->gpus : plats[p]->ngpus) * k;
+            if (o->plan_global_batch % gpus) {
+              out->not_whole++;
+              continue;
+            }
+            c.batch = o->plan_global_batch / gpus;
+          }
+          config* cf = &(*configs)[*n];
+          int rc = build(plats[p], w, &c, out, &cf->job, err);
+          if (rc < 0)
+            return rc;
+          if (rc)
+            continue;
+          cf->platform = p;
+          snprintf(cf->name, sizeof(cf->name), "%s x %d, %s, batch %d", out->platforms[p].name, k,
+                   ss_allreduce_name(algs[a]), c.batch);
+          (*n)++;
+        }
+  return SS_OK;
+}
+
+int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const ss_options* o, int ncfg, char** cfg,
+                   int progress, ss_planner* out, ss_err* err)
+{
+  memset(out, 0, sizeof(*out));
+  out->platforms = platforms;
+  out->nplatforms = nplatforms;
+  out->objective = o->plan_objective;
+  ss_workload* w = NULL;
+  ss_platform** plats = calloc((size_t)nplatforms + 1, sizeof(ss_platform*));
+  config* configs = NULL;
+  int n = 0, rc = plats ? ss_workload_load(o->workload_path, &w, err) : ss_err_nomem(err);
+  for (int p = 0; !rc && p < nplatforms; p++)
+    if (ss_platform_load(platforms[p].path, &plats[p], err) || (ss_transport_prepare(plats[p], o) && ss_err_nomem(err)))
+      rc = SS_EINPUT;
+  ss_options base = *o;
+  if (!rc) {
+    out->workload = strdup(w->model);
+    out->epochs = o->samples > 0 ? o->samples / w->dataset.samples : o->plan_epochs;
+    out->samples = o->samples > 0 ? o->samples : o->plan_epochs * w->dataset.samples;
+    base.samples = out->samples;
+    rc = enumerate(plats, w, &base, out, &configs, &n, err);
+  }
+  if (!rc && n == 0)
+    rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s",
+                    out->configurations, out->refused ? " (the first: " : "",
+                    out->refused ? out->refused_first.msg : "");
+  if (!rc && n > 0 && ss_engine_check_cfg(configs[0].job, ncfg, cfg, err))
+    rc = SS_EINPUT;
+  const ss_job** jobs = NULL;
+  const char** names = NULL;
+  ss_breakdown* bd = NULL;
+  double* sim_s = NULL;
+  int* rcs = NULL;
+  ss_err* errs = NULL;
+  if (!rc) {
+    jobs = calloc((size_t)n, sizeof(*jobs));
+    names = calloc((size_t)n, sizeof(*names));
+    bd = calloc((size_t)n, sizeof(*bd));
+    sim_s = calloc((size_t)n, sizeof(*sim_s));
+    rcs = calloc((size_t)n, sizeof(*rcs));
+    errs = calloc((size_t)n, sizeof(*errs));
+    out->rows = calloc((size_t)n, sizeof(ss_planner_row));
+    if (!jobs || !names || !bd || !sim_s || !rcs || !errs || !out->rows)
+      rc = ss_err_nomem(err);
+  }
+  for (int i = 0; !rc && i < n; i++) {
+    jobs[i] = configs[i].job;
+    names[i] = configs[i].name;
+  }
+  if (!rc)
+    rc = ss_engine_run_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
+  for (int i = 0; !rc && i < n; i++) {
+    ss_result res;
+    ss_err why;
+    ss_err_clear(&why);
+    if (rcs[i] == SS_OK && ss_result_from_breakdown(configs[i].job, &bd[i], sim_s[i], &res, &why) == SS_OK) {
+      ss_planner_row* r = &out->rows[out->nrows];
+      fill_row(r, &configs[i], &res);
+      if (o->plan_budget_usd >= 0 && r->cost_usd > o->plan_budget_usd)
+        out->over_budget++;
+      else if (o->plan_deadline_h >= 0 && r->time_to_train_s > o->plan_deadline_h * 3600.0)
+        out->over_deadline++;
+      else {
+        out->nrows++;
+        continue;
+      }
+      free(r->instance_type);
+      free(r->gpu_model);
+      memset(r, 0, sizeof(*r));
+    } else if (!out->failed++) {
+      out->failed_first = rcs[i] == SS_OK ? why : errs[i];
+    }
+  }
+  if (!rc) {
+    ss_planner_pareto(out->rows, out->nrows);
+    sort_objective = out->objective;
+    qsort(out->rows, (size_t)out->nrows, sizeof(ss_planner_row), by_rank);
+  }
+  for (int i = 0; configs && i < n; i++)
+    ss_job_free(configs[i].job);
+  free(configs);
+  free(jobs);
+  free(names);
+  free(bd);
+  free(sim_s);
+  free(rcs);
+  free(errs);
+  for (int p = 0; plats && p < nplatforms; p++)
+    ss_platform_free(plats[p]);
+  free(plats);
+  ss_workload_free(w);
+  if (rc)
+    ss_planner_free(out);
+  return rc;
+}
+
+void ss_planner_free(ss_planner* p)
+{
+  for (int i = 0; p->rows && i < p->nrows; i++) {
+    free(p->rows[i].instance_type);
+    free(p->rows[i].gpu_model);
+  }
+  free(p->rows);
+  free(p->workload);
+  p->rows = NULL;
+  p->workload = NULL;
+  p->nrows = 0;
+}
+
+/* The plan as JSON: its counts, then a row per kept configuration, ranked. */
+static void write_json(FILE* f, const void* arg)
+{
+  const ss_planner* p = arg;
+  fprintf(f, "{\n  \"schema_version\": %d,\n  \"workload\": ", SS_REPORT_SCHEMA_VERSION);
+  ss_json_string(f, p->workload);
+  fprintf(f, ",\n  \"samples\": %.17g,\n  \"epochs\": %.17g,\n  \"objective\": \"%s\",\n", p->samples, p->epochs,
+          ss_objective_name(p->objective));
+  fprintf(f, "  \"configurations\": %d,\n  \"refused\": %d,\n  \"not_whole_batch\": %d,\n  \"failed\": %d,\n",
+          p->configurations, p->refused, p->not_whole, p->failed);
+  fprintf(f, "  \"over_budget\": %d,\n  \"over_deadline\": %d,\n  \"ranked\": %d,\n  \"rows\": [", p->over_budget,
+          p->over_deadline, p->nrows);
+  for (int i = 0; i < p->nrows; i++) {
+    const ss_planner_row* r = &p->rows[i];
+    fprintf(f, "%s\n    {\"rank\": %d, \"platform\": ", i ? "," : "", i + 1);
+    ss_json_string(f, r->instance_type);
+    fprintf(f, ", \"platform_file\": ");
+    ss_json_string(f, p->platforms[r->platform].path);
+    fprintf(f, ", \"gpu_model\": ");
+    ss_json_string(f, r->gpu_model);
+    fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"allreduce\": \"%s\", \"batch_per_gpu\": %d,", r->instances,
+            r->gpus, ss_allreduce_name(r->allreduce), r->batch);
+    fprintf(f, " \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g,", r->iteration_s,
+            r->throughput_samples_per_s, r->epoch_s);
+    fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
+            r->cost_usd, r->cost_usd_per_epoch);
+    fprintf(f, " \"price_usd_per_h\": %.17g, \"limit\": \"%s\", \"dominant_stall\": \"%s\", \"pareto\": %s}",
+            r->price_usd_per_h, ss_cat_name(r->limit), r->stall < SS_CAT_COUNT ? ss_cat_name(r->stall) : "none",
+            r->pareto ? "true" : "false");
+  }
+  fprintf(f, "\n  ]\n}\n");
+}
+
+/* A duration in the table: hours, or minutes below one. */
+static void duration(char* buf, size_t size, double s)
+{
+  if (s >= 3600)
+    snprintf(buf, size, "%.2f h", s / 3600);
+  else if (s >= 60)
+    snprintf(buf, size, "%.1f min", s / 60);
+  else
+    snprintf(buf, size, "%.3g s", s);
+}
+
+/* The stalls as the table names them. */
+static const char* const stall_words[SS_CAT_COUNT] = {"compute", "prep (CPU)", "fetch (disk)", "interconnect",
+                                                      "network", "host"};
+
+static void write_table(FILE* f, const ss_planner* p)
+{
+  fprintf(f, "stash-sim plan: %s, %.17g samples (%.3g epochs), ranked by %s\n", p->workload, p->samples, p->epochs,
+          p->objective == SS_OBJECTIVE_TIME ? "time to train" : "total cost");
+  fprintf(f, "  %d configurations: %d ranked", p->configurations, p->nrows);
+  if (p->refused)
+    fprintf(f, ", %d refused before simulation", p->refused);
+  if (p->not_whole)
+    fprintf(f, ", %d with a per-GPU batch that is not whole", p->not_whole);
+  if (p->failed)
+    fprintf(f, ", %d failed", p->failed);
+  if (p->over_budget)
+    fprintf(f, ", %d over the budget", p->over_budget);
+  if (p->over_deadline)
+    fprintf(f, ", %d past the deadline", p->over_deadline);
+  fprintf(f, "\n");
+  if (p->refused)
+    fprintf(f, "  first refused: %s\n", p->refused_first.msg);
+  if (p->failed)
+    fprintf(f, "  first failed: %s\n", p->failed_first.msg);
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %6s %12s %11s %10s %12s  %-20s %s\n", "rank", "instance", "n", "GPUs",
+          "allreduce", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall", "front");
+  for (int i = 0; i < p->nrows; i++) {
+    const ss_planner_row* r = &p->rows[i];
+    char t[32], stall[48] = "none";
+    duration(t, sizeof(t), r->time_to_train_s);
+    if (r->stall < SS_CAT_COUNT)
+      snprintf(stall, sizeof(stall), "%s %.1f%%", stall_words[r->stall], 100 * r->part_s[r->stall] / r->iteration_s);
+    fprintf(f, "%4d  %-16s %3d %5d  %-12s %6d %12s %11.4g %10.4g %12.1f  %-20s %s\n", i + 1, r->instance_type,
+            r->instances, r->gpus, ss_allreduce_name(r->allreduce), r->batch, t, r->cost_usd, r->cost_usd_per_epoch,
+            r->throughput_samples_per_s, stall, r->pareto ? "*" : "");
+  }
+}
+
+int ss_planner_write(FILE* f, const ss_planner* p, ss_format fmt)
+{
+  if (fmt == SS_FORMAT_TABLE)
+    write_table(f, p);
+  else if (fmt == SS_FORMAT_JSON)
+    write_json(f, p);
+  else
+    return ss_csv_write_from(f, write_json, p, "rows");
+  return ferror(f) ? SS_EIO : SS_OK;
+}

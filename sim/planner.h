@@ -1,0 +1,73 @@
+/* planner: stash-sim plan: the configurations of one workload over instance types, instance
+ * counts, allreduce algorithms and per-GPU batches, each simulated in a process of its own (as many
+ * at a time as there are cores), ranked by time to train or by cost, with the time-cost Pareto
+ * front and what the budget and the deadline drop (docs/plan.md). */
+#ifndef SS_PLANNER_H
+#define SS_PLANNER_H
+
+#include "err.h"
+#include "option.h"
+#include "timeline.h"
+
+#include <stdio.h>
+
+/* One instance type to try: its short name and its file. */
+typedef struct ss_planner_platform {
+  const char* name;
+  const char* path;
+} ss_planner_platform;
+
+/* One simulated configuration: what it is, and the figures of its run, as the run's own report
+ * gives them (stash-sim PLATFORM WORKLOAD --instances N --allreduce A --batch B --samples S). */
+typedef struct ss_planner_row {
+  int platform;   /* index into the platforms given */
+  char* instance_type;
+  char* gpu_model;
+  int instances, gpus, batch;
+  ss_allreduce allreduce;
+  double iteration_s, throughput_samples_per_s, epoch_s, cost_usd_per_epoch, price_usd_per_h;
+  double time_to_train_s; /* start-up and the samples to train at the steady-state throughput */
+  double cost_usd;        /* price x instances x time to train */
+  double part_s[SS_CAT_COUNT];
+  ss_cat limit;           /* the largest part of the iteration: compute (the GPU) or a stall */
+  ss_cat stall;           /* the largest stall (SS_CAT_COUNT when there is none) */
+  int pareto;             /* no other kept row is as fast and as cheap, and better in one */
+} ss_planner_row;
+
+/* What a plan found. */
+typedef struct ss_planner {
+  const ss_planner_platform* platforms;
+  int nplatforms;
+  char* workload;        /* the model's name */
+  double samples;        /* trained by each configuration */
+  double epochs;         /* samples in epochs of the dataset */
+  ss_objective objective;
+  int configurations;    /* enumerated */
+  int refused;           /* the job's checks refused (an epoch shorter than an iteration, ...) */
+  ss_err refused_first;  /* the first of them */
+  int not_whole;         /* --global-batch not a whole number of samples per GPU */
+  int failed;            /* simulated and failed */
+  ss_err failed_first;
+  int over_budget, over_deadline;
+  ss_planner_row* rows;  /* kept, ranked */
+  int nrows;
+} ss_planner;
+
+/* Plan workload over the platforms with the options o (the plan_* fields and every run option), SimGrid's
+ * ncfg arguments cfg passed to each run. progress: "run K of N" on standard error. Returns 0 with
+ * *out filled (free with ss_planner_free), or an error: a platform or the workload that does not
+ * load, a list option that does not parse, no configuration left to simulate, or a run that could
+ * not start. */
+int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const ss_options* o, int ncfg, char** cfg,
+                   int progress, ss_planner* out, ss_err* err);
+
+void ss_planner_free(ss_planner* p);
+
+/* Write the ranked table (table), or the plan as JSON or CSV (a line per row). Returns 0 or SS_EIO. */
+int ss_planner_write(FILE* f, const ss_planner* p, ss_format fmt);
+
+/* Mark the Pareto front of rows[0..n) in time to train and total cost (brute force, n^2: n is the
+ * configurations of one plan, hundreds). */
+void ss_planner_pareto(ss_planner_row* rows, int n);
+
+#endif
