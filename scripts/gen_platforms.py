@@ -876,6 +876,52 @@ def readme(platforms):
     return "\n".join(rows) + "\n"
 
 
+# Prices (platforms/prices.csv, read by sim/price.c; docs/formats.md, "Prices"): on-demand Linux prices
+# per hour by instance type and region. us-east-1 is each instance file's price_usd_per_h (the same
+# figure, from ../shared/data/instances.csv). The other regions were read on 2026-12-01 from the SkyPilot
+# catalogue, which copies AWS's price list (the Price column of its AWS table, one row per zone;
+# every zone of a region has the same on-demand price); its us-east-1 figures of these types equal
+# the instance files' (p3.16xlarge 24.48, p4d.24xlarge 32.7726), so it is the price list of the same
+# period, before AWS's 2025 cut of P4/P5 prices. Types left out of a region were not read there (the
+# catalogue no longer lists the retired p2 family; g4dn, g5 and p5 rows were not reached in the time
+# given): a run asking for them there is refused with the type and region named.
+PRICE_DATE = "2026-12-01"
+SKYPILOT_SRC = ("skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv at commit 001367d2 (column Price; "
+                "AWS on-demand Linux list price)")
+REGION_PRICES = {  # (instance type, region): (usd per hour as written in the source, source)
+    ("p3.2xlarge", "us-west-2"): ("3.06", SKYPILOT_SRC),
+    ("p3.2xlarge", "eu-west-1"): ("3.305", SKYPILOT_SRC),
+    ("p3.8xlarge", "us-west-2"): ("12.24", SKYPILOT_SRC),
+    ("p3.8xlarge", "eu-west-1"): ("13.22", SKYPILOT_SRC),
+    ("p3.16xlarge", "us-west-2"): ("24.48", SKYPILOT_SRC),
+    ("p3.16xlarge", "eu-west-1"): ("26.44", SKYPILOT_SRC),
+    ("p3dn.24xlarge", "us-west-2"): ("31.212", SKYPILOT_SRC),
+    ("p3dn.24xlarge", "eu-west-1"): ("33.711", SKYPILOT_SRC),
+    ("p4d.24xlarge", "us-west-2"): ("32.7726", SKYPILOT_SRC),
+    ("p4d.24xlarge", "eu-west-1"): ("35.39655", SKYPILOT_SRC),
+}
+
+
+def prices_csv(platforms):
+    """platforms/prices.csv: us-east-1 from the instance files, then REGION_PRICES, by type."""
+    import csv
+    import io
+    rows = []
+    for p, _ in platforms.values():
+        rows.append((p.props["instance_type"], "us-east-1", str(p.props["price_usd_per_h"]),
+                     f"{CAT_SRC} on_demand_usd_per_h, the instance file's price_usd_per_h"))
+    for (inst, region), (usd, src) in REGION_PRICES.items():
+        rows.append((inst, region, usd, src))
+    order = {"us-east-1": 0, "us-west-2": 1, "eu-west-1": 2}
+    rows.sort(key=lambda r: (r[0], order[r[1]]))
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["instance_type", "region", "usd_per_h", "kind", "date", "source"])
+    for inst, region, usd, src in rows:
+        w.writerow([inst, region, usd, "on-demand", PRICE_DATE, src])
+    return out.getvalue()
+
+
 def main():
     args = sys.argv[1:]
     help_version(__file__, __doc__, args)
@@ -896,6 +942,7 @@ def main():
     for stem in PAIRS:
         outputs[f"tests/platforms/{stem}.xml"] = pair_platform(stem)
     outputs["platforms/README.md"] = readme(platforms)
+    outputs["platforms/prices.csv"] = prices_csv(platforms)
     return write_generated("gen_platforms.py", outputs, args == ["--check"], "python3 scripts/gen_platforms.py")
 
 

@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include "ddp.h"
+#include "price.h"
 #include "units.h"
 
 #include <math.h>
@@ -385,10 +386,18 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
   if (check_actors(o, ngpus, 2, workers, err))
     return SS_EINPUT;
+  double price = 0;
+  char price_source[sizeof(((ss_job*)0)->price_source)];
+  int prc = ss_price_resolve(p->path, p->instance_type, p->price_usd_per_h, o->region, o->price_file, &price,
+                             price_source, sizeof(price_source), err);
+  if (prc)
+    return prc;
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_nomem(err);
   j->platform = p;
+  j->price_usd_per_h = price;
+  memcpy(j->price_source, price_source, sizeof(price_source));
   j->workload = w;
   j->opt = *o;
   j->ngpus = ngpus;
@@ -509,7 +518,7 @@ int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s
 {
   double samples = (double)j->batch * j->ngpus;
   double epoch_s = j->workload->dataset.samples / samples * iteration_s;
-  double cost = j->platform->price_usd_per_h * j->instances * epoch_s / 3600.0;
+  double cost = j->price_usd_per_h * j->instances * epoch_s / 3600.0;
   if (!isfinite(iteration_s) || iteration_s < SS_BOUND_TIME_LO) {
     char scale[64] = "";
     if (j->opt.compute_scale != 1)

@@ -260,6 +260,16 @@ const ss_optdef ss_option_table[] = {
      NULL, "min_bytes", 0, NULL, "smallest size"},
     {"max-bytes", 0, SS_KIND_SIZE, OFF(max_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL,
      1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between"},
+    {"region", 0, SS_KIND_PATH, OFF(region), 0, 0, 0, NULL, 0, RUNS, "run", "R", "a region name", 0,
+     "us-east-1: the instance file's price", 0, "region", NULL, 0, NULL,
+     "the region whose on-demand price the cost uses: the row of the instance type and R in --price-file, else in "
+     "prices.csv next to the instance file (platforms/prices.csv: us-east-1, us-west-2, eu-west-1), else for "
+     "us-east-1 the instance file's price_usd_per_h; the report's price_source says which (docs/formats.md, Prices)"},
+    {"price-file", 0, SS_KIND_PATH, OFF(price_file), 0, 0, 0, NULL, 0, RUNS, "run", "FILE", NULL, 0, "none", 0,
+     "price_file", NULL, 0, NULL,
+     "a CSV of your own prices per hour (spot, reserved, negotiated): columns instance_type and usd_per_h, "
+     "optionally region, kind, date and source, as platforms/prices.csv; its row for the instance type (and "
+     "--region) wins over the table's"},
     {"max-events", 0, SS_KIND_REAL, OFF(max_events), 1, BIG, 0, NULL, 0, ALL, "run", "N", "a number of events",
      SS_MAX_EVENTS, "2e9 (an hour or so)", 0, NULL, NULL, 0, NULL,
      "refuse a run estimated to simulate more than N events (its layers' kernels and its collectives' steps on "
@@ -485,7 +495,7 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size)
       snprintf(buf, size, "no value");
       return;
     case SS_KIND_PATH:
-      snprintf(buf, size, "a file");
+      snprintf(buf, size, "%s", d->what ? d->what : "a file");
       return;
   }
 }
@@ -540,7 +550,7 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
       return 0;
     case SS_KIND_PATH:
       if (!*value) {
-        snprintf(msg, size, "%s expects a file, got nothing", shown);
+        snprintf(msg, size, "%s expects %s, got nothing", shown, d->what ? d->what : "a file");
         return -1;
       }
       *path_field(d, o) = value;

@@ -75,6 +75,8 @@ typedef struct ss_options {
   double server_agg_gbytes_per_s; /* GB/s of gradient one server core sums (and applies) */
   ss_init_io init_io;  /* start-up: each worker reads the model and its input shard from shared storage */
   double init_shard_mib; /* MiB of input each worker reads at start-up */
+  const char* region;     /* --region: the region whose price the cost uses; NULL: us-east-1 */
+  const char* price_file; /* --price-file: the user's price CSV; NULL: none */
   double samples;    /* samples to train for the time-to-train figure; -1: one epoch */
   double max_events; /* refuse a run whose estimated simulated events exceed it (ss_job_check_work) */
   int batch;         /* per-GPU batch; -1: the workload's */

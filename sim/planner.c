@@ -127,9 +127,9 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->throughput_samples_per_s = res->throughput_samples_per_s;
   r->epoch_s = res->epoch_s;
   r->cost_usd_per_epoch = res->cost_usd_per_epoch;
-  r->price_usd_per_h = j->platform->price_usd_per_h;
+  r->price_usd_per_h = j->price_usd_per_h;
   r->time_to_train_s = res->time_to_train_s;
-  r->cost_usd = j->platform->price_usd_per_h * j->instances * res->time_to_train_s / 3600.0;
+  r->cost_usd = j->price_usd_per_h * j->instances * res->time_to_train_s / 3600.0;
   r->limit = SS_CAT_COMPUTE;
   r->stall = SS_CAT_COUNT;
   for (int k = 0; k < SS_CAT_COUNT; k++) {

@@ -57,7 +57,7 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
   double samples_per_iter = (double)job->batch * job->ngpus;
   out->throughput_samples_per_s = samples_per_iter / out->bd.iteration_s;
   out->epoch_s = job->workload->dataset.samples / out->throughput_samples_per_s;
-  out->cost_usd_per_epoch = job->platform->price_usd_per_h * job->instances * out->epoch_s / 3600.0;
+  out->cost_usd_per_epoch = job->price_usd_per_h * job->instances * out->epoch_s / 3600.0;
   out->simulated_s = simulated_s;
   out->samples = job->opt.samples > 0 ? job->opt.samples : job->workload->dataset.samples;
   out->time_to_train_s = out->bd.init_s + out->samples / out->throughput_samples_per_s;
@@ -159,7 +159,10 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"iteration_s\": %.17g,\n  \"throughput_samples_per_s\": %.17g,\n", r->bd.iteration_s,
           r->throughput_samples_per_s);
   fprintf(f, "  \"epoch_s\": %.17g,\n  \"cost_usd_per_epoch\": %.17g,\n  \"price_usd_per_h\": %.17g,\n", r->epoch_s,
-          r->cost_usd_per_epoch, j->platform->price_usd_per_h);
+          r->cost_usd_per_epoch, j->price_usd_per_h);
+  fprintf(f, "  \"price_source\": ");
+  ss_json_string(f, j->price_source);
+  fprintf(f, ",\n");
   fprintf(f, "  \"breakdown\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    \"%s\": %.17g%s\n", part_keys[c], r->bd.part_s[c], c + 1 < SS_CAT_COUNT ? "," : "");
@@ -345,8 +348,10 @@ static void write_table(FILE* f, const ss_result* r)
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);
   fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
-          r->epoch_s / 60, r->cost_usd_per_epoch, j->platform->price_usd_per_h, j->instances,
+          r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances,
           j->instances == 1 ? "" : "s");
+  if (j->opt.region || j->opt.price_file)
+    fprintf(f, "  price        %s\n", j->price_source);
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
           j->warmup + j->iterations, j->ngpus, j->ngpus == 1 ? "" : "s");
   for (int c = 0; c < SS_CAT_COUNT; c++)

@@ -327,7 +327,7 @@ int ss_stash_derive(ss_stash* s, ss_err* err)
     if (!r)
       continue;
     s->epoch_s[k] = samples / ((double)r->batch * r->ngpus) * t[k];
-    s->cost_usd_per_epoch[k] = s->epoch_s[k] * r->platform->price_usd_per_h * r->instances / 3600.0;
+    s->cost_usd_per_epoch[k] = s->epoch_s[k] * r->price_usd_per_h * r->instances / 3600.0;
   }
   s->nnotes = 0;
   if (s->stack[0])

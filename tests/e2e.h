@@ -66,6 +66,7 @@
   /* e2e_cli.c */                                                                                                      \
   TEST(deterministic)                                                                                                  \
   TEST(whatif)                                                                                                         \
+  TEST(price_choice)                                                                                                   \
   TEST(help_version)                                                                                                   \
   TEST(registry)
 

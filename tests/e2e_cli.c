@@ -150,3 +150,46 @@ void test_registry(void)
   run_free(&r);
   cJSON_Delete(j);
 }
+
+/* Prices: the cost of an epoch is the chosen price x instances x epoch time (closed form), whichever
+ * of --price-file, the table (--region) and the instance file gives the price, and the report names
+ * the source. */
+void test_price_choice(void)
+{
+  static const struct {
+    const char* args;
+    double price;
+    const char* source;
+  } cases[] = {
+      {"tests/platforms/star2.xml tests/workloads/tiny.json --instances 3", 1, "instance file"},
+      {"tests/platforms/star2.xml tests/workloads/tiny.json --instances 3 --price-file tests/fixtures/prices_test.csv",
+       2.5, "--price-file tests/fixtures/prices_test.csv us-east-1"},
+      {"tests/platforms/star2.xml tests/workloads/tiny.json --instances 3 --price-file tests/fixtures/prices_test.csv "
+       "--region eu-west-1",
+       3.75, "--price-file tests/fixtures/prices_test.csv eu-west-1"},
+      {"platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2", 24.48,
+       "prices.csv us-east-1 2026-12-01 on-demand"},
+      {"platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2 "
+       "--region eu-west-1",
+       26.44, "prices.csv eu-west-1 2026-12-01 on-demand"},
+      {"platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2 "
+       "--region eu-west-1 --price-file tests/fixtures/prices_test.csv",
+       7.3, "--price-file tests/fixtures/prices_test.csv eu-west-1"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    cJSON* j = sim_json("%s", cases[i].args);
+    if (!j)
+      continue;
+    double price = cJSON_GetObjectItemCaseSensitive(j, "price_usd_per_h")->valuedouble;
+    double epoch = cJSON_GetObjectItemCaseSensitive(j, "epoch_s")->valuedouble;
+    double cost = cJSON_GetObjectItemCaseSensitive(j, "cost_usd_per_epoch")->valuedouble;
+    double inst = cJSON_GetObjectItemCaseSensitive(j, "instances")->valuedouble;
+    const cJSON* src = cJSON_GetObjectItemCaseSensitive(j, "price_source");
+    CHECK(price == cases[i].price, "%s: price %.17g, expected %.17g", cases[i].args, price, cases[i].price);
+    CHECK(fabs(cost - cases[i].price * inst * epoch / 3600) <= 1e-12 * cost, "%s: cost %.17g, expected %.17g",
+          cases[i].args, cost, cases[i].price * inst * epoch / 3600);
+    CHECK(cJSON_IsString(src) && strcmp(src->valuestring, cases[i].source) == 0, "%s: price_source '%s'",
+          cases[i].args, cJSON_IsString(src) ? src->valuestring : "none");
+    cJSON_Delete(j);
+  }
+}

@@ -8,6 +8,7 @@
 #include "job.h"
 #include "plan.h"
 #include "platform.h"
+#include "price.h"
 #include "proto.h"
 #include "report.h"
 #include "rng.h"
@@ -835,6 +836,96 @@ static void test_report_json(void)
   ss_platform_free(p);
 }
 
+/* ---- price ---- */
+static void price_file(char* path, const char* text)
+{
+  strcpy(path, "/tmp/ss_price_XXXXXX");
+  int fd = mkstemp(path);
+  CU_ASSERT_FATAL(fd >= 0);
+  CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+  close(fd);
+}
+
+/* The reader: quoted fields, CRLF, blank lines, optional columns; one error per defect. */
+static void test_price_reader(void)
+{
+  char path[64];
+  ss_prices p;
+  ss_err err;
+  price_file(path, "region,instance_type,usd_per_h,source\r\n\r\nus-east-1, p3.2xlarge ,3.06,\"AWS, \"\"list\"\"\"\r\n"
+                   "eu-west-1,p3.2xlarge,0,own\n");
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_prices_read(path, 0, &p, &err) == SS_OK);
+  CU_ASSERT(p.nrows == 2 && p.has_region);
+  const ss_price_row* r = ss_prices_find(&p, "p3.2xlarge", "us-east-1");
+  CU_ASSERT_FATAL(r != NULL);
+  CU_ASSERT(r->usd_per_h == 3.06 && r->line == 3 && strcmp(r->source, "AWS, \"list\"") == 0 && r->kind == NULL);
+  CU_ASSERT(ss_prices_find(&p, "p3.2xlarge", "eu-west-1")->usd_per_h == 0);
+  CU_ASSERT(ss_prices_find(&p, "p3.2xlarge", "us-west-2") == NULL);
+  CU_ASSERT(ss_prices_has_region(&p, "eu-west-1") && !ss_prices_has_region(&p, "us-west-2"));
+  ss_prices_free(&p);
+  /* The table needs every column. */
+  ss_err_clear(&err);
+  CU_ASSERT(ss_prices_read(path, 1, &p, &err) == SS_EINPUT);
+  CU_ASSERT(err.line == 1 && strstr(err.msg, "no column 'kind'") != NULL);
+  unlink(path);
+  /* Without a region column a row serves every region. */
+  price_file(path, "instance_type,usd_per_h\nx,1.5\n");
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_prices_read(path, 0, &p, &err) == SS_OK);
+  CU_ASSERT(ss_prices_find(&p, "x", "ap-south-1") != NULL && ss_prices_has_region(&p, "anywhere"));
+  ss_prices_free(&p);
+  unlink(path);
+  static const struct {
+    const char* text;
+    int line;
+    const char* msg;
+  } bad[] = {
+      {"instance_type,region\nx,y\n", 1, "no column 'usd_per_h'"},
+      {"instance_type,usd_per_h\nx,1.5USD\n", 2, "got '1.5USD'"},
+      {"instance_type,usd_per_h\nx,-0.5\n", 2, "got '-0.5'"},
+      {"instance_type,usd_per_h\nx,1e7\n", 2, "got '1e7'"},
+      {"instance_type,usd_per_h\nx,nan\n", 2, "got 'nan'"},
+      {"instance_type,usd_per_h\nx,1\ny,2\nx,3\n", 4, "a second row of x (the first is on line 2)"},
+      {"instance_type,region,usd_per_h\nx,,1\n", 2, "the cell 'region' is empty"},
+      {"instance_type,usd_per_h,usd_per_h\n", 1, "a second column 'usd_per_h'"},
+      {"instance_type,usd_per_h\nx\n", 2, "1 field, the header has 2"},
+      {"instance_type,usd_per_h\n", 0, "no price rows"},
+      {"", 0, "no header line"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    price_file(path, bad[i].text);
+    ss_err_clear(&err);
+    CU_ASSERT(ss_prices_read(path, 0, &p, &err) == SS_EINPUT);
+    CU_ASSERT(err.line == bad[i].line);
+    CU_ASSERT(strstr(err.msg, bad[i].msg) != NULL);
+    if (!strstr(err.msg, bad[i].msg))
+      fprintf(stderr, "case %zu: '%s'\n", i, err.msg);
+    unlink(path);
+  }
+}
+
+/* Resolution: the price file, then the table next to the instance file, then the instance file
+ * for us-east-1; else an error naming the type and the region. */
+static void test_price_resolve(void)
+{
+  double usd = 0;
+  char src[320];
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, NULL, NULL, &usd, src, sizeof(src),
+                             &err) == SS_OK);
+  CU_ASSERT(usd == 24.48 && strcmp(src, "prices.csv us-east-1 2026-12-01 on-demand") == 0);
+  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, "us-west-2", NULL, &usd, src,
+                             sizeof(src), &err) == SS_OK && usd == 24.48);
+  CU_ASSERT(ss_price_resolve("tests/platforms/star2.xml", "test-star2", 1, NULL, NULL, &usd, src, sizeof(src),
+                             &err) == SS_OK);
+  CU_ASSERT(usd == 1 && strcmp(src, "instance file") == 0);
+  CU_ASSERT(ss_price_resolve("platforms/p5.48xl.xml", "p5.48xlarge", 98.32, "eu-west-1", NULL, &usd, src,
+                             sizeof(src), &err) == SS_EINPUT);
+  CU_ASSERT(strstr(err.msg, "p5.48xlarge in eu-west-1") != NULL);
+}
+
 /* The generator: xoshiro256**'s published outputs from the state {1, 2, 3, 4} (the reference C
  * code of Blackman and Vigna, as the rand_xoshiro crate's test checks them); a stream depends on
  * its seed and its number only, not on what other streams drew; different streams and seeds differ. */
@@ -1159,6 +1250,7 @@ static const suite_def suites[] = {
     {"cli", {{"parse", test_cli}}},
     {"option", {{"registry", test_option_registry}}},
     {"report", {{"json", test_report_json}}},
+    {"price", {{"reader", test_price_reader}, {"resolve", test_price_resolve}}},
     {"outfile", {{"same", test_outfile_same}, {"commit", test_outfile_commit}, {"write_error", test_outfile_write_error},
                  {"nameless", test_outfile_nameless}}},
     {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},

@@ -1,0 +1,389 @@
+/* price: instance prices by type and region (price.h). */
+#include "price.h"
+
+#include "infile.h"
+#include "units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The columns, by index: the table needs them all, a user's file the first two. */
+enum { COL_TYPE, COL_USD, COL_REGION, COL_KIND, COL_DATE, COL_SOURCE, NCOLS };
+static const char* const col_names[NCOLS] = {"instance_type", "usd_per_h", "region", "kind", "date", "source"};
+#define COL_LIST "instance_type, usd_per_h, region, kind, date, source"
+
+/* Most fields a line may have: the six columns and a few more, so that a line with too many
+ * fields is told as such. */
+#define MAX_FIELDS 16
+
+static char* read_text(const char* path, ss_err* err)
+{
+  int fd = ss_infile_open(path, "price file", SS_INFILE_MAX_TEXT, err);
+  if (fd < 0)
+    return NULL;
+  size_t cap = 4096, n = 0;
+  char* buf = malloc(cap + 1);
+  while (buf) {
+    if (n == cap) {
+      char* bigger = realloc(buf, 2 * cap + 1);
+      if (!bigger) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    ssize_t got = read(fd, buf + n, cap - n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      ss_err_set(err, path, 0, "cannot read price file: %s", strerror(errno));
+      free(buf);
+      close(fd);
+      return NULL;
+    }
+    if (got == 0)
+      break;
+    n += (size_t)got;
+  }
+  close(fd);
+  if (!buf) {
+    ss_err_nomem(err);
+    return NULL;
+  }
+  buf[n] = '\0';
+  if (strlen(buf) != n) {
+    ss_err_set(err, path, 0, "not a text file (a NUL byte)");
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* Split the line s (NUL-terminated, without its end of line) into fields in place: quoted fields
+ * lose their quotes and doubled quotes, unquoted ones their surrounding blanks. Returns the count,
+ * or -1 with why set. */
+static int split(char* s, char** f, const char** why)
+{
+  int n = 0;
+  char* p = s;
+  for (;;) {
+    if (n == MAX_FIELDS) {
+      *why = "more than 16 fields";
+      return -1;
+    }
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (*p == '"') {
+      char* w = ++p;
+      f[n++] = w;
+      for (;;) {
+        if (*p == '\0') {
+          *why = "a quoted field without its closing quote";
+          return -1;
+        }
+        if (*p == '"' && p[1] == '"') {
+          *w++ = '"';
+          p += 2;
+        } else if (*p == '"') {
+          p++;
+          break;
+        } else
+          *w++ = *p++;
+      }
+      char* end = w;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p != ',' && *p != '\0') {
+        *why = "text after a quoted field's closing quote";
+        return -1;
+      }
+      int last = *p == '\0';
+      *end = '\0';
+      if (last)
+        return n;
+      p++;
+    } else {
+      f[n++] = p;
+      char* c = strchr(p, ',');
+      char* end = c ? c : p + strlen(p);
+      char* t = end;
+      while (t > p && (t[-1] == ' ' || t[-1] == '\t'))
+        t--;
+      if (memchr(p, '"', (size_t)(t - p))) {
+        *why = "a quote inside an unquoted field";
+        return -1;
+      }
+      *t = '\0';
+      if (!c)
+        return n;
+      p = c + 1;
+    }
+  }
+}
+
+static int blank(const char* s)
+{
+  return s[strspn(s, " \t")] == '\0';
+}
+
+static int dup_field(char** dst, const char* s)
+{
+  *dst = strdup(s);
+  return *dst ? 0 : -1;
+}
+
+void ss_prices_free(ss_prices* p)
+{
+  if (!p)
+    return;
+  for (int i = 0; i < p->nrows; i++) {
+    ss_price_row* r = &p->rows[i];
+    free(r->instance_type);
+    free(r->region);
+    free(r->kind);
+    free(r->date);
+    free(r->source);
+  }
+  free(p->rows);
+  free(p->path);
+  memset(p, 0, sizeof(*p));
+}
+
+static int same(const char* a, const char* b)
+{
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Parse the header line into where[] (the field index of each column, -1 if absent). */
+static int header(char* s, const char* path, int full, int* where, int* nfields, ss_err* err)
+{
+  char* f[MAX_FIELDS];
+  const char* why = NULL;
+  int n = split(s, f, &why);
+  if (n < 0)
+    return ss_err_set(err, path, 1, "the header line: %s", why);
+  for (int c = 0; c < NCOLS; c++)
+    where[c] = -1;
+  for (int i = 0; i < n; i++) {
+    int c = 0;
+    while (c < NCOLS && strcmp(f[i], col_names[c]) != 0)
+      c++;
+    if (c == NCOLS)
+      return ss_err_set(err, path, 1, "unknown column '%s' (the columns are " COL_LIST ")", f[i]);
+    if (where[c] >= 0)
+      return ss_err_set(err, path, 1, "a second column '%s'", f[i]);
+    where[c] = i;
+  }
+  for (int c = 0; c < (full ? NCOLS : 2); c++)
+    if (where[c] < 0)
+      return ss_err_set(err, path, 1, "the header has no column '%s'%s", col_names[c],
+                        full ? " (the table needs " COL_LIST ")" : "");
+  *nfields = n;
+  return SS_OK;
+}
+
+static int add_row(ss_prices* p, char** f, const int* where, int line, ss_err* err)
+{
+  ss_price_row* r = &p->rows[p->nrows];
+  memset(r, 0, sizeof(*r));
+  r->line = line;
+  char** dst[NCOLS] = {&r->instance_type, NULL, &r->region, &r->kind, &r->date, &r->source};
+  for (int c = 0; c < NCOLS; c++) {
+    if (where[c] < 0)
+      continue;
+    const char* v = f[where[c]];
+    if (v[0] == '\0')
+      return ss_err_set(err, p->path, line, "the cell '%s' is empty", col_names[c]);
+    if (dst[c] && dup_field(dst[c], v)) {
+      p->nrows++; /* freed with the others */
+      return ss_err_nomem(err);
+    }
+  }
+  p->nrows++;
+  const char* usd = f[where[COL_USD]];
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(usd, &end);
+  if (end == usd || *end != '\0' || errno == ERANGE || !isfinite(v) || !ss_qty_ok(SS_QTY_PRICE, v, 1)) {
+    char expects[128];
+    ss_qty_expects(SS_QTY_PRICE, 1, expects, sizeof(expects));
+    return ss_err_set(err, p->path, line, "usd_per_h: expected %s, got '%s'", expects, usd);
+  }
+  r->usd_per_h = v;
+  for (int i = 0; i + 1 < p->nrows; i++)
+    if (strcmp(p->rows[i].instance_type, r->instance_type) == 0 && same(p->rows[i].region, r->region))
+      return ss_err_set(err, p->path, line, "a second row of %s%s%s (the first is on line %d)", r->instance_type,
+                        r->region ? " in " : "", r->region ? r->region : "", p->rows[i].line);
+  return SS_OK;
+}
+
+int ss_prices_read(const char* path, int full, ss_prices* out, ss_err* err)
+{
+  memset(out, 0, sizeof(*out));
+  char* text = read_text(path, err);
+  if (!text)
+    return ss_err_isset(err) && err->code ? err->code : SS_EINPUT;
+  out->path = strdup(path);
+  size_t lines = 1;
+  for (const char* c = text; *c; c++)
+    lines += *c == '\n';
+  out->rows = calloc(lines, sizeof(*out->rows));
+  if (!out->path || !out->rows) {
+    free(text);
+    ss_prices_free(out);
+    return ss_err_nomem(err);
+  }
+  int where[NCOLS], nfields = 0, have_header = 0, rc = SS_OK;
+  char* s = text;
+  for (int line = 1; s && !rc; line++) {
+    char* nl = strchr(s, '\n');
+    if (nl)
+      *nl = '\0';
+    size_t len = strlen(s);
+    if (len > 0 && s[len - 1] == '\r')
+      s[len - 1] = '\0';
+    if (!blank(s)) {
+      if (!have_header) {
+        rc = header(s, path, full, where, &nfields, err);
+        have_header = 1;
+      } else {
+        char* f[MAX_FIELDS];
+        const char* why = NULL;
+        int n = split(s, f, &why);
+        if (n < 0)
+          rc = ss_err_set(err, path, line, "%s", why);
+        else if (n != nfields)
+          rc = ss_err_set(err, path, line, "%d field%s, the header has %d", n, n == 1 ? "" : "s", nfields);
+        else
+          rc = add_row(out, f, where, line, err);
+      }
+    }
+    s = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  if (!rc && !have_header)
+    rc = ss_err_set(err, path, 0, "no header line (the columns are " COL_LIST ")");
+  else if (!rc && out->nrows == 0)
+    rc = ss_err_set(err, path, 0, "no price rows after the header");
+  out->has_region = where[COL_REGION] >= 0;
+  if (rc)
+    ss_prices_free(out);
+  return rc;
+}
+
+const ss_price_row* ss_prices_find(const ss_prices* p, const char* type, const char* region)
+{
+  for (int i = 0; i < p->nrows; i++)
+    if (strcmp(p->rows[i].instance_type, type) == 0 && (!p->has_region || strcmp(p->rows[i].region, region) == 0))
+      return &p->rows[i];
+  return NULL;
+}
+
+int ss_prices_has_region(const ss_prices* p, const char* region)
+{
+  if (!p->has_region)
+    return 1;
+  for (int i = 0; i < p->nrows; i++)
+    if (strcmp(p->rows[i].region, region) == 0)
+      return 1;
+  return 0;
+}
+
+/* Append to buf (n bytes used of size) the regions of p not in it yet, comma-separated. */
+static void add_regions(const ss_prices* p, char* buf, size_t size)
+{
+  for (int i = 0; p->has_region && i < p->nrows; i++) {
+    const char* r = p->rows[i].region;
+    size_t n = strlen(buf), len = strlen(r);
+    int seen = 0;
+    for (const char* c = strstr(buf, r); c && !seen; c = strstr(c + 1, r))
+      seen = (c == buf || c[-1] == ' ') && (c[len] == ',' || c[len] == '\0');
+    if (!seen && n + len + 3 < size)
+      snprintf(buf + n, size - n, "%s%s", n ? ", " : "", r);
+  }
+}
+
+/* The table's path: prices.csv in the folder of platform_path, into buf ("" when no such file). */
+static int table_path(const char* platform_path, char* buf, size_t size)
+{
+  buf[0] = '\0';
+  if (!platform_path)
+    return 0;
+  const char* slash = strrchr(platform_path, '/');
+  int dir = slash ? (int)(slash - platform_path) : 1;
+  int w = snprintf(buf, size, "%.*s/%s", dir, slash ? platform_path : ".", SS_PRICE_TABLE);
+  if (w < 0 || (size_t)w >= size) {
+    buf[0] = '\0';
+    return 0;
+  }
+  struct stat st;
+  if (stat(buf, &st) != 0) {
+    buf[0] = '\0';
+    return 0;
+  }
+  return 1;
+}
+
+int ss_price_resolve(const char* platform_path, const char* type, double file_price, const char* region,
+                     const char* price_file, double* usd_per_h, char* source, size_t size, ss_err* err)
+{
+  const char* reg = region ? region : SS_PRICE_DEFAULT_REGION;
+  ss_prices user = {0}, table = {0};
+  int rc = SS_OK, known = strcmp(reg, SS_PRICE_DEFAULT_REGION) == 0;
+  if (price_file) {
+    rc = ss_prices_read(price_file, 0, &user, err);
+    if (rc)
+      return rc;
+    const ss_price_row* r = ss_prices_find(&user, type, reg);
+    if (r) {
+      *usd_per_h = r->usd_per_h;
+      snprintf(source, size, "--price-file %s%s%s", price_file, user.has_region ? " " : "",
+               user.has_region ? reg : "");
+      ss_prices_free(&user);
+      return SS_OK;
+    }
+    known = known || ss_prices_has_region(&user, reg);
+  }
+  char tpath[4096] = "";
+  if (table_path(platform_path, tpath, sizeof(tpath))) {
+    rc = ss_prices_read(tpath, 1, &table, err);
+    if (rc) {
+      ss_prices_free(&user);
+      return rc;
+    }
+    const ss_price_row* r = ss_prices_find(&table, type, reg);
+    if (r) {
+      *usd_per_h = r->usd_per_h;
+      snprintf(source, size, "%s %s %s %s", SS_PRICE_TABLE, reg, r->date, r->kind);
+      ss_prices_free(&user);
+      ss_prices_free(&table);
+      return SS_OK;
+    }
+    known = known || ss_prices_has_region(&table, reg);
+  }
+  char where[4200];
+  snprintf(where, sizeof(where), "%s%s%s", price_file ? price_file : "", price_file && tpath[0] ? " and " : "",
+           tpath[0] ? tpath : "");
+  if (strcmp(reg, SS_PRICE_DEFAULT_REGION) == 0) {
+    *usd_per_h = file_price;
+    snprintf(source, size, "instance file");
+  } else if (!known) {
+    char regions[256] = SS_PRICE_DEFAULT_REGION;
+    add_regions(&user, regions, sizeof(regions));
+    add_regions(&table, regions, sizeof(regions));
+    rc = ss_err_set(err, NULL, 0, "--region %s: unknown region: no price of it in %s (regions known: %s)", reg,
+                    where[0] ? where : "the instance file (us-east-1 only; no prices.csv next to it)", regions);
+  } else
+    rc = ss_err_set(err, NULL, 0, "no price for %s in %s: no row of it in %s (give one with --price-file FILE)",
+                    type, reg, where);
+  ss_prices_free(&user);
+  ss_prices_free(&table);
+  return rc;
+}
