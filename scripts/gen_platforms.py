@@ -279,6 +279,55 @@ GPU_MEMORY = {
 }
 GPU_MEMORY["V100-32"] = GPU_MEMORY["V100"]
 
+# Device figures of each GPU (GPU host props tf32_tflops, fp16_tflops, bf16_tflops, sm_count, boost_mhz,
+# memory_gib), carried for the roofline model; the host's SimGrid speed stays its FP32 (non-tensor) peak.
+# Tensor figures are DENSE peaks (NVIDIA quotes Ampere/Hopper tensor rates "with sparsity", twice the dense
+# ones); fp16 and bf16 are the tensor-core rates with FP32 accumulate, what mixed-precision training uses.
+# A GPU without TF32 or BF16 omits the prop (None). memory_gib is the device memory as the GPU exposes it
+# (nominal GB of the board, one die's share on a K80). NOT in shared/data: each source is named.
+# key: (tf32, fp16, bf16 TFLOPS, sm_count, boost MHz, memory GiB, source)
+GPU_DEVICE = {
+    "K80": (None, "4.37", None, 13, 875, 12,
+            "ONE GK210 die (AnandTech 'NVIDIA Launches Tesla K80, GK210 GPU', anandtech.com/show/8729: 2 x 2496 "
+            "CUDA cores, boost 875 MHz, 2 x 12 GB; cnews.cz K80 launch article: 12 GB GDDR5 per GPU). sm_count 13 = "
+            "2496 cores / 192 per Kepler SMX (13 x 192 x 2 x 875 MHz = 4.37 TFLOPS, the FP32 peak). Kepler has no "
+            "tensor cores and no fast FP16 (half precision runs at most at the FP32 rate): fp16_tflops = the FP32 "
+            "peak 4.37; no TF32, no BF16"),
+    "V100": (None, "125", None, 80, 1530, 16,
+             "Tesla V100-SXM2: tensor cores 'up to 125 Tensor TFLOPS' (NVIDIA developer blog 'Programming Tensor "
+             "Cores in CUDA 9', developer.nvidia.com/programming-tensor-cores-cuda-9-0; V100 SXM2 datasheet 125 "
+             "TFLOPS deep learning), FP16 inputs with FP32 accumulate; 80 SMs (Volta whitepaper table, as "
+             "transcribed by techrival.com 'NVIDIA Volta Tesla V100 Cards Detailed'); boost 1530 MHz: DERIVED from "
+             "the 15.7 TFLOPS FP32 peak, 5120 cores x 2 x 1530 MHz = 15.67 TFLOPS (the whitepaper's 1455 MHz "
+             "is the pre-launch figure of 15 TFLOPS). Volta has no TF32 and no BF16"),
+    "T4": (None, "65", None, 40, 1590, 16,
+           "Tesla T4: 65 TFLOPS mixed precision FP16/FP32 tensor (T4 datasheet; sysrqmts.com/en/gpus/nvidia/tesla/t4: "
+           "FP16 65.13 TFLOPS, 40 SMs, 320 tensor cores, boost 1590 MHz, 16 GB GDDR6; geektopia.es T4 launch "
+           "article: 8.1 TFLOPS FP32, 65 TFLOPS FP16). Turing has no TF32 and no BF16"),
+    "A10G": ("35", "70", "70", 80, 1710, 24,
+             "ESTIMATE: NVIDIA publishes no A10G datasheet (AWS variant of GA102). The A10 datasheet gives dense "
+             "TF32 62.5, FP16 and BF16 125 TFLOPS on 72 SMs at 1695 MHz (sysrqmts.com A10 PCIe: 72 SMs, 288 "
+             "tensor cores, boost 1695 MHz, 24 GB), i.e. GA102's full-rate tensor cores (72 x 4 x 128 FMA x 2 x "
+             "1695 MHz = 125). The A10G has 80 SMs at 1710 MHz (nvidia-smi/deviceQuery on g5 instances as "
+             "commonly reported; unverified here) and, per baseten.co 'NVIDIA A10 vs A10G for ML model "
+             "inference', less tensor compute than the A10 ('the A10 prioritizes tensor compute, while the A10G "
+             "has a higher CUDA core performance'): taken as GA102 at half rate with FP32 accumulate, as on "
+             "GeForce parts, 80 x 4 x 64 x 2 x 1710 MHz = 70 TFLOPS FP16/BF16, TF32 half of it, 35 (the "
+             "figures of baseten's table as recalled, unverified). 24 GB GDDR6 (baseten, as above)"),
+    "A100": ("156", "312", "312", 108, 1410, 40,
+             "A100 SXM4 40 GB: TF32 156, FP16 312, BF16 312 TFLOPS dense (NVIDIA A100 datasheet, as transcribed by "
+             "glennklockwood.com/garden/processors/A100 and by upb-pc2 'NVIDIA A100 40GB with NVLINK': 156/312* "
+             "TF32, *with sparsity); 108 SMs, boost 1410 MHz, 40 GB (techpowerup.com A100 SXM4 40 GB; deviceQuery "
+             "on upb-pc2: 108 multiprocessors, max clock 1410 MHz)"),
+    "H100": ("494.7", "989.4", "989.4", 132, 1980, 80,
+             "H100 SXM5 80 GB: TF32 494.7, FP16 989.4, BF16 989.4 TFLOPS dense (glennklockwood.com/garden/"
+             "processors/h100 matrix column; NVIDIA's table as transcribed by archive-lib.hpctech.co.jp/gpuproduct/"
+             "nvidia-h100.html gives 989 / 1,979 / 1,979 'shown with sparsity, 1/2 lower without'); 132 SMs "
+             "(both); boost 1980 MHz (glennklockwood: 1.98 GHz 'high precision', 1.83 GHz for low precision "
+             "tensor work; the higher, max boost, is kept); 80 GB HBM3"),
+}
+GPU_DEVICE["V100-32"] = GPU_DEVICE["V100"][:5] + (32, GPU_DEVICE["V100"][6] + " (32 GB model: memory_gib 32)")
+
 # Interference (GPU host prop comm_interference, f): while a collective runs on a GPU its compute takes
 # 1 + f times as long, NCCL's kernels holding SMs (one thread block per channel, resident for the
 # whole collective) and memory bandwidth (../shared/data/overlap_interference.md). MEASURED for A100 and H100
@@ -391,13 +440,26 @@ def gpu_memory_note(gpu):
     value, src = GPU_MEMORY[gpu]
     intf, intf_src = GPU_INTERFERENCE[gpu]
     return (f"memory_gbytes_per_s {value}: the device-memory bandwidth for copy kernels, {src}. comm_interference "
-            f"{intf}: compute takes 1 + {intf} times as long while a collective runs on the GPU, {intf_src}")
+            f"{intf}: compute takes 1 + {intf} times as long while a collective runs on the GPU, {intf_src}. "
+            + gpu_device_note(gpu))
+
+
+def gpu_device_note(gpu):
+    """The comment on the device figures of a GPU host (GPU_DEVICE)."""
+    tf32, fp16, bf16, sms, mhz, gib, src = GPU_DEVICE[gpu]
+    peaks = ", ".join(f"{k} {v}" for k, v in (("tf32_tflops", tf32), ("fp16_tflops", fp16), ("bf16_tflops", bf16))
+                      if v is not None)
+    return (f"Device figures (carried, not yet used for timing): {peaks} (dense peaks), sm_count {sms}, "
+            f"boost_mhz {mhz}, memory_gib {gib}: {src}")
 
 
 def gpu_props(gpu, model):
     """The props of a GPU host of that kind."""
+    tf32, fp16, bf16, sms, mhz, gib, _ = GPU_DEVICE[gpu]
+    device = [(k, v) for k, v in (("tf32_tflops", tf32), ("fp16_tflops", fp16), ("bf16_tflops", bf16),
+                                  ("sm_count", sms), ("boost_mhz", mhz), ("memory_gib", gib)) if v is not None]
     return [("role", "gpu"), ("gpu_model", model), ("memory_gbytes_per_s", GPU_MEMORY[gpu][0]),
-            ("comm_interference", GPU_INTERFERENCE[gpu][0])]
+            ("comm_interference", GPU_INTERFERENCE[gpu][0])] + device
 
 
 PCIE3_K80 = ("9.6GBps", "PCIe Gen3 x16 for both K80 dies and the board uplink (instances.csv notes "
@@ -873,6 +935,19 @@ def readme(platforms):
              "(`devices`; ResNet-50: K80, A100), else the ratio of FP32 peaks, which flatters the K80 and "
              "Ampere/Hopper parts for FP32 CNN training (see the GPU comments in the files and "
              "`docs/validation.md`)."]
+    rows += ["", "## GPU models", "",
+             "The device figures of each GPU host (props of its `<host>`; `docs/formats.md`, \"GPU hosts\"). FP32 is "
+             "the host's SimGrid speed (non-tensor peak); TF32, FP16 and BF16 are DENSE tensor-core peaks (no sparsity), "
+             "\"-\" where the GPU has no such unit (the K80's FP16 is its FP32 rate: no fast FP16). The sources and "
+             "the ESTIMATEs (all A10G tensor figures) are in the comments of the files and in "
+             "`scripts/gen_platforms.py` (GPU_DEVICE). Carried for the roofline model; not yet used for timing.", "",
+             "| GPU model | FP32 TFLOPS | TF32 | FP16 | BF16 | SMs | boost MHz | memory GiB | memory GB/s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for gpu in ("K80", "V100", "V100-32", "T4", "A10G", "A100", "H100"):
+        tf32, fp16, bf16, sms, mhz, gib, _ = GPU_DEVICE[gpu]
+        model, speed = (V100, V100_SPEED) if gpu == "V100" else GPUS[gpu][:2]
+        rows.append(f"| {model} | {speed[:-2]} | {tf32 or '-'} | {fp16} | {bf16 or '-'} | {sms} | {mhz} | {gib} | "
+                    f"{GPU_MEMORY[gpu][0]} |")
     return "\n".join(rows) + "\n"
 
 

@@ -138,6 +138,51 @@ static int opt_gbytes_prop(pctx* c, const xmlNode* n, const char* what, int gpu,
   return SS_OK;
 }
 
+/* The device figures of a GPU host (ss_gpu's tf32_flops .. memory_bytes): property, its unit in SI, the
+ * bounds in SI (units.h), whether it counts things. */
+typedef struct dev_prop {
+  const char* name;
+  double unit;
+  double lo, hi;
+  int whole;
+} dev_prop;
+enum { DEV_TF32, DEV_FP16, DEV_BF16, DEV_SMS, DEV_CLOCK, DEV_MEMORY, DEV_COUNT };
+static const dev_prop dev_props[DEV_COUNT] = {
+    [DEV_TF32] = {"tf32_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
+    [DEV_FP16] = {"fp16_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
+    [DEV_BF16] = {"bf16_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
+    [DEV_SMS] = {"sm_count", 1, 1, SS_BOUND_COUNT_HI, 1},
+    [DEV_CLOCK] = {"boost_mhz", 1e6, SS_BOUND_CLOCK_LO, SS_BOUND_CLOCK_HI, 0},
+    [DEV_MEMORY] = {"memory_gib", 1073741824.0, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, 0},
+};
+
+/* Host n's device figures into v (SI units; 0 for those it has none of). */
+static int device_props(pctx* c, const xmlNode* n, const char* what, double v[DEV_COUNT])
+{
+  for (int k = 0; k < DEV_COUNT; k++) {
+    const dev_prop* d = &dev_props[k];
+    double x = 0;
+    if (ss_xml_prop(n, d->name) &&
+        ss_xml_num_prop(&c->x, n, what, d->name, 0, d->lo / d->unit, d->hi / d->unit, &x))
+      return SS_EINPUT;
+    if (d->whole && x != (double)(long)x)
+      return ss_xml_error(&c->x, ss_xml_prop(n, d->name), "%s property '%s' must be a whole number, got %g", what,
+                          d->name, x);
+    v[k] = x * d->unit;
+  }
+  return SS_OK;
+}
+
+/* One figure per instance: GPU host n (id) has value v of property name (in the property's unit) where
+ * the instance's first GPU has first. */
+static int same_on_every_gpu(pctx* c, const xmlNode* n, const char* id, const char* name, double v, double first)
+{
+  if (c->p->ngpus == 0 || v == first)
+    return SS_OK;
+  return ss_xml_error(&c->x, n, "host '%s': property '%s' is %g, on %s %g: all GPUs of an instance must have the "
+                      "same (0 when absent)", id, name, v, c->p->gpus[0].name, first);
+}
+
 static int parse_cpu_host(pctx* c, const xmlNode* n)
 {
   static const char* const disk_attrs[] = {"id", "read_bw", "write_bw", NULL};
@@ -159,6 +204,10 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   if (intf)
     return ss_xml_error(&c->x, intf, "host 'cpu': property 'comm_interference' belongs to GPU hosts (the "
                         "collectives' share of a GPU)");
+  for (int k = 0; k < DEV_COUNT; k++)
+    if (ss_xml_prop(n, dev_props[k].name))
+      return ss_xml_error(&c->x, ss_xml_prop(n, dev_props[k].name), "host 'cpu': property '%s' belongs to GPU hosts "
+                          "(a figure of the device)", dev_props[k].name);
   double shm_gbytes_per_s = 0, shm_latency_us = 0;
   if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops) ||
       opt_gbytes_prop(c, n, "host 'cpu'", 0, &p->memcpy_bytes_per_s) ||
@@ -200,11 +249,8 @@ static int interference_prop(pctx* c, const xmlNode* n, const char* id, int on_c
   if (prop && ss_xml_num_prop(&c->x, n, what, "comm_interference", 1, SS_BOUND_TINY, SS_MAX_INTERFERENCE,
                               &g->comm_interference))
     return SS_EINPUT;
-  if (p->ngpus > 0 && g->comm_interference != p->gpus[0].comm_interference)
-    return ss_xml_error(&c->x, n, "host '%s': property 'comm_interference' is %g, on %s %g: all GPUs of an "
-                        "instance must have the same (0 when absent)", id, g->comm_interference, p->gpus[0].name,
-                        p->gpus[0].comm_interference);
-  return SS_OK;
+  return same_on_every_gpu(c, n, id, "comm_interference", g->comm_interference,
+                           p->ngpus > 0 ? p->gpus[0].comm_interference : 0);
 }
 
 static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
@@ -256,12 +302,24 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
       return ss_xml_error(&c->x, ss_xml_prop(n, cpu_only[k]), "%s: property '%s' belongs to the cpu host", what,
                           cpu_only[k]);
   /* One figure per instance, as for compute_on: the copy kernels of every rank take the same time. */
-  if (p->ngpus > 0 && g->memory_bytes_per_s != p->gpus[0].memory_bytes_per_s)
-    return ss_xml_error(&c->x, n, "host '%s': property 'memory_gbytes_per_s' is %g, on %s %g: all GPUs of an "
-                        "instance must have the same (0 when absent)", id, g->memory_bytes_per_s / 1e9,
-                        p->gpus[0].name, p->gpus[0].memory_bytes_per_s / 1e9);
-  if (interference_prop(c, n, id, on_cpu, g))
+  const ss_gpu* g0 = p->ngpus > 0 ? &p->gpus[0] : g;
+  if (same_on_every_gpu(c, n, id, "memory_gbytes_per_s", g->memory_bytes_per_s / 1e9, g0->memory_bytes_per_s / 1e9) ||
+      interference_prop(c, n, id, on_cpu, g))
     return SS_EINPUT;
+  double dev[DEV_COUNT];
+  if (device_props(c, n, what, dev))
+    return SS_EINPUT;
+  const double dev0[DEV_COUNT] = {g0->tf32_flops, g0->fp16_flops, g0->bf16_flops,
+                                  g0->sm_count,   g0->boost_hz,   g0->memory_bytes};
+  for (int k = 0; k < DEV_COUNT; k++)
+    if (same_on_every_gpu(c, n, id, dev_props[k].name, dev[k] / dev_props[k].unit, dev0[k] / dev_props[k].unit))
+      return SS_EINPUT;
+  g->tf32_flops = dev[DEV_TF32];
+  g->fp16_flops = dev[DEV_FP16];
+  g->bf16_flops = dev[DEV_BF16];
+  g->sm_count = (int)dev[DEV_SMS];
+  g->boost_hz = dev[DEV_CLOCK];
+  g->memory_bytes = dev[DEV_MEMORY];
   if (ss_xml_req_prop(&c->x, n, what, "gpu_model", &g->model))
     return SS_EINPUT;
   g->name = strdup(id);
@@ -277,7 +335,8 @@ static int parse_host(pctx* c, const xmlNode* n)
   char* role = NULL;
   static const char* const host_props[] = {"role", "gpu_model", "compute_on", "memory_gbytes_per_s",
                                            "memcpy_gbytes_per_s", "shm_gbytes_per_s", "shm_latency_us",
-                                           "comm_interference", NULL};
+                                           "comm_interference", "tf32_tflops", "fp16_tflops", "bf16_tflops",
+                                           "sm_count", "boost_mhz", "memory_gib", NULL};
   if (ss_xml_check_attrs(&c->x, n, host_attrs) || ss_xml_check_props(&c->x, n, host_props) ||
       ss_xml_req_attr(&c->x, n, "id", &id))
     return SS_EINPUT;

@@ -47,6 +47,12 @@ typedef enum ss_qty {
 #define SS_BOUND_SIZE_LO 1.0
 #define SS_BOUND_SIZE_HI 1e13
 
+/* Counts and clocks of a device (GPU host props sm_count, boost_mhz): beyond them a figure is a typo or
+ * a wrong unit (an H100 has 132 SMs at 1.98 GHz; boost_mhz given in Hz would be 1e9). */
+#define SS_BOUND_COUNT_HI 1e6  /* units of a device: SMs */
+#define SS_BOUND_CLOCK_LO 1e6  /* 1 MHz */
+#define SS_BOUND_CLOCK_HI 1e11 /* 100 GHz */
+
 /* Smallest magnitude of a nonzero dimensionless option value (--jitter, --cache, ...): below it a
  * value is an underflow or a typo, not a setting. */
 #define SS_BOUND_TINY 1e-9

@@ -227,6 +227,37 @@ static void test_platform_all_files(void)
   }
 }
 
+/* The device figures of the catalogue's GPUs (gen_platforms.py GPU_DEVICE) read back in SI units, the same
+ * on every GPU; a figure the GPU has no unit for (the V100's TF32, BF16) is 0; the test stars give none. */
+static void test_platform_device_figures(void)
+{
+  static const struct {
+    const char* file;
+    double tf32, fp16, bf16;
+    int sms;
+    double mhz, gib;
+  } cases[] = {
+      {"platforms/p3.16xl.xml", 0, 125, 0, 80, 1530, 16},
+      {"platforms/p4d.24xl.xml", 156, 312, 312, 108, 1410, 40},
+      {"platforms/g5.48xl.xml", 35, 70, 70, 80, 1710, 24},
+      {"platforms/p2.xl.xml", 0, 4.37, 0, 13, 875, 12},
+      {"tests/platforms/star2.xml", 0, 0, 0, 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    ss_platform* p = load_platform(cases[i].file);
+    for (int g = 0; g < p->ngpus; g++) {
+      const ss_gpu* d = &p->gpus[g];
+      NEAR(d->tf32_flops, cases[i].tf32 * 1e12, 1e-12);
+      NEAR(d->fp16_flops, cases[i].fp16 * 1e12, 1e-12);
+      NEAR(d->bf16_flops, cases[i].bf16 * 1e12, 1e-12);
+      CU_ASSERT_EQUAL(d->sm_count, cases[i].sms);
+      NEAR(d->boost_hz, cases[i].mhz * 1e6, 1e-12);
+      NEAR(d->memory_bytes, cases[i].gib * 1073741824.0, 1e-12);
+    }
+    ss_platform_free(p);
+  }
+}
+
 static void test_platform_nics(void)
 {
   ss_platform* p = load_platform("platforms/p4d.24xl.xml");
@@ -1240,7 +1271,8 @@ typedef struct suite_def {
 
 static const suite_def suites[] = {
     {"units", {{"parse", test_units}, {"bounds", test_units_bounds}, {"trace_name", test_trace_name}, {"err_cut", test_err_cut}}},
-    {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"errors", test_platform_errors}}},
+    {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"device_figures", test_platform_device_figures},
+                  {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
     {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}}},
