@@ -797,11 +797,42 @@ static int check_effect(const ss_options* o, const ss_optset* given, int plan, c
   return 0;
 }
 
+/* Whether every item of the comma-separated list text is one of names (names NULL: a whole number
+ * from lo to hi); no item may be empty. */
+static int list_ok(const char* text, const char* const* names, long lo, long hi)
+{
+  for (const char* s = text;; ) {
+    size_t len = strcspn(s, ",");
+    int ok = 0;
+    for (int i = 0; names && names[i] && !ok; i++)
+      ok = strlen(names[i]) == len && strncmp(names[i], s, len) == 0;
+    if (!names && len > 0 && len < 12) {
+      char word[12], *end = NULL;
+      snprintf(word, sizeof(word), "%.*s", (int)len, s);
+      long v = strtol(word, &end, 10);
+      ok = !*end && v >= lo && v <= hi;
+    }
+    if (!ok)
+      return 0;
+    if (!s[len])
+      return 1;
+    s += len + 1;
+  }
+}
+
 /* The planner's options among themselves. */
-static int check_plan(const ss_optset* given, unsigned cmd, char* msg, size_t size)
+static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size)
 {
   if (cmd != SS_CMD_PLAN)
     return 0;
+  if (o->plan_algorithms && !list_ok(o->plan_algorithms, allreduce_names, 0, 0))
+    FAIL("--algorithms expects ring, tree, hierarchical or auto separated by commas, got '%s'", o->plan_algorithms);
+  if (o->plan_batches && !list_ok(o->plan_batches, NULL, 1, 10000000))
+    FAIL("--batches expects whole numbers from 1 to 1e7 separated by commas, got '%s'", o->plan_batches);
+  if (o->plan_platforms && (!o->plan_platforms[0] || strstr(o->plan_platforms, ",,") || o->plan_platforms[0] == ',' ||
+                            o->plan_platforms[strlen(o->plan_platforms) - 1] == ','))
+    FAIL("--platforms expects instance types (short names or paths) separated by commas, or a folder, got '%s'",
+         o->plan_platforms);
   if (ss_optset_has(given, "epochs") && ss_optset_has(given, "samples"))
     FAIL("--epochs and --samples both say how much to train: give one");
   if (ss_optset_has(given, "global-batch") && ss_optset_has(given, "batches"))
@@ -833,7 +864,7 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
   if (cmd == SS_CMD_LIST)
     return 0;
   return check_ps(o, given, msg, size) || check_outputs(o, msg, size) ||
-                 check_effect(o, given, cmd == SS_CMD_PLAN, msg, size) || check_plan(given, cmd, msg, size) ||
+                 check_effect(o, given, cmd == SS_CMD_PLAN, msg, size) || check_plan(o, given, cmd, msg, size) ||
                  check_host(o, given, msg, size) || check_jitter(o, given, msg, size)
              ? -1
              : 0;

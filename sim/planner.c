@@ -228,9 +228,9 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     rc = enumerate(plats, w, &base, out, &configs, &n, err);
   }
   if (!rc && n == 0)
-    rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s",
+    rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s",
                     out->configurations, out->refused ? " (the first: " : "",
-                    out->refused ? out->refused_first.msg : "");
+                    out->refused ? out->refused_first.msg : "", out->refused ? ")" : "");
   if (!rc && n > 0 && ss_engine_check_cfg(configs[0].job, ncfg, cfg, err))
     rc = SS_EINPUT;
   const ss_job** jobs = NULL;

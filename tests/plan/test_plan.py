@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""test_plan.py STASH_SIM CASE: stash-sim plan against the single runs it is made of, run from the
+repository root (ctest does). Cases:
+- consistent: every ranked row's figures are, to the last digit of the JSON, those of the single run
+  `stash-sim PLATFORM WORKLOAD --instances N --allreduce A --batch B --samples S --format json`;
+  the ranking is sorted by the objective; the CSV has a line per row;
+- pareto: the rows marked on the front are exactly those no other row beats in time and in cost
+  (brute force over the JSON);
+- filters: --budget and --deadline drop the rows beyond them, counted, and the rest stay as they
+  were; --global-batch gives each configuration G / GPUs and counts the ones where that is not whole;
+- deterministic: the same plan twice is byte for byte the same (table, JSON)."""
+import json
+import subprocess
+import sys
+
+SIM, CASE = sys.argv[1], sys.argv[2]
+BASE = ["plan", "tests/workloads/tiny.json", "--platforms", "tests/platforms/star2.xml,tests/platforms/star4.xml",
+        "--max-instances", "3", "--synthetic", "--iterations", "3", "--warmup", "1"]
+FAILED = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        FAILED.append(what)
+
+
+def run(args):
+    r = subprocess.run([SIM] + args, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        sys.exit(f"{CASE}: {' '.join(args)}: exit {r.returncode}: {r.stderr}")
+    return r.stdout
+
+
+def plan(extra=()):
+    return json.loads(run(BASE + list(extra) + ["--format", "json"]))
+
+
+def case_consistent():
+    p = plan()
+    check(p["configurations"] == 2 * 3 * 3 and p["ranked"] == len(p["rows"]) == 18,
+          f"18 configurations ranked: {p['configurations']}, {p['ranked']}")
+    keys = ["iteration_s", "throughput_samples_per_s", "epoch_s", "cost_usd_per_epoch", "time_to_train_s",
+            "price_usd_per_h", "gpus", "batch_per_gpu", "allreduce"]
+    for r in p["rows"]:
+        single = json.loads(run([r["platform_file"], "tests/workloads/tiny.json", "--instances", str(r["instances"]),
+                                 "--allreduce", r["allreduce"], "--batch", str(r["batch_per_gpu"]), "--samples",
+                                 repr(p["samples"]), "--synthetic", "--iterations", "3", "--warmup", "1",
+                                 "--format", "json"]))
+        same = all(r[k] == single[k] for k in keys)
+        check(same, f"rank {r['rank']} ({r['platform']} x {r['instances']}, {r['allreduce']}) equals its single run: "
+                    + ", ".join(f"{k} {r[k]!r} vs {single[k]!r}" for k in keys if r[k] != single[k]))
+        cost = single["price_usd_per_h"] * single["instances"] * single["time_to_train_s"] / 3600
+        check(abs(r["cost_usd"] - cost) <= 1e-12 * cost, f"rank {r['rank']}: cost = price x instances x time")
+    times = [r["time_to_train_s"] for r in p["rows"]]
+    check(times == sorted(times), "ranked by time to train")
+    costs = [r["cost_usd"] for r in plan(["--objective", "cost"])["rows"]]
+    check(costs == sorted(costs), "--objective cost: ranked by cost")
+    csv = run(BASE + ["--format", "csv"]).splitlines()
+    check(len(csv) == 19 and csv[0].startswith("schema_version,"), f"CSV: a header and 18 lines, got {len(csv)}")
+
+
+def case_pareto():
+    rows = plan()["rows"]
+    for r in rows:
+        beaten = any(o is not r and o["time_to_train_s"] <= r["time_to_train_s"] and o["cost_usd"] <= r["cost_usd"] and
+                     (o["time_to_train_s"] < r["time_to_train_s"] or o["cost_usd"] < r["cost_usd"]) for o in rows)
+        check(r["pareto"] == (not beaten), f"rank {r['rank']}: on the front {r['pareto']}, beaten {beaten}")
+    check(any(r["pareto"] for r in rows), "the front is not empty")
+
+
+def case_filters():
+    rows = plan()["rows"]
+    costs = sorted(r["cost_usd"] for r in rows)
+    budget = costs[len(costs) // 2]
+    p = plan(["--budget", repr(budget)])
+    over = sum(1 for r in rows if r["cost_usd"] > budget)
+    check(p["over_budget"] == over and p["ranked"] == len(rows) - over,
+          f"--budget {budget}: {over} over the budget, {p['over_budget']} counted, {p['ranked']} ranked")
+    check(all(r["cost_usd"] <= budget for r in p["rows"]), "every kept row within the budget")
+    times = sorted(r["time_to_train_s"] for r in rows)
+    deadline_h = times[len(times) // 3] / 3600
+    p = plan(["--deadline", repr(deadline_h)])
+    late = sum(1 for r in rows if r["time_to_train_s"] > deadline_h * 3600)
+    check(p["over_deadline"] == late and p["ranked"] == len(rows) - late,
+          f"--deadline: {late} past it, {p['over_deadline']} counted")
+    p = plan(["--global-batch", "24"])
+    # star2 has 2 GPUs, star4 4: 24 / (2, 4, 6, 4, 8, 12) GPUs: 8 (2 x 4 = 8 GPUs: 3) is whole except none
+    gpus = {(r["platform"], r["instances"]): r["gpus"] for r in rows}
+    whole = sum(3 for g in gpus.values() if 24 % g == 0)
+    check(p["ranked"] + p["not_whole_batch"] == 18 and p["ranked"] == whole,
+          f"--global-batch 24: {whole} configurations with a whole batch, ranked {p['ranked']}, "
+          f"not whole {p['not_whole_batch']}")
+    check(all(r["batch_per_gpu"] * r["gpus"] == 24 for r in p["rows"]), "each per-GPU batch is 24 / GPUs")
+
+
+def case_deterministic():
+    for fmt in ("table", "json"):
+        a, b = run(BASE + ["--format", fmt]), run(BASE + ["--format", fmt])
+        check(a == b, f"{fmt}: the same plan twice is byte for byte the same")
+
+
+CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+if CASE not in CASES:
+    sys.exit(f"test_plan.py: unknown case {CASE} ({', '.join(CASES)})")
+CASES[CASE]()
+sys.exit(1 if FAILED else 0)
