@@ -61,7 +61,13 @@ class Net:
             # elementwise passes after the conv, in element reads+writes per sample: BatchNorm in
             # training reads twice (statistics, normalise) and writes once; an in-place ReLU reads
             # and writes once.
-            "elem_rw": cout * ho * wo * ((3 if bn else 0) + (2 if act else 0))})
+            "elem_rw": cout * ho * wo * ((3 if bn else 0) + (2 if act else 0)),
+            # backward: BatchNorm reads the gradient and its input twice (the reductions, then the
+            # input gradient) and writes once (5); ReLU reads the gradient and its output, writes (3).
+            "elem_rw_bwd": cout * ho * wo * ((5 if bn else 0) + (3 if act else 0)),
+            # kept for the backward pass: the conv's output (BatchNorm's input) and, with a BatchNorm,
+            # its output (the in-place ReLU's result, the next layer's input).
+            "saved": cout * ho * wo * (2 if bn else 1)})
         return (ho, wo)
 
     def linear(self, name, fin, fout, bias=True, tokens=1, act=False):
@@ -72,12 +78,17 @@ class Net:
             "name": name, "kind": "dense", "params": sum(tensors), "tensors": tensors, "host_fwd": list(ops),
             "host_bwd": ops + ["accumulate"] * len(tensors),
             "flops": 2 * weights * tokens, "weights": weights, "in": fin * tokens,
-            "out": fout * tokens, "elem_rw": fout * tokens * (2 if act else 0)})
+            "out": fout * tokens, "elem_rw": fout * tokens * (2 if act else 0),
+            "elem_rw_bwd": fout * tokens * (3 if act else 0), "saved": fout * tokens})
 
-    def extra(self, elem_rw, fwd=(), bwd=()):
+    def extra(self, elem_rw, fwd=(), bwd=(), saved=0):
         """Elementwise work (pooling, residual add, concat, shuffle) booked to the last layer, and
-        the host operators that do it (forward, backward)."""
+        the host operators that do it (forward, backward); saved: the elements of its outputs kept
+        for the backward pass. Its backward moves as many elements as its forward (ESTIMATE: the
+        gradient read and written in place of the input and output)."""
         self.layers[-1]["elem_rw"] += elem_rw
+        self.layers[-1]["elem_rw_bwd"] += elem_rw
+        self.layers[-1]["saved"] += saved
         self.host(fwd, bwd)
 
     def host(self, fwd=(), bwd=()):
@@ -88,13 +99,14 @@ class Net:
     def maxpool(self, c, hw, k, s, p=0, ceil=False):
         """A max pool of the c x hw output of the last layer (its reads and writes); the new hw."""
         q = pool(hw, k, s, p, ceil)
-        self.extra(c * (hw[0] * hw[1] + q[0] * q[1]), ["eltwise"], ["eltwise"])
+        # kept: its output and the int64 indices of the maxima (2 x 4 bytes per output element)
+        self.extra(c * (hw[0] * hw[1] + q[0] * q[1]), ["eltwise"], ["eltwise"], saved=3 * c * q[0] * q[1])
         return q
 
     def pool_linear(self, name, c, hw, classes=1000, pool_ops=("eltwise", "view")):
         """Global average pool of the c x hw output of the last layer, then the classifier Linear;
         pool_ops: the host operators between them (pool, flatten, dropout)."""
-        self.extra(c * hw[0] * hw[1], pool_ops, pool_ops)
+        self.extra(c * hw[0] * hw[1], pool_ops, pool_ops, saved=c)
         self.linear(name, c, classes)
 
 
@@ -182,7 +194,8 @@ def resnet(arch):
                 n.conv(pre + "downsample.0", cin, hw, cout, 1, stride, bn=True)
             # residual add (r2 w1) + ReLU (r1 w1); backward: their nodes and the sum of the two
             # gradients of the block's input (identity and conv1)
-            n.extra(5 * cout * ho[0] * ho[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"])
+            n.extra(5 * cout * ho[0] * ho[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"],
+                    saved=cout * ho[0] * ho[1])
             cin, hw = cout, ho
     assert cin == 512 * expansion
     n.pool_linear("fc", cin, hw)
@@ -208,7 +221,7 @@ def mobilenet_v2():
             h = n.conv(pre + "%d.0" % j, hidden, h, hidden, 3, stride, 1, groups=hidden, bn=True, act=True)
             h = n.conv(pre + "%d" % (j + 1), hidden, h, c, 1, bn=True)
             if stride == 1 and cin == c:
-                n.extra(3 * c * h[0] * h[1], ["eltwise"], ["eltwise", "grad_sum"])
+                n.extra(3 * c * h[0] * h[1], ["eltwise"], ["eltwise", "grad_sum"], saved=c * h[0] * h[1])
             cin, hw, idx = c, h, idx + 1
     hw = n.conv("features.18.0", 320, hw, 1280, 1, bn=True, act=True)
     n.pool_linear("classifier.1", 1280, hw, pool_ops=("eltwise", "view", "eltwise"))   # pool, flatten, Dropout
@@ -242,7 +255,7 @@ def shufflenet_v2_x0_5():
             # view, transpose, contiguous (a copy), view; backward: their nodes, and with stride 2 the
             # sum of the gradients of the block input (both branches read it).
             fwd = (["view"] if i else []) + ["eltwise", "view", "view", "eltwise", "view"]
-            n.extra(4 * cout * h[0] * h[1], fwd, fwd + ([] if i else ["grad_sum"]))
+            n.extra(4 * cout * h[0] * h[1], fwd, fwd + ([] if i else ["grad_sum"]), saved=cout * h[0] * h[1])
             cin, hw = cout, h
     hw = n.conv("conv5.0", 192, hw, 1024, 1, bn=True, act=True)
     n.pool_linear("fc", 1024, hw, pool_ops=("eltwise",))                     # x.mean([2, 3])
@@ -272,7 +285,7 @@ def squeezenet1_0():
         n.conv(pre + "expand3x3", sq, hw, ex, 3, 1, 1, bias=True, act=True)
         # concat: read and write both halves; backward: its node and the sum of the squeeze output's
         # two gradients
-        n.extra(2 * 2 * ex * hw[0] * hw[1], ["eltwise"], ["eltwise", "grad_sum"])
+        n.extra(2 * 2 * ex * hw[0] * hw[1], ["eltwise"], ["eltwise", "grad_sum"], saved=2 * ex * hw[0] * hw[1])
         cin = 2 * ex
     assert hw == (13, 13)
     n.host(["eltwise"], ["eltwise"])                                          # Dropout
@@ -330,23 +343,63 @@ def bert_qa(model, seq):
     # its LayerNorm, intermediate dense, output dense, its LayerNorm; qa_outputs weight and bias.
     c, n = BERT_CFGS[model], Net()
     h, i = c["hidden"], c["inter"]
-
-    def layer(name, kind, tensors, flops, weights, host):
-        fwd, bwd = BERT_HOST[host]
-        n.layers.append({"name": name, "kind": kind, "params": sum(tensors), "tensors": tensors, "flops": flops,
-                         "weights": weights, "in": 0 if kind == "embedding" else seq * h, "out": seq * h,
-                         "elem_rw": 0, "host_fwd": list(fwd), "host_bwd": bwd + ["accumulate"] * len(tensors)})
-
+    layer = functools.partial(transformer_layer, n, BERT_HOST, c, seq)
     layer("bert.embeddings", "embedding", [c["vocab"] * h, c["max_pos"] * h, c["type_vocab"] * h, h, h], 0, 0,
           "embeddings")
     attn, ffn = bert_layer_flops(c, seq)
     for k in range(c["layers"]):
         pre = "bert.encoder.layer.%d." % k
-        layer(pre + "attention", "dense", [h * h, h] * 4 + [h, h], attn, 4 * h * h, "attention")
-        layer(pre + "intermediate+output", "dense", [i * h, i, h * i, h, h, h], ffn, 2 * h * i, "intermediate+output")
+        layer(pre + "attention", "attention", [h * h, h] * 4 + [h, h], attn, 4 * h * h, "attention")
+        layer(pre + "intermediate+output", "ffn", [i * h, i, h * i, h, h, h], ffn, 2 * h * i, "intermediate+output")
     n.linear("qa_outputs", h, 2, tokens=seq)
     n.host(*BERT_HOST["qa_outputs"])
     return n
+
+
+def transformer_traffic(part, c, seq):
+    """Elementwise traffic of a transformer layer beyond its input and output (element reads +
+    writes per sequence, forward) and the elements it keeps for the backward pass, counted from
+    the eager operators (transformers' modeling_bert.py / modeling_gpt2.py); 1-byte dropout masks
+    count a quarter of an element. ESTIMATE: kernels may fuse or re-read differently.
+    attention: the input read twice more (Q, K, V are three matmuls; GPT-2's fused c_attn reads it
+    once but writes 3 s h: the same total), Q K V written (3 s h), read by QK^T and AV (3), the
+    context written (1), its contiguous copy (2), output dense (read 1, write 1), dropout (2),
+    residual add (3), LayerNorm's two reads (2; its write is the output): 20 s h; scores written
+    (1), scaled (2), masked (2), softmaxed (2), dropped out (2), read by AV (1): 10 a s^2. Kept:
+    Q K V (3 s h), the context (1), the residual sum (1), the output (1), dropout masks (0.25 s h,
+    0.25 a s^2), softmax output and dropped probabilities (2 a s^2).
+    ffn: intermediate written (i s), GELU (2 i s), output dense read (i s), its write (s h),
+    dropout (2), residual (3), LayerNorm's reads (2): 4 i s + 8 s h; kept: GELU's input and output
+    (2 i s), dropout mask (0.25 s h), residual sum (1) and output (1).
+    embedding: BERT's three lookups (read + write 6 s h), two adds (6), LayerNorm (2), dropout (2)
+    less the output: 15 s h; GPT-2's two lookups (4), one add (3), dropout (1 read): 8 s h. Kept: the
+    output and the dropout mask (and BERT's LayerNorm input).
+    head (GPT-2's ln_f + lm_head + loss): LayerNorm (3 s h), the logits' shifted contiguous copy (2 s V),
+    log-softmax (2 s V), the loss's read (1 s V); kept: ln_f's output (s h), the logits the model
+    returns and the log-softmax output (2 s V)."""
+    s, h, a, i, v = seq, c["hidden"], c["heads"], c["inter"], c["vocab"]
+    if part == "attention":
+        return 20 * s * h + 10 * a * s * s, 6.25 * s * h + 2.25 * a * s * s
+    if part == "ffn":
+        return 4 * i * s + 8 * s * h, 2 * i * s + 2.25 * s * h
+    if part == "embedding":
+        return (15 if "type_vocab" in c else 8) * s * h, (2.25 if "type_vocab" in c else 1.25) * s * h
+    return 3 * s * h + 5 * s * v, s * h + 2 * s * v
+
+
+def transformer_layer(n, host_table, c, seq, name, part, tensors, flops, weights, host):
+    """Append one layer of a transformer to n: part (embedding, attention, ffn, head) gives its
+    traffic (transformer_traffic), host its operators in host_table. Backward elementwise traffic:
+    twice the forward's (ESTIMATE: each op reads the incoming gradient and a kept tensor, writes a
+    gradient; the matmuls inside read for both the data and the weight gradient)."""
+    fwd, bwd = host_table[host]
+    rw, saved = transformer_traffic(part, c, seq)
+    h = c["hidden"]
+    n.layers.append({"name": name, "kind": "embedding" if part == "embedding" else "dense",
+                     "params": sum(tensors), "tensors": tensors, "flops": flops, "weights": weights,
+                     "in": 0 if part == "embedding" else seq * h, "out": seq * (c["vocab"] if part == "head" else h),
+                     "elem_rw": rw, "elem_rw_bwd": 2 * rw, "saved": saved,
+                     "host_fwd": list(fwd), "host_bwd": bwd + ["accumulate"] * len(tensors)})
 
 
 def bert_pretraining_fwd_flops(model, seq):
@@ -752,6 +805,44 @@ def host_provenance(model, net):
     return text, by_layer
 
 
+# CUDA kernels per host operator of each class (ESTIMATE, from what eager PyTorch launches: a cuDNN
+# conv 1 forward, data + weight gradient backward; a Linear's addmm 1, backward two matmuls and the
+# bias reduction; a training BatchNorm 1 and the num_batches_tracked add 1, backward 1; an
+# elementwise op 1 (pooling, add, ReLU, dropout, softmax, LayerNorm, a copy); a view none; the loss
+# log-softmax + NLL; seeding the backward (ones_like) 1; a gradient sum 1; AccumulateGrad an
+# in-place add into the existing .grad (zero_grad without set_to_none): 1). cuDNN may run helper
+# kernels (transposes, split-K reductions) besides; fused attention and optimizer kernels launch fewer.
+KERNELS_FWD = {"conv": 1, "linear": 1, "batchnorm": 2, "eltwise": 1, "view": 0, "loss": 2, "seed": 1}
+KERNELS_BWD = {"conv": 2, "linear": 3, "batchnorm": 1, "eltwise": 1, "view": 0, "loss": 2, "grad_sum": 1,
+               "accumulate": 1}
+
+
+def layer_work(net):
+    """The work keys of every layer of net, per sample at FP32 (docs/formats.md): FLOPs (backward =
+    data + weight gradient = 2 x forward; the first layer has no data gradient: 1 x), activation
+    bytes (4 x elements: the conv / linear's input and output, its elementwise passes; backward the
+    output gradient read twice, the input read for the weight gradient and its gradient written
+    (not by the first layer), the elementwise passes' backward), the bytes kept for the backward
+    pass (the first layer also keeps its input) and the kernels of its host operators."""
+    out = []
+    for k, l in enumerate(net.layers):
+        first = k == 0
+        d = 1 if first else 2
+        out.append({"fwd_flops": l["flops"], "bwd_flops": d * l["flops"],
+                    "fwd_bytes": num(4 * (l["in"] + l["out"] + l["elem_rw"])),
+                    "bwd_bytes": num(4 * (2 * l["out"] + d * l["in"] + l["elem_rw_bwd"])),
+                    "act_bytes": num(4 * (l["saved"] + (l["in"] if first else 0))),
+                    "fwd_kernels": sum(KERNELS_FWD[x] for x in l["host_fwd"]),
+                    "bwd_kernels": sum(KERNELS_BWD[x] for x in l["host_bwd"]) - (1 if first and l["host_bwd"][0] == "conv" else 0)})
+    return out
+
+
+def num(x):
+    """A whole number as an int (the JSON files write no '.0')."""
+    assert x == int(x), x
+    return int(x)
+
+
 def describe(ops):
     return " + ".join("%d %s" % (n, k) for k, n in op_counts(ops).items())
 
@@ -837,12 +928,12 @@ def workload(model):
     batch, pipeline, batch_note = MODELS[model]
     is_bert = model in BERT_CFGS
     opt_factor = ADAMW_FACTOR if is_bert else 1.0
-    layers = [{"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"], "tensors": l["tensors"],
-               "host_fwd_s": sig(host_layer_us(l)[0] / 1e6), "host_bwd_s": sig(host_layer_us(l)[1] / 1e6)}
-              for l, (f, b) in zip(net.layers, per)]
+    layers = [dict({"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"], "tensors": l["tensors"],
+                    "host_fwd_s": sig(host_layer_us(l)[0] / 1e6), "host_bwd_s": sig(host_layer_us(l)[1] / 1e6)}, **wk)
+              for l, (f, b), wk in zip(net.layers, per, layer_work(net))]
     ds, ds_prov = dataset(model)
     w = {"schema": "stash-sim-workload/1", "model": model, "precision": "fp32", "batch_per_gpu": batch,
-         "grad_bytes_per_param": 4, "reference": dict(REF),
+         "grad_bytes_per_param": 4, "reference": dict(REF), "optimizer": "adamw" if is_bert else "sgd_momentum",
          "optimizer_s": sig(SGD_STEP_S * params / SGD_STEP_PARAMS * opt_factor),
          "host_optimizer_s": sig(host_optimizer_s(net, model)), "layers": layers,
          "dataset": ds}
@@ -1006,6 +1097,10 @@ def check_resnet50():
         bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
         sys.exit("gen_models.py: workloads/resnet50.json disagrees with torchvision resnet50 (%d vs %d layers); "
                  "first differences (index, file, architecture): %s" % (len(got), len(want), bad[:3]))
+    want = layer_work(build("resnet50"))
+    if [{k: l.get(k) for k in want[0]} for l in read_resnet50()["layers"]] != want:
+        sys.exit("gen_models.py: workloads/resnet50.json's work keys (scripts/csv2workload.py, from the CSV's shapes) "
+                 "differ from the architecture's")
 
 
 def check_architectures():

@@ -66,6 +66,42 @@ def name_layers(rows):
     return names
 
 
+def work_fields(rows, names):
+    """Each layer's work keys (FLOPs, activation bytes, kept bytes, kernels per sample), by
+    calibration/gen_models.py's formulas (layer_work) applied to the CSV's shapes: a conv's input
+    and weight dims from its row, its stride from the shapes (the stem's 7x7 conv: 2, padding 3;
+    a block's conv2 and downsample.0: the block input's size over conv3's input's; 1 otherwise;
+    padding k // 2), each conv followed by its BatchNorm, ReLU where torchvision has one; the stem's
+    max pool, each block's residual add + ReLU after its last conv, the average pool, fc and loss
+    as torchvision's resnet50 runs them."""
+    sys.path.insert(0, os.path.join(REPO, "calibration"))
+    import gen_models  # noqa: E402 (the formulas; no workload is generated on import)
+    n = gen_models.Net()
+    for i, (name, r) in enumerate(zip(names, rows)):
+        if r["kind"] == "fc":
+            n.pool_linear(name, r["w"][1], hw)
+            continue
+        cout, cin, k = r["w"][0], r["in"][1], r["w"][2]
+        size = (r["in"][2], r["in"][3])
+        end = name.endswith("conv3") or name.endswith("downsample.0")
+        if name == "conv1":
+            hw = n.conv(name, cin, size, cout, k, 2, 3, bn=True, act=True)
+            hw = n.maxpool(cout, hw, 3, 2, 1)
+            continue
+        stride = 1
+        if name.endswith("conv2"):
+            stride = r["in"][2] // rows[i + 1]["in"][2]
+        elif name.endswith("downsample.0"):
+            stride = r["in"][2] // rows[i - 1]["in"][2]
+        hw = n.conv(name, cin, size, cout, k, stride, k // 2, bn=True, act=not end)
+        last = i + 1 == len(names) - 1 or names[i + 1].endswith("conv1")
+        if last:
+            n.extra(5 * cout * hw[0] * hw[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"],
+                    saved=cout * hw[0] * hw[1])
+    n.host(["loss", "seed"], ["loss"])
+    return gen_models.layer_work(n)
+
+
 # ---- host (CPU) times of a Kineto trace, by stash-calibrate trace's rules (calibration/cal_profile.c) ----
 STEP, DATA, OPT, LAYER, NORM, BWD, ACC, OTHER = range(8)
 
@@ -407,6 +443,8 @@ def main():
     if total != PARAMS_TOTAL:
         sys.exit("parameter total mismatch")
     host_optimizer_s, host_prov = host_fields(layers, rows, trace)
+    for layer, wk in zip(layers, work_fields(rows, names)):
+        layer.update(wk)
 
     samples, dataset_bytes = 1281167, 146e9
     workload = {
