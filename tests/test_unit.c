@@ -275,6 +275,11 @@ static void test_workload_resnet50(void)
   NEAR(fwd + bwd + w->optimizer_s, 0.0987, 0.01);
   CU_ASSERT_STRING_EQUAL(w->layers[0].name, "conv1");
   CU_ASSERT_STRING_EQUAL(w->layers[53].name, "fc");
+  /* Work per sample: conv1 = 2 x 9408 weights x 112 x 112 output pixels, no data gradient; fc
+   * 2 x 2048 x 1000 forward, twice that backward. */
+  CU_ASSERT(w->has_work && w->optimizer == SS_OPT_SGD_MOMENTUM);
+  CU_ASSERT(w->layers[0].fwd_flops == 2.0 * 9408 * 112 * 112 && w->layers[0].bwd_flops == w->layers[0].fwd_flops);
+  CU_ASSERT(w->layers[53].fwd_flops == 2.0 * 2048 * 1000 && w->layers[53].bwd_flops == 4.0 * 2048 * 1000);
   ss_workload_free(w);
 }
 
