@@ -61,7 +61,13 @@ class Net:
             # elementwise passes after the conv, in element reads+writes per sample: BatchNorm in
             # training reads twice (statistics, normalise) and writes once; an in-place ReLU reads
             # and writes once.
-            "elem_rw": cout * ho * wo * ((3 if bn else 0) + (2 if act else 0))})
+            "elem_rw": cout * ho * wo * ((3 if bn else 0) + (2 if act else 0)),
+            # backward: BatchNorm reads the gradient and its input twice (the reductions, then the
+            # input gradient) and writes once (5); ReLU reads the gradient and its output, writes (3).
+            "elem_rw_bwd": cout * ho * wo * ((5 if bn else 0) + (3 if act else 0)),
+            # kept for the backward pass: the conv's output (BatchNorm's input) and, with a BatchNorm,
+            # its output (the in-place ReLU's result, the next layer's input).
+            "saved": cout * ho * wo * (2 if bn else 1)})
         return (ho, wo)
 
     def linear(self, name, fin, fout, bias=True, tokens=1, act=False):
@@ -72,12 +78,17 @@ class Net:
             "name": name, "kind": "dense", "params": sum(tensors), "tensors": tensors, "host_fwd": list(ops),
             "host_bwd": ops + ["accumulate"] * len(tensors),
             "flops": 2 * weights * tokens, "weights": weights, "in": fin * tokens,
-            "out": fout * tokens, "elem_rw": fout * tokens * (2 if act else 0)})
+            "out": fout * tokens, "elem_rw": fout * tokens * (2 if act else 0),
+            "elem_rw_bwd": fout * tokens * (3 if act else 0), "saved": fout * tokens})
 
-    def extra(self, elem_rw, fwd=(), bwd=()):
+    def extra(self, elem_rw, fwd=(), bwd=(), saved=0):
         """Elementwise work (pooling, residual add, concat, shuffle) booked to the last layer, and
-        the host operators that do it (forward, backward)."""
+        the host operators that do it (forward, backward); saved: the elements of its outputs kept
+        for the backward pass. Its backward moves as many elements as its forward (ESTIMATE: the
+        gradient read and written in place of the input and output)."""
         self.layers[-1]["elem_rw"] += elem_rw
+        self.layers[-1]["elem_rw_bwd"] += elem_rw
+        self.layers[-1]["saved"] += saved
         self.host(fwd, bwd)
 
     def host(self, fwd=(), bwd=()):
@@ -88,13 +99,14 @@ class Net:
     def maxpool(self, c, hw, k, s, p=0, ceil=False):
         """A max pool of the c x hw output of the last layer (its reads and writes); the new hw."""
         q = pool(hw, k, s, p, ceil)
-        self.extra(c * (hw[0] * hw[1] + q[0] * q[1]), ["eltwise"], ["eltwise"])
+        # kept: its output and the int64 indices of the maxima (2 x 4 bytes per output element)
+        self.extra(c * (hw[0] * hw[1] + q[0] * q[1]), ["eltwise"], ["eltwise"], saved=3 * c * q[0] * q[1])
         return q
 
     def pool_linear(self, name, c, hw, classes=1000, pool_ops=("eltwise", "view")):
         """Global average pool of the c x hw output of the last layer, then the classifier Linear;
         pool_ops: the host operators between them (pool, flatten, dropout)."""
-        self.extra(c * hw[0] * hw[1], pool_ops, pool_ops)
+        self.extra(c * hw[0] * hw[1], pool_ops, pool_ops, saved=c)
         self.linear(name, c, classes)
 
 
@@ -182,7 +194,8 @@ def resnet(arch):
                 n.conv(pre + "downsample.0", cin, hw, cout, 1, stride, bn=True)
             # residual add (r2 w1) + ReLU (r1 w1); backward: their nodes and the sum of the two
             # gradients of the block's input (identity and conv1)
-            n.extra(5 * cout * ho[0] * ho[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"])
+            n.extra(5 * cout * ho[0] * ho[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"],
+                    saved=cout * ho[0] * ho[1])
             cin, hw = cout, ho
     assert cin == 512 * expansion
     n.pool_linear("fc", cin, hw)
@@ -208,7 +221,7 @@ def mobilenet_v2():
             h = n.conv(pre + "%d.0" % j, hidden, h, hidden, 3, stride, 1, groups=hidden, bn=True, act=True)
             h = n.conv(pre + "%d" % (j + 1), hidden, h, c, 1, bn=True)
             if stride == 1 and cin == c:
-                n.extra(3 * c * h[0] * h[1], ["eltwise"], ["eltwise", "grad_sum"])
+                n.extra(3 * c * h[0] * h[1], ["eltwise"], ["eltwise", "grad_sum"], saved=c * h[0] * h[1])
             cin, hw, idx = c, h, idx + 1
     hw = n.conv("features.18.0", 320, hw, 1280, 1, bn=True, act=True)
     n.pool_linear("classifier.1", 1280, hw, pool_ops=("eltwise", "view", "eltwise"))   # pool, flatten, Dropout
@@ -242,7 +255,7 @@ def shufflenet_v2_x0_5():
             # view, transpose, contiguous (a copy), view; backward: their nodes, and with stride 2 the
             # sum of the gradients of the block input (both branches read it).
             fwd = (["view"] if i else []) + ["eltwise", "view", "view", "eltwise", "view"]
-            n.extra(4 * cout * h[0] * h[1], fwd, fwd + ([] if i else ["grad_sum"]))
+            n.extra(4 * cout * h[0] * h[1], fwd, fwd + ([] if i else ["grad_sum"]), saved=cout * h[0] * h[1])
             cin, hw = cout, h
     hw = n.conv("conv5.0", 192, hw, 1024, 1, bn=True, act=True)
     n.pool_linear("fc", 1024, hw, pool_ops=("eltwise",))                     # x.mean([2, 3])
@@ -272,7 +285,7 @@ def squeezenet1_0():
         n.conv(pre + "expand3x3", sq, hw, ex, 3, 1, 1, bias=True, act=True)
         # concat: read and write both halves; backward: its node and the sum of the squeeze output's
         # two gradients
-        n.extra(2 * 2 * ex * hw[0] * hw[1], ["eltwise"], ["eltwise", "grad_sum"])
+        n.extra(2 * 2 * ex * hw[0] * hw[1], ["eltwise"], ["eltwise", "grad_sum"], saved=2 * ex * hw[0] * hw[1])
         cin = 2 * ex
     assert hw == (13, 13)
     n.host(["eltwise"], ["eltwise"])                                          # Dropout
@@ -328,25 +341,65 @@ def bert_qa(model, seq):
     # Parameter tensors in registration order: embeddings word, position, token_type, LayerNorm
     # weight and bias; per layer query, key, value, attention output dense (weight, bias each),
     # its LayerNorm, intermediate dense, output dense, its LayerNorm; qa_outputs weight and bias.
-    c, n = BERT_CFGS[model], Net()
+    c, n = BERT_CFGS[arch(model)], Net()
     h, i = c["hidden"], c["inter"]
-
-    def layer(name, kind, tensors, flops, weights, host):
-        fwd, bwd = BERT_HOST[host]
-        n.layers.append({"name": name, "kind": kind, "params": sum(tensors), "tensors": tensors, "flops": flops,
-                         "weights": weights, "in": 0 if kind == "embedding" else seq * h, "out": seq * h,
-                         "elem_rw": 0, "host_fwd": list(fwd), "host_bwd": bwd + ["accumulate"] * len(tensors)})
-
+    layer = functools.partial(transformer_layer, n, BERT_HOST, c, seq)
     layer("bert.embeddings", "embedding", [c["vocab"] * h, c["max_pos"] * h, c["type_vocab"] * h, h, h], 0, 0,
           "embeddings")
     attn, ffn = bert_layer_flops(c, seq)
     for k in range(c["layers"]):
         pre = "bert.encoder.layer.%d." % k
-        layer(pre + "attention", "dense", [h * h, h] * 4 + [h, h], attn, 4 * h * h, "attention")
-        layer(pre + "intermediate+output", "dense", [i * h, i, h * i, h, h, h], ffn, 2 * h * i, "intermediate+output")
+        layer(pre + "attention", "attention", [h * h, h] * 4 + [h, h], attn, 4 * h * h, "attention")
+        layer(pre + "intermediate+output", "ffn", [i * h, i, h * i, h, h, h], ffn, 2 * h * i, "intermediate+output")
     n.linear("qa_outputs", h, 2, tokens=seq)
     n.host(*BERT_HOST["qa_outputs"])
     return n
+
+
+def transformer_traffic(part, c, seq):
+    """Elementwise traffic of a transformer layer beyond its input and output (element reads +
+    writes per sequence, forward) and the elements it keeps for the backward pass, counted from
+    the eager operators (transformers' modeling_bert.py / modeling_gpt2.py); 1-byte dropout masks
+    count a quarter of an element. ESTIMATE: kernels may fuse or re-read differently.
+    attention: the input read twice more (Q, K, V are three matmuls; GPT-2's fused c_attn reads it
+    once but writes 3 s h: the same total), Q K V written (3 s h), read by QK^T and AV (3), the
+    context written (1), its contiguous copy (2), output dense (read 1, write 1), dropout (2),
+    residual add (3), LayerNorm's two reads (2; its write is the output): 20 s h; scores written
+    (1), scaled (2), masked (2), softmaxed (2), dropped out (2), read by AV (1): 10 a s^2. Kept:
+    Q K V (3 s h), the context (1), the residual sum (1), the output (1), dropout masks (0.25 s h,
+    0.25 a s^2), softmax output and dropped probabilities (2 a s^2).
+    ffn: intermediate written (i s), GELU (2 i s), output dense read (i s), its write (s h),
+    dropout (2), residual (3), LayerNorm's reads (2): 4 i s + 8 s h; kept: GELU's input and output
+    (2 i s), dropout mask (0.25 s h), residual sum (1) and output (1).
+    embedding: BERT's three lookups (read + write 6 s h), two adds (6), LayerNorm (2), dropout (2)
+    less the output: 15 s h; GPT-2's two lookups (4), one add (3), dropout (1 read): 8 s h. Kept: the
+    output and the dropout mask (and BERT's LayerNorm input).
+    head (GPT-2's ln_f + lm_head + loss): LayerNorm (3 s h), the logits' shifted contiguous copy (2 s V),
+    log-softmax (2 s V), the loss's read (1 s V); kept: ln_f's output (s h), the logits the model
+    returns and the log-softmax output (2 s V)."""
+    s, h, a, i, v = seq, c["hidden"], c["heads"], c["inter"], c["vocab"]
+    if part == "attention":
+        return 20 * s * h + 10 * a * s * s, 6.25 * s * h + 2.25 * a * s * s
+    if part == "ffn":
+        return 4 * i * s + 8 * s * h, 2 * i * s + 2.25 * s * h
+    if part == "embedding":
+        return (15 if "type_vocab" in c else 8) * s * h, (2.25 if "type_vocab" in c else 1.25) * s * h
+    return 3 * s * h + 5 * s * v, s * h + 2 * s * v
+
+
+def transformer_layer(n, host_table, c, seq, name, part, tensors, flops, weights, host):
+    """Append one layer of a transformer to n: part (embedding, attention, ffn, head) gives its
+    traffic (transformer_traffic), host its operators in host_table. Backward elementwise traffic:
+    twice the forward's (ESTIMATE: each op reads the incoming gradient and a kept tensor, writes a
+    gradient; the matmuls inside read for both the data and the weight gradient)."""
+    fwd, bwd = host_table[host]
+    rw, saved = transformer_traffic(part, c, seq)
+    h = c["hidden"]
+    n.layers.append({"name": name, "kind": "embedding" if part == "embedding" else "dense",
+                     "params": sum(tensors), "tensors": tensors, "flops": flops, "weights": weights,
+                     "in": 0 if part == "embedding" else seq * h, "out": seq * (c["vocab"] if part == "head" else h),
+                     "elem_rw": rw, "elem_rw_bwd": 2 * rw, "saved": saved,
+                     "host_fwd": list(fwd), "host_bwd": bwd + ["accumulate"] * len(tensors)})
 
 
 def bert_pretraining_fwd_flops(model, seq):
@@ -359,6 +412,83 @@ def bert_pretraining_fwd_flops(model, seq):
     attn, ffn = bert_layer_flops(c, seq)
     return (c["layers"] * (attn + ffn) + 2 * h * h + 2 * h * 2
             + 2 * seq * h * h + 2 * seq * h * c["vocab"])
+
+
+GPT2_CFGS = {  # Hugging Face gpt2 / gpt2-medium / gpt2-large / gpt2-xl config.json (GPT2LMHeadModel)
+    "gpt2-124m": {"hidden": 768, "layers": 12, "heads": 12, "hf_name": "gpt2"},
+    "gpt2-355m": {"hidden": 1024, "layers": 24, "heads": 16, "hf_name": "gpt2-medium"},
+    "gpt2-774m": {"hidden": 1280, "layers": 36, "heads": 20, "hf_name": "gpt2-large"},
+    "gpt2-1.5b": {"hidden": 1600, "layers": 48, "heads": 25, "hf_name": "gpt2-xl"},
+}
+for _c in GPT2_CFGS.values():
+    _c.update(inter=4 * _c["hidden"], vocab=50257, max_pos=1024)
+GPT2_SEQ_LEN = 1024   # n_positions: the models' full context, as GPT-2 was trained
+# Published parameter totals (../shared/data/model_descriptors.csv, computed from the HF configs with
+# the tied wte counted once).
+GPT2_PARAMS = {"gpt2-124m": 124439808, "gpt2-355m": 354823168, "gpt2-774m": 774030080, "gpt2-1.5b": 1557611200}
+
+# Host operators of GPT2LMHeadModel's layers (transformers' modeling_gpt2.py, eager attention), as
+# classes of HOST_FWD / HOST_BWD (ESTIMATE, as BERT_HOST); AccumulateGrads are added per tensor.
+GPT2_HOST = {
+    # input_ids.view, position ids (arange, unsqueeze), wte and wpe lookups, their add, dropout.
+    # Backward: the lookups', add's and dropout's nodes.
+    "embeddings": (["view"] * 2 + ["eltwise"] * 5, ["eltwise"] * 4),
+    # ln_1; c_attn (Conv1D: addmm between two views); split, three split_heads (view + permute),
+    # key transpose; QK^T, the scale (full + div), the causal mask's slices and where, softmax,
+    # dropout, AV; merge_heads (permute, contiguous copy, view); c_proj (addmm, two views); residual
+    # dropout and add. The block input feeds ln_1 and the residual: one gradient sum.
+    "attention": (["linear"] * 4 + ["eltwise"] * 9 + ["view"] * 16,
+                  ["linear"] * 4 + ["eltwise"] * 8 + ["view"] * 16 + ["grad_sum"]),
+    # ln_2; c_fc (addmm, two views); gelu_new (pow, mul, add, mul, tanh, add, mul, mul); c_proj
+    # (addmm, two views); dropout; residual add; one gradient sum.
+    "mlp": (["linear"] * 2 + ["eltwise"] * 11 + ["view"] * 4, ["linear"] * 2 + ["eltwise"] * 11 + ["view"] * 4 + ["grad_sum"]),
+    # ln_f, view, lm_head (a matmul with the tied wte), the shifted logits' and labels' slices and
+    # contiguous copies, two views, cross-entropy.
+    "head": (["eltwise"] * 3 + ["view"] * 5 + ["linear", "loss"], ["eltwise"] * 2 + ["view"] * 4 + ["linear", "loss"]),
+}
+
+
+def gpt2_lm(model, seq):
+    # transformers GPT2LMHeadModel: transformer.wte (vocab x h), wpe (1024 x h); per block h.N: ln_1,
+    # attn.c_attn (Conv1D h -> 3h), attn.c_proj (h -> h), ln_2, mlp.c_fc (h -> 4h), mlp.c_proj (4h -> h);
+    # ln_f; lm_head Linear(h, vocab, bias=False) with its weight TIED to wte (one parameter, counted
+    # in transformer.wte; its gradient gets both uses' contributions, ready when the embedding's
+    # backward ends). Tensors in registration order (named_parameters lists the tied weight once).
+    c, n = GPT2_CFGS[model], Net()
+    h, i, v = c["hidden"], c["inter"], c["vocab"]
+    layer = functools.partial(transformer_layer, n, GPT2_HOST, c, seq)
+    layer("transformer.wte+wpe", "embedding", [v * h, c["max_pos"] * h], 0, 0, "embeddings")
+    attn, ffn = bert_layer_flops(c, seq)
+    for k in range(c["layers"]):
+        pre = "transformer.h.%d." % k
+        layer(pre + "attn", "attention", [h, h, h * 3 * h, 3 * h, h * h, h], attn, 4 * h * h, "attention")
+        layer(pre + "mlp", "ffn", [h, h, h * i, i, i * h, h], ffn, 2 * h * i, "mlp")
+    layer("transformer.ln_f+lm_head", "head", [h, h], 2 * seq * h * v, h * v, "head")
+    return n
+
+
+# Each workload: (architecture, sequence length) for the transformers; the CNNs are their own.
+VARIANTS = {"bert-base": ("bert-base", 512), "bert-large": ("bert-large", 512),
+            "bert-base-seq128": ("bert-base", 128), "bert-base-seq512": ("bert-base", 512),
+            "bert-large-seq128": ("bert-large", 128), "bert-large-seq512": ("bert-large", 512)}
+VARIANTS.update({m: (m, GPT2_SEQ_LEN) for m in GPT2_CFGS})
+
+
+def arch(model):
+    """The architecture of a workload (bert-base-seq128 -> bert-base)."""
+    return VARIANTS.get(model, (model, 0))[0]
+
+
+def seq_len(model):
+    return VARIANTS[model][1]
+
+
+def is_bert(model):
+    return arch(model) in BERT_CFGS
+
+
+def is_transformer(model):
+    return is_bert(model) or arch(model) in GPT2_CFGS
 
 
 ARCHS = {
@@ -411,7 +541,6 @@ DW_BW_FRACTION = 0.25      # ESTIMATE from pytorch/pytorch#18631, see small_mode
 # V100-SXM2-16GB | 119.60 sentences/s" (Oneflow-Inc/DLPerf report table 5-2).
 BERT_PRETRAIN_SEQ_PER_S = 119.60
 BERT_PRETRAIN_SEQ_LEN = 128   # DLPerf NVIDIADeepLearningExamples/PyTorch/BERT/scripts/single_node_train.sh
-BERT_SEQ_LEN = 512            # Stash's script: see BERT_DATASET_NOTE
 BERT_BWD_FWD = 2.0            # ESTIMATE: see bert_times
 ADAMW_FACTOR = 2.0            # ESTIMATE: see optimizer provenance
 
@@ -448,6 +577,7 @@ HOST_BWD = {
 OPT_OPS_TRACE, OPT_OPS_SGD_WD, OPT_OPS_ADAMW = 3, 4, 7
 
 IMAGENET_SAMPLES, IMAGENET_BYTES = 1281167, 146e9      # as workloads/resnet50.json
+OWT_TRAIN_TOKENS = 9035582198                          # nanoGPT data/openwebtext/prepare.py (see dataset())
 SQUAD2_TRAIN_JSON_BYTES, SQUAD2_TRAIN_ANSWERABLE = 42123633, 86821
 
 # Stash's per-GPU batches (../shared/data/stash_methodology.md section 4) and data pipelines.
@@ -463,9 +593,18 @@ MODELS = {  # name: (default batch, pipeline, batch note)
     "resnet152": (80, "dali-cpu", "CHOICE: resnet152 is not in Stash's batch lists (only its ResNet depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
     "bert-base": (4, "squad", "Stash's BERT batch (tool/run_bert.sh: -b 4); Stash ran bert-large-uncased, bert-base is an addition with the same setup"),
     "bert-large": (4, "squad", "Stash's BERT batch (tool/run_bert.sh: -b 4)"),
+    "bert-base-seq128": (32, "squad", "CHOICE: 32, BERT's fine-tuning batch at sequence 128 (Devlin et al.: batch 32 for GLUE)"),
+    "bert-base-seq512": (8, "squad", "CHOICE: 8 (a quarter of the sequence-128 batch: about the same tokens per step)"),
+    "bert-large-seq128": (16, "squad", "CHOICE: 16, half of bert-base's (3x the parameters and activations)"),
+    "bert-large-seq512": (4, "squad", "CHOICE: 4, Stash's bert-large batch at sequence 512"),
+    "gpt2-124m": (8, "openwebtext", "CHOICE: 8 sequences of 1024 tokens (nanoGPT's train_gpt2.py runs 12 per GPU in BF16/AMP; FP32 needs about twice the activation memory)"),
+    "gpt2-355m": (4, "openwebtext", "CHOICE: 4 sequences of 1024 tokens"),
+    "gpt2-774m": (2, "openwebtext", "CHOICE: 2 sequences of 1024 tokens"),
+    "gpt2-1.5b": (1, "openwebtext", "CHOICE: 1 sequence of 1024 tokens: its FP32 weights, gradients and AdamW moments alone take 16 bytes x 1.56e9 = 25 GB, more than a 16 GB V100 holds without sharding (ZeRO) or offloading"),
 }
 ORDER = ["alexnet", "resnet18", "vgg11", "mobilenet_v2", "shufflenet_v2_x0_5", "squeezenet1_0",
-         "resnet101", "resnet152", "vgg16", "bert-base", "bert-large"]
+         "resnet101", "resnet152", "vgg16", "bert-base", "bert-large", "bert-base-seq128", "bert-base-seq512",
+         "bert-large-seq128", "bert-large-seq512", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b"]
 
 
 def sig(x, digits=6):
@@ -474,8 +613,11 @@ def sig(x, digits=6):
 
 
 def build(model):
-    if model in BERT_CFGS:
-        net = bert_qa(model, BERT_SEQ_LEN)
+    if is_bert(model):
+        net = bert_qa(model, seq_len(model))
+        net.host(["seed"])
+    elif is_transformer(model):
+        net = gpt2_lm(model, seq_len(model))
         net.host(["seed"])
     else:
         net = ARCHS[model]()
@@ -592,7 +734,16 @@ def bert_rate():
 
 
 def bert_times(model, net):
-    rate, batch, f = bert_rate(), REF["batch"], total_flops(net)
+    """BERT's and GPT-2's times: their FLOPs at the measured BERT-base pretraining FLOP rate."""
+    rate, batch, f, seq = bert_rate(), REF["batch"], total_flops(net), seq_len(model)
+    if is_bert(model):
+        task, gpt_note = "%s question answering" % BERT_CFGS[arch(model)]["hf_name"], ""
+    else:
+        task = "%s causal language modelling, the tied LM head over the 50257-word vocabulary on every position" % GPT2_CFGS[model]["hf_name"]
+        gpt_note = (" No public FP32 V100 training measurement of GPT-2 was found (search of the docs and pages "
+                    "corpora: benchmarks found are AMP/TF32 on newer GPUs), hence this FLOP-rate ESTIMATE; GPT-2's "
+                    "wider layers (at 1.5B) would run GEMMs somewhat more efficiently than BERT-base's, the eager "
+                    "causal attention (scores masked, not skipped) and the 50257-wide log-softmax less.")
     total = batch * 3 * f / rate
     fwd, bwd = total / (1 + BERT_BWD_FWD), total * BERT_BWD_FWD / (1 + BERT_BWD_FWD)
     text = (
@@ -605,18 +756,19 @@ def bert_times(model, net):
         "whole sequence; training = 3 x forward (backward = 2 matmuls per forward matmul) gives an achieved "
         "%.2f TFLOP/s (%.0f%% of the 15.7 TFLOP/s peak). The step measured includes the LAMB optimizer and "
         "gradient clipping, not subtracted (a few %% slower than pure fwd+bwd, so this estimate leans slow). "
-        "This model (%s question answering, sequence %d, %.2f GFLOP forward per sequence) is assumed to "
+        "This model (%s, sequence %d, %.2f GFLOP forward per sequence) is assumed to "
         "run at the same rate: fwd+bwd at batch 16 = 16 x 3 x %.2f GFLOP / %.2f TFLOP/s = %.1f ms; "
-        "bert-large comes from bert-base's measurement in the same way (by FLOPs). Not modelled: the "
+        "%s comes from bert-base's measurement in the same way (by FLOPs). Not modelled: the "
         "attention softmax/dropout over %d^2 scores per head is memory-bound and grows faster with the "
-        "sequence than the matmuls, so at sequence %d vs the measured 128 the real time is likely ~10%% "
+        "sequence than the matmuls, so at sequence %d vs the measured 128 the real time is likely %s "
         "longer. Backward/forward = %.1f: ESTIMATE, the matmul FLOP ratio (input and weight gradients); "
         "single_gpu_fwd_bwd.md has no transformer, its GEMM-heavy CNNs measure 2.09 (AlexNet) to 2.22 "
-        "(VGG-16). Per-layer split by forward FLOPs (fwd_s_i = fwd x F_i / F); bert.embeddings is a "
-        "gather (0 FLOPs) and gets 0 s, its gradient (a scatter-add into the word table) is ready last."
+        "(VGG-16). Per-layer split by forward FLOPs (fwd_s_i = fwd x F_i / F); %s is a "
+        "gather (0 FLOPs) and gets 0 s, its gradient (a scatter-add into the word table) is ready last.%s"
         % (bert_pretraining_fwd_flops("bert-base", BERT_PRETRAIN_SEQ_LEN) / 1e9, rate / 1e12,
-           100 * rate / REF["gpu_flops"], BERT_CFGS[model]["hf_name"], BERT_SEQ_LEN, f / 1e9, f / 1e9,
-           rate / 1e12, total * 1e3, BERT_SEQ_LEN, BERT_SEQ_LEN, BERT_BWD_FWD))
+           100 * rate / REF["gpu_flops"], task, seq, f / 1e9, f / 1e9,
+           rate / 1e12, total * 1e3, "bert-large" if model in ("bert-base", "bert-large") else "this model", seq, seq,
+           "~10%" if seq <= 512 else "more than 10%", BERT_BWD_FWD, net.layers[0]["name"], gpt_note))
     return fwd, bwd, split_by_flops(net, fwd, bwd), "ESTIMATE", text
 
 
@@ -625,7 +777,7 @@ def times(model, net):
         return measured_times(model, net)
     if model == "vgg11":
         return vgg11_times(net)
-    if model in BERT_CFGS:
+    if is_transformer(model):
         return bert_times(model, net)
     return small_model_times(model, net)
 
@@ -670,7 +822,7 @@ def host_layer_us(layer):
 def host_optimizer_s(net, model):
     """optimizer.step and zero_grad on the host: per tensor, its in-place operators and a zero_."""
     c = host_costs()
-    ops = OPT_OPS_ADAMW if model in BERT_CFGS else OPT_OPS_SGD_WD
+    ops = OPT_OPS_ADAMW if is_transformer(model) else OPT_OPS_SGD_WD
     return sum(len(l["tensors"]) for l in net.layers) * (ops * c["opt_op"] + c["zero"]) / 1e6
 
 
@@ -709,7 +861,7 @@ def host_provenance(model, net):
     fwd_us = sum(host_layer_us(l)[0] for l in net.layers)
     bwd_us = sum(host_layer_us(l)[1] for l in net.layers)
     ntensors = sum(len(l["tensors"]) for l in net.layers)
-    ops = OPT_OPS_ADAMW if model in BERT_CFGS else OPT_OPS_SGD_WD
+    ops = OPT_OPS_ADAMW if is_transformer(model) else OPT_OPS_SGD_WD
     costs = "; ".join("%s %.1f / %s us" % (k, c["fwd"][k], "%.1f" % c["bwd"][k] if k in c["bwd"] else "-")
                       for k in HOST_FWD) + "; backward only: " + "; ".join(
                           "%s %.1f us" % (k, c["bwd"][k]) for k in HOST_BWD if k not in HOST_FWD)
@@ -742,7 +894,7 @@ def host_provenance(model, net):
            sum(len(l["host_fwd"]) for l in net.layers), sum(len(l["host_bwd"]) for l in net.layers),
            fwd_us / 1e3, bwd_us / 1e3, ntensors, ops, c["opt_op"], c["zero"], host_optimizer_s(net, model) * 1e3,
            c["opt_op"], c["zero"], opt * 1e3, opt_meas * 1e3,
-           "transformers' AdamW (weight decay 0): 7 per tensor" if model in BERT_CFGS else
+           "transformers' AdamW (weight decay 0): 7 per tensor" if is_transformer(model) else
            "Stash's SGD (momentum 0.9, weight decay 1e-4): 4 per tensor"))
     by_layer = {}
     for l in net.layers:
@@ -750,6 +902,44 @@ def host_provenance(model, net):
         by_layer[l["name"]] = "fwd %s = %.1f us; bwd %s = %.1f us" % (
             describe(l["host_fwd"]), f, describe(l["host_bwd"]), b)
     return text, by_layer
+
+
+# CUDA kernels per host operator of each class (ESTIMATE, from what eager PyTorch launches: a cuDNN
+# conv 1 forward, data + weight gradient backward; a Linear's addmm 1, backward two matmuls and the
+# bias reduction; a training BatchNorm 1 and the num_batches_tracked add 1, backward 1; an
+# elementwise op 1 (pooling, add, ReLU, dropout, softmax, LayerNorm, a copy); a view none; the loss
+# log-softmax + NLL; seeding the backward (ones_like) 1; a gradient sum 1; AccumulateGrad an
+# in-place add into the existing .grad (zero_grad without set_to_none): 1). cuDNN may run helper
+# kernels (transposes, split-K reductions) besides; fused attention and optimizer kernels launch fewer.
+KERNELS_FWD = {"conv": 1, "linear": 1, "batchnorm": 2, "eltwise": 1, "view": 0, "loss": 2, "seed": 1}
+KERNELS_BWD = {"conv": 2, "linear": 3, "batchnorm": 1, "eltwise": 1, "view": 0, "loss": 2, "grad_sum": 1,
+               "accumulate": 1}
+
+
+def layer_work(net):
+    """The work keys of every layer of net, per sample at FP32 (docs/formats.md): FLOPs (backward =
+    data + weight gradient = 2 x forward; the first layer has no data gradient: 1 x), activation
+    bytes (4 x elements: the conv / linear's input and output, its elementwise passes; backward the
+    output gradient read twice, the input read for the weight gradient and its gradient written
+    (not by the first layer), the elementwise passes' backward), the bytes kept for the backward
+    pass (the first layer also keeps its input) and the kernels of its host operators."""
+    out = []
+    for k, l in enumerate(net.layers):
+        first = k == 0
+        d = 1 if first else 2
+        out.append({"fwd_flops": l["flops"], "bwd_flops": d * l["flops"],
+                    "fwd_bytes": num(4 * (l["in"] + l["out"] + l["elem_rw"])),
+                    "bwd_bytes": num(4 * (2 * l["out"] + d * l["in"] + l["elem_rw_bwd"])),
+                    "act_bytes": num(4 * (l["saved"] + (l["in"] if first else 0))),
+                    "fwd_kernels": sum(KERNELS_FWD[x] for x in l["host_fwd"]),
+                    "bwd_kernels": sum(KERNELS_BWD[x] for x in l["host_bwd"]) - (1 if first and l["host_bwd"][0] == "conv" else 0)})
+    return out
+
+
+def num(x):
+    """A whole number as an int (the JSON files write no '.0')."""
+    assert x == int(x), x
+    return int(x)
 
 
 def describe(ops):
@@ -772,6 +962,9 @@ STASH_BERT_RUN = (
     "comment there says 12-layer, the checkpoint has 24), FP32 (no autocast or --amp use in the script), "
     "transformers AdamW lr 5e-5, torch DistributedDataParallel (default 25 MB buckets), 8 GPUs x batch 4, "
     "DataLoader num_workers=0 (use -w 0 to mimic: the training process loads its own batches).")
+NOT_STASH = (
+    "Not in the Stash study: %s is an addition (Stash's transformer: %s). Assumed setup: eager PyTorch + "
+    "transformers, FP32, AdamW (transformers-style loop, weight decay 0), torch DistributedDataParallel.")
 AMP_NOTE = (
     "4 bytes: FP32 gradients. Stash's CNN runs used --amp (apex O1), which keeps FP32 master weights and "
     "FP32 gradients, so 4 bytes also holds for them; the BERT script is plain FP32.")
@@ -799,17 +992,32 @@ def k80_device(model):
 
 def dataset(model):
     pipeline = MODELS[model][1]
+    if pipeline == "openwebtext":
+        seq = seq_len(model)
+        ds = {"name": "openwebtext", "samples": OWT_TRAIN_TOKENS // seq, "bytes_per_sample": 2 * seq,
+              "prep_cpu_s_per_sample": 0.00001, "decoded_bytes_per_sample": 2 * 8 * seq}
+        prov = {
+            "dataset.name": "OpenWebText (the open reproduction of GPT-2's WebText) tokenized with the GPT-2 BPE as nanoGPT's data/openwebtext/prepare.py writes it: one uint16 token stream (train.bin), read by random %d-token windows (x) and the next-token targets (y)." % seq,
+            "dataset.samples": "DERIVED: %d training tokens (nanoGPT data/openwebtext/prepare.py comment and README, 'train has ~9B tokens (9,035,582,198)', read in public copies with find_string; NOT in shared/data) // %d tokens per sample = %d sequences per epoch." % (OWT_TRAIN_TOKENS, seq, OWT_TRAIN_TOKENS // seq),
+            "dataset.bytes_per_sample": "DERIVED: %d uint16 tokens = %d bytes (train.bin, ~17 GB for 9.0e9 tokens)." % (seq, 2 * seq),
+            "dataset.decoded_bytes_per_sample": "DERIVED: x and y, %d tokens each, as int64 (nanoGPT's get_batch: torch.from_numpy(...astype(np.int64))) = 2 x 8 x %d bytes." % (seq, seq),
+            "dataset.prep_cpu_s_per_sample": "ESTIMATE 10 us: a memmap slice of %d tokens and its cast to int64 per sample (no decoding); the file is read from the page cache after the first epoch." % seq,
+        }
+        return ds, prov
     if pipeline == "squad":
+        seq = seq_len(model)
         ds = {"name": "squad-v2.0-train-answerable", "samples": SQUAD2_TRAIN_ANSWERABLE,
               "bytes_per_sample": round(SQUAD2_TRAIN_JSON_BYTES / SQUAD2_TRAIN_ANSWERABLE),
-              "prep_cpu_s_per_sample": 0.0001, "decoded_bytes_per_sample": 8 * (2 * BERT_SEQ_LEN + 2)}
+              "prep_cpu_s_per_sample": 0.0001, "decoded_bytes_per_sample": 8 * (2 * seq + 2)}
         prov = {
             "dataset.name": "SQuAD v2.0 training set, answerable questions only: Stash's script reads train-v2.0.json and makes one sample per answer (read_squad loops over qa['answers'], which is empty for the unanswerable questions), then tokenizes everything once at start-up with BertTokenizerFast('bert-large-uncased')(contexts, questions, truncation=True, padding=True). NOTE: not SQuAD v1.1 and not max_seq_length 384 with a document stride, as the usual run_squad.py setup would be.",
             "dataset.samples": "ESTIMATE (public dataset figure, NOT in shared/data): %d answerable training questions of SQuAD 2.0 (Rajpurkar et al. 2018: 130,319 training questions, 43,498 of them unanswerable), one answer each in the training set. The 130,319 total was verified in the Hugging Face squad_v2 dataset card; the answerable count was not re-verified here." % SQUAD2_TRAIN_ANSWERABLE,
             "dataset.bytes_per_sample": "DERIVED: train-v2.0.json = %d bytes (with dev-v2.0.json's 4,370,528 it sums to the 46,494,161-byte download_size of the Hugging Face squad_v2 card; NOT in shared/data) / %d samples. The script reads the JSON once before training, so this only matters for a cold-cache first epoch." % (SQUAD2_TRAIN_JSON_BYTES, SQUAD2_TRAIN_ANSWERABLE),
-            "dataset.decoded_bytes_per_sample": "DERIVED from the script: it copies input_ids and attention_mask (int64, %d tokens each) and start/end positions (int64) to the GPU per sample: 8 x (2 x %d + 2) bytes. Sequence length %d: padding=True pads to the longest pair in the whole training set and truncation=True cuts at the tokenizer's model_max_length, 512; SQuAD has contexts longer than 512 WordPiece tokens, so every sample is 512 tokens (ESTIMATE that at least one pair exceeds 512, which is what BERT's 384-token document stride exists for)." % (BERT_SEQ_LEN, BERT_SEQ_LEN, BERT_SEQ_LEN),
+            "dataset.decoded_bytes_per_sample": "DERIVED from the script: it copies input_ids and attention_mask (int64, %d tokens each) and start/end positions (int64) to the GPU per sample: 8 x (2 x %d + 2) bytes. Sequence length %d: padding=True pads to the longest pair in the whole training set and truncation=True cuts at the tokenizer's model_max_length, 512; SQuAD has contexts longer than 512 WordPiece tokens, so every sample is 512 tokens (ESTIMATE that at least one pair exceeds 512, which is what BERT's 384-token document stride exists for)." % (seq, seq, seq),
             "dataset.prep_cpu_s_per_sample": "ESTIMATE 0.1 ms: samples are pre-tokenized lists in memory; per sample the Dataset builds 5 tensors from Python lists of up to 512 ints (torch.tensor) and the DataLoader collates them, tens of microseconds each. Tokenization (minutes for the whole set) happens once before training and is not simulated.",
         }
+        if model not in ("bert-base", "bert-large"):
+            prov["dataset.decoded_bytes_per_sample"] = "DERIVED as for Stash's script (input_ids and attention_mask int64, start/end positions int64: 8 x (2 x %d + 2) bytes), with every pair padded or truncated to %d tokens (tokenizer padding='max_length', max_length=%d: CHOICE of this workload; pairs longer than that lose context unless a document stride splits them, which would add samples)." % (seq, seq, seq)
         return ds, prov
     samples = IMAGENET_SAMPLES
     common = {
@@ -835,14 +1043,14 @@ def workload(model):
     fwd, bwd, per, status, time_text = times(model, net)
     params = sum(l["params"] for l in net.layers)
     batch, pipeline, batch_note = MODELS[model]
-    is_bert = model in BERT_CFGS
-    opt_factor = ADAMW_FACTOR if is_bert else 1.0
-    layers = [{"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"], "tensors": l["tensors"],
-               "host_fwd_s": sig(host_layer_us(l)[0] / 1e6), "host_bwd_s": sig(host_layer_us(l)[1] / 1e6)}
-              for l, (f, b) in zip(net.layers, per)]
+    transformer = is_transformer(model)
+    opt_factor = ADAMW_FACTOR if transformer else 1.0
+    layers = [dict({"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"], "tensors": l["tensors"],
+                    "host_fwd_s": sig(host_layer_us(l)[0] / 1e6), "host_bwd_s": sig(host_layer_us(l)[1] / 1e6)}, **wk)
+              for l, (f, b), wk in zip(net.layers, per, layer_work(net))]
     ds, ds_prov = dataset(model)
     w = {"schema": "stash-sim-workload/1", "model": model, "precision": "fp32", "batch_per_gpu": batch,
-         "grad_bytes_per_param": 4, "reference": dict(REF),
+         "grad_bytes_per_param": 4, "reference": dict(REF), "optimizer": "adamw" if transformer else "sgd_momentum",
          "optimizer_s": sig(SGD_STEP_S * params / SGD_STEP_PARAMS * opt_factor),
          "host_optimizer_s": sig(host_optimizer_s(net, model)), "layers": layers,
          "dataset": ds}
@@ -855,12 +1063,12 @@ def workload(model):
     prov["per_layer_times"] = time_text
     prov["tensors"] = tensors_provenance(model, net)
     prov["host_times"], prov["host_ops_by_layer"] = host_provenance(model, net)
-    prov["reference"] = ("Tesla V100-SXM2-16GB, batch 16: %s. gpu_flops 15.7e12 = NVIDIA's V100 SXM2 FP32 peak (datasheet, NOT in shared/data), used by the simulator only as a ratio to other devices' peaks." % ("the GPU of the DLPerf BERT-base measurement the times derive from; batch 16 as the CNN workloads (the times are per-sample FLOP estimates, any batch would do)" if is_bert else "the V100 of cnn-benchmarks (AWS P3, i.e. V100-SXM2-16GB) and its batch"))
+    prov["reference"] = ("Tesla V100-SXM2-16GB, batch 16: %s. gpu_flops 15.7e12 = NVIDIA's V100 SXM2 FP32 peak (datasheet, NOT in shared/data), used by the simulator only as a ratio to other devices' peaks." % ("the GPU of the DLPerf BERT-base measurement the times derive from; batch 16 as the CNN workloads (the times are per-sample FLOP estimates, any batch would do)" if transformer else "the V100 of cnn-benchmarks (AWS P3, i.e. V100-SXM2-16GB) and its batch"))
     if model in MEASURED:
         prov["devices"] = "Tesla K80: MEASURED forward/backward of this model in the same benchmark (see the entry's source)."
     else:
         prov["devices"] = "None: this model was not measured on another device. On a K80 the simulator falls back to the peak-FLOPS ratio (15.7 / 4.37 = 3.6x), which flatters the K80: the models measured on both take %s longer on a K80 (single_gpu_fwd_bwd.md)." % k80_range()
-    if is_bert:
+    if transformer:
         prov["optimizer_s"] = "DERIVED + ESTIMATE: workloads/resnet50.json's MEASURED SGD step (1.3 ms for 25,557,032 parameters, V100) scaled by parameter count (%d), times %.1f for AdamW (ESTIMATE): the script's transformers AdamW is an unfused per-tensor loop of ~7 kernels (two moment updates, sqrt, add eps, addcdiv; weight decay 0) moving ~18 x 4 bytes per parameter, vs ~8-11 x 4 bytes for PyTorch's SGD with momentum (with or without weight decay): a factor 1.6-2.3." % (params, ADAMW_FACTOR)
     else:
         prov["optimizer_s"] = "DERIVED: workloads/resnet50.json's MEASURED SGD (momentum) step, 1.3 ms for 25,557,032 parameters on a V100 (kineto trace), scaled by parameter count (%d): a memory-bound update costs about the same per parameter. Stash's script also uses SGD with momentum (and weight decay 1e-4)." % params
@@ -869,7 +1077,8 @@ def workload(model):
     prov["batch_per_gpu"] = batch_note + "."
     prov["batch_scaling"] = "The simulator scales layer times linearly with the batch from the reference batch 16. Measured on a V100 (single_gpu_fwd_bwd.md batch sweeps), ResNet-34 takes 33.74 + 74.76 ms at batch 64 vs 4 x (10.14 + 22.37) ms: large batches are ~17% cheaper per sample than linear scaling from 16 says, so times at Stash's batches lean slow."
     prov.update(ds_prov)
-    prov["stash_run"] = STASH_BERT_RUN if is_bert else STASH_CNN_RUN
+    prov["stash_run"] = (STASH_CNN_RUN if not transformer else STASH_BERT_RUN if model in ("bert-base", "bert-large")
+                         else NOT_STASH % (model, "bert-large" if is_bert(model) else "none"))
     prov["generated_by"] = GENERATED_BY
     prov["fwd_flops_per_sample_by_layer"] = {l["name"]: l["flops"] for l in net.layers}
     w["provenance"] = prov
@@ -880,8 +1089,14 @@ def workload(model):
 
 def tensors_provenance(model, net):
     n = sum(len(l["tensors"]) for l in net.layers)
-    if model in BERT_CFGS:
-        c = BERT_CFGS[model]
+    if arch(model) in GPT2_CFGS:
+        return ("DERIVED from the architecture, in the order transformers registers them (named_parameters, the tied "
+                "lm_head weight listed once, as wte): transformer.wte and wpe (2); per block, in the attn entry ln_1's "
+                "weight and bias, c_attn's and c_proj's weight and bias (6), in the mlp entry ln_2's, c_fc's and "
+                "c_proj's (6); ln_f's weight and bias in the last entry (2): 2 + 12 x %d + 2 = %d tensors."
+                % (GPT2_CFGS[model]["layers"], n))
+    if is_bert(model):
+        c = BERT_CFGS[arch(model)]
         return ("DERIVED from the architecture, in the order transformers registers them: bert.embeddings word, "
                 "position and token_type tables, LayerNorm weight and bias (5); per encoder layer, in the attention "
                 "entry the query, key, value and output dense weights and biases and the output LayerNorm's weight "
@@ -898,15 +1113,24 @@ def tensors_provenance(model, net):
 
 def arch_provenance(model, net, params):
     f = total_flops(net)
-    if model in BERT_CFGS:
-        c = BERT_CFGS[model]
+    if arch(model) in GPT2_CFGS:
+        c, seq = GPT2_CFGS[model], seq_len(model)
+        h, v = c["hidden"], c["vocab"]
+        return {
+            "architecture": "transformers GPT2LMHeadModel, %s config (n_layer %d, n_embd %d, n_head %d, n_inner 4 x n_embd = %d, vocab %d, n_positions 1024), eager attention, trained as a causal language model on sequences of %d tokens (the full context; every sample is that long)." % (c["hf_name"], c["layers"], h, c["heads"], c["inter"], v, seq),
+            "layer_names": "Hugging Face module names, split as the BERT workloads: transformer.wte+wpe (token and position embeddings), per block transformer.h.N.attn (ln_1 + attn.c_attn + attn.c_proj) and transformer.h.N.mlp (ln_2 + mlp.c_fc + mlp.c_proj), then transformer.ln_f+lm_head (the final LayerNorm and the LM head with the loss).",
+            "params": "DERIVED: wte %d x %d + wpe 1024 x %d; per block 12h^2 + 13h = %d (ln_1 2h, c_attn 3h^2 + 3h, c_proj h^2 + h, ln_2 2h, c_fc 4h^2 + 4h, c_proj 4h^2 + h); ln_f 2h. Total %d = the published %d (../shared/data/model_descriptors.csv; the script asserts it). TIED EMBEDDINGS: lm_head.weight IS transformer.wte.weight (one tensor, counted once, in transformer.wte+wpe); the LM head layer holds only ln_f's %d parameters but does the %d x %d matmul, and the embedding's gradient sums both uses, so its allreduce can start only after the embedding's backward, the last." % (v, h, h, 12 * h * h + 13 * h, params, GPT2_PARAMS[model], 2 * h, h, v),
+            "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per block 24 s h^2 + 4 s^2 h (QK^T and AV over the full s x s scores: eager attention masks the upper triangle, it does not skip it); the LM head 2 s h V = %.1f GFLOP. LayerNorm, GELU, softmax, dropout, the loss and the embedding gathers are not counted. Total %.3f GFLOP." % (seq, 2 * seq * h * v / 1e9, f / 1e9),
+        }
+    if is_bert(model):
+        c, seq = BERT_CFGS[arch(model)], seq_len(model)
         h = c["hidden"]
         pooler = h * h + h
         return {
-            "architecture": "transformers BertForQuestionAnswering over %s (config: %d layers, hidden %d, %d heads, intermediate %d, vocab %d, 512 positions, 2 token types): BertModel(add_pooling_layer=False) + qa_outputs Linear(%d, 2). Sequence length %d (see dataset.decoded_bytes_per_sample)." % (c["hf_name"], c["layers"], h, c["heads"], c["inter"], c["vocab"], h, BERT_SEQ_LEN),
+            "architecture": "transformers BertForQuestionAnswering over %s (config: %d layers, hidden %d, %d heads, intermediate %d, vocab %d, 512 positions, 2 token types): BertModel(add_pooling_layer=False) + qa_outputs Linear(%d, 2). Sequence length %d (see dataset.decoded_bytes_per_sample)." % (c["hf_name"], c["layers"], h, c["heads"], c["inter"], c["vocab"], h, seq),
             "layer_names": "Hugging Face module names: bert.embeddings (word, position, token_type tables + LayerNorm), per encoder layer bert.encoder.layer.N.attention (self.query/key/value + output.dense + output.LayerNorm) and bert.encoder.layer.N.intermediate+output (intermediate.dense + output.dense + output.LayerNorm), then qa_outputs.",
-            "params": "DERIVED: embeddings (%d + 512 + 2) x %d + 2 x %d; per layer 12h^2 + 13h = %d (attention 4(h^2+h) + 2h, feed-forward 2 x h x %d + %d + h + 2h); qa_outputs %d. Total %d = model_descriptors.csv's BertModel count %d minus the pooler (%d: dense h x h + bias), which BertForQuestionAnswering does not have (add_pooling_layer=False, read in transformers' modeling_bert.py copies), plus qa_outputs (%d)." % (c["vocab"], h, h, 12 * h * h + 13 * h, c["inter"], c["inter"], 2 * h + 2, params, BERT_WITH_POOLER[model], pooler, 2 * h + 2),
-            "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per layer 24 s h^2 (Q, K, V, output: 8 s h^2; feed-forward: 16 s h^2) + 4 s^2 h (QK^T and attention x V); qa_outputs 4 s h. Softmax, LayerNorm, GELU, dropout and the embedding gather are not counted. Total %.3f GFLOP." % (BERT_SEQ_LEN, f / 1e9),
+            "params": "DERIVED: embeddings (%d + 512 + 2) x %d + 2 x %d; per layer 12h^2 + 13h = %d (attention 4(h^2+h) + 2h, feed-forward 2 x h x %d + %d + h + 2h); qa_outputs %d. Total %d = model_descriptors.csv's BertModel count %d minus the pooler (%d: dense h x h + bias), which BertForQuestionAnswering does not have (add_pooling_layer=False, read in transformers' modeling_bert.py copies), plus qa_outputs (%d)." % (c["vocab"], h, h, 12 * h * h + 13 * h, c["inter"], c["inter"], 2 * h + 2, params, BERT_WITH_POOLER[arch(model)], pooler, 2 * h + 2),
+            "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per layer 24 s h^2 (Q, K, V, output: 8 s h^2; feed-forward: 16 s h^2) + 4 s^2 h (QK^T and attention x V); qa_outputs 4 s h. Softmax, LayerNorm, GELU, dropout and the embedding gather are not counted. Total %.3f GFLOP." % (seq, f / 1e9),
         }
     tv_params, tv_gmacs = TORCHVISION[model]
     return {
@@ -972,6 +1196,14 @@ def readme(rows):
             "  bandwidth): they are throughput estimates for Stash's large batches, uncertain by ~1.5x.",
             "- BERT runs at the FLOP rate of a measured BERT-base pretraining throughput (V100, FP32), at",
             "  the sequence length of Stash's SQuAD script (512: it pads to the longest pair).",
+            "- bert-base / bert-large are Stash's SQuAD setup at sequence 512 (batch 4); bert-*-seq128 and",
+            "  bert-*-seq512 are the same question-answering models at sequence 128 / 512 with chosen batches.",
+            "- gpt2-124m/355m/774m/1.5b: Hugging Face `GPT2LMHeadModel` (gpt2, -medium, -large, -xl) at",
+            "  sequence length 1024 on OpenWebText; parameters asserted against the published totals, the",
+            "  LM head's weight tied to the token embedding and counted once, in `transformer.wte+wpe`.",
+            "  Their times are ESTIMATES at the measured BERT-base FLOP rate (no public FP32 V100 GPT-2",
+            "  training measurement found). Default batches 8/4/2/1: a CHOICE; gpt2-1.5b's FP32 weights,",
+            "  gradients and AdamW state alone (25 GB) exceed a 16 GB V100.",
             "- Backward/forward ratios come from the closest measured model (BERT: 2.0, the matmul ratio).",
             "- The optimizer step scales resnet50's measured SGD step by parameter count (BERT: x2 for AdamW).",
             "- Only measured models carry a `Tesla K80` device entry; elsewhere a K80 is scaled by peak",
@@ -988,7 +1220,15 @@ def readme(rows):
             "  ran with the profiler's shapes, memory and stack recording on, which inflates every operator's",
             "  host time: all of them, resnet50's included, are the profiled figures times %.4f, an ESTIMATE of"
             % read_resnet50()["provenance"]["host_unprofiled_factor"],
-            "  what they cost unprofiled (`scripts/csv2workload.py`, resnet50.json's `host_unprofiled`).", ""]
+            "  what they cost unprofiled (`scripts/csv2workload.py`, resnet50.json's `host_unprofiled`).",
+            "- Work per layer and sample (`fwd_flops`, `bwd_flops`, `fwd_bytes`, `bwd_bytes`, `act_bytes`,",
+            "  `fwd_kernels`, `bwd_kernels`; docs/formats.md), DERIVED from the architectures with the rules",
+            "  of `layer_work` and `transformer_traffic` in calibration/gen_models.py (backward FLOPs 2 x",
+            "  forward, 1 x for the first layer; FP32 activation traffic of the conv/linear and its",
+            "  elementwise passes, weights excluded; kernels per host operator by class): the traffic and",
+            "  kernel counts are ESTIMATES of what eager PyTorch does. resnet50's come from its CSV's shapes",
+            "  (scripts/csv2workload.py) and are asserted equal to the architecture's. `optimizer`:",
+            "  sgd_momentum for the CNNs (Stash's SGD), adamw for the transformers.", ""]
     return "\n".join(out)
 
 
@@ -1006,6 +1246,10 @@ def check_resnet50():
         bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
         sys.exit("gen_models.py: workloads/resnet50.json disagrees with torchvision resnet50 (%d vs %d layers); "
                  "first differences (index, file, architecture): %s" % (len(got), len(want), bad[:3]))
+    want = layer_work(build("resnet50"))
+    if [{k: l.get(k) for k in want[0]} for l in read_resnet50()["layers"]] != want:
+        sys.exit("gen_models.py: workloads/resnet50.json's work keys (scripts/csv2workload.py, from the CSV's shapes) "
+                 "differ from the architecture's")
 
 
 def check_architectures():
@@ -1027,6 +1271,10 @@ def check_architectures():
         if params != with_pooler - (h * h + h) + (2 * h + 2):
             sys.exit("gen_models.py: %s has %d parameters, expected model_descriptors.csv's %d - pooler + qa head"
                      % (model, params, with_pooler))
+    for model, published in GPT2_PARAMS.items():
+        params = sum(l["params"] for l in build(model).layers)
+        if params != published:
+            sys.exit("gen_models.py: %s has %d parameters, the published count is %d" % (model, params, published))
 
 
 def outputs():

@@ -66,6 +66,42 @@ def name_layers(rows):
     return names
 
 
+def work_fields(rows, names):
+    """Each layer's work keys (FLOPs, activation bytes, kept bytes, kernels per sample), by
+    calibration/gen_models.py's formulas (layer_work) applied to the CSV's shapes: a conv's input
+    and weight dims from its row, its stride from the shapes (the stem's 7x7 conv: 2, padding 3;
+    a block's conv2 and downsample.0: the block input's size over conv3's input's; 1 otherwise;
+    padding k // 2), each conv followed by its BatchNorm, ReLU where torchvision has one; the stem's
+    max pool, each block's residual add + ReLU after its last conv, the average pool, fc and loss
+    as torchvision's resnet50 runs them."""
+    sys.path.insert(0, os.path.join(REPO, "calibration"))
+    import gen_models  # noqa: E402 (the formulas; no workload is generated on import)
+    n = gen_models.Net()
+    for i, (name, r) in enumerate(zip(names, rows)):
+        if r["kind"] == "fc":
+            n.pool_linear(name, r["w"][1], hw)
+            continue
+        cout, cin, k = r["w"][0], r["in"][1], r["w"][2]
+        size = (r["in"][2], r["in"][3])
+        end = name.endswith("conv3") or name.endswith("downsample.0")
+        if name == "conv1":
+            hw = n.conv(name, cin, size, cout, k, 2, 3, bn=True, act=True)
+            hw = n.maxpool(cout, hw, 3, 2, 1)
+            continue
+        stride = 1
+        if name.endswith("conv2"):
+            stride = r["in"][2] // rows[i + 1]["in"][2]
+        elif name.endswith("downsample.0"):
+            stride = r["in"][2] // rows[i - 1]["in"][2]
+        hw = n.conv(name, cin, size, cout, k, stride, k // 2, bn=True, act=not end)
+        last = i + 1 == len(names) - 1 or names[i + 1].endswith("conv1")
+        if last:
+            n.extra(5 * cout * hw[0] * hw[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"],
+                    saved=cout * hw[0] * hw[1])
+    n.host(["loss", "seed"], ["loss"])
+    return gen_models.layer_work(n)
+
+
 # ---- host (CPU) times of a Kineto trace, by stash-calibrate trace's rules (calibration/cal_profile.c) ----
 STEP, DATA, OPT, LAYER, NORM, BWD, ACC, OTHER = range(8)
 
@@ -407,6 +443,8 @@ def main():
     if total != PARAMS_TOTAL:
         sys.exit("parameter total mismatch")
     host_optimizer_s, host_prov = host_fields(layers, rows, trace)
+    for layer, wk in zip(layers, work_fields(rows, names)):
+        layer.update(wk)
 
     samples, dataset_bytes = 1281167, 146e9
     workload = {
@@ -416,6 +454,7 @@ def main():
         "batch_per_gpu": 80,
         "grad_bytes_per_param": 4,
         "reference": {"gpu_model": "Tesla V100-DGXS-32GB", "gpu_flops": 15.7e12, "batch": 32},
+        "optimizer": "sgd_momentum",
         "optimizer_s": OPTIMIZER_S,
         "host_optimizer_s": host_optimizer_s,
         "layers": layers,
@@ -443,6 +482,8 @@ def main():
             "layer_names": "DERIVED: torchvision resnet50 module names. CSV row 0 = conv1 (7x7, 3->64); then Bottleneck blocks [3,4,6,3] for layer1..layer4, each in execution order conv1 (1x1), conv2 (3x3), conv3 (1x1), and in block 0 of each stage downsample.0 (1x1 conv on the block input, out = 4*planes) after conv3, as in torchvision Bottleneck.forward. In layer2-4 the downsample row is identified by its input dims (block input, e.g. 32x256x56x56 vs conv3's 32x128x28x28); in layer1.0 conv3 and downsample.0 have identical dims (64x56x56 in, 256x64x1x1), so the order is settled by execution order plus the epilogue: row 3 has no ReLU/other time (bn3 only), row 4 carries the residual add and ReLU, which torchvision runs after downsample. Last row = fc.",
             "params": "DERIVED from MEASURED dims: conv layers = weight_params + 2 x out_channels (gamma+beta of the BatchNorm that follows the conv; conv bias=False in torchvision); fc = 2048*1000 weights + 1000 bias. BN running_mean/var are buffers, not parameters, so no gradients. Total %d = model_descriptors.csv params_total 25,557,032 (conv+fc weights %d + BN affine %d + fc bias 1000)." % (total, weights, total - weights - FC_BIAS),
             "grad_bytes_per_param": "FP32 gradients: 4 bytes (CSV grad_bytes_fp32 = 4 x weight_params).",
+            "work": "DERIVED from the CSV's layer shapes (input and weight dims; strides and the block structure as in torchvision's Bottleneck) by calibration/gen_models.py's layer_work: fwd_flops / bwd_flops (2 x weights x output pixels; backward 2 x, conv1 1 x: no data gradient), fwd_bytes / bwd_bytes (FP32 activation traffic of the conv, its BatchNorm and ReLU, the max pool, residual add + ReLU, average pool; weights excluded), act_bytes (kept for the backward pass), fwd_kernels / bwd_kernels (per host operator, by class). Traffic and kernel counts are ESTIMATES of eager PyTorch; gen_models.py asserts these keys equal the architecture's.",
+            "optimizer": "sgd_momentum: the trace's SGD with momentum 0.9 (and Stash's script's).",
             "optimizer_s": "MEASURED: SGD (momentum 0.9) step 1.3 ms GPU kernel time in the same trace's step breakdown (fwd 33.0, bwd 64.4, SGD 1.3 ms of a 98.7 ms step), single_gpu_throughput.md.",
             "reference.gpu_model": "MEASURED: deviceProperties of the trace: Tesla V100-DGXS-32GB (80 SMs, CC 7.0).",
             "reference.batch": "MEASURED: the trace's DataLoader batch_size=32 (input dims 32x3x224x224 in the CSV).",

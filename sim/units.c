@@ -88,6 +88,7 @@ static const qty_entry qty_table[SS_QTY_COUNT] = {
     [SS_QTY_RATIO] = {"a ratio", "", 0, SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI},
     [SS_QTY_PRICE] = {"a price", "$/h", 0, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI},
     [SS_QTY_SIZE] = {"a size", "B", 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI},
+    [SS_QTY_FLOPS] = {"a FLOP count", "flop", 1, SS_BOUND_FLOPS_LO, SS_BOUND_FLOPS_HI},
 };
 
 int ss_qty_ok(ss_qty q, double v, int zero_ok)

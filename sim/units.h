@@ -28,6 +28,7 @@ typedef enum ss_qty {
   SS_QTY_RATIO,     /* a dimensionless factor: device speed ratios, --compute-scale */
   SS_QTY_PRICE,     /* US dollars per hour */
   SS_QTY_SIZE,      /* bytes */
+  SS_QTY_FLOPS,     /* a count of floating-point operations (a workload layer's, per sample) */
   SS_QTY_COUNT
 } ss_qty;
 
@@ -46,6 +47,11 @@ typedef enum ss_qty {
 #define SS_BOUND_PRICE_HI 1e6
 #define SS_BOUND_SIZE_LO 1.0
 #define SS_BOUND_SIZE_HI 1e13
+/* One layer's FLOPs per sample: GPT-2 1.5B's whole forward at sequence 1024 is 3.2e12, a layer of it
+ * 7e10; 1e16 (ten thousand times that model) catches a wrong unit (FLOPs per batch of a huge batch,
+ * or flop/s), not a real layer. At least one operation where not 0. */
+#define SS_BOUND_FLOPS_LO 1.0
+#define SS_BOUND_FLOPS_HI 1e16
 
 /* Counts and clocks of a device (GPU host props sm_count, boost_mhz): beyond them a figure is a typo or
  * a wrong unit (an H100 has 132 SMs at 1.98 GHz; boost_mhz given in Hz would be 1e9). */

@@ -313,6 +313,7 @@ static int get_time(wctx* c, const cJSON* obj, const char* path, const char* key
 #define MAX_SAMPLE_BYTES 1e10
 #define MAX_HOST_S 10.0  /* one layer's or the optimizer's host time per iteration */
 #define MAX_TENSORS 100000
+#define MAX_KERNELS 100000 /* one layer's CUDA kernels per pass (a transformer block launches ~30) */
 #define MIN_RATE 1e-6 /* a device entry's samples per second */
 #define MAX_RATE 1e9
 
@@ -402,10 +403,54 @@ static int parse_tensors(wctx* c, const cJSON* l, const char* p, ss_workload* w,
   return SS_OK;
 }
 
+/* Keys given for every layer or none: the first layer decides, later ones must follow (keys[0] is
+ * the one named when a layer lacks them all; what says what they are). */
+static int all_or_none(wctx* c, const cJSON* l, const char* p, int i, const char* const* keys, const char* what,
+                       int* flag)
+{
+  int has = 0;
+  for (const char* const* k = keys; *k; k++)
+    has |= cJSON_GetObjectItemCaseSensitive(l, *k) != NULL;
+  if (i == 0)
+    *flag = has;
+  if (has == *flag)
+    return SS_OK;
+  if (has)
+    return ss_err_set_path(c->err, c->file, p, "%s here but not in $.layers[0]: give them for every layer or none",
+                           what);
+  return ss_err_set_path(c->err, c->file, p,
+                         "missing key '%s' ($.layers[0] gives %s: give them for every layer or none)", keys[0], what);
+}
+
+/* The work keys of a layer, all or none of them in every layer. */
+static const char* const work_keys[] = {"fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
+                                        "act_bytes", "fwd_kernels", "bwd_kernels", NULL};
+
+/* A layer's work per sample: FLOPs and bytes 0 or within the bounds of a FLOP count and a size
+ * (units.h), kernels whole numbers. */
+static int parse_work(wctx* c, const cJSON* l, const char* p, ss_layer* y)
+{
+  double* const qty[] = {&y->fwd_flops, &y->bwd_flops, &y->fwd_bytes, &y->bwd_bytes, &y->act_bytes};
+  double kernels[2] = {0, 0};
+  for (int k = 0; k < 5; k++) {
+    double lo = k < 2 ? SS_BOUND_FLOPS_LO : SS_BOUND_SIZE_LO, hi = k < 2 ? SS_BOUND_FLOPS_HI : SS_BOUND_SIZE_HI;
+    if (get_bounded(c, l, p, work_keys[k], 1, lo, hi, qty[k]))
+      return SS_EINPUT;
+  }
+  for (int k = 0; k < 2; k++)
+    if (get_number(c, l, p, work_keys[5 + k], 0, 0, MAX_KERNELS, 1, &kernels[k]))
+      return SS_EINPUT;
+  y->fwd_kernels = (int)kernels[0];
+  y->bwd_kernels = (int)kernels[1];
+  return SS_OK;
+}
+
 static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, const char** name)
 {
   static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", "tensors", "host_fwd_s",
-                                           "host_bwd_s", NULL};
+                                           "host_bwd_s", "fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
+                                           "act_bytes", "fwd_kernels", "bwd_kernels", NULL};
+  static const char* const host_keys[] = {"host_fwd_s", "host_bwd_s", NULL};
   ss_layer* y = &w->layers[i];
   w->nlayers = i + 1;
   if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
@@ -417,19 +462,12 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
   int rc = parse_tensors(c, l, p, w, y);
   if (rc)
     return rc;
-  /* Host times: for every layer or none (the first layer decides, later ones must follow). */
-  int has = cJSON_GetObjectItemCaseSensitive(l, "host_fwd_s") || cJSON_GetObjectItemCaseSensitive(l, "host_bwd_s");
-  if (i == 0)
-    w->has_host_times = has;
-  if (has != w->has_host_times)
-    return ss_err_set_path(c->err, c->file, p, "%s", has ? "host times here but not in $.layers[0]: give them for "
-                                                           "every layer or none"
-                                                         : "missing key 'host_fwd_s' ($.layers[0] gives host times: "
-                                                           "give them for every layer or none)");
-  if (has && (get_time(c, l, p, "host_fwd_s", 1, MAX_HOST_S, &y->host_fwd_s) ||
-              get_time(c, l, p, "host_bwd_s", 1, MAX_HOST_S, &y->host_bwd_s)))
+  if (all_or_none(c, l, p, i, host_keys, "host times", &w->has_host_times) ||
+      (w->has_host_times && (get_time(c, l, p, "host_fwd_s", 1, MAX_HOST_S, &y->host_fwd_s) ||
+                             get_time(c, l, p, "host_bwd_s", 1, MAX_HOST_S, &y->host_bwd_s))) ||
+      all_or_none(c, l, p, i, work_keys, "work figures", &w->has_work))
     return SS_EINPUT;
-  return SS_OK;
+  return w->has_work ? parse_work(c, l, p, y) : SS_OK;
 }
 
 static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
@@ -538,11 +576,37 @@ const ss_device* ss_workload_device(const ss_workload* w, const char* model)
   return NULL;
 }
 
+static const char* const optimizer_names[] = {"sgd", "sgd_momentum", "adam", "adamw", NULL};
+
+const char* ss_optimizer_name(ss_optimizer o)
+{
+  return optimizer_names[o];
+}
+
+/* "optimizer": one of optimizer_names; SGD with momentum when not given. */
+static int parse_optimizer(wctx* c, const cJSON* root, ss_workload* w)
+{
+  w->optimizer = SS_OPT_SGD_MOMENTUM;
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(root, "optimizer");
+  if (!v)
+    return SS_OK;
+  for (int k = 0; cJSON_IsString(v) && optimizer_names[k]; k++)
+    if (strcmp(v->valuestring, optimizer_names[k]) == 0) {
+      w->optimizer = (ss_optimizer)k;
+      return SS_OK;
+    }
+  if (!cJSON_IsString(v))
+    return ss_err_set_path(c->err, c->file, "$.optimizer", "expected one of sgd, sgd_momentum, adam, adamw, got %s",
+                           json_kind(v));
+  return ss_err_set_path(c->err, c->file, "$.optimizer", "expected one of sgd, sgd_momentum, adam, adamw, got '%s'",
+                         v->valuestring);
+}
+
 static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
 {
   static const char* const keys[] = {"schema", "model", "precision", "batch_per_gpu", "grad_bytes_per_param",
-                                     "reference", "optimizer_s", "host_optimizer_s", "layers", "dataset",
-                                     "devices", "provenance", NULL};
+                                     "reference", "optimizer_s", "host_optimizer_s", "optimizer", "layers",
+                                     "dataset", "devices", "provenance", NULL};
   static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
   char* schema = NULL;
@@ -578,6 +642,8 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
     if (get_time(c, root, "$", "host_optimizer_s", 1, MAX_HOST_S, &w->host_optimizer_s))
       return SS_EINPUT;
   }
+  if (parse_optimizer(c, root, w))
+    return SS_EINPUT;
   w->has_tensors = w->has_tensors == w->nlayers;
   for (int i = 0; i < w->nlayers; i++)
     w->ntensors += w->layers[i].ntensors;

@@ -15,7 +15,24 @@ typedef struct ss_layer {
   double* tensors; /* [ntensors]: elements of each, in registration order; they sum to params */
   double host_fwd_s; /* the training process's CPU thread issuing its forward / backward operators */
   double host_bwd_s; /* (seconds of one reference core, not scaled with the batch); 0 when not given */
+  /* The layer's work per SAMPLE at the reference precision (FP32 activations, 4 bytes); all 0 when
+   * the file gives none (ss_workload.has_work). */
+  double fwd_flops, bwd_flops; /* floating-point operations, multiply-add = 2 */
+  double fwd_bytes, bwd_bytes; /* activation bytes its kernels read and write, weights excluded */
+  double act_bytes;            /* activation bytes kept for the backward pass */
+  int fwd_kernels, bwd_kernels; /* CUDA kernels it launches */
 } ss_layer;
+
+/* The optimizer the training runs (its state and traffic per parameter). */
+typedef enum ss_optimizer {
+  SS_OPT_SGD,
+  SS_OPT_SGD_MOMENTUM, /* the default when the file names none */
+  SS_OPT_ADAM,
+  SS_OPT_ADAMW,
+} ss_optimizer;
+
+/* The optimizer's name as the workload file spells it ("sgd_momentum"). */
+const char* ss_optimizer_name(ss_optimizer o);
 
 typedef struct ss_dataset {
   char* name;
@@ -50,6 +67,8 @@ typedef struct ss_workload {
   double host_optimizer_s; /* the CPU thread issuing the optimizer step; 0 when not given */
   int has_host_times;  /* the file gives host times (every layer has them) */
   int has_tensors;     /* the file lists every layer's parameter tensors */
+  int has_work;        /* the file gives every layer's FLOPs, bytes and kernels */
+  ss_optimizer optimizer;
   int ntensors;        /* parameter tensors of the model */
   int nlayers;
   ss_layer* layers; /* forward order */

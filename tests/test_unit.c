@@ -139,7 +139,8 @@ static void test_units_bounds(void)
            {SS_QTY_TIME, 1e-9, 3600, "a time in [1 ns, 3600 s]"},
            {SS_QTY_RATIO, 1e-3, 1e3, "a ratio in [0.001, 1000]"},
            {SS_QTY_PRICE, 1e-6, 1e6, "a price in [1e-06 $/h, 1e+06 $/h]"},
-           {SS_QTY_SIZE, 1, 1e13, "a size in [1 B, 10 TB]"}};
+           {SS_QTY_SIZE, 1, 1e13, "a size in [1 B, 10 TB]"},
+           {SS_QTY_FLOPS, 1, 1e16, "a FLOP count in [1 flop, 10 Pflop]"}};
   char text[128];
   for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
     CU_ASSERT(ss_qty_ok(b[i].q, b[i].lo, 0) && ss_qty_ok(b[i].q, b[i].hi, 0));
@@ -307,6 +308,31 @@ static void test_workload_resnet50(void)
   NEAR(fwd + bwd + w->optimizer_s, 0.0987, 0.01);
   CU_ASSERT_STRING_EQUAL(w->layers[0].name, "conv1");
   CU_ASSERT_STRING_EQUAL(w->layers[53].name, "fc");
+  /* Work per sample: conv1 = 2 x 9408 weights x 112 x 112 output pixels, no data gradient; fc
+   * 2 x 2048 x 1000 forward, twice that backward. */
+  CU_ASSERT(w->has_work && w->optimizer == SS_OPT_SGD_MOMENTUM);
+  CU_ASSERT(w->layers[0].fwd_flops == 2.0 * 9408 * 112 * 112 && w->layers[0].bwd_flops == w->layers[0].fwd_flops);
+  CU_ASSERT(w->layers[53].fwd_flops == 2.0 * 2048 * 1000 && w->layers[53].bwd_flops == 4.0 * 2048 * 1000);
+  ss_workload_free(w);
+}
+
+/* The per-layer work and the optimizer read back (tests/workloads/tiny_work.json); without them
+ * every figure is 0 and the optimizer SGD with momentum. */
+static void test_workload_work(void)
+{
+  ss_workload* w = load_workload("tests/workloads/tiny_work.json");
+  CU_ASSERT(w->has_work);
+  CU_ASSERT_EQUAL(w->optimizer, SS_OPT_ADAMW);
+  CU_ASSERT_STRING_EQUAL(ss_optimizer_name(w->optimizer), "adamw");
+  const ss_layer* y = &w->layers[0];
+  CU_ASSERT(y->fwd_flops == 2e6 && y->bwd_flops == 2e6 && y->fwd_bytes == 48000 && y->bwd_bytes == 96000);
+  CU_ASSERT(y->act_bytes == 16000 && y->fwd_kernels == 3 && y->bwd_kernels == 3);
+  y = &w->layers[2];
+  CU_ASSERT(y->bwd_flops == 4e6 && y->bwd_kernels == 4);
+  ss_workload_free(w);
+  w = load_workload("tests/workloads/tiny.json");
+  CU_ASSERT(!w->has_work && w->layers[1].fwd_flops == 0 && w->layers[1].bwd_kernels == 0);
+  CU_ASSERT_STRING_EQUAL(ss_optimizer_name(w->optimizer), "sgd_momentum");
   ss_workload_free(w);
 }
 
@@ -1273,7 +1299,7 @@ static const suite_def suites[] = {
     {"units", {{"parse", test_units}, {"bounds", test_units_bounds}, {"trace_name", test_trace_name}, {"err_cut", test_err_cut}}},
     {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"device_figures", test_platform_device_figures},
                   {"errors", test_platform_errors}}},
-    {"workload", {{"resnet50", test_workload_resnet50}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
+    {"workload", {{"resnet50", test_workload_resnet50}, {"work", test_workload_work}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
     {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}}},
     {"proto", {{"tuning", test_proto_tuning}}},
