@@ -520,7 +520,11 @@ BERT_WITH_POOLER = {"bert-base": 109482240, "bert-large": 335141888}
 # Measurements and estimation constants (each with its source)
 # ---------------------------------------------------------------------------------------------
 
-REF = {"gpu_model": "Tesla V100-SXM2-16GB", "gpu_flops": 15.7e12, "batch": 16}
+# The reference device's memory bandwidth and SMs, for the roofline model (--compute-model roofline):
+# the V100's 900 GB/s HBM2 and 80 SMs (NVIDIA Tesla V100 datasheet and Volta whitepaper, as
+# scripts/gen_platforms.py cites them for the V100 instance files).
+REF = {"gpu_model": "Tesla V100-SXM2-16GB", "gpu_flops": 15.7e12, "batch": 16, "memory_gbytes_per_s": 900,
+       "sm_count": 80}
 CNNB = "../shared/data/single_gpu_fwd_bwd.md (github.com/dmikushin/cnn-benchmarks README @ 1a67201, Torch + cuDNN, FP32, batch 16, 224x224)"
 # (table heading in single_gpu_fwd_bwd.md, V100 fwd/bwd ms, K80 fwd/bwd ms) per minibatch of 16
 MEASURED = {

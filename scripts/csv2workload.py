@@ -453,7 +453,10 @@ def main():
         "precision": "fp32",
         "batch_per_gpu": 80,
         "grad_bytes_per_param": 4,
-        "reference": {"gpu_model": "Tesla V100-DGXS-32GB", "gpu_flops": 15.7e12, "batch": 32},
+        "reference": {"gpu_model": "Tesla V100-DGXS-32GB", "gpu_flops": 15.7e12, "batch": 32,
+                      # the V100's 900 GB/s HBM2 and 80 SMs (DGX Station's V100s are SXM2 parts; NVIDIA V100
+                      # datasheet and Volta whitepaper), for the roofline model
+                      "memory_gbytes_per_s": 900, "sm_count": 80},
         "optimizer": "sgd_momentum",
         "optimizer_s": OPTIMIZER_S,
         "host_optimizer_s": host_optimizer_s,

@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include "ddp.h"
+#include "roofline.h"
 #include "price.h"
 #include "units.h"
 
@@ -377,6 +378,53 @@ static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers
   return SS_OK;
 }
 
+/* The floor of one kernel in the roofline model: calibrated on the ResNet-50 V100 profiler trace
+ * (../shared/data/traces, single GPU): its shortest kernels (elementwise ops on small tensors) last
+ * 0 to 1 us at the trace's 1 us resolution and consecutive kernels on the stream start 1 us apart
+ * (the median of the 7,304 gaps under 20 us): 2 us a kernel. */
+#define SS_KERNEL_FLOOR_S 2e-6
+
+/* --compute-model roofline needs the layers' work and both devices' figures; the workload's times
+ * at FP32 (the reference peak is its FP32 one). */
+static int roofline_check(const ss_platform* p, const ss_workload* w, ss_err* err)
+{
+  const char* missing = !w->has_work               ? "the workload's layers give no work (fwd_flops, ...)"
+                        : !(w->ref_bytes_per_s > 0) ? "the workload's reference gives no memory_gbytes_per_s"
+                        : strcmp(w->precision, "fp32") != 0 ? "the workload's times are not FP32 ones"
+                                                            : NULL;
+  if (missing)
+    return ss_err_set(err, w->path, 0, "--compute-model roofline: %s (--compute-model peak scales by peak FLOPS)",
+                      missing);
+  if (!(p->gpus[0].memory_bytes_per_s > 0))
+    return ss_err_set(err, p->path, 0, "--compute-model roofline: GPU '%s' has no memory_gbytes_per_s",
+                      p->gpus[0].model);
+  return SS_OK;
+}
+
+/* Each layer's forward and backward time on the platform's GPU at the job's batch from the
+ * roofline model, its fractions fitted on the workload's measured times on the reference device
+ * (roofline.h); as flops of the GPU host (times x its speed x --compute-scale). The optimizer step
+ * streams the parameters and their state: memory-bound, scaled by the two bandwidths. */
+static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w, const ss_options* o)
+{
+  const ss_gpu* g = &p->gpus[0];
+  const ss_rates ref = {w->ref_gpu_flops, w->ref_bytes_per_s, w->ref_sm_count, SS_KERNEL_FLOOR_S};
+  const ss_rates dev = {g->speed_flops, g->memory_bytes_per_s, g->sm_count, SS_KERNEL_FLOOR_S};
+  double to_flops = g->speed_flops * o->compute_scale;
+  for (int l = 0; l < w->nlayers; l++) {
+    const ss_layer* y = &w->layers[l];
+    /* Forward reads the weights; backward reads them and writes their gradients. */
+    const ss_work fwd = {y->fwd_flops, y->fwd_bytes, 4 * y->params, y->fwd_kernels, 0};
+    const ss_work bwd = {y->bwd_flops, y->bwd_bytes, 8 * y->params, y->bwd_kernels, 0};
+    ss_fit ff, fb;
+    ss_roofline_fit(&fwd, w->ref_batch, &ref, y->fwd_s, &ff);
+    ss_roofline_fit(&bwd, w->ref_batch, &ref, y->bwd_s, &fb);
+    j->fwd_flops[l] = y->fwd_s > 0 ? ss_roofline_time(&fwd, j->batch, &dev, &ff) * to_flops : 0;
+    j->bwd_flops[l] = y->bwd_s > 0 ? ss_roofline_time(&bwd, j->batch, &dev, &fb) * to_flops : 0;
+  }
+  j->opt_flops = w->optimizer_s * w->ref_bytes_per_s / g->memory_bytes_per_s * to_flops;
+}
+
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   if (check_cluster(p, o, err))
@@ -442,12 +490,21 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->fwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   j->bwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   int rc = j->fwd_flops && j->bwd_flops ? SS_OK : SS_ENOMEM;
-  for (int l = 0; !rc && l < w->nlayers; l++) {
+  j->roofline = !rc && !j->device && o->compute_model == SS_COMPUTE_ROOFLINE;
+  if (j->roofline && (rc = roofline_check(p, w, err)) != SS_OK) {
+    ss_job_free(j);
+    return rc;
+  }
+  if (j->roofline)
+    roofline_times(j, p, w, o);
+  for (int l = 0; !rc && !j->roofline && l < w->nlayers; l++) {
     j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch;
     j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch;
-    j->fwd_total_flops += j->fwd_flops[l];
   }
-  j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
+  for (int l = 0; !rc && l < w->nlayers; l++)
+    j->fwd_total_flops += j->fwd_flops[l];
+  if (!j->roofline)
+    j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   if (o->init_io != SS_INIT_NONE) {
     double params = 0;

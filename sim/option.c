@@ -17,6 +17,7 @@ static const char* const placement_names[] = {"dedicated", "colocated", NULL};
 static const char* const init_io_names[] = {"none", "sequential", "parallel", NULL};
 static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const objective_names[] = {"time", "cost", NULL};
+static const char* const compute_model_names[] = {"peak", "roofline", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
@@ -98,6 +99,11 @@ const ss_optdef ss_option_table[] = {
      "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer"},
     {"no-overlap", 0, SS_KIND_SWITCH, OFF(overlap), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1, "overlapped", 0,
      "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass"},
+    {"compute-model", 0, SS_KIND_ENUM, OFF(compute_model), 0, 0, 0, compute_model_names, 0, RUNS, "run", "M", NULL,
+     SS_COMPUTE_PEAK, "peak", 0, "compute_model", "compute_model", 0, NULL,
+     "a layer's time on a GPU the workload has no measured entry for: peak (the reference time x the ratio of "
+     "peak FP32 FLOPS, linear in the batch) or roofline (compute and memory roofs fitted per layer on the "
+     "reference device, a floor per kernel: needs the layers' work and both devices' figures)"},
     {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, 0, NULL, 0, RUNS, "run", "X", "a factor", 1,
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
      "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.306 for ResNet-50's "
@@ -639,6 +645,11 @@ const char* ss_init_io_name(ss_init_io m)
 const char* ss_fidelity_name(ss_fidelity f)
 {
   return enum_name(fidelity_names, (int)f);
+}
+
+const char* ss_compute_model_name(ss_compute_model m)
+{
+  return enum_name(compute_model_names, (int)m);
 }
 
 const char* ss_objective_name(ss_objective v)

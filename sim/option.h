@@ -50,6 +50,12 @@ typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_
 /* The options of a run; every field is a row of the registry (option.c). A value of -1 means "not
  * given: derived" (the job resolves it: ss_job.resolved). Units follow docs/formats.md: gbps is
  * gigabits per second, gbytes_per_s gigabytes per second, mib 2^20 bytes. */
+/* How a layer's time on the platform's GPU is obtained when the workload has no measured entry for it:
+ * the reference time scaled by the ratio of peak FP32 FLOPS and linearly with the batch (peak), or
+ * the roofline model fitted on the reference device (roofline.h; needs the layers' work and both
+ * devices' figures, else peak). */
+typedef enum ss_compute_model { SS_COMPUTE_PEAK, SS_COMPUTE_ROOFLINE } ss_compute_model;
+
 /* What stash-sim plan ranks by. */
 typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
 
@@ -127,6 +133,7 @@ typedef struct ss_options {
   int item_sync;       /* loss.item() after each step: the host waits for the GPU */
   ss_stash_stack stash_stack;
   double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
+  ss_compute_model compute_model;
   /* stash-sim plan (planner.h): what it enumerates, and what it keeps. */
   const char* plan_platforms;  /* instance types: a comma-separated list or a folder; NULL: the catalogue */
   int plan_max_instances;      /* 1 to K instances of each type */
@@ -281,6 +288,7 @@ const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
 const char* ss_objective_name(ss_objective v);
+const char* ss_compute_model_name(ss_compute_model m);
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

@@ -189,7 +189,8 @@ static void write_json(FILE* f, const ss_result* r)
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
           ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
-  fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n", j->device ? "measured" : "peak_flops",
+  fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n",
+          j->device ? "measured" : j->roofline ? "roofline" : "peak_flops",
           j->opt.compute_scale);
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
@@ -365,6 +366,9 @@ static void write_table(FILE* f, const ss_result* r)
   if (j->device)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);
+  else if (j->roofline)
+    fprintf(f, "  compute: %s times from the roofline model fitted per layer on %s at batch %d\n",
+            j->platform->gpus[0].model, j->workload->ref_gpu_model, j->workload->ref_batch);
   else if (strcmp(j->platform->gpus[0].model, j->workload->ref_gpu_model) != 0)
     fprintf(f, "  compute: %s times scaled by peak FLOPS from %s (x%.3f)\n", j->platform->gpus[0].model,
             j->workload->ref_gpu_model, j->workload->ref_gpu_flops / j->platform->gpus[0].speed_flops);

@@ -34,8 +34,8 @@ typedef struct ss_work {
 
 /* Achieved fractions of a device's peaks. */
 typedef struct ss_fit {
-  double compute; /* of the peak flop/s, in (0, 1] */
-  double memory;  /* of the bandwidth, in (0, 1] */
+  double compute; /* of the peak flop/s, > 0 (above 1 where the kernels do less than the FLOPs counted) */
+  double memory;  /* of the bandwidth, > 0 */
   int bound;      /* which one the reference measurement fixed: 'c' compute, 'm' memory, 'f' the floors */
 } ss_fit;
 
@@ -50,9 +50,9 @@ double ss_roofline_time(const ss_work* w, double batch, const ss_rates* d, const
 
 /* The fractions that make ss_roofline_time(w, batch, ref, out) equal measured_s on the reference
  * device: the bound of the pass there (compute or memory, by the default fractions) takes the
- * fraction that fits, the other keeps its default. A measurement faster than the peak allows caps
- * the fraction at 1 (the model is then slower than measured); one no longer than its kernels' floors
- * leaves both defaults (bound 'f'). */
+ * fraction that fits, the other keeps its default (or the one that fits too, when it would bind
+ * harder). A measurement faster than the nominal work allows gives a fraction above 1 (Winograd
+ * convolutions); one no longer than its kernels' floors leaves both defaults (bound 'f'). */
 void ss_roofline_fit(const ss_work* w, double batch, const ss_rates* ref, double measured_s, ss_fit* out);
 
 #endif

@@ -602,12 +602,31 @@ static int parse_optimizer(wctx* c, const cJSON* root, ss_workload* w)
                          v->valuestring);
 }
 
+/* The reference device's optional figures for the roofline model (roofline.h): its memory bandwidth
+ * and SMs; both or neither. */
+static int parse_ref_device(wctx* c, const cJSON* ref, ss_workload* w)
+{
+  int has_bw = cJSON_GetObjectItemCaseSensitive(ref, "memory_gbytes_per_s") != NULL;
+  int has_sm = cJSON_GetObjectItemCaseSensitive(ref, "sm_count") != NULL;
+  if (has_bw != has_sm)
+    return ss_err_set_path(c->err, c->file, "$.reference", "give memory_gbytes_per_s and sm_count together (the "
+                           "reference device's figures for the roofline model), or neither");
+  double gbytes = 0, sms = 0;
+  if (has_bw && (get_bounded(c, ref, "$.reference", "memory_gbytes_per_s", 0, SS_BOUND_BANDWIDTH_LO / 1e9,
+                             SS_BOUND_BANDWIDTH_HI / 1e9, &gbytes) ||
+                 get_number(c, ref, "$.reference", "sm_count", 0, 1, 1e6, 1, &sms)))
+    return SS_EINPUT;
+  w->ref_bytes_per_s = gbytes * 1e9;
+  w->ref_sm_count = (int)sms;
+  return SS_OK;
+}
+
 static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
 {
   static const char* const keys[] = {"schema", "model", "precision", "batch_per_gpu", "grad_bytes_per_param",
                                      "reference", "optimizer_s", "host_optimizer_s", "optimizer", "layers",
                                      "dataset", "devices", "provenance", NULL};
-  static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", NULL};
+  static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", "memory_gbytes_per_s", "sm_count", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
   char* schema = NULL;
   if (check_keys(c, root, "$", keys) || get_string(c, root, "$", "schema", &schema))
@@ -631,7 +650,7 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
       !(ref = need(c, root, "$", "reference")) || check_keys(c, ref, "$.reference", ref_keys) ||
       get_string(c, ref, "$.reference", "gpu_model", &w->ref_gpu_model) ||
       get_number(c, ref, "$.reference", "gpu_flops", 1e6, 0, 1e18, 0, &w->ref_gpu_flops) ||
-      get_number(c, ref, "$.reference", "batch", 0, 1, MAX_BATCH, 1, &ref_batch) ||
+      get_number(c, ref, "$.reference", "batch", 0, 1, MAX_BATCH, 1, &ref_batch) || parse_ref_device(c, ref, w) ||
       get_time(c, root, "$", "optimizer_s", 1, MAX_TIME_S, &w->optimizer_s) || parse_layers(c, root, w) ||
       parse_dataset(c, root, w) || parse_devices(c, root, w))
     return SS_EINPUT;

@@ -62,6 +62,8 @@ typedef struct ss_workload {
   double grad_bytes_per_param;
   char* ref_gpu_model;
   double ref_gpu_flops;
+  double ref_bytes_per_s; /* the reference device's memory bandwidth (reference.memory_gbytes_per_s); 0: not given */
+  int ref_sm_count;       /* its SMs (reference.sm_count); 0: not given */
   int ref_batch;
   double optimizer_s; /* on the reference device; not scaled with the batch */
   double host_optimizer_s; /* the CPU thread issuing the optimizer step; 0 when not given */

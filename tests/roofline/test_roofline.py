@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""test_roofline.py STASH_SIM CASE: --compute-model roofline against closed forms, from the repository
+root (ctest does). Cases:
+- reference: on the reference device at the reference batch the roofline gives the measured times
+  back (the same compute as --compute-model peak, to 1e-12);
+- closed_form: ResNet-50 on an A10G (g5.48xlarge, no measured entry) at batch 80: the compute of the
+  run equals the model written out here from the workload's figures (fit on the V100 at batch 32,
+  predict on the A10G), to 0.1% (the run's compute also holds the batch's copy to the GPU);
+- batch: on the reference device the time per sample falls with the batch (the floors and the
+  weights' traffic are paid once per kernel and pass), and stays above the reference's body scaled
+  linearly;
+- measured_wins: a device the workload measured (the A100 for ResNet-50) keeps its measured ratio."""
+import json
+import subprocess
+import sys
+
+SIM, CASE = sys.argv[1], sys.argv[2]
+FLOOR = 2e-6  # SS_KERNEL_FLOOR_S (sim/job.c)
+DEFAULT = (0.7, 0.8)  # ss_fit_default (sim/roofline.c)
+FAILED = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        FAILED.append(what)
+
+
+def run(platform, model, *extra):
+    r = subprocess.run([SIM, platform, "workloads/resnet50.json", "--synthetic", "--gpus", "1", "--compute-model",
+                        model, "--format", "json", *extra], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"{CASE}: exit {r.returncode}: {r.stderr}")
+    return json.loads(r.stdout)
+
+
+def prop(path, name):
+    """The first GPU host's property name in the instance file path."""
+    import xml.etree.ElementTree as ET
+    for host in ET.parse(path).iter("host"):
+        props = {p.get("id"): p.get("value") for p in host.iter("prop")}
+        if props.get("role") == "gpu":
+            return props.get(name), host.get("speed")
+
+
+def roofline(work, batch, peak, bw, fit):
+    flops, nbytes, fixed, kernels = work
+    return kernels * FLOOR + max(flops * batch / (peak * fit[0]), (nbytes * batch + fixed) / (bw * fit[1]))
+
+
+def fit_pass(work, batch, peak, bw, t):
+    flops, nbytes, fixed, kernels = work
+    body = t - kernels * FLOOR
+    c, m = flops * batch / peak, (nbytes * batch + fixed) / bw
+    fc, fm = DEFAULT
+    if body <= 0:
+        return DEFAULT
+    if c / fc >= m / fm:
+        fc = c / body
+        fm = m / body if m / fm > body else fm
+    else:
+        fm = m / body
+        fc = c / body if c / fc > body else fc
+    return fc, fm
+
+
+def case_reference():
+    a = run("platforms/p3.2xl.xml", "peak", "--batch", "32")
+    b = run("platforms/p3.2xl.xml", "roofline", "--batch", "32")
+    ca, cb = a["breakdown"]["compute_s"], b["breakdown"]["compute_s"]
+    check(abs(ca - cb) <= 1e-12 * ca, f"the reference device at the reference batch: {ca} (peak) vs {cb} (roofline)")
+    check(b["compute_scaling"] == "roofline", f"compute_scaling says roofline: {b['compute_scaling']}")
+
+
+def model_compute(platform, batch):
+    w = json.load(open("workloads/resnet50.json"))
+    ref = w["reference"]
+    rp, rb, rbatch = ref["gpu_flops"], ref["memory_gbytes_per_s"] * 1e9, ref["batch"]
+    bw, speed = prop(platform, "memory_gbytes_per_s")
+    bw = float(bw) * 1e9
+    peak = float(speed.rstrip("f").rstrip("T")) * 1e12 if speed.endswith("Tf") else float(speed)
+    total = 0.0
+    for layer in w["layers"]:
+        for p, fixed in (("fwd", 4), ("bwd", 8)):
+            work = (layer[p + "_flops"], layer[p + "_bytes"], fixed * layer["params"], layer[p + "_kernels"])
+            if layer[p + "_s"] > 0:
+                total += roofline(work, batch, peak, bw, fit_pass(work, rbatch, rp, rb, layer[p + "_s"]))
+    return total + w["optimizer_s"] * rb / bw
+
+
+def case_closed_form():
+    got = run("platforms/g5.48xl.xml", "roofline", "--batch", "80")["breakdown"]["compute_s"]
+    want = model_compute("platforms/g5.48xl.xml", 80)
+    check(abs(got - want) <= 1e-3 * want, f"A10G at batch 80: simulated {got * 1e3:.3f} ms, model {want * 1e3:.3f} ms")
+
+
+def case_batch():
+    per = {}
+    for b in (8, 32, 128):
+        per[b] = run("platforms/p3.2xl.xml", "roofline", "--batch", str(b))["breakdown"]["compute_s"] / b
+    check(per[8] > per[32] > per[128], f"time per sample falls with the batch: {per}")
+    linear = run("platforms/p3.2xl.xml", "peak", "--batch", "128")["breakdown"]["compute_s"] / 128
+    check(per[128] < linear, f"at batch 128 below the linear scaling of the measured batch: {per[128]} < {linear}")
+
+
+def case_measured_wins():
+    a = run("platforms/p4d.24xl.xml", "peak", "--batch", "64")
+    b = run("platforms/p4d.24xl.xml", "roofline", "--batch", "64")
+    check(a["breakdown"]["compute_s"] == b["breakdown"]["compute_s"] and b["compute_scaling"] == "measured",
+          f"the A100's measured ratio wins: {b['compute_scaling']}")
+
+
+CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+if CASE not in CASES:
+    sys.exit(f"test_roofline.py: unknown case {CASE} ({', '.join(CASES)})")
+CASES[CASE]()
+sys.exit(1 if FAILED else 0)
