@@ -384,20 +384,47 @@ static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers
  * (the median of the 7,304 gaps under 20 us): 2 us a kernel. */
 #define SS_KERNEL_FLOOR_S 2e-6
 
-/* --compute-model roofline needs the layers' work and both devices' figures; the workload's times
- * at FP32 (the reference peak is its FP32 one). */
-static int roofline_check(const ss_platform* p, const ss_workload* w, ss_err* err)
+/* The precision a job runs at: --precision, or the workload's (fp32 unless it says otherwise). */
+static ss_precision job_precision(const ss_workload* w, const ss_options* o)
+{
+  if (o->precision != SS_PRECISION_WORKLOAD)
+    return o->precision;
+  if (!w->precision)
+    return SS_PRECISION_FP32;
+  return strcmp(w->precision, "tf32") == 0   ? SS_PRECISION_TF32
+         : strcmp(w->precision, "amp") == 0  ? SS_PRECISION_AMP
+         : strcmp(w->precision, "fp16") == 0 ? SS_PRECISION_AMP
+         : strcmp(w->precision, "bf16") == 0 ? SS_PRECISION_BF16
+                                             : SS_PRECISION_FP32;
+}
+
+/* The GPU's peak at precision prec (0: it has no such rate). */
+static double peak_at(const ss_gpu* g, ss_precision prec)
+{
+  return prec == SS_PRECISION_TF32 ? g->tf32_flops
+         : prec == SS_PRECISION_AMP ? g->fp16_flops
+         : prec == SS_PRECISION_BF16 ? g->bf16_flops
+                                     : g->speed_flops;
+}
+
+/* The roofline (--compute-model roofline, or a precision other than the workload's) needs the layers'
+ * work and both devices' figures; the workload's times at FP32 (the reference peak is its FP32 one),
+ * and the GPU's rate at the precision. why says what asked for it. */
+static int roofline_check(const ss_platform* p, const ss_workload* w, ss_precision prec, const char* why, ss_err* err)
 {
   const char* missing = !w->has_work               ? "the workload's layers give no work (fwd_flops, ...)"
                         : !(w->ref_bytes_per_s > 0) ? "the workload's reference gives no memory_gbytes_per_s"
-                        : strcmp(w->precision, "fp32") != 0 ? "the workload's times are not FP32 ones"
+                        : job_precision(w, &(ss_options){.precision = SS_PRECISION_WORKLOAD}) != SS_PRECISION_FP32
+                            ? "the workload's times are not FP32 ones"
                                                             : NULL;
   if (missing)
-    return ss_err_set(err, w->path, 0, "--compute-model roofline: %s (--compute-model peak scales by peak FLOPS)",
-                      missing);
+    return ss_err_set(err, w->path, 0, "%s: %s (--compute-model peak scales by peak FLOPS)", why, missing);
   if (!(p->gpus[0].memory_bytes_per_s > 0))
-    return ss_err_set(err, p->path, 0, "--compute-model roofline: GPU '%s' has no memory_gbytes_per_s",
-                      p->gpus[0].model);
+    return ss_err_set(err, p->path, 0, "%s: GPU '%s' has no memory_gbytes_per_s", why, p->gpus[0].model);
+  if (!(peak_at(&p->gpus[0], prec) > 0))
+    return ss_err_set(err, p->path, 0, "--precision %s: GPU '%s' has no %s rate (%s_tflops)", ss_precision_name(prec),
+                      p->gpus[0].model, ss_precision_name(prec),
+                      prec == SS_PRECISION_AMP ? "fp16" : ss_precision_name(prec));
   return SS_OK;
 }
 
@@ -409,18 +436,24 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
 {
   const ss_gpu* g = &p->gpus[0];
   const ss_rates ref = {w->ref_gpu_flops, w->ref_bytes_per_s, w->ref_sm_count, SS_KERNEL_FLOOR_S};
-  const ss_rates dev = {g->speed_flops, g->memory_bytes_per_s, g->sm_count, SS_KERNEL_FLOOR_S};
+  const ss_rates dev = {peak_at(g, j->precision), g->memory_bytes_per_s, g->sm_count, SS_KERNEL_FLOOR_S};
   double to_flops = g->speed_flops * o->compute_scale;
+  /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
+   * read in FP32 (the master copy) and their gradients written in FP32. */
+  double act = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 0.5 : 1;
   for (int l = 0; l < w->nlayers; l++) {
     const ss_layer* y = &w->layers[l];
     /* Forward reads the weights; backward reads them and writes their gradients. */
     const ss_work fwd = {y->fwd_flops, y->fwd_bytes, 4 * y->params, y->fwd_kernels, 0};
     const ss_work bwd = {y->bwd_flops, y->bwd_bytes, 8 * y->params, y->bwd_kernels, 0};
+    ss_work fwd_at = fwd, bwd_at = bwd;
+    fwd_at.bytes *= act;
+    bwd_at.bytes *= act;
     ss_fit ff, fb;
     ss_roofline_fit(&fwd, w->ref_batch, &ref, y->fwd_s, &ff);
     ss_roofline_fit(&bwd, w->ref_batch, &ref, y->bwd_s, &fb);
-    j->fwd_flops[l] = y->fwd_s > 0 ? ss_roofline_time(&fwd, j->batch, &dev, &ff) * to_flops : 0;
-    j->bwd_flops[l] = y->bwd_s > 0 ? ss_roofline_time(&bwd, j->batch, &dev, &fb) * to_flops : 0;
+    j->fwd_flops[l] = y->fwd_s > 0 ? ss_roofline_time(&fwd_at, j->batch, &dev, &ff) * to_flops : 0;
+    j->bwd_flops[l] = y->bwd_s > 0 ? ss_roofline_time(&bwd_at, j->batch, &dev, &fb) * to_flops : 0;
   }
   j->opt_flops = w->optimizer_s * w->ref_bytes_per_s / g->memory_bytes_per_s * to_flops;
 }
@@ -490,8 +523,14 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->fwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   j->bwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   int rc = j->fwd_flops && j->bwd_flops ? SS_OK : SS_ENOMEM;
-  j->roofline = !rc && !j->device && o->compute_model == SS_COMPUTE_ROOFLINE;
-  if (j->roofline && (rc = roofline_check(p, w, err)) != SS_OK) {
+  /* A measured entry holds at the workload's precision; another precision is the roofline's. */
+  j->precision = job_precision(w, o);
+  int other = j->precision != job_precision(w, &(ss_options){.precision = SS_PRECISION_WORKLOAD});
+  if (other)
+    j->device = NULL;
+  j->roofline = !rc && !j->device && (o->compute_model == SS_COMPUTE_ROOFLINE || other);
+  if (j->roofline && (rc = roofline_check(p, w, j->precision,
+                                          other ? "--precision" : "--compute-model roofline", err)) != SS_OK) {
     ss_job_free(j);
     return rc;
   }

@@ -62,6 +62,7 @@ typedef struct ss_job {
   double fwd_total_flops; /* the whole forward pass */
   const ss_device* device; /* the workload's measured ratio for the platform's GPU, or NULL: peak FLOPS */
   int roofline;            /* no measured ratio, and the times come from the roofline model (roofline.h) */
+  ss_precision precision;  /* the layers' precision: --precision, or the workload's */
   double opt_flops;
   double h2d_bytes;   /* one batch */
   double prep_flops_per_sample;

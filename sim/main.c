@@ -130,7 +130,7 @@ static int bench_main(const ss_cli* cli)
   /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job (its
    * dataset a sample for each of the most GPUs, so that an epoch is at least one iteration). */
   ss_layer layer = {.name = (char*)"allreduce"};
-  ss_workload w = {.path = (char*)"-", .model = (char*)"allreduce", .batch_per_gpu = 1, .grad_bytes_per_param = 1,
+  ss_workload w = {.path = (char*)"-", .model = (char*)"allreduce", .precision = (char*)"fp32", .batch_per_gpu = 1, .grad_bytes_per_param = 1,
                    .ref_gpu_flops = 1e12, .ref_batch = 1, .nlayers = 1, .layers = &layer,
                    .dataset = {.samples = SS_MAX_GPUS, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};
   ss_options o = cli->opt;

@@ -18,6 +18,7 @@ static const char* const init_io_names[] = {"none", "sequential", "parallel", NU
 static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const compute_model_names[] = {"peak", "roofline", NULL};
+static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
@@ -104,6 +105,11 @@ const ss_optdef ss_option_table[] = {
      "a layer's time on a GPU the workload has no measured entry for: peak (the reference time x the ratio of "
      "peak FP32 FLOPS, linear in the batch) or roofline (compute and memory roofs fitted per layer on the "
      "reference device, a floor per kernel: needs the layers' work and both devices' figures)"},
+    {"precision", 0, SS_KIND_ENUM, OFF(precision), 0, 0, 0, precision_names, 0, RUNS, "run", "P", NULL,
+     SS_PRECISION_WORKLOAD, "the workload's", 0, "precision", "precision", 0, NULL,
+     "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
+     "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
+     "model at the GPU's rate for it (--compute-model roofline's figures needed)"},
     {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, 0, NULL, 0, RUNS, "run", "X", "a factor", 1,
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
      "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.306 for ResNet-50's "
@@ -645,6 +651,11 @@ const char* ss_init_io_name(ss_init_io m)
 const char* ss_fidelity_name(ss_fidelity f)
 {
   return enum_name(fidelity_names, (int)f);
+}
+
+const char* ss_precision_name(ss_precision p)
+{
+  return enum_name(precision_names, (int)p);
 }
 
 const char* ss_compute_model_name(ss_compute_model m)

@@ -56,6 +56,11 @@ typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_
  * devices' figures, else peak). */
 typedef enum ss_compute_model { SS_COMPUTE_PEAK, SS_COMPUTE_ROOFLINE } ss_compute_model;
 
+/* The precision the layers run at (--precision): FP32, TF32 tensor cores, mixed precision (FP16
+ * tensor cores, FP32 master weights and gradients, as torch.cuda.amp and apex O1), BF16. */
+typedef enum ss_precision { SS_PRECISION_WORKLOAD, SS_PRECISION_FP32, SS_PRECISION_TF32, SS_PRECISION_AMP,
+                            SS_PRECISION_BF16 } ss_precision;
+
 /* What stash-sim plan ranks by. */
 typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
 
@@ -134,6 +139,7 @@ typedef struct ss_options {
   ss_stash_stack stash_stack;
   double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
   ss_compute_model compute_model;
+  ss_precision precision; /* SS_PRECISION_WORKLOAD: the workload's own */
   /* stash-sim plan (planner.h): what it enumerates, and what it keeps. */
   const char* plan_platforms;  /* instance types: a comma-separated list or a folder; NULL: the catalogue */
   int plan_max_instances;      /* 1 to K instances of each type */
@@ -289,6 +295,7 @@ const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
 const char* ss_objective_name(ss_objective v);
 const char* ss_compute_model_name(ss_compute_model m);
+const char* ss_precision_name(ss_precision p);
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

@@ -192,6 +192,7 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n",
           j->device ? "measured" : j->roofline ? "roofline" : "peak_flops",
           j->opt.compute_scale);
+  fprintf(f, "  \"precision\": \"%s\",\n", ss_precision_name(j->precision));
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
           ss_init_io_name(j->opt.init_io), r->bd.init_s, j->init_bytes);
@@ -367,8 +368,9 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);
   else if (j->roofline)
-    fprintf(f, "  compute: %s times from the roofline model fitted per layer on %s at batch %d\n",
-            j->platform->gpus[0].model, j->workload->ref_gpu_model, j->workload->ref_batch);
+    fprintf(f, "  compute: %s times at %s from the roofline model fitted per layer on %s at batch %d\n",
+            j->platform->gpus[0].model, ss_precision_name(j->precision), j->workload->ref_gpu_model,
+            j->workload->ref_batch);
   else if (strcmp(j->platform->gpus[0].model, j->workload->ref_gpu_model) != 0)
     fprintf(f, "  compute: %s times scaled by peak FLOPS from %s (x%.3f)\n", j->platform->gpus[0].model,
             j->workload->ref_gpu_model, j->workload->ref_gpu_flops / j->platform->gpus[0].speed_flops);

@@ -9,7 +9,10 @@ root (ctest does). Cases:
 - batch: on the reference device the time per sample falls with the batch (the floors and the
   weights' traffic are paid once per kernel and pass), and stays above the reference's body scaled
   linearly;
-- measured_wins: a device the workload measured (the A100 for ResNet-50) keeps its measured ratio."""
+- measured_wins: a device the workload measured (the A100 for ResNet-50) keeps its measured ratio;
+- precision: --precision fp32 (the workload's own) changes nothing; amp is timed by the roofline at the
+  FP16 tensor-core rate with 16-bit activations, its compute between fp32's and fp32's / 8 (the
+  V100's tensor-core to FP32 ratio), with the same FP32 gradient buckets."""
 import json
 import subprocess
 import sys
@@ -108,6 +111,19 @@ def case_measured_wins():
     b = run("platforms/p4d.24xl.xml", "roofline", "--batch", "64")
     check(a["breakdown"]["compute_s"] == b["breakdown"]["compute_s"] and b["compute_scaling"] == "measured",
           f"the A100's measured ratio wins: {b['compute_scaling']}")
+
+
+def case_precision():
+    plain = run("platforms/p3.16xl.xml", "peak", "--gpus", "8")
+    fp32 = run("platforms/p3.16xl.xml", "peak", "--gpus", "8", "--precision", "fp32")
+    check(plain["breakdown"] == fp32["breakdown"] and fp32["precision"] == "fp32",
+          "--precision fp32 (the workload's) changes nothing")
+    amp = run("platforms/p3.16xl.xml", "peak", "--gpus", "8", "--precision", "amp")
+    c32, c16 = fp32["breakdown"]["compute_s"], amp["breakdown"]["compute_s"]
+    check(amp["compute_scaling"] == "roofline" and amp["precision"] == "amp", "amp is timed by the roofline")
+    check(c32 / 8 < c16 < c32, f"amp's compute between fp32's / 8 (the tensor-core ratio) and fp32's: {c16} vs {c32}")
+    check(amp["buckets"] == fp32["buckets"] and amp["bucket_algorithms"] == fp32["bucket_algorithms"],
+          "the gradients stay FP32: the same buckets")
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
