@@ -194,6 +194,7 @@ static int add_row(ss_prices* p, char** f, const int* where, int line, ss_err* e
   ss_price_row* r = &p->rows[p->nrows];
   memset(r, 0, sizeof(*r));
   r->line = line;
+  p->nrows++; /* counted at once: what it holds is freed with the others, whatever fails below */
   char** dst[NCOLS] = {&r->instance_type, NULL, &r->region, &r->kind, &r->date, &r->source};
   for (int c = 0; c < NCOLS; c++) {
     if (where[c] < 0)
@@ -201,12 +202,9 @@ static int add_row(ss_prices* p, char** f, const int* where, int line, ss_err* e
     const char* v = f[where[c]];
     if (v[0] == '\0')
       return ss_err_set(err, p->path, line, "the cell '%s' is empty", col_names[c]);
-    if (dst[c] && dup_field(dst[c], v)) {
-      p->nrows++; /* freed with the others */
+    if (dst[c] && dup_field(dst[c], v))
       return ss_err_nomem(err);
-    }
   }
-  p->nrows++;
   const char* usd = f[where[COL_USD]];
   char* end = NULL;
   errno = 0;
