@@ -3,6 +3,7 @@
 #define SS_JOB_H
 
 #include "err.h"
+#include "memory.h"
 #include "option.h"
 #include "platform.h"
 #include "topo.h"
@@ -97,6 +98,8 @@ typedef struct ss_job {
   int nmetric;             /* one-element allreduces per iteration after the gradients' */
   double interference;     /* f: while a collective runs on a GPU its compute takes 1 + f times as
                             * long (docs/model.md, "Compute slowed by communication"); 0: off */
+  int memory_known;        /* the GPU's memory and the workload's activations are given */
+  ss_memory memory;        /* one GPU's memory (memory.h) when memory_known */
 } ss_job;
 
 /* Check the options against the platform and workload and build the job from them alone; the

@@ -282,6 +282,11 @@ const ss_optdef ss_option_table[] = {
      "a CSV of your own prices per hour (spot, reserved, negotiated): columns instance_type and usd_per_h, "
      "optionally region, kind, date and source, as platforms/prices.csv; its row for the instance type (and "
      "--region) wins over the table's"},
+    {"ignore-memory", 0, SS_KIND_SWITCH, OFF(ignore_memory), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0, "off", 0,
+     NULL, NULL, 0, NULL,
+     "run a job whose GPU memory (parameters, gradients, optimizer state, activations, buffers, the CUDA "
+     "context: docs/model.md) exceeds the GPU's instead of refusing it; --ideal keeps the check (memory is not a "
+     "mechanism of the time model)"},
     {"max-events", 0, SS_KIND_REAL, OFF(max_events), 1, BIG, 0, NULL, 0, ALL, "run", "N", "a number of events",
      SS_MAX_EVENTS, "2e9 (an hour or so)", 0, NULL, NULL, 0, NULL,
      "refuse a run estimated to simulate more than N events (its layers' kernels and its collectives' steps on "

@@ -142,6 +142,36 @@ static void write_json_options(FILE* f, const ss_job* j)
   fprintf(f, "\n  },\n");
 }
 
+/* "gpu_memory_bytes": one GPU's memory part by part (memory.h), or null when it is unknown. */
+static void write_json_memory(FILE* f, const ss_job* j)
+{
+  const ss_memory* m = &j->memory;
+  if (!j->memory_known) {
+    fprintf(f, "  \"gpu_memory_bytes\": null,\n");
+    return;
+  }
+  fprintf(f, "  \"gpu_memory_bytes\": {\"parameters\": %.17g, \"gradients\": %.17g, \"optimizer\": %.17g, ",
+          m->parameters, m->gradients, m->optimizer);
+  fprintf(f, "\"activations\": %.17g, \"buffers\": %.17g, \"reserve\": %.17g, \"total\": %.17g, \"capacity\": %.17g},\n",
+          m->activations, m->buffers, m->reserve, m->total, m->capacity);
+}
+
+/* The GPU memory line of the table: the total, the capacity and the parts, or why it is unknown. */
+static void write_table_memory(FILE* f, const ss_job* j)
+{
+  const ss_memory* m = &j->memory;
+  if (!j->memory_known) {
+    fprintf(f, "  GPU memory not checked: %s\n", j->platform->gpus[0].memory_bytes > 0
+                                                    ? "the workload gives no per-layer work (act_bytes)"
+                                                    : "the instance file gives no memory_gib");
+    return;
+  }
+  char parts[256];
+  ss_memory_parts_text(m, parts, sizeof(parts));
+  fprintf(f, "  GPU memory %.1f of %.4g GiB (%s)%s\n", m->total / 1073741824.0, m->capacity / 1073741824.0, parts,
+          m->total > m->capacity ? ": does not fit, run anyway (--ignore-memory)" : "");
+}
+
 static void write_json(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -212,6 +242,7 @@ static void write_json(FILE* f, const ss_result* r)
       fprintf(f, "\n  ],\n");
     }
   }
+  write_json_memory(f, j);
   write_json_options(f, j);
   fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
   if (r->stash)
@@ -379,6 +410,7 @@ static void write_table(FILE* f, const ss_result* r)
   if (j->resolved.jitter > 0)
     fprintf(f, "  compute: each GPU's time per iteration x a log-normal factor of mean 1, cv %g (--jitter, seed %d)\n",
             j->resolved.jitter, j->opt.seed);
+  write_table_memory(f, j);
   if (j->opt.synthetic == SS_SYNTH_HOST)
     fprintf(f, "  data: synthetic, in pageable host memory, copied to the GPU every iteration\n");
   else if (j->opt.synthetic)

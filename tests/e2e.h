@@ -68,7 +68,8 @@
   TEST(whatif)                                                                                                         \
   TEST(price_choice)                                                                                                   \
   TEST(help_version)                                                                                                   \
-  TEST(registry)
+  TEST(registry)                                                                                                       \
+  TEST(gpu_memory)
 
 #define E2E_DECLARE(name) void test_##name(void);
 E2E_TESTS(E2E_DECLARE)

@@ -193,3 +193,49 @@ void test_price_choice(void)
     cJSON_Delete(j);
   }
 }
+
+/* GPU memory (docs/model.md, "GPU memory"): a job that does not fit its GPU is refused with one line
+ * unless --ignore-memory; one that fits reports its parts, which sum to the total. */
+void test_gpu_memory(void)
+{
+  run_result r = runs(SS_SIM_BIN, "platforms/p3.16xl.xml workloads/bert-large.json --batch 64");
+  CHECK(r.status == 1 && strncmp(r.err, "workloads/bert-large.json: error: needs 110.8 GiB of 16 GiB", 59) == 0 &&
+            strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+        "BERT-large at batch 64 on a V100: exit %d, %s", r.status, r.err);
+  run_free(&r);
+  static const char* const parts[] = {"parameters", "gradients", "optimizer", "activations", "buffers", "reserve"};
+  cJSON* j = sim_json("platforms/p3.16xl.xml workloads/bert-large.json --batch 64 --ignore-memory -n 1 --warmup 0 "
+                      "--synthetic");
+  const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
+  CHECK(cJSON_IsObject(m), "gpu_memory_bytes is not an object");
+  double sum = 0;
+  for (int k = 0; m && k < 6; k++)
+    sum += cJSON_GetObjectItemCaseSensitive(m, parts[k])->valuedouble;
+  double total = cJSON_GetObjectItemCaseSensitive(m, "total")->valuedouble;
+  CHECK(fabs(sum - total) <= 1e-9 * total, "parts sum to %.17g, total %.17g", sum, total);
+  /* 334,094,338 parameters with AdamW: 4 + 4 + 8 B each, DDP's buckets 4 more; 1,741,164,544 B a sample. */
+  CHECK(cJSON_GetObjectItemCaseSensitive(m, "optimizer")->valuedouble == 334094338.0 * 8, "BERT-large's AdamW state");
+  CHECK(cJSON_GetObjectItemCaseSensitive(m, "buffers")->valuedouble == 334094338.0 * 4, "BERT-large's DDP buckets");
+  CHECK(cJSON_GetObjectItemCaseSensitive(m, "activations")->valuedouble == 1741164544.0 * 64, "BERT-large's activations");
+  CHECK(total > cJSON_GetObjectItemCaseSensitive(m, "capacity")->valuedouble, "BERT-large at 64 fits?");
+  cJSON_Delete(j);
+  /* GPT-2 1.5B at batch 1: not on a 16 GB V100, on an 80 GB H100. */
+  r = runs(SS_SIM_BIN, "platforms/p3.16xl.xml workloads/gpt2-1.5b.json");
+  CHECK(r.status == 1 && strstr(r.err, "needs 45.5 GiB of 16 GiB on a Tesla V100-SXM2-16GB") != NULL,
+        "GPT-2 1.5B on a V100: exit %d, %s", r.status, r.err);
+  run_free(&r);
+  j = sim_json("platforms/p5.48xl.xml workloads/gpt2-1.5b.json -n 1 --warmup 0 --synthetic");
+  m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
+  CHECK(m && cJSON_GetObjectItemCaseSensitive(m, "total")->valuedouble == 48899053312.0 &&
+            cJSON_GetObjectItemCaseSensitive(m, "capacity")->valuedouble == 80.0 * 1073741824.0,
+        "GPT-2 1.5B on an H100");
+  cJSON_Delete(j);
+  /* Unknown memory (a workload without per-layer work): null, and the table says so. */
+  j = sim_json("tests/platforms/star2.xml tests/workloads/tiny.json -n 1 --warmup 0 --synthetic");
+  CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes")), "unknown memory is not null");
+  cJSON_Delete(j);
+  r = runs(SS_SIM_BIN, "platforms/p3.16xl.xml tests/workloads/tiny.json -n 1 --warmup 0 --synthetic");
+  CHECK(r.status == 0 && strstr(r.out, "  GPU memory not checked: the workload gives no per-layer work (act_bytes)\n"),
+        "no memory line: %s", r.out);
+  run_free(&r);
+}

@@ -6,6 +6,7 @@
 #include "cost.h"
 #include "err.h"
 #include "job.h"
+#include "memory.h"
 #include "plan.h"
 #include "platform.h"
 #include "price.h"
@@ -1288,6 +1289,88 @@ static void test_roofline_fit(void)
   CU_ASSERT_DOUBLE_EQUAL(ff.memory, ss_fit_default.memory, 0);
 }
 
+/* ---- memory ---- */
+/* tests/workloads/tiny_work.json by hand: 3 layers of 1e6 params and 16000 act_bytes a sample, 4 gradient
+ * bytes a param; batch 8. Parameters 3e6 x 4 = 12e6 B, gradients the same, activations 3 x 16000 x 8. */
+static void test_memory_parts(void)
+{
+  ss_workload* w = load_workload("tests/workloads/tiny_work.json");
+  static const struct {
+    ss_optimizer o;
+    double state;
+  } opt[] = {{SS_OPT_SGD, 0}, {SS_OPT_SGD_MOMENTUM, 12e6}, {SS_OPT_ADAM, 24e6}, {SS_OPT_ADAMW, 24e6}};
+  CU_ASSERT_EQUAL(w->optimizer, SS_OPT_ADAMW);
+  for (int k = 0; k < 4; k++) {
+    w->optimizer = opt[k].o;
+    ss_memory m;
+    ss_memory_compute(w, 8, SS_MEMORY_ACT_FP32, 5e6, 16.0 * 1073741824.0, &m);
+    CU_ASSERT_DOUBLE_EQUAL(m.parameters, 12e6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.gradients, 12e6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.optimizer, opt[k].state, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.activations, 384000, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.buffers, 5e6, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.reserve, 805306368, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.total, 12e6 + 12e6 + opt[k].state + 384000 + 5e6 + 805306368, 0);
+    CU_ASSERT_DOUBLE_EQUAL(m.capacity, 17179869184.0, 0);
+  }
+  /* Activations kept in half precision (AMP, bf16): half the bytes; nothing else moves. */
+  ss_memory h;
+  ss_memory_compute(w, 8, SS_MEMORY_ACT_HALF, 0, 1, &h);
+  CU_ASSERT_DOUBLE_EQUAL(h.activations, 192000, 0);
+  CU_ASSERT_DOUBLE_EQUAL(h.parameters, 12e6, 0);
+  ss_workload_free(w);
+}
+
+/* A job's buffers by framework, and its memory only when the GPU's and the activations are known. */
+static void test_memory_job(void)
+{
+  ss_platform* p = load_platform("platforms/p3.16xl.xml");
+  ss_workload* w = load_workload("tests/workloads/tiny_work.json");
+  ss_workload* nowork = load_workload("tests/workloads/tiny.json");
+  ss_options o;
+  ss_options_default(&o);
+  ss_err err;
+  ss_err_clear(&err);
+  ss_job* j = NULL;
+  /* PyTorch DDP over 8 GPUs: its buckets hold every gradient once more. */
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT(j->memory_known);
+  CU_ASSERT_DOUBLE_EQUAL(j->memory.buffers, 12e6, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(j->memory.total, 12e6 * 3 + 24e6 + 384000 + 805306368, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(j->memory.capacity, 17179869184.0, 0);
+  /* Over the capacity: one line naming the workload, refused unless --ignore-memory. */
+  ss_memory big = j->memory;
+  big.activations = 18.0 * 1073741824.0;
+  big.total = big.parameters + big.gradients + big.optimizer + big.activations + big.buffers + big.reserve;
+  CU_ASSERT_EQUAL(ss_memory_check(j, &big, &err), SS_EINPUT);
+  CU_ASSERT_STRING_EQUAL(err.file, "tests/workloads/tiny_work.json");
+  CU_ASSERT_STRING_EQUAL(err.msg, "needs 18.8 GiB of 16 GiB on a Tesla V100-SXM2-16GB (parameters 0.0, gradients 0.0, "
+                                  "optimizer 0.0, activations 18.0, buffers 0.0, reserve 0.8): give a smaller --batch, "
+                                  "or --ignore-memory");
+  ss_err_clear(&err);
+  j->opt.ignore_memory = 1;
+  CU_ASSERT_EQUAL(ss_memory_check(j, &big, &err), SS_OK);
+  ss_job_free(j);
+  /* Horovod: its fusion buffer (64 MiB by default). */
+  o.ddp = SS_DDP_HOROVOD;
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_DOUBLE_EQUAL(j->memory.buffers, o.fusion_mib * 1048576.0, 0);
+  ss_job_free(j);
+  /* One GPU: no collectives, no buffers. */
+  o.ddp = SS_DDP_PYTORCH;
+  o.gpus = 1;
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_DOUBLE_EQUAL(j->memory.buffers, 0, 0);
+  ss_job_free(j);
+  /* A workload without its activations: unknown, no check. */
+  CU_ASSERT_FATAL(ss_plan_job(p, nowork, &o, &j, &err) == 0);
+  CU_ASSERT_FALSE(j->memory_known);
+  ss_job_free(j);
+  ss_workload_free(nowork);
+  ss_workload_free(w);
+  ss_platform_free(p);
+}
+
 typedef struct suite_def {
   const char* name;
   struct {
@@ -1312,6 +1395,7 @@ static const suite_def suites[] = {
     {"price", {{"reader", test_price_reader}, {"resolve", test_price_resolve}}},
     {"outfile", {{"same", test_outfile_same}, {"commit", test_outfile_commit}, {"write_error", test_outfile_write_error},
                  {"nameless", test_outfile_nameless}}},
+    {"memory", {{"parts", test_memory_parts}, {"job", test_memory_job}}},
     {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},
     {"rng", {{"streams", test_rng_streams}, {"moments", test_rng_moments}, {"jitter", test_rng_jitter},
              {"slowest", test_rng_slowest}}},

@@ -463,12 +463,12 @@ static char* read_file(const char* path, size_t* len)
 }
 
 /* Whether every figure of the report is a finite number: a null is one that was not (an
- * option's null in the "options" echo is "not given"; a non-finite figure printed as nan or inf
- * makes the report fail to parse). */
+ * option's null in the "options" echo is "not given", gpu_memory_bytes's null "not known"; a
+ * non-finite figure printed as nan or inf makes the report fail to parse). */
 static int finite_json(const cJSON* j)
 {
   if (cJSON_IsNull(j))
-    return 0;
+    return j->string && strcmp(j->string, "gpu_memory_bytes") == 0;
   if (cJSON_IsNumber(j) && !isfinite(j->valuedouble))
     return 0;
   for (const cJSON* c = j->child; c; c = c->next)

@@ -1,0 +1,89 @@
+/* memory: one GPU's memory while training, part by part, and the check that it fits. */
+#include "memory.h"
+
+#include "job.h"
+
+#include <stdio.h>
+
+#define GIB 1073741824.0
+
+double ss_memory_optimizer_bytes_per_param(ss_optimizer o)
+{
+  /* torch.optim.SGD keeps a momentum_buffer per parameter only with momentum; torch.optim.Adam and
+   * AdamW keep exp_avg and exp_avg_sq (zeros_like the parameter: FP32), amsgrad off. */
+  switch (o) {
+  case SS_OPT_SGD:
+    return 0;
+  case SS_OPT_SGD_MOMENTUM:
+    return 4;
+  case SS_OPT_ADAM:
+  case SS_OPT_ADAMW:
+    return 8;
+  }
+  ss_assert(0);
+  return 0;
+}
+
+void ss_memory_compute(const ss_workload* w, int batch, double act_scale, double buffers_bytes,
+                       double capacity_bytes, ss_memory* out)
+{
+  double params = 0, act = 0;
+  for (int l = 0; l < w->nlayers; l++) {
+    params += w->layers[l].params;
+    act += w->layers[l].act_bytes;
+  }
+  ss_memory m = {0};
+  m.parameters = params * 4;
+  m.gradients = params * w->grad_bytes_per_param;
+  m.optimizer = params * ss_memory_optimizer_bytes_per_param(w->optimizer);
+  m.activations = act * batch * act_scale;
+  m.buffers = buffers_bytes;
+  m.reserve = SS_MEMORY_RESERVE_BYTES;
+  m.total = m.parameters + m.gradients + m.optimizer + m.activations + m.buffers + m.reserve;
+  m.capacity = capacity_bytes;
+  *out = m;
+}
+
+double ss_memory_buffers_bytes(const ss_job* j)
+{
+  if (j->nbuckets == 0 || j->opt.arch != SS_ARCH_ALLREDUCE)
+    return 0;
+  /* Horovod allocates one fusion buffer of HOROVOD_FUSION_THRESHOLD bytes the first time it fuses
+   * (horovod docs/tensor-fusion.rst); 0 turns fusion off. */
+  if (j->opt.ddp == SS_DDP_HOROVOD)
+    return j->opt.fusion_mib * 1048576.0;
+  /* PyTorch DDP: its reducer's bucket buffers hold a copy of every gradient unless
+   * gradient_as_bucket_view=True (off by default; pytorch/pytorch#41954: views save the gradients'
+   * size). apex: each bucket flattened into a new tensor, kept until backward's end: ASSUMED the same. */
+  double bytes = 0;
+  for (int b = 0; b < j->nbuckets; b++)
+    bytes += j->buckets[b].bytes;
+  return bytes;
+}
+
+int ss_memory_job(const ss_job* j, double act_scale, ss_memory* out)
+{
+  double capacity = j->platform->gpus[0].memory_bytes;
+  if (!(capacity > 0) || !j->workload->has_work)
+    return 0;
+  ss_memory_compute(j->workload, j->batch, act_scale, ss_memory_buffers_bytes(j), capacity, out);
+  return 1;
+}
+
+void ss_memory_parts_text(const ss_memory* m, char* buf, size_t size)
+{
+  snprintf(buf, size, "parameters %.1f, gradients %.1f, optimizer %.1f, activations %.1f, buffers %.1f, reserve %.1f",
+           m->parameters / GIB, m->gradients / GIB, m->optimizer / GIB, m->activations / GIB, m->buffers / GIB,
+           m->reserve / GIB);
+}
+
+int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
+{
+  if (m->total <= m->capacity || j->opt.ignore_memory)
+    return SS_OK;
+  char parts[256];
+  ss_memory_parts_text(m, parts, sizeof(parts));
+  return ss_err_set(err, j->workload->path, 0,
+                    "needs %.1f GiB of %.4g GiB on a %s (%s): give a smaller --batch, or --ignore-memory",
+                    m->total / GIB, m->capacity / GIB, j->platform->gpus[0].model, parts);
+}

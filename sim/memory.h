@@ -1,0 +1,66 @@
+/* memory: what one GPU of a job holds while it trains (parameters, gradients, optimizer state,
+ * kept activations, communication buffers, the framework's reserve) and whether it fits. */
+#ifndef SS_MEMORY_H
+#define SS_MEMORY_H
+
+#include "err.h"
+#include "workload.h"
+
+#include <stddef.h>
+
+struct ss_job;
+
+/* One GPU's memory in bytes, part by part (docs/model.md, "GPU memory"). */
+typedef struct ss_memory {
+  double parameters;  /* FP32 weights: params x 4 */
+  double gradients;   /* params x grad_bytes_per_param */
+  double optimizer;   /* params x ss_memory_optimizer_bytes_per_param */
+  double activations; /* sum of the layers' act_bytes x batch x act_scale */
+  double buffers;     /* the data-parallel framework's communication buffers */
+  double reserve;     /* the CUDA context and the libraries' workspaces (SS_MEMORY_RESERVE_BYTES) */
+  double total;       /* the parts' sum */
+  double capacity;    /* the GPU's memory (the instance file's memory_gib) */
+} ss_memory;
+
+/* Bytes of optimizer state per parameter, FP32 as PyTorch keeps it: SGD none, SGD with momentum
+ * its momentum_buffer (4), Adam and AdamW exp_avg and exp_avg_sq (8). */
+double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
+
+/* Activation scale of a precision: 1 for FP32 (and TF32: FP32 storage), 0.5 when the kept
+ * activations are FP16 or BF16 (torch.cuda.amp, apex O1, bf16 autocast). */
+#define SS_MEMORY_ACT_FP32 1.0
+#define SS_MEMORY_ACT_HALF 0.5
+
+/* The CUDA context of a PyTorch process and the cuBLAS/cuDNN workspaces, per GPU: ESTIMATE, 768 MiB.
+ * A PyTorch process's first CUDA call takes 723 MiB on the device (nvidia-smi, a user's measurement:
+ * discuss.pytorch.org/t/73021, "What is the reason for pytorch's GPU memory floor"; "~700+MB" depending
+ * on the CUDA version and device, a PyTorch maintainer: discuss.pytorch.org/t/81330), plus cuBLAS's
+ * workspaces (PyTorch's default CUBLAS_WORKSPACE_CONFIG :4096:8, 8 x 4 MiB = 32 MiB): 755 MiB, rounded
+ * up to 0.75 GiB for cuDNN's convolution workspaces. CUDA 11.7's lazy loading makes the context
+ * smaller, cuDNN's autotuner may take more: an estimate either way. */
+#define SS_MEMORY_RESERVE_BYTES (768.0 * 1048576.0)
+
+/* The memory of one GPU of workload w at batch batch: parameters, gradients and optimizer state
+ * from the layers' params, activations from their act_bytes x batch x act_scale, the buffers and
+ * capacity as given, the reserve SS_MEMORY_RESERVE_BYTES. */
+void ss_memory_compute(const ss_workload* w, int batch, double act_scale, double buffers_bytes,
+                       double capacity_bytes, ss_memory* out);
+
+/* The communication buffers of job j's framework, per GPU: PyTorch DDP's bucket buffers (the
+ * gradients once more: gradient_as_bucket_view is off by default), apex's flat copies of its
+ * buckets (the same), Horovod's fusion buffer (--fusion-mib); none on one GPU (no collectives) or
+ * with parameter servers (the gradients are pushed from where they are). */
+double ss_memory_buffers_bytes(const struct ss_job* j);
+
+/* j's memory (act_scale as ss_memory_compute) into *out. Returns 1, or 0 when it is unknown: the
+ * instance file gives no memory_gib or the workload no per-layer work (act_bytes). */
+int ss_memory_job(const struct ss_job* j, double act_scale, ss_memory* out);
+
+/* The parts in GiB with one decimal, "parameters 1.3, gradients 1.3, ..., reserve 0.8", into buf. */
+void ss_memory_parts_text(const ss_memory* m, char* buf, size_t size);
+
+/* Refuse job j when its memory is known and exceeds the GPU's, unless --ignore-memory: one line
+ * naming the workload, the total, the capacity, the GPU and the parts. Returns SS_OK or SS_EINPUT. */
+int ss_memory_check(const struct ss_job* j, const ss_memory* m, ss_err* err);
+
+#endif
