@@ -199,8 +199,10 @@ static int add_row(ss_prices* p, char** f, const int* where, int line, ss_err* e
     if (where[c] < 0)
       continue;
     const char* v = f[where[c]];
-    if (v[0] == '\0')
+    if (v[0] == '\0') {
+      p->nrows++; /* the cells copied so far are freed with the others */
       return ss_err_set(err, p->path, line, "the cell '%s' is empty", col_names[c]);
+    }
     if (dst[c] && dup_field(dst[c], v)) {
       p->nrows++; /* freed with the others */
       return ss_err_nomem(err);
