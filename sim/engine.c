@@ -30,37 +30,21 @@ const char* const ss_engine_default_cfg[] = {
 /* Write the job's cluster platform to a temporary file and load it; the file goes at once. */
 static int load_cluster(const ss_job* job, ss_err* err)
 {
-  const char* dir = getenv("TMPDIR");
   char path[4096];
-  snprintf(path, sizeof(path), "%s/stash-sim-XXXXXX", dir && *dir ? dir : "/tmp");
-  sigset_t old;
-  ss_outfile_block(&old);
-  int fd = mkstemp(path);
-  int slot = fd >= 0 ? ss_outfile_guard(path) : -1; /* removed by a signal too */
-  ss_outfile_unblock(&old);
-  FILE* f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    int e = errno;
-    if (fd >= 0) {
-      close(fd);
-      unlink(path);
-      ss_outfile_forget(slot);
-    }
-    return ss_err_set(err, NULL, 0, "cannot create a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
-                      strerror(e));
-  }
+  FILE* f = NULL;
+  int slot = -1;
+  if (ss_outfile_scratch("platform", path, sizeof(path), &f, &slot, err))
+    return SS_EIO;
   int rc = ss_cluster_write(job, f);
   if (fclose(f) || rc) {
-    unlink(path);
-    ss_outfile_forget(slot);
-    return ss_err_set(err, NULL, 0, "cannot write a temporary platform file in %s: %s", dir && *dir ? dir : "/tmp",
-                      strerror(errno));
+    int e = errno;
+    ss_outfile_scratch_done(path, slot);
+    return ss_err_set(err, NULL, 0, "cannot write the temporary platform file %s: %s", path, strerror(e));
   }
   /* The instance file passed our own validation (platform.c) and the composition writes only
    * names and figures from it, so SimGrid will not abort on this. */
   simgrid_load_platform(path);
-  unlink(path);
-  ss_outfile_forget(slot);
+  ss_outfile_scratch_done(path, slot);
   return SS_OK;
 }
 

@@ -73,7 +73,8 @@ static int check_same_files(const ss_cli* cli)
                            {"--stash-single", o->stash_single},
                            {"the changed platform (--change platform=)",
                             cli->cmd == SS_CMD_WHATIF ? cli->changed.platform_path : NULL}};
-  const named_path out[] = {{"--output", o->output}, {"--trace", o->trace}};
+  const named_path out[] = {
+      {"--output", o->output}, {"--trace", o->trace}, {"--plot", cli->cmd == SS_CMD_PLAN ? o->plan_plot : NULL}};
   for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++)
     for (size_t i = 0; out[k].path && i < sizeof(in) / sizeof(in[0]); i++)
       if (in[i].path && ss_outfile_same(out[k].path, in[i].path)) {
@@ -81,11 +82,13 @@ static int check_same_files(const ss_cli* cli)
                 in[i].what, in[i].path);
         return SS_EXIT_USAGE;
       }
-  if (ss_outfile_same(o->trace, o->output)) {
-    fprintf(stderr, "stash-sim: error: --trace '%s' and --output '%s' are the same file (see --help)\n", o->trace,
-            o->output);
-    return SS_EXIT_USAGE;
-  }
+  for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++)
+    for (size_t l = k + 1; l < sizeof(out) / sizeof(out[0]); l++)
+      if (ss_outfile_same(out[l].path, out[k].path)) {
+        fprintf(stderr, "stash-sim: error: %s '%s' and %s '%s' are the same file (see --help)\n", out[l].what,
+                out[l].path, out[k].what, out[k].path);
+        return SS_EXIT_USAGE;
+      }
   return 0;
 }
 
@@ -332,13 +335,18 @@ static int plan_main(const ss_cli* cli, ss_catalog* cat)
   ss_planner plan;
   memset(&plan, 0, sizeof(plan));
   ss_outfile* out = NULL;
-  if (plan_platforms(&cli->opt, cat, &plats, &nplats, &strings, &nstrings, &err) ||
+  /* gnuplot is checked first: a plan is not simulated for a plot that cannot be drawn. */
+  if ((cli->opt.plan_plot && ss_planner_plot_ready(&err)) ||
+      plan_platforms(&cli->opt, cat, &plats, &nplats, &strings, &nstrings, &err) ||
       ss_planner_run(plats, nplats, &cli->opt, cli->ncfg, cli->cfg, isatty(STDERR_FILENO), &plan, &err)) {
     status = fail(&err);
   } else if (!(out = open_output(cli, &status))) {
   } else {
     status = ss_planner_write(ss_outfile_stream(out), &plan, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
     status = close_output(out, status);
+    /* The plot after the report: a plot that fails leaves the report written (exit 3). */
+    if (!status && cli->opt.plan_plot && ss_planner_plot(&plan, cli->opt.plan_plot, &err))
+      status = fail(&err);
   }
   ss_planner_free(&plan);
   for (int i = 0; i < nstrings; i++)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char* const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
 static const char* const fidelity_names[] = {"fast", "reference", NULL};
@@ -860,6 +861,9 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
                             o->plan_platforms[strlen(o->plan_platforms) - 1] == ','))
     FAIL("--platforms expects instance types (short names or paths) separated by commas, or a folder, got '%s'",
          o->plan_platforms);
+  const char* dot = o->plan_plot ? strrchr(o->plan_plot, '.') : NULL;
+  if (o->plan_plot && (!dot || (strcasecmp(dot, ".png") && strcasecmp(dot, ".svg"))))
+    FAIL("--plot draws a .png or a .svg file (gnuplot's pngcairo or svg terminal), got '%s'", o->plan_plot);
   if (ss_optset_has(given, "epochs") && ss_optset_has(given, "samples"))
     FAIL("--epochs and --samples both say how much to train: give one");
   if (ss_optset_has(given, "global-batch") && ss_optset_has(given, "batches"))

@@ -405,6 +405,39 @@ int ss_outfile_open(const char* path, const char* what, ss_outfile** out, ss_err
   return SS_OK;
 }
 
+int ss_outfile_scratch(const char* what, char* path, size_t size, FILE** f, int* slot, ss_err* err)
+{
+  const char* dir = getenv("TMPDIR");
+  dir = dir && *dir ? dir : "/tmp";
+  *f = NULL;
+  *slot = -1;
+  int e = ENAMETOOLONG, fd = -1;
+  if ((size_t)snprintf(path, size, "%s/stash-sim-XXXXXX", dir) >= size)
+    goto fail;
+  sigset_t old;
+  ss_outfile_block(&old);
+  fd = mkstemp(path);
+  *slot = fd >= 0 ? ss_outfile_guard(path) : -1; /* removed by a signal too */
+  ss_outfile_unblock(&old);
+  *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (*f)
+    return SS_OK;
+  e = errno;
+fail:
+  if (fd >= 0) {
+    close(fd);
+    ss_outfile_scratch_done(path, *slot);
+  }
+  ss_err_set(err, NULL, 0, "cannot create a temporary %s file in %s: %s", what, dir, strerror(e));
+  return ss_err_kind(err, SS_EIO);
+}
+
+void ss_outfile_scratch_done(const char* path, int slot)
+{
+  unlink(path);
+  ss_outfile_forget(slot);
+}
+
 FILE* ss_outfile_stream(const ss_outfile* f)
 {
   return f->f;

@@ -61,6 +61,15 @@ void ss_outfile_unblock(const sigset_t* old);
 int ss_outfile_guard(const char* path);
 void ss_outfile_forget(int slot);
 
+/* A scratch file $TMPDIR/stash-sim-XXXXXX (or in /tmp) for this process to write and read back,
+ * removed by a signal or at exit until ss_outfile_scratch_done: 0 with *f open for writing and
+ * its name in path (size bytes), or SS_EIO with "cannot create a temporary WHAT file in DIR:
+ * REASON" in err and nothing left behind. */
+int ss_outfile_scratch(const char* what, char* path, size_t size, FILE** f, int* slot, ss_err* err);
+
+/* Remove the scratch file path (closed) and forget its slot. */
+void ss_outfile_scratch_done(const char* path, int slot);
+
 /* Register a child process that a signal must end (SIGTERM, then SIGKILL after 2 s) and reap;
  * forget it once reaped. A slot, or -1 when the registry is full. */
 int ss_outfile_child(pid_t pid);

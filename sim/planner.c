@@ -3,15 +3,19 @@
 
 #include "csv.h"
 #include "engine.h"
+#include "outfile.h"
 #include "plan.h"
+#include "proc.h"
 #include "platform.h"
 #include "report.h"
 #include "transport.h"
 #include "workload.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The most values of a list option (--algorithms, --batches). */
 #define MAX_LIST 64
@@ -405,4 +409,164 @@ int ss_planner_write(FILE* f, const ss_planner* p, ss_format fmt)
   else
     return ss_csv_write_from(f, write_json, p, "rows");
   return ferror(f) ? SS_EIO : SS_OK;
+}
+
+/* gnuplot's name: on PATH (ss_proc_exec's execvp). */
+static char gnuplot_name[] = "gnuplot";
+
+int ss_planner_plot_ready(ss_err* err)
+{
+  char version[] = "--version";
+  char* argv[] = {gnuplot_name, version, NULL};
+  ss_proc_output r;
+  if (ss_proc_exec(argv, &r, err))
+    return ss_err_kind(err, SS_EIO);
+  int ok = !r.exec_errno && r.how.code == 0;
+  ss_proc_output_free(&r);
+  if (ok)
+    return SS_OK;
+  ss_err_set(err, NULL, 0, "--plot needs gnuplot, which is not on PATH: install it (Debian, Ubuntu: "
+             "apt-get install gnuplot-nox) or drop --plot");
+  return ss_err_kind(err, SS_EIO);
+}
+
+/* s as a gnuplot single-quoted string ('' is a quote there); control characters, which would end
+ * the command, become spaces. */
+static void gp_string(FILE* f, const char* s)
+{
+  fputc('\'', f);
+  for (; *s; s++)
+    if (*s == '\'')
+      fputs("''", f);
+    else
+      fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+  fputc('\'', f);
+}
+
+/* The point styles and colours of the instance types, in turn (scripts/plot's series colours). */
+static const int point_types[] = {7, 5, 9, 11, 13, 15, 1, 2, 3, 4, 6, 8};
+static const char* const point_colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02",
+                                            "#a6761d", "#666666", "#1f78b4", "#b15928", "#fb9a99", "#6a3d9a"};
+#define NSTYLES (int)(sizeof(point_types) / sizeof(point_types[0]))
+
+/* By time to train, then cost (the front's line). */
+static int by_time(const void* pa, const void* pb)
+{
+  const ss_planner_row *a = *(const ss_planner_row* const*)pa, *b = *(const ss_planner_row* const*)pb;
+  int c = cmp_double(a->time_to_train_s, b->time_to_train_s);
+  return c ? c : cmp_double(a->cost_usd, b->cost_usd);
+}
+
+/* "set logscale AXIS" when the values span more than a decade. */
+static void log_when_wide(FILE* f, const char* axis, double lo, double hi)
+{
+  if (lo > 0 && hi > 10 * lo)
+    fprintf(f, "set logscale %s\n", axis);
+}
+
+/* The gnuplot script of the plot, writing to output. */
+static int write_script(FILE* f, const ss_planner* p, const char* output, int svg)
+{
+  double tlo = INFINITY, thi = 0, clo = INFINITY, chi = 0;
+  for (int i = 0; i < p->nrows; i++) {
+    double t = p->rows[i].time_to_train_s / 3600, c = p->rows[i].cost_usd;
+    tlo = fmin(tlo, t);
+    thi = fmax(thi, t);
+    clo = fmin(clo, c);
+    chi = fmax(chi, c);
+  }
+  fprintf(f, "set terminal %s size 860,560 font 'sans,10' noenhanced background '#ffffff'\nset output ",
+          svg ? "svg" : "pngcairo");
+  gp_string(f, output);
+  fprintf(f, "\nset title ");
+  char title[512];
+  snprintf(title, sizeof(title), "stash-sim plan: %s, %.4g epoch%s (%d configurations ranked)", p->workload,
+           p->epochs, p->epochs == 1 ? "" : "s", p->nrows);
+  gp_string(f, title);
+  fprintf(f, "\nset xlabel 'time to train (hours)'\nset ylabel 'total cost (US$)'\n");
+  log_when_wide(f, "x", tlo, thi);
+  log_when_wide(f, "y", clo, chi);
+  fprintf(f, "set grid\nset key outside right top box\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
+  /* A datablock per instance type that has rows, then the front sorted by time. */
+  const ss_planner_row** front = calloc((size_t)p->nrows + 1, sizeof(*front));
+  if (!front)
+    return SS_ENOMEM;
+  int nfront = 0;
+  for (int i = 0; i < p->nrows; i++)
+    if (p->rows[i].pareto)
+      front[nfront++] = &p->rows[i];
+  qsort(front, (size_t)nfront, sizeof(*front), by_time);
+  for (int k = 0; k < p->nplatforms; k++) {
+    fprintf(f, "$T%d << EOD\n", k);
+    for (int i = 0; i < p->nrows; i++)
+      if (p->rows[i].platform == k)
+        fprintf(f, "%.17g %.17g\n", p->rows[i].time_to_train_s / 3600, p->rows[i].cost_usd);
+    fprintf(f, "EOD\n");
+  }
+  fprintf(f, "$FRONT << EOD\n");
+  for (int i = 0; i < nfront; i++)
+    fprintf(f, "%.17g %.17g\n", front[i]->time_to_train_s / 3600, front[i]->cost_usd);
+  fprintf(f, "EOD\nplot $FRONT using 1:2 with lines lw 1.5 dt 2 lc rgb '#000000' title 'Pareto front'");
+  free(front);
+  for (int k = 0, style = 0; k < p->nplatforms; k++) {
+    const char* type = NULL;
+    for (int i = 0; i < p->nrows && !type; i++)
+      if (p->rows[i].platform == k)
+        type = p->rows[i].instance_type;
+    if (!type)
+      continue;
+    fprintf(f, ", \\\n  $T%d using 1:2 with points pt %d ps 1.3 lc rgb '%s' title ", k, point_types[style % NSTYLES],
+            point_colours[style % NSTYLES]);
+    gp_string(f, type);
+    style++;
+  }
+  fprintf(f, "\n");
+  return SS_OK;
+}
+
+/* The first line of text (gnuplot's complaint), without its newline, at most size - 1 bytes. */
+static void first_line(const char* text, char* buf, size_t size)
+{
+  while (*text == '\n' || *text == ' ')
+    text++;
+  snprintf(buf, size, "%.*s", (int)strcspn(text, "\n"), text);
+}
+
+int ss_planner_plot(const ss_planner* p, const char* path, ss_err* err)
+{
+  const char* dot = strrchr(path, '.');
+  int svg = dot && strcasecmp(dot, ".svg") == 0;
+  ss_outfile* out = NULL;
+  char script[4096];
+  FILE* f = NULL;
+  int slot = -1;
+  if (ss_outfile_open(path, "plot", &out, err))
+    return SS_EIO;
+  if (ss_outfile_scratch("gnuplot script", script, sizeof(script), &f, &slot, err)) {
+    ss_outfile_abort(out);
+    return SS_EIO;
+  }
+  /* gnuplot writes the outfile's temporary file (or path itself when it is a device or a FIFO). */
+  const char* target = ss_outfile_temp(out) ? ss_outfile_temp(out) : path;
+  int rc = write_script(f, p, target, svg);
+  int bad = ferror(f);
+  if ((fclose(f) || bad) && !rc)
+    rc = ss_err_set(err, NULL, 0, "cannot write the temporary gnuplot script %s: %s", script, strerror(errno));
+  else if (rc == SS_ENOMEM)
+    rc = ss_err_nomem(err);
+  ss_proc_output r;
+  memset(&r, 0, sizeof(r));
+  char* argv[] = {gnuplot_name, script, NULL};
+  if (!rc && !(rc = ss_proc_exec(argv, &r, err)) && (r.exec_errno || r.how.code != 0)) {
+    char why[512];
+    first_line(r.exec_errno ? strerror(r.exec_errno) : r.err, why, sizeof(why));
+    rc = ss_err_set(err, path, 0, "gnuplot could not draw the plot (exit %d): %s", r.how.code, why);
+  }
+  ss_proc_output_free(&r);
+  ss_outfile_scratch_done(script, slot);
+  if (rc) {
+    ss_outfile_abort(out);
+    return ss_err_kind(err, rc == SS_ENOMEM ? SS_ENOMEM : SS_EIO);
+  }
+  return ss_outfile_commit(out, err);
 }

@@ -66,6 +66,17 @@ void ss_planner_free(ss_planner* p);
 /* Write the ranked table (table), or the plan as JSON or CSV (a line per row). Returns 0 or SS_EIO. */
 int ss_planner_write(FILE* f, const ss_planner* p, ss_format fmt);
 
+/* Whether gnuplot can be run (--plot checks it before simulating): 0, or SS_EIO with "--plot needs
+ * gnuplot, which is not on PATH: install it ..." in err. */
+int ss_planner_plot_ready(ss_err* err);
+
+/* Draw the time-cost scatter of p's rows (a point style per instance type) and the Pareto front
+ * (a line through its points, by time) to path with gnuplot: pngcairo for .png, svg for .svg
+ * (option.c refuses other endings). The gnuplot script (data in datablocks) goes to a scratch
+ * file; gnuplot writes the temporary file of path's outfile, renamed over path only when gnuplot
+ * succeeded. Returns 0, or SS_EIO with err naming path or gnuplot's first line of complaint. */
+int ss_planner_plot(const ss_planner* p, const char* path, ss_err* err);
+
 /* Mark the Pareto front of rows[0..n) in time to train and total cost (brute force, n^2: n is the
  * configurations of one plan, hundreds). */
 void ss_planner_pareto(ss_planner_row* rows, int n);

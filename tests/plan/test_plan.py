@@ -8,10 +8,16 @@ repository root (ctest does). Cases:
   (brute force over the JSON);
 - filters: --budget and --deadline drop the rows beyond them, counted, and the rest stay as they
   were; --global-batch gives each configuration G / GPUs and counts the ones where that is not whole;
-- deterministic: the same plan twice is byte for byte the same (table, JSON)."""
+- deterministic: the same plan twice is byte for byte the same (table, JSON);
+- plot: --plot FILE.svg draws an SVG that names each instance type and the front, byte for byte the
+  same twice, next to the same report as without --plot; without gnuplot on PATH, one line and exit 3
+  before any simulation (skipped, exit 77, when gnuplot is not installed)."""
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 SIM, CASE = sys.argv[1], sys.argv[2]
 BASE = ["plan", "tests/workloads/tiny.json", "--platforms", "tests/platforms/star2.xml,tests/platforms/star4.xml",
@@ -98,6 +104,28 @@ def case_deterministic():
     for fmt in ("table", "json"):
         a, b = run(BASE + ["--format", fmt]), run(BASE + ["--format", fmt])
         check(a == b, f"{fmt}: the same plan twice is byte for byte the same")
+
+
+def case_plot():
+    if not shutil.which("gnuplot"):
+        print("skip: no gnuplot on PATH")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(tmp, "a.svg"), os.path.join(tmp, "b.svg")
+        table = run(BASE + ["--plot", a])
+        run(BASE + ["--plot", b])
+        check(table == run(BASE), "the report is the same with --plot")
+        svg = open(a, encoding="utf-8").read()
+        check(svg.lstrip().startswith("<?xml") and "</svg>" in svg, "an SVG file")
+        for name in ("test-star2", "test-star4", "Pareto front"):
+            check(f">{name}</text>" in svg, f"the SVG names {name}")
+        check(open(b, "rb").read() == svg.encode("utf-8"), "the same plan plotted twice: the same SVG byte for byte")
+        check(sorted(os.listdir(tmp)) == ["a.svg", "b.svg"], f"no temporary file left: {sorted(os.listdir(tmp))}")
+        r = subprocess.run([os.path.abspath(SIM)] + BASE + ["--plot", os.path.join(tmp, "c.png")], capture_output=True,
+                           text=True, stdin=subprocess.DEVNULL, env=dict(os.environ, PATH=os.path.join(tmp, "none")))
+        check(r.returncode == 3 and r.stdout == "" and r.stderr.count("\n") == 1 and "install it" in r.stderr,
+              f"no gnuplot: exit 3, one line, no report: exit {r.returncode}, {r.stderr!r}")
+        check(not os.path.exists(os.path.join(tmp, "c.png")), "no gnuplot: no plot")
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
