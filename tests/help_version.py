@@ -25,6 +25,7 @@ SCRIPTS = [
     ("scripts/whatif-study", "whatif-study"),
     ("scripts/whatif-study-report.py", "whatif-study-report.py"),
     ("scripts/validate", "validate"),
+    ("scripts/validate-devices", "validate-devices"),
     ("scripts/trace-screenshot.sh", "trace-screenshot.sh"),
     ("scripts/fuzz.sh", "fuzz.sh"),
     ("scripts/install-deps.sh", "install-deps.sh"),
