@@ -87,7 +87,7 @@ const ss_optdef ss_option_table[] = {
      NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name"},
     {"gpus", 'g', SS_KIND_COUNT, OFF(gpus), 1, SS_MAX_GPUS, 0, NULL, 0, ALL, "run", "K", NULL, -1, "all", 0, "gpus",
      "gpus", 0, NULL, "use the first K GPUs of each instance"},
-    {"batch", 'b', SS_KIND_COUNT, OFF(batch), 1, 10000000, 0, NULL, 0, NOT_PLAN(RUNS), "run", "B", NULL, -1,
+    {"batch", 'b', SS_KIND_COUNT, OFF(batch), 1, SS_OPTION_MAX_BATCH, 0, NULL, 0, NOT_PLAN(RUNS), "run", "B", NULL, -1,
      "the workload's batch_per_gpu", 0, "batch", "batch", 0, NULL, "per-GPU batch"},
     {"iterations", 'n', SS_KIND_COUNT, OFF(iterations), 1, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1,
      "10, rounded up to whole cycles of the loader processes per GPU", 0, NULL, "iterations", 0, NULL,
@@ -825,27 +825,45 @@ static int check_effect(const ss_options* o, const ss_optset* given, int plan, c
   return 0;
 }
 
-/* Whether every item of the comma-separated list text is one of names (names NULL: a whole number
- * from lo to hi); no item may be empty. */
-static int list_ok(const char* text, const char* const* names, long lo, long hi)
+/* The items of the comma-separated list text into out[0..max): each one of names (its index), or with
+ * names NULL a whole number from lo to hi. Returns how many, or -1 for an empty or bad item or more
+ * than max. */
+static int list_parse(const char* text, const char* const* names, long lo, long hi, int* out, int max)
 {
-  for (const char* s = text;; ) {
+  int n = 0;
+  for (const char* s = text;;) {
     size_t len = strcspn(s, ",");
-    int ok = 0;
-    for (int i = 0; names && names[i] && !ok; i++)
-      ok = strlen(names[i]) == len && strncmp(names[i], s, len) == 0;
+    long v = -1;
+    for (int i = 0; names && names[i] && v < 0; i++)
+      if (strlen(names[i]) == len && strncmp(names[i], s, len) == 0)
+        v = i;
     if (!names && len > 0 && len < 12) {
       char word[12], *end = NULL;
       snprintf(word, sizeof(word), "%.*s", (int)len, s);
-      long v = strtol(word, &end, 10);
-      ok = !*end && v >= lo && v <= hi;
+      long x = strtol(word, &end, 10);
+      v = !*end && x >= lo && x <= hi ? x : -1;
     }
-    if (!ok)
-      return 0;
+    if (v < 0 || n == max)
+      return -1;
+    out[n++] = (int)v;
     if (!s[len])
-      return 1;
+      return n;
     s += len + 1;
   }
+}
+
+int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max)
+{
+  int idx[SS_OPTION_LIST_MAX];
+  int n = list_parse(text, allreduce_names, 0, 0, idx, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
+  for (int i = 0; i < n; i++)
+    out[i] = (ss_allreduce)idx[i];
+  return n;
+}
+
+int ss_option_list_batches(const char* text, int* out, int max)
+{
+  return list_parse(text, NULL, 1, SS_OPTION_MAX_BATCH, out, max);
 }
 
 /* The planner's options among themselves. */
@@ -853,9 +871,11 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
 {
   if (cmd != SS_CMD_PLAN)
     return 0;
-  if (o->plan_algorithms && !list_ok(o->plan_algorithms, allreduce_names, 0, 0))
+  ss_allreduce algs[SS_OPTION_LIST_MAX];
+  int batches[SS_OPTION_LIST_MAX];
+  if (o->plan_algorithms && ss_option_list_algorithms(o->plan_algorithms, algs, SS_OPTION_LIST_MAX) < 0)
     FAIL("--algorithms expects ring, tree, hierarchical or auto separated by commas, got '%s'", o->plan_algorithms);
-  if (o->plan_batches && !list_ok(o->plan_batches, NULL, 1, 10000000))
+  if (o->plan_batches && ss_option_list_batches(o->plan_batches, batches, SS_OPTION_LIST_MAX) < 0)
     FAIL("--batches expects whole numbers from 1 to 1e7 separated by commas, got '%s'", o->plan_batches);
   if (o->plan_platforms && (!o->plan_platforms[0] || strstr(o->plan_platforms, ",,") || o->plan_platforms[0] == ',' ||
                             o->plan_platforms[strlen(o->plan_platforms) - 1] == ','))

@@ -295,6 +295,14 @@ const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
 const char* ss_objective_name(ss_objective v);
+
+/* The list options of stash-sim plan (--algorithms, --batches): the items of text into out (at most
+ * max, and at most SS_OPTION_LIST_MAX); how many, or -1 when an item is empty or bad or there are
+ * too many. ss_options_check refuses a bad list, so the planner reads what it checked. */
+#define SS_OPTION_LIST_MAX 64
+#define SS_OPTION_MAX_BATCH 10000000
+int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max);
+int ss_option_list_batches(const char* text, int* out, int max);
 const char* ss_compute_model_name(ss_compute_model m);
 const char* ss_precision_name(ss_precision p);
 

@@ -17,56 +17,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* The most values of a list option (--algorithms, --batches). */
-#define MAX_LIST 64
-
-/* Split the comma-separated list text into whole numbers in [lo, hi] (what says what they are):
- * 0 with out[0..*n), or SS_EINPUT with err naming the option and the value. */
-static int parse_counts(const char* opt, const char* text, int lo, int hi, int* out, int* n, ss_err* err)
-{
-  *n = 0;
-  const char* s = text;
-  for (;;) {
-    size_t len = strcspn(s, ",");
-    char word[32];
-    char* end = NULL;
-    snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) - 1 ? len : sizeof(word) - 1), s);
-    long v = len && len < sizeof(word) ? strtol(word, &end, 10) : 0;
-    if (!end || *end || v < lo || v > hi)
-      return ss_err_set(err, NULL, 0, "%s expects whole numbers from %d to %d separated by commas, got '%s'", opt, lo,
-                        hi, text);
-    if (*n == MAX_LIST)
-      return ss_err_set(err, NULL, 0, "%s: at most %d values", opt, MAX_LIST);
-    out[(*n)++] = (int)v;
-    if (!s[len])
-      return SS_OK;
-    s += len + 1;
-  }
-}
-
-/* --algorithms: names of ss_allreduce, comma-separated. */
-static int parse_algorithms(const char* text, ss_allreduce* out, int* n, ss_err* err)
-{
-  *n = 0;
-  const char* s = text;
-  for (;;) {
-    size_t len = strcspn(s, ",");
-    int found = -1;
-    for (int a = 0; a < SS_ALLREDUCE_COUNT && found < 0; a++)
-      if (strlen(ss_allreduce_name((ss_allreduce)a)) == len && strncmp(ss_allreduce_name((ss_allreduce)a), s, len) == 0)
-        found = a;
-    if (found < 0)
-      return ss_err_set(err, NULL, 0, "--algorithms expects ring, tree, hierarchical or auto separated by commas, "
-                        "got '%s'", text);
-    if (*n == MAX_LIST)
-      return ss_err_set(err, NULL, 0, "--algorithms: at most %d values", MAX_LIST);
-    out[(*n)++] = (ss_allreduce)found;
-    if (!s[len])
-      return SS_OK;
-    s += len + 1;
-  }
-}
-
 /* One configuration to simulate: its job and its place in the enumeration. */
 typedef struct config {
   ss_job* job;
@@ -167,12 +117,16 @@ static int build(const ss_platform* p, const ss_workload* w, const ss_options* o
 static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_options* o, ss_planner* out,
                      config** configs, int* n, ss_err* err)
 {
-  ss_allreduce algs[MAX_LIST];
-  int batches[MAX_LIST], nalgs = 0, nbatches = 1;
+  /* The lists were checked with the options (ss_options_check): they parse. */
+  ss_allreduce algs[SS_OPTION_LIST_MAX];
+  int batches[SS_OPTION_LIST_MAX], nbatches = 1;
   batches[0] = w->batch_per_gpu;
-  if (parse_algorithms(o->plan_algorithms ? o->plan_algorithms : "ring,tree,hierarchical", algs, &nalgs, err) ||
-      (o->plan_batches && parse_counts("--batches", o->plan_batches, 1, 10000000, batches, &nbatches, err)))
-    return SS_EINPUT;
+  int nalgs = ss_option_list_algorithms(o->plan_algorithms ? o->plan_algorithms : "ring,tree,hierarchical", algs,
+                                        SS_OPTION_LIST_MAX);
+  if (o->plan_batches)
+    nbatches = ss_option_list_batches(o->plan_batches, batches, SS_OPTION_LIST_MAX);
+  if (nalgs < 0 || nbatches < 0)
+    return ss_err_set(err, NULL, 0, "--algorithms or --batches: not a list the options' checks accept");
   size_t most = (size_t)out->nplatforms * (size_t)o->plan_max_instances * (size_t)nalgs * (size_t)nbatches;
   *configs = calloc(most + 1, sizeof(config));
   if (!*configs)
