@@ -302,10 +302,9 @@ static int found_cmp(const void* a, const void* b)
   return (x->ext > y->ext) - (x->ext < y->ext);
 }
 
-/* Append the files of kind in folder dirs->v[d] to *all. Returns 0 or -1 when out of memory. */
-static int scan_dir(const ss_catalog* c, ss_catalog_kind kind, int d, found** all, int* n, int* cap)
+/* Append the files of kind in folder dir (the d-th searched) to *all. Returns 0 or -1 when out of memory. */
+static int scan_dir(const char* dir, ss_catalog_kind kind, int d, found** all, int* n, int* cap)
 {
-  const char* dir = c->dirs[kind].v[d];
   DIR* h = opendir(dir);
   if (!h)
     return 0;
@@ -350,12 +349,15 @@ void ss_catalog_entries_free(ss_catalog_entry* e, int n)
   free(e);
 }
 
-int ss_catalog_entries(const ss_catalog* c, ss_catalog_kind kind, ss_catalog_entry** out, int* n, ss_err* err)
+/* The files of kind in folders dirs[0..ndirs), sorted by short name, the first in folder order
+ * winning (ss_catalog_entries). */
+static int entries_of(const char* const* dirs, int ndirs, ss_catalog_kind kind, ss_catalog_entry** out, int* n,
+                      ss_err* err)
 {
   found* all = NULL;
   int nall = 0, cap = 0;
-  for (int d = 0; d < c->dirs[kind].n; d++)
-    if (scan_dir(c, kind, d, &all, &nall, &cap)) {
+  for (int d = 0; d < ndirs; d++)
+    if (scan_dir(dirs[d], kind, d, &all, &nall, &cap)) {
       for (int i = 0; i < nall; i++) {
         free(all[i].e.name);
         free(all[i].e.path);
@@ -381,6 +383,16 @@ int ss_catalog_entries(const ss_catalog* c, ss_catalog_kind kind, ss_catalog_ent
   *out = e;
   *n = kept;
   return SS_OK;
+}
+
+int ss_catalog_entries(const ss_catalog* c, ss_catalog_kind kind, ss_catalog_entry** out, int* n, ss_err* err)
+{
+  return entries_of((const char* const*)c->dirs[kind].v, c->dirs[kind].n, kind, out, n, err);
+}
+
+int ss_catalog_folder(const char* dir, ss_catalog_kind kind, ss_catalog_entry** out, int* n, ss_err* err)
+{
+  return entries_of(&dir, 1, kind, out, n, err);
 }
 
 /* What the list shows of one file, read by its reader. */

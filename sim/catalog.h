@@ -51,6 +51,10 @@ int ss_catalog_resolve(ss_catalog* c, ss_catalog_kind kind, const char** arg, ss
  * Folders that cannot be read are skipped. */
 int ss_catalog_entries(const ss_catalog* c, ss_catalog_kind kind, ss_catalog_entry** out, int* n, ss_err* err);
 
+/* The files of kind in the one folder dir, as ss_catalog_entries lists them (stash-sim plan
+ * --platforms DIR); a folder that cannot be read gives none. */
+int ss_catalog_folder(const char* dir, ss_catalog_kind kind, ss_catalog_entry** out, int* n, ss_err* err);
+
 void ss_catalog_entries_free(ss_catalog_entry* e, int n);
 
 /* "stash-sim list platforms|workloads": load each file of the catalogue of kind with its reader

@@ -1,5 +1,5 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
-#define _DEFAULT_SOURCE /* strndup, dirent */
+#define _DEFAULT_SOURCE /* strndup */
 #include "catalog.h"
 #include "cli.h"
 #include "engine.h"
@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -240,36 +239,9 @@ static int plan_platforms(const ss_options* o, ss_catalog* cat, ss_planner_platf
   if (!o->plan_platforms) {
     rc = ss_catalog_entries(cat, SS_CATALOG_PLATFORM, &e, &ne, err);
   } else if (stat(o->plan_platforms, &st) == 0 && S_ISDIR(st.st_mode)) {
-    DIR* d = opendir(o->plan_platforms);
-    if (!d)
+    if (access(o->plan_platforms, R_OK | X_OK))
       return ss_err_set(err, o->plan_platforms, 0, "cannot read the folder of --platforms: %s", strerror(errno));
-    for (struct dirent* de; (de = readdir(d)) != NULL;) {
-      size_t len = strlen(de->d_name);
-      if (len <= 4 || strcmp(de->d_name + len - 4, ".xml") != 0)
-        continue;
-      ss_catalog_entry* more = realloc(e, sizeof(*e) * (size_t)(ne + 1));
-      if (!more) {
-        rc = ss_err_nomem(err);
-        break;
-      }
-      e = more;
-      size_t plen = strlen(o->plan_platforms) + len + 2;
-      e[ne].name = strndup(de->d_name, len - 4);
-      e[ne].path = malloc(plen);
-      if (e[ne].path)
-        snprintf(e[ne].path, plen, "%s/%s", o->plan_platforms, de->d_name);
-      ne++;
-      if (!e[ne - 1].name || !e[ne - 1].path)
-        rc = ss_err_nomem(err);
-    }
-    closedir(d);
-    /* readdir's order is the file system's: sort by name (insertion: a folder holds tens). */
-    for (int i = 1; !rc && i < ne; i++)
-      for (int k = i; k > 0 && strcmp(e[k - 1].name, e[k].name) > 0; k--) {
-        ss_catalog_entry t = e[k];
-        e[k] = e[k - 1];
-        e[k - 1] = t;
-      }
+    rc = ss_catalog_folder(o->plan_platforms, SS_CATALOG_PLATFORM, &e, &ne, err);
     if (!rc && ne == 0)
       rc = ss_err_set(err, o->plan_platforms, 0, "--platforms: the folder holds no instance file (*.xml)");
   } else {
