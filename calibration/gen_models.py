@@ -140,7 +140,9 @@ def alexnet():
 
 VGG_CFGS = {"vgg11": [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
             "vgg16": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
-                      512, 512, 512, "M"]}
+                      512, 512, 512, "M"],
+            "vgg19": [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M",
+                      512, 512, 512, 512, "M"]}
 
 
 def vgg(cfg):
@@ -164,7 +166,7 @@ def vgg(cfg):
     return n
 
 
-RESNET_BLOCKS = {"resnet18": ("basic", [2, 2, 2, 2]), "resnet50": ("bottleneck", [3, 4, 6, 3]),
+RESNET_BLOCKS = {"resnet18": ("basic", [2, 2, 2, 2]), "resnet34": ("basic", [3, 4, 6, 3]), "resnet50": ("bottleneck", [3, 4, 6, 3]),
                  "resnet101": ("bottleneck", [3, 4, 23, 3]), "resnet152": ("bottleneck", [3, 8, 36, 3])}
 
 
@@ -493,7 +495,7 @@ def is_transformer(model):
 
 ARCHS = {
     "alexnet": alexnet, "vgg11": lambda: vgg("vgg11"), "vgg16": lambda: vgg("vgg16"),
-    "resnet18": lambda: resnet("resnet18"), "resnet50": lambda: resnet("resnet50"),
+    "vgg19": lambda: vgg("vgg19"), "resnet18": lambda: resnet("resnet18"), "resnet34": lambda: resnet("resnet34"), "resnet50": lambda: resnet("resnet50"),
     "resnet101": lambda: resnet("resnet101"), "resnet152": lambda: resnet("resnet152"),
     "mobilenet_v2": mobilenet_v2, "shufflenet_v2_x0_5": shufflenet_v2_x0_5,
     "squeezenet1_0": squeezenet1_0,
@@ -504,9 +506,9 @@ ARCHS = {
 # squeezenet}.py found with find_string; ResNet-18/50, VGG-16, AlexNet also in
 # ../shared/data/model_descriptors.csv.
 TORCHVISION = {
-    "alexnet": (61100840, 0.714), "resnet18": (11689512, 1.814), "resnet50": (25557032, 4.089),
+    "alexnet": (61100840, 0.714), "resnet18": (11689512, 1.814), "resnet34": (21797672, 3.664), "resnet50": (25557032, 4.089),
     "resnet101": (44549160, 7.801), "resnet152": (60192808, 11.514), "vgg11": (132863336, 7.609),
-    "vgg16": (138357544, 15.47), "mobilenet_v2": (3504872, 0.301),
+    "vgg16": (138357544, 15.47), "vgg19": (143667240, 19.632), "mobilenet_v2": (3504872, 0.301),
     "shufflenet_v2_x0_5": (1366792, 0.04), "squeezenet1_0": (1248424, 0.819),
 }
 # Parameter tensors of torchvision's models (../shared/data/stash_methodology.md section 7).
@@ -530,7 +532,9 @@ CNNB = "../shared/data/single_gpu_fwd_bwd.md (github.com/dmikushin/cnn-benchmark
 MEASURED = {
     "alexnet": ("AlexNet", (3.18, 6.66), (15.98, 31.63)),
     "vgg16": ("VGG-16", (23.76, 52.69), (153.67, 295.74)),
+    "vgg19": ("VGG-19", (27.73, 60.24), (179.85, 347.85)),
     "resnet18": ("ResNet-18", (6.16, 14.16), (37.87, 74.88)),
+    "resnet34": ("ResNet-34", (10.14, 22.37), (64.79, 124.24)),
     "resnet101": ("ResNet-101", (31.64, 82.11), (199.41, 486.11)),
     "resnet152": ("ResNet-152", (44.80, 117.58), (283.68, 700.15)),
 }
@@ -593,6 +597,8 @@ MODELS = {  # name: (default batch, pipeline, batch note)
     "squeezenet1_0": (256, "dali-gpu", "Stash's batch for squeezenet1_0 (run_p3.8x_dist.sh, analyze.py models_256)"),
     "vgg11": (80, "dali-cpu", "Stash's batch for vgg11 (run_p3_largeModels.sh, run_p3.8x_dist.sh, analyze.py models_80)"),
     "vgg16": (80, "dali-cpu", "CHOICE: vgg16 is not in Stash's batch lists (only its VGG depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
+    "vgg19": (80, "dali-cpu", "CHOICE: vgg19 is not in Stash's batch lists (only its VGG depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
+    "resnet34": (128, "dali-gpu", "CHOICE: resnet34 is not in Stash's batch lists (only its ResNet depth sweep); 128 as resnet18"),
     "resnet101": (80, "dali-cpu", "CHOICE: resnet101 is not in Stash's batch lists (only its ResNet depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
     "resnet152": (80, "dali-cpu", "CHOICE: resnet152 is not in Stash's batch lists (only its ResNet depth sweep); 80 as Stash's other large models (resnet50, vgg11)"),
     "bert-base": (4, "squad", "Stash's BERT batch (tool/run_bert.sh: -b 4); Stash ran bert-large-uncased, bert-base is an addition with the same setup"),
@@ -607,7 +613,7 @@ MODELS = {  # name: (default batch, pipeline, batch note)
     "gpt2-1.5b": (1, "openwebtext", "CHOICE: 1 sequence of 1024 tokens: its FP32 weights, gradients and AdamW moments alone take 16 bytes x 1.56e9 = 25 GB, more than a 16 GB V100 holds without sharding (ZeRO) or offloading"),
 }
 ORDER = ["alexnet", "resnet18", "vgg11", "mobilenet_v2", "shufflenet_v2_x0_5", "squeezenet1_0",
-         "resnet101", "resnet152", "vgg16", "bert-base", "bert-large", "bert-base-seq128", "bert-base-seq512",
+         "resnet101", "resnet152", "vgg16", "vgg19", "resnet34", "bert-base", "bert-large", "bert-base-seq128", "bert-base-seq512",
          "bert-large-seq128", "bert-large-seq512", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b"]
 
 
@@ -926,7 +932,10 @@ def layer_work(net):
     bytes (4 x elements: the conv / linear's input and output, its elementwise passes; backward the
     output gradient read twice, the input read for the weight gradient and its gradient written
     (not by the first layer), the elementwise passes' backward), the bytes kept for the backward
-    pass (the first layer also keeps its input) and the kernels of its host operators."""
+    pass (the first layer also keeps its input), the kernels of its host operators, and the elements
+    its main kernel writes per sample (the output forward; the data gradient, its input's size,
+    backward; the first layer, which has none, its output: the weight gradient's work grows with
+    its output too), which set the thread blocks of the roofline's waves."""
     out = []
     for k, l in enumerate(net.layers):
         first = k == 0
@@ -936,7 +945,8 @@ def layer_work(net):
                     "bwd_bytes": num(4 * (2 * l["out"] + d * l["in"] + l["elem_rw_bwd"])),
                     "act_bytes": num(4 * (l["saved"] + (l["in"] if first else 0))),
                     "fwd_kernels": sum(KERNELS_FWD[x] for x in l["host_fwd"]),
-                    "bwd_kernels": sum(KERNELS_BWD[x] for x in l["host_bwd"]) - (1 if first and l["host_bwd"][0] == "conv" else 0)})
+                    "bwd_kernels": sum(KERNELS_BWD[x] for x in l["host_bwd"]) - (1 if first and l["host_bwd"][0] == "conv" else 0),
+                    "fwd_outputs": l["out"], "bwd_outputs": l["out"] if first or not l["in"] else l["in"]})
     return out
 
 

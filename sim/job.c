@@ -407,16 +407,21 @@ static double peak_at(const ss_gpu* g, ss_precision prec)
                                      : g->speed_flops;
 }
 
-/* The roofline (--compute-model roofline, or a precision other than the workload's) needs the layers'
- * work and both devices' figures; the workload's times at FP32 (the reference peak is its FP32 one),
- * and the GPU's rate at the precision. why says what asked for it. */
+/* The workload's own precision: its times' (fp32 unless it says otherwise). */
+static ss_precision workload_precision(const ss_workload* w)
+{
+  return job_precision(w, &(ss_options){.precision = SS_PRECISION_WORKLOAD});
+}
+
+/* The roofline (--compute-model roofline or auto, or a precision other than the workload's) needs the
+ * layers' work and both devices' figures; the workload's times at FP32 (the reference peak is its FP32
+ * one), and the GPU's rate at the precision. why says what asked for it. */
 static int roofline_check(const ss_platform* p, const ss_workload* w, ss_precision prec, const char* why, ss_err* err)
 {
-  const char* missing = !w->has_work               ? "the workload's layers give no work (fwd_flops, ...)"
-                        : !(w->ref_bytes_per_s > 0) ? "the workload's reference gives no memory_gbytes_per_s"
-                        : job_precision(w, &(ss_options){.precision = SS_PRECISION_WORKLOAD}) != SS_PRECISION_FP32
-                            ? "the workload's times are not FP32 ones"
-                                                            : NULL;
+  const char* missing = !w->has_work                                   ? "the workload's layers give no work (fwd_flops, ...)"
+                        : !(w->ref_bytes_per_s > 0)                     ? "the workload's reference gives no memory_gbytes_per_s"
+                        : workload_precision(w) != SS_PRECISION_FP32    ? "the workload's times are not FP32 ones"
+                                                                       : NULL;
   if (missing)
     return ss_err_set(err, w->path, 0, "%s: %s (--compute-model peak scales by peak FLOPS)", why, missing);
   if (!(p->gpus[0].memory_bytes_per_s > 0))
@@ -430,13 +435,18 @@ static int roofline_check(const ss_platform* p, const ss_workload* w, ss_precisi
 
 /* Each layer's forward and backward time on the platform's GPU at the job's batch from the
  * roofline model, its fractions fitted on the workload's measured times on the reference device
- * (roofline.h); as flops of the GPU host (times x its speed x --compute-scale). The optimizer step
- * streams the parameters and their state: memory-bound, scaled by the two bandwidths. */
+ * (roofline.h), or, where the workload has a measured entry for the GPU, on the GPU's own times
+ * that the entry gives at its batch (the reference's at that batch times the entry's ratio): the
+ * entry holds at its batch, the roofline carries it to the job's. As flops of the GPU host (times x
+ * its speed x --compute-scale). The optimizer step streams the parameters and their state:
+ * memory-bound, scaled by the two bandwidths (or by the entry's ratio of totals). */
 static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w, const ss_options* o)
 {
   const ss_gpu* g = &p->gpus[0];
+  const ss_device* d = j->device;
   const ss_rates ref = {w->ref_gpu_flops, w->ref_bytes_per_s, w->ref_sm_count, SS_KERNEL_FLOOR_S};
   const ss_rates dev = {peak_at(g, j->precision), g->memory_bytes_per_s, g->sm_count, SS_KERNEL_FLOOR_S};
+  double entry_batch = d && d->batch > 0 ? d->batch : w->ref_batch;
   double to_flops = g->speed_flops * o->compute_scale;
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
@@ -444,18 +454,24 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   for (int l = 0; l < w->nlayers; l++) {
     const ss_layer* y = &w->layers[l];
     /* Forward reads the weights; backward reads them and writes their gradients. */
-    const ss_work fwd = {y->fwd_flops, y->fwd_bytes, 4 * y->params, y->fwd_kernels, 0};
-    const ss_work bwd = {y->bwd_flops, y->bwd_bytes, 8 * y->params, y->bwd_kernels, 0};
+    const ss_work fwd = {y->fwd_flops, y->fwd_bytes, 4 * y->params, y->fwd_kernels,
+                         y->fwd_outputs / SS_ROOFLINE_TILE};
+    const ss_work bwd = {y->bwd_flops, y->bwd_bytes, 8 * y->params, y->bwd_kernels,
+                         y->bwd_outputs / SS_ROOFLINE_TILE};
     ss_work fwd_at = fwd, bwd_at = bwd;
     fwd_at.bytes *= act;
     bwd_at.bytes *= act;
     ss_fit ff, fb;
     ss_roofline_fit(&fwd, w->ref_batch, &ref, y->fwd_s, &ff);
     ss_roofline_fit(&bwd, w->ref_batch, &ref, y->bwd_s, &fb);
+    if (d) {
+      ss_roofline_fit(&fwd, entry_batch, &dev, d->fwd_ratio * ss_roofline_time(&fwd, entry_batch, &ref, &ff), &ff);
+      ss_roofline_fit(&bwd, entry_batch, &dev, d->bwd_ratio * ss_roofline_time(&bwd, entry_batch, &ref, &fb), &fb);
+    }
     j->fwd_flops[l] = y->fwd_s > 0 ? ss_roofline_time(&fwd_at, j->batch, &dev, &ff) * to_flops : 0;
     j->bwd_flops[l] = y->bwd_s > 0 ? ss_roofline_time(&bwd_at, j->batch, &dev, &fb) * to_flops : 0;
   }
-  j->opt_flops = w->optimizer_s * w->ref_bytes_per_s / g->memory_bytes_per_s * to_flops;
+  j->opt_flops = w->optimizer_s * (d ? d->total_ratio : w->ref_bytes_per_s / g->memory_bytes_per_s) * to_flops;
 }
 
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
@@ -523,12 +539,17 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->fwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   j->bwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   int rc = j->fwd_flops && j->bwd_flops ? SS_OK : SS_ENOMEM;
-  /* A measured entry holds at the workload's precision; another precision is the roofline's. */
+  /* A measured entry holds at the workload's precision; another precision is the roofline's. auto
+   * takes the roofline where it can (peak with --ideal, the idealised linear scaling), the others
+   * insist. */
   j->precision = job_precision(w, o);
-  int other = j->precision != job_precision(w, &(ss_options){.precision = SS_PRECISION_WORKLOAD});
+  int other = j->precision != workload_precision(w);
   if (other)
     j->device = NULL;
-  j->roofline = !rc && !j->device && (o->compute_model == SS_COMPUTE_ROOFLINE || other);
+  ss_err quiet = {0};
+  j->roofline = !rc && (o->compute_model == SS_COMPUTE_ROOFLINE || other ||
+                        (o->compute_model == SS_COMPUTE_AUTO && !o->ideal &&
+                         roofline_check(p, w, j->precision, "auto", &quiet) == SS_OK));
   if (j->roofline && (rc = roofline_check(p, w, j->precision,
                                           other ? "--precision" : "--compute-model roofline", err)) != SS_OK) {
     ss_job_free(j);

@@ -18,7 +18,7 @@ static const char* const placement_names[] = {"dedicated", "colocated", NULL};
 static const char* const init_io_names[] = {"none", "sequential", "parallel", NULL};
 static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const objective_names[] = {"time", "cost", NULL};
-static const char* const compute_model_names[] = {"peak", "roofline", NULL};
+static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
 static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
@@ -102,10 +102,12 @@ const ss_optdef ss_option_table[] = {
     {"no-overlap", 0, SS_KIND_SWITCH, OFF(overlap), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1, "overlapped", 0,
      "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass"},
     {"compute-model", 0, SS_KIND_ENUM, OFF(compute_model), 0, 0, 0, compute_model_names, 0, RUNS, "run", "M", NULL,
-     SS_COMPUTE_PEAK, "peak", 0, "compute_model", "compute_model", 0, NULL,
-     "a layer's time on a GPU the workload has no measured entry for: peak (the reference time x the ratio of "
-     "peak FP32 FLOPS, linear in the batch) or roofline (compute and memory roofs fitted per layer on the "
-     "reference device, a floor per kernel: needs the layers' work and both devices' figures)"},
+     SS_COMPUTE_AUTO, "auto", 0, "compute_model", "compute_model", 0, NULL,
+     "a layer's time at the run's GPU and batch: peak (the reference time, or a measured entry's, x the ratio "
+     "of peak FP32 FLOPS, linear in the batch), roofline (compute and memory roofs fitted per layer on the "
+     "reference device or the measured entry, waves of thread blocks over the SMs, a floor per kernel: needs "
+     "the layers' work and both devices' figures) or auto (roofline where those are given, else peak; peak "
+     "with --ideal)"},
     {"precision", 0, SS_KIND_ENUM, OFF(precision), 0, 0, 0, precision_names, 0, RUNS, "run", "P", NULL,
      SS_PRECISION_WORKLOAD, "the workload's", 0, "precision", "precision", 0, NULL,
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "

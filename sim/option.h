@@ -54,7 +54,7 @@ typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_
  * the reference time scaled by the ratio of peak FP32 FLOPS and linearly with the batch (peak), or
  * the roofline model fitted on the reference device (roofline.h; needs the layers' work and both
  * devices' figures, else peak). */
-typedef enum ss_compute_model { SS_COMPUTE_PEAK, SS_COMPUTE_ROOFLINE } ss_compute_model;
+typedef enum ss_compute_model { SS_COMPUTE_PEAK, SS_COMPUTE_ROOFLINE, SS_COMPUTE_AUTO } ss_compute_model;
 
 /* The precision the layers run at (--precision): FP32, TF32 tensor cores, mixed precision (FP16
  * tensor cores, FP32 master weights and gradients, as torch.cuda.amp and apex O1), BF16. */

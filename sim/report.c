@@ -220,7 +220,10 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
           ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n",
-          j->device ? "measured" : j->roofline ? "roofline" : "peak_flops",
+          j->device && j->roofline ? "measured_roofline"
+          : j->device              ? "measured"
+          : j->roofline            ? "roofline"
+                                   : "peak_flops",
           j->opt.compute_scale);
   fprintf(f, "  \"precision\": \"%s\",\n", ss_precision_name(j->precision));
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
@@ -395,7 +398,12 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, "    of the stalls: %.3f ms compute slowed by collectives (interference), %.3f ms waiting for the "
                "slowest GPU (stragglers)\n",
             b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
-  if (j->device)
+  if (j->device && j->roofline)
+    fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "
+               "batch %d, carried to batch %d by the roofline model fitted on them\n",
+            j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio,
+            j->device->batch > 0 ? j->device->batch : j->workload->ref_batch, j->batch);
+  else if (j->device)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);
   else if (j->roofline)

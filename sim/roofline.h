@@ -15,6 +15,10 @@
 #ifndef SS_ROOFLINE_H
 #define SS_ROOFLINE_H
 
+#ifndef SS_ROOFLINE_TILE
+#define SS_ROOFLINE_TILE 4096.0
+#endif
+
 /* A device's figures at one precision. */
 typedef struct ss_rates {
   double flops;       /* peak, flop/s */

@@ -445,11 +445,23 @@ static int parse_work(wctx* c, const cJSON* l, const char* p, ss_layer* y)
   return SS_OK;
 }
 
+/* The elements a layer's main kernels write per sample, optional beside the work keys. */
+static const char* const output_keys[] = {"fwd_outputs", "bwd_outputs", NULL};
+
+static int parse_outputs(wctx* c, const cJSON* l, const char* p, ss_layer* y)
+{
+  return get_bounded(c, l, p, output_keys[0], 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, &y->fwd_outputs) ||
+                 get_bounded(c, l, p, output_keys[1], 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, &y->bwd_outputs)
+             ? SS_EINPUT
+             : SS_OK;
+}
+
 static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, const char** name)
 {
   static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", "tensors", "host_fwd_s",
                                            "host_bwd_s", "fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
-                                           "act_bytes", "fwd_kernels", "bwd_kernels", NULL};
+                                           "act_bytes", "fwd_kernels", "bwd_kernels", "fwd_outputs",
+                                           "bwd_outputs", NULL};
   static const char* const host_keys[] = {"host_fwd_s", "host_bwd_s", NULL};
   ss_layer* y = &w->layers[i];
   w->nlayers = i + 1;
@@ -465,9 +477,13 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
   if (all_or_none(c, l, p, i, host_keys, "host times", &w->has_host_times) ||
       (w->has_host_times && (get_time(c, l, p, "host_fwd_s", 1, MAX_HOST_S, &y->host_fwd_s) ||
                              get_time(c, l, p, "host_bwd_s", 1, MAX_HOST_S, &y->host_bwd_s))) ||
-      all_or_none(c, l, p, i, work_keys, "work figures", &w->has_work))
+      all_or_none(c, l, p, i, work_keys, "work figures", &w->has_work) ||
+      (w->has_work && parse_work(c, l, p, y)) ||
+      all_or_none(c, l, p, i, output_keys, "output elements", &w->has_outputs))
     return SS_EINPUT;
-  return w->has_work ? parse_work(c, l, p, y) : SS_OK;
+  if (w->has_outputs && !w->has_work)
+    return ss_err_set_path(c->err, c->file, p, "fwd_outputs and bwd_outputs need the work keys (fwd_flops ...)");
+  return w->has_outputs ? parse_outputs(c, l, p, y) : SS_OK;
 }
 
 static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
@@ -521,7 +537,8 @@ static int device_ratio(wctx* c, const char* p, const char* from, const ss_devic
 static int parse_device(wctx* c, const cJSON* d, const char* p, ss_workload* w, int i, const char** name)
 {
   static const char* const keys[] = {"gpu_model", "fwd_s", "bwd_s", "reference_fwd_s", "reference_bwd_s",
-                                     "samples_per_s", "reference_samples_per_s", "host_ratio", "source", NULL};
+                                     "samples_per_s", "reference_samples_per_s", "host_ratio", "batch", "source",
+                                     NULL};
   ss_device* dev = &w->devices[i];
   w->ndevices = i + 1;
   if (!cJSON_IsObject(d))
@@ -534,6 +551,10 @@ static int parse_device(wctx* c, const cJSON* d, const char* p, ss_workload* w, 
       get_bounded(c, d, p, "host_ratio", 0, SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, &dev->host_ratio))
     return SS_EINPUT;
   *name = dev->gpu_model;
+  double batch = 0;
+  if (cJSON_GetObjectItemCaseSensitive(d, "batch") && get_number(c, d, p, "batch", 0, 1, MAX_BATCH, 1, &batch))
+    return SS_EINPUT;
+  dev->batch = (int)batch;
   if (cJSON_GetObjectItemCaseSensitive(d, "samples_per_s")) {
     double rate = 0, ref_rate = 0;
     if (cJSON_GetObjectItemCaseSensitive(d, "fwd_s"))

@@ -21,6 +21,10 @@ typedef struct ss_layer {
   double fwd_bytes, bwd_bytes; /* activation bytes its kernels read and write, weights excluded */
   double act_bytes;            /* activation bytes kept for the backward pass */
   int fwd_kernels, bwd_kernels; /* CUDA kernels it launches */
+  /* Elements its main kernel (the convolution or matrix product) writes per sample: the output
+   * forward, the data gradient backward; what sets its thread blocks (the roofline's waves). 0 when
+   * the file gives none (ss_workload.has_outputs). */
+  double fwd_outputs, bwd_outputs;
 } ss_layer;
 
 /* The optimizer the training runs (its state and traffic per parameter). */
@@ -51,6 +55,7 @@ typedef struct ss_device {
   double bwd_ratio;  /* ... backward (and the optimizer: the ratio of the totals) */
   double total_ratio;
   double host_ratio; /* host times on that device's instance / on the reference one (1 when not given) */
+  int batch;         /* the batch of the comparison; 0: the reference batch */
   char* source;
 } ss_device;
 
@@ -70,6 +75,7 @@ typedef struct ss_workload {
   int has_host_times;  /* the file gives host times (every layer has them) */
   int has_tensors;     /* the file lists every layer's parameter tensors */
   int has_work;        /* the file gives every layer's FLOPs, bytes and kernels */
+  int has_outputs;     /* ... and every layer's fwd_outputs and bwd_outputs */
   ss_optimizer optimizer;
   int ntensors;        /* parameter tensors of the model */
   int nlayers;

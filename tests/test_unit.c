@@ -673,13 +673,22 @@ static void test_job_buckets(void)
   /* Defaults derived from the instance: vCPUs / GPUs workers, the dataset fits in 80% of 488 GiB. */
   j = make_job(p, w, 25);
   CU_ASSERT_EQUAL(j->workers, 8);
+  CU_ASSERT(j->roofline); /* auto: the workload gives its work, the V100 its figures */
   CU_ASSERT_EQUAL(j->cache, 1.0);
   /* Measured: whole loader cycles of 8 (at least 10 iterations), then one cycle not measured. */
   CU_ASSERT_EQUAL(j->warmup, 2);
   CU_ASSERT_EQUAL(j->iterations, 16);
   CU_ASSERT_EQUAL(j->cooldown, 8);
   CU_ASSERT_EQUAL(j->niters, 26);
-  /* The default batch (80) is 2.5 times the reference batch (32) the times were measured at. */
+  /* The default batch (80) is 2.5 times the reference batch (32) the times were measured at: linear with
+   * --compute-model peak. */
+  ss_job_free(j);
+  ss_options o;
+  ss_options_default(&o);
+  o.compute_model = SS_COMPUTE_PEAK;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
   NEAR(j->fwd_flops[0], 0.001545 * 80 / 32 * 15.7e12, 1e-12);
   ss_job_free(j);
   ss_workload_free(w);

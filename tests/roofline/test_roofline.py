@@ -9,16 +9,21 @@ root (ctest does). Cases:
 - batch: on the reference device the time per sample falls with the batch (the floors and the
   weights' traffic are paid once per kernel and pass), and stays above the reference's body scaled
   linearly;
-- measured_wins: a device the workload measured (the A100 for ResNet-50) keeps its measured ratio;
+- measured_wins: a device the workload measured (the A100 for ResNet-50) keeps its measured ratio at the
+  entry's batch (the reference batch: peak and roofline agree), and the roofline carries it to another
+  batch on that device (compute_scaling measured_roofline); the K80's AlexNet entry (batch 16) at
+  batch 512 runs faster per sample than its linear scaling;
 - precision: --precision fp32 (the workload's own) changes nothing; amp is timed by the roofline at the
   FP16 tensor-core rate with 16-bit activations, its compute between fp32's and fp32's / 8 (the
   V100's tensor-core to FP32 ratio), with the same FP32 gradient buckets."""
 import json
+import math
 import subprocess
 import sys
 
 SIM, CASE = sys.argv[1], sys.argv[2]
 FLOOR = 2e-6  # SS_KERNEL_FLOOR_S (sim/job.c)
+TILE = 4096.0  # SS_ROOFLINE_TILE (sim/roofline.h)
 DEFAULT = (0.7, 0.8)  # ss_fit_default (sim/roofline.c)
 FAILED = []
 
@@ -46,14 +51,21 @@ def prop(path, name):
             return props.get(name), host.get("speed")
 
 
-def roofline(work, batch, peak, bw, fit):
-    flops, nbytes, fixed, kernels = work
-    return kernels * FLOOR + max(flops * batch / (peak * fit[0]), (nbytes * batch + fixed) / (bw * fit[1]))
+def waves(outputs, batch, sms):
+    """The SMs' utilisation by the pass's thread blocks in whole waves."""
+    blocks = math.ceil(outputs / TILE * batch)
+    return blocks / (math.ceil(blocks / sms) * sms)
 
 
-def fit_pass(work, batch, peak, bw, t):
-    flops, nbytes, fixed, kernels = work
-    body = t - kernels * FLOOR
+def roofline(work, batch, peak, bw, sms, fit):
+    flops, nbytes, fixed, kernels, outputs = work
+    return kernels * FLOOR + max(flops * batch / (peak * fit[0]),
+                                 (nbytes * batch + fixed) / (bw * fit[1])) / waves(outputs, batch, sms)
+
+
+def fit_pass(work, batch, peak, bw, sms, t):
+    flops, nbytes, fixed, kernels, outputs = work
+    body = (t - kernels * FLOOR) * waves(outputs, batch, sms)
     c, m = flops * batch / peak, (nbytes * batch + fixed) / bw
     fc, fm = DEFAULT
     if body <= 0:
@@ -78,16 +90,18 @@ def case_reference():
 def model_compute(platform, batch):
     w = json.load(open("workloads/resnet50.json"))
     ref = w["reference"]
-    rp, rb, rbatch = ref["gpu_flops"], ref["memory_gbytes_per_s"] * 1e9, ref["batch"]
+    rp, rb, rbatch, rsms = ref["gpu_flops"], ref["memory_gbytes_per_s"] * 1e9, ref["batch"], ref["sm_count"]
     bw, speed = prop(platform, "memory_gbytes_per_s")
     bw = float(bw) * 1e9
+    sms = int(prop(platform, "sm_count")[0])
     peak = float(speed.rstrip("f").rstrip("T")) * 1e12 if speed.endswith("Tf") else float(speed)
     total = 0.0
     for layer in w["layers"]:
         for p, fixed in (("fwd", 4), ("bwd", 8)):
-            work = (layer[p + "_flops"], layer[p + "_bytes"], fixed * layer["params"], layer[p + "_kernels"])
+            work = (layer[p + "_flops"], layer[p + "_bytes"], fixed * layer["params"], layer[p + "_kernels"],
+                    layer[p + "_outputs"])
             if layer[p + "_s"] > 0:
-                total += roofline(work, batch, peak, bw, fit_pass(work, rbatch, rp, rb, layer[p + "_s"]))
+                total += roofline(work, batch, peak, bw, sms, fit_pass(work, rbatch, rp, rb, rsms, layer[p + "_s"]))
     return total + w["optimizer_s"] * rb / bw
 
 
@@ -107,10 +121,22 @@ def case_batch():
 
 
 def case_measured_wins():
-    a = run("platforms/p4d.24xl.xml", "peak", "--batch", "64")
-    b = run("platforms/p4d.24xl.xml", "roofline", "--batch", "64")
-    check(a["breakdown"]["compute_s"] == b["breakdown"]["compute_s"] and b["compute_scaling"] == "measured",
-          f"the A100's measured ratio wins: {b['compute_scaling']}")
+    a = run("platforms/p4d.24xl.xml", "peak", "--batch", "32")
+    b = run("platforms/p4d.24xl.xml", "roofline", "--batch", "32")
+    ca, cb = a["breakdown"]["compute_s"], b["breakdown"]["compute_s"]
+    check(abs(ca - cb) <= 1e-9 * ca and a["compute_scaling"] == "measured" and b["compute_scaling"] == "measured_roofline",
+          f"the A100's measured ratio wins at its batch: {ca} ({a['compute_scaling']}) vs {cb} ({b['compute_scaling']})")
+    c = run("platforms/p4d.24xl.xml", "roofline", "--batch", "256")["breakdown"]["compute_s"]
+    d = run("platforms/p4d.24xl.xml", "peak", "--batch", "256")["breakdown"]["compute_s"]
+    check(c < d, f"carried to batch 256 by the A100's roofline: below the linear scaling ({c} < {d})")
+    k = {}
+    for batch in (16, 512):
+        r = subprocess.run([SIM, "platforms/p2.xl.xml", "workloads/alexnet.json", "--synthetic", "--gpus", "1",
+                            "--batch", str(batch), "--ignore-memory", "--format", "json"], capture_output=True, text=True)
+        k[batch] = json.loads(r.stdout)
+    per16, per512 = (k[b]["breakdown"]["compute_s"] / b for b in (16, 512))
+    check(k[512]["compute_scaling"] == "measured_roofline" and per512 < per16,
+          f"the K80's AlexNet entry (batch 16) carried to batch 512 by default: {per512} < {per16} s per sample")
 
 
 def case_precision():
