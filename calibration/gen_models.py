@@ -53,7 +53,7 @@ class Net:
         tensors = [weights] + ([cout] if bias else []) + ([cout, cout] if bn else [])
         ops = ["conv"] + (["batchnorm"] if bn else []) + (["eltwise"] if act else [])
         self.layers.append({
-            "name": name, "kind": "grouped" if groups > 1 else "dense",
+            "name": name, "kind": "grouped" if groups > 1 else "dense", "conv": groups == 1,
             "params": sum(tensors), "tensors": tensors, "host_fwd": list(ops),
             "host_bwd": ops + ["accumulate"] * len(tensors),
             "flops": 2 * weights * ho * wo, "weights": weights,
@@ -935,7 +935,13 @@ def layer_work(net):
     pass (the first layer also keeps its input), the kernels of its host operators, and the elements
     its main kernel writes per sample (the output forward; the data gradient, its input's size,
     backward; the first layer, which has none, its output: the weight gradient's work grows with
-    its output too), which set the thread blocks of the roofline's waves."""
+    its output too), which set the thread blocks of the roofline's waves, and the elements cuDNN
+    transposes between PyTorch's default NCHW layout and the NHWC layout of its tensor-core kernels
+    around a dense convolution (forward its input and output; backward the data-gradient call's
+    output gradient and input gradient, and the weight-gradient call's input and output gradient;
+    the first layer has the latter only): the Channels Last method card of MosaicML Composer
+    (docs.mosaicml.com, "Channels Last": cuDNN transposes NCHW tensors to NHWC before the
+    convolution and back after it)."""
     out = []
     for k, l in enumerate(net.layers):
         first = k == 0
@@ -946,7 +952,9 @@ def layer_work(net):
                     "act_bytes": num(4 * (l["saved"] + (l["in"] if first else 0))),
                     "fwd_kernels": sum(KERNELS_FWD[x] for x in l["host_fwd"]),
                     "bwd_kernels": sum(KERNELS_BWD[x] for x in l["host_bwd"]) - (1 if first and l["host_bwd"][0] == "conv" else 0),
-                    "fwd_outputs": l["out"], "bwd_outputs": l["out"] if first or not l["in"] else l["in"]})
+                    "fwd_outputs": l["out"], "bwd_outputs": l["out"] if first or not l["in"] else l["in"],
+                    "fwd_nchw_elements": l["in"] + l["out"] if l.get("conv") else 0,
+                    "bwd_nchw_elements": (1 if first else 2) * (l["in"] + l["out"]) if l.get("conv") else 0})
     return out
 
 

@@ -433,6 +433,16 @@ static int roofline_check(const ss_platform* p, const ss_workload* w, ss_precisi
   return SS_OK;
 }
 
+/* The layout transposes of one pass of a convolution: elements of its calls (each call transposes
+ * per_call: a forward's input and output), bytes_per an element's bytes for the whole batch; a
+ * kernel floor each and the traffic (read and write) at the default memory fraction. */
+static double transposes_s(double elements, double per_call, double bytes_per, const ss_rates* dev)
+{
+  if (!(elements > 0) || !(per_call > 0))
+    return 0;
+  return 2 * (elements / per_call) * dev->kernel_s + 2 * elements * bytes_per / (dev->bytes_per_s * ss_fit_default.memory);
+}
+
 /* Each layer's forward and backward time on the platform's GPU at the job's batch from the
  * roofline model, its fractions fitted on the workload's measured times on the reference device
  * (roofline.h), or, where the workload has a measured entry for the GPU, on the GPU's own times
@@ -448,6 +458,15 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   const ss_rates dev = {peak_at(g, j->precision), g->memory_bytes_per_s, g->sm_count, SS_KERNEL_FLOOR_S};
   double entry_batch = d && d->batch > 0 ? d->batch : w->ref_batch;
   double to_flops = g->speed_flops * o->compute_scale;
+  /* In NCHW (PyTorch's default) cuDNN transposes each convolution's 16-bit tensors to and from the
+   * NHWC of its tensor-core kernels: two streaming kernels per call, each element (2 bytes) read and
+   * written once, at the default memory fraction (ESTIMATE, roofline.c). Not at fp32 (CUDA cores run
+   * NCHW) nor at tf32 (ASSUMED: cuDNN 8 has NCHW TF32 tensor-core convolutions on Ampere, the
+   * "..._tf32f32_..._nchwkcrs_nchw" kernels of profiles; docs/model.md), nor with --channels-last or
+   * --ideal. */
+  double elem = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 2 : 0;
+  if (o->channels_last || o->ideal)
+    elem = 0;
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
   double act = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 0.5 : 1;
@@ -468,8 +487,10 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
       ss_roofline_fit(&fwd, entry_batch, &dev, d->fwd_ratio * ss_roofline_time(&fwd, entry_batch, &ref, &ff), &ff);
       ss_roofline_fit(&bwd, entry_batch, &dev, d->bwd_ratio * ss_roofline_time(&bwd, entry_batch, &ref, &fb), &fb);
     }
-    j->fwd_flops[l] = y->fwd_s > 0 ? ss_roofline_time(&fwd_at, j->batch, &dev, &ff) * to_flops : 0;
-    j->bwd_flops[l] = y->bwd_s > 0 ? ss_roofline_time(&bwd_at, j->batch, &dev, &fb) * to_flops : 0;
+    double tf = elem > 0 ? transposes_s(y->fwd_nchw_elements, y->fwd_nchw_elements, j->batch * elem, &dev) : 0;
+    double tb = elem > 0 ? transposes_s(y->bwd_nchw_elements, y->fwd_nchw_elements, j->batch * elem, &dev) : 0;
+    j->fwd_flops[l] = y->fwd_s > 0 ? (ss_roofline_time(&fwd_at, j->batch, &dev, &ff) + tf) * to_flops : 0;
+    j->bwd_flops[l] = y->bwd_s > 0 ? (ss_roofline_time(&bwd_at, j->batch, &dev, &fb) + tb) * to_flops : 0;
   }
   j->opt_flops = w->optimizer_s * (d ? d->total_ratio : w->ref_bytes_per_s / g->memory_bytes_per_s) * to_flops;
 }

@@ -113,10 +113,15 @@ const ss_optdef ss_option_table[] = {
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
      "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
      "model at the GPU's rate for it (--compute-model roofline's figures needed)"},
+    {"channels-last", 0, SS_KIND_SWITCH, OFF(channels_last), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0,
+     "off: NCHW, PyTorch's default", 0, "channels_last", "channels_last", 0, NULL,
+     "the convolutions' activations in NHWC (PyTorch's channels_last memory format): no layout transposes around "
+     "their tensor-core kernels at amp or bf16 (in NCHW cuDNN transposes each convolution's input and output and "
+     "back)"},
     {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, 0, NULL, 0, RUNS, "run", "X", "a factor", 1,
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
-     "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.306 for ResNet-50's "
-     "measured mixed-precision speed-up on a V100"},
+     "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.5 for kernels twice as "
+     "fast (mixed precision is --precision amp)"},
     {"jitter", 0, SS_KIND_REAL, OFF(jitter), 0, SS_JITTER_MAX, 0, NULL, 0, RUNS, "run", "CV",
      "a coefficient of variation", SS_JITTER_CV, SS_JITTER_TEXT, 0, "jitter", "jitter", 0, NULL,
      "stragglers: every GPU's compute time (forward, backward, optimizer) of each iteration is multiplied by a "

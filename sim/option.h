@@ -91,6 +91,7 @@ typedef struct ss_options {
   double samples;    /* samples to train for the time-to-train figure; -1: one epoch */
   double max_events; /* refuse a run whose estimated simulated events exceed it (ss_job_check_work) */
   int ignore_memory; /* run a job even when its GPU memory exceeds the GPU's (memory.h) */
+  int channels_last; /* NHWC activations: no layout transposes around tensor-core convolutions */
   int batch;         /* per-GPU batch; -1: the workload's */
   int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
                       * cycles of the loader processes per GPU (job.c) */

@@ -446,14 +446,16 @@ static int parse_work(wctx* c, const cJSON* l, const char* p, ss_layer* y)
 }
 
 /* The elements a layer's main kernels write per sample, optional beside the work keys. */
-static const char* const output_keys[] = {"fwd_outputs", "bwd_outputs", NULL};
+static const char* const output_keys[] = {"fwd_outputs", "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements",
+                                          NULL};
 
 static int parse_outputs(wctx* c, const cJSON* l, const char* p, ss_layer* y)
 {
-  return get_bounded(c, l, p, output_keys[0], 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, &y->fwd_outputs) ||
-                 get_bounded(c, l, p, output_keys[1], 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, &y->bwd_outputs)
-             ? SS_EINPUT
-             : SS_OK;
+  double* const qty[] = {&y->fwd_outputs, &y->bwd_outputs, &y->fwd_nchw_elements, &y->bwd_nchw_elements};
+  for (int k = 0; k < 4; k++)
+    if (get_bounded(c, l, p, output_keys[k], 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, qty[k]))
+      return SS_EINPUT;
+  return SS_OK;
 }
 
 static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, const char** name)
@@ -461,7 +463,7 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
   static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", "tensors", "host_fwd_s",
                                            "host_bwd_s", "fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
                                            "act_bytes", "fwd_kernels", "bwd_kernels", "fwd_outputs",
-                                           "bwd_outputs", NULL};
+                                           "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements", NULL};
   static const char* const host_keys[] = {"host_fwd_s", "host_bwd_s", NULL};
   ss_layer* y = &w->layers[i];
   w->nlayers = i + 1;
@@ -482,7 +484,7 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
       all_or_none(c, l, p, i, output_keys, "output elements", &w->has_outputs))
     return SS_EINPUT;
   if (w->has_outputs && !w->has_work)
-    return ss_err_set_path(c->err, c->file, p, "fwd_outputs and bwd_outputs need the work keys (fwd_flops ...)");
+    return ss_err_set_path(c->err, c->file, p, "fwd_outputs ... bwd_nchw_elements need the work keys (fwd_flops ...)");
   return w->has_outputs ? parse_outputs(c, l, p, y) : SS_OK;
 }
 

@@ -25,6 +25,9 @@ typedef struct ss_layer {
    * forward, the data gradient backward; what sets its thread blocks (the roofline's waves). 0 when
    * the file gives none (ss_workload.has_outputs). */
   double fwd_outputs, bwd_outputs;
+  /* Elements per sample cuDNN transposes between NCHW and the NHWC of its tensor-core kernels around
+   * a convolution (0 for other layers), given with the outputs. */
+  double fwd_nchw_elements, bwd_nchw_elements;
 } ss_layer;
 
 /* The optimizer the training runs (its state and traffic per parameter). */
@@ -75,7 +78,7 @@ typedef struct ss_workload {
   int has_host_times;  /* the file gives host times (every layer has them) */
   int has_tensors;     /* the file lists every layer's parameter tensors */
   int has_work;        /* the file gives every layer's FLOPs, bytes and kernels */
-  int has_outputs;     /* ... and every layer's fwd_outputs and bwd_outputs */
+  int has_outputs;     /* ... and every layer's fwd_outputs, bwd_outputs, fwd_nchw_elements and bwd_nchw_elements */
   ss_optimizer optimizer;
   int ntensors;        /* parameter tensors of the model */
   int nlayers;
