@@ -45,7 +45,8 @@ class Net:
     def __init__(self):
         self.layers = []
 
-    def conv(self, name, cin, hw, cout, k, s=1, p=0, groups=1, bias=False, bn=False, act=False):
+    def conv(self, name, cin, hw, cout, k, s=1, p=0, groups=1, bias=False, bn=False, act=False, into_add=False):
+        """into_add: the output (the BatchNorm's) goes only to a residual add, which keeps nothing."""
         h, w = hw
         ho, wo = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
         weights = cout * (cin // groups) * k * k
@@ -65,9 +66,13 @@ class Net:
             # backward: BatchNorm reads the gradient and its input twice (the reductions, then the
             # input gradient) and writes once (5); ReLU reads the gradient and its output, writes (3).
             "elem_rw_bwd": cout * ho * wo * ((5 if bn else 0) + (3 if act else 0)),
-            # kept for the backward pass: the conv's output (BatchNorm's input) and, with a BatchNorm,
-            # its output (the in-place ReLU's result, the next layer's input).
-            "saved": cout * ho * wo * (2 if bn else 1)})
+            # kept for the backward pass (what autograd saves: a conv its input and weight, a training
+            # BatchNorm its input and per-channel mean and invstd, an in-place ReLU its result, an add
+            # nothing): the conv's output (BatchNorm's input) and, with a BatchNorm, its output when the
+            # in-place ReLU or the next conv keeps it; not when it goes only to a residual add (into_add:
+            # the add's ReLU keeps the sum instead, counted by the block's extra). The per-channel
+            # statistics (2 x cout floats a batch) are left out.
+            "saved": cout * ho * wo * (2 if bn and not into_add else 1)})
         return (ho, wo)
 
     def linear(self, name, fin, fout, bias=True, tokens=1, act=False):
@@ -187,13 +192,13 @@ def resnet(arch):
             pre, cout = "layer%d.%d." % (stage, b), planes * expansion
             if block == "basic":
                 h1 = n.conv(pre + "conv1", cin, hw, planes, 3, stride, 1, bn=True, act=True)
-                ho = n.conv(pre + "conv2", planes, h1, planes, 3, 1, 1, bn=True)
+                ho = n.conv(pre + "conv2", planes, h1, planes, 3, 1, 1, bn=True, into_add=True)
             else:
                 h1 = n.conv(pre + "conv1", cin, hw, planes, 1, bn=True, act=True)
                 h2 = n.conv(pre + "conv2", planes, h1, planes, 3, stride, 1, bn=True, act=True)
-                ho = n.conv(pre + "conv3", planes, h2, cout, 1, bn=True)
+                ho = n.conv(pre + "conv3", planes, h2, cout, 1, bn=True, into_add=True)
             if stride != 1 or cin != cout:
-                n.conv(pre + "downsample.0", cin, hw, cout, 1, stride, bn=True)
+                n.conv(pre + "downsample.0", cin, hw, cout, 1, stride, bn=True, into_add=True)
             # residual add (r2 w1) + ReLU (r1 w1); backward: their nodes and the sum of the two
             # gradients of the block's input (identity and conv1)
             n.extra(5 * cout * ho[0] * ho[1], ["eltwise"] * 2, ["eltwise"] * 2 + ["grad_sum"],
@@ -221,8 +226,9 @@ def mobilenet_v2():
                 h = n.conv(pre + "0.0", cin, h, hidden, 1, bn=True, act=True)
                 j = 1
             h = n.conv(pre + "%d.0" % j, hidden, h, hidden, 3, stride, 1, groups=hidden, bn=True, act=True)
-            h = n.conv(pre + "%d" % (j + 1), hidden, h, c, 1, bn=True)
-            if stride == 1 and cin == c:
+            residual = stride == 1 and cin == c
+            h = n.conv(pre + "%d" % (j + 1), hidden, h, c, 1, bn=True, into_add=residual)
+            if residual:
                 n.extra(3 * c * h[0] * h[1], ["eltwise"], ["eltwise", "grad_sum"], saved=c * h[0] * h[1])
             cin, hw, idx = c, h, idx + 1
     hw = n.conv("features.18.0", 320, hw, 1280, 1, bn=True, act=True)
@@ -378,7 +384,11 @@ def transformer_traffic(part, c, seq):
     output and the dropout mask (and BERT's LayerNorm input).
     head (GPT-2's ln_f + lm_head + loss): LayerNorm (3 s h), the logits' shifted contiguous copy (2 s V),
     log-softmax (2 s V), the loss's read (1 s V); kept: ln_f's output (s h), the logits the model
-    returns and the log-softmax output (2 s V)."""
+    returns and the log-softmax output (2 s V).
+    The kept tensors of an attention + ffn pair, 16.5 s h + 2.25 a s^2 elements = 66 s h + 9 a s^2
+    bytes, are Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
+    Models", arXiv:2205.05198, section 4.1: s b h (34 + 5 a s / h) bytes with 2-byte activations and
+    1-byte dropout masks) with 4-byte activations: 2 (32 s h + 4 a s^2) + 2 s h + a s^2."""
     s, h, a, i, v = seq, c["hidden"], c["heads"], c["inter"], c["vocab"]
     if part == "attention":
         return 20 * s * h + 10 * a * s * s, 6.25 * s * h + 2.25 * a * s * s
@@ -1247,7 +1257,9 @@ def readme(rows):
             "  `fwd_kernels`, `bwd_kernels`; docs/formats.md), DERIVED from the architectures with the rules",
             "  of `layer_work` and `transformer_traffic` in calibration/gen_models.py (backward FLOPs 2 x",
             "  forward, 1 x for the first layer; FP32 activation traffic of the conv/linear and its",
-            "  elementwise passes, weights excluded; kernels per host operator by class): the traffic and",
+            "  elementwise passes, weights excluded; `act_bytes`: the tensors autograd keeps for backward,",
+            "  FP32, 1-byte dropout masks (Korthikanti et al. 2022's count; a BatchNorm output that goes only",
+            "  to a residual add is not kept); kernels per host operator by class): the traffic and",
             "  kernel counts are ESTIMATES of what eager PyTorch does. resnet50's come from its CSV's shapes",
             "  (scripts/csv2workload.py) and are asserted equal to the architecture's. `optimizer`:",
             "  sgd_momentum for the CNNs (Stash's SGD), adamw for the transformers.", ""]
