@@ -173,6 +173,7 @@ typedef struct ss_sim {
   double window_end_s;
   double* cpu_work_s;
   double* disk_bytes;
+  double* loader_busy_s; /* [instance]: the loaders' time preparing (their executions' durations) */
   int actors_started;
   int actors_finished;
   /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back
@@ -227,6 +228,8 @@ void ss_limit_end(ss_sim* s);
 /* Work that the CPU (core-seconds) or the disk (bytes) of instance inst did from start_s to now: the
  * share of it inside the measured window counts towards that resource's utilisation. */
 void ss_limit_work(ss_sim* s, ss_res r, int inst, double amount, double start_s);
+/* A loader of instance inst prepared data from start_s to now (its busy fraction, docs/model.md). */
+void ss_limit_loader_busy(ss_sim* s, int inst, double start_s);
 
 /* A span of rank r's track (tid) in the trace, if there is one; no effect on the simulation. */
 void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,

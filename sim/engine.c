@@ -526,7 +526,8 @@ static void probe_setup(ss_sim* s)
   p->begin = calloc(p->n + 1, sizeof(double));
   s->cpu_work_s = calloc((size_t)s->job->instances, sizeof(double));
   s->disk_bytes = calloc((size_t)s->job->instances, sizeof(double));
-  if (!p->links || !p->cls || !p->last || !p->begin || !s->cpu_work_s || !s->disk_bytes)
+  s->loader_busy_s = calloc((size_t)s->job->instances, sizeof(double));
+  if (!p->links || !p->cls || !p->last || !p->begin || !s->cpu_work_s || !s->disk_bytes || !s->loader_busy_s)
     ss_nomem_exit("the trace's link counters");
   /* Each link slot's SimGrid links (one, or its two directions) get its class; the switch's own
    * links have none (-1). The names are searched in a sorted copy; the counters keep SimGrid's order. */
@@ -572,6 +573,7 @@ static void probe_free(ss_sim* s)
   s->probe = NULL;
   free(s->cpu_work_s);
   free(s->disk_bytes);
+  free(s->loader_busy_s);
 }
 
 /* Track the links' load from now on (once, from inside an actor as the plugin requires). */
@@ -601,14 +603,24 @@ void ss_limit_begin(ss_sim* s)
   s->window = 1;
 }
 
-void ss_limit_work(ss_sim* s, ss_res r, int inst, double amount, double start_s)
+/* amount x the share of [start_s, now] inside the window (so far). */
+static double in_window(const ss_sim* s, double amount, double start_s)
 {
   double now = simgrid_get_clock();
   if (s->window == 0 || now <= start_s)
-    return;
+    return 0;
   double lo = fmax(start_s, s->window_begin_s), hi = s->window == 2 ? fmin(now, s->window_end_s) : now;
-  if (hi > lo)
-    (r == SS_RES_CPU ? s->cpu_work_s : s->disk_bytes)[inst] += amount * (hi - lo) / (now - start_s);
+  return hi > lo ? amount * (hi - lo) / (now - start_s) : 0;
+}
+
+void ss_limit_work(ss_sim* s, ss_res r, int inst, double amount, double start_s)
+{
+  (r == SS_RES_CPU ? s->cpu_work_s : s->disk_bytes)[inst] += in_window(s, amount, start_s);
+}
+
+void ss_limit_loader_busy(ss_sim* s, int inst, double start_s)
+{
+  s->loader_busy_s[inst] += in_window(s, simgrid_get_clock() - start_s, start_s);
 }
 
 void ss_limit_end(ss_sim* s)
@@ -636,7 +648,10 @@ static void limit_finish(ss_sim* s)
     return;
   for (int i = 0; i < j->instances; i++) {
     const ss_rank* r = &s->ranks[i * j->gpus_per_instance];
+    /* The CPU's cores, or the loader processes when there are fewer of them than cores. */
+    double loaders = (double)j->gpus_per_instance * (j->workers > 0 ? j->workers : 1);
     u[SS_RES_CPU] = fmax(u[SS_RES_CPU], s->cpu_work_s[i] / (sg_host_core_count(r->cpu) * w));
+    u[SS_RES_CPU] = fmax(u[SS_RES_CPU], s->loader_busy_s[i] / (loaders * w));
     u[SS_RES_DISK] = fmax(u[SS_RES_DISK], s->disk_bytes[i] / (sg_disk_read_bandwidth(r->disk) * w));
   }
 }
