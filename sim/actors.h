@@ -165,7 +165,15 @@ typedef struct ss_sim {
   sg_cond_t init_cv;
   int init_turn;
   ss_trace* trace; /* --trace, else NULL */
-  void* probe;     /* the trace's link counters (engine.c) */
+  void* probe;     /* the links' counters, for the trace and the run's limit (engine.c) */
+  /* The measured window of rank 0 (ss_limit_begin, ss_limit_end), its dates, and the work each
+   * instance's CPU ([instance]: core-seconds) and disk (bytes read) did within it. */
+  int window; /* 0 before it, 1 in it, 2 after it */
+  double window_begin_s;
+  double window_end_s;
+  double* cpu_work_s;
+  double* disk_bytes;
+  double* loader_busy_s; /* [instance]: the loaders' time preparing (their executions' durations) */
   int actors_started;
   int actors_finished;
   /* Collective benchmark (bench_nsizes > 0; no training): for each size, bench_reps back-to-back
@@ -209,6 +217,19 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
 /* The trace's link-use counters since the previous call (rank 0's training process calls it at
  * each step of its iteration: sampling adds no event to the simulation). */
 void ss_trace_links(ss_sim* s);
+
+/* The measured window (docs/model.md, "What limits a run"): rank 0 opens it as its first measured
+ * iteration starts and closes it as its last one ends, which writes each resource's utilisation
+ * into the timeline. */
+void ss_limit_track(ss_sim* s); /* the links' load counted from now on: rank 0, as it starts */
+void ss_limit_begin(ss_sim* s);
+void ss_limit_end(ss_sim* s);
+
+/* Work that the CPU (core-seconds) or the disk (bytes) of instance inst did from start_s to now: the
+ * share of it inside the measured window counts towards that resource's utilisation. */
+void ss_limit_work(ss_sim* s, ss_res r, int inst, double amount, double start_s);
+/* A loader of instance inst prepared data from start_s to now (its busy fraction, docs/model.md). */
+void ss_limit_loader_busy(ss_sim* s, int inst, double start_s);
 
 /* A span of rank r's track (tid) in the trace, if there is one; no effect on the simulation. */
 void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,

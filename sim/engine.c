@@ -48,7 +48,8 @@ static int load_cluster(const ss_job* job, ss_err* err)
   return SS_OK;
 }
 
-static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
+/* probe: the run will count the links' load (the trace's counters, the run's limit). */
+static int engine_init(const ss_job* job, int ncfg, char** cfg, int probe, ss_err* err)
 {
   int nd = 0;
   while (ss_engine_default_cfg[nd])
@@ -70,8 +71,8 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, ss_err* err)
   ss_outfile_rearm();
   ss_outfile_unblock(&old);
   free(argv);
-  /* The trace's link counters: an observer of the links' load, which changes no flow. */
-  if (job->opt.trace)
+  /* The links' counters: an observer of their load, which changes no flow. */
+  if (probe)
     sg_link_load_plugin_init();
   return load_cluster(job, err);
 }
@@ -497,14 +498,19 @@ void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat,
     ss_trace_span(s->trace, s->ranks[r].inst + 1, tid, name, cat, start_s, dur_s, detail);
 }
 
-/* The trace's link counters: the links of each class and their capacity, found once. */
+_Static_assert((int)SS_RES_CPU == (int)SS_LINK_CLASS_COUNT, "the link classes come first among the resources");
+
+/* The links' counters: the links of each class and their capacity, found once; tracked from the
+ * first of the trace's samples or the measured window's start. */
 typedef struct link_probe {
   size_t n;
   sg_link_t* links;
   int* cls;
-  double* last;
+  double* last;  /* the trace's previous sample */
+  double* begin; /* the load at the measured window's start */
   double last_date;
   int tracking;
+  int sampling; /* the trace's samples have started */
   double cap[SS_LINK_CLASS_COUNT];
 } link_probe;
 
@@ -517,7 +523,11 @@ static void probe_setup(ss_sim* s)
   p->links = sg_link_list();
   p->cls = calloc(p->n + 1, sizeof(int));
   p->last = calloc(p->n + 1, sizeof(double));
-  if (!p->links || !p->cls || !p->last)
+  p->begin = calloc(p->n + 1, sizeof(double));
+  s->cpu_work_s = calloc((size_t)s->job->instances, sizeof(double));
+  s->disk_bytes = calloc((size_t)s->job->instances, sizeof(double));
+  s->loader_busy_s = calloc((size_t)s->job->instances, sizeof(double));
+  if (!p->links || !p->cls || !p->last || !p->begin || !s->cpu_work_s || !s->disk_bytes || !s->loader_busy_s)
     ss_nomem_exit("the trace's link counters");
   /* Each link slot's SimGrid links (one, or its two directions) get its class; the switch's own
    * links have none (-1). The names are searched in a sorted copy; the counters keep SimGrid's order. */
@@ -558,8 +568,92 @@ static void probe_free(ss_sim* s)
   free(p->links);
   free(p->cls);
   free(p->last);
+  free(p->begin);
   free(p);
   s->probe = NULL;
+  free(s->cpu_work_s);
+  free(s->disk_bytes);
+  free(s->loader_busy_s);
+}
+
+/* Track the links' load from now on (once, from inside an actor as the plugin requires). */
+static void probe_track(link_probe* p)
+{
+  if (p->tracking)
+    return;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->cls[i] >= 0)
+      sg_link_load_track(p->links[i]);
+  p->tracking = 1;
+}
+
+void ss_limit_track(ss_sim* s)
+{
+  probe_track(s->probe);
+}
+
+void ss_limit_begin(ss_sim* s)
+{
+  link_probe* p = s->probe;
+  probe_track(p);
+  for (size_t i = 0; i < p->n; i++)
+    if (p->cls[i] >= 0)
+      p->begin[i] = sg_link_get_cum_load(p->links[i]);
+  s->window_begin_s = simgrid_get_clock();
+  s->window = 1;
+}
+
+/* amount x the share of [start_s, now] inside the window (so far). */
+static double in_window(const ss_sim* s, double amount, double start_s)
+{
+  double now = simgrid_get_clock();
+  if (s->window == 0 || now <= start_s)
+    return 0;
+  double lo = fmax(start_s, s->window_begin_s), hi = s->window == 2 ? fmin(now, s->window_end_s) : now;
+  return hi > lo ? amount * (hi - lo) / (now - start_s) : 0;
+}
+
+void ss_limit_work(ss_sim* s, ss_res r, int inst, double amount, double start_s)
+{
+  (r == SS_RES_CPU ? s->cpu_work_s : s->disk_bytes)[inst] += in_window(s, amount, start_s);
+}
+
+void ss_limit_loader_busy(ss_sim* s, int inst, double start_s)
+{
+  s->loader_busy_s[inst] += in_window(s, simgrid_get_clock() - start_s, start_s);
+}
+
+void ss_limit_end(ss_sim* s)
+{
+  link_probe* p = s->probe;
+  double now = simgrid_get_clock(), w = now - s->window_begin_s;
+  s->window_end_s = now;
+  s->window = 2;
+  double* u = s->tl->util;
+  if (w <= 0)
+    return;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->cls[i] >= 0)
+      u[p->cls[i]] = fmax(u[p->cls[i]], (sg_link_get_cum_load(p->links[i]) - p->begin[i]) /
+                                            (sg_link_get_bandwidth(p->links[i]) * w));
+}
+
+/* After the run: the CPUs' and disks' work in the window, counted as each piece ended (the pieces
+ * that straddle the window's end too). */
+static void limit_finish(ss_sim* s)
+{
+  const ss_job* j = s->job;
+  double* u = s->tl->util, w = s->window_end_s - s->window_begin_s;
+  if (s->window != 2 || w <= 0)
+    return;
+  for (int i = 0; i < j->instances; i++) {
+    const ss_rank* r = &s->ranks[i * j->gpus_per_instance];
+    /* The CPU's cores, or the loader processes when there are fewer of them than cores. */
+    double loaders = (double)j->gpus_per_instance * (j->workers > 0 ? j->workers : 1);
+    u[SS_RES_CPU] = fmax(u[SS_RES_CPU], s->cpu_work_s[i] / (sg_host_core_count(r->cpu) * w));
+    u[SS_RES_CPU] = fmax(u[SS_RES_CPU], s->loader_busy_s[i] / (loaders * w));
+    u[SS_RES_DISK] = fmax(u[SS_RES_DISK], s->disk_bytes[i] / (sg_disk_read_bandwidth(r->disk) * w));
+  }
 }
 
 void ss_trace_links(ss_sim* s)
@@ -567,15 +661,18 @@ void ss_trace_links(ss_sim* s)
   static const char* const names[SS_LINK_CLASS_COUNT] = {"NVLink use", "NVSwitch use", "PCIe use", "inter-socket use",
                                                          "NIC use", "host-memory (SHM) use"};
   link_probe* p = s->probe;
-  if (!s->trace || !p)
+  if (!p)
     return;
+  /* Sampled with or without a trace: the plugin integrates each link's load as it is at each
+   * reading (and at each start and end of a flow), so the same readings keep the run's limit the
+   * same with --trace. */
   double now = simgrid_get_clock();
-  if (!p->tracking) {
-    /* Tracked from the first call, from inside an actor as the plugin requires. */
+  if (!p->sampling) {
+    probe_track(p);
     for (size_t i = 0; i < p->n; i++)
       if (p->cls[i] >= 0)
-        sg_link_load_track(p->links[i]);
-    p->tracking = 1;
+        p->last[i] = sg_link_get_cum_load(p->links[i]);
+    p->sampling = 1;
     p->last_date = now;
     return;
   }
@@ -589,7 +686,7 @@ void ss_trace_links(ss_sim* s)
       used[p->cls[i]] += cum - p->last[i];
       p->last[i] = cum;
     }
-  for (int c = 0; c < SS_LINK_CLASS_COUNT; c++)
+  for (int c = 0; s->trace && c < SS_LINK_CLASS_COUNT; c++)
     if (p->cap[c] > 0)
       ss_trace_counter(s->trace, 1, names[c], p->last_date, used[c] / (p->cap[c] * dt));
   p->last_date = now;
@@ -645,7 +742,7 @@ static int nomem(const ss_job* job, ss_err* err)
 int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
 {
   double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
-  if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, err))
+  if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, 1, err))
     return SS_EINPUT;
   /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */
   ss_sim s = {.job = job, .progress = events > 2e6 && isatty(STDERR_FILENO)};
@@ -658,12 +755,13 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
     ss_trace_abort(s.trace);
     return nomem(job, err);
   }
-  if (s.trace) {
+  if (s.trace)
     trace_tracks(&s);
-    probe_setup(&s);
-  }
+  probe_setup(&s);
   int rc = sim_run(&s, err);
   *simulated_s = simgrid_get_clock();
+  if (!rc)
+    limit_finish(&s);
   sim_teardown(&s, job, args);
   probe_free(&s);
   if (rc)
@@ -683,7 +781,7 @@ int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, con
 {
   ss_assert(nsizes > 0 && reps > 0);
   double events = ss_job_events(job, nsizes, reps);
-  if (ss_job_check_work(job, events, "benchmark", err) || engine_init(job, ncfg, cfg, err))
+  if (ss_job_check_work(job, events, "benchmark", err) || engine_init(job, ncfg, cfg, 0, err))
     return SS_EINPUT;
   ss_sim s = {.job = job,
               .bench_nsizes = nsizes,
@@ -750,7 +848,7 @@ static int check_child(void* arg, int fd)
   ss_job one = *c->jobs[0];
   one.instances = 1;
   one.ngpus = c->jobs[0]->gpus_per_instance;
-  return engine_init(&one, c->ncfg, c->cfg, NULL) ? 1 : 0;
+  return engine_init(&one, c->ncfg, c->cfg, 0, NULL) ? 1 : 0;
 }
 
 /* The SimGrid options that make sense for stash-sim (README, "SimGrid options"): each other one is

@@ -64,10 +64,13 @@ void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
 }
 
 /* The host thread spends host_s of one reference core (on its instance's CPU, shared with the loaders). */
-static void host_work(double host_s)
+static void host_work(ss_sim* s, const ss_rank* me, double host_s)
 {
-  if (host_s > 0)
-    sg_actor_execute(host_s * SS_REF_CORE_FLOPS);
+  if (host_s <= 0)
+    return;
+  double t = simgrid_get_clock();
+  sg_actor_execute(host_s * SS_REF_CORE_FLOPS);
+  ss_limit_work(s, SS_RES_CPU, me->inst, host_s * SS_REF_CORE_FLOPS / sg_host_get_speed(me->cpu), t);
 }
 
 /* A span on the rank's host track of the trace, and in its log. */
@@ -125,7 +128,7 @@ static void take_batch(ss_sim* s, ss_rank* me, int iter)
   log_add(&me->log, t0, t0 + to_fetch, SS_CAT_FETCH);
   host_span(s, me, "wait for data", SS_CAT_PREP, t0 + to_fetch);
   double t1 = simgrid_get_clock();
-  host_work(s->job->handoff_s);
+  host_work(s, me, s->job->handoff_s);
   host_span(s, me, "take batch", SS_CAT_HOST, t1);
 }
 
@@ -142,8 +145,10 @@ static void copy_batch(ss_sim* s, ss_rank* me)
     sg_exec_start(staging);
   }
   sg_host_sendto(me->cpu, me->host, j->copy_bytes);
-  if (staging)
+  if (staging) {
     sg_exec_wait(staging);
+    ss_limit_work(s, SS_RES_CPU, me->inst, j->staging_s * SS_REF_CORE_FLOPS / sg_host_get_speed(me->cpu), t0);
+  }
   host_span(s, me, "H2D copy (pageable)", SS_CAT_PREP, t0);
 }
 
@@ -177,7 +182,7 @@ static long issue_iteration(ss_sim* s, ss_rank* me, long k, double* slowdown)
     } while (g < j->nsegs && !queue_full(me, &j->segs[g], k, q));
     me->seg_started = me->seg_issued = k;
     ss_host_notify(me);
-    host_work(planned);
+    host_work(s, me, planned);
     if (planned > 0)
       *slowdown = fmax(1, (simgrid_get_clock() - t0) / planned);
     host_span(s, me, first == 0 && g == j->nsegs ? "issue iteration" : "issue segments", SS_CAT_HOST, t0);

@@ -28,6 +28,9 @@ static void prepare(ss_sim* s, int rank, int tid, long long count, double* prep_
   sg_exec_set_host(e, s->ranks[rank].cpu);
   sg_exec_start(e);
   sg_exec_wait(e);
+  ss_limit_work(s, SS_RES_CPU, s->ranks[rank].inst, (double)count * j->prep_flops_per_sample /
+                sg_host_get_speed(s->ranks[rank].cpu), t);
+  ss_limit_loader_busy(s, s->ranks[rank].inst, t);
   *prep_s += simgrid_get_clock() - t;
   ss_trace_rank(s, rank, tid, "prepare", "loader", t, simgrid_get_clock() - t, NULL);
 }
@@ -51,7 +54,9 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
       prepare(s, rank, tid, unprepared, prep_s);
       unprepared = 0;
       double t = simgrid_get_clock();
-      sg_disk_read(s->ranks[rank].disk, (sg_size_t)llround((double)misses * j->workload->dataset.bytes_per_sample));
+      double bytes = (double)llround((double)misses * j->workload->dataset.bytes_per_sample);
+      sg_disk_read(s->ranks[rank].disk, (sg_size_t)bytes);
+      ss_limit_work(s, SS_RES_DISK, s->ranks[rank].inst, bytes, t);
       *fetch_s += simgrid_get_clock() - t;
       ss_trace_rank(s, rank, tid, "read", "loader", t, simgrid_get_clock() - t, NULL);
     }

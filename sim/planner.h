@@ -29,7 +29,8 @@ typedef struct ss_planner_row {
   double time_to_train_s; /* start-up and the samples to train at the steady-state throughput */
   double cost_usd;        /* price x instances x time to train */
   double part_s[SS_CAT_COUNT];
-  ss_cat limit;           /* the largest part of the iteration: compute (the GPU) or a stall */
+  ss_res limit;           /* the resource that limits the run (ss_stall_limit) */
+  double limit_util;      /* its utilisation in the measured window, 0..1 */
   ss_cat stall;           /* the largest stall (SS_CAT_COUNT when there is none) */
   int pareto;             /* no other kept row is as fast and as cheap, and better in one */
 } ss_planner_row;

@@ -204,7 +204,11 @@ static void write_json(FILE* f, const ss_result* r)
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "    \"%.*s_pct\": %.17g%s\n", (int)strlen(part_keys[c]) - 2, part_keys[c],
             100 * r->bd.part_s[c] / r->bd.iteration_s, c + 1 < SS_CAT_COUNT ? "," : "");
-  fprintf(f, "  },\n  \"first_iteration_s\": %.17g,\n", r->bd.first_iteration_s);
+  fprintf(f, "  },\n  \"limit\": {\"resource\": \"%s\", \"utilisation\": %.17g, \"per_class\": {",
+          ss_res_name(r->bd.limit), r->bd.util[r->bd.limit]);
+  for (int k = 0; k < SS_RES_COUNT; k++)
+    fprintf(f, "%s\"%s\": %.17g", k ? ", " : "", ss_res_name((ss_res)k), r->bd.util[k]);
+  fprintf(f, "}},\n  \"first_iteration_s\": %.17g,\n", r->bd.first_iteration_s);
   fprintf(f, "  \"warmup\": %d,\n  \"iterations\": %d,\n  \"synthetic\": %s,\n  \"overlap\": %s,\n", j->warmup,
           j->iterations, j->opt.synthetic ? "true" : "false", j->opt.overlap ? "true" : "false");
   fprintf(f, "  \"async_copy\": %s,\n", j->opt.async_copy ? "true" : "false");
@@ -365,6 +369,17 @@ static void write_table_host(FILE* f, const ss_job* j)
           j->opt.cuda_sync ? ", cuda synchronize after data and step" : "");
 }
 
+/* The resource that limits the run, and the others' utilisation (those above 0.05%). */
+static void write_table_limit(FILE* f, const ss_breakdown* b)
+{
+  fprintf(f, "  limited by: %s (%.0f%% busy)", ss_res_label(b->limit), 100 * b->util[b->limit]);
+  int others = 0;
+  for (int k = SS_RES_COUNT - 1; k >= 0; k--) /* the GPU first, then the CPU, the disk, the links */
+    if (k != (int)b->limit && b->util[k] >= 5e-4)
+      fprintf(f, "%s %s %.1f%%", others++ ? "," : "; also", ss_res_label((ss_res)k), 100 * b->util[k]);
+  fputc('\n', f);
+}
+
 static void write_table(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -398,6 +413,7 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, "    of the stalls: %.3f ms compute slowed by collectives (interference), %.3f ms waiting for the "
                "slowest GPU (stragglers)\n",
             b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
+  write_table_limit(f, b);
   if (j->device && j->roofline)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "
                "batch %d, carried to batch %d by the roofline model fitted on them\n",

@@ -2,6 +2,7 @@
 #include "stall.h"
 
 #include "err.h"
+#include "platform.h"
 
 #include <math.h>
 #include <string.h>
@@ -43,4 +44,46 @@ void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown*
   for (int d = 0; d < SS_DETAIL_COUNT; d++)
     out->detail_s[d] /= n;
   out->first_iteration_s = t->end_s[0] - t->start_s[0];
+  for (int k = 0; k < SS_RES_COUNT; k++)
+    out->util[k] = t->util[k];
+  out->util[SS_RES_GPU] = out->iteration_s > 0 ? out->part_s[SS_CAT_COMPUTE] / out->iteration_s : 0;
+  out->limit = ss_stall_limit(out);
+}
+
+/* The share of the iteration that waits for what resource r can cause: communication (and the
+ * host-to-device copy, booked as preparation) for the links, preparation and the host thread for
+ * the CPUs, storage reads for the disks. */
+static double stall_share(const ss_breakdown* b, ss_res r)
+{
+  const double* p = b->part_s;
+  double s = r == SS_RES_CPU    ? p[SS_CAT_PREP] + p[SS_CAT_HOST]
+             : r == SS_RES_DISK ? p[SS_CAT_FETCH]
+                                : p[SS_CAT_INTERCONNECT] + p[SS_CAT_NETWORK] + p[SS_CAT_PREP];
+  return b->iteration_s > 0 ? s / b->iteration_s : 0;
+}
+
+ss_res ss_stall_limit(const ss_breakdown* b)
+{
+  ss_res limit = SS_RES_GPU;
+  for (int r = 0; r < SS_RES_GPU; r++)
+    if (b->util[r] > b->util[limit] && stall_share(b, (ss_res)r) >= SS_LIMIT_STALL_SHARE)
+      limit = (ss_res)r;
+  return limit;
+}
+
+_Static_assert((int)SS_RES_CPU == (int)SS_LINK_CLASS_COUNT, "the link classes come first among the resources");
+
+static const char* const res_labels[SS_RES_COUNT] = {"NVLink", "NVSwitch",   "PCIe", "inter-socket link",
+                                                     "NIC",    "host memory (SHM)", "loader CPU", "disk", "GPU"};
+
+const char* ss_res_name(ss_res r)
+{
+  ss_assert(r >= 0 && r < SS_RES_COUNT);
+  return r < SS_RES_CPU ? ss_link_class_name((ss_link_class)r) : r == SS_RES_CPU ? "cpu" : r == SS_RES_DISK ? "disk" : "gpu";
+}
+
+const char* ss_res_label(ss_res r)
+{
+  ss_assert(r >= 0 && r < SS_RES_COUNT);
+  return res_labels[r];
 }

@@ -18,6 +18,22 @@ typedef enum ss_cat {
  * rank at a synchronous step (straggler). Each is also counted in its category. */
 typedef enum ss_detail { SS_DETAIL_INTERFERENCE, SS_DETAIL_STRAGGLER, SS_DETAIL_COUNT } ss_detail;
 
+/* The resources whose utilisation a run measures over its measured window (docs/model.md, "What
+ * limits a run"): the link classes, in ss_link_class's order (sim/platform.h; the engine checks
+ * it), the CPUs that prepare the data, the disks, and the GPUs (from the breakdown, sim/stall.c). */
+typedef enum ss_res {
+  SS_RES_NVLINK,
+  SS_RES_NVSWITCH,
+  SS_RES_PCIE,
+  SS_RES_SOCKET,
+  SS_RES_NIC,
+  SS_RES_SHM,
+  SS_RES_CPU,
+  SS_RES_DISK,
+  SS_RES_GPU,
+  SS_RES_COUNT
+} ss_res;
+
 typedef struct ss_timeline {
   int nranks;
   int niters;
@@ -33,6 +49,9 @@ typedef struct ss_timeline {
   long* rank_updates;             /* [rank]: the same, per worker */
   double* rank_staleness_sum;
   double init_s; /* start-up reads (--init-io): when the last worker was done, 0 without */
+  /* Each resource's utilisation over the measured window (the engine; the GPU's is left to
+   * ss_stall_timeline): its most loaded link, CPU or disk, 0..1. */
+  double util[SS_RES_COUNT];
 } ss_timeline;
 
 /* Allocate a zeroed timeline; NULL when out of memory or larger than the machine's memory. Free with ss_timeline_free (NULL is fine). */

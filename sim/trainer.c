@@ -239,11 +239,15 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
   long k = 0;                               /* segments run, over all iterations */
   if (ps)
     ss_ps_receive_pulls(s, a->rank);
+  if (a->rank == 0)
+    ss_limit_track(s);
   if (j->opt.init_io != SS_INIT_NONE)
     init_io(s, me);
   for (int i = 0; i < j->niters; i++) {
     clockmark m = {s->tl, a->rank, i, simgrid_get_clock(), 0, 0};
     double start = m.t;
+    if (a->rank == 0 && i == j->warmup)
+      ss_limit_begin(s);
     ss_straggler_draw(s, a->rank);
     if (!j->opt.synthetic && !j->host)
       get_batch(s, me, &m);
@@ -301,6 +305,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     for (int c = 0; c < j->nmetric; c++)
       sg_sem_release(me->pending);
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
+    if (a->rank == 0 && i == j->warmup + j->iterations - 1)
+      ss_limit_end(s);
     if (s->progress && a->rank == 0)
       fprintf(stderr, "\rstash-sim: iteration %d of %d%s", i + 1, j->niters, i + 1 == j->niters ? "\n" : "");
     if (s->trace) {

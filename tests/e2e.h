@@ -37,6 +37,7 @@
   TEST(loader_stalls)                                                                                                  \
   TEST(init_io)                                                                                                        \
   TEST(cpu_compute)                                                                                                    \
+  TEST(limit)                                                                                                          \
   /* e2e_stash.c */                                                                                                    \
   TEST(stash_differential)                                                                                             \
   TEST(stash_network)                                                                                                  \

@@ -3,6 +3,8 @@
 #include "e2e.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 /* The data stalls (s) of the run of args: preparation and fetch (NAN and a failed check when it fails). */
 static void data_stalls(const char* args, double* prep, double* fetch)
@@ -122,4 +124,26 @@ void test_cpu_compute(void)
   check_trace("tests/platforms/star2_cpu.xml tests/workloads/tiny.json --cache 1 --gpus 2 --workers 1 --iterations 4 "
               "--format json",
               3);
+}
+
+/* The resource that limits a run (docs/model.md, "What limits a run"), in runs whose bottleneck is
+ * known by construction: synthetic data and no host costs leave the GPU 100% busy; one loader
+ * worker preparing 32 x 4 ms per batch against 99 ms of compute is busy all the time (but for the
+ * loader's last prefetch at the window's end); one GPU's ResNet-50 gradient over p3.2xl's PCIe
+ * with no other GPU carries nothing. */
+void test_limit(void)
+{
+  cJSON* j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --batch 32 --synthetic --ideal");
+  const cJSON* l = j ? cJSON_GetObjectItemCaseSensitive(j, "limit") : NULL;
+  const cJSON* r = l ? cJSON_GetObjectItemCaseSensitive(l, "resource") : NULL;
+  CHECK(cJSON_IsString(r) && strcmp(r->valuestring, "gpu") == 0 && fabs(num(l, "utilisation") - 1) <= 1e-9,
+        "synthetic: not limited by a 100%% busy GPU");
+  cJSON_Delete(j);
+  j = sim_json("platforms/p3.2xl.xml workloads/resnet50.json --batch 32 --workers 1 --cache 1 --ideal");
+  l = j ? cJSON_GetObjectItemCaseSensitive(j, "limit") : NULL;
+  r = l ? cJSON_GetObjectItemCaseSensitive(l, "resource") : NULL;
+  double u = l ? num(l, "utilisation") : NAN;
+  CHECK(cJSON_IsString(r) && strcmp(r->valuestring, "cpu") == 0 && u >= 0.9 && u <= 1 + 1e-9,
+        "one loader worker: not limited by the loader CPU (%g)", u);
+  cJSON_Delete(j);
 }
