@@ -495,6 +495,14 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   j->opt_flops = w->optimizer_s * (d ? d->total_ratio : w->ref_bytes_per_s / g->memory_bytes_per_s) * to_flops;
 }
 
+const char* ss_job_compute_scaling(const ss_job* j)
+{
+  return j->device && j->roofline ? "measured_roofline"
+         : j->device              ? "measured"
+         : j->roofline            ? "roofline"
+                                  : "peak_flops";
+}
+
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   if (check_cluster(p, o, err))

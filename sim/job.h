@@ -129,6 +129,10 @@ int ss_job_shard_host(const ss_job* j, int k);
  * workload (what: "the iteration", "Stash's RUN0"). Returns 0 or SS_EINPUT with err set. */
 int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s, ss_err* err);
 
+/* How the job's GPU times were obtained: "roofline", "measured_roofline", "measured" or "peak_flops"
+ * (docs/formats.md, compute_scaling). */
+const char* ss_job_compute_scaling(const ss_job* j);
+
 /* SimGrid actors of a job (2 per GPU, plus its loader workers): each has a stack and a guard page,
  * two memory mappings, and Linux allows 65530 mappings per process by default. */
 #define SS_MAX_ACTORS 30000

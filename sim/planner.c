@@ -86,6 +86,7 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->cost_usd = j->price_usd_per_h * j->instances * res->time_to_train_s / 3600.0;
   r->limit = res->bd.limit;
   r->limit_util = res->bd.util[res->bd.limit];
+  r->compute_scaling = ss_job_compute_scaling(j);
   r->stall = SS_CAT_COUNT;
   for (int k = 0; k < SS_CAT_COUNT; k++) {
     r->part_s[k] = res->bd.part_s[k];
@@ -299,8 +300,8 @@ static void write_json(FILE* f, const void* arg)
             r->cost_usd, r->cost_usd_per_epoch);
     fprintf(f, " \"price_usd_per_h\": %.17g, \"limit\": \"%s\", \"limit_utilisation\": %.17g,", r->price_usd_per_h,
             ss_res_name(r->limit), r->limit_util);
-    fprintf(f, " \"dominant_stall\": \"%s\", \"pareto\": %s}", r->stall < SS_CAT_COUNT ? ss_cat_name(r->stall) : "none",
-            r->pareto ? "true" : "false");
+    fprintf(f, " \"dominant_stall\": \"%s\", \"compute_scaling\": \"%s\", \"pareto\": %s}",
+            r->stall < SS_CAT_COUNT ? ss_cat_name(r->stall) : "none", r->compute_scaling, r->pareto ? "true" : "false");
   }
   fprintf(f, "\n  ]\n}\n");
 }
@@ -340,8 +341,9 @@ static void write_table(FILE* f, const ss_planner* p)
     fprintf(f, "  first refused: %s\n", p->refused_first.msg);
   if (p->failed)
     fprintf(f, "  first failed: %s\n", p->failed_first.msg);
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %6s %12s %11s %10s %12s  %-20s  %-22s %s\n", "rank", "instance", "n",
-          "GPUs", "allreduce", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall", "limited by", "front");
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance", "n",
+          "GPUs", "allreduce", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall", "limited by",
+          "GPU times", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
     char t[32], stall[48] = "none", limit[48];
@@ -349,9 +351,9 @@ static void write_table(FILE* f, const ss_planner* p)
     if (r->stall < SS_CAT_COUNT)
       snprintf(stall, sizeof(stall), "%s %.1f%%", stall_words[r->stall], 100 * r->part_s[r->stall] / r->iteration_s);
     snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
-    fprintf(f, "%4d  %-16s %3d %5d  %-12s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %s\n", i + 1, r->instance_type,
-            r->instances, r->gpus, ss_allreduce_name(r->allreduce), r->batch, t, r->cost_usd, r->cost_usd_per_epoch,
-            r->throughput_samples_per_s, stall, limit, r->pareto ? "*" : "");
+    fprintf(f, "%4d  %-16s %3d %5d  %-12s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
+            r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), r->batch, t, r->cost_usd,
+            r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit, r->compute_scaling, r->pareto ? "*" : "");
   }
 }
 

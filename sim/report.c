@@ -224,10 +224,7 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
           ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n",
-          j->device && j->roofline ? "measured_roofline"
-          : j->device              ? "measured"
-          : j->roofline            ? "roofline"
-                                   : "peak_flops",
+          ss_job_compute_scaling(j),
           j->opt.compute_scale);
   fprintf(f, "  \"precision\": \"%s\",\n", ss_precision_name(j->precision));
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");

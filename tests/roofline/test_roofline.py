@@ -13,6 +13,9 @@ root (ctest does). Cases:
   entry's batch (the reference batch: peak and roofline agree), and the roofline carries it to another
   batch on that device (compute_scaling measured_roofline); the K80's AlexNet entry (batch 16) at
   batch 512 runs faster per sample than its linear scaling;
+- layout: at amp the NCHW run's compute exceeds --channels-last's by the transposes' closed form (two
+  streaming kernels per convolution call, 2 bytes an element read and written at the default memory
+  fraction, a floor each); nothing changes at fp32 and tf32, nor with --ideal;
 - precision: --precision fp32 (the workload's own) changes nothing; amp is timed by the roofline at the
   FP16 tensor-core rate with 16-bit activations, its compute between fp32's and fp32's / 8 (the
   V100's tensor-core to FP32 ratio), with the same FP32 gradient buckets."""
@@ -150,6 +153,36 @@ def case_precision():
     check(c32 / 8 < c16 < c32, f"amp's compute between fp32's / 8 (the tensor-core ratio) and fp32's: {c16} vs {c32}")
     check(amp["buckets"] == fp32["buckets"] and amp["bucket_algorithms"] == fp32["bucket_algorithms"],
           "the gradients stay FP32: the same buckets")
+
+
+def case_layout():
+    """NCHW against --channels-last at amp: the compute differs by the transposes written out here."""
+    w = json.load(open("workloads/resnet50.json"))
+    batch, bw = 64, 900e9
+    want = 0.0
+    for layer in w["layers"]:
+        per_call = layer["fwd_nchw_elements"]
+        for p in ("fwd", "bwd"):
+            n = layer[p + "_nchw_elements"]
+            if n > 0 and layer[p + "_s"] > 0:
+                want += 2 * (n / per_call) * FLOOR + 2 * n * batch * 2 / (bw * DEFAULT[1])
+    nchw = run("platforms/p3.2xl.xml", "roofline", "--batch", str(batch), "--precision", "amp", "--jitter", "0")
+    nhwc = run("platforms/p3.2xl.xml", "roofline", "--batch", str(batch), "--precision", "amp", "--channels-last",
+               "--jitter", "0")
+    got = nchw["breakdown"]["compute_s"] - nhwc["breakdown"]["compute_s"]
+    check(abs(got - want) <= 1e-6 * want, f"NCHW transposes at amp: {got * 1e3:.6f} ms, closed form {want * 1e3:.6f} ms")
+    for prec in ("fp32", "tf32"):
+        if prec == "tf32":
+            plat = "platforms/p4d.24xl.xml"
+        else:
+            plat = "platforms/p3.2xl.xml"
+        a = run(plat, "roofline", "--batch", str(batch), "--precision", prec)["breakdown"]
+        b = run(plat, "roofline", "--batch", str(batch), "--precision", prec, "--channels-last")["breakdown"]
+        check(a == b, f"--channels-last changes nothing at {prec}")
+    a = run("platforms/p3.2xl.xml", "roofline", "--batch", str(batch), "--precision", "amp", "--ideal")["breakdown"]
+    b = run("platforms/p3.2xl.xml", "roofline", "--batch", str(batch), "--precision", "amp", "--ideal",
+            "--channels-last")["breakdown"]
+    check(a == b, "--ideal leaves the transposes out")
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
