@@ -86,11 +86,20 @@ static int find_single(const ss_platform* p, int want, ss_platform** out, ss_err
   return SS_OK;
 }
 
-/* Mixed precision (apex AMP O1, every CNN run of Stash) as a factor on kernel times until a
- * precision model exists: ResNet-50's measured FP32 / AMP throughput on a V100, 367 / 1200 img/s
- * (../shared/data/single_gpu_throughput.md), applied to every model (an ESTIMATE); a K80 has no
- * FP16 arithmetic (unchanged, also an estimate). */
-#define SS_STASH_AMP_V100 0.306
+/* Mixed precision: every CNN run of Stash trains with apex AMP O1 in NCHW (DS-Analyzer @ 5fb06a1,
+ * pytorch-imagenet-dali-mp.py: --amp sets opt_level O1; its --channels-last is parsed but never used,
+ * DALI and the synthetic batches give NCHW): --precision amp without --channels-last, where the GPU
+ * has FP16 tensor cores (an FP16 rate above its FP32 one) and the workload gives its layers' work
+ * (the roofline times the precision). A K80 has no FP16 arithmetic faster than FP32 (its kernels
+ * stay FP32: an ESTIMATE, apex O1 stores FP16 there but computes at the FP32 rate). --ideal keeps
+ * the model before precisions existed (tests/ideal): AMP as V100 kernels x SS_STASH_AMP_IDEAL, ResNet-50's
+ * measured FP32 / AMP throughput on a V100, 367 / 1200 img/s (../shared/data/single_gpu_throughput.md). */
+#define SS_STASH_AMP_IDEAL 0.306
+
+static int stash_amp(const ss_platform* p, const ss_workload* w)
+{
+  return p->gpus[0].fp16_flops > p->gpus[0].speed_flops && w->has_work && w->ref_bytes_per_s > 0;
+}
 
 /* Stash's synthetic sample (tool/synthetic_data.py): 3 x 224 x 224 fp32, 602,112 bytes. */
 #define SS_STASH_SYNTH_SAMPLE_BYTES (3.0 * 224 * 224 * 4)
@@ -106,7 +115,7 @@ static void stash_stack(const ss_platform* p, const ss_workload* w, const ss_opt
                         char* what, size_t size)
 {
   int bert = strncmp(w->model, "bert", 4) == 0;
-  int v100 = strstr(p->gpus[0].model, "V100") != NULL;
+  int amp = !bert && stash_amp(p, w);
   r->cuda_sync = 1;
   if (r->synthetic)
     r->synthetic = SS_SYNTH_HOST;
@@ -122,10 +131,14 @@ static void stash_stack(const ss_platform* p, const ss_workload* w, const ss_opt
   }
   if (!bert && !ss_optset_has(given, "metric-allreduces"))
     r->metric_allreduces = k == SS_RUN0 ? 0 : 3;
-  if (!bert && !ss_optset_has(given, "compute-scale") && v100)
-    r->compute_scale = SS_STASH_AMP_V100;
+  int ideal_amp = r->ideal && !bert && strstr(p->gpus[0].model, "V100") != NULL;
+  if (ideal_amp && !ss_optset_has(given, "compute-scale"))
+    r->compute_scale = SS_STASH_AMP_IDEAL;
+  else if (!r->ideal && amp && !ss_optset_has(given, "precision"))
+    r->precision = SS_PRECISION_AMP;
   int kept = ss_optset_has(given, "ddp") || ss_optset_has(given, "metric-allreduces") ||
-             ss_optset_has(given, "compute-scale") || ss_optset_has(given, "synthetic-sample-bytes");
+             ss_optset_has(given, "precision") || (ideal_amp && ss_optset_has(given, "compute-scale")) ||
+             ss_optset_has(given, "synthetic-sample-bytes");
   const char* lead = kept ? "(the options given on the command line replace the script's) " : "";
   if (bert)
     snprintf(what, size, "%sStash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
@@ -135,8 +148,9 @@ static void stash_stack(const ss_platform* p, const ss_workload* w, const ss_opt
              "batches copied from pageable host memory, DALI for real data, torch.cuda.synchronize() after the "
              "data and the step, three metric allreduces and .item() per iteration in RUN1-3 (--stash-stack "
              "ours: the job's options)", lead,
-             v100 ? "AMP as V100 kernels x0.306 (an estimate)"
-                  : "AMP (no FP16 arithmetic on this GPU: kernels unchanged)");
+             ideal_amp ? "AMP as V100 kernels x0.306 (an estimate)"
+             : amp     ? "AMP (--precision amp, NCHW: apex O1)"
+                 : "AMP (no FP16 tensor cores on this GPU, or no layer work in the workload: FP32 kernels)");
 }
 
 int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const ss_optset* given,
