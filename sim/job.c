@@ -462,10 +462,10 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
    * NHWC of its tensor-core kernels: two streaming kernels per call, each element (2 bytes) read and
    * written once, at the default memory fraction (ESTIMATE, roofline.c). Not at fp32 (CUDA cores run
    * NCHW) nor at tf32 (ASSUMED: cuDNN 8 has NCHW TF32 tensor-core convolutions on Ampere, the
-   * "..._tf32f32_..._nchwkcrs_nchw" kernels of profiles; docs/model.md), nor with --channels-last or
-   * --ideal. */
+   * "..._tf32f32_..._nchwkcrs_nchw" kernels of profiles; docs/model.md), nor on a GPU without tensor
+   * cores (its 16-bit rate no faster than its FP32 one: the K80), nor with --channels-last or --ideal. */
   double elem = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 2 : 0;
-  if (o->channels_last || o->ideal)
+  if (o->channels_last || o->ideal || !(dev.flops > g->speed_flops)) /* no tensor cores: a 16-bit rate no faster */
     elem = 0;
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
