@@ -482,7 +482,8 @@ def gpt2_lm(model, seq):
 # Each workload: (architecture, sequence length) for the transformers; the CNNs are their own.
 VARIANTS = {"bert-base": ("bert-base", 512), "bert-large": ("bert-large", 512),
             "bert-base-seq128": ("bert-base", 128), "bert-base-seq512": ("bert-base", 512),
-            "bert-large-seq128": ("bert-large", 128), "bert-large-seq512": ("bert-large", 512)}
+            "bert-large-seq128": ("bert-large", 128), "bert-large-seq512": ("bert-large", 512),
+            "bert-base-seq384": ("bert-base", 384), "bert-large-seq384": ("bert-large", 384)}
 VARIANTS.update({m: (m, GPT2_SEQ_LEN) for m in GPT2_CFGS})
 
 
@@ -617,6 +618,8 @@ MODELS = {  # name: (default batch, pipeline, batch note)
     "bert-base-seq512": (8, "squad", "CHOICE: 8 (a quarter of the sequence-128 batch: about the same tokens per step)"),
     "bert-large-seq128": (16, "squad", "CHOICE: 16, half of bert-base's (3x the parameters and activations)"),
     "bert-large-seq512": (4, "squad", "CHOICE: 4, Stash's bert-large batch at sequence 512"),
+    "bert-base-seq384": (24, "squad", "24, Lambda's FP32 batch for BERT-base SQuAD on a 16 GB GPU (lambdal/deeplearning-benchmark pytorch/scripts/config_v1/config_pytorch_16GB.sh @357c49a, PyTorch_bert_base_squad_FP32_PARAMS: NVIDIA DeepLearningExamples' scripts/run_squad.sh, whose run_squad.py call fixes --max_seq_length=384 --doc_stride=128 (@0663b67))"),
+    "bert-large-seq384": (8, "squad", "8, Lambda's FP32 batch for BERT-large SQuAD on a 16 GB GPU (lambdal/deeplearning-benchmark pytorch/scripts/config_v1/config_pytorch_16GB.sh @357c49a, PyTorch_bert_large_squad_FP32_PARAMS: NVIDIA DeepLearningExamples' scripts/run_squad.sh, --max_seq_length=384 --doc_stride=128 (@0663b67))"),
     "gpt2-124m": (8, "openwebtext", "CHOICE: 8 sequences of 1024 tokens (nanoGPT's train_gpt2.py runs 12 per GPU in BF16/AMP; FP32 needs about twice the activation memory)"),
     "gpt2-355m": (4, "openwebtext", "CHOICE: 4 sequences of 1024 tokens"),
     "gpt2-774m": (2, "openwebtext", "CHOICE: 2 sequences of 1024 tokens"),
@@ -624,7 +627,7 @@ MODELS = {  # name: (default batch, pipeline, batch note)
 }
 ORDER = ["alexnet", "resnet18", "vgg11", "mobilenet_v2", "shufflenet_v2_x0_5", "squeezenet1_0",
          "resnet101", "resnet152", "vgg16", "vgg19", "resnet34", "bert-base", "bert-large", "bert-base-seq128", "bert-base-seq512",
-         "bert-large-seq128", "bert-large-seq512", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b"]
+         "bert-large-seq128", "bert-large-seq512", "bert-base-seq384", "bert-large-seq384", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b"]
 
 
 def sig(x, digits=6):
@@ -1229,7 +1232,11 @@ def readme(rows):
             "- BERT runs at the FLOP rate of a measured BERT-base pretraining throughput (V100, FP32), at",
             "  the sequence length of Stash's SQuAD script (512: it pads to the longest pair).",
             "- bert-base / bert-large are Stash's SQuAD setup at sequence 512 (batch 4); bert-*-seq128 and",
-            "  bert-*-seq512 are the same question-answering models at sequence 128 / 512 with chosen batches.",
+            "  bert-*-seq512 are the same question-answering models at sequence 128 / 512 with chosen batches;",
+            "  bert-*-seq384 at sequence 384, the setup of NVIDIA DeepLearningExamples' SQuAD fine-tuning",
+            "  (scripts/run_squad.sh: --max_seq_length=384) that Lambda's benchmark runs, at Lambda's FP32",
+            "  batches on a 16 GB GPU (24, 8). All of them get their times by the same rule (FLOPs at the",
+            "  measured rate), so their per-sample times differ only by their FLOPs.",
             "- gpt2-124m/355m/774m/1.5b: Hugging Face `GPT2LMHeadModel` (gpt2, -medium, -large, -xl) at",
             "  sequence length 1024 on OpenWebText; parameters asserted against the published totals, the",
             "  LM head's weight tied to the token embedding and counted once, in `transformer.wte+wpe`.",

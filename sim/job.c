@@ -636,11 +636,9 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     return SS_EINPUT;
   }
   /* The batch and the buckets are known: the memory of a GPU, checked against its capacity (activations
-   * kept in FP32 until --precision says otherwise); --ideal keeps the check. */
-  j->memory_known = ss_memory_job(j, j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16
-                                         ? SS_MEMORY_ACT_HALF
-                                         : SS_MEMORY_ACT_FP32,
-                                  &j->memory);
+   * kept in FP32 until --precision says amp or bf16: autocast); --ideal keeps the check. */
+  j->memory_known =
+      ss_memory_job(j, j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16, &j->memory);
   if (j->memory_known && ss_memory_check(j, &j->memory, err)) {
     ss_job_free(j);
     return SS_EINPUT;

@@ -24,19 +24,25 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o)
   return 0;
 }
 
-void ss_memory_compute(const ss_workload* w, int batch, double act_scale, double buffers_bytes,
-                       double capacity_bytes, ss_memory* out)
+void ss_memory_compute(const ss_workload* w, int batch, int half, double buffers_bytes, double capacity_bytes,
+                       ss_memory* out)
 {
-  double params = 0, act = 0;
+  double params = 0, act = 0, cast = 0;
   for (int l = 0; l < w->nlayers; l++) {
-    params += w->layers[l].params;
-    act += w->layers[l].act_bytes;
+    const ss_layer* y = &w->layers[l];
+    params += y->params;
+    if (!half)
+      act += y->act_bytes;
+    else
+      act += y->act_bytes_half >= 0 ? y->act_bytes_half : y->act_bytes * SS_MEMORY_ACT_HALF;
+    if (y->fwd_flops > 0) /* a convolution or matrix product: autocast casts its weights */
+      cast += y->params;
   }
   ss_memory m = {0};
-  m.parameters = params * 4;
+  m.parameters = params * 4 + (half ? cast * SS_MEMORY_CAST_BYTES : 0);
   m.gradients = params * w->grad_bytes_per_param;
   m.optimizer = params * ss_memory_optimizer_bytes_per_param(w->optimizer);
-  m.activations = act * batch * act_scale;
+  m.activations = act * batch;
   m.buffers = buffers_bytes;
   m.reserve = SS_MEMORY_RESERVE_BYTES;
   m.total = m.parameters + m.gradients + m.optimizer + m.activations + m.buffers + m.reserve;
@@ -61,12 +67,12 @@ double ss_memory_buffers_bytes(const ss_job* j)
   return bytes;
 }
 
-int ss_memory_job(const ss_job* j, double act_scale, ss_memory* out)
+int ss_memory_job(const ss_job* j, int half, ss_memory* out)
 {
   double capacity = j->platform->gpus[0].memory_bytes;
   if (!(capacity > 0) || !j->workload->has_work)
     return 0;
-  ss_memory_compute(j->workload, j->batch, act_scale, ss_memory_buffers_bytes(j), capacity, out);
+  ss_memory_compute(j->workload, j->batch, half, ss_memory_buffers_bytes(j), capacity, out);
   return 1;
 }
 

@@ -12,10 +12,10 @@ struct ss_job;
 
 /* One GPU's memory in bytes, part by part (docs/model.md, "GPU memory"). */
 typedef struct ss_memory {
-  double parameters;  /* FP32 weights: params x 4 */
+  double parameters;  /* FP32 weights: params x 4; at amp/bf16 also autocast's 16-bit copies (SS_MEMORY_CAST_BYTES) */
   double gradients;   /* params x grad_bytes_per_param */
   double optimizer;   /* params x ss_memory_optimizer_bytes_per_param */
-  double activations; /* sum of the layers' act_bytes x batch x act_scale */
+  double activations; /* sum of the layers' act_bytes (at amp/bf16 act_bytes_half) x batch */
   double buffers;     /* the data-parallel framework's communication buffers */
   double reserve;     /* the CUDA context and the libraries' workspaces (SS_MEMORY_RESERVE_BYTES) */
   double total;       /* the parts' sum */
@@ -26,10 +26,19 @@ typedef struct ss_memory {
  * its momentum_buffer (4), Adam and AdamW exp_avg and exp_avg_sq (8). */
 double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
 
-/* Activation scale of a precision: 1 for FP32 (and TF32: FP32 storage), 0.5 when the kept
- * activations are FP16 or BF16 (torch.cuda.amp, apex O1, bf16 autocast). */
-#define SS_MEMORY_ACT_FP32 1.0
+/* Activation bytes at amp/bf16 of a layer whose workload gives no act_bytes_half: act_bytes x 0.5
+ * (FP32 and TF32 keep FP32 tensors; torch.cuda.amp, apex O1 and bf16 autocast keep the outputs of
+ * the ops they cast as 16-bit). An ESTIMATE where ops stay FP32 under autocast (LayerNorm, softmax:
+ * a transformer's act_bytes_half says what it keeps). */
 #define SS_MEMORY_ACT_HALF 0.5
+
+/* Bytes per parameter of the 16-bit weight copies autocast makes for the convolutions and matrix
+ * products (layers with FLOPs) at amp/bf16: it caches the casts of FP32 leaf weights while its region
+ * is active (torch.autocast, cache_enabled=True by default, "the weight cache inside autocast";
+ * aten/src/ATen/autocast_mode.cpp: "cache lower_precision_fp casts of fp32 model weights"), and
+ * autograd keeps them for the backward pass. Norm and bias parameters in those layers are counted too
+ * (a small overcount). */
+#define SS_MEMORY_CAST_BYTES 2.0
 
 /* The CUDA context of a PyTorch process and the cuBLAS/cuDNN workspaces, per GPU: ESTIMATE, 768 MiB.
  * A PyTorch process's first CUDA call takes 723 MiB on the device (nvidia-smi, a user's measurement:
@@ -41,10 +50,11 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
 #define SS_MEMORY_RESERVE_BYTES (768.0 * 1048576.0)
 
 /* The memory of one GPU of workload w at batch batch: parameters, gradients and optimizer state
- * from the layers' params, activations from their act_bytes x batch x act_scale, the buffers and
- * capacity as given, the reserve SS_MEMORY_RESERVE_BYTES. */
-void ss_memory_compute(const ss_workload* w, int batch, double act_scale, double buffers_bytes,
-                       double capacity_bytes, ss_memory* out);
+ * from the layers' params, activations from their act_bytes x batch; half (amp, bf16): activations
+ * from act_bytes_half (act_bytes x SS_MEMORY_ACT_HALF where absent) and the autocast weight copies
+ * (SS_MEMORY_CAST_BYTES); the buffers and capacity as given, the reserve SS_MEMORY_RESERVE_BYTES. */
+void ss_memory_compute(const ss_workload* w, int batch, int half, double buffers_bytes, double capacity_bytes,
+                       ss_memory* out);
 
 /* The communication buffers of job j's framework, per GPU: PyTorch DDP's bucket buffers (the
  * gradients once more: gradient_as_bucket_view is off by default), apex's flat copies of its
@@ -52,9 +62,9 @@ void ss_memory_compute(const ss_workload* w, int batch, double act_scale, double
  * with parameter servers (the gradients are pushed from where they are). */
 double ss_memory_buffers_bytes(const struct ss_job* j);
 
-/* j's memory (act_scale as ss_memory_compute) into *out. Returns 1, or 0 when it is unknown: the
+/* j's memory (half as ss_memory_compute) into *out. Returns 1, or 0 when it is unknown: the
  * instance file gives no memory_gib or the workload no per-layer work (act_bytes). */
-int ss_memory_job(const struct ss_job* j, double act_scale, ss_memory* out);
+int ss_memory_job(const struct ss_job* j, int half, ss_memory* out);
 
 /* The parts in GiB with one decimal, "parameters 1.3, gradients 1.3, ..., reserve 0.8", into buf. */
 void ss_memory_parts_text(const ss_memory* m, char* buf, size_t size);

@@ -442,6 +442,10 @@ static int parse_work(wctx* c, const cJSON* l, const char* p, ss_layer* y)
       return SS_EINPUT;
   y->fwd_kernels = (int)kernels[0];
   y->bwd_kernels = (int)kernels[1];
+  y->act_bytes_half = -1;
+  if (cJSON_GetObjectItemCaseSensitive(l, "act_bytes_half") &&
+      get_bounded(c, l, p, "act_bytes_half", 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, &y->act_bytes_half))
+    return SS_EINPUT;
   return SS_OK;
 }
 
@@ -462,7 +466,7 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
 {
   static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", "tensors", "host_fwd_s",
                                            "host_bwd_s", "fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
-                                           "act_bytes", "fwd_kernels", "bwd_kernels", "fwd_outputs",
+                                           "act_bytes", "act_bytes_half", "fwd_kernels", "bwd_kernels", "fwd_outputs",
                                            "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements", NULL};
   static const char* const host_keys[] = {"host_fwd_s", "host_bwd_s", NULL};
   ss_layer* y = &w->layers[i];
@@ -483,6 +487,8 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
       (w->has_work && parse_work(c, l, p, y)) ||
       all_or_none(c, l, p, i, output_keys, "output elements", &w->has_outputs))
     return SS_EINPUT;
+  if (!w->has_work && cJSON_GetObjectItemCaseSensitive(l, "act_bytes_half"))
+    return ss_err_set_path(c->err, c->file, p, "act_bytes_half needs the work keys (fwd_flops ...)");
   if (w->has_outputs && !w->has_work)
     return ss_err_set_path(c->err, c->file, p, "fwd_outputs ... bwd_nchw_elements need the work keys (fwd_flops ...)");
   return w->has_outputs ? parse_outputs(c, l, p, y) : SS_OK;

@@ -20,6 +20,7 @@ typedef struct ss_layer {
   double fwd_flops, bwd_flops; /* floating-point operations, multiply-add = 2 */
   double fwd_bytes, bwd_bytes; /* activation bytes its kernels read and write, weights excluded */
   double act_bytes;            /* activation bytes kept for the backward pass */
+  double act_bytes_half;       /* the same at amp/bf16 (optional key; -1 when absent: act_bytes x 0.5) */
   int fwd_kernels, bwd_kernels; /* CUDA kernels it launches */
   /* Elements its main kernel (the convolution or matrix product) writes per sample: the output
    * forward, the data gradient backward; what sets its thread blocks (the roofline's waves). 0 when

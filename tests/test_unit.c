@@ -327,7 +327,7 @@ static void test_workload_work(void)
   CU_ASSERT_STRING_EQUAL(ss_optimizer_name(w->optimizer), "adamw");
   const ss_layer* y = &w->layers[0];
   CU_ASSERT(y->fwd_flops == 2e6 && y->bwd_flops == 2e6 && y->fwd_bytes == 48000 && y->bwd_bytes == 96000);
-  CU_ASSERT(y->act_bytes == 16000 && y->fwd_kernels == 3 && y->bwd_kernels == 3);
+  CU_ASSERT(y->act_bytes == 16000 && y->act_bytes_half == -1 && y->fwd_kernels == 3 && y->bwd_kernels == 3);
   y = &w->layers[2];
   CU_ASSERT(y->bwd_flops == 4e6 && y->bwd_kernels == 4);
   ss_workload_free(w);
@@ -1312,7 +1312,7 @@ static void test_memory_parts(void)
   for (int k = 0; k < 4; k++) {
     w->optimizer = opt[k].o;
     ss_memory m;
-    ss_memory_compute(w, 8, SS_MEMORY_ACT_FP32, 5e6, 16.0 * 1073741824.0, &m);
+    ss_memory_compute(w, 8, 0, 5e6, 16.0 * 1073741824.0, &m);
     CU_ASSERT_DOUBLE_EQUAL(m.parameters, 12e6, 0);
     CU_ASSERT_DOUBLE_EQUAL(m.gradients, 12e6, 0);
     CU_ASSERT_DOUBLE_EQUAL(m.optimizer, opt[k].state, 0);
@@ -1322,10 +1322,23 @@ static void test_memory_parts(void)
     CU_ASSERT_DOUBLE_EQUAL(m.total, 12e6 + 12e6 + opt[k].state + 384000 + 5e6 + 805306368, 0);
     CU_ASSERT_DOUBLE_EQUAL(m.capacity, 17179869184.0, 0);
   }
-  /* Activations kept in half precision (AMP, bf16): half the bytes; nothing else moves. */
+  /* Half precision (AMP, bf16): half the activation bytes where no act_bytes_half is given, and
+   * autocast's 16-bit copies of the weights of the layers with FLOPs: 3e6 x 2 bytes more. */
   ss_memory h;
-  ss_memory_compute(w, 8, SS_MEMORY_ACT_HALF, 0, 1, &h);
+  ss_memory_compute(w, 8, 1, 0, 1, &h);
   CU_ASSERT_DOUBLE_EQUAL(h.activations, 192000, 0);
+  CU_ASSERT_DOUBLE_EQUAL(h.parameters, 12e6 + 6e6, 0);
+  CU_ASSERT_DOUBLE_EQUAL(h.gradients, 12e6, 0);
+  /* A layer's act_bytes_half replaces its half (layer 1 keeps 12000 bytes: FP32 outputs under
+   * autocast); a layer without FLOPs (layer 2, a gather) has no cast copy: activations
+   * (8000 + 12000 + 8000) x 8 = 224000, parameters 12e6 + 2e6 x 2 = 16e6. FP32 ignores both. */
+  w->layers[1].act_bytes_half = 12000;
+  w->layers[2].fwd_flops = 0;
+  ss_memory_compute(w, 8, 1, 0, 1, &h);
+  CU_ASSERT_DOUBLE_EQUAL(h.activations, 224000, 0);
+  CU_ASSERT_DOUBLE_EQUAL(h.parameters, 16e6, 0);
+  ss_memory_compute(w, 8, 0, 0, 1, &h);
+  CU_ASSERT_DOUBLE_EQUAL(h.activations, 384000, 0);
   CU_ASSERT_DOUBLE_EQUAL(h.parameters, 12e6, 0);
   ss_workload_free(w);
 }
