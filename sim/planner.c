@@ -97,8 +97,8 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
 }
 
 /* The job of one configuration; 1 when the job's checks refused it (counted), 0, or an error. */
-static int build(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_planner* out, ss_job** job,
-                 ss_err* err)
+static int build(const ss_platform* p, int platform, const ss_workload* w, const ss_options* o, ss_planner* out,
+                 ss_job** job, ss_err* err)
 {
   ss_err why;
   ss_err_clear(&why);
@@ -108,6 +108,8 @@ static int build(const ss_platform* p, const ss_workload* w, const ss_options* o
   if (rc) {
     if (!out->refused++)
       out->refused_first = why;
+    if (!out->refused_by[platform]++)
+      out->refused_by_first[platform] = why;
     return 1;
   }
   return 0;
@@ -150,7 +152,7 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
             c.batch = o->plan_global_batch / gpus;
           }
           config* cf = &(*configs)[*n];
-          int rc = build(plats[p], w, &c, out, &cf->job, err);
+          int rc = build(plats[p], p, w, &c, out, &cf->job, err);
           if (rc < 0)
             return rc;
           if (rc)
@@ -172,8 +174,11 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   out->objective = o->plan_objective;
   ss_workload* w = NULL;
   ss_platform** plats = calloc((size_t)nplatforms + 1, sizeof(ss_platform*));
+  out->refused_by = calloc((size_t)nplatforms + 1, sizeof(int));
+  out->refused_by_first = calloc((size_t)nplatforms + 1, sizeof(ss_err));
   config* configs = NULL;
-  int n = 0, rc = plats ? ss_workload_load(o->workload_path, &w, err) : ss_err_nomem(err);
+  int n = 0, rc = plats && out->refused_by && out->refused_by_first ? ss_workload_load(o->workload_path, &w, err)
+                                                                    : ss_err_nomem(err);
   for (int p = 0; !rc && p < nplatforms; p++)
     if (ss_platform_load(platforms[p].path, &plats[p], err) || (ss_transport_prepare(plats[p], o) && ss_err_nomem(err)))
       rc = SS_EINPUT;
@@ -267,8 +272,12 @@ void ss_planner_free(ss_planner* p)
   }
   free(p->rows);
   free(p->workload);
+  free(p->refused_by);
+  free(p->refused_by_first);
   p->rows = NULL;
   p->workload = NULL;
+  p->refused_by = NULL;
+  p->refused_by_first = NULL;
   p->nrows = 0;
 }
 
@@ -280,8 +289,17 @@ static void write_json(FILE* f, const void* arg)
   ss_json_string(f, p->workload);
   fprintf(f, ",\n  \"samples\": %.17g,\n  \"epochs\": %.17g,\n  \"objective\": \"%s\",\n", p->samples, p->epochs,
           ss_objective_name(p->objective));
-  fprintf(f, "  \"configurations\": %d,\n  \"refused\": %d,\n  \"not_whole_batch\": %d,\n  \"failed\": %d,\n",
-          p->configurations, p->refused, p->not_whole, p->failed);
+  fprintf(f, "  \"configurations\": %d,\n  \"refused\": %d,\n  \"refused_by_platform\": [", p->configurations,
+          p->refused);
+  for (int i = 0, k = 0; i < p->nplatforms; i++)
+    if (p->refused_by[i]) {
+      fprintf(f, "%s{\"platform\": ", k++ ? ", " : "");
+      ss_json_string(f, p->platforms[i].name);
+      fprintf(f, ", \"refused\": %d, \"first\": ", p->refused_by[i]);
+      ss_json_string(f, p->refused_by_first[i].msg);
+      fprintf(f, "}");
+    }
+  fprintf(f, "],\n  \"not_whole_batch\": %d,\n  \"failed\": %d,\n", p->not_whole, p->failed);
   fprintf(f, "  \"over_budget\": %d,\n  \"over_deadline\": %d,\n  \"ranked\": %d,\n  \"rows\": [", p->over_budget,
           p->over_deadline, p->nrows);
   for (int i = 0; i < p->nrows; i++) {
@@ -337,8 +355,10 @@ static void write_table(FILE* f, const ss_planner* p)
   if (p->over_deadline)
     fprintf(f, ", %d past the deadline", p->over_deadline);
   fprintf(f, "\n");
-  if (p->refused)
-    fprintf(f, "  first refused: %s\n", p->refused_first.msg);
+  for (int i = 0; i < p->nplatforms; i++)
+    if (p->refused_by[i])
+      fprintf(f, "  refused on %s: %d, the first: %s\n", p->platforms[i].name, p->refused_by[i],
+              p->refused_by_first[i].msg);
   if (p->failed)
     fprintf(f, "  first failed: %s\n", p->failed_first.msg);
   fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance", "n",

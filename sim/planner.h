@@ -47,6 +47,8 @@ typedef struct ss_planner {
   int configurations;    /* enumerated */
   int refused;           /* the job's checks refused (an epoch shorter than an iteration, ...) */
   ss_err refused_first;  /* the first of them */
+  int* refused_by;       /* [nplatforms]: refused on each platform */
+  ss_err* refused_by_first; /* [nplatforms]: the first on each (GPU memory: what the platform's GPU lacks) */
   int not_whole;         /* --global-batch not a whole number of samples per GPU */
   int failed;            /* simulated and failed */
   ss_err failed_first;
