@@ -69,11 +69,25 @@ def config(r):
     return "%s x %s" % (r["instances"], r["platform"])
 
 
-def ok(rows):
-    bad = [r for r in rows if r["status"] != "ok"]
+def refused_memory(r):
+    """A run the simulator refused because the job does not fit in the GPU's memory (docs/model.md,
+    "GPU memory"): Stash's batch sweeps go up to batches a 16 GB V100 does not hold."""
+    return r["status"] != "ok" and " GiB of " in r.get("error", "") and "needs " in r.get("error", "")
+
+
+def ok(rows, memory=False):
+    """The runs that succeeded; any other is an error, but for refusals for memory when memory is true
+    (left out: fits() lists them)."""
+    bad = [r for r in rows if r["status"] != "ok" and not (memory and refused_memory(r))]
     if bad:
         die("run %s failed: %s" % (bad[0]["run"], bad[0]["error"]))
-    return rows
+    return [r for r in rows if r["status"] == "ok"]
+
+
+def fits(rows):
+    """The runs refused for GPU memory, as 'platform model batch' words."""
+    return ["%s %s batch %s" % (r["platform_arg"], os.path.basename(r["workload_arg"]).replace(".json", ""),
+                                r["batch_arg"]) for r in rows if refused_memory(r)]
 
 
 def pct(v):
@@ -107,7 +121,7 @@ def largest(paths):
     --batches) already is."""
     rows = []
     for path in paths:
-        rows += [dict(r, run=str(len(rows) + i)) for i, r in enumerate(ok(read(path)))]
+        rows += [dict(r, run=str(len(rows) + i)) for i, r in enumerate(ok(read(path), memory=True))]
     cases = []
     for fam in FAMILIES:
         some = [r for r in multi_gpu_single(rows) if family(r) == fam]
@@ -327,7 +341,9 @@ def scaling_table(rows):
 
 def doc(path, inst_csv, batch_csv, scaling_csv, mech_csv, ours_csv):
     inst = ok(read(inst_csv))
-    batches = ok(read(batch_csv))
+    batches_all = read(batch_csv)
+    batches = ok(batches_all, memory=True)
+    too_big = fits(batches_all)
     scaling = ok(read(scaling_csv))
     mech = ok(read(mech_csv))
     ours = ok(read(ours_csv))
@@ -388,7 +404,9 @@ def doc(path, inst_csv, batch_csv, scaling_csv, mech_csv, ours_csv):
              "",
              "### Interconnect stall against batch size",
              "",
-             "Per iteration and in Stash's percent, single instances, every model, from `batches.csv`:",
+             "Per iteration and in Stash's percent, single instances, every model, from `batches.csv`%s" % (
+                 ":" if not too_big else " (%d runs do not fit in the GPU's memory and are left out: %s):" % (
+                     len(too_big), ", ".join(too_big))),
              "",
              "<details><summary>table</summary>",
              ""] + batch_table(batches) + [
