@@ -449,7 +449,7 @@ def gpu_device_note(gpu):
     tf32, fp16, bf16, sms, mhz, gib, src = GPU_DEVICE[gpu]
     peaks = ", ".join(f"{k} {v}" for k, v in (("tf32_tflops", tf32), ("fp16_tflops", fp16), ("bf16_tflops", bf16))
                       if v is not None)
-    return (f"Device figures (carried, not yet used for timing): {peaks} (dense peaks), sm_count {sms}, "
+    return (f"Device figures (the roofline model's rates: docs/model.md, 'Compute across devices and batches'): {peaks} (dense peaks), sm_count {sms}, "
             f"boost_mhz {mhz}, memory_gib {gib}: {src}")
 
 
@@ -940,7 +940,7 @@ def readme(platforms):
              "the host's SimGrid speed (non-tensor peak); TF32, FP16 and BF16 are DENSE tensor-core peaks (no sparsity), "
              "\"-\" where the GPU has no such unit (the K80's FP16 is its FP32 rate: no fast FP16). The sources and "
              "the ESTIMATEs (all A10G tensor figures) are in the comments of the files and in "
-             "`scripts/gen_platforms.py` (GPU_DEVICE). Carried for the roofline model; not yet used for timing.", "",
+             "`scripts/gen_platforms.py` (GPU_DEVICE). The roofline model times the layers with them (docs/model.md, \"Compute across devices and batches\").", "",
              "| GPU model | FP32 TFLOPS | TF32 | FP16 | BF16 | SMs | boost MHz | memory GiB | memory GB/s |",
              "|---|---|---|---|---|---|---|---|---|"]
     for gpu in ("K80", "V100", "V100-32", "T4", "A10G", "A100", "H100"):

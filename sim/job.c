@@ -467,6 +467,15 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   double elem = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 2 : 0;
   if (o->channels_last || o->ideal || !(dev.flops > g->speed_flops)) /* no tensor cores: a 16-bit rate no faster */
     elem = 0;
+  /* At fp32 PyTorch runs the convolutions on TF32 tensor cores where the GPU has them
+   * (torch.backends.cudnn.allow_tf32, True by default since PyTorch 1.7) and its matrix products at
+   * FP32 (torch.backends.cuda.matmul.allow_tf32, False by default since 1.12): PyTorch's docs, "CUDA
+   * semantics", "TensorFloat-32 (TF32) on Ampere (and later) devices". A dense convolution is a layer
+   * with layout elements (fwd_nchw_elements). --no-cudnn-tf32 (and --ideal) keep them at FP32. */
+  ss_rates conv = dev;
+  j->conv_tf32 = j->precision == SS_PRECISION_FP32 && o->cudnn_tf32 && !o->ideal && g->tf32_flops > g->speed_flops;
+  if (j->conv_tf32)
+    conv.flops = g->tf32_flops;
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
   double act = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 0.5 : 1;
@@ -483,14 +492,15 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
     ss_fit ff, fb;
     ss_roofline_fit(&fwd, w->ref_batch, &ref, y->fwd_s, &ff);
     ss_roofline_fit(&bwd, w->ref_batch, &ref, y->bwd_s, &fb);
+    const ss_rates* on = y->fwd_nchw_elements > 0 ? &conv : &dev;
     if (d) {
-      ss_roofline_fit(&fwd, entry_batch, &dev, d->fwd_ratio * ss_roofline_time(&fwd, entry_batch, &ref, &ff), &ff);
-      ss_roofline_fit(&bwd, entry_batch, &dev, d->bwd_ratio * ss_roofline_time(&bwd, entry_batch, &ref, &fb), &fb);
+      ss_roofline_fit(&fwd, entry_batch, on, d->fwd_ratio * ss_roofline_time(&fwd, entry_batch, &ref, &ff), &ff);
+      ss_roofline_fit(&bwd, entry_batch, on, d->bwd_ratio * ss_roofline_time(&bwd, entry_batch, &ref, &fb), &fb);
     }
     double tf = elem > 0 ? transposes_s(y->fwd_nchw_elements, y->fwd_nchw_elements, j->batch * elem, &dev) : 0;
     double tb = elem > 0 ? transposes_s(y->bwd_nchw_elements, y->fwd_nchw_elements, j->batch * elem, &dev) : 0;
-    j->fwd_flops[l] = y->fwd_s > 0 ? (ss_roofline_time(&fwd_at, j->batch, &dev, &ff) + tf) * to_flops : 0;
-    j->bwd_flops[l] = y->bwd_s > 0 ? (ss_roofline_time(&bwd_at, j->batch, &dev, &fb) + tb) * to_flops : 0;
+    j->fwd_flops[l] = y->fwd_s > 0 ? (ss_roofline_time(&fwd_at, j->batch, on, &ff) + tf) * to_flops : 0;
+    j->bwd_flops[l] = y->bwd_s > 0 ? (ss_roofline_time(&bwd_at, j->batch, on, &fb) + tb) * to_flops : 0;
   }
   j->opt_flops = w->optimizer_s * (d ? d->total_ratio : w->ref_bytes_per_s / g->memory_bytes_per_s) * to_flops;
 }

@@ -62,7 +62,8 @@ typedef struct ss_job {
   double* bwd_flops;
   double fwd_total_flops; /* the whole forward pass */
   const ss_device* device; /* the workload's measured ratio for the platform's GPU, or NULL: peak FLOPS */
-  int roofline;            /* no measured ratio, and the times come from the roofline model (roofline.h) */
+  int roofline;            /* the times come from the roofline model (roofline.h), from a measured entry or not */
+  int conv_tf32;           /* at fp32 the convolutions ran at the GPU's TF32 rate (PyTorch's default) */
   ss_precision precision;  /* the layers' precision: --precision, or the workload's */
   double opt_flops;
   double h2d_bytes;   /* one batch */

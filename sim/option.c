@@ -113,6 +113,11 @@ const ss_optdef ss_option_table[] = {
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
      "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
      "model at the GPU's rate for it (--compute-model roofline's figures needed)"},
+    {"no-cudnn-tf32", 0, SS_KIND_SWITCH, OFF(cudnn_tf32), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1,
+     "on: PyTorch's default", 0, "cudnn_tf32", "cudnn_tf32", 0, NULL,
+     "at fp32, run the convolutions at the GPU's FP32 rate where it has TF32 tensor cores (Ampere and newer), "
+     "as torch.backends.cudnn.allow_tf32 = False; by default they run at its TF32 rate, as PyTorch does "
+     "(matrix products stay FP32: torch.backends.cuda.matmul.allow_tf32 is False by default)"},
     {"channels-last", 0, SS_KIND_SWITCH, OFF(channels_last), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0,
      "off: NCHW, PyTorch's default", 0, "channels_last", "channels_last", 0, NULL,
      "the convolutions' activations in NHWC (PyTorch's channels_last memory format): no layout transposes around "

@@ -92,6 +92,7 @@ typedef struct ss_options {
   double max_events; /* refuse a run whose estimated simulated events exceed it (ss_job_check_work) */
   int ignore_memory; /* run a job even when its GPU memory exceeds the GPU's (memory.h) */
   int channels_last; /* NHWC activations: no layout transposes around tensor-core convolutions */
+  int cudnn_tf32;    /* FP32 convolutions on TF32 tensor cores where the GPU has them (PyTorch's default) */
   int batch;         /* per-GPU batch; -1: the workload's */
   int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
                       * cycles of the loader processes per GPU (job.c) */

@@ -420,8 +420,9 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);
   else if (j->roofline)
-    fprintf(f, "  compute: %s times at %s from the roofline model fitted per layer on %s at batch %d\n",
-            j->platform->gpus[0].model, ss_precision_name(j->precision), j->workload->ref_gpu_model,
+    fprintf(f, "  compute: %s times at %s%s from the roofline model fitted per layer on %s at batch %d\n",
+            j->platform->gpus[0].model, ss_precision_name(j->precision),
+            j->conv_tf32 ? " (convolutions at TF32, PyTorch's default)" : "", j->workload->ref_gpu_model,
             j->workload->ref_batch);
   else if (strcmp(j->platform->gpus[0].model, j->workload->ref_gpu_model) != 0)
     fprintf(f, "  compute: %s times scaled by peak FLOPS from %s (x%.3f)\n", j->platform->gpus[0].model,

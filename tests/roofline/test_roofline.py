@@ -5,7 +5,8 @@ root (ctest does). Cases:
   back (the same compute as --compute-model peak, to 1e-12);
 - closed_form: ResNet-50 on an A10G (g5.48xlarge, no measured entry) at batch 80: the compute of the
   run equals the model written out here from the workload's figures (fit on the V100 at batch 32,
-  predict on the A10G), to 0.1% (the run's compute also holds the batch's copy to the GPU);
+  predict on the A10G, the convolutions at its TF32 rate as PyTorch runs them at fp32), to 0.1% (the
+  run's compute also holds the batch's copy to the GPU);
 - batch: on the reference device the time per sample falls with the batch (the floors and the
   weights' traffic are paid once per kernel and pass), and stays above the reference's body scaled
   linearly;
@@ -97,14 +98,17 @@ def model_compute(platform, batch):
     bw, speed = prop(platform, "memory_gbytes_per_s")
     bw = float(bw) * 1e9
     sms = int(prop(platform, "sm_count")[0])
+    # PyTorch's default at fp32: convolutions (the layers with layout elements) at the TF32 rate
+    tf32 = float(prop(platform, "tf32_tflops")[0] or 0) * 1e12
     peak = float(speed.rstrip("f").rstrip("T")) * 1e12 if speed.endswith("Tf") else float(speed)
     total = 0.0
     for layer in w["layers"]:
         for p, fixed in (("fwd", 4), ("bwd", 8)):
             work = (layer[p + "_flops"], layer[p + "_bytes"], fixed * layer["params"], layer[p + "_kernels"],
                     layer[p + "_outputs"])
+            rate = tf32 if layer["fwd_nchw_elements"] > 0 and tf32 > peak else peak
             if layer[p + "_s"] > 0:
-                total += roofline(work, batch, peak, bw, sms, fit_pass(work, rbatch, rp, rb, rsms, layer[p + "_s"]))
+                total += roofline(work, batch, rate, bw, sms, fit_pass(work, rbatch, rp, rb, rsms, layer[p + "_s"]))
     return total + w["optimizer_s"] * rb / bw
 
 
