@@ -1301,7 +1301,10 @@ def readme(rows):
             "  forward, 1 x for the first layer; FP32 activation traffic of the conv/linear and its",
             "  elementwise passes, weights excluded; `act_bytes`: the tensors autograd keeps for backward,",
             "  FP32, 1-byte dropout masks (Korthikanti et al. 2022's count; a BatchNorm output that goes only",
-            "  to a residual add is not kept); kernels per host operator by class): the traffic and",
+            "  to a residual add is not kept); `act_bytes_half` (transformers only; the CNNs' x 0.5 holds):",
+            "  the bytes kept under torch.autocast, counted from the AMP docs' op lists (matmuls 16-bit, each",
+            "  with its own copy of an FP32 input; LayerNorm, softmax, pow FP32); kernels per host operator",
+            "  by class): the traffic and",
             "  kernel counts are ESTIMATES of what eager PyTorch does. resnet50's come from its CSV's shapes",
             "  (scripts/csv2workload.py) and are asserted equal to the architecture's. `optimizer`:",
             "  sgd_momentum for the CNNs (Stash's SGD), adamw for the transformers.", ""]
