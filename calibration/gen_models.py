@@ -361,6 +361,9 @@ def bert_qa(model, seq):
         layer(pre + "intermediate+output", "ffn", [i * h, i, h * i, h, h, h], ffn, 2 * h * i, "intermediate+output")
     n.linear("qa_outputs", h, 2, tokens=seq)
     n.host(*BERT_HOST["qa_outputs"])
+    # at amp/bf16 (transformer_traffic): its 16-bit copy of the last LayerNorm's FP32 output and the
+    # FP32 log-softmax outputs of the two cross-entropies (the 2 s elements its FP32 count keeps)
+    n.layers[-1]["saved_half_bytes"] = 2 * seq * h + 4 * n.layers[-1]["saved"]
     return n
 
 
@@ -378,25 +381,56 @@ def transformer_traffic(part, c, seq):
     0.25 a s^2), softmax output and dropped probabilities (2 a s^2).
     ffn: intermediate written (i s), GELU (2 i s), output dense read (i s), its write (s h),
     dropout (2), residual (3), LayerNorm's reads (2): 4 i s + 8 s h; kept: GELU's input and output
-    (2 i s), dropout mask (0.25 s h), residual sum (1) and output (1).
+    (2 i s; GPT-2's gelu_new 5 i s, below), dropout mask (0.25 s h), residual sum (1) and output (1).
     embedding: BERT's three lookups (read + write 6 s h), two adds (6), LayerNorm (2), dropout (2)
     less the output: 15 s h; GPT-2's two lookups (4), one add (3), dropout (1 read): 8 s h. Kept: the
     output and the dropout mask (and BERT's LayerNorm input).
     head (GPT-2's ln_f + lm_head + loss): LayerNorm (3 s h), the logits' shifted contiguous copy (2 s V),
     log-softmax (2 s V), the loss's read (1 s V); kept: ln_f's output (s h), the logits the model
     returns and the log-softmax output (2 s V).
-    The kept tensors of an attention + ffn pair, 16.5 s h + 2.25 a s^2 elements = 66 s h + 9 a s^2
+    The kept tensors of a BERT attention + ffn pair, 16.5 s h + 2.25 a s^2 elements = 66 s h + 9 a s^2
     bytes, are Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
     Models", arXiv:2205.05198, section 4.1: s b h (34 + 5 a s / h) bytes with 2-byte activations and
-    1-byte dropout masks) with 4-byte activations: 2 (32 s h + 4 a s^2) + 2 s h + a s^2."""
+    1-byte dropout masks) with 4-byte activations: 2 (32 s h + 4 a s^2) + 2 s h + a s^2. GPT-2's
+    gelu_new is eager arithmetic (transformers activations.py NewGELUActivation: 0.5 x (1 + tanh(c (x
+    + 0.044715 x^3)))) whose nodes keep 5 i s: pow its input x, tanh its result, the last multiply
+    both factors (0.5 x and 1 + tanh), c_proj the product; BERT's F.gelu keeps its input only.
+
+    The third value: the BYTES kept at amp/bf16 (torch.autocast; workloads' act_bytes_half). The op
+    lists of the PyTorch AMP docs (pytorch.org/docs/stable/amp.html, "Autocast Op Reference"): the
+    matmuls (linear, addmm, matmul, bmm) run in 16 bits ("CUDA Ops that can autocast to float16");
+    softmax, log_softmax, cross_entropy, layer_norm and pow run in FP32 ("... to float32"); every
+    other op (embedding, add, dropout, gelu, tanh, mul, where) in its inputs' widest type (an FP16
+    + FP32 add gives FP32). Autocast caches only the casts of leaf tensors that require grad, the
+    weights (aten/src/ATen/autocast_mode.cpp, cached_cast: "cache fp16 casts of fp32 model weights
+    (leaves)"), so each matmul that reads an FP32 activation saves its own 16-bit copy of it: BERT's
+    query, key and value three copies of the layer input. A LayerNorm's FP32 output is kept by no
+    node (the matmuls keep their copies, a residual add nothing), so at half each part counts what
+    its own nodes keep, its input's copies included, not its output. Per sequence, in bytes:
+    attention, BERT: 3 copies of the input (6 s h), Q K V (6), the context (2), the output dropout
+    mask (1), the residual sum the FP32 LayerNorm keeps (4): 19 s h; GPT-2: ln_1's FP32 input (4),
+    c_attn's copy (2), Q K V (6), the context (2), the mask (1): 15 s h. Scores, both: the softmax's
+    FP32 output (4 a s^2; BERT's scores are FP32 already, promoted by the FP32 attention mask), the
+    dropout mask (1), the 16-bit probabilities the AV matmul keeps (2; GPT-2 casts them back to V's
+    type, BERT's matmul makes the copy): 7 a s^2. ffn, BERT: the intermediate dense's copy (2 s h),
+    GELU's FP16 input and the output dense's copy of its output (4 i s), the mask (1), the residual
+    sum (4): 7 s h + 4 i s; GPT-2: ln_2's FP32 input (4 s h), c_fc's copy (2), the mask (1): 7 s h;
+    gelu_new: pow's FP32 copy of x (4 i s, pow is an FP32 op, so tanh and 1 + tanh are FP32: 4 + 4),
+    0.5 x in FP16 (2), c_proj's copy of the FP32 product (2): 16 i s. embedding, BERT: the
+    LayerNorm's FP32 input (4 s h) and the mask (1): 5 s h; GPT-2 the mask: 1 s h (embeddings run
+    in FP32). head (GPT-2): ln_f's FP32 input (4 s h), lm_head's copy (2), the FP16 logits the
+    model returns (2 s V) and the FP32 log-softmax output (4 s V): 6 s h + 6 s V. A BERT attention +
+    ffn pair: 42 s h + 7 a s^2 bytes (FP32 66 s h + 9 a s^2; x 0.5 would say 33 s h + 4.5 a s^2)."""
     s, h, a, i, v = seq, c["hidden"], c["heads"], c["inter"], c["vocab"]
+    bert = "type_vocab" in c
     if part == "attention":
-        return 20 * s * h + 10 * a * s * s, 6.25 * s * h + 2.25 * a * s * s
+        return (20 * s * h + 10 * a * s * s, 6.25 * s * h + 2.25 * a * s * s,
+                (19 if bert else 15) * s * h + 7 * a * s * s)
     if part == "ffn":
-        return 4 * i * s + 8 * s * h, 2 * i * s + 2.25 * s * h
+        return 4 * i * s + 8 * s * h, (2 if bert else 5) * i * s + 2.25 * s * h, 7 * s * h + (4 if bert else 16) * i * s
     if part == "embedding":
-        return (15 if "type_vocab" in c else 8) * s * h, (2.25 if "type_vocab" in c else 1.25) * s * h
-    return 3 * s * h + 5 * s * v, s * h + 2 * s * v
+        return (15 if bert else 8) * s * h, (2.25 if bert else 1.25) * s * h, (5 if bert else 1) * s * h
+    return 3 * s * h + 5 * s * v, s * h + 2 * s * v, 6 * s * h + 6 * s * v
 
 
 def transformer_layer(n, host_table, c, seq, name, part, tensors, flops, weights, host):
@@ -405,12 +439,12 @@ def transformer_layer(n, host_table, c, seq, name, part, tensors, flops, weights
     twice the forward's (ESTIMATE: each op reads the incoming gradient and a kept tensor, writes a
     gradient; the matmuls inside read for both the data and the weight gradient)."""
     fwd, bwd = host_table[host]
-    rw, saved = transformer_traffic(part, c, seq)
+    rw, saved, saved_half = transformer_traffic(part, c, seq)
     h = c["hidden"]
     n.layers.append({"name": name, "kind": "embedding" if part == "embedding" else "dense",
                      "params": sum(tensors), "tensors": tensors, "flops": flops, "weights": weights,
                      "in": 0 if part == "embedding" else seq * h, "out": seq * (c["vocab"] if part == "head" else h),
-                     "elem_rw": rw, "elem_rw_bwd": 2 * rw, "saved": saved,
+                     "elem_rw": rw, "elem_rw_bwd": 2 * rw, "saved": saved, "saved_half_bytes": saved_half,
                      "host_fwd": list(fwd), "host_bwd": bwd + ["accumulate"] * len(tensors)})
 
 
@@ -963,6 +997,7 @@ def layer_work(net):
                     "fwd_bytes": num(4 * (l["in"] + l["out"] + l["elem_rw"])),
                     "bwd_bytes": num(4 * (2 * l["out"] + d * l["in"] + l["elem_rw_bwd"])),
                     "act_bytes": num(4 * (l["saved"] + (l["in"] if first else 0))),
+                    **({"act_bytes_half": num(l["saved_half_bytes"])} if "saved_half_bytes" in l else {}),
                     "fwd_kernels": sum(KERNELS_FWD[x] for x in l["host_fwd"]),
                     "bwd_kernels": sum(KERNELS_BWD[x] for x in l["host_bwd"]) - (1 if first and l["host_bwd"][0] == "conv" else 0),
                     "fwd_outputs": l["out"], "bwd_outputs": l["out"] if first or not l["in"] else l["in"],
@@ -1266,7 +1301,10 @@ def readme(rows):
             "  forward, 1 x for the first layer; FP32 activation traffic of the conv/linear and its",
             "  elementwise passes, weights excluded; `act_bytes`: the tensors autograd keeps for backward,",
             "  FP32, 1-byte dropout masks (Korthikanti et al. 2022's count; a BatchNorm output that goes only",
-            "  to a residual add is not kept); kernels per host operator by class): the traffic and",
+            "  to a residual add is not kept); `act_bytes_half` (transformers only; the CNNs' x 0.5 holds):",
+            "  the bytes kept under torch.autocast, counted from the AMP docs' op lists (matmuls 16-bit, each",
+            "  with its own copy of an FP32 input; LayerNorm, softmax, pow FP32); kernels per host operator",
+            "  by class): the traffic and",
             "  kernel counts are ESTIMATES of what eager PyTorch does. resnet50's come from its CSV's shapes",
             "  (scripts/csv2workload.py) and are asserted equal to the architecture's. `optimizer`:",
             "  sgd_momentum for the CNNs (Stash's SGD), adamw for the transformers.", ""]
@@ -1318,9 +1356,32 @@ def check_architectures():
             sys.exit("gen_models.py: %s has %d parameters, the published count is %d" % (model, params, published))
 
 
+def check_half():
+    """act_bytes_half of one BERT-base attention and ffn layer at sequence 128 against the tensors
+    written out by hand (transformer_traffic's docstring), bytes per sequence, and the pair's total
+    against 42 s h + 7 a s^2."""
+    s, h, a, i = 128, 768, 12, 3072
+    attn = (3 * 2 * s * h          # query, key, value: one FP16 copy of the FP32 input each
+            + 3 * 2 * s * h        # Q, K, V (FP16) kept by QK^T and AV
+            + 2 * s * h            # the context kept by the output dense
+            + 1 * s * h            # the output dropout's bool mask
+            + 4 * s * h            # the FP32 residual sum kept by the LayerNorm
+            + 4 * a * s * s        # the FP32 softmax output
+            + 1 * a * s * s        # the attention dropout's mask
+            + 2 * a * s * s)       # the FP16 copy of the probabilities kept by AV
+    ffn = 2 * s * h + 2 * i * s + 2 * i * s + 1 * s * h + 4 * s * h   # copy, GELU in, dense copy, mask, sum
+    work = {l["name"]: w for l, w in zip(build("bert-base-seq128").layers, layer_work(build("bert-base-seq128")))}
+    got = (work["bert.encoder.layer.0.attention"]["act_bytes_half"],
+           work["bert.encoder.layer.0.intermediate+output"]["act_bytes_half"])
+    if got != (attn, ffn) or (attn, ffn) != (3244032, 2260992) or attn + ffn != 42 * s * h + 7 * a * s * s:
+        sys.exit("gen_models.py: bert-base-seq128 layer 0 keeps %s bytes at amp (attention, ffn), by hand %s"
+                 % (got, (attn, ffn)))
+
+
 def outputs():
     """Every generated file: relative path -> text."""
     check_architectures()
+    check_half()
     check_resnet50()
     files, rows = {}, []
     for model in ORDER:

@@ -221,12 +221,12 @@ void test_gpu_memory(void)
   cJSON_Delete(j);
   /* GPT-2 1.5B at batch 1: not on a 16 GB V100, on an 80 GB H100. */
   r = runs(SS_SIM_BIN, "platforms/p3.16xl.xml workloads/gpt2-1.5b.json");
-  CHECK(r.status == 1 && strstr(r.err, "needs 45.5 GiB of 16 GiB on a Tesla V100-SXM2-16GB") != NULL,
+  CHECK(r.status == 1 && strstr(r.err, "needs 49.1 GiB of 16 GiB on a Tesla V100-SXM2-16GB") != NULL,
         "GPT-2 1.5B on a V100: exit %d, %s", r.status, r.err);
   run_free(&r);
   j = sim_json("platforms/p5.48xl.xml workloads/gpt2-1.5b.json -n 1 --warmup 0 --synthetic");
   m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
-  CHECK(m && cJSON_GetObjectItemCaseSensitive(m, "total")->valuedouble == 48899053312.0 &&
+  CHECK(m && cJSON_GetObjectItemCaseSensitive(m, "total")->valuedouble == 52673926912.0 &&
             cJSON_GetObjectItemCaseSensitive(m, "capacity")->valuedouble == 80.0 * 1073741824.0,
         "GPT-2 1.5B on an H100");
   cJSON_Delete(j);
