@@ -223,10 +223,13 @@ static void write_json(FILE* f, const ss_result* r)
           ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
           ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
-  fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_scale\": %.17g,\n",
-          ss_job_compute_scaling(j),
-          j->opt.compute_scale);
-  fprintf(f, "  \"precision\": \"%s\",\n", ss_precision_name(j->precision));
+  fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_reference\": {\"gpu_model\": ", ss_job_compute_scaling(j));
+  /* Where the times come from: the measured entry's GPU and batch, or the workload's reference. */
+  ss_json_string(f, j->device ? j->device->gpu_model : j->workload->ref_gpu_model);
+  fprintf(f, ", \"batch\": %d},\n  \"compute_scale\": %.17g,\n",
+          j->device && j->device->batch > 0 ? j->device->batch : j->workload->ref_batch, j->opt.compute_scale);
+  fprintf(f, "  \"precision\": \"%s\",\n  \"conv_tf32\": %s,\n", ss_precision_name(j->precision),
+          j->conv_tf32 ? "true" : "false");
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
           ss_init_io_name(j->opt.init_io), r->bd.init_s, j->init_bytes);
