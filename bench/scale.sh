@@ -6,7 +6,12 @@
 # CPU time (user + sys) is printed beside the wall time: the same on an idle core, and the one to
 # read when other processes share it.
 # Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA] [REPEATS]   (defaults: build, 4096, synthetic, 1)
-#   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale)
+#   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale),
+#         or "defaults": the cluster-scale table of issue 17 instead, every run with the default
+#         options but the ones named (allreduce auto, the default fidelity and mechanisms): one
+#         allreduce per layer and one iteration at 128 to MAX_GPUS GPUs for ring, hierarchical, tree
+#         and auto; 25 MiB buckets and 10 + 2 iterations at MAX_GPUS with auto; real data (the
+#         default loader workers) at 1024 GPUs with auto, one allreduce per layer, one iteration.
 #   REPEATS: runs per row; the best wall and CPU times and the largest max RSS are printed.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/help-version.sh"
@@ -20,6 +25,36 @@ bin="$build/stash-sim"
 [ -x /usr/bin/time ] || { echo "bench/scale.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
 pin=""
 command -v taskset >/dev/null && pin="taskset -c 0"
+if [ "$data" = defaults ]; then
+  # gpus, wall and CPU seconds (best), max RSS, the run's own figure of merit: its options.
+  printf '%-6s %-13s %-44s %10s %10s %11s %16s\n' "gpus" "allreduce" "options" "wall_s" "cpu_s" "maxrss_MiB" "wall_ms_per_gpu_it"
+  drun() {
+    local gpus=$1 alg=$2 iters=$3; shift 3
+    local best="" cbest="" rss=0 out t u sy m c
+    for _ in $(seq "$reps"); do
+      out=$( { /usr/bin/time -f '%e %U %S %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json \
+               --instances $((gpus / 8)) --allreduce "$alg" "$@" -o /dev/null; } 2>&1 | tail -n 1)
+      read -r t u sy m <<<"$out"
+      c=$(awk "BEGIN{printf \"%.2f\", $u + $sy}")
+      if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
+      if [ -z "$cbest" ] || awk "BEGIN{exit !($c < $cbest)}"; then cbest=$c; fi
+      [ "$m" -gt "$rss" ] && rss=$m
+    done
+    printf '%-6s %-13s %-44s %10s %10s %11.1f %16.4f\n' "$gpus" "$alg" "$*" "$best" "$cbest" \
+      "$(awk "BEGIN{print $rss/1024}")" "$(awk "BEGIN{print $best * 1000 / ($gpus * $iters)}")"
+  }
+  for gpus in 128 512 1024 4096; do
+    [ "$gpus" -le "$max" ] || continue
+    for alg in ring hierarchical tree auto; do
+      drun "$gpus" "$alg" 1 --synthetic --bucket-mb 0 --iterations 1 --warmup 0
+    done
+  done
+  # 10 measured + 2 warm-up iterations: 12 simulated.
+  drun "$max" auto 12 --synthetic --iterations 10 --warmup 2
+  # Real data: the loaders' cycle is simulated after the measured iteration (docs/model.md).
+  [ 1024 -le "$max" ] && drun 1024 auto 1 --bucket-mb 0 --iterations 1 --warmup 0
+  exit 0
+fi
 extra=""
 [ "$data" = synthetic ] && extra="--synthetic"
 

@@ -26,6 +26,8 @@ SCRIPTS = [
     ("scripts/whatif-study-report.py", "whatif-study-report.py"),
     ("scripts/validate", "validate"),
     ("scripts/validate-devices", "validate-devices"),
+    ("scripts/validate-batch", "validate-batch"),
+    ("scripts/validate-memory", "validate-memory"),
     ("scripts/trace-screenshot.sh", "trace-screenshot.sh"),
     ("scripts/fuzz.sh", "fuzz.sh"),
     ("scripts/install-deps.sh", "install-deps.sh"),
@@ -35,6 +37,7 @@ SCRIPTS = [
     ("calibration/realrun/run.sh", "run.sh"),
     ("bench/run.sh", "bench/run.sh"),
     ("bench/scale.sh", "bench/scale.sh"),
+    ("bench/linearity.sh", "bench/linearity.sh"),
     ("bench/trace.sh", "bench/trace.sh"),
     ("bench/valgrind.sh", "bench/valgrind.sh"),
 ]
