@@ -8,6 +8,9 @@ repository root (ctest does). Cases:
   (brute force over the JSON);
 - filters: --budget and --deadline drop the rows beyond them, counted, and the rest stay as they
   were; --global-batch gives each configuration G / GPUs and counts the ones where that is not whole;
+- memory: GPT-2 1.5B (batch 1, one instance of three types): the types whose GPU does not hold it are
+  refused before simulation, counted per type with the first refusal the single run prints (its
+  error line, without the file's name), and the one that holds it is ranked;
 - deterministic: the same plan twice is byte for byte the same (table, JSON);
 - plot: --plot FILE.svg draws an SVG that names each instance type and the front, byte for byte the
   same twice, next to the same report as without --plot; without gnuplot on PATH, one line and exit 3
@@ -98,6 +101,22 @@ def case_filters():
           f"--global-batch 24: {whole} configurations with a whole batch, ranked {p['ranked']}, "
           f"not whole {p['not_whole_batch']}")
     check(all(r["batch_per_gpu"] * r["gpus"] == 24 for r in p["rows"]), "each per-GPU batch is 24 / GPUs")
+
+
+def case_memory():
+    plats = ["p3.16xl", "p4d.24xl", "p5.48xl"]
+    p = json.loads(run(["plan", "workloads/gpt2-1.5b.json", "--platforms", ",".join(plats), "--max-instances", "1",
+                        "--algorithms", "ring", "--samples", "1000", "--synthetic", "--format", "json"]))
+    refused = {r["platform"]: r for r in p["refused_by_platform"]}
+    check(p["configurations"] == 3 and p["refused"] == 2 and sorted(refused) == ["p3.16xl", "p4d.24xl"],
+          f"two of three refused, per type: {p['refused']}, {sorted(refused)}")
+    check([r["platform"] for r in p["rows"]] == ["p5.48xlarge"], f"the H100 is ranked: {p['rows']}")
+    for name, r in refused.items():
+        single = subprocess.run([SIM, f"platforms/{name}.xml", "workloads/gpt2-1.5b.json", "--synthetic",
+                                 "--samples", "1000"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        line = single.stderr.strip().split(": error: ", 1)[-1]
+        check(single.returncode == 1 and r["refused"] == 1 and r["first"] == line,
+              f"{name}: the plan's refusal is the single run's: {r['first']!r} vs {line!r}")
 
 
 def case_deterministic():
