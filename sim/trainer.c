@@ -308,7 +308,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     if (a->rank == 0 && i == j->warmup + j->iterations - 1)
       ss_limit_end(s);
     if (s->progress && a->rank == 0)
-      fprintf(stderr, "\rstash-sim: iteration %d of %d%s", i + 1, j->niters, i + 1 == j->niters ? "\n" : "");
+      fprintf(stderr, "\rstash-sim: iteration %d of %d (simulated time %.3f s)%s", i + 1, j->niters, simgrid_get_clock(),
+              i + 1 == j->niters ? "\n" : "");
     if (s->trace) {
       char name[32];
       snprintf(name, sizeof(name), "iteration %d", i);

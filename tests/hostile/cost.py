@@ -7,7 +7,8 @@ the exit status and the one line of standard error:
 - fifo_*: a FIFO given as an input is refused at once (a reader that opened it would wait for a writer);
 - big_*: a sparse file just past a reader's size cap is refused before it is read;
 - progress: a long run (and a long bench) whose standard error is a terminal shows its iterations
-  (sizes) there, each over the last, and ends the line; one whose standard error is a pipe does not;
+  (sizes) there, each over the last (a run's with its simulated time, growing), and ends the line;
+  one whose standard error is a pipe does not;
 - layers_*: one collective per layer over 20,000 layers runs within a time limit; the limits are 4x
   the time measured on a loaded 2-core machine (ps: 7.7 s there, 53 s before the per-part mailboxes;
   allreduce: about 10 s), so a step quadratic in the layers fails them.
@@ -123,11 +124,16 @@ def progress():
         rc, text = on_terminal(args, 120)
         shown = [t for t in text.split("\r") if t.startswith("stash-sim: " + unit)]
         if rc != 0 or len(shown) < 2 or not shown[-1].endswith("\n"):
-            sys.exit(f"{CASE}: {' '.join(args)} on a terminal: exit {rc}, expected lines 'stash-sim: {unit} K of N' "
+            sys.exit(f"{CASE}: {' '.join(args)} on a terminal: exit {rc}, expected lines 'stash-sim: {unit} K of N ...' "
                      f"each over the last and a final newline, got {text[-300:]!r}")
         last = shown[-1].split()
         if last[2] != last[4]:
             sys.exit(f"{CASE}: the last progress line is not the end: {shown[-1]!r}")
+        if unit == "iteration":
+            # the simulated time shown grows with the iterations: "(simulated time T s)"
+            times = [float(t.split("(simulated time ")[1].split(" s)")[0]) for t in shown]
+            if len(times) != len(shown) or times != sorted(times) or not times[-1] > 0:
+                sys.exit(f"{CASE}: the iterations' simulated times do not grow: {times}")
         r = run(args, 120)
         if r.returncode != 0 or "stash-sim: " + unit in r.stderr:
             sys.exit(f"{CASE}: {' '.join(args)} with standard error a pipe: exit {r.returncode}, no progress "
