@@ -398,6 +398,12 @@ static ss_precision job_precision(const ss_workload* w, const ss_options* o)
                                              : SS_PRECISION_FP32;
 }
 
+/* Whether prec runs on 16-bit activations (AMP, BF16). */
+static int half_precision(ss_precision prec)
+{
+  return prec == SS_PRECISION_AMP || prec == SS_PRECISION_BF16;
+}
+
 /* The GPU's peak at precision prec (0: it has no such rate). */
 static double peak_at(const ss_gpu* g, ss_precision prec)
 {
@@ -456,7 +462,7 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   const ss_device* d = j->device;
   const ss_rates ref = {w->ref_gpu_flops, w->ref_bytes_per_s, w->ref_sm_count, SS_KERNEL_FLOOR_S};
   const ss_rates dev = {peak_at(g, j->precision), g->memory_bytes_per_s, g->sm_count, SS_KERNEL_FLOOR_S};
-  double entry_batch = d && d->batch > 0 ? d->batch : w->ref_batch;
+  double entry_batch = ss_job_reference_batch(j);
   double to_flops = g->speed_flops * o->compute_scale;
   /* In NCHW (PyTorch's default) cuDNN transposes each convolution's 16-bit tensors to and from the
    * NHWC of its tensor-core kernels: two streaming kernels per call, each element (2 bytes) read and
@@ -464,7 +470,7 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
    * NCHW) nor at tf32 (ASSUMED: cuDNN 8 has NCHW TF32 tensor-core convolutions on Ampere, the
    * "..._tf32f32_..._nchwkcrs_nchw" kernels of profiles; docs/model.md), nor on a GPU without tensor
    * cores (its 16-bit rate no faster than its FP32 one: the K80), nor with --channels-last or --ideal. */
-  double elem = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 2 : 0;
+  double elem = half_precision(j->precision) ? 2 : 0;
   if (o->channels_last || o->ideal || !(dev.flops > g->speed_flops)) /* no tensor cores: a 16-bit rate no faster */
     elem = 0;
   /* At fp32 PyTorch runs the convolutions on TF32 tensor cores where the GPU has them
@@ -478,7 +484,7 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
     conv.flops = g->tf32_flops;
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
-  double act = j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16 ? 0.5 : 1;
+  double act = half_precision(j->precision) ? 0.5 : 1;
   for (int l = 0; l < w->nlayers; l++) {
     const ss_layer* y = &w->layers[l];
     /* Forward reads the weights; backward reads them and writes their gradients. */
@@ -503,6 +509,11 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
     j->bwd_flops[l] = y->bwd_s > 0 ? (ss_roofline_time(&bwd_at, j->batch, on, &fb) + tb) * to_flops : 0;
   }
   j->opt_flops = w->optimizer_s * (d ? d->total_ratio : w->ref_bytes_per_s / g->memory_bytes_per_s) * to_flops;
+}
+
+int ss_job_reference_batch(const ss_job* j)
+{
+  return j->device && j->device->batch > 0 ? j->device->batch : j->workload->ref_batch;
 }
 
 const char* ss_job_compute_scaling(const ss_job* j)
@@ -585,14 +596,18 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int other = j->precision != workload_precision(w);
   if (other)
     j->device = NULL;
-  ss_err quiet = {0};
-  j->roofline = !rc && (o->compute_model == SS_COMPUTE_ROOFLINE || other ||
-                        (o->compute_model == SS_COMPUTE_AUTO && !o->ideal &&
-                         roofline_check(p, w, j->precision, "auto", &quiet) == SS_OK));
-  if (j->roofline && (rc = roofline_check(p, w, j->precision,
-                                          other ? "--precision" : "--compute-model roofline", err)) != SS_OK) {
-    ss_job_free(j);
-    return rc;
+  int insist = o->compute_model == SS_COMPUTE_ROOFLINE || other;
+  if (!rc && (insist || (o->compute_model == SS_COMPUTE_AUTO && !o->ideal))) {
+    ss_err why;
+    ss_err_clear(&why);
+    int can = roofline_check(p, w, j->precision, other ? "--precision" : "--compute-model roofline", &why) == SS_OK;
+    if (insist && !can) {
+      if (err)
+        *err = why;
+      ss_job_free(j);
+      return SS_EINPUT;
+    }
+    j->roofline = can;
   }
   if (j->roofline)
     roofline_times(j, p, w, o);
@@ -647,8 +662,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   }
   /* The batch and the buckets are known: the memory of a GPU, checked against its capacity (activations
    * kept in FP32 until --precision says amp or bf16: autocast); --ideal keeps the check. */
-  j->memory_known =
-      ss_memory_job(j, j->precision == SS_PRECISION_AMP || j->precision == SS_PRECISION_BF16, &j->memory);
+  j->memory_known = ss_memory_job(j, half_precision(j->precision), &j->memory);
   if (j->memory_known && ss_memory_check(j, &j->memory, err)) {
     ss_job_free(j);
     return SS_EINPUT;

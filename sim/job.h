@@ -134,6 +134,9 @@ int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s
  * (docs/formats.md, compute_scaling). */
 const char* ss_job_compute_scaling(const ss_job* j);
 
+/* The batch the job's GPU times were measured at: its measured entry's, or the workload's reference. */
+int ss_job_reference_batch(const ss_job* j);
+
 /* SimGrid actors of a job (2 per GPU, plus its loader workers): each has a stack and a guard page,
  * two memory mappings, and Linux allows 65530 mappings per process by default. */
 #define SS_MAX_ACTORS 30000

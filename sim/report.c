@@ -227,7 +227,7 @@ static void write_json(FILE* f, const ss_result* r)
   /* Where the times come from: the measured entry's GPU and batch, or the workload's reference. */
   ss_json_string(f, j->device ? j->device->gpu_model : j->workload->ref_gpu_model);
   fprintf(f, ", \"batch\": %d},\n  \"compute_scale\": %.17g,\n",
-          j->device && j->device->batch > 0 ? j->device->batch : j->workload->ref_batch, j->opt.compute_scale);
+          ss_job_reference_batch(j), j->opt.compute_scale);
   fprintf(f, "  \"precision\": \"%s\",\n  \"conv_tf32\": %s,\n", ss_precision_name(j->precision),
           j->conv_tf32 ? "true" : "false");
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
@@ -418,7 +418,7 @@ static void write_table(FILE* f, const ss_result* r)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "
                "batch %d, carried to batch %d by the roofline model fitted on them\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio,
-            j->device->batch > 0 ? j->device->batch : j->workload->ref_batch, j->batch);
+            ss_job_reference_batch(j), j->batch);
   else if (j->device)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);
