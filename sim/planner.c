@@ -106,8 +106,7 @@ static int build(const ss_platform* p, int platform, const ss_workload* w, const
   if (rc == SS_ENOMEM)
     return ss_err_nomem(err);
   if (rc) {
-    if (!out->refused++)
-      out->refused_first = why;
+    out->refused++;
     if (!out->refused_by[platform]++)
       out->refused_by_first[platform] = why;
     return 1;
@@ -190,10 +189,15 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     base.samples = out->samples;
     rc = enumerate(plats, w, &base, out, &configs, &n, err);
   }
-  if (!rc && n == 0)
+  if (!rc && n == 0) {
+    /* The platforms are enumerated in turn: the first refusal is the first platform's that has one. */
+    const char* first = NULL;
+    for (int p = 0; !first && out->refused && p < nplatforms; p++)
+      if (out->refused_by[p])
+        first = out->refused_by_first[p].msg;
     rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s",
-                    out->configurations, out->refused ? " (the first: " : "",
-                    out->refused ? out->refused_first.msg : "", out->refused ? ")" : "");
+                    out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "");
+  }
   if (!rc && n > 0 && ss_engine_check_cfg(configs[0].job, ncfg, cfg, err))
     rc = SS_EINPUT;
   const ss_job** jobs = NULL;

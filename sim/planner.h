@@ -46,7 +46,6 @@ typedef struct ss_planner {
   ss_objective objective;
   int configurations;    /* enumerated */
   int refused;           /* the job's checks refused (an epoch shorter than an iteration, ...) */
-  ss_err refused_first;  /* the first of them */
   int* refused_by;       /* [nplatforms]: refused on each platform */
   ss_err* refused_by_first; /* [nplatforms]: the first on each (GPU memory: what the platform's GPU lacks) */
   int not_whole;         /* --global-batch not a whole number of samples per GPU */
