@@ -115,7 +115,11 @@ typedef struct ss_ps_msg {
 } ss_ps_msg;
 
 typedef struct ss_sim {
+  /* The job simulated: the cluster's, or with identical instances (engine.c, ss_engine_sim_instances)
+   * a copy with fewer of them; full is the cluster's, whose GPU and instance counts give the
+   * collectives' steps and sizes. */
   const ss_job* job;
+  const ss_job* full;
   int progress; /* rank 0 writes each iteration's (bench: size's) end on standard error (a terminal, a long run) */
   ss_timeline* tl;
   ss_rank* ranks;
@@ -140,6 +144,7 @@ typedef struct ss_sim {
    * the latest date a rank arrived at it and i (two iterations in flight at most); NULL without. */
   double* arrive_last_s;
   int* arrive_iter;
+  double* jitter_of; /* identical instances simulated by fewer: [iter * ranks + rank], its factor (straggler.c) */
   double (*tree_rest)[2];
   ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
@@ -292,8 +297,8 @@ double ss_coll_wait_reduced(ss_sim* s, int r, long want);
 void ss_straggler_setup(ss_sim* s);
 void ss_straggler_free(ss_sim* s);
 
-/* Draw rank r's compute factor of its next iteration (1 without jitter). */
-void ss_straggler_draw(ss_sim* s, int r);
+/* Draw rank r's compute factor of iteration iter, its next (1 without jitter). */
+void ss_straggler_draw(ss_sim* s, int r, int iter);
 
 /* Rank r's stream arrives at collective c of iteration iter (or, parameter servers, begins pushing
  * bucket c) at date now. */

@@ -230,9 +230,9 @@ static void allreduce_ring(ss_sim* s, int r, int coll)
 {
   const ss_proto_cost* pc = &s->coll_pc[coll];
   double bytes = s->coll_bytes[coll];
-  int n = s->job->ngpus;
+  int n = s->full->ngpus;
   ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n / pc->eff[SS_PHASE_GLOBAL], s->bar_all, s->alpha_global,
-                   s->job->instances > 1, s->coll_after_s[coll], pc->step_s[SS_PHASE_GLOBAL], pc->call_s,
+                   s->full->instances > 1, s->coll_after_s[coll], pc->step_s[SS_PHASE_GLOBAL], pc->call_s,
                    s->phase_end ? s->phase_end[0] : NULL};
   ring_run(s, r, &ph);
 }
@@ -259,7 +259,7 @@ static void two_level(ss_sim* s, int r, int coll, void (*across)(ss_sim* s, int 
 static void ring_across(ss_sim* s, int r, int coll)
 {
   const ss_job* j = s->job;
-  int g = j->gpus_per_instance, m = j->instances;
+  int g = j->gpus_per_instance, m = s->full->instances;
   const ss_rank* me = &s->ranks[r];
   const ss_proto_cost* pc = &s->coll_pc[coll];
   ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS],
@@ -395,13 +395,13 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
  * same-index GPUs of all instances (each tree carrying half, pipelined in chunks). */
 static void tree_across(ss_sim* s, int r, int coll)
 {
-  if (s->job->instances > 1) {
+  if (s->full->instances > 1) {
     const ss_proto_cost* pc = &s->coll_pc[coll];
     int k = 0;
     double chunk = 0;
-    ss_cost_tree_split(s->job, s->coll_bytes[coll], &k, &chunk);
+    ss_cost_tree_split(s->full, s->coll_bytes[coll], &k, &chunk);
     chunk /= pc->eff[SS_PHASE_TREE];
-    double lat = ss_topo_btree_depth(s->job->instances) * pc->step_s[SS_PHASE_TREE];
+    double lat = ss_topo_btree_depth(s->full->instances) * pc->step_s[SS_PHASE_TREE];
     tree_run(s, r, 1, k, chunk, s->tree_rest[coll][1], lat);
     tree_run(s, r, 0, k, chunk, s->tree_rest[coll][0], lat);
   }

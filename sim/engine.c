@@ -273,7 +273,9 @@ static int coll_setup(ss_sim* s, const ss_job* j)
     s->bar_inst[i] = sg_barrier_init((unsigned)g);
   for (int k = 0; k < g; k++)
     s->bar_cross[k] = sg_barrier_init((unsigned)m);
-  s->alpha_global = ss_cost_alpha_global(j);
+  /* The collectives' latencies, algorithms, protocols and tree shapes are the whole cluster's. */
+  const ss_job* f = s->full;
+  s->alpha_global = ss_cost_alpha_global(f);
   s->alpha_intra = ss_cost_alpha_intra(j);
   s->alpha_cross = calloc((size_t)g, sizeof(double));
   if (!s->alpha_cross)
@@ -312,16 +314,16 @@ static int coll_setup(ss_sim* s, const ss_job* j)
     if (s->bench_nsizes == 0 && !metric)
       s->coll_after_s[c] = j->bucket_post_s[c];
     if (s->bench_nsizes > 0 || metric)
-      s->coll_alg[c] = j->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(j, bytes) : j->opt.allreduce;
+      s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(f, bytes) : f->opt.allreduce;
     else
-      s->coll_alg[c] = j->bucket_alg[c];
-    ss_cost_protocol(j, s->coll_alg[c], bytes, &s->coll_pc[c]);
+      s->coll_alg[c] = f->bucket_alg[c];
+    ss_cost_protocol(f, s->coll_alg[c], bytes, &s->coll_pc[c]);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
         double flows = 0, chunk = 0;
         int k = 0;
-        ss_cost_tree_split(j, bytes, &k, &chunk);
-        double phase = ss_cost_tree_phase(j, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
+        ss_cost_tree_split(f, bytes, &k, &chunk);
+        double phase = ss_cost_tree_phase(f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
         s->tree_rest[c][reduce] = phase > flows ? phase - flows : 0;
       }
   }
@@ -739,13 +741,47 @@ static int nomem(const ss_job* job, ss_err* err)
   return ss_err_kind(err, SS_ENOMEM);
 }
 
-int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
+int ss_engine_sim_instances(const ss_job* j)
 {
+  const ss_options* o = &j->opt;
+  int m = j->instances;
+  if (!o->symmetry || o->fidelity == SS_FIDELITY_REFERENCE || m <= SS_SYMMETRY_INSTANCES)
+    return m;
+  /* Hosts that serve every instance (parameter servers, the start-up reads' storage) see the whole
+   * cluster's load; a trace shows every instance. */
+  if (o->arch == SS_ARCH_PS || o->init_io != SS_INIT_NONE || o->trace)
+    return m;
+  /* An oversubscribed core carries the flows of every instance: scaled to the instances simulated,
+   * it gives each flow of a ring its share (m flows cross it, one per instance), not each flow of
+   * a tree (m - 1 edges per tree). */
+  if (o->oversub > 1 && (o->allreduce == SS_ALLREDUCE_TREE || o->allreduce == SS_ALLREDUCE_AUTO))
+    return m;
+  return SS_SYMMETRY_INSTANCES;
+}
+
+/* The job to simulate: the cluster's, or the same with ss_engine_sim_instances of its instances
+ * (in *copy), whose switch core keeps its capacity per instance. */
+static const ss_job* sim_job(const ss_job* job, ss_job* copy)
+{
+  int r = ss_engine_sim_instances(job);
+  if (r == job->instances)
+    return job;
+  *copy = *job;
+  copy->instances = r;
+  copy->ngpus = r * job->gpus_per_instance;
+  copy->core_bandwidth_bytes_per_s = job->core_bandwidth_bytes_per_s * r / job->instances;
+  return copy;
+}
+
+int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, double* simulated_s, ss_err* err)
+{
+  ss_job copy;
+  const ss_job* job = sim_job(full, &copy);
   double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
   if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, 1, err))
     return SS_EINPUT;
   /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */
-  ss_sim s = {.job = job, .progress = events > 2e6 && isatty(STDERR_FILENO)};
+  ss_sim s = {.job = job, .full = full, .progress = events > 2e6 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
@@ -776,14 +812,17 @@ int ss_engine_run(const ss_job* job, int ncfg, char** cfg, ss_timeline** out, do
   return SS_OK;
 }
 
-int ss_engine_allreduce(const ss_job* job, int ncfg, char** cfg, int nsizes, const double* bytes, int reps,
+int ss_engine_allreduce(const ss_job* full, int ncfg, char** cfg, int nsizes, const double* bytes, int reps,
                         double* time_s, ss_allreduce* algs, ss_proto* protos, ss_err* err)
 {
   ss_assert(nsizes > 0 && reps > 0);
+  ss_job copy;
+  const ss_job* job = sim_job(full, &copy);
   double events = ss_job_events(job, nsizes, reps);
   if (ss_job_check_work(job, events, "benchmark", err) || engine_init(job, ncfg, cfg, 0, err))
     return SS_EINPUT;
   ss_sim s = {.job = job,
+              .full = full,
               .bench_nsizes = nsizes,
               .bench_bytes = bytes,
               .bench_reps = reps,

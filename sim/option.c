@@ -189,6 +189,11 @@ const ss_optdef ss_option_table[] = {
     {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, fidelity_names, 0, ALL, "cluster", "F", NULL,
      SS_FIDELITY_FAST, "fast", 0, "fidelity", "fidelity", 0, NULL,
      "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))"},
+    {"no-symmetry", 0, SS_KIND_SWITCH, OFF(symmetry), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
+     "on: 8 instances simulated", 0, "symmetry", "symmetry", 0, NULL,
+     "simulate every instance of the cluster: by default a fast-fidelity run of more than 8 identical instances "
+     "simulates 8 of them, whose links carry the same flows as in the whole cluster, with the whole cluster's "
+     "collective steps and sizes (docs/model.md, \"Identical instances\"); --fidelity reference simulates them all"},
     {"protocol", 0, SS_KIND_ENUM, OFF(protocol), 0, 0, 0, proto_names, 0, ALL, "cluster", "P", NULL, SS_PROTO_AUTO,
      "auto", 0, "protocol", "protocol", 0, NULL,
      "NCCL's protocol of every collective, as NCCL_PROTO; auto: per collective the shortest predicted time of "

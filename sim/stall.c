@@ -12,22 +12,27 @@ void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown*
   ss_assert(first >= 0 && count >= 1 && first + count <= t->niters);
   memset(out, 0, sizeof(*out));
   int measured = count, end = first + count;
+  double n = 0; /* the rank-iterations the timeline's stand for */
   for (int r = 0; r < t->nranks; r++) {
     size_t base = (size_t)r * (size_t)t->niters;
     double window = t->end_s[base + (size_t)end - 1] - t->start_s[base + (size_t)first];
-    double sum = 0;
-    for (int i = first; i < end; i++)
+    double sum = 0, spans = 0;
+    for (int i = first; i < end; i++) {
+      double w = t->weight[base + (size_t)i];
       for (int c = 0; c < SS_CAT_COUNT; c++) {
         double v = t->acc_s[(base + (size_t)i) * SS_CAT_COUNT + (size_t)c];
-        out->part_s[c] += v;
+        out->part_s[c] += w * v;
         sum += v;
       }
-    for (int i = first; i < end; i++)
       for (int d = 0; d < SS_DETAIL_COUNT; d++)
-        out->detail_s[d] += t->det_s[(base + (size_t)i) * SS_DETAIL_COUNT + (size_t)d];
+        out->detail_s[d] += w * t->det_s[(base + (size_t)i) * SS_DETAIL_COUNT + (size_t)d];
+      /* Iterations follow each other: their spans add up to the window. */
+      spans += (w - 1) * (t->end_s[base + (size_t)i] - t->start_s[base + (size_t)i]);
+      n += w;
+    }
+    out->iteration_s += window + spans; /* the window itself when every weight is 1 */
     /* Every instant of an iteration is classified, and iterations follow each other. */
     ss_assert(fabs(sum - window) <= 1e-9 * fmax(window, 1e-12) + 1e-15);
-    out->iteration_s += window;
     double mean = window / measured;
     if (r == 0 || mean < out->rank_iteration_min_s)
       out->rank_iteration_min_s = mean;
@@ -37,7 +42,6 @@ void ss_stall_timeline(const ss_timeline* t, int first, int count, ss_breakdown*
   out->staleness_mean = t->ps_updates ? t->ps_staleness_sum / (double)t->ps_updates : 0;
   out->staleness_max = (double)t->ps_staleness_max;
   out->init_s = t->init_s;
-  double n = (double)t->nranks * measured;
   out->iteration_s /= n;
   for (int c = 0; c < SS_CAT_COUNT; c++)
     out->part_s[c] /= n;

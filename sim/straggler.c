@@ -14,6 +14,68 @@ static int tracked(const ss_sim* s)
          !(j->opt.arch == SS_ARCH_PS && j->opt.async);
 }
 
+/* Identical instances simulated by fewer (engine.c): every rank of the cluster draws its factors
+ * from its own stream, as in a run of all of them. Simulated rank (k, l) (instance k, GPU l) stands
+ * for the cluster's ranks (i, l) with i % R == k, at their mean factor; but each iteration, for
+ * each GPU index l, the slowest rank of index l in the whole cluster is simulated as itself on its
+ * class's simulated rank, and the rest of its class joins the next instance's class. A late rank
+ * delays the hops it takes part in, and which those are depends on its place in its instance (a
+ * GPU whose hops are NVLink delays its ring less than one whose hop crosses the network): the
+ * slowest of each place sets when the collectives end. A rank's waits are linear in its own
+ * compute time, so a class's mean factor gives its ranks' mean breakdown (to first order in the
+ * spread of the class). */
+static void stand_ins(ss_sim* s)
+{
+  const ss_job* j = s->job;
+  int n = s->full->ngpus, p = j->ngpus, g = j->gpus_per_instance, R = j->instances;
+  ss_assert(p >= 2 && n > p);
+  s->jitter_of = malloc((size_t)j->niters * (size_t)p * sizeof(double));
+  ss_rng* rng = malloc((size_t)n * sizeof(ss_rng));
+  double* sum = malloc((size_t)p * sizeof(double));
+  int* count = malloc((size_t)p * sizeof(int));
+  double* fmax = malloc((size_t)g * sizeof(double));
+  int* slowest = malloc((size_t)g * sizeof(int));
+  if (!s->jitter_of || !rng || !sum || !count || !fmax || !slowest)
+    ss_nomem_exit("the stragglers' draws");
+  for (int r = 0; r < n; r++)
+    ss_rng_seed(&rng[r], (uint64_t)j->opt.seed, (uint64_t)r);
+  for (int i = 0; i < j->niters; i++) {
+    for (int q = 0; q < p; q++) {
+      sum[q] = 0;
+      count[q] = 0;
+    }
+    /* Each rank's draw goes to its class (rank r is GPU r % g of instance r / g). */
+    for (int r = 0; r < n; r++) {
+      double f = ss_jitter_draw(&rng[r], j->resolved.jitter);
+      int q = r / g % R * g + r % g, l = r % g;
+      sum[q] += f;
+      count[q]++;
+      if (r < g || f > fmax[l]) {
+        fmax[l] = f;
+        slowest[l] = r;
+      }
+    }
+    for (int l = 0; l < g; l++) {
+      int q = slowest[l] / g % R * g + l, next = (q / g + 1) % R * g + l;
+      sum[next] += sum[q] - fmax[l];
+      count[next] += count[q] - 1;
+      sum[q] = fmax[l];
+      count[q] = 1;
+    }
+    double* out = s->jitter_of + (size_t)i * (size_t)p;
+    for (int k = 0; k < p; k++) {
+      ss_assert(count[k] > 0);
+      out[k] = sum[k] / count[k];
+      s->tl->weight[(size_t)k * (size_t)j->niters + (size_t)i] = count[k];
+    }
+  }
+  free(rng);
+  free(sum);
+  free(count);
+  free(fmax);
+  free(slowest);
+}
+
 void ss_straggler_setup(ss_sim* s)
 {
   const ss_job* j = s->job;
@@ -25,6 +87,8 @@ void ss_straggler_setup(ss_sim* s)
   }
   if (!tracked(s))
     return;
+  if (j->ngpus < s->full->ngpus)
+    stand_ins(s);
   s->arrive_last_s = calloc(2 * (size_t)s->ncoll, sizeof(double));
   s->arrive_iter = malloc(2 * (size_t)s->ncoll * sizeof(int));
   if (!s->arrive_last_s || !s->arrive_iter)
@@ -37,14 +101,19 @@ void ss_straggler_free(ss_sim* s)
 {
   free(s->arrive_last_s);
   free(s->arrive_iter);
+  free(s->jitter_of);
   s->arrive_last_s = NULL;
   s->arrive_iter = NULL;
+  s->jitter_of = NULL;
 }
 
-void ss_straggler_draw(ss_sim* s, int r)
+void ss_straggler_draw(ss_sim* s, int r, int iter)
 {
   ss_rank* me = &s->ranks[r];
-  me->jitter = ss_jitter_draw(&me->rng, s->job->resolved.jitter);
+  if (s->jitter_of)
+    me->jitter = s->jitter_of[(size_t)iter * (size_t)s->job->ngpus + (size_t)r];
+  else
+    me->jitter = ss_jitter_draw(&me->rng, s->job->resolved.jitter);
 }
 
 /* The slot of collective c of iteration iter. A rank reaches iteration iter + 2's collective c

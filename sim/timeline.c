@@ -9,7 +9,7 @@
 ss_timeline* ss_timeline_new(int nranks, int niters)
 {
   ss_assert(nranks > 0 && niters > 0);
-  size_t n = (size_t)nranks * (size_t)niters, ndoubles = n * (2 + SS_CAT_COUNT + SS_DETAIL_COUNT) + (size_t)nranks;
+  size_t n = (size_t)nranks * (size_t)niters, ndoubles = n * (3 + SS_CAT_COUNT + SS_DETAIL_COUNT) + (size_t)nranks;
   /* One block: the timeline, then its arrays of doubles, then its array of longs (each aligned, as
    * what comes before is a whole number of doubles). */
   size_t bytes = sizeof(ss_timeline) + ndoubles * sizeof(double) + (size_t)nranks * sizeof(long);
@@ -29,6 +29,9 @@ ss_timeline* ss_timeline_new(int nranks, int niters)
   t->acc_s = d + 2 * n;
   t->det_s = d + (2 + SS_CAT_COUNT) * n;
   t->rank_staleness_sum = d + (2 + SS_CAT_COUNT + SS_DETAIL_COUNT) * n;
+  t->weight = d + (2 + SS_CAT_COUNT + SS_DETAIL_COUNT) * n + (size_t)nranks;
+  for (size_t k = 0; k < n; k++)
+    t->weight[k] = 1;
   t->rank_updates = (long*)(d + ndoubles);
   return t;
 }

@@ -48,6 +48,9 @@ typedef struct ss_timeline {
   long ps_staleness_max;
   long* rank_updates;             /* [rank]: the same, per worker */
   double* rank_staleness_sum;
+  /* [rank * niters + iter]: how many of the cluster's ranks it stands for in that iteration's means
+   * (1 each, unless identical instances are simulated by a few with compute jitter: straggler.c). */
+  double* weight;
   double init_s; /* start-up reads (--init-io): when the last worker was done, 0 without */
   /* Each resource's utilisation over the measured window (the engine; the GPU's is left to
    * ss_stall_timeline): its most loaded link, CPU or disk, 0..1. */

@@ -248,7 +248,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     double start = m.t;
     if (a->rank == 0 && i == j->warmup)
       ss_limit_begin(s);
-    ss_straggler_draw(s, a->rank);
+    ss_straggler_draw(s, a->rank, i);
     if (!j->opt.synthetic && !j->host)
       get_batch(s, me, &m);
     /* Kernels between two collective launches run back to back on a GPU that nothing else
