@@ -115,7 +115,7 @@ typedef struct ss_ps_msg {
 } ss_ps_msg;
 
 typedef struct ss_sim {
-  /* The job simulated: the cluster's, or with identical instances (engine.c, ss_engine_sim_instances)
+  /* The job simulated: the cluster's, or with identical instances (ss_job_sim_instances)
    * a copy with fewer of them; full is the cluster's, whose GPU and instance counts give the
    * collectives' steps and sizes. */
   const ss_job* job;

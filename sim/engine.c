@@ -741,29 +741,11 @@ static int nomem(const ss_job* job, ss_err* err)
   return ss_err_kind(err, SS_ENOMEM);
 }
 
-int ss_engine_sim_instances(const ss_job* j)
-{
-  const ss_options* o = &j->opt;
-  int m = j->instances;
-  if (!o->symmetry || o->fidelity == SS_FIDELITY_REFERENCE || m <= SS_SYMMETRY_INSTANCES)
-    return m;
-  /* Hosts that serve every instance (parameter servers, the start-up reads' storage) see the whole
-   * cluster's load; a trace shows every instance. */
-  if (o->arch == SS_ARCH_PS || o->init_io != SS_INIT_NONE || o->trace)
-    return m;
-  /* An oversubscribed core carries the flows of every instance: scaled to the instances simulated,
-   * it gives each flow of a ring its share (m flows cross it, one per instance), not each flow of
-   * a tree (m - 1 edges per tree). */
-  if (o->oversub > 1 && (o->allreduce == SS_ALLREDUCE_TREE || o->allreduce == SS_ALLREDUCE_AUTO))
-    return m;
-  return SS_SYMMETRY_INSTANCES;
-}
-
-/* The job to simulate: the cluster's, or the same with ss_engine_sim_instances of its instances
+/* The job to simulate: the cluster's, or the same with ss_job_sim_instances of its instances
  * (in *copy), whose switch core keeps its capacity per instance. */
 static const ss_job* sim_job(const ss_job* job, ss_job* copy)
 {
-  int r = ss_engine_sim_instances(job);
+  int r = ss_job_sim_instances(job);
   if (r == job->instances)
     return job;
   *copy = *job;
@@ -778,7 +760,7 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
   ss_job copy;
   const ss_job* job = sim_job(full, &copy);
   double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
-  if (ss_job_check_work(job, events, "run", err) || engine_init(job, ncfg, cfg, 1, err))
+  if (ss_job_check_work(full, events, "run", err) || engine_init(job, ncfg, cfg, 1, err))
     return SS_EINPUT;
   /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */
   ss_sim s = {.job = job, .full = full, .progress = events > 2e6 && isatty(STDERR_FILENO)};
@@ -819,7 +801,7 @@ int ss_engine_allreduce(const ss_job* full, int ncfg, char** cfg, int nsizes, co
   ss_job copy;
   const ss_job* job = sim_job(full, &copy);
   double events = ss_job_events(job, nsizes, reps);
-  if (ss_job_check_work(job, events, "benchmark", err) || engine_init(job, ncfg, cfg, 0, err))
+  if (ss_job_check_work(full, events, "benchmark", err) || engine_init(job, ncfg, cfg, 0, err))
     return SS_EINPUT;
   ss_sim s = {.job = job,
               .full = full,

@@ -18,15 +18,6 @@ extern const char* const ss_engine_default_cfg[];
  * when ncfg is 0. */
 int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err);
 
-/* Identical instances (docs/model.md): in the fast fidelity, each phase of a collective runs the
- * same flows over every instance's links, so a cluster of more instances is simulated by this many,
- * with the whole cluster's collective steps and sizes. */
-#define SS_SYMMETRY_INSTANCES 8
-
-/* The instances a run of job simulates: SS_SYMMETRY_INSTANCES when its instances are identical
- * and more (fast fidelity, no shared servers, no trace, --no-symmetry not given), else all. */
-int ss_engine_sim_instances(const ss_job* j);
-
 /* Simulate the job's training run. cfg holds ncfg pass-through "--cfg=..."/"--log=..." arguments.
  * On success *out owns the timeline (free with ss_timeline_free) and *simulated_s is the simulated
  * date at the end. Returns SS_ESIM (with a message in err) if an actor did not finish. */

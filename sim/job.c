@@ -358,6 +358,28 @@ static void resolve_net(ss_job* j)
   j->resolved.net_transport = t;
 }
 
+/* The instances simulated of a cluster of m under options o (ss_job_sim_instances). */
+static int sim_instances(const ss_options* o, int m)
+{
+  if (!o->symmetry || o->fidelity == SS_FIDELITY_REFERENCE || m <= SS_SYMMETRY_INSTANCES)
+    return m;
+  /* Hosts that serve every instance (parameter servers, the start-up reads' storage) see the whole
+   * cluster's load; a trace shows every instance. */
+  if (o->arch == SS_ARCH_PS || o->init_io != SS_INIT_NONE || o->trace)
+    return m;
+  /* An oversubscribed core carries the flows of every instance: scaled to the instances simulated,
+   * it gives each flow of a ring its share (m flows cross it, one per instance), not each flow of
+   * a tree (m - 1 edges per tree). */
+  if (o->oversub > 1 && (o->allreduce == SS_ALLREDUCE_TREE || o->allreduce == SS_ALLREDUCE_AUTO))
+    return m;
+  return SS_SYMMETRY_INSTANCES;
+}
+
+int ss_job_sim_instances(const ss_job* j)
+{
+  return sim_instances(&j->opt, j->instances);
+}
+
 /* The simulated processes fit (SS_MAX_ACTORS): per_gpu of them per GPU (its GPU stream and
  * collective stream, and its host thread when the host side is simulated), its loaders, the servers. */
 static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers, ss_err* err)
@@ -531,7 +553,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
-  if (check_actors(o, ngpus, 2, workers, err))
+  int sim_gpus = per_instance * sim_instances(o, o->instances); /* the GPUs simulated */
+  if (check_actors(o, sim_gpus, 2, workers, err))
     return SS_EINPUT;
   double price = 0;
   char price_source[sizeof(((ss_job*)0)->price_source)];
@@ -656,7 +679,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     return ss_err_nomem(err);
   }
   /* The host threads are known now (they are actors too). */
-  if (j->host && check_actors(o, ngpus, 3, workers, err)) {
+  if (j->host && check_actors(o, sim_gpus, 3, workers, err)) {
     ss_job_free(j);
     return SS_EINPUT;
   }

@@ -156,4 +156,13 @@ int ss_job_reference_batch(const ss_job* j);
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)
 
+/* Identical instances (docs/model.md): in the fast fidelity, each phase of a collective runs the
+ * same flows over every instance's links, so a cluster of more instances is simulated by this many,
+ * with the whole cluster's collective steps and sizes. */
+#define SS_SYMMETRY_INSTANCES 8
+
+/* The instances a run of job simulates: SS_SYMMETRY_INSTANCES when its instances are identical
+ * and more (fast fidelity, no shared servers, no trace, --no-symmetry not given), else all. */
+int ss_job_sim_instances(const ss_job* j);
+
 #endif

@@ -219,8 +219,10 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"allreduce\": \"%s\",\n  \"bucket_algorithms\": [", ss_allreduce_name(j->opt.allreduce));
   for (int b = 0; b < j->nbuckets; b++)
     fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(j->bucket_alg[b]));
-  fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n",
-          ss_fidelity_name(j->opt.fidelity), nic_gbps(j), nic_latency_us(j), j->opt.oversub);
+  fprintf(f, "],\n  \"fidelity\": \"%s\",\n  \"simulated_instances\": %d,\n", ss_fidelity_name(j->opt.fidelity),
+          ss_job_sim_instances(j));
+  fprintf(f, "  \"nic_gbps\": %.17g,\n  \"nic_latency_us\": %.17g,\n  \"oversub\": %.17g,\n", nic_gbps(j),
+          nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
           ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_reference\": {\"gpu_model\": ", ss_job_compute_scaling(j));
@@ -490,6 +492,11 @@ static void write_table(FILE* f, const ss_result* r)
     if (j->opt.oversub > 1)
       fprintf(f, ", switch oversubscribed %g:1", j->opt.oversub);
     fputc('\n', f);
+    int sim = ss_job_sim_instances(j);
+    if (sim < j->instances)
+      fprintf(f, "  simulated: %d of the %d identical instances, the collectives with the whole cluster's steps "
+                 "and sizes (docs/model.md, \"Identical instances\"; --no-symmetry: all)\n",
+              sim, j->instances);
   }
   if (r->stash)
     write_table_stash(f, r->stash);

@@ -58,6 +58,10 @@
   TEST(straggler_seed)                                                                                                 \
   TEST(straggler_breakdown)                                                                                            \
   TEST(straggler_ps)                                                                                                   \
+  /* e2e_symmetry.c */                                                                                                \
+  TEST(symmetry_exact)                                                                                                 \
+  TEST(symmetry_jitter)                                                                                                \
+  TEST(symmetry_fallback)                                                                                              \
   /* e2e_interference.c */                                                                                            \
   TEST(interference_closed_form)                                                                                       \
   TEST(interference_off)                                                                                               \

@@ -11,7 +11,9 @@ compares its standard output with tests/ideal/expected/NAME.txt, printed by stas
 its own platform and workload files:
   - a table: byte for byte, but for the "GPU memory" and "limited by" lines (issue 16: one GPU's
     memory, the resource that limits the run; both shown with --ideal too, as neither is a
-    mechanism of the time model), which the table gained;
+    mechanism of the time model) and the "simulated" line (issue 17: how many of a cluster's
+    identical instances were simulated, a way of simulating, not a mechanism), which the table
+    gained;
   - a JSON report: every key of the old report, with the same value (numbers as printed, %.17g, so
     the same double), except the options echo, which gained the host side's options and spells
     synthetic as a mode ("off", "device", "host") where it was true or false.
@@ -68,7 +70,7 @@ def check(binary, name, args):
         return ["%s: exit %d: %s" % (name, got.returncode, got.stderr.strip())]
     if "--format" in args and args[args.index("--format") + 1] == "json":
         return ["%s: %s" % (name, d) for d in json_diff(json.loads(want), json.loads(got.stdout))]
-    out = "".join(l for l in got.stdout.splitlines(True) if not l.startswith(("  GPU memory ", "  limited by: ")))
+    out = "".join(l for l in got.stdout.splitlines(True) if not l.startswith(("  GPU memory ", "  limited by: ", "  simulated: ")))
     if out == want:
         return []
     old, new = want.splitlines(), out.splitlines()
