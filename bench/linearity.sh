@@ -4,13 +4,15 @@
 # ResNet-50, synthetic data, one allreduce per layer, one iteration), and their ratio, for ring,
 # hierarchical, tree and auto (issue 17's goal: at most 1.3 from 128 to 4096 GPUs). The best of
 # REPEATS runs, each pinned to one core. A benchmark: it prints figures, it checks nothing.
-# Usage: bench/linearity.sh [BUILD_DIR] [MAX_GPUS] [REPEATS]   (defaults: build, 4096, 1)
+# Usage: bench/linearity.sh [BUILD_DIR] [MAX_GPUS] [REPEATS] [EXTRA]   (defaults: build, 4096, 1, none)
+#   EXTRA: one more option for every run, e.g. --no-symmetry (every instance simulated).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 build=${1:-build}
 max=${2:-4096}
 reps=${3:-1}
+extra=${4:-}
 bin="$build/stash-sim"
 [ -x "$bin" ] || { echo "bench/linearity.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench/linearity.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
@@ -23,7 +25,7 @@ best() {
   local gpus=$1 alg=$2 b="" t
   for _ in $(seq "$reps"); do
     t=$( { /usr/bin/time -f '%e' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json --synthetic \
-           --instances $((gpus / 8)) --allreduce "$alg" --bucket-mb 0 --iterations 1 --warmup 0 -o /dev/null; } 2>&1 | tail -n 1)
+           --instances $((gpus / 8)) --allreduce "$alg" --bucket-mb 0 --iterations 1 --warmup 0 $extra -o /dev/null; } 2>&1 | tail -n 1)
     if [ -z "$b" ] || awk "BEGIN{exit !($t < $b)}"; then b=$t; fi
   done
   echo "$b"

@@ -75,7 +75,7 @@ typedef struct ss_options {
   ss_net_transport net_transport; /* NCCL's transport over the NIC; AUTO: the instance file's */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
-  int symmetry; /* fast fidelity: identical instances simulated by SS_SYMMETRY_INSTANCES of them (engine.c) */
+  int symmetry; /* fast fidelity: identical instances simulated by SS_SYMMETRY_INSTANCES of them (job.c) */
   ss_proto protocol;   /* NCCL's protocol of every collective; AUTO: the tuner's choice by size */
   int call_cost;       /* collectives pay NCCL's per-call and per-step latency and their protocol's
                         * efficiency (proto.c); 0: alpha-beta at the links' rates */

@@ -33,9 +33,9 @@ static void stand_ins(ss_sim* s)
   ss_rng* rng = malloc((size_t)n * sizeof(ss_rng));
   double* sum = malloc((size_t)p * sizeof(double));
   int* count = malloc((size_t)p * sizeof(int));
-  double* fmax = malloc((size_t)g * sizeof(double));
+  double* top = malloc((size_t)g * sizeof(double));
   int* slowest = malloc((size_t)g * sizeof(int));
-  if (!s->jitter_of || !rng || !sum || !count || !fmax || !slowest)
+  if (!s->jitter_of || !rng || !sum || !count || !top || !slowest)
     ss_nomem_exit("the stragglers' draws");
   for (int r = 0; r < n; r++)
     ss_rng_seed(&rng[r], (uint64_t)j->opt.seed, (uint64_t)r);
@@ -50,16 +50,16 @@ static void stand_ins(ss_sim* s)
       int q = r / g % R * g + r % g, l = r % g;
       sum[q] += f;
       count[q]++;
-      if (r < g || f > fmax[l]) {
-        fmax[l] = f;
+      if (r < g || f > top[l]) {
+        top[l] = f;
         slowest[l] = r;
       }
     }
     for (int l = 0; l < g; l++) {
       int q = slowest[l] / g % R * g + l, next = (q / g + 1) % R * g + l;
-      sum[next] += sum[q] - fmax[l];
+      sum[next] += sum[q] - top[l];
       count[next] += count[q] - 1;
-      sum[q] = fmax[l];
+      sum[q] = top[l];
       count[q] = 1;
     }
     double* out = s->jitter_of + (size_t)i * (size_t)p;
@@ -72,7 +72,7 @@ static void stand_ins(ss_sim* s)
   free(rng);
   free(sum);
   free(count);
-  free(fmax);
+  free(top);
   free(slowest);
 }
 

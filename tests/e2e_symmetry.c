@@ -144,8 +144,8 @@ void test_symmetry_fallback(void)
   CHECK(got == 8, "--instances 8: %g instances simulated", got);
   /* 32,000 GPUs: more simulated processes than fit when all are simulated (bad.cli_instances_*),
    * 64 GPUs' worth simulated. */
-  cJSON* j = sim_json("tests/platforms/star8.xml workloads/resnet50.json --instances 4000 --synthetic --iterations 1 "
-                      "--warmup 0");
+  cJSON* j = sim_json("tests/platforms/star8.xml workloads/resnet50.json --instances 4000 --synthetic --batch 16 "
+                      "--iterations 1 --warmup 0");
   CHECK(j && num(j, "gpus") == 32000 && num(j, "simulated_instances") == SS_SYMMETRY_INSTANCES && num(j, "iteration_s") > 0,
         "star8 x 4000: %g GPUs, %g instances simulated", j ? num(j, "gpus") : NAN, j ? num(j, "simulated_instances") : NAN);
   cJSON_Delete(j);
