@@ -5,7 +5,7 @@
 # ASTRA-sim's ResNet-50 data-parallel workload) on 1024 GPUs. Each run is pinned to one core; its
 # CPU time (user + sys) is printed beside the wall time: the same on an idle core, and the one to
 # read when other processes share it.
-# Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA] [REPEATS]   (defaults: build, 4096, synthetic, 1)
+# Usage: bench/scale.sh [BUILD_DIR] [MAX_GPUS] [DATA] [REPEATS] [EXTRA]   (defaults: build, 4096, synthetic, 1, none)
 #   DATA: "synthetic" (--synthetic) or "real" (data loading; needs fewer loader workers at scale),
 #         or "defaults": the cluster-scale table of issue 17 instead, every run with the default
 #         options but the ones named (allreduce auto, the default fidelity and mechanisms): one
@@ -13,6 +13,8 @@
 #         and auto; 25 MiB buckets and 10 + 2 iterations at MAX_GPUS with auto; real data (the
 #         default loader workers) at 1024 GPUs with auto, one allreduce per layer, one iteration.
 #   REPEATS: runs per row; the best wall and CPU times and the largest max RSS are printed.
+#   EXTRA: one more option for every run, e.g. --no-symmetry (every instance simulated, as before
+#         issue 17: the tables of docs/performance.md measured before it).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
@@ -20,6 +22,7 @@ build=${1:-build}
 max=${2:-4096}
 data=${3:-synthetic}
 reps=${4:-1}
+more=${5:-}
 bin="$build/stash-sim"
 [ -x "$bin" ] || { echo "bench/scale.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench/scale.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
@@ -33,7 +36,7 @@ if [ "$data" = defaults ]; then
     local best="" cbest="" rss=0 out t u sy m c
     for _ in $(seq "$reps"); do
       out=$( { /usr/bin/time -f '%e %U %S %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json \
-               --instances $((gpus / 8)) --allreduce "$alg" "$@" -o /dev/null; } 2>&1 | tail -n 1)
+               --instances $((gpus / 8)) --allreduce "$alg" "$@" $more -o /dev/null; } 2>&1 | tail -n 1)
       read -r t u sy m <<<"$out"
       c=$(awk "BEGIN{printf \"%.2f\", $u + $sy}")
       if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
@@ -65,7 +68,7 @@ run() {
   local best="" cbest="" rss=0 out t c m it
   for _ in $(seq "$reps"); do
     out=$( { /usr/bin/time -f '%e %U %S %M' $pin "$bin" platforms/p3.16xl.xml workloads/resnet50.json --batch 32 --iterations 10 --warmup 2 \
-             --instances "$inst" --allreduce "$alg" --format csv $extra "$@" >/tmp/stash-sim-scale.$$; } 2>&1 | tail -n 1)
+             --instances "$inst" --allreduce "$alg" --format csv $extra "$@" $more >/tmp/stash-sim-scale.$$; } 2>&1 | tail -n 1)
     read -r t u sy m <<<"$out"
     c=$(awk "BEGIN{printf \"%.2f\", $u + $sy}")
     if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
