@@ -24,6 +24,12 @@ static int tracked(const ss_sim* s)
  * slowest of each place sets when the collectives end. A rank's waits are linear in its own
  * compute time, so a class's mean factor gives its ranks' mean breakdown (to first order in the
  * spread of the class). */
+/* The simulated rank that stands for the cluster's rank r: GPU r % g of instance (r / g) % R. */
+static int stand_in(int r, int g, int R)
+{
+  return r / g % R * g + r % g;
+}
+
 static void stand_ins(ss_sim* s)
 {
   const ss_job* j = s->job;
@@ -47,7 +53,7 @@ static void stand_ins(ss_sim* s)
     /* Each rank's draw goes to its class (rank r is GPU r % g of instance r / g). */
     for (int r = 0; r < n; r++) {
       double f = ss_jitter_draw(&rng[r], j->resolved.jitter);
-      int q = r / g % R * g + r % g, l = r % g;
+      int q = stand_in(r, g, R), l = r % g;
       sum[q] += f;
       count[q]++;
       if (r < g || f > top[l]) {
@@ -56,7 +62,7 @@ static void stand_ins(ss_sim* s)
       }
     }
     for (int l = 0; l < g; l++) {
-      int q = slowest[l] / g % R * g + l, next = (q / g + 1) % R * g + l;
+      int q = stand_in(slowest[l], g, R), next = stand_in(q + g, g, R); /* the next instance's */
       sum[next] += sum[q] - top[l];
       count[next] += count[q] - 1;
       sum[q] = top[l];
