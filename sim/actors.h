@@ -145,7 +145,8 @@ typedef struct ss_sim {
   double* arrive_last_s;
   int* arrive_iter;
   double* jitter_of; /* identical instances simulated by fewer: [iter * ranks + rank], its factor (straggler.c) */
-  double (*tree_rest)[2];
+  double* tree_rest; /* [(coll * 2 + reduce) * gpus per instance + GPU]: a fast tree phase's time after its flows */
+  double* cross_hidden; /* [coll * gpus per instance + GPU]: latency its transfers across instances hide (cost.c) */
   ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
    * and for ASGD the updates applied to each part and the version each rank last pulled. */

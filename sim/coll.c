@@ -32,6 +32,7 @@ typedef struct ring_phase {
   double call;   /* the collective's per-call latency, paid in this phase (its first) */
   double* slots; /* fast fidelity on rings whose hops differ (not --ideal): the group's two dates (by
                   * parity) where each rank leaves the latest end of its hop's remaining steps */
+  double hidden; /* ... of which this rank's ring hides so much behind the other rings' chunks */
 } ring_phase;
 
 static int nrings(const ss_sim* s, ring_kind k)
@@ -200,7 +201,7 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
      * (steps - 1) x its latency, and the phase ends with the latest of them. */
     double sent = exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
     int* parity = &me->phase_parity[ph->kind];
-    double mine = sent + (ph->steps - 1) * me->hop_alpha[ph->kind];
+    double mine = sent + fmax(0, (ph->steps - 1) * me->hop_alpha[ph->kind] - ph->hidden);
     if (mine > ph->slots[*parity])
       ph->slots[*parity] = mine;
     sg_barrier_wait(ph->bar);
@@ -233,7 +234,7 @@ static void allreduce_ring(ss_sim* s, int r, int coll)
   int n = s->full->ngpus;
   ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n / pc->eff[SS_PHASE_GLOBAL], s->bar_all, s->alpha_global,
                    s->full->instances > 1, s->coll_after_s[coll], pc->step_s[SS_PHASE_GLOBAL], pc->call_s,
-                   s->phase_end ? s->phase_end[0] : NULL};
+                   s->phase_end ? s->phase_end[0] : NULL, 0};
   ring_run(s, r, &ph);
 }
 
@@ -246,7 +247,7 @@ static void two_level(ss_sim* s, int r, int coll, void (*across)(ss_sim* s, int 
   int g = s->job->gpus_per_instance;
   ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA], s->bar_inst[me->inst],
                    s->alpha_intra, 0, 0, pc->step_s[SS_PHASE_INTRA], pc->call_s,
-                   s->phase_end ? s->phase_end[1 + me->inst] : NULL};
+                   s->phase_end ? s->phase_end[1 + me->inst] : NULL, 0};
   ring_run(s, r, &in);
   across(s, r, coll);
   in.tail = s->coll_after_s[coll];
@@ -264,7 +265,8 @@ static void ring_across(ss_sim* s, int r, int coll)
   const ss_proto_cost* pc = &s->coll_pc[coll];
   ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS],
                        s->bar_cross[me->local], s->alpha_cross[me->local], 1, 0, pc->step_s[SS_PHASE_CROSS], 0,
-                       s->phase_end ? s->phase_end[1 + j->instances + me->local] : NULL};
+                       s->phase_end ? s->phase_end[1 + j->instances + me->local] : NULL,
+                       s->cross_hidden[(size_t)coll * (size_t)g + (size_t)me->local]};
   ring_run(s, r, &across);
 }
 
@@ -402,8 +404,10 @@ static void tree_across(ss_sim* s, int r, int coll)
     ss_cost_tree_split(s->full, s->coll_bytes[coll], &k, &chunk);
     chunk /= pc->eff[SS_PHASE_TREE];
     double lat = ss_topo_btree_depth(s->full->instances) * pc->step_s[SS_PHASE_TREE];
-    tree_run(s, r, 1, k, chunk, s->tree_rest[coll][1], lat);
-    tree_run(s, r, 0, k, chunk, s->tree_rest[coll][0], lat);
+    const double* rest = s->tree_rest + (size_t)coll * 2 * (size_t)s->job->gpus_per_instance;
+    int l = s->ranks[r].local, g = s->job->gpus_per_instance;
+    tree_run(s, r, 1, k, chunk, rest[g + l], lat);
+    tree_run(s, r, 0, k, chunk, rest[l], lat);
   }
 }
 

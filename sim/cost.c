@@ -64,6 +64,126 @@ static double cross_bandwidth(const ss_job* j)
   return bw;
 }
 
+/* Rates of n flows over one capacity, as SimGrid's max-min sharing gives them: flow i at most
+ * cap[i], the others in proportion to 1 / penalty[i] (a null penalty: 1 for all); fixed[] is scratch. */
+static void share_out(int n, const double* cap, const double* penalty, double capacity, double* rate, int* fixed)
+{
+  for (int i = 0; i < n; i++)
+    fixed[i] = 0;
+  for (;;) {
+    double weights = 0;
+    for (int i = 0; i < n; i++)
+      if (!fixed[i])
+        weights += penalty ? 1 / penalty[i] : 1;
+    if (weights == 0)
+      return;
+    int changed = 0;
+    for (int i = 0; i < n; i++) {
+      double share = capacity * (penalty ? 1 / penalty[i] : 1) / weights;
+      if (!fixed[i] && cap[i] <= share) {
+        rate[i] = cap[i];
+        fixed[i] = 1;
+        capacity -= cap[i];
+        changed = 1;
+      }
+    }
+    if (!changed) {
+      for (int i = 0; i < n; i++)
+        if (!fixed[i])
+          rate[i] = capacity * (penalty ? 1 / penalty[i] : 1) / weights;
+      return;
+    }
+  }
+}
+
+void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double alpha_fast, double* hidden)
+{
+  const ss_platform* p = j->platform;
+  int g = j->gpus_per_instance;
+  for (int l = 0; l < g; l++)
+    hidden[l] = 0;
+  if (steps < 1 || bytes <= 0 || j->instances < 2)
+    return;
+  /* Per GPU on the NIC: its latency, rate alone, time or bytes left, rate now, the rates' scratch,
+   * its end, the moving ones' latencies; its phase (0: waiting lat, 1: its latency, 2: moving), steps done, who moves, its GPU. */
+  double* d = calloc(8 * (size_t)g, sizeof(double));
+  int* n = calloc(5 * (size_t)g, sizeof(int));
+  if (!d || !n)
+    ss_nomem_exit("the transfers sharing a NIC");
+  double *alpha = d, *alone = d + g, *left = d + 2 * g, *rate = d + 3 * g, *cap = d + 4 * g, *r = d + 5 * g,
+         *end = d + 6 * g, *pen = d + 7 * g;
+  int *phase = n, *done = n + g, *who = n + 2 * g, *fixed = n + 3 * g, *gpu = n + 4 * g;
+  for (int nic = 0; nic < p->nnics; nic++) {
+    int k = 0, same = 1, weighted = 1;
+    for (int q = 0; q < g; q++)
+      if (ss_platform_gpu_nic(p, q) == nic) {
+        gpu[k] = q;
+        alpha[k] = ss_cluster_cross_latency(j, q, q);
+        alone[k] = ss_cluster_cross_bandwidth(j, q, q);
+        same = same && alpha[k] == alpha[0] && alone[k] == alone[0];
+        weighted = weighted && alpha[k] > 0;
+        k++;
+      }
+    /* Alike transfers move together at both fidelities: nothing to hide. */
+    if (k < 2 || same)
+      continue;
+    double capacity = ss_cluster_link_bandwidth(j, p->nics[nic].link), t = 0;
+    for (int i = 0; i < k; i++) {
+      phase[i] = 0;
+      left[i] = lat;
+      done[i] = 0;
+    }
+    for (int finished = 0; finished < k;) {
+      int moving = 0;
+      for (int i = 0; i < k; i++) {
+        rate[i] = 0;
+        if (done[i] < steps && phase[i] == 2) {
+          who[moving] = i;
+          pen[moving] = alpha[i];
+          cap[moving++] = alone[i];
+        }
+      }
+      share_out(moving, cap, weighted ? pen : NULL, capacity, r, fixed);
+      for (int q = 0; q < moving; q++)
+        rate[who[q]] = r[q];
+      double dt = INFINITY;
+      for (int i = 0; i < k; i++)
+        if (done[i] < steps)
+          dt = fmin(dt, phase[i] == 2 ? left[i] / rate[i] : left[i]);
+      t += dt;
+      for (int i = 0; i < k; i++) {
+        if (done[i] >= steps)
+          continue;
+        left[i] -= phase[i] == 2 ? rate[i] * dt : dt;
+        /* A wait or a transfer that ends now (to rounding) moves the transfer on. */
+        if (left[i] > 1e-12 * (phase[i] == 2 ? bytes : fmax(lat, alpha[i])))
+          continue;
+        if (phase[i] == 0) {
+          phase[i] = 1;
+          left[i] = alpha[i];
+        } else if (phase[i] == 1) {
+          phase[i] = 2;
+          left[i] = bytes;
+        } else if (++done[i] == steps) {
+          finished++;
+          end[i] = t;
+        } else {
+          phase[i] = 0;
+          left[i] = lat;
+        }
+      }
+    }
+    /* The fast fidelity's steps: the latency, then every transfer at once. */
+    share_out(k, alone, NULL, capacity, r, fixed);
+    for (int i = 0; i < k; i++) {
+      double fast = steps * (lat + (alpha_fast >= 0 ? alpha_fast : alpha[i]) + bytes / r[i]);
+      hidden[gpu[i]] = fast > end[i] ? fast - end[i] : 0;
+    }
+  }
+  free(d);
+  free(n);
+}
+
 int ss_cost_tree_chunks(double half_shard_bytes)
 {
   double k = ceil(half_shard_bytes / SS_TREE_CHUNK_BYTES);
@@ -203,6 +323,13 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   free(done);
   *flows_s = alpha + k * chunk * all / b1;
   return end;
+}
+
+void ss_cost_tree_hidden(const ss_job* j, int k, double phase, double* hidden)
+{
+  int steps = ss_topo_btree_depth(j->instances) + k - 1;
+  double alpha = ss_cost_alpha_cross(j), bytes = (phase / steps - alpha) * cross_bandwidth(j);
+  ss_cost_nic_hidden(j, 0, bytes, steps, alpha, hidden);
 }
 
 /* The class of the hops of a ring over GPUs order[0..n) of one instance (its slowest link's). */

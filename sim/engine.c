@@ -302,10 +302,11 @@ static int coll_setup(ss_sim* s, const ss_job* j)
   s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets + j->nmetric;
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
-  s->tree_rest = calloc((size_t)s->ncoll + 1, sizeof(*s->tree_rest));
+  s->tree_rest = calloc(2 * (size_t)s->ncoll * (size_t)g + 1, sizeof(double));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
-  if (!s->coll_bytes || !s->coll_alg || !s->tree_rest || !s->coll_after_s || !s->coll_pc)
+  s->cross_hidden = calloc((size_t)s->ncoll * (size_t)g + 1, sizeof(double));
+  if (!s->coll_bytes || !s->coll_alg || !s->tree_rest || !s->coll_after_s || !s->coll_pc || !s->cross_hidden)
     return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
     int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
@@ -318,13 +319,22 @@ static int coll_setup(ss_sim* s, const ss_job* j)
     else
       s->coll_alg[c] = f->bucket_alg[c];
     ss_cost_protocol(f, s->coll_alg[c], bytes, &s->coll_pc[c]);
+    /* Fast, not --ideal: what the transfers across instances of GPUs whose routes differ hide of
+     * their latency behind each other's data on a shared NIC, as the reference runs them. */
+    int mf = f->instances;
+    if (s->coll_alg[c] == SS_ALLREDUCE_HIERARCHICAL && mf > 1 && s->phase_end)
+      ss_cost_nic_hidden(f, s->coll_pc[c].step_s[SS_PHASE_CROSS], bytes / g / mf / s->coll_pc[c].eff[SS_PHASE_CROSS],
+                         2 * (mf - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
-        double flows = 0, chunk = 0;
+        double flows = 0, chunk = 0, *rest = s->tree_rest + ((size_t)c * 2 + (size_t)reduce) * (size_t)g;
         int k = 0;
         ss_cost_tree_split(f, bytes, &k, &chunk);
         double phase = ss_cost_tree_phase(f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
-        s->tree_rest[c][reduce] = phase > flows ? phase - flows : 0;
+        if (s->phase_end)
+          ss_cost_tree_hidden(f, k, phase, rest); /* what each GPU's trees hide, then their rest */
+        for (int l = 0; l < g; l++)
+          rest[l] = fmax(0, phase - rest[l] - flows);
       }
   }
   return SS_OK;
@@ -472,6 +482,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_alg);
   free(s->coll_pc);
   free(s->tree_rest);
+  free(s->cross_hidden);
   free(s->coll_after_s);
   ss_straggler_free(s);
   free(s->ps_host);
