@@ -556,6 +556,48 @@ static void test_cost_star(void)
   ss_platform_free(p);
 }
 
+/* What transfers sharing a NIC hide of their latency (ss_cost_nic_hidden): nothing where the
+ * routes are alike (g4dn.12xlarge); on p3.16xlarge, whose socket-1 GPUs (4-7) reach the NIC over
+ * one more link, at most what going at their route's own rate would save, never below the NIC's
+ * time for all the bytes; latency-bound steps hide almost nothing, bandwidth-bound ones most of
+ * the latency, and a tree phase at least as much as its steps' bytes allow. */
+static void test_cost_nic_hidden(void)
+{
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_platform* p = load_platform("platforms/g4dn.12xl.xml");
+  ss_job* j = cluster_job(p, w, 4, 1);
+  double hidden[8];
+  ss_cost_nic_hidden(j, 10e-6, 65536, 6, -1, hidden);
+  for (int l = 0; l < 4; l++)
+    CU_ASSERT_EQUAL(hidden[l], 0);
+  ss_job_free(j);
+  ss_platform_free(p);
+  p = load_platform("platforms/p3.16xl.xml");
+  j = cluster_job(p, w, 16, 1);
+  const int steps = 30;
+  const double lat = 9.6e-6, nic = ss_cluster_nic_bandwidth(j), share = nic / 8;
+  const double sizes[] = {64, 65536};
+  for (int k = 0; k < 2; k++) {
+    double bytes = sizes[k], last = 0;
+    ss_cost_nic_hidden(j, lat, bytes, steps, -1, hidden);
+    for (int l = 0; l < 8; l++) {
+      double alpha = ss_cluster_cross_latency(j, l, l), fast = steps * (lat + alpha + bytes / share);
+      NEAR(alpha, l < 4 ? 74e-6 : 76e-6, 1e-12);
+      CU_ASSERT(hidden[l] >= 0 && hidden[l] <= steps * bytes * (1 / share - 1 / ss_cluster_cross_bandwidth(j, l, l)));
+      last = fmax(last, fast - hidden[l]);
+      /* 64 B: under 1% of the latencies; 64 KiB: over half of them, under all. */
+      CU_ASSERT(k == 0 ? hidden[l] < 0.01 * steps * alpha : hidden[l] > 0.5 * steps * alpha && hidden[l] < steps * alpha);
+    }
+    CU_ASSERT(last >= steps * 8 * bytes / nic * (1 - 1e-12));
+  }
+  /* A tree phase priced at 20 ms for 8 chunks over 16 instances: 4 + 7 steps. */
+  ss_cost_tree_hidden(j, 8, 20e-3, hidden);
+  CU_ASSERT(hidden[7] > 0 && hidden[7] < 11 * 76e-6);
+  ss_job_free(j);
+  ss_platform_free(p);
+  ss_workload_free(w);
+}
+
 /* ---- proto ---- */
 
 /* A one-instance ring of n GPUs over hardware hw at bus bandwidth bw (bytes/s), GPUs of arch. */
@@ -1407,7 +1449,7 @@ static const suite_def suites[] = {
                   {"errors", test_platform_errors}}},
     {"workload", {{"resnet50", test_workload_resnet50}, {"work", test_workload_work}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
-    {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}}},
+    {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}, {"nic_hidden", test_cost_nic_hidden}}},
     {"proto", {{"tuning", test_proto_tuning}}},
     {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance}}},
     {"timeline", {{"breakdown", test_timeline_breakdown}}},
