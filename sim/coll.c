@@ -32,7 +32,8 @@ typedef struct ring_phase {
   double call;   /* the collective's per-call latency, paid in this phase (its first) */
   double* slots; /* fast fidelity on rings whose hops differ (not --ideal): the group's two dates (by
                   * parity) where each rank leaves the latest end of its hop's remaining steps */
-  double hidden; /* ... of which this rank's ring hides so much behind the other rings' chunks */
+  double hidden; /* of those remaining steps' latencies, what this rank's ring across instances
+                  * hides behind the other rings' chunks on its NIC (ss_cost_nic_hidden) */
 } ring_phase;
 
 static int nrings(const ss_sim* s, ring_kind k)

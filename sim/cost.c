@@ -105,7 +105,8 @@ void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, do
   if (steps < 1 || bytes <= 0 || j->instances < 2)
     return;
   /* Per GPU on the NIC: its latency, rate alone, time or bytes left, rate now, the rates' scratch,
-   * its end, the moving ones' latencies; its phase (0: waiting lat, 1: its latency, 2: moving), steps done, who moves, its GPU. */
+   * its end, the moving ones' latencies; its phase (0: waiting lat, 1: its latency, 2: moving),
+   * steps done, who moves, its GPU. */
   double* d = calloc(8 * (size_t)g, sizeof(double));
   int* n = calloc(5 * (size_t)g, sizeof(int));
   if (!d || !n)
@@ -124,10 +125,14 @@ void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, do
         weighted = weighted && alpha[k] > 0;
         k++;
       }
-    /* Alike transfers move together at both fidelities: nothing to hide. */
-    if (k < 2 || same)
-      continue;
     double capacity = ss_cluster_link_bandwidth(j, p->nics[nic].link), t = 0;
+    for (int i = 0; i < k; i++)
+      same = same || !(alone[i] > 0);
+    /* Alike transfers move together at both fidelities: nothing to hide. Beyond
+     * SS_NIC_HIDDEN_MAX_GPUS on one NIC (no instance in the catalogue has more than 8 GPUs per
+     * NIC) the model is not run: its cost grows as the cube of their number. */
+    if (k < 2 || same || k > SS_NIC_HIDDEN_MAX_GPUS || !(capacity > 0))
+      continue;
     for (int i = 0; i < k; i++) {
       phase[i] = 0;
       left[i] = lat;

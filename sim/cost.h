@@ -38,12 +38,14 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
 /* Transfers across instances that share a NIC, one per GPU of the instance on it (the rings of
  * hierarchical, the trees), run step by step as the reference fidelity runs them: each of `steps`
  * steps waits lat, then its route's latency (no bandwidth taken meanwhile), then moves `bytes` at
- * its share of the NIC (equal shares among the transfers moving data, each at most its route's
- * rate alone). Where the GPUs' routes differ (p3.16xlarge: socket 1 reaches the NIC over one more
- * link) they drift apart, and one's latency passes while the others' data use the NIC. hidden[l]
- * receives how much sooner GPU l's transfer ends than when every step pays the latency (its own,
- * or alpha_fast if at least 0) and then moves its bytes with all of them at once, as the fast
- * fidelity's phases do; 0 where the routes are alike. */
+ * its share of the NIC (SimGrid's CM02 sharing: the transfers moving data share it in proportion
+ * to 1 / their route's latency, each at most its route's rate alone). Where the GPUs' routes
+ * differ (p3.16xlarge: socket 1 reaches the NIC over one more link) they drift apart, and one's
+ * latency passes while the others' data use the NIC. hidden[l] receives how much sooner GPU l's
+ * transfer ends than when every step pays the latency (its own, or alpha_fast if at least 0) and
+ * then moves its bytes at an equal share of the NIC, as the fast fidelity's phases price it; 0
+ * where the routes are alike or more than SS_NIC_HIDDEN_MAX_GPUS GPUs share the NIC. */
+#define SS_NIC_HIDDEN_MAX_GPUS 16
 void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double alpha_fast, double* hidden);
 
 /* The same for the tree's phase that ss_cost_tree_phase prices at `phase` seconds for k chunks:
