@@ -72,7 +72,7 @@ static const char* command_words(unsigned cmd)
 {
   switch (cmd) {
     case SS_CMD_BENCH:
-      return "'stash-sim bench allreduce'";
+      return "'stash-sim bench'";
     case SS_CMD_WHATIF:
       return "'stash-sim whatif'";
     case SS_CMD_LIST:
@@ -202,9 +202,12 @@ static int find_command(ss_cli* out, int argc, char** argv, int* first, char* ms
     /* "stash-sim bench allreduce ...": the subcommand words are not getopt's. */
     out->cmd = SS_CMD_BENCH;
     if (argc < 3)
-      return usage_error(msg, size, "'stash-sim bench' expects 'allreduce', got nothing");
-    if (strcmp(argv[2], "allreduce") != 0)
-      return usage_error(msg, size, "'stash-sim bench' expects 'allreduce', got '%s'", argv[2]);
+      return usage_error(msg, size, "'stash-sim bench' expects allreduce, reduce-scatter or all-gather, got nothing");
+    int op = ss_coll_op_parse(argv[2]);
+    if (op < 0)
+      return usage_error(msg, size, "'stash-sim bench' expects allreduce, reduce-scatter or all-gather, got '%s'",
+                         argv[2]);
+    out->opt.bench_op = (ss_coll_op)op;
     *first = 3;
   } else if (strcmp(argv[1], "list") == 0) {
     out->cmd = SS_CMD_LIST;
@@ -229,7 +232,8 @@ static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t
   }
   if (out->cmd == SS_CMD_BENCH) {
     if (nargs != 1)
-      return usage_error(msg, size, "'bench allreduce' expects one PLATFORM, got %s", nargs == 0 ? "none" : "more");
+      return usage_error(msg, size, "'bench %s' expects one PLATFORM, got %s", ss_coll_op_name(out->opt.bench_op),
+                         nargs == 0 ? "none" : "more");
     out->opt.platform_path = args[0];
     return 0;
   }

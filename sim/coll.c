@@ -1,5 +1,6 @@
-/* coll: allreduce algorithms on SimGrid communications: ring, hierarchical, double binary tree,
- * each at two fidelities (one communication per chunk and step, or one flow per hop and phase). */
+/* coll: collectives on SimGrid communications: allreduce (ring, hierarchical, double binary tree),
+ * reduce-scatter and all-gather (ring, hierarchical), each at two fidelities (one communication per
+ * chunk and step, or one flow per hop and phase). */
 #include "actors.h"
 #include "cost.h"
 #include "ddp.h"
@@ -227,51 +228,62 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
     sg_actor_sleep_for(rest + ph->tail);
 }
 
-/* Ring over all ranks: reduce-scatter then allgather, 2(n-1) steps of S/n (S/n/eff on the wire). */
-static void allreduce_ring(ss_sim* s, int r, int coll)
+/* Ring over all ranks: passes x (n-1) steps of S/n (S/n/eff on the wire): reduce-scatter, all-gather,
+ * or both (allreduce). */
+static void coll_ring(ss_sim* s, int r, int coll)
 {
   const ss_proto_cost* pc = &s->coll_pc[coll];
   double bytes = s->coll_bytes[coll];
   int n = s->full->ngpus;
-  ring_phase ph = {RING_GLOBAL, 2 * (n - 1), bytes / n / pc->eff[SS_PHASE_GLOBAL], s->bar_all, s->alpha_global,
-                   s->full->instances > 1, s->coll_after_s[coll], pc->step_s[SS_PHASE_GLOBAL], pc->call_s,
-                   s->phase_end ? s->phase_end[0] : NULL, 0};
+  ring_phase ph = {RING_GLOBAL, ss_cost_op_passes(s->coll_op[coll]) * (n - 1), bytes / n / pc->eff[SS_PHASE_GLOBAL],
+                   s->bar_all, s->alpha_global, s->full->instances > 1, s->coll_after_s[coll],
+                   pc->step_s[SS_PHASE_GLOBAL], pc->call_s, s->phase_end ? s->phase_end[0] : NULL, 0};
   ring_run(s, r, &ph);
 }
 
+/* What runs across instances in a two-level collective: its per-call latency (call) when it
+ * comes first, the framework's copies (tail) when it comes last. */
+typedef void (*across_fn)(ss_sim* s, int r, int coll, double call, double tail);
+
 /* The two-level algorithms: reduce-scatter inside the instance (g-1 steps of S/g), across(s, r,
- * coll) on the 1/g shard between instances, allgather inside. */
-static void two_level(ss_sim* s, int r, int coll, void (*across)(ss_sim* s, int r, int coll))
+ * coll) on the 1/g shard between instances, all-gather inside; a reduce-scatter ends across
+ * instances, an all-gather starts there. */
+static void two_level(ss_sim* s, int r, int coll, across_fn across)
 {
   const ss_rank* me = &s->ranks[r];
   const ss_proto_cost* pc = &s->coll_pc[coll];
-  int g = s->job->gpus_per_instance;
+  ss_coll_op op = s->coll_op[coll];
+  int g = s->job->gpus_per_instance, first_in = op != SS_OP_ALL_GATHER, last_in = op != SS_OP_REDUCE_SCATTER;
   ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA], s->bar_inst[me->inst],
                    s->alpha_intra, 0, 0, pc->step_s[SS_PHASE_INTRA], pc->call_s,
                    s->phase_end ? s->phase_end[1 + me->inst] : NULL, 0};
-  ring_run(s, r, &in);
-  across(s, r, coll);
-  in.tail = s->coll_after_s[coll];
-  in.call = 0;
-  ring_run(s, r, &in);
+  if (first_in)
+    ring_run(s, r, &in);
+  across(s, r, coll, first_in ? 0 : pc->call_s, last_in ? 0 : s->coll_after_s[coll]);
+  if (last_in) {
+    in.tail = s->coll_after_s[coll];
+    in.call = 0;
+    ring_run(s, r, &in);
+  }
 }
 
-/* Across instances, hierarchical: allreduce of the shard on the ring of same-index GPUs (2(m-1)
- * steps of S/(g m)). */
-static void ring_across(ss_sim* s, int r, int coll)
+/* Across instances, hierarchical: the shard's collective on the ring of same-index GPUs (passes x
+ * (m-1) steps of S/(g m)). */
+static void ring_across(ss_sim* s, int r, int coll, double call, double tail)
 {
   const ss_job* j = s->job;
   int g = j->gpus_per_instance, m = s->full->instances;
   const ss_rank* me = &s->ranks[r];
   const ss_proto_cost* pc = &s->coll_pc[coll];
-  ring_phase across = {RING_CROSS, 2 * (m - 1), s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS],
-                       s->bar_cross[me->local], s->alpha_cross[me->local], 1, 0, pc->step_s[SS_PHASE_CROSS], 0,
+  ring_phase across = {RING_CROSS, ss_cost_op_passes(s->coll_op[coll]) * (m - 1),
+                       s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS], s->bar_cross[me->local],
+                       s->alpha_cross[me->local], 1, tail, pc->step_s[SS_PHASE_CROSS], call,
                        s->phase_end ? s->phase_end[1 + j->instances + me->local] : NULL,
                        s->cross_hidden[(size_t)coll * (size_t)g + (size_t)me->local]};
   ring_run(s, r, &across);
 }
 
-static void allreduce_hierarchical(ss_sim* s, int r, int coll)
+static void coll_hierarchical(ss_sim* s, int r, int coll)
 {
   two_level(s, r, coll, ring_across);
 }
@@ -394,10 +406,12 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
   watch_stop(&me->net);
 }
 
-/* Across instances, tree: reduce then broadcast of the shard over a double binary tree of the
- * same-index GPUs of all instances (each tree carrying half, pipelined in chunks). */
-static void tree_across(ss_sim* s, int r, int coll)
+/* Across instances, tree (allreduce only, in the middle of its two levels: no call, no tail):
+ * reduce then broadcast of the shard over a double binary tree of the same-index GPUs of all
+ * instances (each tree carrying half, pipelined in chunks). */
+static void tree_across(ss_sim* s, int r, int coll, double call, double tail)
 {
+  ss_assert(call == 0 && tail == 0);
   if (s->full->instances > 1) {
     const ss_proto_cost* pc = &s->coll_pc[coll];
     int k = 0;
@@ -412,18 +426,18 @@ static void tree_across(ss_sim* s, int r, int coll)
   }
 }
 
-static void allreduce_tree(ss_sim* s, int r, int coll)
+static void coll_tree(ss_sim* s, int r, int coll)
 {
   two_level(s, r, coll, tree_across);
 }
 
-typedef void (*allreduce_fn)(ss_sim* s, int r, int coll);
+typedef void (*coll_fn)(ss_sim* s, int r, int coll);
 
 /* The algorithms, by ss_allreduce value (AUTO is resolved before a collective runs). */
-static const allreduce_fn allreduce_fns[SS_ALLREDUCE_COUNT] = {
-    [SS_ALLREDUCE_RING] = allreduce_ring,
-    [SS_ALLREDUCE_HIERARCHICAL] = allreduce_hierarchical,
-    [SS_ALLREDUCE_TREE] = allreduce_tree,
+static const coll_fn coll_fns[SS_ALLREDUCE_COUNT] = {
+    [SS_ALLREDUCE_RING] = coll_ring,
+    [SS_ALLREDUCE_HIERARCHICAL] = coll_hierarchical,
+    [SS_ALLREDUCE_TREE] = coll_tree,
 };
 
 /* Whether collective c moves anything (one GPU, or nothing to reduce: no). */
@@ -437,8 +451,8 @@ void ss_coll_allreduce(ss_sim* s, int r, int c)
   ss_allreduce alg = s->coll_alg[c];
   if (!moves(s, c))
     return;
-  ss_assert(alg > SS_ALLREDUCE_AUTO && alg < SS_ALLREDUCE_COUNT && allreduce_fns[alg]);
-  allreduce_fns[alg](s, r, c);
+  ss_assert(alg > SS_ALLREDUCE_AUTO && alg < SS_ALLREDUCE_COUNT && coll_fns[alg] && ss_cost_op_has(s->coll_op[c], alg));
+  coll_fns[alg](s, r, c);
 }
 
 static void bench(ss_sim* s, int r)

@@ -359,9 +359,19 @@ static int gpu_arch(const ss_platform* p)
   return arch;
 }
 
-void ss_cost_shape(const ss_job* j, ss_allreduce alg, ss_proto_shape* s)
+int ss_cost_op_passes(ss_coll_op op)
 {
-  int g = j->gpus_per_instance, m = j->instances;
+  return op == SS_OP_ALLREDUCE ? 2 : 1;
+}
+
+int ss_cost_op_has(ss_coll_op op, ss_allreduce alg)
+{
+  return op == SS_OP_ALLREDUCE || alg != SS_ALLREDUCE_TREE;
+}
+
+void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_shape* s)
+{
+  int g = j->gpus_per_instance, m = j->instances, passes = ss_cost_op_passes(op);
   memset(s, 0, sizeof(*s));
   s->tree = alg == SS_ALLREDUCE_TREE;
   s->nodes = m;
@@ -375,27 +385,28 @@ void ss_cost_shape(const ss_job* j, ss_allreduce alg, ss_proto_shape* s)
     s->hw[k] = SS_HW_NET;
   s->hw[SS_PHASE_INTRA] = intra;
   if (alg == SS_ALLREDUCE_RING) {
-    s->steps[SS_PHASE_GLOBAL] = 2 * (j->ngpus - 1);
+    s->steps[SS_PHASE_GLOBAL] = passes * (j->ngpus - 1);
     s->hw[SS_PHASE_GLOBAL] = m > 1 ? SS_HW_NET : intra;
     s->bus_bytes_per_s[SS_PHASE_GLOBAL] = m > 1 ? (g > 1 ? fmin(bw_in, nic) : nic) : bw_in;
     return;
   }
-  s->steps[SS_PHASE_INTRA] = 2 * (g - 1);
+  s->steps[SS_PHASE_INTRA] = passes * (g - 1);
   s->bus_bytes_per_s[SS_PHASE_INTRA] = bw_in;
   if (m > 1 && alg == SS_ALLREDUCE_TREE) {
     s->steps[SS_PHASE_TREE] = 2 * ss_topo_btree_depth(m);
     s->bus_bytes_per_s[SS_PHASE_TREE] = nic;
   } else if (m > 1) {
-    s->steps[SS_PHASE_CROSS] = 2 * (m - 1);
+    s->steps[SS_PHASE_CROSS] = passes * (m - 1);
     s->bus_bytes_per_s[SS_PHASE_CROSS] = nic;
   }
 }
 
-/* Reduce-scatter and allgather inside an instance of g GPUs: 2(g-1) steps of S/g on its rings. */
-static double cost_intra(const ss_job* j, double bytes, const ss_proto_cost* pc)
+/* Inside an instance of g GPUs, (g-1) steps of S/g on its rings per pass: reduce-scatter, all-gather,
+ * or both (allreduce: 2 passes). */
+static double cost_intra(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance;
-  return 2.0 * (g - 1) *
+  return (double)passes * (g - 1) *
          (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] + bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
 }
 
@@ -406,7 +417,7 @@ static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
   int g = j->gpus_per_instance, m = j->instances;
   double t = 0;
   if (g > 1)
-    t += cost_intra(j, bytes, pc);
+    t += cost_intra(j, 2, bytes, pc);
   if (m > 1) {
     double chunk = 0, flows = 0;
     int k = 0;
@@ -418,33 +429,34 @@ static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
   return t + pc->call_s;
 }
 
-static double cost_ring(const ss_job* j, double bytes, const ss_proto_cost* pc)
+static double cost_ring(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int n = j->ngpus;
   double bw = j->gpus_per_instance > 1 ? intra_bandwidth(j) : 1e300;
   if (j->instances > 1)
     bw = fmin(bw, ss_cluster_nic_bandwidth(j));
-  return pc->call_s + 2.0 * (n - 1) *
+  return pc->call_s + (double)passes * (n - 1) *
                           (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + bytes / n / (bw * pc->eff[SS_PHASE_GLOBAL]));
 }
 
-static double cost_hierarchical(const ss_job* j, double bytes, const ss_proto_cost* pc)
+static double cost_hierarchical(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance, m = j->instances;
   double t = pc->call_s;
   if (g > 1)
-    t += cost_intra(j, bytes, pc);
+    t += cost_intra(j, passes, bytes, pc);
   if (m > 1)
-    t += 2.0 * (m - 1) *
+    t += (double)passes * (m - 1) *
          (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] + bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
   return t;
 }
 
-static double cost_with(const ss_job* j, ss_allreduce alg, double bytes, const ss_proto_cost* pc)
+static double cost_with(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, const ss_proto_cost* pc)
 {
+  ss_assert(ss_cost_op_has(op, alg));
   switch (alg) {
-    case SS_ALLREDUCE_RING: return cost_ring(j, bytes, pc);
-    case SS_ALLREDUCE_HIERARCHICAL: return cost_hierarchical(j, bytes, pc);
+    case SS_ALLREDUCE_RING: return cost_ring(j, ss_cost_op_passes(op), bytes, pc);
+    case SS_ALLREDUCE_HIERARCHICAL: return cost_hierarchical(j, ss_cost_op_passes(op), bytes, pc);
     case SS_ALLREDUCE_TREE: return cost_tree(j, bytes, pc);
     default: break;
   }
@@ -452,16 +464,17 @@ static double cost_with(const ss_job* j, ss_allreduce alg, double bytes, const s
   return 0;
 }
 
-/* The protocol of alg at bytes and its predicted time (*time_s). */
-static ss_proto protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_proto_cost* pc, double* time_s)
+/* The protocol of op with alg at bytes and its predicted time (*time_s). */
+static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc,
+                         double* time_s)
 {
   if (!j->resolved.call_cost) {
     ss_proto_cost_none(pc);
-    *time_s = cost_with(j, alg, bytes, pc);
+    *time_s = cost_with(j, op, alg, bytes, pc);
     return pc->proto;
   }
   ss_proto_shape s;
-  ss_cost_shape(j, alg, &s);
+  ss_cost_shape(j, op, alg, &s);
   ss_proto forced = j->resolved.protocol;
   *time_s = -1;
   for (int p = SS_PROTO_LL; p < SS_PROTO_COUNT; p++) {
@@ -469,7 +482,7 @@ static ss_proto protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_pro
       continue;
     ss_proto_cost c;
     ss_proto_cost_of((ss_proto)p, &s, &c);
-    double t = cost_with(j, alg, bytes, &c);
+    double t = cost_with(j, op, alg, bytes, &c);
     if (*time_s < 0 || t < *time_s) {
       *time_s = t;
       *pc = c;
@@ -478,30 +491,32 @@ static ss_proto protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_pro
   return pc->proto;
 }
 
-ss_proto ss_cost_protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_proto_cost* pc)
+ss_proto ss_cost_protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc)
 {
   double t;
-  return protocol(j, alg, bytes, pc, &t);
+  return protocol(j, op, alg, bytes, pc, &t);
 }
 
-double ss_cost_allreduce(const ss_job* j, ss_allreduce alg, double bytes)
+double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes)
 {
   if (j->ngpus < 2)
     return 0;
   ss_proto_cost pc;
   double t;
-  protocol(j, alg, bytes, &pc, &t);
+  protocol(j, op, alg, bytes, &pc, &t);
   return t;
 }
 
-ss_allreduce ss_cost_choose(const ss_job* j, double bytes)
+ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes)
 {
   if (j->instances == 1)
     return SS_ALLREDUCE_RING;
   ss_allreduce best = SS_ALLREDUCE_RING;
-  double best_s = ss_cost_allreduce(j, best, bytes);
+  double best_s = ss_cost_collective(j, op, best, bytes);
   for (int a = SS_ALLREDUCE_RING + 1; a < SS_ALLREDUCE_COUNT; a++) {
-    double t = ss_cost_allreduce(j, (ss_allreduce)a, bytes);
+    if (!ss_cost_op_has(op, (ss_allreduce)a))
+      continue;
+    double t = ss_cost_collective(j, op, (ss_allreduce)a, bytes);
     if (t < best_s) {
       best = (ss_allreduce)a;
       best_s = t;

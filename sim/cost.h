@@ -52,23 +52,32 @@ void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, do
  * depth + k - 1 steps of its largest latency and the bytes that make up the rest. */
 void ss_cost_tree_hidden(const ss_job* j, int k, double phase, double* hidden);
 
-/* How NCCL's tuner sees allreduce alg (not AUTO) on the job: its phases' steps, hardware classes
- * (from the link classes of the rings' routes) and bus bandwidths (proto.h). */
-void ss_cost_shape(const ss_job* j, ss_allreduce alg, ss_proto_shape* s);
+/* Steps of collective op's ring phases per step of the allreduce's (reduce-scatter then
+ * all-gather): 2 for allreduce, 1 for reduce-scatter or all-gather. */
+int ss_cost_op_passes(ss_coll_op op);
 
-/* The protocol of an allreduce of bytes with algorithm alg (not AUTO) and its cost (*pc): --protocol,
+/* Whether NCCL runs collective op with algorithm alg: every algorithm for allreduce; ring and
+ * hierarchical (the simulator's two-level ring) for reduce-scatter and all-gather, no tree. */
+int ss_cost_op_has(ss_coll_op op, ss_allreduce alg);
+
+/* How NCCL's tuner sees collective op with algorithm alg (not AUTO) on the job: its phases' steps,
+ * hardware classes (from the link classes of the rings' routes) and bus bandwidths (proto.h). */
+void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_shape* s);
+
+/* The protocol of collective op of bytes (the whole buffer: n times each GPU's shard for
+ * reduce-scatter and all-gather) with algorithm alg (not AUTO) and its cost (*pc): --protocol,
  * else the enabled protocol of shortest predicted time, as NCCL's tuner; Simple at no cost when
  * the per-call cost is off (--no-call-cost, --ideal). */
-ss_proto ss_cost_protocol(const ss_job* j, ss_allreduce alg, double bytes, ss_proto_cost* pc);
+ss_proto ss_cost_protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc);
 
-/* Predicted time (s) of an allreduce of bytes with algorithm alg (not AUTO) and its protocol: the
+/* Predicted time (s) of collective op of bytes with algorithm alg (not AUTO) and its protocol: the
  * per-call latency, then each phase's steps (hop latency, the protocol's step latency, the bytes
  * over the bottleneck bandwidth times the protocol's efficiency), with the flows that share a NIC
  * splitting it. Contention beyond that is what the simulation adds. */
-double ss_cost_allreduce(const ss_job* j, ss_allreduce alg, double bytes);
+double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes);
 
 /* The algorithm AUTO stands for at this size: ring on one instance, else the fastest prediction
- * (each algorithm with its best protocol, as NCCL's tuner picks both at once). */
-ss_allreduce ss_cost_choose(const ss_job* j, double bytes);
+ * among those NCCL runs op with (each with its best protocol, as NCCL's tuner picks both at once). */
+ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes);
 
 #endif

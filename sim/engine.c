@@ -302,29 +302,33 @@ static int coll_setup(ss_sim* s, const ss_job* j)
   s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets + j->nmetric;
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
+  s->coll_op = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_op));
   s->tree_rest = calloc(2 * (size_t)s->ncoll * (size_t)g + 1, sizeof(double));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
   s->cross_hidden = calloc((size_t)s->ncoll * (size_t)g + 1, sizeof(double));
-  if (!s->coll_bytes || !s->coll_alg || !s->tree_rest || !s->coll_after_s || !s->coll_pc || !s->cross_hidden)
+  if (!s->coll_bytes || !s->coll_alg || !s->coll_op || !s->tree_rest || !s->coll_after_s || !s->coll_pc ||
+      !s->cross_hidden)
     return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
     int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
     s->coll_bytes[c] = bytes;
+    ss_coll_op op = s->bench_nsizes > 0 ? j->opt.bench_op : SS_OP_ALLREDUCE;
+    s->coll_op[c] = op;
     if (s->bench_nsizes == 0 && !metric)
       s->coll_after_s[c] = j->bucket_post_s[c];
     if (s->bench_nsizes > 0 || metric)
-      s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(f, bytes) : f->opt.allreduce;
+      s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(f, op, bytes) : f->opt.allreduce;
     else
       s->coll_alg[c] = f->bucket_alg[c];
-    ss_cost_protocol(f, s->coll_alg[c], bytes, &s->coll_pc[c]);
+    ss_cost_protocol(f, op, s->coll_alg[c], bytes, &s->coll_pc[c]);
     /* Fast, not --ideal: what the transfers across instances of GPUs whose routes differ hide of
      * their latency behind each other's data on a shared NIC, as the reference runs them. */
     int mf = f->instances;
     if (s->coll_alg[c] == SS_ALLREDUCE_HIERARCHICAL && mf > 1 && s->phase_end)
       ss_cost_nic_hidden(f, s->coll_pc[c].step_s[SS_PHASE_CROSS], bytes / g / mf / s->coll_pc[c].eff[SS_PHASE_CROSS],
-                         2 * (mf - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
+                         ss_cost_op_passes(op) * (mf - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
         double flows = 0, chunk = 0, *rest = s->tree_rest + ((size_t)c * 2 + (size_t)reduce) * (size_t)g;
@@ -480,6 +484,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->phase_end);
   free(s->coll_bytes);
   free(s->coll_alg);
+  free(s->coll_op);
   free(s->coll_pc);
   free(s->tree_rest);
   free(s->cross_hidden);

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 static const char* const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
+static const char* const coll_op_names[] = {"allreduce", "reduce-scatter", "all-gather", NULL};
 static const char* const fidelity_names[] = {"fast", "reference", NULL};
 static const char* const arch_names[] = {"allreduce", "ps", NULL};
 static const char* const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
@@ -37,9 +38,10 @@ const ss_command ss_commands[] = {
     {"run", SS_CMD_RUN, "stash-sim PLATFORM WORKLOAD [options]",
      "simulate synchronous data-parallel training of WORKLOAD on the GPU instance PLATFORM and report the "
      "steady-state iteration, throughput, $ per epoch and where the time goes"},
-    {"bench", SS_CMD_BENCH, "stash-sim bench allreduce PLATFORM [options]",
-     "simulate allreduces among the GPUs of PLATFORM and print, as nccl-tests' all_reduce_perf, each size's "
-     "time, algbw and busbw = algbw x 2(n-1)/n"},
+    {"bench", SS_CMD_BENCH, "stash-sim bench allreduce|reduce-scatter|all-gather PLATFORM [options]",
+     "simulate one collective among the GPUs of PLATFORM and print, as nccl-tests' all_reduce_perf, "
+     "reduce_scatter_perf and all_gather_perf, each size's time, algbw and busbw = algbw x 2(n-1)/n for "
+     "allreduce, algbw x (n-1)/n for the others (size: the whole buffer, n times each GPU's shard)"},
     {"whatif", SS_CMD_WHATIF, "stash-sim whatif PLATFORM WORKLOAD [options] --change KEY=VALUE ...",
      "simulate the job and the job with every change applied, each in a process of its own, and report both, "
      "the speedup and how each part of the iteration moved"},
@@ -310,7 +312,7 @@ const ss_optdef ss_option_table[] = {
      "refuse a run estimated to simulate more than N events (its layers' kernels and its collectives' steps on "
      "every GPU, over every iteration), with the estimate"},
     {"iters", 0, SS_KIND_COUNT, OFF(bench_iters), 1, 1000000, 0, NULL, 0, SS_CMD_BENCH, "bench", "R", NULL, 5, "5",
-     0, NULL, "iters", 0, NULL, "allreduces per size; the time is their mean"},
+     0, NULL, "iters", 0, NULL, "collectives per size; the time is their mean"},
     {"stash", 0, SS_KIND_SWITCH, OFF(stash), 0, 0, 0, NULL, 1, SS_CMD_RUN, "output", NULL, NULL, 0, "off", 0, NULL,
      "stash", 0, NULL,
      "Stash's differential breakdown: simulate RUN0 (synthetic, 1 GPU), RUN1 (synthetic), RUN2 (cold cache), "
@@ -656,6 +658,19 @@ const char* ss_allreduce_name(ss_allreduce a)
   return enum_name(allreduce_names, (int)a);
 }
 
+const char* ss_coll_op_name(ss_coll_op op)
+{
+  return enum_name(coll_op_names, (int)op);
+}
+
+int ss_coll_op_parse(const char* word)
+{
+  for (int i = 0; coll_op_names[i]; i++)
+    if (strcmp(word, coll_op_names[i]) == 0)
+      return i;
+  return -1;
+}
+
 const char* ss_arch_name(ss_arch a)
 {
   return enum_name(arch_names, (int)a);
@@ -823,6 +838,15 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
   return 0;
 }
 
+/* NCCL runs reduce-scatter and all-gather on rings only: no tree. */
+static int check_collective(const ss_options* o, unsigned cmd, char* msg, size_t size)
+{
+  if (cmd == SS_CMD_BENCH && o->bench_op != SS_OP_ALLREDUCE && o->allreduce == SS_ALLREDUCE_TREE)
+    FAIL("--allreduce tree is not for 'stash-sim bench %s': NCCL runs it on rings only (ring, hierarchical or auto)",
+         ss_coll_op_name(o->bench_op));
+  return 0;
+}
+
 /* Options without effect: loader options on synthetic data, network options without a network. */
 static int check_effect(const ss_options* o, const ss_optset* given, int plan, char* msg, size_t size)
 {
@@ -933,7 +957,8 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
     return 0;
   return check_ps(o, given, msg, size) || check_outputs(o, msg, size) ||
                  check_effect(o, given, cmd == SS_CMD_PLAN, msg, size) || check_plan(o, given, cmd, msg, size) ||
-                 check_host(o, given, msg, size) || check_jitter(o, given, msg, size)
+                 check_host(o, given, msg, size) || check_jitter(o, given, msg, size) ||
+                 check_collective(o, cmd, msg, size)
              ? -1
              : 0;
 }

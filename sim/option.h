@@ -19,6 +19,10 @@ typedef enum ss_allreduce {
   SS_ALLREDUCE_COUNT
 } ss_allreduce;
 
+/* The collectives (coll.c): allreduce; reduce-scatter and all-gather, the halves sharded data
+ * parallelism issues apart (NCCL runs them on rings only: no tree). */
+typedef enum ss_coll_op { SS_OP_ALLREDUCE, SS_OP_REDUCE_SCATTER, SS_OP_ALL_GATHER, SS_OP_COUNT } ss_coll_op;
+
 /* NCCL's protocols (proto.c); AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO). */
 typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
 
@@ -119,7 +123,8 @@ typedef struct ss_options {
   const char* stash_single; /* --stash-single: the instance file of the single-instance run */
   double min_bytes;   /* bench: smallest and largest size, doubling in between */
   double max_bytes;
-  int bench_iters;    /* bench: allreduces per size */
+  int bench_iters;    /* bench: collectives per size */
+  ss_coll_op bench_op; /* bench: the collective (the subcommand's word) */
   int verbose;        /* bench: print the rings and each hop's transport */
   /* The host side (docs/model.md, "The host side"): each mechanism can be switched off. */
   ss_ddp ddp;
@@ -292,6 +297,9 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
 
 /* Name of an enum value (values are parsed by their rows: ss_option_parse). */
 const char* ss_allreduce_name(ss_allreduce a);
+const char* ss_coll_op_name(ss_coll_op op); /* "allreduce", "reduce-scatter", "all-gather" */
+/* The op a bench subcommand word names, or -1. */
+int ss_coll_op_parse(const char* word);
 const char* ss_arch_name(ss_arch a);
 const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include "cluster.h"
+#include "cost.h"
 
 #include "csv.h"
 #include "transport.h"
@@ -600,13 +601,14 @@ typedef struct bench_arg {
 } bench_arg;
 
 /* One size of the benchmark: its algorithm's name, its protocol's (*proto; "none" without the
- * per-call cost), algbw and busbw (GB/s, nccl-tests' busbw = algbw x 2(n-1)/n). */
+ * per-call cost), algbw and busbw (GB/s, as nccl-tests: busbw = algbw x 2(n-1)/n for allreduce,
+ * algbw x (n-1)/n for reduce-scatter and all-gather, the size being the whole buffer). */
 static const char* bench_figures(const bench_arg* a, int k, const char** proto, double* algbw, double* busbw)
 {
   int n = a->job->ngpus;
   double t = a->time_s[k];
   *algbw = t > 0 ? a->bytes[k] / t / 1e9 : 0;
-  *busbw = *algbw * 2.0 * (n - 1) / n;
+  *busbw = *algbw * ss_cost_op_passes(a->job->opt.bench_op) * (n - 1) / n;
   *proto = n > 1 && a->job->resolved.call_cost ? ss_proto_name(a->protos[k]) : "none";
   return n > 1 ? ss_allreduce_name(a->algs[k]) : "none";
 }
@@ -636,8 +638,8 @@ static void json_bench(FILE* f, const void* arg)
   const ss_job* job = a->job;
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"instance\": ", SS_REPORT_SCHEMA_VERSION);
   ss_json_string(f, job->platform->instance_type);
-  fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n  \"results\": [", job->instances,
-          job->ngpus, ss_fidelity_name(job->opt.fidelity));
+  fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n  \"collective\": \"%s\",\n  \"results\": [",
+          job->instances, job->ngpus, ss_fidelity_name(job->opt.fidelity), ss_coll_op_name(job->opt.bench_op));
   for (int k = 0; k < a->nsizes; k++) {
     double algbw, busbw;
     const char* proto;
@@ -656,10 +658,12 @@ int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes,
   int proto_col = job->resolved.call_cost; /* without it, the table is as before protocols existed */
   if (fmt != SS_FORMAT_TABLE)
     return write_json_or_csv(f, fmt, json_bench, &a, "results");
-  fprintf(f, "# stash-sim bench allreduce: %s x %d, %d GPUs (%d per instance), float sum, fidelity %s\n",
+  ss_coll_op op = job->opt.bench_op;
+  fprintf(f, "# stash-sim bench %s: %s x %d, %d GPUs (%d per instance), float%s, fidelity %s\n", ss_coll_op_name(op),
           job->platform->instance_type, job->instances, job->ngpus, job->gpus_per_instance,
-          ss_fidelity_name(job->opt.fidelity));
-  fprintf(f, "# busbw = algbw x 2(n-1)/n (nccl-tests)\n");
+          op == SS_OP_ALL_GATHER ? "" : " sum", ss_fidelity_name(job->opt.fidelity));
+  fprintf(f, "# busbw = algbw x %s(n-1)/n (nccl-tests)%s\n", op == SS_OP_ALLREDUCE ? "2" : "",
+          op == SS_OP_ALLREDUCE ? "" : "; size: the whole buffer, n shards");
   if (job->opt.verbose)
     write_bench_rings(f, job);
   fprintf(f, "#%14s %12s %13s%*s %12s %11s %11s\n", "size(B)", "count", "algorithm", proto_col ? 9 : 0,

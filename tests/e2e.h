@@ -15,6 +15,7 @@
   TEST(ring_closed_form)                                                                                               \
   TEST(hierarchical_closed_form)                                                                                       \
   TEST(tree_closed_form)                                                                                               \
+  TEST(rs_ag_closed_form)                                                                                               \
   TEST(auto_choice)                                                                                                    \
   TEST(fast_vs_reference)                                                                                              \
   TEST(fast_vs_reference_scale)                                                                                        \
@@ -97,6 +98,8 @@ double iteration(const char* args, const char* extra);
 /* Time (s) of one allreduce of bytes simulated by "stash-sim bench allreduce ARGS"; the algorithm
  * it ran goes to alg (if not NULL). NAN on failure. */
 double bench_time(const char* args, double bytes, char* alg, size_t alg_size);
+/* The same for collective op ("allreduce", "reduce-scatter", "all-gather"). */
+double bench_op_time(const char* op, const char* args, double bytes, char* alg, size_t alg_size);
 
 /* The same, with the protocol it ran ("LL", "LL128", "Simple"; "none" without the per-call cost). */
 double bench_proto(const char* args, double bytes, char* proto, size_t proto_size);

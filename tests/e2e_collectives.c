@@ -1,5 +1,5 @@
 /* e2e_collectives: allreduce times of "stash-sim bench allreduce" against closed forms (ring,
- * hierarchical, tree, each without and with NCCL's protocols), the protocol the tuner picks and
+ * hierarchical, tree, each without and with NCCL's protocols), reduce-scatter's and all-gather's, the protocol the tuner picks and
  * --protocol, the algorithm AUTO picks, the fast fidelity against the reference, --no-nvlink, the
  * network transports. */
 #include "e2e.h"
@@ -126,6 +126,43 @@ void test_tree_closed_form(void)
     }
 }
 
+/* Reduce-scatter and all-gather: each half of the allreduce's steps. On a star of N GPUs (or m stars
+ * joined by their NICs, N = 4m, every step a network step of alpha 20 us) the ring takes call + (N-1)
+ * (alpha + step + S/(N B eff)), S the whole buffer; hierarchical on m stars of g GPUs takes call +
+ * (g-1)(10 us + in_step + S/g/(B eff)) + (m-1)(20 us + net step + S/(g m)/(cross eff)), inside
+ * then across for reduce-scatter, across then inside for all-gather. NCCL runs neither on a tree. */
+void test_rs_ag_closed_form(void)
+{
+  const double bw = 10e9, sizes[] = {1e6, 1e8};
+  const char* const ops[] = {"reduce-scatter", "all-gather"};
+  const struct { const char* file; const char* alg; int g, m; double oversub; } cases[] = {
+      {"star4", "ring", 4, 1, 1},         {"star4", "ring", 4, 2, 1},         {"star2", "ring", 2, 4, 1},
+      {"star4", "hierarchical", 4, 2, 1}, {"star2", "hierarchical", 2, 8, 1}, {"star4", "hierarchical", 4, 2, 1.5}};
+  for (int o = 0; o < 2; o++)
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+      for (int k = 0; k < 2; k++) {
+        int g = cases[i].g, m = cases[i].m, n = g * m, ring = strcmp(cases[i].alg, "ring") == 0;
+        double s = sizes[k], cross = fmin(bw / g, m * bw / cases[i].oversub / (g * m));
+        for (size_t q = 0; q < NPROTOS; q++) {
+          const proto_case* pc = &protos[q];
+          double expect = ring ? pc->call_ring + (n - 1) * ((m > 1 ? 20e-6 : 10e-6) + (m > 1 ? pc->step_net : pc->step_pci) +
+                                                            s / (n * bw * pc->eff))
+                               : pc->call_ring + (g - 1) * (10e-6 + pc->step_pci * pc->intra_multi + s / g / (bw * pc->eff)) +
+                                     (m - 1) * (20e-6 + pc->step_net + s / g / m / (cross * pc->eff));
+          for (int f = 0; f < 2; f++) {
+            char args[320], ran[64];
+            int len = snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances %d --allreduce %s --fidelity %s %s",
+                               cases[i].file, m, cases[i].alg, fidelities[f], pc->opt);
+            if (m > 1)
+              snprintf(args + len, sizeof(args) - (size_t)len, " --oversub %g", cases[i].oversub);
+            double t = bench_op_time(ops[o], args, s, ran, sizeof(ran));
+            CHECK(fabs(t - expect) <= 1e-6 * expect && strcmp(ran, cases[i].alg) == 0,
+                  "bench %s %s, S=%g: %.12g s (%s), closed form %.12g s", ops[o], args, s, t, ran, expect);
+          }
+        }
+      }
+}
+
 /* The protocol NCCL's tuner picks switches where the predicted times cross: a protocol's time is
  * call + steps x step + 2(n-1)/n x S / (B eff) (the hop latency is the same for all), so between
  * protocols a (smaller latency, lower efficiency) and b the switch is at
@@ -233,6 +270,25 @@ void test_fast_vs_reference(void)
       double ref = bench_time(args, sizes[k], NULL, 0);
       CHECK(fabs(fast - ref) <= 0.01 * ref, "%s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", cases[i].args, sizes[k],
             fast, ref, 100 * (fast - ref) / ref);
+    }
+  /* Reduce-scatter and all-gather, where the phases contend as the allreduce's do. */
+  const struct { const char* op; const char* args; } halves[] = {
+      {"reduce-scatter", "platforms/g4dn.12xl.xml --instances 4 --allreduce ring"},
+      {"all-gather", "platforms/g4dn.12xl.xml --instances 4 --allreduce hierarchical"},
+      {"reduce-scatter", "platforms/p3.16xl.xml --instances 4 --allreduce hierarchical"},
+      {"all-gather", "platforms/p3.16xl.xml --instances 16 --allreduce hierarchical"},
+      {"all-gather", "platforms/p4d.24xl.xml --instances 2 --allreduce hierarchical"},
+      {"reduce-scatter", "tests/platforms/star4.xml --instances 4 --allreduce ring --oversub 2"},
+  };
+  for (size_t i = 0; i < sizeof(halves) / sizeof(halves[0]); i++)
+    for (int k = 0; k < 3; k++) {
+      char args[512];
+      snprintf(args, sizeof(args), "%s --fidelity fast", halves[i].args);
+      double fast = bench_op_time(halves[i].op, args, sizes[k], NULL, 0);
+      snprintf(args, sizeof(args), "%s --fidelity reference", halves[i].args);
+      double ref = bench_op_time(halves[i].op, args, sizes[k], NULL, 0);
+      CHECK(fabs(fast - ref) <= 0.01 * ref, "%s %s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", halves[i].op,
+            halves[i].args, sizes[k], fast, ref, 100 * (fast - ref) / ref);
     }
 }
 

@@ -52,11 +52,11 @@ double iteration(const char* args, const char* extra)
   return sim_num("iteration_s", "%s %s", args, extra);
 }
 
-/* Time of one allreduce of bytes by "stash-sim bench allreduce ARGS", and its row's string `key`. */
-static double bench_field(const char* args, double bytes, const char* key, char* out, size_t out_size)
+/* Time of one collective op of bytes by "stash-sim bench OP ARGS", and its row's string `key`. */
+static double bench_field(const char* op, const char* args, double bytes, const char* key, char* out, size_t out_size)
 {
   char all[1024];
-  snprintf(all, sizeof(all), "bench allreduce %s --min-bytes %.17g --max-bytes %.17g --iters 2 --format json", args,
+  snprintf(all, sizeof(all), "bench %s %s --min-bytes %.17g --max-bytes %.17g --iters 2 --format json", op, args,
            bytes, bytes);
   run_result r = runs(SS_SIM_BIN, all);
   cJSON* j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
@@ -74,10 +74,15 @@ static double bench_field(const char* args, double bytes, const char* key, char*
 
 double bench_time(const char* args, double bytes, char* alg, size_t alg_size)
 {
-  return bench_field(args, bytes, "algorithm", alg, alg_size);
+  return bench_field("allreduce", args, bytes, "algorithm", alg, alg_size);
+}
+
+double bench_op_time(const char* op, const char* args, double bytes, char* alg, size_t alg_size)
+{
+  return bench_field(op, args, bytes, "algorithm", alg, alg_size);
 }
 
 double bench_proto(const char* args, double bytes, char* proto, size_t proto_size)
 {
-  return bench_field(args, bytes, "protocol", proto, proto_size);
+  return bench_field("allreduce", args, bytes, "protocol", proto, proto_size);
 }

@@ -271,7 +271,7 @@ def case_catalog_list(a):
         ([], "stash-sim: error: 'stash-sim list' expects platforms or workloads, got nothing (see --help)"),
         (["gpus"], "stash-sim: error: 'stash-sim list' expects platforms or workloads, got 'gpus' (see --help)"),
         (["platforms", "--format", "xml"], "stash-sim: error: --format expects table, json or csv, got 'xml' (see --help)"),
-        (["platforms", "--gpus"], "stash-sim: error: option '--gpus' is not for 'stash-sim list'; it is for training runs, 'stash-sim bench allreduce' and 'stash-sim plan' (see --help)"),
+        (["platforms", "--gpus"], "stash-sim: error: option '--gpus' is not for 'stash-sim list'; it is for training runs, 'stash-sim bench' and 'stash-sim plan' (see --help)"),
     ]:
         r = run([a.bin, "list", *args], cwd=work, env_path=path)
         check(r.returncode == 2 and r.stderr == want + "\n" and not r.stdout, f"list {args}: usage error", r.stderr)
@@ -318,7 +318,8 @@ def case_gen_options(a):
     check(complete(a.bin, "p3.16xl", "resnet50", "--format", "=", "j") == ["json"], "--format=VALUE")
     check("--min-bytes" not in complete(a.bin, "p3.16xl", "resnet50", "--m"), "bench options are not a run's")
     check("--min-bytes" in complete(a.bin, "bench", "allreduce", "p3.16xl", "--m"), "bench options")
-    check(complete(a.bin, "bench", "a") == ["allreduce"], "bench's allreduce")
+    check(complete(a.bin, "bench", "a") == ["allreduce", "all-gather"], "bench's allreduce and all-gather")
+    check(complete(a.bin, "bench", "r") == ["reduce-scatter"], "bench's reduce-scatter")
     check("nic_gbps=" in complete(a.bin, "whatif", "p3.16xl", "vgg11", "--change", "nic"), "whatif keys")
     check("p3.16xl" in complete(a.bin, "p3.1"), "platform short names")
     check("vgg11" in complete(a.bin, "whatif", "p3.16xl", "vg"), "workload short names")

@@ -541,15 +541,15 @@ static void test_cost_star(void)
   NEAR(ss_cost_alpha_intra(j), 10e-6, 1e-12);
   NEAR(ss_cost_alpha_cross(j), 20e-6, 1e-12);
   NEAR(ss_cost_alpha_global(j), 20e-6, 1e-12);
-  NEAR(ss_cost_allreduce(j, SS_ALLREDUCE_RING, 8e6), 2 * 7 * (20e-6 + 8e6 / 8 / 10e9), 1e-12);
-  NEAR(ss_cost_allreduce(j, SS_ALLREDUCE_HIERARCHICAL, 8e6),
+  NEAR(ss_cost_collective(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_RING, 8e6), 2 * 7 * (20e-6 + 8e6 / 8 / 10e9), 1e-12);
+  NEAR(ss_cost_collective(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_HIERARCHICAL, 8e6),
        2 * 3 * (10e-6 + 2e6 / 10e9) + 2 * 1 * (20e-6 + 1e6 / 2.5e9), 1e-12);
   CU_ASSERT_EQUAL(ss_cost_tree_chunks(1), 1);
   CU_ASSERT_EQUAL(ss_cost_tree_chunks(1e12), SS_TREE_MAX_CHUNKS);
   NEAR(ss_cost_tree_bandwidth(j), 10e9 / 8, 1e-12);
   ss_job_free(j);
   j = cluster_job(p, w, 1, 1);
-  CU_ASSERT_EQUAL(ss_cost_choose(j, 8), SS_ALLREDUCE_RING);
+  CU_ASSERT_EQUAL(ss_cost_choose(j, SS_OP_ALLREDUCE, 8), SS_ALLREDUCE_RING);
   NEAR(ss_cost_alpha_cross(j), 0, 1e-12);
   ss_job_free(j);
   ss_workload_free(w);
