@@ -8,8 +8,8 @@ usage: calibration/gen_models.py [--check | --help | --version]
   --help       print this help; --version: the version
 
 Per-layer parameter counts and forward FLOPs come from the architectures (torchvision's CNNs at
-224x224 and 1000 classes, Hugging Face BertForQuestionAnswering), written out below and checked
-against the published parameter totals, with each layer's parameter tensors. Times come from public
+224x224 and 1000 classes, Hugging Face BertForQuestionAnswering, GPT2LMHeadModel and LlamaForCausalLM),
+written out below and checked against the published parameter totals, with each layer's parameter tensors. Times come from public
 measurements where they exist (../shared/data/single_gpu_fwd_bwd.md) and are estimated otherwise; host
 (CPU) times are each layer's operators times the per-operator costs measured in the ResNet-50 trace
 (read from workloads/resnet50.json). Every number says which in the workload's provenance block. workloads/resnet50.json is NOT written here (scripts/csv2workload.py
@@ -421,6 +421,8 @@ def transformer_traffic(part, c, seq):
     in FP32). head (GPT-2): ln_f's FP32 input (4 s h), lm_head's copy (2), the FP16 logits the
     model returns (2 s V) and the FP32 log-softmax output (4 s V): 6 s h + 6 s V. A BERT attention +
     ffn pair: 42 s h + 7 a s^2 bytes (FP32 66 s h + 9 a s^2; x 0.5 would say 33 s h + 4.5 a s^2)."""
+    if c.get("llama"):
+        return llama_traffic(part, c, seq)
     s, h, a, i, v = seq, c["hidden"], c["heads"], c["inter"], c["vocab"]
     bert = "type_vocab" in c
     if part == "attention":
@@ -433,8 +435,61 @@ def transformer_traffic(part, c, seq):
     return 3 * s * h + 5 * s * v, s * h + 2 * s * v, 6 * s * h + 6 * s * v
 
 
+def llama_traffic(part, c, seq):
+    """transformer_traffic for LlamaForCausalLM (Llama 2), counted the same way from the eager operators of
+    transformers' modeling_llama.py @5dd4a63 (the 4.49 line: eager_attention_forward, the rotary cos and sin
+    computed once per forward in LlamaModel) and loss/loss_utils.py ForCausalLMLoss, at FP32, with
+    attn_implementation="eager" (as GPT-2's: the scores are materialised and masked, not skipped) and
+    use_cache=False. ESTIMATE, as GPT-2's and BERT's. The differences from GPT-2: RMSNorm is eager arithmetic
+    (x.to(float32), which is x at FP32, pow(2), mean, + eps, rsqrt, x * rsqrt, weight *), rotary embeddings
+    are applied to q and k in every layer, SwiGLU has three matmuls and an elementwise SiLU x up, there are
+    no biases and no dropout (attention_dropout 0: F.dropout with p = 0 returns its input, no kernel, no
+    mask; ATen's _dropout_impl), and one entry holds a whole LlamaDecoderLayer (part "decoder").
+    decoder, element reads + writes per sequence beyond its input read once and its output written once:
+    input_layernorm 6 s h (pow writes x^2, mean reads it, x * rsqrt reads x and writes, weight * reads and
+    writes; the per-row statistics, s elements, are left out), q k v proj 6 (each reads the norm's output,
+    writes), rotary 20 (per q and k: x cos 2, the neg 1 and cat 2 of rotate_half, x sin 2, the add 3; cos and
+    sin, s x head_dim, left out), QK^T reads q and k (2), AV reads v and writes the context (2), its
+    transpose's contiguous copy (2), o_proj (2), the residual add (3), post_attention_layernorm 7 (its pow
+    reads the residual sum), gate and up read the norm's output (2), down writes (1), the residual add reads
+    2 (its write is the output): 55 s h; gate and up written (2 i s), SiLU (2), SiLU x up (3), down's read
+    (1): 8 i s; scores written (1), scaled (2), masked (2: the causal mask, s x s, read by every head, left
+    out), softmaxed (2), read by AV (1): 8 a s^2 (GPT-2 10: no dropout). Kept (autograd's saved tensors;
+    a mul by cos or sin keeps only cos or sin, which need no gradient): the input layernorm's x * rsqrt and
+    its output (the q k v input) (2 s h), q and k after rotary (2; QK^T), v (1; AV), the context (1;
+    o_proj), the residual sum (1; the second norm's pow and mul), that norm's x * rsqrt and output (2), the
+    output (1; the next layer's norm) = 10 s h; gate's output (SiLU's input), SiLU's output, up's output
+    (the product's factors) and the product (down's input): 4 i s; the softmax output, which AV keeps too
+    (the dropout returns it): 1 a s^2. No masks.
+    embedding (model.embed_tokens): the table rows read (1 s h; the write is the output); kept: the output.
+    The causal mask LlamaModel builds once per forward (full, triu, the in-place multiply by a comparison:
+    ~5.5 s^2 reads + writes, 0.1% of one layer's score traffic) and the rotary tables are left out.
+    head (model.norm + lm_head + loss): the final RMSNorm 6 s h, lm_head's read (1), log-softmax (2 s V),
+    the loss's read (1 s V, as GPT-2's; ForCausalLMLoss's logits.float() is the logits at FP32, no copy):
+    7 s h + 3 s V; kept: the norm's x * rsqrt and output (2 s h), the logits the model returns and the
+    log-softmax output (2 s V).
+    At amp/bf16 (bytes, each part counting what its own nodes keep, its FP32 input included, as GPT-2's):
+    decoder: the FP32 input kept by the norm's pow and mul (4 s h) and its FP32 x * rsqrt (4), the three
+    16-bit copies of the norm's FP32 output for q, k, v proj (6), q and k after rotary: FP32 (the FP16 q
+    and k times the FP32 cos and sin, which LlamaModel computes with autocast off and casts to the FP32
+    embeddings' dtype), so QK^T keeps 16-bit copies (4), v (FP16, 2), the context (2), the FP32 residual
+    sum (4), the second norm's x * rsqrt (4) and the two copies for gate and up (4): 34 s h; gate's output,
+    SiLU's output, up's output and the product, all FP16: 8 i s; the FP32 softmax output (4; the scores are
+    FP32 once the FP32 mask is added, and .to(query.dtype) keeps FP32 since q is FP32) and the AV matmul's
+    16-bit copy of it (2): 6 a s^2. embedding: nothing (the indices, 8 s bytes, left out as GPT-2's). head:
+    the FP32 input (4 s h), x * rsqrt (4), lm_head's copy (2), the FP16 logits (2 s V), the FP32 log-softmax
+    output (4 s V; logits.float()'s FP32 copy is kept by no node): 10 s h + 6 s V."""
+    s, h, a, i, v = seq, c["hidden"], c["heads"], c["inter"], c["vocab"]
+    if part == "decoder":
+        return 55 * s * h + 8 * i * s + 8 * a * s * s, 10 * s * h + 4 * i * s + a * s * s, 34 * s * h + 8 * i * s + 6 * a * s * s
+    if part == "embedding":
+        return s * h, s * h, 0
+    assert part == "head", part
+    return 7 * s * h + 3 * s * v, 2 * s * h + 2 * s * v, 10 * s * h + 6 * s * v
+
+
 def transformer_layer(n, host_table, c, seq, name, part, tensors, flops, weights, host):
-    """Append one layer of a transformer to n: part (embedding, attention, ffn, head) gives its
+    """Append one layer of a transformer to n: part (embedding, attention, ffn, decoder, head) gives its
     traffic (transformer_traffic), host its operators in host_table. Backward elementwise traffic:
     twice the forward's (ESTIMATE: each op reads the incoming gradient and a kept tensor, writes a
     gradient; the matmuls inside read for both the data and the weight gradient)."""
@@ -513,12 +568,84 @@ def gpt2_lm(model, seq):
     return n
 
 
+LLAMA_CFGS = {  # meta-llama/Llama-2-7b-hf / Llama-2-13b-hf config.json (LlamaForCausalLM)
+    "llama2-7b": {"hidden": 4096, "layers": 32, "heads": 32, "kv_heads": 32, "inter": 11008,
+                  "hf_name": "meta-llama/Llama-2-7b-hf"},
+    "llama2-13b": {"hidden": 5120, "layers": 40, "heads": 40, "kv_heads": 40, "inter": 13824,
+                   "hf_name": "meta-llama/Llama-2-13b-hf"},
+}
+for _c in LLAMA_CFGS.values():
+    _c.update(vocab=32000, max_pos=4096, llama=True)
+LLAMA_SEQ_LENS = (2048, 4096)   # LLaMA 1's context and Llama 2's (max_position_embeddings)
+# Published parameter totals, as transformers' num_parameters() gives them (NOT in shared/data; read in
+# public copies with find_string: KerasNLP's llama backbone_presets "params": 6738415616; Ray's
+# vicuna-13b DeepSpeed example, a Llama-2-13B fine-tune, "Reconstructed Trainable fp32 state dict with 363
+# params 13015864320 elements"), and the 13B's tensor count from the same log.
+LLAMA_PARAMS = {"llama2-7b": 6738415616, "llama2-13b": 13015864320}
+LLAMA_TENSORS = {"llama2-13b": 363}
+# Host operators of LlamaForCausalLM (transformers' modeling_llama.py @5dd4a63, the 4.49 line; eager
+# attention, use_cache=False, no attention_mask: packed sequences), as classes of HOST_FWD / HOST_BWD
+# (ESTIMATE, as BERT_HOST); AccumulateGrads are added per tensor. A matmul is a "linear" (as GPT-2's QK^T
+# and AV); a no-op .to() or .contiguous(), F.dropout with p = 0 (returns its input) and slices are views.
+LLAMA_HOST = {
+    # embed_tokens; cache_position (arange), position_ids (unsqueeze); the causal mask (full, triu, arange,
+    # reshape, gt, mul_, two unsqueezes, expand); the rotary cos and sin (inv_freq's two unsqueezes, float,
+    # expand; position_ids' unsqueeze and float; two floats, the matmul, transpose; cat, cos, sin, two muls
+    # by attention_scaling, two .to). Backward: the embedding's node (nothing else needs a gradient).
+    "embeddings": (["eltwise"] * 13 + ["view"] * 15 + ["linear"], ["eltwise"]),
+    # input_layernorm (to, pow, mean, add, rsqrt, mul, to, mul); q, k, v proj, each view + transpose; rotary
+    # on q and k (two unsqueezes of cos and sin; per tensor mul, two slices, neg, cat, mul, add); the key's
+    # transpose, QK^T, x scaling, the mask's slice and add, softmax, .to, dropout (p = 0), AV, transpose,
+    # contiguous (a copy), reshape, contiguous (none), o_proj; residual add; post_attention_layernorm
+    # (8); gate_proj, SiLU, up_proj, mul, down_proj; residual add. Backward: the same nodes less the no-ops
+    # (to, dropout, the second contiguous, the unsqueezes of cos and sin, the mask's slice), and 11 gradient
+    # sums: the layer input (pow, mul, residual), the first norm's output (q, k, v), q and k (mul, two
+    # slices each), the residual sum (pow, mul, residual), the second norm's output (gate, up).
+    "decoder": (["linear"] * 9 + ["eltwise"] * 30 + ["view"] * 23,
+                ["linear"] * 9 + ["eltwise"] * 30 + ["view"] * 13 + ["grad_sum"] * 11),
+    # norm (8, as above); hidden_states[:, slice(0, None), :] (an alias); lm_head; ForCausalLMLoss:
+    # logits.float() (a no-op at FP32), labels' pad, slice and contiguous copy, two views, .to, cross_entropy.
+    # Backward: the norm's 6 nodes and the sum of its input's two gradients (pow, mul), the alias, lm_head,
+    # the view, the loss.
+    "head": (["eltwise"] * 8 + ["view"] * 8 + ["linear", "loss"],
+             ["eltwise"] * 6 + ["view"] * 2 + ["linear", "loss", "grad_sum"]),
+}
+
+
+def llama_layer_flops(c, seq):
+    """Forward FLOPs per sequence of one LlamaDecoderLayer: the attention counted as BERT's and GPT-2's
+    (q, k, v, o proj 8 s h^2; QK^T and AV over the full s x s scores, 4 s^2 h: eager attention masks the
+    upper triangle, it does not skip it) and SwiGLU's three matmuls (gate, up, down: 6 s h i)."""
+    attn, _ = bert_layer_flops(c, seq)
+    return attn + 3 * 2 * seq * c["hidden"] * c["inter"]
+
+
+def llama_lm(model, seq):
+    # transformers LlamaForCausalLM: model.embed_tokens (vocab x h); per decoder layer model.layers.N (one
+    # entry: input_layernorm, self_attn q/k/v/o_proj, post_attention_layernorm, mlp gate/up/down_proj, no
+    # biases; rotary position embeddings have no parameters); model.norm; lm_head Linear(h, vocab,
+    # bias=False), NOT tied (tie_word_embeddings false: its own parameters, in the last entry). Tensors in
+    # registration order (LlamaDecoderLayer registers self_attn, mlp, input_layernorm,
+    # post_attention_layernorm): q, k, v, o, gate, up, down, the two norms' weights.
+    c, n = LLAMA_CFGS[arch(model)], Net()
+    h, i, v = c["hidden"], c["inter"], c["vocab"]
+    assert c["kv_heads"] == c["heads"]   # no grouped-query attention: k_proj and v_proj are h x h
+    layer = functools.partial(transformer_layer, n, LLAMA_HOST, c, seq)
+    layer("model.embed_tokens", "embedding", [v * h], 0, 0, "embeddings")
+    for k in range(c["layers"]):
+        layer("model.layers.%d" % k, "decoder", [h * h] * 4 + [i * h] * 3 + [h, h], llama_layer_flops(c, seq),
+              4 * h * h + 3 * h * i, "decoder")
+    layer("model.norm+lm_head", "head", [h, v * h], 2 * seq * h * v, h * v, "head")
+    return n
+
+
 # Each workload: (architecture, sequence length) for the transformers; the CNNs are their own.
 VARIANTS = {"bert-base": ("bert-base", 512), "bert-large": ("bert-large", 512),
             "bert-base-seq128": ("bert-base", 128), "bert-base-seq512": ("bert-base", 512),
             "bert-large-seq128": ("bert-large", 128), "bert-large-seq512": ("bert-large", 512),
             "bert-base-seq384": ("bert-base", 384), "bert-large-seq384": ("bert-large", 384)}
 VARIANTS.update({m: (m, GPT2_SEQ_LEN) for m in GPT2_CFGS})
+VARIANTS.update({"%s-seq%d" % (m, s): (m, s) for m in LLAMA_CFGS for s in LLAMA_SEQ_LENS})
 
 
 def arch(model):
@@ -534,8 +661,12 @@ def is_bert(model):
     return arch(model) in BERT_CFGS
 
 
+def is_llama(model):
+    return arch(model) in LLAMA_CFGS
+
+
 def is_transformer(model):
-    return is_bert(model) or arch(model) in GPT2_CFGS
+    return is_bert(model) or is_llama(model) or arch(model) in GPT2_CFGS
 
 
 ARCHS = {
@@ -630,6 +761,11 @@ HOST_BWD = {
 OPT_OPS_TRACE, OPT_OPS_SGD_WD, OPT_OPS_ADAMW = 3, 4, 7
 
 IMAGENET_SAMPLES, IMAGENET_BYTES = 1281167, 146e9      # as workloads/resnet50.json
+# RedPajama-Data-1T's dataset card (huggingface.co/datasets/togethercomputer/RedPajama-Data-1T, README
+# "Dataset Summary"): tokens per source, in billions (see dataset()).
+REDPAJAMA_TOKENS_B = {"Commoncrawl": 878, "C4": 175, "GitHub": 59, "Books": 26, "ArXiv": 28, "Wikipedia": 24,
+                      "StackExchange": 20}
+REDPAJAMA_TOKENS = sum(REDPAJAMA_TOKENS_B.values()) * 10**9
 OWT_TRAIN_TOKENS = 9035582198                          # nanoGPT data/openwebtext/prepare.py (see dataset())
 SQUAD2_TRAIN_JSON_BYTES, SQUAD2_TRAIN_ANSWERABLE = 42123633, 86821
 
@@ -659,9 +795,25 @@ MODELS = {  # name: (default batch, pipeline, batch note)
     "gpt2-774m": (2, "openwebtext", "CHOICE: 2 sequences of 1024 tokens"),
     "gpt2-1.5b": (1, "openwebtext", "CHOICE: 1 sequence of 1024 tokens: its FP32 weights, gradients and AdamW moments alone take 16 bytes x 1.56e9 = 25 GB, more than a 16 GB V100 holds without sharding (ZeRO) or offloading"),
 }
+
+
+def llama_batch_note(model):
+    c, params, seq = LLAMA_CFGS[arch(model)], LLAMA_PARAMS[arch(model)], seq_len(model)
+    return ("CHOICE: 1 sequence of %d tokens, the smallest batch: %s fits no single GPU unsharded at any batch, "
+            "its FP32 weights, gradients and the two AdamW moments alone taking 16 bytes x %d parameters = %.0f GB, "
+            "more than an 80 GB A100 or H100 holds, before any activation; training it takes ZeRO/FSDP sharding, "
+            "offloading or tensor/pipeline parallelism, which this workload does not describe (the simulator "
+            "refuses the run for memory unless --ignore-memory). Sequence %d: %s"
+            % (seq, c["hf_name"], params, 16 * params / 1e9, seq,
+               "Llama 2's context (max_position_embeddings 4096), as it was pretrained" if seq == 4096 else
+               "LLaMA 1's context, half of Llama 2's: the shorter of the pair"))
+
+
+MODELS.update({m: (1, "redpajama", llama_batch_note(m)) for m in VARIANTS if is_llama(m)})
 ORDER = ["alexnet", "resnet18", "vgg11", "mobilenet_v2", "shufflenet_v2_x0_5", "squeezenet1_0",
          "resnet101", "resnet152", "vgg16", "vgg19", "resnet34", "bert-base", "bert-large", "bert-base-seq128", "bert-base-seq512",
-         "bert-large-seq128", "bert-large-seq512", "bert-base-seq384", "bert-large-seq384", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b"]
+         "bert-large-seq128", "bert-large-seq512", "bert-base-seq384", "bert-large-seq384", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b",
+         "llama2-7b-seq2048", "llama2-7b-seq4096", "llama2-13b-seq2048", "llama2-13b-seq4096"]
 
 
 def sig(x, digits=6):
@@ -672,6 +824,9 @@ def sig(x, digits=6):
 def build(model):
     if is_bert(model):
         net = bert_qa(model, seq_len(model))
+        net.host(["seed"])
+    elif is_llama(model):
+        net = llama_lm(model, seq_len(model))
         net.host(["seed"])
     elif is_transformer(model):
         net = gpt2_lm(model, seq_len(model))
@@ -795,6 +950,15 @@ def bert_times(model, net):
     rate, batch, f, seq = bert_rate(), REF["batch"], total_flops(net), seq_len(model)
     if is_bert(model):
         task, gpt_note = "%s question answering" % BERT_CFGS[arch(model)]["hf_name"], ""
+    elif is_llama(model):
+        c = LLAMA_CFGS[arch(model)]
+        task = "%s causal language modelling (LlamaForCausalLM, eager attention), the untied LM head over the %d-word vocabulary on every position" % (c["hf_name"], c["vocab"])
+        gpt_note = (" No FP32 V100 training measurement of a model of this size is in shared/data, and none can exist "
+                    "without sharding: its FP32 weights, gradients and AdamW moments alone (16 bytes x %d parameters = "
+                    "%.0f GB) fit no single GPU; hence this FLOP-rate ESTIMATE. Its %d-wide GEMMs would run more "
+                    "efficiently than BERT-base's 768-wide ones; the eager attention over %d x %d scores per head "
+                    "(masked, not skipped) and the rotary and RMSNorm elementwise passes, which BERT does not have, "
+                    "less." % (LLAMA_PARAMS[arch(model)], 16 * LLAMA_PARAMS[arch(model)] / 1e9, c["hidden"], seq, seq))
     else:
         task = "%s causal language modelling, the tied LM head over the 50257-word vocabulary on every position" % GPT2_CFGS[model]["hf_name"]
         gpt_note = (" No public FP32 V100 training measurement of GPT-2 was found (search of the docs and pages "
@@ -816,7 +980,7 @@ def bert_times(model, net):
         "This model (%s, sequence %d, %.2f GFLOP forward per sequence) is assumed to "
         "run at the same rate: fwd+bwd at batch 16 = 16 x 3 x %.2f GFLOP / %.2f TFLOP/s = %.1f ms; "
         "%s comes from bert-base's measurement in the same way (by FLOPs). Not modelled: the "
-        "attention softmax/dropout over %d^2 scores per head is memory-bound and grows faster with the "
+        "attention %s over %d^2 scores per head is memory-bound and grows faster with the "
         "sequence than the matmuls, so at sequence %d vs the measured 128 the real time is likely %s "
         "longer. Backward/forward = %.1f: ESTIMATE, the matmul FLOP ratio (input and weight gradients); "
         "single_gpu_fwd_bwd.md has no transformer, its GEMM-heavy CNNs measure 2.09 (AlexNet) to 2.22 "
@@ -824,7 +988,8 @@ def bert_times(model, net):
         "gather (0 FLOPs) and gets 0 s, its gradient (a scatter-add into the word table) is ready last.%s"
         % (bert_pretraining_fwd_flops("bert-base", BERT_PRETRAIN_SEQ_LEN) / 1e9, rate / 1e12,
            100 * rate / REF["gpu_flops"], task, seq, f / 1e9, f / 1e9,
-           rate / 1e12, total * 1e3, "bert-large" if model in ("bert-base", "bert-large") else "this model", seq, seq,
+           rate / 1e12, total * 1e3, "bert-large" if model in ("bert-base", "bert-large") else "this model",
+           "softmax" if is_llama(model) else "softmax/dropout", seq, seq,
            "~10%" if seq <= 512 else "more than 10%", BERT_BWD_FWD, net.layers[0]["name"], gpt_note))
     return fwd, bwd, split_by_flops(net, fwd, bwd), "ESTIMATE", text
 
@@ -1074,6 +1239,18 @@ def dataset(model):
             "dataset.prep_cpu_s_per_sample": "ESTIMATE 10 us: a memmap slice of %d tokens and its cast to int64 per sample (no decoding); the file is read from the page cache after the first epoch." % seq,
         }
         return ds, prov
+    if pipeline == "redpajama":
+        seq = seq_len(model)
+        ds = {"name": "redpajama-data-1t", "samples": REDPAJAMA_TOKENS // seq, "bytes_per_sample": 2 * seq,
+              "prep_cpu_s_per_sample": 0.00001, "decoded_bytes_per_sample": 2 * 8 * seq}
+        prov = {
+            "dataset.name": "CHOICE: RedPajama-Data-1T (togethercomputer, Hugging Face datasets), 'a clean-room, fully open-source implementation of the LLaMa dataset' (its card), as the public stand-in for Llama 2's pretraining data, which is not public (2 trillion tokens, as Touvron et al. 2023 state: recalled, not read in this work). Assumed pipeline: the text tokenized once with the Llama 2 tokenizer (32000 words) into one uint16 token stream, as nanoGPT's prepare.py does for OpenWebText, read by random %d-token windows; LlamaForCausalLM takes the window as input_ids and as labels and shifts the labels itself." % seq,
+            "dataset.samples": "DERIVED + ESTIMATE: %d tokens (the dataset card's per-source counts, %s billion, summed; its total row says '1.2 Trillion'; read in the card with the docs search, NOT in shared/data) // %d tokens per sample = %d sequences per epoch. ESTIMATE: the card does not say which tokenizer counted the tokens; they are taken as Llama tokens." % (REDPAJAMA_TOKENS, " + ".join("%s %d" % kv for kv in REDPAJAMA_TOKENS_B.items()), seq, REDPAJAMA_TOKENS // seq),
+            "dataset.bytes_per_sample": "DERIVED: %d uint16 tokens = %d bytes (the vocabulary, 32000 words, fits 16 bits)." % (seq, 2 * seq),
+            "dataset.decoded_bytes_per_sample": "DERIVED: input_ids and labels, %d tokens each, as int64 = 2 x 8 x %d bytes." % (seq, seq),
+            "dataset.prep_cpu_s_per_sample": "ESTIMATE 10 us, as openwebtext's: a memmap slice of %d tokens and its cast to int64 per sample (no decoding)." % seq,
+        }
+        return ds, prov
     if pipeline == "squad":
         seq = seq_len(model)
         ds = {"name": "squad-v2.0-train-answerable", "samples": SQUAD2_TRAIN_ANSWERABLE,
@@ -1159,6 +1336,15 @@ def workload(model):
 
 def tensors_provenance(model, net):
     n = sum(len(l["tensors"]) for l in net.layers)
+    if is_llama(model):
+        return ("DERIVED from the architecture, in the order transformers registers them (named_parameters): "
+                "model.embed_tokens (1); per decoder layer self_attn's q_proj, k_proj, v_proj, o_proj, mlp's gate_proj, "
+                "up_proj, down_proj weights, then input_layernorm's and post_attention_layernorm's weights (9: no "
+                "biases; LlamaDecoderLayer registers self_attn and mlp before its two norms); model.norm's weight and "
+                "lm_head's weight (2, the last entry; not tied): 1 + 9 x %d + 2 = %d tensors.%s"
+                % (LLAMA_CFGS[arch(model)]["layers"], n, " The same count as a DeepSpeed ZeRO-3 checkpoint of a "
+                   "Llama-2-13B fine-tune reconstructs (363 params; the script asserts it)."
+                   if arch(model) in LLAMA_TENSORS else ""))
     if arch(model) in GPT2_CFGS:
         return ("DERIVED from the architecture, in the order transformers registers them (named_parameters, the tied "
                 "lm_head weight listed once, as wte): transformer.wte and wpe (2); per block, in the attn entry ln_1's "
@@ -1183,6 +1369,16 @@ def tensors_provenance(model, net):
 
 def arch_provenance(model, net, params):
     f = total_flops(net)
+    if is_llama(model):
+        c, seq = LLAMA_CFGS[arch(model)], seq_len(model)
+        h, i, v = c["hidden"], c["inter"], c["vocab"]
+        per = 4 * h * h + 3 * h * i + 2 * h
+        return {
+            "architecture": "transformers LlamaForCausalLM, %s config.json (hidden_size %d, num_hidden_layers %d, num_attention_heads %d, num_key_value_heads %d: no grouped-query attention, intermediate_size %d, vocab_size %d, max_position_embeddings 4096, hidden_act silu, tie_word_embeddings false, no biases (attention_bias and mlp_bias: LlamaConfig's default false), attention_dropout 0.0 (absent from the file: LlamaConfig's default); the values as public copies of that file give them, read with find_string, NOT in shared/data; the parameter total they give equals the published one), modeling_llama.py @5dd4a63 (the 4.49 line) with attn_implementation='eager' (CHOICE: as the GPT-2 workloads; SDPA or FlashAttention would skip the masked half of the scores and keep none of them) and use_cache=False, trained as a causal language model on sequences of %d tokens (every sample that long)." % (c["hf_name"], h, c["layers"], c["heads"], c["kv_heads"], i, v, seq),
+            "layer_names": "Hugging Face module names: model.embed_tokens, one entry per LlamaDecoderLayer model.layers.N (input_layernorm + self_attn q/k/v/o_proj with the rotary embedding + post_attention_layernorm + mlp gate/up/down_proj), then model.norm+lm_head (the final RMSNorm and the LM head with the loss).",
+            "params": "DERIVED: embed_tokens %d x %d; per decoder layer 4h^2 + 3hi + 2h = %d (q, k, v, o_proj h x h each, gate_proj and up_proj i x h, down_proj h x i, two RMSNorm weights h; no biases, the rotary embedding has no parameters); model.norm h; lm_head %d x %d, its own (not tied). Total %d = the published %d (transformers' num_parameters(); the script asserts it)." % (v, h, per, v, h, params, LLAMA_PARAMS[arch(model)]),
+            "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per decoder layer 8 s h^2 (q, k, v, o_proj) + 6 s h i (gate, up, down_proj) + 4 s^2 h (QK^T and AV over the full s x s scores: eager attention masks the upper triangle, it does not skip it; as the GPT-2 and BERT workloads count them) = %.1f GFLOP; the LM head 2 s h V = %.1f GFLOP. RMSNorm, rotary, SiLU, softmax, the loss and the embedding gather are not counted. Total %.3f GFLOP." % (seq, llama_layer_flops(c, seq) / 1e9, 2 * seq * h * v / 1e9, f / 1e9),
+        }
     if arch(model) in GPT2_CFGS:
         c, seq = GPT2_CFGS[model], seq_len(model)
         h, v = c["hidden"], c["vocab"]
@@ -1255,8 +1451,10 @@ def readme(rows):
             "## Rules",
             "",
             "- Parameters and FLOPs per layer come from the architectures (torchvision at 224x224 and 1000",
-            "  classes; Hugging Face `BertForQuestionAnswering`); one entry per conv/linear layer with the",
-            "  following BatchNorm folded in. The generator asserts torchvision's published parameter totals.",
+            "  classes; Hugging Face `BertForQuestionAnswering`, `GPT2LMHeadModel`, `LlamaForCausalLM`); one",
+            "  entry per conv/linear layer with the following BatchNorm folded in (transformers: per attention",
+            "  and feed-forward part, Llama per decoder layer). The generator asserts the published parameter",
+            "  totals.",
             "- Where a model's forward and backward totals are measured, they are split over the layers in",
             "  proportion to each layer's forward FLOPs. That split is an estimate: BN, ReLU and pooling time",
             "  is spread by FLOPs rather than booked where it runs.",
@@ -1278,6 +1476,15 @@ def readme(rows):
             "  Their times are ESTIMATES at the measured BERT-base FLOP rate (no public FP32 V100 GPT-2",
             "  training measurement found). Default batches 8/4/2/1: a CHOICE; gpt2-1.5b's FP32 weights,",
             "  gradients and AdamW state alone (25 GB) exceed a 16 GB V100.",
+            "- llama2-7b/13b-seq2048/seq4096: Hugging Face `LlamaForCausalLM` (meta-llama/Llama-2-7b-hf,",
+            "  -13b-hf: RMSNorm, rotary embeddings, SwiGLU, no biases, no dropout, an untied LM head) with eager",
+            "  attention at sequence 2048 (LLaMA 1's context) and 4096 (Llama 2's), one entry per decoder layer;",
+            "  parameters asserted against the published totals (6,738,415,616 and 13,015,864,320). Times are",
+            "  ESTIMATES at the measured BERT-base FLOP rate, as GPT-2's. Default batch 1: a CHOICE, the models",
+            "  fit no single GPU unsharded at any batch (FP32 weights, gradients and AdamW state: 16 bytes a",
+            "  parameter, 108 GB and 208 GB), so the simulator refuses them for memory without `--ignore-memory`.",
+            "  Dataset RedPajama-Data-1T (a CHOICE: the open reproduction of the LLaMA pretraining data; its",
+            "  card's token count, whose tokenizer it does not name, taken as Llama tokens).",
             "- Backward/forward ratios come from the closest measured model (BERT: 2.0, the matmul ratio).",
             "- The optimizer step scales resnet50's measured SGD step by parameter count (BERT: x2 for AdamW).",
             "- Only measured models carry a `Tesla K80` device entry; elsewhere a K80 is scaled by peak",
@@ -1354,6 +1561,43 @@ def check_architectures():
         params = sum(l["params"] for l in build(model).layers)
         if params != published:
             sys.exit("gen_models.py: %s has %d parameters, the published count is %d" % (model, params, published))
+    for name, published in LLAMA_PARAMS.items():
+        net = build("%s-seq%d" % (name, LLAMA_SEQ_LENS[0]))
+        params, ntensors = sum(l["params"] for l in net.layers), sum(len(l["tensors"]) for l in net.layers)
+        if params != published or ntensors != LLAMA_TENSORS.get(name, ntensors):
+            sys.exit("gen_models.py: %s has %d parameters in %d tensors, the published count is %d (%s tensors)"
+                     % (name, params, ntensors, published, LLAMA_TENSORS.get(name, "?")))
+
+
+def check_llama():
+    """act_bytes and act_bytes_half of llama2-7b-seq2048's first decoder layer against the tensors written
+    out by hand (llama_traffic's docstring), bytes per sequence."""
+    s, h, a, i = 2048, 4096, 32, 11008
+    fp32 = 4 * (s * h            # the input norm's x * rsqrt
+                + s * h          # its output, kept by q, k, v proj
+                + 2 * s * h      # q and k after rotary, kept by QK^T
+                + s * h          # v, kept by AV
+                + a * s * s      # the softmax output, kept by softmax and AV
+                + s * h          # the context, kept by o_proj
+                + s * h          # the residual sum, kept by the second norm's pow and mul
+                + 2 * s * h      # that norm's x * rsqrt and output (gate and up's input)
+                + 4 * i * s      # gate's output, SiLU's output, up's output, their product
+                + s * h)         # the output, kept by the next layer's norm
+    half = (4 * s * h + 4 * s * h  # the FP32 input (pow, mul) and x * rsqrt
+            + 3 * 2 * s * h        # q, k, v proj: a 16-bit copy of the FP32 norm output each
+            + 2 * 2 * s * h        # QK^T's 16-bit copies of the FP32 rotary q and k
+            + 2 * s * h            # v (FP16)
+            + 2 * s * h            # the context (FP16)
+            + 4 * s * h + 4 * s * h  # the FP32 residual sum, the second norm's x * rsqrt
+            + 2 * 2 * s * h        # gate and up: a copy each
+            + 4 * 2 * i * s        # gate out, SiLU out, up out, the product (FP16)
+            + 4 * a * s * s        # the FP32 softmax output
+            + 2 * a * s * s)       # AV's 16-bit copy of it
+    net = build("llama2-7b-seq2048")
+    work = {l["name"]: w for l, w in zip(net.layers, layer_work(net))}["model.layers.0"]
+    got = (work["act_bytes"], work["act_bytes_half"])
+    if got != (fp32, half) or got != (1233125376, 1270874112):
+        sys.exit("gen_models.py: llama2-7b-seq2048 layer 0 keeps %s bytes (fp32, amp), by hand %s" % (got, (fp32, half)))
 
 
 def check_half():
@@ -1382,6 +1626,7 @@ def outputs():
     """Every generated file: relative path -> text."""
     check_architectures()
     check_half()
+    check_llama()
     check_resnet50()
     files, rows = {}, []
     for model in ORDER:

@@ -19,12 +19,14 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLATFORMS = ["platforms/p3.2xl.xml", "platforms/p2.xl.xml"]
 # At their default batch, in FP32, these do not fit a 16 GB V100 or a 12 GB K80 (activations kept for
-# backward: GPT-2 at sequence 1024, ResNet-152 at batch 80 and BERT-large at sequence 384 and 512 on the K80).
+# backward: GPT-2 at sequence 1024, ResNet-152 at batch 80 and BERT-large at sequence 384 and 512 on the K80;
+# Llama 2 7B and 13B fit no single GPU at any batch: 16 bytes a parameter of weights, gradients and AdamW).
+LLAMA = "llama2-7b-seq2048 llama2-7b-seq4096 llama2-13b-seq2048 llama2-13b-seq4096"
 REFUSED = {
     ("workloads/%s.json" % w, "platforms/%s.xml" % p)
-    for p, ws in (("p3.2xl", "gpt2-124m gpt2-355m gpt2-774m gpt2-1.5b"),
+    for p, ws in (("p3.2xl", "gpt2-124m gpt2-355m gpt2-774m gpt2-1.5b " + LLAMA),
                   ("p2.xl", "gpt2-124m gpt2-355m gpt2-774m gpt2-1.5b resnet152 bert-large "
-                            "bert-large-seq384 bert-large-seq512"))
+                            "bert-large-seq384 bert-large-seq512 " + LLAMA))
     for w in ws.split()}
 
 
