@@ -515,9 +515,11 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       if (s->trace) {
         char name[64], detail[96];
         if (b < j->nbuckets)
-          snprintf(name, sizeof(name), "allreduce bucket %d", b);
+          snprintf(name, sizeof(name), "%s bucket %d", ss_coll_op_name(s->coll_op[b]), b);
+        else if (b < j->nbuckets + j->npost)
+          snprintf(name, sizeof(name), "all-gather parameters %d", b - j->nbuckets);
         else
-          snprintf(name, sizeof(name), "allreduce metric %d", b - j->nbuckets);
+          snprintf(name, sizeof(name), "allreduce metric %d", b - j->nbuckets - j->npost);
         snprintf(detail, sizeof(detail), "%s%s%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]),
                  j->resolved.call_cost ? " " : "", j->resolved.call_cost ? ss_proto_name(s->coll_pc[b].proto) : "",
                  s->coll_bytes[b]);

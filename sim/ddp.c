@@ -124,6 +124,27 @@ static void horovod_buckets(ss_job* j)
   }
 }
 
+/* DeepSpeed ZeRO stages 1 and 2: gradients in backward order fill a bucket of reduce_bucket_size
+ * elements (SS_ZERO_BUCKET_ELEMENTS; no small first bucket), a layer never split (DeepSpeed never
+ * splits a parameter: a bucket about to overflow is reduced first). */
+static void zero_buckets(ss_job* j)
+{
+  const ss_workload* w = j->workload;
+  double cap = SS_ZERO_BUCKET_ELEMENTS * w->grad_bytes_per_param;
+  ss_bucket* cur = NULL;
+  for (int l = w->nlayers - 1; l >= 0; l--) {
+    double bytes = w->layers[l].params * w->grad_bytes_per_param;
+    if (bytes <= 0)
+      continue;
+    if (cur && cur->bytes + bytes > cap)
+      cur = NULL;
+    cur = open_bucket(j, cur, l);
+    cur->bytes += bytes;
+    cur->ntensors += w->layers[l].ntensors;
+    cur->last_layer = l;
+  }
+}
+
 int ss_ddp_buckets(ss_job* j)
 {
   const ss_workload* w = j->workload;
@@ -131,7 +152,9 @@ int ss_ddp_buckets(ss_job* j)
   j->buckets = calloc((size_t)w->ntensors + (size_t)w->nlayers, sizeof(ss_bucket));
   if (!j->buckets)
     return SS_ENOMEM;
-  if (j->opt.ddp == SS_DDP_APEX)
+  if (j->opt.shard != SS_SHARD_NONE)
+    zero_buckets(j);
+  else if (j->opt.ddp == SS_DDP_APEX)
     apex_buckets(j);
   else if (j->opt.ddp == SS_DDP_HOROVOD)
     horovod_buckets(j);

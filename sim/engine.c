@@ -298,8 +298,9 @@ static int coll_setup(ss_sim* s, const ss_job* j)
       me->hop_alpha[2] = s->alpha_cross[me->local];
     }
   }
-  /* Training: the buckets, then the one-element metric allreduces of each iteration. */
-  s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : j->nbuckets + j->nmetric;
+  /* Training: the buckets, the parameter all-gathers after the step (--shard zero1/zero2), then the
+   * one-element metric allreduces of each iteration. */
+  s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : ss_job_colls_per_iter(j);
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->coll_op = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_op));
@@ -311,14 +312,21 @@ static int coll_setup(ss_sim* s, const ss_job* j)
       !s->cross_hidden)
     return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
-    int metric = s->bench_nsizes == 0 && c >= j->nbuckets;
-    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c] : metric ? SS_METRIC_BYTES : j->buckets[c].bytes;
+    int bucket = s->bench_nsizes == 0 && c < j->nbuckets, post = s->bench_nsizes == 0 && !bucket && c < j->nbuckets + j->npost;
+    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c]
+                   : bucket             ? j->buckets[c].bytes
+                   : post               ? j->post_bytes[c - j->nbuckets]
+                                        : SS_METRIC_BYTES;
     s->coll_bytes[c] = bytes;
-    ss_coll_op op = s->bench_nsizes > 0 ? j->opt.bench_op : SS_OP_ALLREDUCE;
+    /* ZeRO-2 reduces each bucket to the GPUs that own its parts: a reduce-scatter's traffic. */
+    ss_coll_op op = s->bench_nsizes > 0                        ? j->opt.bench_op
+                    : post                                     ? SS_OP_ALL_GATHER
+                    : bucket && j->opt.shard == SS_SHARD_ZERO2 ? SS_OP_REDUCE_SCATTER
+                                                               : SS_OP_ALLREDUCE;
     s->coll_op[c] = op;
-    if (s->bench_nsizes == 0 && !metric)
+    if (bucket)
       s->coll_after_s[c] = j->bucket_post_s[c];
-    if (s->bench_nsizes > 0 || metric)
+    if (!bucket)
       s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(f, op, bytes) : f->opt.allreduce;
     else
       s->coll_alg[c] = f->bucket_alg[c];
@@ -775,7 +783,7 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
 {
   ss_job copy;
   const ss_job* job = sim_job(full, &copy);
-  double events = ss_job_events(job, job->nbuckets + job->nmetric, job->niters);
+  double events = ss_job_events(job, ss_job_colls_per_iter(job), job->niters);
   if (ss_job_check_work(full, events, "run", err) || engine_init(job, ncfg, cfg, 1, err))
     return SS_EINPUT;
   /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */

@@ -195,7 +195,7 @@ static void wait_metrics(ss_sim* s, ss_rank* me, int iter)
 {
   const ss_job* j = s->job;
   double t0 = simgrid_get_clock();
-  double net = ss_coll_wait_reduced(s, me->rank, (long)(iter + 1) * (j->nbuckets + j->nmetric));
+  double net = ss_coll_wait_reduced(s, me->rank, (long)(iter + 1) * ss_job_colls_per_iter(j));
   log_add(&me->log, t0, t0 + net, SS_CAT_NETWORK);
   host_span(s, me, ".item() (metric allreduces)", SS_CAT_INTERCONNECT, t0 + net);
 }

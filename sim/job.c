@@ -193,6 +193,34 @@ static double layer_launches(const ss_layer* y)
   return y->ntensors > 1 ? y->ntensors : 1;
 }
 
+int ss_job_colls_per_iter(const ss_job* j)
+{
+  return j->nbuckets + j->npost + j->nmetric;
+}
+
+/* ZeRO stages 1 and 2: after the step every GPU all-gathers the updated partitions of the
+ * parameters, in the model's dtype, as max(1, floor(P / allgather_bucket_size)) equal all-gathers
+ * (deepspeed/runtime/utils.py @v0.12.3, all_gather_dp_groups: num_shards = max(1, partition numel x
+ * world size // allgather_bucket_size), dist.all_gather on the default stream: the next forward
+ * waits for them). */
+static int zero_post(ss_job* j)
+{
+  const ss_workload* w = j->workload;
+  double params = 0;
+  for (int l = 0; l < w->nlayers; l++)
+    params += w->layers[l].params;
+  if (!(params > 0))
+    return SS_OK;
+  int n = (int)fmax(1, floor(params / SS_ZERO_BUCKET_ELEMENTS));
+  j->post_bytes = calloc((size_t)n, sizeof(double));
+  if (!j->post_bytes)
+    return SS_ENOMEM;
+  j->npost = n;
+  for (int k = 0; k < n; k++)
+    j->post_bytes[k] = params / n * w->grad_bytes_per_param;
+  return SS_OK;
+}
+
 /* One iteration's segments (ss_segment) from the layers and buckets, with the GPU work summed in
  * the order the trainer always has (forward at once; backward from the last layer, cut where a
  * collective launches), then the host's figures for each (host_opt_s: the optimizer's). */
@@ -223,7 +251,8 @@ static int make_segments(ss_job* j, double host_opt_s)
     pending += j->bwd_flops[l];
     pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
     g->launches += 2 * layer_launches(&w->layers[l]);
-    while (j->opt.overlap && b < j->nbuckets && j->buckets[b].last_layer == l) {
+    /* ZeRO-1 reduces the gradients after backward (no hooks: stage_1_and_2.py @v0.12.3). */
+    while (j->opt.overlap && j->opt.shard != SS_SHARD_ZERO1 && b < j->nbuckets && j->buckets[b].last_layer == l) {
       if (chunk >= l) {
         g->first_layer = chunk;
         g->last_layer = l;
@@ -642,6 +671,9 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     j->fwd_total_flops += j->fwd_flops[l];
   if (!j->roofline)
     j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
+  /* ZeRO: each GPU steps the optimizer on its 1/N of the parameters. */
+  if (o->shard != SS_SHARD_NONE && j->ngpus > 1)
+    j->opt_flops /= j->ngpus;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   if (o->init_io != SS_INIT_NONE) {
     double params = 0;
@@ -652,6 +684,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
     rc = ss_ddp_buckets(j);
+  if (!rc && o->shard != SS_SHARD_NONE && j->ngpus > 1)
+    rc = zero_post(j);
   if (!rc && o->arch == SS_ARCH_PS) {
     j->ps_hosts = o->placement == SS_PS_COLOCATED ? j->instances : o->server_hosts > 0 ? o->server_hosts : o->servers;
     rc = make_ps_parts(j);
@@ -705,6 +739,7 @@ void ss_job_free(ss_job* j)
   free(j->buckets);
   free(j->bucket_alg);
   free(j->segs);
+  free(j->post_bytes);
   free(j->host_fwd_s);
   free(j->host_bwd_s);
   free(j->bucket_post_s);

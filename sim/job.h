@@ -97,6 +97,10 @@ typedef struct ss_job {
   double staging_s;        /* host time staging that copy through pageable memory */
   double handoff_s;        /* host time taking a batch from a loader worker */
   int nmetric;             /* one-element allreduces per iteration after the gradients' */
+  /* --shard zero1/zero2: the all-gathers of the updated parameters after the optimizer step, in
+   * chunks of SS_ZERO_BUCKET_ELEMENTS (DeepSpeed's allgather_bucket_size); the iteration waits for them. */
+  int npost;
+  double* post_bytes;      /* [npost] */
   double interference;     /* f: while a collective runs on a GPU its compute takes 1 + f times as
                             * long (docs/model.md, "Compute slowed by communication"); 0: off */
   int memory_known;        /* the GPU's memory and the workload's activations are given */
@@ -152,6 +156,14 @@ int ss_job_reference_batch(const ss_job* j);
 
 /* One reference core runs this many flops per second: CPU times are given in its seconds. */
 #define SS_REF_CORE_FLOPS 1e9
+
+/* DeepSpeed's reduce_bucket_size and allgather_bucket_size: 5e8 ELEMENTS each, the defaults of
+ * zero_optimization (deepspeed/runtime/zero/config.py @v0.12.3, L104 and L116). */
+#define SS_ZERO_BUCKET_ELEMENTS 5e8
+
+/* The collectives of one iteration, in the order every rank issues them: the gradients' buckets,
+ * the parameter all-gathers after the step (--shard zero1/zero2), the metric allreduces. */
+int ss_job_colls_per_iter(const struct ss_job* j);
 
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)

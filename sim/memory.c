@@ -3,6 +3,7 @@
 
 #include "job.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #define GIB 1073741824.0
@@ -54,6 +55,15 @@ double ss_memory_buffers_bytes(const ss_job* j)
 {
   if (j->nbuckets == 0 || j->opt.arch != SS_ARCH_ALLREDUCE)
     return 0;
+  /* DeepSpeed ZeRO-1/2: the gradients are reduced through one flat bucket of reduce_bucket_size
+   * elements (stage_1_and_2.py @v0.12.3: torch.empty(reduce_bucket_size) for the contiguous
+   * gradients), or the largest of the buckets when they are all smaller. */
+  if (j->opt.shard != SS_SHARD_NONE) {
+    double largest = 0;
+    for (int b = 0; b < j->nbuckets; b++)
+      largest = fmax(largest, j->buckets[b].bytes);
+    return largest;
+  }
   /* Horovod allocates one fusion buffer of HOROVOD_FUSION_THRESHOLD bytes the first time it fuses
    * (horovod docs/tensor-fusion.rst); 0 turns fusion off. */
   if (j->opt.ddp == SS_DDP_HOROVOD)
@@ -73,6 +83,14 @@ int ss_memory_job(const ss_job* j, int half, ss_memory* out)
   if (!(capacity > 0) || !j->workload->has_work)
     return 0;
   ss_memory_compute(j->workload, j->batch, half, ss_memory_buffers_bytes(j), capacity, out);
+  /* ZeRO-1 divides the optimizer state among the GPUs, ZeRO-2 the gradients too (each GPU keeps
+   * the reduced part it owns); the sums are then as computed above. */
+  if (j->opt.shard != SS_SHARD_NONE && j->ngpus > 1) {
+    out->optimizer /= j->ngpus;
+    if (j->opt.shard == SS_SHARD_ZERO2)
+      out->gradients /= j->ngpus;
+    out->total = out->parameters + out->gradients + out->optimizer + out->activations + out->buffers + out->reserve;
+  }
   return 1;
 }
 

@@ -22,6 +22,7 @@ static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
 static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
+static const char* const shard_names[] = {"none", "zero1", "zero2", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
 /* --p2p-level: auto, then NCCL_P2P_LEVEL's names by ss_path (transport.h) from LOC on. */
@@ -208,6 +209,11 @@ const ss_optdef ss_option_table[] = {
      "ddp", "ddp", 0, NULL,
      "how gradients become collectives: pytorch (DDP buckets of --bucket-mib, first 1 MiB), apex (a bucket ships "
      "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)"},
+    {"shard", 0, SS_KIND_ENUM, OFF(shard), 0, 0, 0, shard_names, 0, RUNS, "host", "S", NULL, SS_SHARD_NONE, "none", 0,
+     "shard", "shard", 0, NULL,
+     "which training states the GPUs divide among them, as DeepSpeed ZeRO v0.12.3: none (--ddp's framework), zero1 "
+     "(optimizer state: gradients allreduced after backward, parameters all-gathered after the step), zero2 (and "
+     "gradients: reduced per bucket as backward fills it, blocking it)"},
     {"message-size", 0, SS_KIND_REAL, OFF(message_size), 1, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", 1e7, "10000000 (apex's)", 0, "message_size", "message_size", 0, NULL,
      "--ddp apex: gradient elements a bucket holds before its allreduce starts; 1: one allreduce per parameter "
@@ -706,6 +712,11 @@ const char* ss_objective_name(ss_objective v)
   return enum_name(objective_names, (int)v);
 }
 
+const char* ss_shard_name(ss_shard v)
+{
+  return enum_name(shard_names, (int)v);
+}
+
 const char* ss_ddp_name(ss_ddp d)
 {
   return enum_name(ddp_names, (int)d);
@@ -838,6 +849,25 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
   return 0;
 }
 
+/* Sharding is DeepSpeed's engine over NCCL: no other framework, no parameter servers. */
+static int check_shard(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+{
+  if (o->shard == SS_SHARD_NONE)
+    return 0;
+  if (o->arch == SS_ARCH_PS)
+    FAIL("--shard %s cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs",
+         ss_shard_name(o->shard));
+  if (o->allreduce == SS_ALLREDUCE_TREE)
+    FAIL("--allreduce tree cannot be combined with --shard %s: its all-gathers%s run on rings only in NCCL (ring, "
+         "hierarchical or auto)", ss_shard_name(o->shard), o->shard == SS_SHARD_ZERO2 ? " and reduce-scatters" : "");
+  static const char* const ddp_only[] = {"ddp", "message-size", "fusion-mib", "cycle-ms", "bucket-mib", "no-overlap", NULL};
+  for (int i = 0; ddp_only[i]; i++)
+    if (ss_optset_has(given, ddp_only[i]))
+      FAIL("--%s has no effect with --shard %s (DeepSpeed's engine decides how and when the gradients are reduced)", ddp_only[i],
+           ss_shard_name(o->shard));
+  return 0;
+}
+
 /* NCCL runs reduce-scatter and all-gather on rings only: no tree. */
 static int check_collective(const ss_options* o, unsigned cmd, char* msg, size_t size)
 {
@@ -958,7 +988,7 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
   return check_ps(o, given, msg, size) || check_outputs(o, msg, size) ||
                  check_effect(o, given, cmd == SS_CMD_PLAN, msg, size) || check_plan(o, given, cmd, msg, size) ||
                  check_host(o, given, msg, size) || check_jitter(o, given, msg, size) ||
-                 check_collective(o, cmd, msg, size)
+                 check_collective(o, cmd, msg, size) || check_shard(o, given, msg, size)
              ? -1
              : 0;
 }

@@ -43,6 +43,11 @@ typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity
  * tensor fusion. */
 typedef enum ss_ddp { SS_DDP_PYTORCH, SS_DDP_APEX, SS_DDP_HOROVOD, SS_DDP_COUNT } ss_ddp;
 
+/* Sharded data parallelism (docs/model.md, "Sharded data parallelism"): none (each GPU holds every
+ * state, gradients allreduced), DeepSpeed ZeRO stage 1 (optimizer state sharded) and stage 2 (and
+ * gradients), as DeepSpeed v0.12.3 runs them. */
+typedef enum ss_shard { SS_SHARD_NONE, SS_SHARD_ZERO1, SS_SHARD_ZERO2, SS_SHARD_COUNT } ss_shard;
+
 /* Synthetic data: none (real data), kept on the GPU, or made in pageable host memory and copied to
  * the GPU every iteration. A true value means synthetic. */
 typedef enum ss_synthetic { SS_SYNTH_OFF, SS_SYNTH_DEVICE, SS_SYNTH_HOST } ss_synthetic;
@@ -128,6 +133,7 @@ typedef struct ss_options {
   int verbose;        /* bench: print the rings and each hop's transport */
   /* The host side (docs/model.md, "The host side"): each mechanism can be switched off. */
   ss_ddp ddp;
+  ss_shard shard;      /* --shard: which states are divided among the GPUs */
   double message_size; /* apex: elements a bucket holds before it ships */
   double fusion_mib;   /* Horovod: fusion buffer (HOROVOD_FUSION_THRESHOLD) in MiB */
   double cycle_ms;     /* Horovod: background cycle (HOROVOD_CYCLE_TIME) in ms */
@@ -305,6 +311,7 @@ const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
+const char* ss_shard_name(ss_shard v);
 const char* ss_objective_name(ss_objective v);
 
 /* The list options of stash-sim plan (--algorithms, --batches): the items of text into out (at most

@@ -229,13 +229,33 @@ static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* 
   ss_host_notify(me);
 }
 
+/* Wait until the rank's collectives up to number want (over all iterations) have completed: network
+ * stall while they crossed instances, interconnect stall otherwise, named what on the trace. */
+static void wait_colls(ss_sim* s, ss_rank* me, clockmark* m, long want, const char* what)
+{
+  mark(m, SS_CAT_COMPUTE);
+  double net = ss_coll_wait_reduced(s, me->rank, want), now = simgrid_get_clock(), wait = now - m->t;
+  ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_NETWORK, net);
+  ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_INTERCONNECT, wait - net);
+  char name[128];
+  if (net > 0) {
+    snprintf(name, sizeof(name), "wait for %s (network)", what);
+    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, "network_stall", m->t, net, NULL);
+  }
+  if (wait - net > 0) {
+    snprintf(name, sizeof(name), "wait for %s (interconnect)", what);
+    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, "interconnect_stall", m->t + net, wait - net, NULL);
+  }
+  m->t = now;
+}
+
 void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
 {
   const ss_job* j = s->job;
   ss_rank* me = &s->ranks[a->rank];
   int ps = j->opt.arch == SS_ARCH_PS;
   int ps_net = ps && ss_cluster_networked(j);
-  int per_iter = j->nbuckets + j->nmetric; /* collectives per iteration */
+  int per_iter = ss_job_colls_per_iter(j); /* collectives per iteration */
   long k = 0;                               /* segments run, over all iterations */
   if (ps)
     ss_ps_receive_pulls(s, a->rank);
@@ -269,6 +289,9 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
         end_segment(s, me, &m, seg, k);
       for (int b = 0; b < seg->nlaunch; b++)
         sg_sem_release(me->pending);
+      /* ZeRO-2 reduces each bucket on the default stream (overlap_comm off): backward waits for it. */
+      if (j->opt.shard == SS_SHARD_ZERO2 && seg->kind == SS_SEG_BACKWARD && seg->nlaunch > 0 && g + 2 < j->nsegs)
+        wait_colls(s, me, &m, (long)i * per_iter + seg->bucket0 + seg->nlaunch, "the gradients' reduction");
     }
     mark(&m, SS_CAT_COMPUTE);
     /* The wait for the gradients is network stall while the collectives cross instances; with
@@ -302,6 +325,11 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     if (j->host)
       end_segment(s, me, &m, opt, k);
     k++;
+    /* ZeRO: the updated parameters' all-gathers, on the default stream: the step waits for them. */
+    for (int c = 0; c < j->npost; c++)
+      sg_sem_release(me->pending);
+    if (j->npost > 0)
+      wait_colls(s, me, &m, (long)i * per_iter + j->nbuckets + j->npost, "the parameters' all-gather");
     for (int c = 0; c < j->nmetric; c++)
       sg_sem_release(me->pending);
     ss_timeline_span(s->tl, a->rank, i, start, m.t);

@@ -35,6 +35,8 @@
   TEST(network_stall)                                                                                                  \
   TEST(no_overlap_never_faster)                                                                                        \
   TEST(resnet50_v100_calibration)                                                                                      \
+  TEST(zero_closed_form)                                                                                      \
+  TEST(zero_memory_and_trace)                                                                                      \
   /* e2e_loader.c */                                                                                                   \
   TEST(loader_stalls)                                                                                                  \
   TEST(init_io)                                                                                                        \

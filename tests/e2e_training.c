@@ -5,6 +5,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char* const breakdown_keys[] = {"compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
                                               "network_stall_s", "host_stall_s"};
@@ -150,4 +152,83 @@ void test_resnet50_v100_calibration(void)
 {
   double t = iteration("platforms/p3.2xl.xml workloads/resnet50.json --synthetic --batch 32 --no-launch", "");
   CHECK(fabs(t - 0.0987) <= 0.03 * 0.0987, "resnet50 on 1 V100: %.4f ms, trace 98.7 ms", t * 1e3);
+}
+
+/* DeepSpeed ZeRO-1 and ZeRO-2 on n GPUs of a star, --ideal (links and kernels only), synthetic data:
+ * tiny's 12 MB of gradients fit one bucket (5e8 elements), reduced after backward (ZeRO-1: an
+ * allreduce, 2(n-1) steps; ZeRO-2: a reduce-scatter, n-1 steps), then, after the step on 1/n of the
+ * parameters (0.5 ms / n), the all-gather of the 12 MB of parameters (n-1 steps), each step alpha 10
+ * us + S/(n B) at 10 GB/s. Nothing overlaps: the iteration is fwd 3 + bwd 6 + 0.5 / n ms of compute
+ * and those collectives as interconnect stall. */
+void test_zero_closed_form(void)
+{
+  const double s = 12e6, bw = 10e9, alpha = 10e-6;
+  const struct { const char* file; int n; } stars[] = {{"star2", 2}, {"star4", 4}};
+  const char* const modes[] = {"zero1", "zero2"};
+  for (size_t i = 0; i < sizeof(stars) / sizeof(stars[0]); i++)
+    for (int z = 0; z < 2; z++) {
+      int n = stars[i].n;
+      double step = alpha + s / (n * bw), stall = (z == 0 ? 2 : 1) * (n - 1) * step + (n - 1) * step;
+      double compute = 9e-3 + 0.5e-3 / n;
+      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s", stars[i].file,
+                          modes[z]);
+      const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
+      const cJSON* o = cJSON_GetObjectItemCaseSensitive(j, "options");
+      const cJSON* echo = cJSON_GetObjectItemCaseSensitive(o, "shard");
+      CHECK(j && fabs(num(b, "interconnect_stall_s") - stall) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
+                fabs(num(j, "iteration_s") - compute - stall) <= 1e-9 && num(j, "buckets") == 1 && cJSON_IsString(echo) &&
+                strcmp(echo->valuestring, modes[z]) == 0,
+            "%s x %d GPUs, --shard %s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, %.9g",
+            stars[i].file, n, modes[z], num(j, "iteration_s"), num(b, "compute_s"), num(b, "interconnect_stall_s"),
+            compute + stall, compute, stall);
+      cJSON_Delete(j);
+    }
+}
+
+/* ZeRO's memory against hand-computed parts: GPT-2 1.5B (1,557,611,200 parameters, FP32 gradients,
+ * AdamW's 8 bytes a parameter) on the 8 A100s of a p4d.24xlarge: ZeRO-1 keeps 1/8 of the optimizer
+ * state, ZeRO-2 1/8 of the gradients too, and both one flat bucket (the largest, at most 5e8 elements
+ * x 4 bytes) instead of DDP's copy of every gradient. Its trace shows, per GPU and iteration, one
+ * reduce-scatter (ZeRO-2) or allreduce (ZeRO-1) per bucket and max(1, floor(P / 5e8)) = 3 parameter
+ * all-gathers. */
+void test_zero_memory_and_trace(void)
+{
+  const double p = 1557611200.0;
+  const char* const modes[] = {"none", "zero1", "zero2"};
+  for (int z = 0; z < 3; z++) {
+    cJSON* j = sim_json("platforms/p4d.24xl.xml workloads/gpt2-1.5b.json --synthetic --batch 1 --ignore-memory --shard %s",
+                        modes[z]);
+    const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
+    double opt = z == 0 ? p * 8 : p, grad = z == 2 ? p * 4 / 8 : p * 4, buffers = num(m, "buffers");
+    CHECK(j && fabs(num(m, "optimizer") - opt) <= 1e-9 * opt && fabs(num(m, "gradients") - grad) <= 1e-9 * grad &&
+              (z == 0 ? fabs(buffers - p * 4) <= 1e-9 * p : buffers > 0 && buffers <= 5e8 * 4),
+          "--shard %s: optimizer %.0f B (expected %.0f), gradients %.0f B (expected %.0f), buffers %.0f B", modes[z],
+          num(m, "optimizer"), opt, num(m, "gradients"), grad, buffers);
+    int buckets = (int)num(j, "buckets");
+    cJSON_Delete(j);
+    if (z == 0)
+      continue;
+    char trace[64], args[512];
+    snprintf(trace, sizeof(trace), "e2e_zero_%d.json", z);
+    snprintf(args, sizeof(args), "platforms/p4d.24xl.xml workloads/gpt2-1.5b.json --synthetic --batch 1 --ignore-memory "
+             "--shard %s --warmup 0 --iterations 1 --trace %s", modes[z], trace);
+    run_result r = runs(SS_SIM_BIN, args);
+    int grads = 0, gathers = 0, other = 0;
+    const char* want = z == 1 ? "\"name\": \"allreduce bucket " : "\"name\": \"reduce-scatter bucket ";
+    const char* not = z == 1 ? "\"name\": \"reduce-scatter bucket " : "\"name\": \"allreduce bucket ";
+    const char* gather = "\"name\": \"all-gather parameters ";
+    char* text = r.status == 0 ? read_text(trace) : NULL;
+    for (const char* q = text; q && (q = strstr(q, "\"name\": \"")); q++) {
+      grads += strncmp(q, want, strlen(want)) == 0;
+      gathers += strncmp(q, gather, strlen(gather)) == 0;
+      other += strncmp(q, not, strlen(not)) == 0;
+    }
+    /* Per GPU and simulated iteration (the trace holds them all): each bucket's collective, 3 all-gathers. */
+    CHECK(text && buckets > 1 && grads > 0 && grads % (8 * buckets) == 0 && gathers * buckets == grads * 3 && other == 0,
+          "--shard %s trace: %d gradient collectives, %d all-gathers, %d of the other kind (%d buckets)", modes[z], grads,
+          gathers, other, buckets);
+    free(text);
+    remove(trace);
+    run_free(&r);
+  }
 }
