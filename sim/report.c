@@ -454,7 +454,10 @@ static void write_table(FILE* f, const ss_result* r)
     for (int k = 0; k < j->nbuckets; k++)
       count[j->bucket_alg[k]]++;
     char cap[128];
-    if (j->opt.ddp == SS_DDP_APEX)
+    if (j->opt.shard != SS_SHARD_NONE)
+      snprintf(cap, sizeof(cap), "(DeepSpeed ZeRO-%d, of up to %.0f million elements)", j->opt.shard == SS_SHARD_ZERO1 ? 1 : 2,
+               SS_ZERO_BUCKET_ELEMENTS / 1e6);
+    else if (j->opt.ddp == SS_DDP_APEX)
       snprintf(cap, sizeof(cap), "(apex DDP, message size %g element%s)", j->opt.message_size,
                j->opt.message_size <= 1 ? ": one per parameter tensor" : "s");
     else if (j->opt.ddp == SS_DDP_HOROVOD)
@@ -463,8 +466,12 @@ static void write_table(FILE* f, const ss_result* r)
       snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mib);
     else
       snprintf(cap, sizeof(cap), "(one per layer)");
-    fprintf(f, "  gradients: %d bucket%s %s%s; allreduce", j->nbuckets, j->nbuckets == 1 ? "" : "s", cap,
-            j->opt.overlap ? ", overlapped with backward" : ", after backward (--no-overlap)");
+    const char* when = j->opt.shard == SS_SHARD_ZERO1   ? ", after backward"
+                       : j->opt.shard == SS_SHARD_ZERO2 ? ", each as backward fills it, backward waiting"
+                       : j->opt.overlap                 ? ", overlapped with backward"
+                                                        : ", after backward (--no-overlap)";
+    fprintf(f, "  gradients: %d bucket%s %s%s; %s", j->nbuckets, j->nbuckets == 1 ? "" : "s", cap, when,
+            j->opt.shard == SS_SHARD_ZERO2 ? "reduce-scatter" : "allreduce");
     for (int a = 0, first = 1; a < SS_ALLREDUCE_COUNT; a++)
       if (count[a]) {
         fprintf(f, "%s %s", first ? "" : ",", ss_allreduce_name((ss_allreduce)a));
@@ -477,6 +484,9 @@ static void write_table(FILE* f, const ss_result* r)
     if (j->interference > 0)
       fprintf(f, "; compute %g times as long while they run (interference)", 1 + j->interference);
     fprintf(f, "\n");
+    if (j->npost > 0)
+      fprintf(f, "  parameters: the step on 1/%d of them, then %d all-gather%s of %.0f MB after it, which the next "
+              "forward waits for\n", j->ngpus, j->npost, j->npost == 1 ? "" : "s", j->post_bytes[0] / 1e6);
   }
   if (j->host)
     write_table_host(f, j);
