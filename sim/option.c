@@ -857,9 +857,15 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
   if (o->arch == SS_ARCH_PS)
     FAIL("--shard %s cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs",
          ss_shard_name(o->shard));
-  if (o->allreduce == SS_ALLREDUCE_TREE)
-    FAIL("--allreduce tree cannot be combined with --shard %s: its all-gathers%s run on rings only in NCCL (ring, "
-         "hierarchical or auto)", ss_shard_name(o->shard), o->shard == SS_SHARD_ZERO2 ? " and reduce-scatters" : "");
+  ss_allreduce algs[SS_OPTION_LIST_MAX];
+  int nalgs = o->plan_algorithms ? ss_option_list_algorithms(o->plan_algorithms, algs, SS_OPTION_LIST_MAX) : 0;
+  int tree = o->allreduce == SS_ALLREDUCE_TREE;
+  for (int i = 0; i < nalgs; i++)
+    tree = tree || algs[i] == SS_ALLREDUCE_TREE;
+  if (tree)
+    FAIL("%s tree cannot be combined with --shard %s: its all-gathers%s run on rings only in NCCL (ring, "
+         "hierarchical or auto)", o->allreduce == SS_ALLREDUCE_TREE ? "--allreduce" : "--algorithms",
+         ss_shard_name(o->shard), o->shard == SS_SHARD_ZERO2 ? " and reduce-scatters" : "");
   static const char* const ddp_only[] = {"ddp", "message-size", "fusion-mib", "cycle-ms", "bucket-mib", "no-overlap", NULL};
   for (int i = 0; ddp_only[i]; i++)
     if (ss_optset_has(given, ddp_only[i]))

@@ -122,8 +122,9 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
   ss_allreduce algs[SS_OPTION_LIST_MAX];
   int batches[SS_OPTION_LIST_MAX], nbatches = 1;
   batches[0] = w->batch_per_gpu;
-  int nalgs = ss_option_list_algorithms(o->plan_algorithms ? o->plan_algorithms : "ring,tree,hierarchical", algs,
-                                        SS_OPTION_LIST_MAX);
+  /* Sharding's all-gathers and reduce-scatters have no tree in NCCL. */
+  const char* every = o->shard != SS_SHARD_NONE ? "ring,hierarchical" : "ring,tree,hierarchical";
+  int nalgs = ss_option_list_algorithms(o->plan_algorithms ? o->plan_algorithms : every, algs, SS_OPTION_LIST_MAX);
   if (o->plan_batches)
     nbatches = ss_option_list_batches(o->plan_batches, batches, SS_OPTION_LIST_MAX);
   if (nalgs < 0 || nbatches < 0)
