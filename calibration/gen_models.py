@@ -1225,12 +1225,18 @@ def k80_device(model):
                       % (CNNB, title, kf, kb, vf, vb, kf / vf, kb / vb)}
 
 
+def token_stream(name, tokens, seq):
+    """A dataset read as random seq-token windows of one uint16 token stream, decoded to int64 inputs and
+    targets (the provenance entries say where each figure comes from)."""
+    return {"name": name, "samples": tokens // seq, "bytes_per_sample": 2 * seq, "prep_cpu_s_per_sample": 0.00001,
+            "decoded_bytes_per_sample": 2 * 8 * seq}
+
+
 def dataset(model):
     pipeline = MODELS[model][1]
     if pipeline == "openwebtext":
         seq = seq_len(model)
-        ds = {"name": "openwebtext", "samples": OWT_TRAIN_TOKENS // seq, "bytes_per_sample": 2 * seq,
-              "prep_cpu_s_per_sample": 0.00001, "decoded_bytes_per_sample": 2 * 8 * seq}
+        ds = token_stream("openwebtext", OWT_TRAIN_TOKENS, seq)
         prov = {
             "dataset.name": "OpenWebText (the open reproduction of GPT-2's WebText) tokenized with the GPT-2 BPE as nanoGPT's data/openwebtext/prepare.py writes it: one uint16 token stream (train.bin), read by random %d-token windows (x) and the next-token targets (y)." % seq,
             "dataset.samples": "DERIVED: %d training tokens (nanoGPT data/openwebtext/prepare.py comment and README, 'train has ~9B tokens (9,035,582,198)', read in public copies with find_string; NOT in shared/data) // %d tokens per sample = %d sequences per epoch." % (OWT_TRAIN_TOKENS, seq, OWT_TRAIN_TOKENS // seq),
@@ -1241,8 +1247,7 @@ def dataset(model):
         return ds, prov
     if pipeline == "redpajama":
         seq = seq_len(model)
-        ds = {"name": "redpajama-data-1t", "samples": REDPAJAMA_TOKENS // seq, "bytes_per_sample": 2 * seq,
-              "prep_cpu_s_per_sample": 0.00001, "decoded_bytes_per_sample": 2 * 8 * seq}
+        ds = token_stream("redpajama-data-1t", REDPAJAMA_TOKENS, seq)
         prov = {
             "dataset.name": "CHOICE: RedPajama-Data-1T (togethercomputer, Hugging Face datasets), 'a clean-room, fully open-source implementation of the LLaMa dataset' (its card), as the public stand-in for Llama 2's pretraining data, which is not public (2 trillion tokens, as Touvron et al. 2023 state: recalled, not read in this work). Assumed pipeline: the text tokenized once with the Llama 2 tokenizer (32000 words) into one uint16 token stream, as nanoGPT's prepare.py does for OpenWebText, read by random %d-token windows; LlamaForCausalLM takes the window as input_ids and as labels and shifts the labels itself." % seq,
             "dataset.samples": "DERIVED + ESTIMATE: %d tokens (the dataset card's per-source counts, %s billion, summed; its total row says '1.2 Trillion'; read in the card with the docs search, NOT in shared/data) // %d tokens per sample = %d sequences per epoch. ESTIMATE: the card does not say which tokenizer counted the tokens; they are taken as Llama tokens." % (REDPAJAMA_TOKENS, " + ".join("%s %d" % kv for kv in REDPAJAMA_TOKENS_B.items()), seq, REDPAJAMA_TOKENS // seq),
