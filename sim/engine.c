@@ -312,7 +312,8 @@ static int coll_setup(ss_sim* s, const ss_job* j)
       !s->cross_hidden)
     return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
-    int bucket = s->bench_nsizes == 0 && c < j->nbuckets, post = s->bench_nsizes == 0 && !bucket && c < j->nbuckets + j->npost;
+    int bucket = s->bench_nsizes == 0 && c < j->nbuckets;
+    int post = s->bench_nsizes == 0 && !bucket && c < j->nbuckets + j->npost;
     double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c]
                    : bucket             ? j->buckets[c].bytes
                    : post               ? j->post_bytes[c - j->nbuckets]

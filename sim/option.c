@@ -866,11 +866,12 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
     FAIL("%s tree cannot be combined with --shard %s: its all-gathers%s run on rings only in NCCL (ring, "
          "hierarchical or auto)", o->allreduce == SS_ALLREDUCE_TREE ? "--allreduce" : "--algorithms",
          ss_shard_name(o->shard), o->shard == SS_SHARD_ZERO2 ? " and reduce-scatters" : "");
-  static const char* const ddp_only[] = {"ddp", "message-size", "fusion-mib", "cycle-ms", "bucket-mib", "no-overlap", NULL};
+  static const char* const ddp_only[] = {"ddp",      "message-size", "fusion-mib", "cycle-ms",
+                                         "bucket-mib", "no-overlap", NULL};
   for (int i = 0; ddp_only[i]; i++)
     if (ss_optset_has(given, ddp_only[i]))
-      FAIL("--%s has no effect with --shard %s (DeepSpeed's engine decides how and when the gradients are reduced)", ddp_only[i],
-           ss_shard_name(o->shard));
+      FAIL("--%s has no effect with --shard %s (DeepSpeed's engine decides how and when the gradients are reduced)",
+           ddp_only[i], ss_shard_name(o->shard));
   return 0;
 }
 

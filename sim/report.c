@@ -455,8 +455,8 @@ static void write_table(FILE* f, const ss_result* r)
       count[j->bucket_alg[k]]++;
     char cap[128];
     if (j->opt.shard != SS_SHARD_NONE)
-      snprintf(cap, sizeof(cap), "(DeepSpeed ZeRO-%d, of up to %.0f million elements)", j->opt.shard == SS_SHARD_ZERO1 ? 1 : 2,
-               SS_ZERO_BUCKET_ELEMENTS / 1e6);
+      snprintf(cap, sizeof(cap), "(DeepSpeed ZeRO-%d, of up to %.0f million elements)",
+               j->opt.shard == SS_SHARD_ZERO1 ? 1 : 2, SS_ZERO_BUCKET_ELEMENTS / 1e6);
     else if (j->opt.ddp == SS_DDP_APEX)
       snprintf(cap, sizeof(cap), "(apex DDP, message size %g element%s)", j->opt.message_size,
                j->opt.message_size <= 1 ? ": one per parameter tensor" : "s");
@@ -648,8 +648,9 @@ static void json_bench(FILE* f, const void* arg)
   const ss_job* job = a->job;
   fprintf(f, "{\n  \"schema_version\": %d,\n  \"instance\": ", SS_REPORT_SCHEMA_VERSION);
   ss_json_string(f, job->platform->instance_type);
-  fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n  \"collective\": \"%s\",\n  \"results\": [",
-          job->instances, job->ngpus, ss_fidelity_name(job->opt.fidelity), ss_coll_op_name(job->opt.bench_op));
+  fprintf(f, ",\n  \"instances\": %d,\n  \"gpus\": %d,\n  \"fidelity\": \"%s\",\n", job->instances, job->ngpus,
+          ss_fidelity_name(job->opt.fidelity));
+  fprintf(f, "  \"collective\": \"%s\",\n  \"results\": [", ss_coll_op_name(job->opt.bench_op));
   for (int k = 0; k < a->nsizes; k++) {
     double algbw, busbw;
     const char* proto;

@@ -1,7 +1,7 @@
 /* e2e_collectives: allreduce times of "stash-sim bench allreduce" against closed forms (ring,
- * hierarchical, tree, each without and with NCCL's protocols), reduce-scatter's and all-gather's, the protocol the tuner picks and
- * --protocol, the algorithm AUTO picks, the fast fidelity against the reference, --no-nvlink, the
- * network transports. */
+ * hierarchical, tree, each without and with NCCL's protocols), reduce-scatter's and all-gather's,
+ * the protocol the tuner picks and --protocol, the algorithm AUTO picks, the fast fidelity against
+ * the reference, --no-nvlink, the network transports. */
 #include "e2e.h"
 #include "net.h"
 
