@@ -8,6 +8,12 @@
 
 #define GIB 1073741824.0
 
+/* The parts' sum. */
+static double memory_total(const ss_memory* m)
+{
+  return m->parameters + m->gradients + m->optimizer + m->activations + m->buffers + m->reserve;
+}
+
 double ss_memory_optimizer_bytes_per_param(ss_optimizer o)
 {
   /* torch.optim.SGD keeps a momentum_buffer per parameter only with momentum; torch.optim.Adam and
@@ -46,7 +52,7 @@ void ss_memory_compute(const ss_workload* w, int batch, int half, double buffers
   m.activations = act * batch;
   m.buffers = buffers_bytes;
   m.reserve = SS_MEMORY_RESERVE_BYTES;
-  m.total = m.parameters + m.gradients + m.optimizer + m.activations + m.buffers + m.reserve;
+  m.total = memory_total(&m);
   m.capacity = capacity_bytes;
   *out = m;
 }
@@ -89,7 +95,7 @@ int ss_memory_job(const ss_job* j, int half, ss_memory* out)
     out->optimizer /= j->ngpus;
     if (j->opt.shard == SS_SHARD_ZERO2)
       out->gradients /= j->ngpus;
-    out->total = out->parameters + out->gradients + out->optimizer + out->activations + out->buffers + out->reserve;
+    out->total = memory_total(out);
   }
   return 1;
 }

@@ -14,6 +14,12 @@ static int tracked(const ss_sim* s)
          !(j->opt.arch == SS_ARCH_PS && j->opt.async);
 }
 
+/* The simulated rank that stands for the cluster's rank r: GPU r % g of instance (r / g) % R. */
+static int stand_in(int r, int g, int R)
+{
+  return r / g % R * g + r % g;
+}
+
 /* Identical instances simulated by fewer (engine.c): every rank of the cluster draws its factors
  * from its own stream, as in a run of all of them. Simulated rank (k, l) (instance k, GPU l) stands
  * for the cluster's ranks (i, l) with i % R == k, at their mean factor; but each iteration, for
@@ -24,12 +30,6 @@ static int tracked(const ss_sim* s)
  * slowest of each place sets when the collectives end. A rank's waits are linear in its own
  * compute time, so a class's mean factor gives its ranks' mean breakdown (to first order in the
  * spread of the class). */
-/* The simulated rank that stands for the cluster's rank r: GPU r % g of instance (r / g) % R. */
-static int stand_in(int r, int g, int R)
-{
-  return r / g % R * g + r % g;
-}
-
 static void stand_ins(ss_sim* s)
 {
   const ss_job* j = s->job;

@@ -229,12 +229,11 @@ static void end_segment(ss_sim* s, ss_rank* me, clockmark* m, const ss_segment* 
   ss_host_notify(me);
 }
 
-/* Wait until the rank's collectives up to number want (over all iterations) have completed: network
- * stall while they crossed instances, interconnect stall otherwise, named what on the trace. */
-static void wait_colls(ss_sim* s, ss_rank* me, clockmark* m, long want, const char* what)
+/* Book a wait for collectives that began at m->t and ended at now, net of it while they crossed
+ * instances: network stall, the rest interconnect stall, on the trace as "wait for WHAT (...)". */
+static void book_wait(ss_sim* s, const ss_rank* me, clockmark* m, double net, double now, const char* what)
 {
-  mark(m, SS_CAT_COMPUTE);
-  double net = ss_coll_wait_reduced(s, me->rank, want), now = simgrid_get_clock(), wait = now - m->t;
+  double wait = now - m->t;
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_NETWORK, net);
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_INTERCONNECT, wait - net);
   char name[128];
@@ -247,6 +246,14 @@ static void wait_colls(ss_sim* s, ss_rank* me, clockmark* m, long want, const ch
     ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, "interconnect_stall", m->t + net, wait - net, NULL);
   }
   m->t = now;
+}
+
+/* Wait until the rank's collectives up to number want (over all iterations) have completed. */
+static void wait_colls(ss_sim* s, ss_rank* me, clockmark* m, long want, const char* what)
+{
+  mark(m, SS_CAT_COMPUTE);
+  double net = ss_coll_wait_reduced(s, me->rank, want);
+  book_wait(s, me, m, net, simgrid_get_clock(), what);
 }
 
 void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
@@ -306,15 +313,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     ss_straggler_wait_end(s, a->rank, i, wait);
     if (ps && ps_net)
       net = wait;
-    ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_NETWORK, net);
-    ss_timeline_add(m.tl, m.rank, m.iter, SS_CAT_INTERCONNECT, wait - net);
-    if (net > 0)
-      ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), "wait for gradients (network)", "network_stall", m.t, net,
-                    NULL);
-    if (wait - net > 0)
-      ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), "wait for gradients (interconnect)",
-                    "interconnect_stall", m.t + net, wait - net, NULL);
-    m.t = now;
+    book_wait(s, me, &m, net, now, "gradients");
     const ss_segment* opt = &j->segs[j->nsegs - 1];
     if (j->host)
       wait_issue(s, me, &m, opt, k);
