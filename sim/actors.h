@@ -146,6 +146,7 @@ typedef struct ss_sim {
   int* arrive_iter;
   double* jitter_of; /* identical instances simulated by fewer: [iter * ranks + rank], its factor (straggler.c) */
   ss_coll_op* coll_op; /* each collective's operation: allreduce, reduce-scatter or all-gather */
+  ss_coll_scope* coll_scope; /* the GPUs it runs among: all, each instance's, or same-index across */
   double* tree_rest; /* [(coll * 2 + reduce) * gpus per instance + GPU]: a fast tree phase's time after its flows */
   double* cross_hidden; /* [coll * gpus per instance + GPU]: latency its transfers across instances hide (cost.c) */
   ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */

@@ -440,10 +440,28 @@ static const coll_fn coll_fns[SS_ALLREDUCE_COUNT] = {
     [SS_ALLREDUCE_TREE] = coll_tree,
 };
 
-/* Whether collective c moves anything (one GPU, or nothing to reduce: no). */
+/* A shard group's collective (hybrid sharding): passes x (g-1) steps of S/g on the rings of the
+ * rank's instance. */
+static void coll_instance(ss_sim* s, int r, int coll)
+{
+  const ss_rank* me = &s->ranks[r];
+  const ss_proto_cost* pc = &s->coll_pc[coll];
+  int g = s->job->gpus_per_instance;
+  ring_phase in = {RING_INTRA, ss_cost_op_passes(s->coll_op[coll]) * (g - 1),
+                   s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA], s->bar_inst[me->inst], s->alpha_intra, 0,
+                   s->coll_after_s[coll], pc->step_s[SS_PHASE_INTRA], pc->call_s,
+                   s->phase_end ? s->phase_end[1 + me->inst] : NULL, 0};
+  ring_run(s, r, &in);
+}
+
+/* Whether collective c moves anything (one GPU, nothing to reduce, a scope of one GPU: no). */
 static int moves(const ss_sim* s, int c)
 {
-  return s->job->ngpus > 1 && s->coll_bytes[c] > 0;
+  const ss_job* j = s->job;
+  ss_coll_scope scope = s->coll_scope[c];
+  int group = scope == SS_SCOPE_INSTANCE ? j->gpus_per_instance : scope == SS_SCOPE_CROSS ? s->full->instances
+                                                                                          : j->ngpus;
+  return group > 1 && s->coll_bytes[c] > 0;
 }
 
 void ss_coll_allreduce(ss_sim* s, int r, int c)
@@ -451,6 +469,14 @@ void ss_coll_allreduce(ss_sim* s, int r, int c)
   ss_allreduce alg = s->coll_alg[c];
   if (!moves(s, c))
     return;
+  if (s->coll_scope[c] == SS_SCOPE_INSTANCE) {
+    coll_instance(s, r, c);
+    return;
+  }
+  if (s->coll_scope[c] == SS_SCOPE_CROSS) {
+    ring_across(s, r, c, s->coll_pc[c].call_s, s->coll_after_s[c]);
+    return;
+  }
   ss_assert(alg > SS_ALLREDUCE_AUTO && alg < SS_ALLREDUCE_COUNT && coll_fns[alg] && ss_cost_op_has(s->coll_op[c], alg));
   coll_fns[alg](s, r, c);
 }
@@ -475,8 +501,9 @@ static void bench(ss_sim* s, int r)
 static int starts_later(const ss_sim* s, const ss_rank* me, int b)
 {
   const ss_job* j = s->job;
-  if (b >= j->nbuckets)
+  if (j->colls[b].kind != SS_CK_BUCKET)
     return 0;
+  b = j->colls[b].index;
   if (j->opt.ddp == SS_DDP_HOROVOD && me->bwd_start_s + j->buckets[b].start_s - simgrid_get_clock() > SS_SIM_PRECISION_S)
     return 1;
   return ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0;
@@ -497,12 +524,13 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
         busy_end(me);
       /* Horovod: a fusion starts at its cycle after backward began (ss_bucket.start_s); a
        * framework whose calls run on a background thread makes them on this stream. */
-      if (b < j->nbuckets && j->opt.ddp == SS_DDP_HOROVOD) {
-        double at = me->bwd_start_s + j->buckets[b].start_s;
+      const ss_coll_spec* spec = &j->colls[b];
+      if (spec->kind == SS_CK_BUCKET && j->opt.ddp == SS_DDP_HOROVOD) {
+        double at = me->bwd_start_s + j->buckets[spec->index].start_s;
         if (at - simgrid_get_clock() > SS_SIM_PRECISION_S)
           sg_actor_sleep_until(at);
       }
-      if (b < j->nbuckets && ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0)
+      if (spec->kind == SS_CK_BUCKET && ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0)
         sg_actor_sleep_for(j->collective_host_s);
       double t0 = simgrid_get_clock();
       ss_straggler_arrive(s, a->rank, i, b, t0);
@@ -513,16 +541,12 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       ss_coll_allreduce(s, a->rank, b); /* with the framework's copies after it (coll_after_s) */
       ss_straggler_reduced(s, a->rank, i, b, t0);
       if (s->trace) {
-        char name[64], detail[96];
-        if (b < j->nbuckets)
-          snprintf(name, sizeof(name), "%s bucket %d", ss_coll_op_name(s->coll_op[b]), b);
-        else if (b < j->nbuckets + j->npost)
-          snprintf(name, sizeof(name), "all-gather parameters %d", b - j->nbuckets);
-        else
-          snprintf(name, sizeof(name), "allreduce metric %d", b - j->nbuckets - j->npost);
-        snprintf(detail, sizeof(detail), "%s%s%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]),
-                 j->resolved.call_cost ? " " : "", j->resolved.call_cost ? ss_proto_name(s->coll_pc[b].proto) : "",
-                 s->coll_bytes[b]);
+        char name[96], detail[128];
+        ss_coll_name(j, b, name, sizeof(name));
+        static const char* const scopes[] = {"", " in the instance", " across instances"};
+        snprintf(detail, sizeof(detail), "%s%s%s%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]),
+                 scopes[s->coll_scope[b]], j->resolved.call_cost ? " " : "",
+                 j->resolved.call_cost ? ss_proto_name(s->coll_pc[b].proto) : "", s->coll_bytes[b]);
         ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, detail);
       }
       sg_mutex_lock(me->mu);

@@ -464,17 +464,48 @@ static double cost_with(const ss_job* j, ss_coll_op op, ss_allreduce alg, double
   return 0;
 }
 
-/* The protocol of op with alg at bytes and its predicted time (*time_s). */
-static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc,
-                         double* time_s)
+/* A collective of a shard group (scope SS_SCOPE_INSTANCE: the ring of each instance's GPUs) or of a
+ * replica group (SS_SCOPE_CROSS: the ring of the same-index GPUs of all instances, on each GPU's
+ * 1/g of bytes, all g rings sharing the NIC, as the hierarchical algorithm's middle phase). */
+static double cost_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes, const ss_proto_cost* pc)
+{
+  int g = j->gpus_per_instance, m = j->instances, passes = ss_cost_op_passes(op);
+  if (scope == SS_SCOPE_INSTANCE)
+    return g > 1 ? pc->call_s + cost_intra(j, passes, bytes, pc) : 0;
+  if (m < 2)
+    return 0;
+  return pc->call_s + (double)passes * (m - 1) *
+                          (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] +
+                           bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
+}
+
+/* The time of op at bytes with alg among all GPUs, or among a scope's (cost_scoped). */
+static double cost_any(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_coll_scope scope, double bytes,
+                       const ss_proto_cost* pc)
+{
+  return scope == SS_SCOPE_ALL ? cost_with(j, op, alg, bytes, pc) : cost_scoped(j, op, scope, bytes, pc);
+}
+
+/* The protocol of op with alg (among the GPUs of scope) at bytes and its predicted time (*time_s).
+ * A scope's communicator has one instance (the shard group's) or one GPU per instance (the
+ * replicas'): NCCL's rules see that shape. */
+static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_coll_scope scope, double bytes,
+                         ss_proto_cost* pc, double* time_s)
 {
   if (!j->resolved.call_cost) {
     ss_proto_cost_none(pc);
-    *time_s = cost_with(j, op, alg, bytes, pc);
+    *time_s = cost_any(j, op, alg, scope, bytes, pc);
     return pc->proto;
   }
   ss_proto_shape s;
-  ss_cost_shape(j, op, alg, &s);
+  ss_cost_shape(j, op, scope == SS_SCOPE_ALL ? alg : SS_ALLREDUCE_HIERARCHICAL, &s);
+  if (scope == SS_SCOPE_INSTANCE) {
+    s.nodes = 1;
+    s.steps[SS_PHASE_CROSS] = 0;
+  } else if (scope == SS_SCOPE_CROSS) {
+    s.ranks_per_node = 1;
+    s.steps[SS_PHASE_INTRA] = 0;
+  }
   ss_proto forced = j->resolved.protocol;
   *time_s = -1;
   for (int p = SS_PROTO_LL; p < SS_PROTO_COUNT; p++) {
@@ -482,7 +513,7 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, doubl
       continue;
     ss_proto_cost c;
     ss_proto_cost_of((ss_proto)p, &s, &c);
-    double t = cost_with(j, op, alg, bytes, &c);
+    double t = cost_any(j, op, alg, scope, bytes, &c);
     if (*time_s < 0 || t < *time_s) {
       *time_s = t;
       *pc = c;
@@ -494,7 +525,13 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, doubl
 ss_proto ss_cost_protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc)
 {
   double t;
-  return protocol(j, op, alg, bytes, pc, &t);
+  return protocol(j, op, alg, SS_SCOPE_ALL, bytes, pc, &t);
+}
+
+ss_proto ss_cost_protocol_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes, ss_proto_cost* pc)
+{
+  double t;
+  return protocol(j, op, SS_ALLREDUCE_RING, scope, bytes, pc, &t);
 }
 
 double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes)
@@ -503,7 +540,17 @@ double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, doub
     return 0;
   ss_proto_cost pc;
   double t;
-  protocol(j, op, alg, bytes, &pc, &t);
+  protocol(j, op, alg, SS_SCOPE_ALL, bytes, &pc, &t);
+  return t;
+}
+
+double ss_cost_collective_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes)
+{
+  if (j->ngpus < 2)
+    return 0;
+  ss_proto_cost pc;
+  double t;
+  protocol(j, op, SS_ALLREDUCE_RING, scope, bytes, &pc, &t);
   return t;
 }
 

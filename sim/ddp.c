@@ -124,16 +124,16 @@ static void horovod_buckets(ss_job* j)
   }
 }
 
-/* DeepSpeed ZeRO stages 1 and 2: gradients in backward order fill a bucket of reduce_bucket_size
- * elements (SS_ZERO_BUCKET_ELEMENTS; no small first bucket), a layer never split (DeepSpeed never
- * splits a parameter: a bucket about to overflow is reduced first). */
+/* DeepSpeed ZeRO: gradients in backward order fill a bucket of reduce_bucket_size elements
+ * (SS_ZERO_BUCKET_ELEMENTS; no small first bucket) of the model's dtype (shard_bytes_per_param), a
+ * layer never split (DeepSpeed never splits a parameter: a bucket about to overflow is reduced first). */
 static void zero_buckets(ss_job* j)
 {
   const ss_workload* w = j->workload;
-  double cap = SS_ZERO_BUCKET_ELEMENTS * w->grad_bytes_per_param;
+  double cap = SS_ZERO_BUCKET_ELEMENTS * j->shard_bytes_per_param;
   ss_bucket* cur = NULL;
   for (int l = w->nlayers - 1; l >= 0; l--) {
-    double bytes = w->layers[l].params * w->grad_bytes_per_param;
+    double bytes = w->layers[l].params * j->shard_bytes_per_param;
     if (bytes <= 0)
       continue;
     if (cur && cur->bytes + bytes > cap)
@@ -152,6 +152,8 @@ int ss_ddp_buckets(ss_job* j)
   j->buckets = calloc((size_t)w->ntensors + (size_t)w->nlayers, sizeof(ss_bucket));
   if (!j->buckets)
     return SS_ENOMEM;
+  if (ss_shard_units(j->opt.shard) && j->opt.shard != SS_SHARD_ZERO3)
+    return SS_OK; /* FSDP reduces each unit's gradients (shard.c) */
   if (j->opt.shard != SS_SHARD_NONE)
     zero_buckets(j);
   else if (j->opt.ddp == SS_DDP_APEX)

@@ -298,39 +298,44 @@ static int coll_setup(ss_sim* s, const ss_job* j)
       me->hop_alpha[2] = s->alpha_cross[me->local];
     }
   }
-  /* Training: the buckets, the parameter all-gathers after the step (--shard zero1/zero2), then the
-   * one-element metric allreduces of each iteration. */
+  /* Training: an iteration's collectives, in the order the job lists them (ss_job.colls). */
   s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : ss_job_colls_per_iter(j);
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->coll_op = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_op));
+  s->coll_scope = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_scope));
   s->tree_rest = calloc(2 * (size_t)s->ncoll * (size_t)g + 1, sizeof(double));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
   s->cross_hidden = calloc((size_t)s->ncoll * (size_t)g + 1, sizeof(double));
-  if (!s->coll_bytes || !s->coll_alg || !s->coll_op || !s->tree_rest || !s->coll_after_s || !s->coll_pc ||
+  if (!s->coll_bytes || !s->coll_alg || !s->coll_op || !s->coll_scope || !s->tree_rest || !s->coll_after_s || !s->coll_pc ||
       !s->cross_hidden)
     return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
-    int bucket = s->bench_nsizes == 0 && c < j->nbuckets;
-    int post = s->bench_nsizes == 0 && !bucket && c < j->nbuckets + j->npost;
-    double bytes = s->bench_nsizes > 0 ? s->bench_bytes[c]
-                   : bucket             ? j->buckets[c].bytes
-                   : post               ? j->post_bytes[c - j->nbuckets]
-                                        : SS_METRIC_BYTES;
+    const ss_coll_spec* spec = s->bench_nsizes > 0 ? NULL : &f->colls[c];
+    int bucket = spec && spec->kind == SS_CK_BUCKET;
+    double bytes = spec ? spec->bytes : s->bench_bytes[c];
+    ss_coll_op op = spec ? spec->op : j->opt.bench_op;
     s->coll_bytes[c] = bytes;
-    /* ZeRO-2 reduces each bucket to the GPUs that own its parts: a reduce-scatter's traffic. */
-    ss_coll_op op = s->bench_nsizes > 0                        ? j->opt.bench_op
-                    : post                                     ? SS_OP_ALL_GATHER
-                    : bucket && j->opt.shard == SS_SHARD_ZERO2 ? SS_OP_REDUCE_SCATTER
-                                                               : SS_OP_ALLREDUCE;
     s->coll_op[c] = op;
+    s->coll_scope[c] = spec ? spec->scope : SS_SCOPE_ALL;
     if (bucket)
-      s->coll_after_s[c] = j->bucket_post_s[c];
+      s->coll_after_s[c] = j->bucket_post_s[spec->index];
+    if (s->coll_scope[c] != SS_SCOPE_ALL) {
+      /* A shard group's or a replica group's ring (hybrid sharding). */
+      s->coll_alg[c] = SS_ALLREDUCE_RING;
+      ss_cost_protocol_scoped(f, op, s->coll_scope[c], bytes, &s->coll_pc[c]);
+      if (s->coll_scope[c] == SS_SCOPE_CROSS && f->instances > 1 && s->phase_end)
+        ss_cost_nic_hidden(f, s->coll_pc[c].step_s[SS_PHASE_CROSS],
+                           bytes / g / f->instances / s->coll_pc[c].eff[SS_PHASE_CROSS],
+                           ss_cost_op_passes(op) * (f->instances - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
+      continue;
+    }
     if (!bucket)
-      s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO ? ss_cost_choose(f, op, bytes) : f->opt.allreduce;
+      s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO || !ss_cost_op_has(op, f->opt.allreduce)
+                           ? ss_cost_choose(f, op, bytes) : f->opt.allreduce;
     else
-      s->coll_alg[c] = f->bucket_alg[c];
+      s->coll_alg[c] = f->bucket_alg[spec->index];
     ss_cost_protocol(f, op, s->coll_alg[c], bytes, &s->coll_pc[c]);
     /* Fast, not --ideal: what the transfers across instances of GPUs whose routes differ hide of
      * their latency behind each other's data on a shared NIC, as the reference runs them. */
@@ -494,6 +499,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   free(s->coll_bytes);
   free(s->coll_alg);
   free(s->coll_op);
+  free(s->coll_scope);
   free(s->coll_pc);
   free(s->tree_rest);
   free(s->cross_hidden);

@@ -7,6 +7,7 @@
 #include "units.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,7 @@ static ss_segment* seg_open(ss_job* j, ss_seg_kind kind, pipe* p)
   ss_segment* g = &j->segs[j->nsegs++];
   g->kind = kind;
   g->first_layer = g->last_layer = -1;
+  g->gate = g->unit = -1;
   *p = (pipe){0, 0, 0, 0};
   return g;
 }
@@ -195,7 +197,76 @@ static double layer_launches(const ss_layer* y)
 
 int ss_job_colls_per_iter(const ss_job* j)
 {
-  return j->nbuckets + j->npost + j->nmetric;
+  return j->ncolls;
+}
+
+int ss_job_seg_colls(const ss_job* j)
+{
+  return j->ncolls - j->npost - j->nmetric;
+}
+
+ss_coll_spec* ss_job_add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index,
+                              double bytes)
+{
+  ss_coll_spec* c = &j->colls[j->ncolls++];
+  *c = (ss_coll_spec){kind, op, scope, index, index, 0, 0, bytes};
+  return c;
+}
+
+void ss_coll_name(const ss_job* j, int c, char* buf, size_t size)
+{
+  const ss_coll_spec* s = &j->colls[c];
+  char units[48];
+  if (s->last != s->index)
+    snprintf(units, sizeof(units), "units %d-%d", s->index, s->last);
+  else
+    snprintf(units, sizeof(units), "unit %d%s", s->index,
+             j->nunits > 0 && s->index < j->nunits && j->units[s->index].root ? " (root)" : "");
+  switch (s->kind) {
+  case SS_CK_BUCKET:
+    snprintf(buf, size, "%s bucket %d", ss_coll_op_name(s->op), s->index);
+    return;
+  case SS_CK_GATHER:
+    snprintf(buf, size, "all-gather %s for %s%s", units, s->bwd ? "backward" : "forward",
+             s->prefetch ? " (prefetch)" : "");
+    return;
+  case SS_CK_REDUCE:
+    snprintf(buf, size, "reduce-scatter %s", units);
+    return;
+  case SS_CK_REPLICA:
+    snprintf(buf, size, "allreduce %s across instances", units);
+    return;
+  case SS_CK_PARAMS:
+    snprintf(buf, size, "all-gather parameters %d", s->index);
+    return;
+  case SS_CK_METRIC:
+    snprintf(buf, size, "allreduce metric %d", s->index);
+    return;
+  }
+  ss_assert(0);
+}
+
+/* The collectives after the step: the parameters' all-gathers (npost), the metric allreduces. */
+void ss_job_add_post_colls(ss_job* j)
+{
+  for (int k = 0; k < j->npost; k++)
+    ss_job_add_coll(j, SS_CK_PARAMS, SS_OP_ALL_GATHER, SS_SCOPE_ALL, k, j->post_bytes[k]);
+  for (int k = 0; k < j->nmetric; k++)
+    ss_job_add_coll(j, SS_CK_METRIC, SS_OP_ALLREDUCE, SS_SCOPE_ALL, k, SS_METRIC_BYTES);
+}
+
+/* The collectives of an iteration without wrapping units: the buckets (ZeRO-2 reduces each to the
+ * GPUs that own its parts: a reduce-scatter's traffic), then those after the step. */
+static int bucket_colls(ss_job* j)
+{
+  j->colls = calloc((size_t)(j->nbuckets + j->npost + j->nmetric) + 1, sizeof(ss_coll_spec));
+  if (!j->colls)
+    return SS_ENOMEM;
+  ss_coll_op op = j->opt.shard == SS_SHARD_ZERO2 ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE;
+  for (int b = 0; b < j->nbuckets; b++)
+    ss_job_add_coll(j, SS_CK_BUCKET, op, SS_SCOPE_ALL, b, j->buckets[b].bytes);
+  ss_job_add_post_colls(j);
+  return SS_OK;
 }
 
 /* ZeRO stages 1 and 2: after the step every GPU all-gathers the updated partitions of the
@@ -217,7 +288,7 @@ static int zero_post(ss_job* j)
     return SS_ENOMEM;
   j->npost = n;
   for (int k = 0; k < n; k++)
-    j->post_bytes[k] = params / n * w->grad_bytes_per_param;
+    j->post_bytes[k] = params / n * j->shard_bytes_per_param;
   return SS_OK;
 }
 
@@ -262,6 +333,8 @@ static int make_segments(ss_job* j, double host_opt_s)
       seg_launch(j, g, &p, b, call_s, speed);
       g->bucket0 = b++;
       g->nlaunch = 1;
+      /* ZeRO-2 reduces each bucket on the default stream (overlap_comm off): backward waits for it. */
+      g->wait_after = j->opt.shard == SS_SHARD_ZERO2;
       seg_close(g, &p);
       pending = 0;
       g = seg_open(j, SS_SEG_BACKWARD, &p);
@@ -282,6 +355,64 @@ static int make_segments(ss_job* j, double host_opt_s)
   pipe_add_even(&p, host_opt_s, j->opt_flops / speed, w->ntensors);
   /* The metric allreduces are called after the step. */
   for (int k = 0; k < j->nmetric; k++)
+    pipe_add(&p, j->collective_host_s, 0);
+  g->launches = (w->ntensors > 1 ? w->ntensors : 1) + 3.0 * j->nmetric;
+  seg_close(g, &p);
+  return SS_OK;
+}
+
+/* One pass's collectives (ss_chunk_use) on segment g: issued at its start and at its end (the
+ * framework's call on the host each), its gate. */
+static void seg_uses(const ss_job* j, ss_segment* g, pipe* p, const ss_chunk_use* u, int before)
+{
+  if (before) {
+    g->before0 = u->before0;
+    g->nbefore = u->nbefore;
+    g->gate = u->gate;
+    pipe_add(p, j->collective_host_s * u->nbefore, 0);
+    g->launches += u->nbefore;
+    return;
+  }
+  g->bucket0 = u->after0;
+  g->nlaunch = u->nafter;
+  pipe_add(p, j->collective_host_s * u->nafter, 0);
+  g->launches += u->nafter;
+}
+
+/* With wrapping units (--shard zero3, fsdp-*): a forward segment per chunk, then a backward one per
+ * chunk in reverse, each issuing and waiting for its pass's collectives (shard.c), then the
+ * optimizer. */
+static int unit_segments(ss_job* j, double host_opt_s)
+{
+  const ss_workload* w = j->workload;
+  double speed = j->platform->gpus[0].speed_flops;
+  j->segs = calloc(2 * (size_t)j->nchunks + 1, sizeof(ss_segment));
+  if (!j->segs)
+    return SS_ENOMEM;
+  pipe p;
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < j->nchunks; k++) {
+      const ss_chunk* c = &j->chunks[pass ? j->nchunks - 1 - k : k];
+      ss_segment* g = seg_open(j, pass ? SS_SEG_BACKWARD : SS_SEG_FORWARD, &p);
+      const ss_chunk_use* u = pass ? &c->bwd : &c->fwd;
+      g->unit = c->unit;
+      g->first_layer = pass ? c->last_layer : c->first_layer;
+      g->last_layer = pass ? c->first_layer : c->last_layer;
+      seg_uses(j, g, &p, u, 1);
+      for (int l = c->first_layer; l <= c->last_layer; l++) {
+        int y = pass ? c->last_layer - (l - c->first_layer) : l;
+        double flops = pass ? j->bwd_flops[y] : j->fwd_flops[y];
+        g->flops += flops;
+        pipe_add(&p, pass ? j->host_bwd_s[y] : j->host_fwd_s[y], flops / speed);
+        g->launches += (pass ? 2 : 1) * layer_launches(&w->layers[y]);
+      }
+      seg_uses(j, g, &p, u, 0);
+      seg_close(g, &p);
+    }
+  ss_segment* g = seg_open(j, SS_SEG_OPTIMIZER, &p);
+  g->flops = j->opt_flops;
+  pipe_add_even(&p, host_opt_s, j->opt_flops / speed, w->ntensors);
+  for (int k = 0; k < j->npost + j->nmetric; k++)
     pipe_add(&p, j->collective_host_s, 0);
   g->launches = (w->ntensors > 1 ? w->ntensors : 1) + 3.0 * j->nmetric;
   seg_close(g, &p);
@@ -310,7 +441,7 @@ static int host_side(ss_job* j)
     j->host_fwd_s[l] = w->layers[l].host_fwd_s * host_ratio;
     j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio;
   }
-  if (o->framework && j->nbuckets > 0 && o->arch == SS_ARCH_ALLREDUCE) {
+  if (o->framework && (j->nbuckets > 0 || (ss_shard_units(o->shard) && j->ngpus > 1)) && o->arch == SS_ARCH_ALLREDUCE) {
     j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_collective_host_s(o->ddp);
     j->tensor_host_s = o->tensor_host_us >= 0 ? o->tensor_host_us * 1e-6 : ss_ddp_tensor_host_s(o->ddp);
     double bw = p->gpus[0].memory_bytes_per_s;
@@ -346,7 +477,12 @@ static int host_side(ss_job* j)
   j->host = host_s > 0 || host_opt_s > 0 || j->collective_host_s > 0 ||
             j->tensor_host_s > 0 || j->copy_s_per_byte > 0 || j->staging_s > 0 || j->handoff_s > 0 ||
             j->nmetric > 0 || o->cuda_sync || o->synthetic == SS_SYNTH_HOST;
-  return make_segments(j, host_opt_s);
+  if (ss_shard_units(o->shard) && j->ngpus > 1) {
+    int rc = ss_shard_plan(j);
+    return rc ? rc : unit_segments(j, host_opt_s);
+  }
+  int rc = bucket_colls(j);
+  return rc ? rc : make_segments(j, host_opt_s);
 }
 
 /* The options as the job uses them: every value derived from the inputs filled in (the network's
@@ -672,8 +808,11 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (!j->roofline)
     j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   /* ZeRO: each GPU steps the optimizer on its 1/N of the parameters. */
-  if (o->shard != SS_SHARD_NONE && j->ngpus > 1)
-    j->opt_flops /= j->ngpus;
+  /* Hybrid sharding divides the states among each instance's GPUs, the others among all. */
+  j->shard_group = o->shard == SS_SHARD_NONE ? 1
+                   : o->shard == SS_SHARD_FSDP_HYBRID && j->instances > 1 ? per_instance
+                                                                           : j->ngpus;
+  j->opt_flops /= j->shard_group;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   if (o->init_io != SS_INIT_NONE) {
     double params = 0;
@@ -682,9 +821,12 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     j->init_bytes = params * w->grad_bytes_per_param + o->init_shard_mib * 1048576.0;
   }
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
+  /* The sharded modes' buckets, all-gathers and reduce-scatters move the model's dtype: 16-bit at
+   * amp or bf16 (DeepSpeed's bf16 and fp16 modes; FSDP's MixedPrecision param_dtype and reduce_dtype). */
+  j->shard_bytes_per_param = half_precision(j->precision) ? 2 : w->grad_bytes_per_param;
   if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
     rc = ss_ddp_buckets(j);
-  if (!rc && o->shard != SS_SHARD_NONE && j->ngpus > 1)
+  if (!rc && (o->shard == SS_SHARD_ZERO1 || o->shard == SS_SHARD_ZERO2) && j->ngpus > 1)
     rc = zero_post(j);
   if (!rc && o->arch == SS_ARCH_PS) {
     j->ps_hosts = o->placement == SS_PS_COLOCATED ? j->instances : o->server_hosts > 0 ? o->server_hosts : o->servers;
@@ -740,6 +882,9 @@ void ss_job_free(ss_job* j)
   free(j->bucket_alg);
   free(j->segs);
   free(j->post_bytes);
+  free(j->colls);
+  free(j->units);
+  free(j->chunks);
   free(j->host_fwd_s);
   free(j->host_bwd_s);
   free(j->bucket_post_s);

@@ -27,14 +27,74 @@ typedef struct ss_segment {
   ss_seg_kind kind;
   int first_layer;  /* forward: first..last; backward: first down to last; -1 when none */
   int last_layer;
-  int bucket0;      /* the collectives launched at its end: buckets bucket0 .. bucket0 + nlaunch - 1 */
+  int before0;      /* the collectives issued at its start (prefetches): before0 .. before0 + nbefore - 1 */
+  int nbefore;
+  int gate;         /* the collective it waits for before it starts (a unit's parameters), or -1 */
+  int unit;         /* the wrapping unit whose layers it runs (-1: none, or no units) */
+  int bucket0;      /* the collectives launched at its end: bucket0 .. bucket0 + nlaunch - 1 (indices
+                     * into ss_job.colls; the buckets come first) */
   int nlaunch;
+  int wait_after;   /* the next segment waits for those (ZeRO-2: reduced on the default stream) */
   double flops;     /* GPU work: the layers' kernels and the launched buckets' flatten copies */
   double host_s;    /* host work: the layers' host times, the hooks, the collective calls */
   double lag_s;     /* the GPU starts it no earlier than this after the host starts issuing it */
   double tail_s;    /* GPU time of its last operator: it ends no earlier than the host's end + tail */
   double launches;  /* kernel launches it takes (for the launch queue) */
 } ss_segment;
+
+/* What a collective of an iteration does for the training (ss_coll_spec). */
+typedef enum ss_coll_kind {
+  SS_CK_BUCKET,  /* a gradient bucket (index: the bucket) */
+  SS_CK_GATHER,  /* sharded parameters gathered for a forward or backward (index .. last: the units) */
+  SS_CK_REDUCE,  /* a unit's gradients reduced to their owners (index: the unit) */
+  SS_CK_REPLICA, /* hybrid sharding: a unit's reduced gradient shard across the replicas (index: the unit) */
+  SS_CK_PARAMS,  /* the parameters gathered after the optimizer step (index: the chunk) */
+  SS_CK_METRIC   /* a one-element allreduce after the step (index) */
+} ss_coll_kind;
+
+/* Which GPUs a collective runs among: all of the job's, those of each instance (hybrid sharding's
+ * shard group), or the same-index GPUs of every instance (its replica group). */
+typedef enum ss_coll_scope { SS_SCOPE_ALL, SS_SCOPE_INSTANCE, SS_SCOPE_CROSS } ss_coll_scope;
+
+/* One collective of an iteration, in the order every rank issues them (one in-order queue per GPU:
+ * NCCL runs one communicator's collectives one after another, whatever streams issue them). */
+typedef struct ss_coll_spec {
+  ss_coll_kind kind;
+  ss_coll_op op;
+  ss_coll_scope scope;
+  int index;   /* the bucket, unit, chunk or metric */
+  int last;    /* SS_CK_GATHER: the last unit it gathers parameters of (a prefetch may span several) */
+  int bwd;     /* SS_CK_GATHER: for backward */
+  int prefetch;/* SS_CK_GATHER: issued ahead of the unit's use */
+  double bytes; /* the whole buffer, as nccl-tests counts it: n times each GPU's shard */
+} ss_coll_spec;
+
+/* A wrapping unit of --shard zero3 and fsdp-*: layers first..last (forward order), whose parameters
+ * are gathered and whose gradients are reduced together. */
+typedef struct ss_unit {
+  int first_layer;
+  int last_layer;
+  double params;     /* the parameters gathered (ZeRO-3: without the persistent ones) */
+  int root;          /* FSDP's outermost unit: the layers no smaller unit wraps */
+} ss_unit;
+
+/* What one pass (forward or backward) over a chunk issues and waits for: the collectives
+ * before0 .. before0 + nbefore - 1 at its start, gate (or -1) before it runs, after0 .. after0 +
+ * nafter - 1 at its end (indices into ss_job.colls). */
+typedef struct ss_chunk_use {
+  int before0, nbefore;
+  int gate;
+  int after0, nafter;
+} ss_chunk_use;
+
+/* Layers first..last (forward order) cut where a wrapping unit begins: its unit's (-1: layers
+ * before the first unit, which only the root's parameters need). */
+typedef struct ss_chunk {
+  int first_layer;
+  int last_layer;
+  int unit;
+  ss_chunk_use fwd, bwd;
+} ss_chunk;
 
 typedef struct ss_job {
   const ss_platform* platform; /* borrowed */
@@ -97,6 +157,16 @@ typedef struct ss_job {
   double staging_s;        /* host time staging that copy through pageable memory */
   double handoff_s;        /* host time taking a batch from a loader worker */
   int nmetric;             /* one-element allreduces per iteration after the gradients' */
+  int ncolls;              /* one iteration's collectives, in issue order: those the segments issue, */
+  ss_coll_spec* colls;     /* then the npost after the step, then the nmetric metric allreduces */
+  int nunits;              /* --shard zero3, fsdp-*: the wrapping units, in forward order */
+  ss_unit* units;
+  int nchunks;             /* the layers cut at the units, with each pass's collectives */
+  ss_chunk* chunks;
+  int shard_group;         /* the GPUs each sharded state is divided among (1: none) */
+  double shard_bytes_per_param; /* bytes per parameter of the sharded modes' all-gathers and reduce-scatters */
+  double gathered_peak;    /* the parameters' bytes gathered at once at most (current, prefetched, kept) */
+  int gathered_peak_unit;  /* the largest unit, named when it does not fit */
   /* --shard zero1/zero2: the all-gathers of the updated parameters after the optimizer step, in
    * chunks of SS_ZERO_BUCKET_ELEMENTS (DeepSpeed's allgather_bucket_size); the iteration waits for them. */
   int npost;
@@ -161,9 +231,36 @@ int ss_job_reference_batch(const ss_job* j);
  * zero_optimization (deepspeed/runtime/zero/config.py @v0.12.3, L104 and L116). */
 #define SS_ZERO_BUCKET_ELEMENTS 5e8
 
-/* The collectives of one iteration, in the order every rank issues them: the gradients' buckets,
- * the parameter all-gathers after the step (--shard zero1/zero2), the metric allreduces. */
+/* DeepSpeed ZeRO-3's defaults (deepspeed/runtime/zero/config.py @v0.12.3; calibration/sharding_sources.md,
+ * section 1), in ELEMENTS: stage3_prefetch_bucket_size (L186: 5e7; the docs say 5e8), stage3_max_reuse_distance
+ * (L215), stage3_param_persistence_threshold (L192: 1e5; the docs say 1e6). */
+#define SS_ZERO3_PREFETCH_ELEMENTS 5e7
+#define SS_ZERO3_REUSE_ELEMENTS 1e9
+#define SS_ZERO3_PERSIST_ELEMENTS 1e5
+
+/* The name of collective c of an iteration of j on the trace ("all-gather unit 3 (backward)"). */
+void ss_coll_name(const ss_job* j, int c, char* buf, size_t size);
+
+/* The collectives of one iteration (ss_job.ncolls), in the order every rank issues them: those the
+ * segments issue (the gradients' buckets; the units' all-gathers and reduce-scatters), the
+ * parameter all-gathers after the step (--shard zero1/zero2, ZeRO-3's persistent parameters), the
+ * metric allreduces. */
 int ss_job_colls_per_iter(const struct ss_job* j);
+
+/* Those the segments issue: the trainer waits for them all before the optimizer step. */
+int ss_job_seg_colls(const struct ss_job* j);
+
+/* Append a collective to j->colls (allocated large enough by the caller); returns it. */
+ss_coll_spec* ss_job_add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index,
+                              double bytes);
+
+/* Append the collectives after the step: j->npost parameter all-gathers, j->nmetric metrics. */
+void ss_job_add_post_colls(ss_job* j);
+
+/* --shard zero3 and fsdp-* (shard.c): whether the mode has wrapping units; the units, the chunks
+ * and the collectives of an iteration of job j. */
+int ss_shard_units(ss_shard mode);
+int ss_shard_plan(ss_job* j);
 
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)

@@ -57,6 +57,12 @@ void ss_memory_compute(const ss_workload* w, int batch, int half, double buffers
   *out = m;
 }
 
+/* Unit u's parameters gathered, in the sharded collectives' dtype (0: no unit). */
+static double unit_bytes(const ss_job* j, int u)
+{
+  return u >= 0 && u < j->nunits ? j->units[u].params * j->shard_bytes_per_param : 0;
+}
+
 double ss_memory_buffers_bytes(const ss_job* j)
 {
   if (j->nbuckets == 0 || j->opt.arch != SS_ARCH_ALLREDUCE)
@@ -91,10 +97,25 @@ int ss_memory_job(const ss_job* j, int half, ss_memory* out)
   ss_memory_compute(j->workload, j->batch, half, ss_memory_buffers_bytes(j), capacity, out);
   /* ZeRO-1 divides the optimizer state among the GPUs, ZeRO-2 the gradients too (each GPU keeps
    * the reduced part it owns); the sums are then as computed above. */
-  if (j->opt.shard != SS_SHARD_NONE && j->ngpus > 1) {
+  if ((j->opt.shard == SS_SHARD_ZERO1 || j->opt.shard == SS_SHARD_ZERO2) && j->ngpus > 1) {
     out->optimizer /= j->ngpus;
     if (j->opt.shard == SS_SHARD_ZERO2)
       out->gradients /= j->ngpus;
+    out->total = memory_total(out);
+  }
+  /* ZeRO-3 and FSDP divide all three among the shard group; each GPU keeps its FP32 shard of the
+   * parameters and holds the gathered ones (in the model's dtype: no autocast copies) while they
+   * are used, prefetched or kept (shard.c's peak); FSDP also a unit's unsharded gradient until its
+   * reduce-scatter (the largest unit's), ZeRO-3 its bucket (the buffers). */
+  if (ss_shard_units(j->opt.shard) && j->ngpus > 1) {
+    const ss_workload* w = j->workload;
+    double params = 0, g = j->shard_group;
+    for (int l = 0; l < w->nlayers; l++)
+      params += w->layers[l].params;
+    out->parameters = params * 4 / g + j->gathered_peak;
+    out->gradients = params * w->grad_bytes_per_param / g +
+                     (j->opt.shard != SS_SHARD_ZERO3 ? unit_bytes(j, j->gathered_peak_unit) : 0);
+    out->optimizer /= g;
     out->total = memory_total(out);
   }
   return 1;
@@ -111,6 +132,24 @@ int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
 {
   if (m->total <= m->capacity || j->opt.ignore_memory)
     return SS_OK;
+  /* A unit that cannot be gathered at all, whatever the batch: named. */
+  int u = j->gathered_peak_unit;
+  double alone = 2 * unit_bytes(j, u) + m->reserve;
+  if (u >= 0 && u < j->nunits && alone > m->capacity) {
+    const ss_unit* un = &j->units[u];
+    char what[192];
+    if (un->root)
+      snprintf(what, sizeof(what), "the root unit (%.4g parameters in layers under --wrap-params %.4g)", un->params,
+               j->opt.wrap_params);
+    else
+      snprintf(what, sizeof(what), "the unit of layer '%s' (%.4g parameters)", j->workload->layers[un->first_layer].name,
+               un->params);
+    return ss_err_set(err, j->workload->path, 0,
+                      "%s needs %.1f GiB gathered with its gradient, more than the %.4g GiB of a %s: %s", what,
+                      alone / GIB, m->capacity / GIB, j->platform->gpus[0].model,
+                      j->opt.shard >= SS_SHARD_FSDP_FULL ? "wrap smaller units (--wrap-params)"
+                                                         : "ZeRO-3 gathers a layer whole on every GPU");
+  }
   char parts[256];
   ss_memory_parts_text(m, parts, sizeof(parts));
   return ss_err_set(err, j->workload->path, 0,

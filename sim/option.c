@@ -22,7 +22,8 @@ static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
 static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
-static const char* const shard_names[] = {"none", "zero1", "zero2", NULL};
+static const char* const shard_names[] = {"none",      "zero1",        "zero2",       "zero3",
+                                          "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
 /* --p2p-level: auto, then NCCL_P2P_LEVEL's names by ss_path (transport.h) from LOC on. */
@@ -211,9 +212,16 @@ const ss_optdef ss_option_table[] = {
      "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)"},
     {"shard", 0, SS_KIND_ENUM, OFF(shard), 0, 0, 0, shard_names, 0, RUNS, "host", "S", NULL, SS_SHARD_NONE, "none", 0,
      "shard", "shard", 0, NULL,
-     "which training states the GPUs divide among them, as DeepSpeed ZeRO v0.12.3: none (--ddp's framework), zero1 "
+     "which training states the GPUs divide among them: none (--ddp's framework); as DeepSpeed ZeRO v0.12.3, zero1 "
      "(optimizer state: gradients allreduced after backward, parameters all-gathered after the step), zero2 (and "
-     "gradients: reduced per bucket as backward fills it, blocking it)"},
+     "gradients: reduced per bucket as backward fills it, blocking it), zero3 (and parameters: each layer's "
+     "gathered before its forward and backward, prefetched); as PyTorch FSDP 2.1, fsdp-full (FULL_SHARD), "
+     "fsdp-grad-op (SHARD_GRAD_OP: parameters kept from forward to backward), fsdp-hybrid (HYBRID_SHARD: full "
+     "shard inside each instance, gradients allreduced across)"},
+    {"wrap-params", 0, SS_KIND_REAL, OFF(wrap_params), 0, 1e13, 0, NULL, 0, RUNS, "host", "N", "a number of parameters",
+     0, "0 (every layer with parameters)", 0, "wrap_params", "wrap_params", 0, NULL,
+     "--shard fsdp-*: a layer of at least N parameters is an FSDP unit of its own; the smaller ones stay in the "
+     "outermost (root) unit, as size_based_auto_wrap_policy's min_num_params over the workload's layers"},
     {"message-size", 0, SS_KIND_REAL, OFF(message_size), 1, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", 1e7, "10000000 (apex's)", 0, "message_size", "message_size", 0, NULL,
      "--ddp apex: gradient elements a bucket holds before its allreduce starts; 1: one allreduce per parameter "
@@ -849,11 +857,14 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
   return 0;
 }
 
-/* Sharding is DeepSpeed's engine over NCCL: no other framework, no parameter servers. */
+/* Sharding is DeepSpeed's engine or FSDP over NCCL: no other framework, no parameter servers. */
 static int check_shard(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
-  if (o->shard == SS_SHARD_NONE)
+  if (o->shard == SS_SHARD_NONE) {
+    if (ss_optset_has(given, "wrap-params"))
+      FAIL("--wrap-params goes with --shard fsdp-full, fsdp-grad-op or fsdp-hybrid");
     return 0;
+  }
   if (o->arch == SS_ARCH_PS)
     FAIL("--shard %s cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs",
          ss_shard_name(o->shard));
@@ -865,13 +876,17 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
   if (tree)
     FAIL("%s tree cannot be combined with --shard %s: its all-gathers%s run on rings only in NCCL (ring, "
          "hierarchical or auto)", o->allreduce == SS_ALLREDUCE_TREE ? "--allreduce" : "--algorithms",
-         ss_shard_name(o->shard), o->shard == SS_SHARD_ZERO2 ? " and reduce-scatters" : "");
+         ss_shard_name(o->shard), o->shard != SS_SHARD_ZERO1 ? " and reduce-scatters" : "");
   static const char* const ddp_only[] = {"ddp",      "message-size", "fusion-mib", "cycle-ms",
                                          "bucket-mib", "no-overlap", NULL};
+  int fsdp = o->shard >= SS_SHARD_FSDP_FULL;
   for (int i = 0; ddp_only[i]; i++)
     if (ss_optset_has(given, ddp_only[i]))
-      FAIL("--%s has no effect with --shard %s (DeepSpeed's engine decides how and when the gradients are reduced)",
-           ddp_only[i], ss_shard_name(o->shard));
+      FAIL("--%s has no effect with --shard %s (%s decides how and when the gradients are reduced)", ddp_only[i],
+           ss_shard_name(o->shard), fsdp ? "FSDP" : "DeepSpeed's engine");
+  if (!fsdp && ss_optset_has(given, "wrap-params"))
+    FAIL("--wrap-params goes with --shard fsdp-full, fsdp-grad-op or fsdp-hybrid (%s%s)", ss_shard_name(o->shard),
+         o->shard == SS_SHARD_ZERO3 ? " gathers each layer's parameters" : " has no units");
   return 0;
 }
 

@@ -44,9 +44,19 @@ typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity
 typedef enum ss_ddp { SS_DDP_PYTORCH, SS_DDP_APEX, SS_DDP_HOROVOD, SS_DDP_COUNT } ss_ddp;
 
 /* Sharded data parallelism (docs/model.md, "Sharded data parallelism"): none (each GPU holds every
- * state, gradients allreduced), DeepSpeed ZeRO stage 1 (optimizer state sharded) and stage 2 (and
- * gradients), as DeepSpeed v0.12.3 runs them. */
-typedef enum ss_shard { SS_SHARD_NONE, SS_SHARD_ZERO1, SS_SHARD_ZERO2, SS_SHARD_COUNT } ss_shard;
+ * state, gradients allreduced), DeepSpeed ZeRO stage 1 (optimizer state sharded), stage 2 (and
+ * gradients) and stage 3 (and parameters), as DeepSpeed v0.12.3 runs them; PyTorch FSDP's FULL_SHARD,
+ * SHARD_GRAD_OP and HYBRID_SHARD (PyTorch 2.1-2.2). */
+typedef enum ss_shard {
+  SS_SHARD_NONE,
+  SS_SHARD_ZERO1,
+  SS_SHARD_ZERO2,
+  SS_SHARD_ZERO3,
+  SS_SHARD_FSDP_FULL,
+  SS_SHARD_FSDP_GRAD_OP,
+  SS_SHARD_FSDP_HYBRID,
+  SS_SHARD_COUNT
+} ss_shard;
 
 /* Synthetic data: none (real data), kept on the GPU, or made in pageable host memory and copied to
  * the GPU every iteration. A true value means synthetic. */
@@ -134,6 +144,7 @@ typedef struct ss_options {
   /* The host side (docs/model.md, "The host side"): each mechanism can be switched off. */
   ss_ddp ddp;
   ss_shard shard;      /* --shard: which states are divided among the GPUs */
+  double wrap_params;  /* --shard fsdp-*: a layer of at least this many parameters is a unit of its own */
   double message_size; /* apex: elements a bucket holds before it ships */
   double fusion_mib;   /* Horovod: fusion buffer (HOROVOD_FUSION_THRESHOLD) in MiB */
   double cycle_ms;     /* Horovod: background cycle (HOROVOD_CYCLE_TIME) in ms */

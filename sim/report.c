@@ -158,6 +158,46 @@ static void write_json_memory(FILE* f, const ss_job* j)
 }
 
 /* The GPU memory line of the table: the total, the capacity and the parts, or why it is unknown. */
+/* --shard zero3, fsdp-*: the units, and the collectives of an iteration by kind. */
+static void write_table_units(FILE* f, const ss_job* j)
+{
+  static const char* const modes[SS_SHARD_COUNT] = {
+      [SS_SHARD_ZERO3] = "DeepSpeed ZeRO-3", [SS_SHARD_FSDP_FULL] = "FSDP FULL_SHARD",
+      [SS_SHARD_FSDP_GRAD_OP] = "FSDP SHARD_GRAD_OP", [SS_SHARD_FSDP_HYBRID] = "FSDP HYBRID_SHARD"};
+  int gathers = 0, prefetches = 0, reduces = 0, replicas = 0, root = j->nunits > 0 && j->units[j->nunits - 1].root;
+  for (int c = 0; c < ss_job_seg_colls(j); c++) {
+    const ss_coll_spec* s = &j->colls[c];
+    gathers += s->kind == SS_CK_GATHER;
+    prefetches += s->kind == SS_CK_GATHER && s->prefetch;
+    reduces += s->kind == SS_CK_REDUCE || s->kind == SS_CK_BUCKET;
+    replicas += s->kind == SS_CK_REPLICA;
+  }
+  fprintf(f, "  sharding: %s, states divided among %d GPUs%s; %d unit%s", modes[j->opt.shard], j->shard_group,
+          j->shard_group < j->ngpus ? " (each instance's), replicated across instances" : "", j->nunits,
+          j->nunits == 1 ? "" : "s");
+  if (j->opt.shard == SS_SHARD_ZERO3)
+    fprintf(f, " (each layer's parameters; prefetch %.0f million elements, reuse distance %.0f million)",
+            SS_ZERO3_PREFETCH_ELEMENTS / 1e6, SS_ZERO3_REUSE_ELEMENTS / 1e6);
+  else if (j->opt.wrap_params > 0)
+    fprintf(f, " (layers of at least %.4g parameters%s)", j->opt.wrap_params, root ? ", the others in the root" : "");
+  else
+    fprintf(f, " (one per layer with parameters)");
+  fprintf(f, "\n  collectives per iteration: %d all-gather%s (%d prefetched), %d reduce-scatter%s", gathers,
+          gathers == 1 ? "" : "s", prefetches, reduces, reduces == 1 ? "" : "s");
+  if (j->opt.shard == SS_SHARD_ZERO3)
+    fprintf(f, " (buckets of up to %.0f million elements)", SS_ZERO_BUCKET_ELEMENTS / 1e6);
+  if (replicas > 0)
+    fprintf(f, ", %d allreduce%s across instances", replicas, replicas == 1 ? "" : "s");
+  if (j->npost > 0)
+    fprintf(f, ", %d all-gather of the persistent parameters after the step", j->npost);
+  fprintf(f, "; %d ring%s per instance (%s fidelity)", j->intra.nrings, j->intra.nrings == 1 ? "" : "s",
+          ss_fidelity_name(j->opt.fidelity));
+  if (j->interference > 0)
+    fprintf(f, "; compute %g times as long while they run (interference)", 1 + j->interference);
+  fprintf(f, "\n  parameters: the step on 1/%d of them; at most %.0f MB gathered at once\n", j->shard_group,
+          j->gathered_peak / 1e6);
+}
+
 static void write_table_memory(FILE* f, const ss_job* j)
 {
   const ss_memory* m = &j->memory;
@@ -449,6 +489,8 @@ static void write_table(FILE* f, const ss_result* r)
             j->opt.async_copy && j->workers > 0 ? ", copied to the GPU by the loaders" : "");
   if (j->opt.arch == SS_ARCH_PS) {
     write_table_ps(f, r);
+  } else if (j->ngpus > 1 && ss_shard_units(j->opt.shard)) {
+    write_table_units(f, j);
   } else if (j->ngpus > 1) {
     int count[SS_ALLREDUCE_COUNT] = {0};
     for (int k = 0; k < j->nbuckets; k++)

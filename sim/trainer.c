@@ -288,7 +288,16 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
         ss_trace_links(s);
       if (j->host)
         wait_issue(s, me, &m, seg, k);
-      if (seg->kind == SS_SEG_BACKWARD && seg == &j->segs[1])
+      /* Sharded parameters: the unit's all-gather, and the next one's (prefetch), are issued as its
+       * pass begins; its kernels wait for its parameters. */
+      for (int c = 0; c < seg->nbefore; c++)
+        sg_sem_release(me->pending);
+      if (seg->gate >= 0) {
+        char what[48];
+        snprintf(what, sizeof(what), "unit %d's parameters", seg->unit);
+        wait_colls(s, me, &m, (long)i * per_iter + seg->gate + 1, what);
+      }
+      if (seg->kind == SS_SEG_BACKWARD && (g == 0 || j->segs[g - 1].kind != SS_SEG_BACKWARD))
         me->bwd_start_s = simgrid_get_clock();
       execute_traced(s, me, seg->flops * me->jitter, seg->first_layer, seg->last_layer,
                      seg->kind == SS_SEG_BACKWARD, &m, NULL);
@@ -296,8 +305,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
         end_segment(s, me, &m, seg, k);
       for (int b = 0; b < seg->nlaunch; b++)
         sg_sem_release(me->pending);
-      /* ZeRO-2 reduces each bucket on the default stream (overlap_comm off): backward waits for it. */
-      if (j->opt.shard == SS_SHARD_ZERO2 && seg->kind == SS_SEG_BACKWARD && seg->nlaunch > 0 && g + 2 < j->nsegs)
+      /* Collectives on the default stream (ZeRO-2's reductions): the next segment waits for them. */
+      if (seg->wait_after && seg->nlaunch > 0 && g + 2 < j->nsegs)
         wait_colls(s, me, &m, (long)i * per_iter + seg->bucket0 + seg->nlaunch, "the gradients' reduction");
     }
     mark(&m, SS_CAT_COMPUTE);
@@ -308,7 +317,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     if (ps)
       ss_ps_pull_all(s, a->rank);
     else
-      net = ss_coll_wait_reduced(s, a->rank, (long)i * per_iter + j->nbuckets);
+      net = ss_coll_wait_reduced(s, a->rank, (long)i * per_iter + ss_job_seg_colls(j));
     double now = simgrid_get_clock(), wait = now - m.t;
     ss_straggler_wait_end(s, a->rank, i, wait);
     if (ps && ps_net)
@@ -328,7 +337,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     for (int c = 0; c < j->npost; c++)
       sg_sem_release(me->pending);
     if (j->npost > 0)
-      wait_colls(s, me, &m, (long)i * per_iter + j->nbuckets + j->npost, "the parameters' all-gather");
+      wait_colls(s, me, &m, (long)i * per_iter + ss_job_seg_colls(j) + j->npost, "the parameters' all-gather");
     for (int c = 0; c < j->nmetric; c++)
       sg_sem_release(me->pending);
     ss_timeline_span(s->tl, a->rank, i, start, m.t);
