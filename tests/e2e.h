@@ -37,6 +37,10 @@
   TEST(resnet50_v100_calibration)                                                                                      \
   TEST(zero_closed_form)                                                                                      \
   TEST(zero_memory_and_trace)                                                                                      \
+  TEST(units_closed_form)                                                                                          \
+  TEST(units_trace_counts)                                                                                         \
+  TEST(units_memory)                                                                                               \
+  TEST(hybrid_scopes)                                                                                              \
   /* e2e_loader.c */                                                                                                   \
   TEST(loader_stalls)                                                                                                  \
   TEST(init_io)                                                                                                        \

@@ -232,3 +232,199 @@ void test_zero_memory_and_trace(void)
     run_free(&r);
   }
 }
+
+/* FSDP and ZeRO-3 on n GPUs of a star, --ideal, synthetic data: tiny's 3 layers of 1e6 FP32
+ * parameters (4 MB each, one unit each), fwd 1 ms and bwd 2 ms per layer, the step 0.5 / n ms. Every
+ * collective of S bytes among n GPUs takes (n-1) steps of alpha 10 us + S / (n B), B 10 GB/s: c for
+ * a unit. FULL_SHARD: unit 0's all-gather is waited for (c); unit 1's is issued with it and unit 2's
+ * at the start of layer 1 (prefetch), both done in time; backward gathers unit 2 again (waited: c)
+ * while prefetching unit 1; each unit's reduce-scatter follows its backward, the last waited for (c):
+ * 3c of stall. SHARD_GRAD_OP keeps the units from forward to backward: 2c. ZeRO-3: unit 0's
+ * all-gather (c), then one prefetch of units 1-2 (5e7 elements cover them, done in time); every unit
+ * is used again within 1e9 elements, so kept for backward; the gradients' one bucket of 12 MB is
+ * reduced after backward, waited for: c + (n-1)(alpha + 12 MB / (n B)). */
+void test_units_closed_form(void)
+{
+  const double bw = 10e9, alpha = 10e-6;
+  const struct { const char* file; int n; } stars[] = {{"star2", 2}, {"star4", 4}};
+  const char* const modes[] = {"fsdp-full", "fsdp-grad-op", "zero3"};
+  for (size_t i = 0; i < sizeof(stars) / sizeof(stars[0]); i++)
+    for (int z = 0; z < 3; z++) {
+      int n = stars[i].n;
+      double c = (n - 1) * (alpha + 4e6 / (n * bw)), bucket = (n - 1) * (alpha + 12e6 / (n * bw));
+      double stall = z == 0 ? 3 * c : z == 1 ? 2 * c : c + bucket, compute = 9e-3 + 0.5e-3 / n;
+      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s", stars[i].file,
+                          modes[z]);
+      const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
+      CHECK(j && fabs(num(b, "interconnect_stall_s") - stall) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
+                fabs(num(j, "iteration_s") - compute - stall) <= 1e-9,
+            "%s x %d GPUs, --shard %s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, %.9g",
+            stars[i].file, n, modes[z], num(j, "iteration_s"), num(b, "compute_s"), num(b, "interconnect_stall_s"),
+            compute + stall, compute, stall);
+      cJSON_Delete(j);
+    }
+}
+
+/* The names of one GPU's collectives and waits in its first iteration on a trace: counts of each
+ * name with digits dropped ("all-gather unit for forward (prefetch)"). */
+typedef struct name_count {
+  char name[96];
+  int n;
+} name_count;
+
+static int count_names(const char* args, name_count* out, int most)
+{
+  char trace[] = "e2e_units_trace.json", cmd[1024];
+  snprintf(cmd, sizeof(cmd), "%s --warmup 0 --iterations 1 --trace %s", args, trace);
+  run_result r = runs(SS_SIM_BIN, cmd);
+  char* text = r.status == 0 ? read_text(trace) : NULL;
+  cJSON* t = text ? cJSON_Parse(text) : NULL;
+  int kinds = 0;
+  const cJSON* e;
+  /* GPU 0 of instance 0 (pid 1): its trainer's track (tid 1) and its collectives' (tid 2). */
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t, "traceEvents"))
+  {
+    const cJSON* ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+    const cJSON* n = cJSON_GetObjectItemCaseSensitive(e, "name");
+    int tid = (int)num(e, "tid");
+    if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") != 0 || !cJSON_IsString(n) || num(e, "pid") != 1 ||
+        (tid != 1 && tid != 2))
+      continue;
+    char name[96];
+    size_t k = 0;
+    for (const char* c = n->valuestring; *c && k + 1 < sizeof(name); c++)
+      if (*c < '0' || *c > '9')
+        name[k++] = *c;
+    name[k] = 0;
+    int f = 0;
+    while (f < kinds && strcmp(out[f].name, name) != 0)
+      f++;
+    if (f == kinds && kinds < most) {
+      snprintf(out[kinds].name, sizeof(out[kinds].name), "%s", name);
+      out[kinds++].n = 0;
+    }
+    if (f < most)
+      out[f].n++;
+  }
+  cJSON_Delete(t);
+  free(text);
+  remove(trace);
+  run_free(&r);
+  return kinds;
+}
+
+static int named(const name_count* c, int kinds, const char* name)
+{
+  for (int i = 0; i < kinds; i++)
+    if (strcmp(c[i].name, name) == 0)
+      return c[i].n;
+  return 0;
+}
+
+/* The collectives each mode issues per GPU and iteration, counted on the trace, against what the
+ * documentation describes (calibration/sharding_sources.md) for Llama-2 7B's U = 34 units (the
+ * embedding, 32 decoder layers, the norm and head; one per layer with parameters), no root:
+ * - FULL_SHARD (section 4.3): an all-gather per unit before its forward and again before its
+ *   backward (one fetched, U-1 prefetched in each pass), a reduce-scatter per unit: 2U + U;
+ * - SHARD_GRAD_OP (4.4): no all-gather in backward: U + U;
+ * - HYBRID_SHARD on 2 instances (4.4): FULL_SHARD's, plus an allreduce of each unit's shard across
+ *   the instances: 2U + U + U;
+ * - ZeRO-3 (section 3): each layer's fetch or a prefetch of up to 5e7 elements by tensor. Forward:
+ *   33 fetches (the head's one tensor of 1.3e8 elements is prefetched whole) and 34 prefetches;
+ *   the last three units are used again within 1e9 elements (2 x 1.3e8, 2 x 3.3e8) and kept;
+ *   backward: 34 - 3 - 2 = 29 fetches (decoder layer 29 and the embedding come whole from
+ *   prefetches) and 33 prefetches; one reduce-scatter per bucket of 5e8 elements (17: a layer is
+ *   never split); one all-gather of the persistent parameters (the norms' <= 1e5 elements) after
+ *   the step. */
+void test_units_trace_counts(void)
+{
+  const char* base = "platforms/p4d.24xl.xml workloads/llama2-7b-seq2048.json --synthetic --precision bf16 --ignore-memory";
+  static const struct {
+    const char* mode;
+    const char* extra;
+    int fwd_fetch, fwd_pre, bwd_fetch, bwd_pre, reduce, replica, bucket, post;
+  } cases[] = {
+      {"fsdp-full", "", 1, 33, 1, 33, 34, 0, 0, 0},
+      {"fsdp-grad-op", "", 1, 33, 0, 0, 34, 0, 0, 0},
+      {"fsdp-hybrid", "--instances 2", 1, 33, 1, 33, 34, 34, 0, 0},
+      {"zero3", "", 33, 34, 29, 33, 0, 0, 17, 1},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char args[512];
+    snprintf(args, sizeof(args), "%s --shard %s %s", base, cases[i].mode, cases[i].extra);
+    name_count c[32];
+    int k = count_names(args, c, 32);
+    int got[8] = {named(c, k, "all-gather unit  for forward"), named(c, k, "all-gather unit  for forward (prefetch)") +
+                                                                   named(c, k, "all-gather units - for forward (prefetch)"),
+                  named(c, k, "all-gather unit  for backward"),
+                  named(c, k, "all-gather unit  for backward (prefetch)") +
+                      named(c, k, "all-gather units - for backward (prefetch)"),
+                  named(c, k, "reduce-scatter unit "), named(c, k, "allreduce unit  across instances"),
+                  named(c, k, "reduce-scatter bucket "), named(c, k, "all-gather parameters ")};
+    int want[8] = {cases[i].fwd_fetch, cases[i].fwd_pre, cases[i].bwd_fetch, cases[i].bwd_pre,
+                   cases[i].reduce,    cases[i].replica, cases[i].bucket,    cases[i].post};
+    CHECK(memcmp(got, want, sizeof(got)) == 0 && named(c, k, "wait for unit 's parameters (interconnect)") +
+                                                         named(c, k, "wait for unit 's parameters (network)") > 0,
+          "--shard %s: forward all-gathers %d + %d prefetched, backward %d + %d, reduce-scatters %d, allreduces "
+          "across %d, buckets %d, after the step %d; expected %d + %d, %d + %d, %d, %d, %d, %d", cases[i].mode, got[0],
+          got[1], got[2], got[3], got[4], got[5], got[6], got[7], want[0], want[1], want[2], want[3], want[4], want[5],
+          want[6], want[7]);
+  }
+}
+
+/* Memory per GPU of FSDP and ZeRO-3 against hand-computed parts: Llama-2 7B (P = 6,738,415,616
+ * parameters, FP32 gradients as the workload gives them, AdamW's 8 bytes) at bf16 on the 8 A100s of
+ * a p4d.24xlarge. FULL_SHARD: the FP32 parameters / 8 plus two decoder layers gathered at once (the
+ * one running and the one prefetched: 2 x 202,383,360 x 2 bytes); the gradients / 8 plus one
+ * layer's unsharded bf16 gradient; the optimizer / 8. SHARD_GRAD_OP keeps every unit gathered from
+ * its forward to its backward: all P x 2 bytes at the end of forward. */
+void test_units_memory(void)
+{
+  const double p = 6738415616.0, layer = 202383360.0;
+  const char* const modes[] = {"fsdp-full", "fsdp-grad-op"};
+  for (int z = 0; z < 2; z++) {
+    cJSON* j = sim_json("platforms/p4d.24xl.xml workloads/llama2-7b-seq2048.json --synthetic --precision bf16 "
+                        "--ignore-memory --shard %s", modes[z]);
+    const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
+    double params = p * 4 / 8 + (z == 0 ? 2 * layer * 2 : p * 2), grads = p * 4 / 8 + layer * 2, opt = p * 8 / 8;
+    CHECK(j && fabs(num(m, "parameters") - params) <= 1e-9 * params && fabs(num(m, "gradients") - grads) <= 1e-9 * grads &&
+              fabs(num(m, "optimizer") - opt) <= 1e-9 * opt && num(m, "buffers") == 0,
+          "--shard %s: parameters %.0f B (expected %.0f), gradients %.0f B (expected %.0f), optimizer %.0f B (expected "
+          "%.0f), buffers %.0f", modes[z], num(m, "parameters"), params, num(m, "gradients"), grads, num(m, "optimizer"),
+          opt, num(m, "buffers"));
+    cJSON_Delete(j);
+  }
+}
+
+/* Hybrid sharding's collectives on 2 instances of a star of 2 GPUs: a unit's reduce-scatter in the
+ * instance, then the allreduce of its shard across, then its all-gather in the instance move what
+ * the hierarchical allreduce of the unit moves, phase by phase, so under --ideal one FSDP unit's
+ * three collectives take as long as that allreduce (the bench's figure); and the fast fidelity
+ * agrees with the reference. */
+void test_hybrid_scopes(void)
+{
+  cJSON* hier = sim_json("bench allreduce tests/platforms/star2.xml --instances 2 --allreduce hierarchical --ideal "
+                         "--min-bytes 4000000 --max-bytes 4000000 --iters 1");
+  const cJSON* res = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(hier, "results"), 0);
+  double ar = num(res, "time_s");
+  /* tiny's units on 2 x star2 with --wrap-params 1e7 (all three layers in the root: one unit of
+   * 12 MB, gathered before forward, reduced after backward, nothing to prefetch): the stall is the
+   * all-gather before forward, then the reduce-scatter and the allreduce across after backward. */
+  cJSON* a = sim_json("tests/platforms/star2.xml tests/workloads/tiny.json --instances 2 --synthetic --ideal "
+                      "--shard fsdp-hybrid --wrap-params 1e7");
+  cJSON* f = sim_json("tests/platforms/star2.xml tests/workloads/tiny.json --instances 2 --synthetic --ideal "
+                      "--shard fsdp-hybrid --wrap-params 1e7 --fidelity reference");
+  cJSON* h12 = sim_json("bench allreduce tests/platforms/star2.xml --instances 2 --allreduce hierarchical --ideal "
+                        "--min-bytes 12000000 --max-bytes 12000000 --iters 1");
+  double ar12 = num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(h12, "results"), 0), "time_s");
+  const cJSON* b = cJSON_GetObjectItemCaseSensitive(a, "breakdown");
+  double stall = num(b, "interconnect_stall_s") + num(b, "network_stall_s");
+  CHECK(hier && a && f && h12 && ar > 0 && fabs(stall - ar12) <= 1e-9 &&
+            fabs(num(a, "iteration_s") - num(f, "iteration_s")) <= 1e-9 * num(a, "iteration_s"),
+        "fsdp-hybrid, one 12 MB unit on 2 x star2: stall %.9g s, the hierarchical allreduce of 12 MB %.9g s; fast "
+        "%.9g s, reference %.9g s", stall, ar12, num(a, "iteration_s"), num(f, "iteration_s"));
+  cJSON_Delete(hier);
+  cJSON_Delete(a);
+  cJSON_Delete(f);
+  cJSON_Delete(h12);
+}
