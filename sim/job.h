@@ -231,12 +231,13 @@ int ss_job_reference_batch(const ss_job* j);
  * zero_optimization (deepspeed/runtime/zero/config.py @v0.12.3, L104 and L116). */
 #define SS_ZERO_BUCKET_ELEMENTS 5e8
 
-/* DeepSpeed ZeRO-3's defaults (deepspeed/runtime/zero/config.py @v0.12.3; calibration/sharding_sources.md,
- * section 1), in ELEMENTS: stage3_prefetch_bucket_size (L186: 5e7; the docs say 5e8), stage3_max_reuse_distance
- * (L215), stage3_param_persistence_threshold (L192: 1e5; the docs say 1e6). */
-#define SS_ZERO3_PREFETCH_ELEMENTS 5e7
-#define SS_ZERO3_REUSE_ELEMENTS 1e9
+/* DeepSpeed ZeRO-3's stage3_param_persistence_threshold, in ELEMENTS (deepspeed/runtime/zero/config.py
+ * @v0.12.3 L192: 1e5; the docs say 1e6): a smaller parameter tensor stays gathered on every GPU. */
 #define SS_ZERO3_PERSIST_ELEMENTS 1e5
+
+/* ... and its stage3_max_live_parameters (L209: 1e9 elements): prefetching stops while as many are
+ * gathered. */
+#define SS_ZERO3_MAX_LIVE_ELEMENTS 1e9
 
 /* The name of collective c of an iteration of j on the trace ("all-gather unit 3 (backward)"). */
 void ss_coll_name(const ss_job* j, int c, char* buf, size_t size);

@@ -222,6 +222,18 @@ const ss_optdef ss_option_table[] = {
      0, "0 (every layer with parameters)", 0, "wrap_params", "wrap_params", 0, NULL,
      "--shard fsdp-*: a layer of at least N parameters is an FSDP unit of its own; the smaller ones stay in the "
      "outermost (root) unit, as size_based_auto_wrap_policy's min_num_params over the workload's layers"},
+    {"no-param-prefetch", 0, SS_KIND_SWITCH, OFF(param_prefetch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on",
+     0, "param_prefetch", "param_prefetch", 0, NULL,
+     "mechanism off (--shard zero3, fsdp-*): no parameters gathered ahead of their use (FSDP's backward_prefetch=None "
+     "and no implicit forward prefetch; ZeRO-3's stage3_prefetch_bucket_size 0): each unit waits for its own"},
+    {"prefetch-bucket", 0, SS_KIND_REAL, OFF(prefetch_bucket), 0, 1e13, 0, NULL, 0, RUNS, "host", "N",
+     "a number of elements", SS_ZERO3_PREFETCH_ELEMENTS, "5e7 (DeepSpeed v0.12.3's)", 0, "prefetch_bucket",
+     "prefetch_bucket", 0, NULL, "--shard zero3: the elements of upcoming parameters each prefetch gathers "
+     "(stage3_prefetch_bucket_size)"},
+    {"reuse-distance", 0, SS_KIND_REAL, OFF(reuse_distance), 0, 1e13, 0, NULL, 0, RUNS, "host", "N",
+     "a number of elements", SS_ZERO3_REUSE_ELEMENTS, "1e9 (DeepSpeed v0.12.3's)", 0, "reuse_distance",
+     "reuse_distance", 0, NULL, "--shard zero3: a layer's parameters used again within this many elements of other "
+     "layers' stay gathered (stage3_max_reuse_distance)"},
     {"message-size", 0, SS_KIND_REAL, OFF(message_size), 1, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", 1e7, "10000000 (apex's)", 0, "message_size", "message_size", 0, NULL,
      "--ddp apex: gradient elements a bucket holds before its allreduce starts; 1: one allreduce per parameter "
@@ -861,8 +873,12 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
 static int check_shard(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
   if (o->shard == SS_SHARD_NONE) {
-    if (ss_optset_has(given, "wrap-params"))
-      FAIL("--wrap-params goes with --shard fsdp-full, fsdp-grad-op or fsdp-hybrid");
+    static const char* const shard_only[] = {"wrap-params", "no-param-prefetch", "prefetch-bucket", "reuse-distance",
+                                             NULL};
+    for (int i = 0; shard_only[i]; i++)
+      if (ss_optset_has(given, shard_only[i]))
+        FAIL("--%s goes with --shard %s", shard_only[i],
+             i == 0 ? "fsdp-full, fsdp-grad-op or fsdp-hybrid" : i == 1 ? "zero3 or fsdp-*" : "zero3");
     return 0;
   }
   if (o->arch == SS_ARCH_PS)
@@ -884,6 +900,12 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
     if (ss_optset_has(given, ddp_only[i]))
       FAIL("--%s has no effect with --shard %s (%s decides how and when the gradients are reduced)", ddp_only[i],
            ss_shard_name(o->shard), fsdp ? "FSDP" : "DeepSpeed's engine");
+  if (o->shard != SS_SHARD_ZERO3 && (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
+    FAIL("--%s goes with --shard zero3 (DeepSpeed's stage 3 setting)",
+         ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
+  if (o->shard < SS_SHARD_ZERO3 && ss_optset_has(given, "no-param-prefetch"))
+    FAIL("--no-param-prefetch goes with --shard zero3 or fsdp-* (%s gathers no parameters before their use)",
+         ss_shard_name(o->shard));
   if (!fsdp && ss_optset_has(given, "wrap-params"))
     FAIL("--wrap-params goes with --shard fsdp-full, fsdp-grad-op or fsdp-hybrid (%s%s)", ss_shard_name(o->shard),
          o->shard == SS_SHARD_ZERO3 ? " gathers each layer's parameters" : " has no units");

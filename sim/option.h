@@ -145,6 +145,9 @@ typedef struct ss_options {
   ss_ddp ddp;
   ss_shard shard;      /* --shard: which states are divided among the GPUs */
   double wrap_params;  /* --shard fsdp-*: a layer of at least this many parameters is a unit of its own */
+  int param_prefetch;  /* --shard zero3, fsdp-*: parameters gathered ahead of their use */
+  double prefetch_bucket; /* --shard zero3: elements each prefetch gathers (stage3_prefetch_bucket_size) */
+  double reuse_distance;  /* --shard zero3: parameters used again within this many elements stay gathered */
   double message_size; /* apex: elements a bucket holds before it ships */
   double fusion_mib;   /* Horovod: fusion buffer (HOROVOD_FUSION_THRESHOLD) in MiB */
   double cycle_ms;     /* Horovod: background cycle (HOROVOD_CYCLE_TIME) in ms */
@@ -219,6 +222,12 @@ typedef struct ss_options {
 /* Default MiB of input a worker reads at start-up besides the model: an ESTIMATE, one 32 MiB chunk
  * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
 #define SS_INIT_SHARD_MIB 32.0
+
+/* DeepSpeed ZeRO-3's defaults, in ELEMENTS (deepspeed/runtime/zero/config.py @v0.12.3;
+ * calibration/sharding_sources.md, section 1): stage3_prefetch_bucket_size (L186: 5e7; the docs say
+ * 5e8), stage3_max_reuse_distance (L215). */
+#define SS_ZERO3_PREFETCH_ELEMENTS 5e7
+#define SS_ZERO3_REUSE_ELEMENTS 1e9
 
 /* Horovod's tensor fusion defaults (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME) from v0.21.0
  * (2020-11-23) on; 64 MiB and 5 ms before (calibration/host_costs.md, section 1). */

@@ -176,12 +176,14 @@ static void write_table_units(FILE* f, const ss_job* j)
           j->shard_group < j->ngpus ? " (each instance's), replicated across instances" : "", j->nunits,
           j->nunits == 1 ? "" : "s");
   if (j->opt.shard == SS_SHARD_ZERO3)
-    fprintf(f, " (each layer's parameters; prefetch %.0f million elements, reuse distance %.0f million)",
-            SS_ZERO3_PREFETCH_ELEMENTS / 1e6, SS_ZERO3_REUSE_ELEMENTS / 1e6);
+    fprintf(f, " (each layer's parameters; prefetch %.4g million elements, reuse distance %.4g million)",
+            j->opt.param_prefetch ? j->opt.prefetch_bucket / 1e6 : 0, j->opt.reuse_distance / 1e6);
   else if (j->opt.wrap_params > 0)
     fprintf(f, " (layers of at least %.4g parameters%s)", j->opt.wrap_params, root ? ", the others in the root" : "");
   else
     fprintf(f, " (one per layer with parameters)");
+  if (j->opt.shard != SS_SHARD_ZERO3)
+    fprintf(f, "; %s", j->opt.param_prefetch ? "the next unit prefetched" : "no prefetch (--no-param-prefetch)");
   fprintf(f, "\n  collectives per iteration: %d all-gather%s (%d prefetched), %d reduce-scatter%s", gathers,
           gathers == 1 ? "" : "s", prefetches, reduces, reduces == 1 ? "" : "s");
   if (j->opt.shard == SS_SHARD_ZERO3)

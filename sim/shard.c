@@ -140,14 +140,18 @@ static double pop_tensors(walk* k, int u, double taken, double cap)
   return got;
 }
 
-/* Prefetch after use t. FSDP: the unit of the next use in the same pass (its implicit forward
+/* Prefetch at use t. FSDP: the unit of the next use in the same pass (its implicit forward
  * prefetch, the CPU running ahead under limit_all_gathers; BACKWARD_PRE in backward), one unit.
- * ZeRO-3: the upcoming parameters of the recorded trace, up to stage3_prefetch_bucket_size
- * elements, as one all-gather. */
+ * ZeRO-3: the upcoming parameters of the recorded trace (forward then backward) not gathered, up
+ * to stage3_prefetch_bucket_size elements (--prefetch-bucket) while fewer than
+ * stage3_max_live_parameters are gathered, as one all-gather. */
 static void prefetch(walk* k, int t)
 {
   ss_job* j = k->j;
   int n = 2 * j->nchunks, bwd = t >= j->nchunks;
+  double cap = j->opt.param_prefetch ? j->opt.prefetch_bucket : 0;
+  if (!j->opt.param_prefetch)
+    return;
   if (!k->zero3) {
     for (int s = t + 1; s < n && (s >= j->nchunks) == bwd; s++) {
       int v = use_unit(j, s);
@@ -162,23 +166,27 @@ static void prefetch(walk* k, int t)
     }
     return;
   }
+  /* ... and no more than stage3_max_live_parameters gathered at once. */
+  cap = fmin(cap, SS_ZERO3_MAX_LIVE_ELEMENTS - k->live);
   double taken = 0;
-  int first = -1, last = -1;
-  for (int s = t + 1; s < n && taken < SS_ZERO3_PREFETCH_ELEMENTS; s++) {
+  int first = -1, last = -1, first_bwd = bwd;
+  for (int s = t + 1; s < n && taken < cap; s++) {
     int v = use_unit(j, s);
     if (v < 0 || k->avail[v] >= j->units[v].params)
       continue;
-    double got = pop_tensors(k, v, taken, SS_ZERO3_PREFETCH_ELEMENTS);
+    double got = pop_tensors(k, v, taken, cap);
     if (got > 0) {
       taken += got;
       k->last_gather[v] = j->ncolls; /* the all-gather about to be added */
-      if (first < 0)
+      if (first < 0) {
         first = v;
+        first_bwd = s >= j->nchunks;
+      }
       last = v;
     }
   }
   if (taken > 0) {
-    ss_coll_spec* c = gather(k, first, bwd, 1, taken);
+    ss_coll_spec* c = gather(k, first, first_bwd, 1, taken);
     c->last = last;
   }
 }
@@ -238,7 +246,7 @@ static void use(walk* k, int t, int* bucket, double* peak)
     /* FULL_SHARD and HYBRID_SHARD free a non-root unit after its forward, SHARD_GRAD_OP keeps it;
      * ZeRO-3 keeps what is used again soon. */
     int keep = j->opt.shard == SS_SHARD_FSDP_GRAD_OP ||
-               (k->zero3 && reuse_distance(j, t, u) <= SS_ZERO3_REUSE_ELEMENTS);
+               (k->zero3 && reuse_distance(j, t, u) <= j->opt.reuse_distance);
     if (u >= 0 && !keep)
       release(k, u);
   } else if (k->zero3) {
