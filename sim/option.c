@@ -370,6 +370,10 @@ const ss_optdef ss_option_table[] = {
      "allreduce algorithms to try, separated by commas (ring, tree, hierarchical, auto)"},
     {"batches", 0, SS_KIND_PATH, OFF(plan_batches), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
      "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas"},
+    {"shards", 0, SS_KIND_PATH, OFF(plan_shards), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
+     "--shard's mode", 0, NULL, NULL, 0, NULL,
+     "sharding modes to try, separated by commas (--shard's: none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, "
+     "fsdp-hybrid); tree only without sharding; a mode's own options go to that mode's configurations"},
     {"global-batch", 0, SS_KIND_COUNT, OFF(plan_global_batch), 1, 1e9, 0, NULL, 0, SS_CMD_PLAN, "plan", "G", NULL,
      -1, "none", 0, NULL, NULL, 0, NULL,
      "keep the global batch at G: each configuration's per-GPU batch is G / its GPUs (those where that is not "
@@ -869,9 +873,38 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
   return 0;
 }
 
+/* plan --shards: the list parses; parameter servers shard nothing; each mode's own option goes
+ * with a mode of the list that takes it (the planner gives it to those modes only). */
+static int check_shards(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+{
+  ss_shard modes[SS_OPTION_LIST_MAX];
+  int n = ss_option_list_shards(o->plan_shards, modes, SS_OPTION_LIST_MAX);
+  if (n < 0)
+    FAIL("--shards expects none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op or fsdp-hybrid separated by commas, got "
+         "'%s'", o->plan_shards);
+  int fsdp = 0, zero3 = 0, sharded = 0;
+  for (int i = 0; i < n; i++) {
+    fsdp |= modes[i] >= SS_SHARD_FSDP_FULL;
+    zero3 |= modes[i] == SS_SHARD_ZERO3;
+    sharded |= modes[i] != SS_SHARD_NONE;
+  }
+  if (sharded && o->arch == SS_ARCH_PS)
+    FAIL("--shards cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs");
+  if (!fsdp && ss_optset_has(given, "wrap-params"))
+    FAIL("--wrap-params goes with fsdp-full, fsdp-grad-op or fsdp-hybrid, and --shards has none of them");
+  if (!zero3 && (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
+    FAIL("--%s goes with zero3, and --shards does not have it",
+         ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
+  if (!fsdp && !zero3 && ss_optset_has(given, "no-param-prefetch"))
+    FAIL("--no-param-prefetch goes with zero3 or fsdp-*, and --shards has none of them");
+  return 0;
+}
+
 /* Sharding is DeepSpeed's engine or FSDP over NCCL: no other framework, no parameter servers. */
 static int check_shard(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
+  if (o->plan_shards)
+    return check_shards(o, given, msg, size);
   if (o->shard == SS_SHARD_NONE) {
     static const char* const shard_only[] = {"wrap-params", "no-param-prefetch", "prefetch-bucket", "reuse-distance",
                                              NULL};
@@ -981,6 +1014,15 @@ int ss_option_list_batches(const char* text, int* out, int max)
   return list_parse(text, NULL, 1, SS_OPTION_MAX_BATCH, out, max);
 }
 
+int ss_option_list_shards(const char* text, ss_shard* out, int max)
+{
+  int idx[SS_OPTION_LIST_MAX];
+  int n = list_parse(text, shard_names, 0, 0, idx, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
+  for (int i = 0; i < n; i++)
+    out[i] = (ss_shard)idx[i];
+  return n;
+}
+
 /* The planner's options among themselves. */
 static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size)
 {
@@ -992,6 +1034,8 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
     FAIL("--algorithms expects ring, tree, hierarchical or auto separated by commas, got '%s'", o->plan_algorithms);
   if (o->plan_batches && ss_option_list_batches(o->plan_batches, batches, SS_OPTION_LIST_MAX) < 0)
     FAIL("--batches expects whole numbers from 1 to 1e7 separated by commas, got '%s'", o->plan_batches);
+  if (o->plan_shards && ss_optset_has(given, "shard"))
+    FAIL("--shards and --shard both say how to shard: give one");
   if (o->plan_platforms && (!o->plan_platforms[0] || strstr(o->plan_platforms, ",,") || o->plan_platforms[0] == ',' ||
                             o->plan_platforms[strlen(o->plan_platforms) - 1] == ','))
     FAIL("--platforms expects instance types (short names or paths) separated by commas, or a folder, got '%s'",

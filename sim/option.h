@@ -174,6 +174,7 @@ typedef struct ss_options {
   int plan_max_instances;      /* 1 to K instances of each type */
   const char* plan_algorithms; /* allreduce algorithms, comma-separated; NULL: ring, tree, hierarchical */
   const char* plan_batches;    /* per-GPU batches, comma-separated; NULL: the workload's */
+  const char* plan_shards;     /* sharding modes, comma-separated; NULL: --shard's */
   int plan_global_batch;       /* the global batch kept constant; -1: none */
   double plan_epochs;          /* epochs to train (when --samples is not given) */
   double plan_budget_usd;      /* the most a training may cost; -1: no limit */
@@ -341,6 +342,7 @@ const char* ss_objective_name(ss_objective v);
 #define SS_OPTION_MAX_BATCH 10000000
 int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max);
 int ss_option_list_batches(const char* text, int* out, int max);
+int ss_option_list_shards(const char* text, ss_shard* out, int max);
 const char* ss_compute_model_name(ss_compute_model m);
 const char* ss_precision_name(ss_precision p);
 

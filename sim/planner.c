@@ -61,6 +61,8 @@ static int by_rank(const void* pa, const void* pb)
     return a->platform < b->platform ? -1 : 1;
   if (a->instances != b->instances)
     return a->instances < b->instances ? -1 : 1;
+  if (a->shard != b->shard)
+    return a->shard < b->shard ? -1 : 1;
   if (a->allreduce != b->allreduce)
     return a->allreduce < b->allreduce ? -1 : 1;
   return (a->batch > b->batch) - (a->batch < b->batch);
@@ -77,6 +79,7 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->gpus = j->ngpus;
   r->batch = j->batch;
   r->allreduce = j->opt.allreduce;
+  r->shard = j->opt.shard;
   r->iteration_s = res->bd.iteration_s;
   r->throughput_samples_per_s = res->throughput_samples_per_s;
   r->epoch_s = res->epoch_s;
@@ -114,54 +117,89 @@ static int build(const ss_platform* p, int platform, const ss_workload* w, const
   return 0;
 }
 
-/* Every configuration's job: platforms x instances x algorithms x batches. */
+/* The options of a configuration sharded as mode: each mode's own options kept for the modes that
+ * take them, the others' defaults (the registry's) elsewhere: --ddp's only without sharding. */
+static void shard_options(ss_options* c, ss_shard mode)
+{
+  ss_options d;
+  ss_options_default(&d);
+  c->shard = mode;
+  if (mode < SS_SHARD_FSDP_FULL)
+    c->wrap_params = d.wrap_params;
+  if (mode != SS_SHARD_ZERO3) {
+    c->prefetch_bucket = d.prefetch_bucket;
+    c->reuse_distance = d.reuse_distance;
+  }
+  if (mode < SS_SHARD_ZERO3)
+    c->param_prefetch = d.param_prefetch;
+  if (mode != SS_SHARD_NONE) {
+    c->ddp = d.ddp;
+    c->bucket_mib = d.bucket_mib;
+    c->message_size = d.message_size;
+    c->fusion_mib = d.fusion_mib;
+    c->cycle_ms = d.cycle_ms;
+    c->overlap = d.overlap;
+  }
+}
+
+/* Every configuration's job: platforms x instances x sharding modes x algorithms x batches. */
 static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_options* o, ss_planner* out,
                      config** configs, int* n, ss_err* err)
 {
   /* The lists were checked with the options (ss_options_check): they parse. */
   ss_allreduce algs[SS_OPTION_LIST_MAX];
-  int batches[SS_OPTION_LIST_MAX], nbatches = 1;
+  ss_shard shards[SS_OPTION_LIST_MAX];
+  int batches[SS_OPTION_LIST_MAX], nbatches = 1, nshards = 1;
   batches[0] = w->batch_per_gpu;
-  /* Sharding's all-gathers and reduce-scatters have no tree in NCCL. */
-  const char* every = o->shard != SS_SHARD_NONE ? "ring,hierarchical" : "ring,tree,hierarchical";
-  int nalgs = ss_option_list_algorithms(o->plan_algorithms ? o->plan_algorithms : every, algs, SS_OPTION_LIST_MAX);
+  shards[0] = o->shard;
+  int nalgs = ss_option_list_algorithms(o->plan_algorithms ? o->plan_algorithms : "ring,tree,hierarchical", algs,
+                                        SS_OPTION_LIST_MAX);
   if (o->plan_batches)
     nbatches = ss_option_list_batches(o->plan_batches, batches, SS_OPTION_LIST_MAX);
-  if (nalgs < 0 || nbatches < 0)
-    return ss_err_set(err, NULL, 0, "--algorithms or --batches: not a list the options' checks accept");
-  size_t most = (size_t)out->nplatforms * (size_t)o->plan_max_instances * (size_t)nalgs * (size_t)nbatches;
+  if (o->plan_shards)
+    nshards = ss_option_list_shards(o->plan_shards, shards, SS_OPTION_LIST_MAX);
+  if (nalgs < 0 || nbatches < 0 || nshards < 0)
+    return ss_err_set(err, NULL, 0, "--algorithms, --batches or --shards: not a list the options' checks accept");
+  size_t most = (size_t)out->nplatforms * (size_t)o->plan_max_instances * (size_t)nalgs * (size_t)nbatches *
+                (size_t)nshards;
   *configs = calloc(most + 1, sizeof(config));
   if (!*configs)
     return ss_err_nomem(err);
   *n = 0;
   for (int p = 0; p < out->nplatforms; p++)
     for (int k = 1; k <= o->plan_max_instances; k++)
-      for (int a = 0; a < nalgs; a++)
-        for (int b = 0; b < nbatches; b++) {
-          ss_options c = *o;
-          c.instances = k;
-          c.allreduce = algs[a];
-          c.batch = batches[b];
-          out->configurations++;
-          if (o->plan_global_batch > 0) {
-            int gpus = (o->gpus > 0 ? o->gpus : plats[p]->ngpus) * k;
-            if (o->plan_global_batch % gpus) {
-              out->not_whole++;
+      for (int z = 0; z < nshards; z++)
+        for (int a = 0; a < nalgs; a++)
+          for (int b = 0; b < nbatches; b++) {
+            /* Sharding's all-gathers and reduce-scatters have no tree in NCCL. */
+            if (shards[z] != SS_SHARD_NONE && algs[a] == SS_ALLREDUCE_TREE)
               continue;
+            ss_options c = *o;
+            shard_options(&c, shards[z]);
+            c.instances = k;
+            c.allreduce = algs[a];
+            c.batch = batches[b];
+            out->configurations++;
+            if (o->plan_global_batch > 0) {
+              int gpus = (o->gpus > 0 ? o->gpus : plats[p]->ngpus) * k;
+              if (o->plan_global_batch % gpus) {
+                out->not_whole++;
+                continue;
+              }
+              c.batch = o->plan_global_batch / gpus;
             }
-            c.batch = o->plan_global_batch / gpus;
+            config* cf = &(*configs)[*n];
+            int rc = build(plats[p], p, w, &c, out, &cf->job, err);
+            if (rc < 0)
+              return rc;
+            if (rc)
+              continue;
+            cf->platform = p;
+            snprintf(cf->name, sizeof(cf->name), "%s x %d, %s, batch %d%s%s", out->platforms[p].name, k,
+                     ss_allreduce_name(algs[a]), c.batch, c.shard != SS_SHARD_NONE ? ", " : "",
+                     c.shard != SS_SHARD_NONE ? ss_shard_name(c.shard) : "");
+            (*n)++;
           }
-          config* cf = &(*configs)[*n];
-          int rc = build(plats[p], p, w, &c, out, &cf->job, err);
-          if (rc < 0)
-            return rc;
-          if (rc)
-            continue;
-          cf->platform = p;
-          snprintf(cf->name, sizeof(cf->name), "%s x %d, %s, batch %d", out->platforms[p].name, k,
-                   ss_allreduce_name(algs[a]), c.batch);
-          (*n)++;
-        }
   return SS_OK;
 }
 
@@ -315,8 +353,8 @@ static void write_json(FILE* f, const void* arg)
     ss_json_string(f, p->platforms[r->platform].path);
     fprintf(f, ", \"gpu_model\": ");
     ss_json_string(f, r->gpu_model);
-    fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"allreduce\": \"%s\", \"batch_per_gpu\": %d,", r->instances,
-            r->gpus, ss_allreduce_name(r->allreduce), r->batch);
+    fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"allreduce\": \"%s\", \"shard\": \"%s\", \"batch_per_gpu\": %d,",
+            r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch);
     fprintf(f, " \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g,", r->iteration_s,
             r->throughput_samples_per_s, r->epoch_s);
     fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
@@ -366,9 +404,9 @@ static void write_table(FILE* f, const ss_planner* p)
               p->refused_by_first[i].msg);
   if (p->failed)
     fprintf(f, "  first failed: %s\n", p->failed_first.msg);
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance", "n",
-          "GPUs", "allreduce", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall", "limited by",
-          "GPU times", "front");
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %-12s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance",
+          "n", "GPUs", "allreduce", "shard", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall",
+          "limited by", "GPU times", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
     char t[32], stall[48] = "none", limit[48];
@@ -376,8 +414,9 @@ static void write_table(FILE* f, const ss_planner* p)
     if (r->stall < SS_CAT_COUNT)
       snprintf(stall, sizeof(stall), "%s %.1f%%", stall_words[r->stall], 100 * r->part_s[r->stall] / r->iteration_s);
     snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
-    fprintf(f, "%4d  %-16s %3d %5d  %-12s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
-            r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), r->batch, t, r->cost_usd,
+    fprintf(f, "%4d  %-16s %3d %5d  %-12s %-12s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
+            r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch,
+            t, r->cost_usd,
             r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit, r->compute_scaling, r->pareto ? "*" : "");
   }
 }

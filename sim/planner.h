@@ -25,6 +25,7 @@ typedef struct ss_planner_row {
   char* gpu_model;
   int instances, gpus, batch;
   ss_allreduce allreduce;
+  ss_shard shard;
   double iteration_s, throughput_samples_per_s, epoch_s, cost_usd_per_epoch, price_usd_per_h;
   double time_to_train_s; /* start-up and the samples to train at the steady-state throughput */
   double cost_usd;        /* price x instances x time to train */

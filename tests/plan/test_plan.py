@@ -11,6 +11,8 @@ repository root (ctest does). Cases:
 - memory: GPT-2 1.5B (batch 1, one instance of three types): the types whose GPU does not hold it are
   refused before simulation, counted per type with the first refusal the single run prints (its
   error line, without the file's name), and the one that holds it is ranked;
+- shards: --shards makes each sharding mode a configuration; its rows are the single runs with --shard,
+  and what it refuses the single runs refuse (GPT-2 1.5B fits a p4d.24xlarge only sharded);
 - deterministic: the same plan twice is byte for byte the same (table, JSON);
 - plot: --plot FILE.svg draws an SVG that names each instance type and the front, byte for byte the
   same twice, next to the same report as without --plot; without gnuplot on PATH, one line and exit 3
@@ -117,6 +119,39 @@ def case_memory():
         line = single.stderr.strip().split(": error: ", 1)[-1]
         check(single.returncode == 1 and r["refused"] == 1 and r["first"] == line,
               f"{name}: the plan's refusal is the single run's: {r['first']!r} vs {line!r}")
+
+
+def case_shards():
+    """--shards: each mode is a configuration of its own (tree only without sharding); every ranked row
+    is its single run with --shard, and the refused ones are exactly the single runs refused for
+    memory: GPT-2 1.5B at batch 1 fits a p4d.24xlarge only sharded."""
+    plats, modes = ["p3.16xl", "p4d.24xl", "p5.48xl"], ["none", "zero2", "zero3", "fsdp-full", "fsdp-grad-op"]
+    p = json.loads(run(["plan", "workloads/gpt2-1.5b.json", "--platforms", ",".join(plats), "--max-instances", "1",
+                        "--algorithms", "ring,tree", "--shards", ",".join(modes), "--batches", "1", "--samples",
+                        "1000", "--synthetic", "--iterations", "2", "--warmup", "1", "--format", "json"]))
+    check(p["configurations"] == 3 * (2 + 4), f"3 types x (none: ring, tree; 4 sharded: ring): {p['configurations']}")
+    ranked = {(os.path.basename(r["platform_file"]), r["shard"], r["allreduce"]) for r in p["rows"]}
+    fits = set()
+    for name in plats:
+        for mode in modes:
+            for alg in (["ring", "tree"] if mode == "none" else ["ring"]):
+                args = [f"platforms/{name}.xml", "workloads/gpt2-1.5b.json", "--shard", mode, "--allreduce", alg,
+                        "--batch", "1", "--samples", "1000", "--synthetic", "--iterations", "2", "--warmup", "1",
+                        "--format", "json"]
+                single = subprocess.run([SIM] + args, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                key = (f"{name}.xml", mode, alg)
+                if single.returncode == 0:
+                    fits.add(key)
+                    row = [r for r in p["rows"]
+                           if (os.path.basename(r["platform_file"]), r["shard"], r["allreduce"]) == key]
+                    one = json.loads(single.stdout)
+                    check(len(row) == 1 and row[0]["iteration_s"] == one["iteration_s"],
+                          f"{key}: the plan's row is the single run's ({row[0]['iteration_s'] if row else None} vs "
+                          f"{one['iteration_s']})")
+    check(ranked == fits and p["refused"] == p["configurations"] - len(fits),
+          f"ranked = the single runs that fit: {sorted(ranked ^ fits)}")
+    p4d = {r["shard"] for r in p["rows"] if r["platform"] == "p4d.24xlarge"}
+    check("none" not in p4d and len(p4d) > 0, f"the p4d.24xlarge trains it only sharded: {sorted(p4d)}")
 
 
 def case_deterministic():
