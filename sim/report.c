@@ -259,6 +259,9 @@ static void write_json(FILE* f, const ss_result* r)
           j->cache);
   fprintf(f, "  \"bucket_mib\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n", j->opt.bucket_mib, j->nbuckets,
           j->ngpus > 1 ? j->rings.nrings : 0);
+  fprintf(f, "  \"shard_group\": %d,\n  \"units\": %d,\n  \"collectives_per_iteration\": %d,\n  "
+          "\"gathered_peak_bytes\": %.17g,\n", j->ngpus > 1 ? j->shard_group : 1, j->nunits, ss_job_colls_per_iter(j),
+          j->gathered_peak);
   fprintf(f, "  \"allreduce\": \"%s\",\n  \"bucket_algorithms\": [", ss_allreduce_name(j->opt.allreduce));
   for (int b = 0; b < j->nbuckets; b++)
     fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(j->bucket_alg[b]));
