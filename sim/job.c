@@ -195,6 +195,24 @@ static double layer_launches(const ss_layer* y)
   return y->ntensors > 1 ? y->ntensors : 1;
 }
 
+/* Whether layer l's forward runs again in its backward: activation checkpointing is on and the layer
+ * is in a checkpointed block (docs/model.md, "Activation checkpointing"). */
+static int recomputed(const ss_job* j, int l)
+{
+  return j->ckpt && j->workload->layers[l].ckpt_bytes >= 0;
+}
+
+/* The recomputed forwards' launches, added to the backward segment that holds each layer (the GPU
+ * and host work are in the layers' figures already: ss_job_new, host_side). */
+static void recompute_launches(ss_job* j)
+{
+  for (int s = 0; j->ckpt && s < j->nsegs; s++) {
+    ss_segment* g = &j->segs[s];
+    for (int l = g->last_layer; g->kind == SS_SEG_BACKWARD && l >= 0 && l <= g->first_layer; l++)
+      g->launches += recomputed(j, l) ? layer_launches(&j->workload->layers[l]) : 0;
+  }
+}
+
 int ss_job_colls_per_iter(const ss_job* j)
 {
   return j->ncolls;
@@ -439,7 +457,7 @@ static int host_side(ss_job* j)
   double host_opt_s = o->launch ? w->host_optimizer_s * host_ratio : 0;
   for (int l = 0; o->launch && l < nl; l++) {
     j->host_fwd_s[l] = w->layers[l].host_fwd_s * host_ratio;
-    j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio;
+    j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio + (recomputed(j, l) ? j->host_fwd_s[l] : 0);
   }
   if (o->framework && (j->nbuckets > 0 || (ss_shard_units(o->shard) && j->ngpus > 1)) && o->arch == SS_ARCH_ALLREDUCE) {
     j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_collective_host_s(o->ddp);
@@ -499,6 +517,7 @@ static void resolve_options(ss_job* j)
   r->iterations = j->iterations;
   r->server_hosts = j->opt.arch == SS_ARCH_PS ? j->ps_hosts : j->opt.server_hosts;
   r->samples = j->opt.samples > 0 ? j->opt.samples : j->workload->dataset.samples;
+  r->checkpoint_activations = j->ckpt ? SS_CKPT_ON : SS_CKPT_OFF;
   if (r->ideal)
     r->jitter = 0; /* stragglers are a mechanism of the realistic model */
 }
@@ -715,6 +734,12 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
 {
   if (check_cluster(p, o, err))
     return SS_EINPUT;
+  /* Activation checkpointing is the workload's choice unless the option makes it. */
+  int ckpt = o->checkpoint_activations == SS_CKPT_WORKLOAD ? w->activation_checkpointing
+                                                           : o->checkpoint_activations == SS_CKPT_ON;
+  if (ckpt && !w->has_ckpt)
+    return ss_err_set(err, w->path, 0, "--checkpoint-activations on: no layer gives ckpt_bytes (the bytes a "
+                      "checkpointed block keeps: its input), so the workload does not say which layers to checkpoint");
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
@@ -735,6 +760,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   memcpy(j->price_source, price_source, sizeof(price_source));
   j->workload = w;
   j->opt = *o;
+  j->ckpt = ckpt;
   j->ngpus = ngpus;
   j->instances = o->instances;
   j->gpus_per_instance = per_instance;
@@ -803,6 +829,9 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch;
     j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch;
   }
+  /* Activation checkpointing: a checkpointed layer's backward first re-runs its forward. */
+  for (int l = 0; !rc && l < w->nlayers; l++)
+    j->bwd_flops[l] += recomputed(j, l) ? j->fwd_flops[l] : 0;
   for (int l = 0; !rc && l < w->nlayers; l++)
     j->fwd_total_flops += j->fwd_flops[l];
   if (!j->roofline)

@@ -125,6 +125,8 @@ typedef struct ss_job {
   int roofline;            /* the times come from the roofline model (roofline.h), from a measured entry or not */
   int conv_tf32;           /* at fp32 the convolutions ran at the GPU's TF32 rate (PyTorch's default) */
   ss_precision precision;  /* the layers' precision: --precision, or the workload's */
+  int ckpt;                /* activation checkpointing on: the layers with ckpt_bytes re-run their forward
+                            * in backward (--checkpoint-activations, or the workload's default) */
   double opt_flops;
   double h2d_bytes;   /* one batch */
   double prep_flops_per_sample;

@@ -31,17 +31,37 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o)
   return 0;
 }
 
-void ss_memory_compute(const ss_workload* w, int batch, int half, double buffers_bytes, double capacity_bytes,
-                       ss_memory* out)
+/* Bytes a sample of layer y keeps for its backward pass: act_bytes (at amp/bf16 act_bytes_half, else
+ * x SS_MEMORY_ACT_HALF); with its block checkpointed (ckpt), its ckpt_bytes instead. */
+static double kept_bytes(const ss_layer* y, int half, int ckpt)
 {
-  double params = 0, act = 0, cast = 0;
+  double full = ckpt ? y->ckpt_bytes : y->act_bytes, own_half = ckpt ? y->ckpt_bytes_half : y->act_bytes_half;
+  return !half ? full : own_half >= 0 ? own_half : full * SS_MEMORY_ACT_HALF;
+}
+
+/* Activation bytes per sample of workload w: every layer's kept bytes; with checkpointing (ckpt), the
+ * checkpointed layers' ckpt_bytes, plus the whole activations of the largest checkpointed block (a
+ * layer with ckpt_bytes > 0 and the layers with 0 after it), which its backward recomputes and holds. */
+static double activation_bytes(const ss_workload* w, int half, int ckpt)
+{
+  double kept = 0, block = 0, largest = 0;
+  for (int l = 0; l < w->nlayers; l++) {
+    const ss_layer* y = &w->layers[l];
+    int in_block = ckpt && y->ckpt_bytes >= 0;
+    kept += kept_bytes(y, half, in_block);
+    block = in_block ? (y->ckpt_bytes > 0 ? 0 : block) + kept_bytes(y, half, 0) : 0;
+    largest = block > largest ? block : largest;
+  }
+  return kept + largest;
+}
+
+void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, double buffers_bytes,
+                       double capacity_bytes, ss_memory* out)
+{
+  double params = 0, cast = 0;
   for (int l = 0; l < w->nlayers; l++) {
     const ss_layer* y = &w->layers[l];
     params += y->params;
-    if (!half)
-      act += y->act_bytes;
-    else
-      act += y->act_bytes_half >= 0 ? y->act_bytes_half : y->act_bytes * SS_MEMORY_ACT_HALF;
     if (y->fwd_flops > 0) /* a convolution or matrix product: autocast casts its weights */
       cast += y->params;
   }
@@ -49,7 +69,7 @@ void ss_memory_compute(const ss_workload* w, int batch, int half, double buffers
   m.parameters = params * 4 + (half ? cast * SS_MEMORY_CAST_BYTES : 0);
   m.gradients = params * w->grad_bytes_per_param;
   m.optimizer = params * ss_memory_optimizer_bytes_per_param(w->optimizer);
-  m.activations = act * batch;
+  m.activations = activation_bytes(w, half, ckpt) * batch;
   m.buffers = buffers_bytes;
   m.reserve = SS_MEMORY_RESERVE_BYTES;
   m.total = memory_total(&m);
@@ -94,7 +114,7 @@ int ss_memory_job(const ss_job* j, int half, ss_memory* out)
   double capacity = j->platform->gpus[0].memory_bytes;
   if (!(capacity > 0) || !j->workload->has_work)
     return 0;
-  ss_memory_compute(j->workload, j->batch, half, ss_memory_buffers_bytes(j), capacity, out);
+  ss_memory_compute(j->workload, j->batch, half, j->ckpt, ss_memory_buffers_bytes(j), capacity, out);
   /* ZeRO-1 divides the optimizer state among the GPUs, ZeRO-2 the gradients too (each GPU keeps
    * the reduced part it owns); the sums are then as computed above. */
   if ((j->opt.shard == SS_SHARD_ZERO1 || j->opt.shard == SS_SHARD_ZERO2) && j->ngpus > 1) {

@@ -15,7 +15,8 @@ typedef struct ss_memory {
   double parameters;  /* FP32 weights: params x 4; at amp/bf16 also autocast's 16-bit copies (SS_MEMORY_CAST_BYTES) */
   double gradients;   /* params x grad_bytes_per_param */
   double optimizer;   /* params x ss_memory_optimizer_bytes_per_param */
-  double activations; /* sum of the layers' act_bytes (at amp/bf16 act_bytes_half) x batch */
+  double activations; /* sum of the layers' act_bytes (at amp/bf16 act_bytes_half) x batch; with activation
+                       * checkpointing, ckpt_bytes for the checkpointed layers and the largest block once */
   double buffers;     /* the data-parallel framework's communication buffers */
   double reserve;     /* the CUDA context and the libraries' workspaces (SS_MEMORY_RESERVE_BYTES) */
   double total;       /* the parts' sum */
@@ -52,9 +53,11 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
 /* The memory of one GPU of workload w at batch batch: parameters, gradients and optimizer state
  * from the layers' params, activations from their act_bytes x batch; half (amp, bf16): activations
  * from act_bytes_half (act_bytes x SS_MEMORY_ACT_HALF where absent) and the autocast weight copies
- * (SS_MEMORY_CAST_BYTES); the buffers and capacity as given, the reserve SS_MEMORY_RESERVE_BYTES. */
-void ss_memory_compute(const ss_workload* w, int batch, int half, double buffers_bytes, double capacity_bytes,
-                       ss_memory* out);
+ * (SS_MEMORY_CAST_BYTES); ckpt (activation checkpointing): the checkpointed layers' ckpt_bytes
+ * (ckpt_bytes_half) instead, plus the largest checkpointed block's activations, recomputed in its
+ * backward; the buffers and capacity as given, the reserve SS_MEMORY_RESERVE_BYTES. */
+void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, double buffers_bytes,
+                       double capacity_bytes, ss_memory* out);
 
 /* The communication buffers of job j's framework, per GPU: PyTorch DDP's bucket buffers (the
  * gradients once more: gradient_as_bucket_view is off by default), apex's flat copies of its

@@ -21,6 +21,7 @@ static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
 static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
+static const char* const ckpt_names[] = {"workload", "off", "on", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const shard_names[] = {"none",      "zero1",        "zero2",       "zero3",
                                           "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", NULL};
@@ -117,6 +118,12 @@ const ss_optdef ss_option_table[] = {
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
      "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
      "model at the GPU's rate for it (--compute-model roofline's figures needed)"},
+    {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ckpt_names, 0, RUNS, "run",
+     "C", NULL, SS_CKPT_WORKLOAD, "the workload's activation_checkpointing, off where it gives none", 0,
+     "checkpoint_activations", "checkpoint_activations", 0, NULL,
+     "activation checkpointing (torch.utils.checkpoint, Hugging Face's gradient_checkpointing_enable): on, the "
+     "layers the workload marks (ckpt_bytes) keep only their block's input and re-run their forward in backward "
+     "(docs/model.md); off, every layer keeps its activations; a workload choice, not a mechanism: --ideal keeps it"},
     {"no-cudnn-tf32", 0, SS_KIND_SWITCH, OFF(cudnn_tf32), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1,
      "on: PyTorch's default", 0, "cudnn_tf32", "cudnn_tf32", 0, NULL,
      "at fp32, run the convolutions at the GPU's FP32 rate where it has TF32 tensor cores (Ampere and newer), "

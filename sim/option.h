@@ -80,6 +80,10 @@ typedef enum ss_compute_model { SS_COMPUTE_PEAK, SS_COMPUTE_ROOFLINE, SS_COMPUTE
 typedef enum ss_precision { SS_PRECISION_WORKLOAD, SS_PRECISION_FP32, SS_PRECISION_TF32, SS_PRECISION_AMP,
                             SS_PRECISION_BF16 } ss_precision;
 
+/* Activation checkpointing (--checkpoint-activations): the workload's default
+ * (activation_checkpointing), off, or on (the checkpointed layers' forward re-run in backward). */
+typedef enum ss_ckpt { SS_CKPT_WORKLOAD, SS_CKPT_OFF, SS_CKPT_ON } ss_ckpt;
+
 /* What stash-sim plan ranks by. */
 typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
 
@@ -169,6 +173,7 @@ typedef struct ss_options {
   double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
   ss_compute_model compute_model;
   ss_precision precision; /* SS_PRECISION_WORKLOAD: the workload's own */
+  ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
   /* stash-sim plan (planner.h): what it enumerates, and what it keeps. */
   const char* plan_platforms;  /* instance types: a comma-separated list or a folder; NULL: the catalogue */
   int plan_max_instances;      /* 1 to K instances of each type */

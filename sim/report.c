@@ -215,6 +215,19 @@ static void write_table_memory(FILE* f, const ss_job* j)
           m->total > m->capacity ? ": does not fit, run anyway (--ignore-memory)" : "");
 }
 
+/* The table's line for activation checkpointing (when on): the blocks and layers that recompute. */
+static void write_table_ckpt(FILE* f, const ss_job* j)
+{
+  int blocks = 0, layers = 0;
+  for (int l = 0; l < j->workload->nlayers; l++) {
+    layers += j->workload->layers[l].ckpt_bytes >= 0;
+    blocks += j->workload->layers[l].ckpt_bytes > 0;
+  }
+  fprintf(f, "  compute: activation checkpointing on: %d of %d layers (%d block%s) keep their block's input and "
+             "re-run their forward in backward\n",
+          layers, j->workload->nlayers, blocks, blocks == 1 ? "" : "s");
+}
+
 static void write_json(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -278,6 +291,7 @@ static void write_json(FILE* f, const ss_result* r)
           ss_job_reference_batch(j), j->opt.compute_scale);
   fprintf(f, "  \"precision\": \"%s\",\n  \"conv_tf32\": %s,\n", ss_precision_name(j->precision),
           j->conv_tf32 ? "true" : "false");
+  fprintf(f, "  \"activation_checkpointing\": %s,\n", j->ckpt ? "true" : "false");
   fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
           ss_init_io_name(j->opt.init_io), r->bd.init_s, j->init_bytes);
@@ -483,6 +497,8 @@ static void write_table(FILE* f, const ss_result* r)
   if (j->resolved.jitter > 0)
     fprintf(f, "  compute: each GPU's time per iteration x a log-normal factor of mean 1, cv %g (--jitter, seed %d)\n",
             j->resolved.jitter, j->opt.seed);
+  if (j->ckpt)
+    write_table_ckpt(f, j);
   write_table_memory(f, j);
   if (j->opt.synthetic == SS_SYNTH_HOST)
     fprintf(f, "  data: synthetic, in pageable host memory, copied to the GPU every iteration\n");

@@ -462,12 +462,42 @@ static int parse_outputs(wctx* c, const cJSON* l, const char* p, ss_layer* y)
   return SS_OK;
 }
 
+/* Layer i's activation checkpointing keys, optional, with the work keys: ckpt_bytes 0 or a size, 0 only
+ * for a layer that continues the checkpointed block of the layer before; ckpt_bytes_half with it, 0
+ * where it is 0. */
+static int parse_ckpt(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, ss_layer* y)
+{
+  int half = cJSON_GetObjectItemCaseSensitive(l, "ckpt_bytes_half") != NULL;
+  y->ckpt_bytes = y->ckpt_bytes_half = -1;
+  if (!cJSON_GetObjectItemCaseSensitive(l, "ckpt_bytes"))
+    return half ? ss_err_set_path(c->err, c->file, p, "ckpt_bytes_half needs ckpt_bytes") : SS_OK;
+  if (!w->has_work)
+    return ss_err_set_path(c->err, c->file, p, "ckpt_bytes needs the work keys (fwd_flops ...)");
+  if (get_bounded(c, l, p, "ckpt_bytes", 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, &y->ckpt_bytes) ||
+      (half && get_bounded(c, l, p, "ckpt_bytes_half", 1, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, &y->ckpt_bytes_half)))
+    return SS_EINPUT;
+  w->has_ckpt = 1;
+  char q[SS_ERR_PATH_MAX];
+  if (y->ckpt_bytes == 0 && (i == 0 || w->layers[i - 1].ckpt_bytes < 0)) {
+    join_path(q, sizeof(q), p, "ckpt_bytes", 0);
+    return ss_err_set_path(c->err, c->file, q, "0 continues the checkpointed block of the layer before, and %s: the "
+                           "first layer of a block keeps its input (give its bytes)",
+                           i == 0 ? "there is none" : "that layer is in none");
+  }
+  join_path(q, sizeof(q), p, "ckpt_bytes_half", 0);
+  if (half && (y->ckpt_bytes == 0) != (y->ckpt_bytes_half == 0))
+    return ss_err_set_path(c->err, c->file, q, "expected 0 exactly where ckpt_bytes is 0 (a layer that continues its "
+                           "block), got %.17g with ckpt_bytes %.17g", y->ckpt_bytes_half, y->ckpt_bytes);
+  return SS_OK;
+}
+
 static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, const char** name)
 {
   static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", "tensors", "host_fwd_s",
                                            "host_bwd_s", "fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
                                            "act_bytes", "act_bytes_half", "fwd_kernels", "bwd_kernels", "fwd_outputs",
-                                           "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements", NULL};
+                                           "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements", "ckpt_bytes",
+                                           "ckpt_bytes_half", NULL};
   static const char* const host_keys[] = {"host_fwd_s", "host_bwd_s", NULL};
   ss_layer* y = &w->layers[i];
   w->nlayers = i + 1;
@@ -491,7 +521,9 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
     return ss_err_set_path(c->err, c->file, p, "act_bytes_half needs the work keys (fwd_flops ...)");
   if (w->has_outputs && !w->has_work)
     return ss_err_set_path(c->err, c->file, p, "fwd_outputs ... bwd_nchw_elements need the work keys (fwd_flops ...)");
-  return w->has_outputs ? parse_outputs(c, l, p, y) : SS_OK;
+  if (w->has_outputs && parse_outputs(c, l, p, y))
+    return SS_EINPUT;
+  return parse_ckpt(c, l, p, w, i, y);
 }
 
 static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
@@ -631,6 +663,21 @@ static int parse_optimizer(wctx* c, const cJSON* root, ss_workload* w)
                          v->valuestring);
 }
 
+/* "activation_checkpointing": whether the workload runs with it by default (false when not given);
+ * true needs a layer with ckpt_bytes. */
+static int parse_ckpt_default(wctx* c, const cJSON* root, ss_workload* w)
+{
+  const cJSON* v = cJSON_GetObjectItemCaseSensitive(root, "activation_checkpointing");
+  if (v && !cJSON_IsBool(v))
+    return ss_err_set_path(c->err, c->file, "$.activation_checkpointing", "expected true or false, got %s",
+                           json_kind(v));
+  w->activation_checkpointing = cJSON_IsTrue(v);
+  if (w->activation_checkpointing && !w->has_ckpt)
+    return ss_err_set_path(c->err, c->file, "$.activation_checkpointing",
+                           "true, but no layer gives ckpt_bytes (the bytes a checkpointed block keeps)");
+  return SS_OK;
+}
+
 /* The reference device's optional figures for the roofline model (roofline.h): its memory bandwidth
  * and SMs; both or neither. */
 static int parse_ref_device(wctx* c, const cJSON* ref, ss_workload* w)
@@ -654,7 +701,7 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
 {
   static const char* const keys[] = {"schema", "model", "precision", "batch_per_gpu", "grad_bytes_per_param",
                                      "reference", "optimizer_s", "host_optimizer_s", "optimizer", "layers",
-                                     "dataset", "devices", "provenance", NULL};
+                                     "dataset", "devices", "provenance", "activation_checkpointing", NULL};
   static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", "memory_gbytes_per_s", "sm_count", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
   char* schema = NULL;
@@ -690,7 +737,7 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
     if (get_time(c, root, "$", "host_optimizer_s", 1, MAX_HOST_S, &w->host_optimizer_s))
       return SS_EINPUT;
   }
-  if (parse_optimizer(c, root, w))
+  if (parse_optimizer(c, root, w) || parse_ckpt_default(c, root, w))
     return SS_EINPUT;
   w->has_tensors = w->has_tensors == w->nlayers;
   for (int i = 0; i < w->nlayers; i++)

@@ -21,6 +21,11 @@ typedef struct ss_layer {
   double fwd_bytes, bwd_bytes; /* activation bytes its kernels read and write, weights excluded */
   double act_bytes;            /* activation bytes kept for the backward pass */
   double act_bytes_half;       /* the same at amp/bf16 (optional key; -1 when absent: act_bytes x 0.5) */
+  /* Activation checkpointing (optional, with the work keys): the bytes per sample the layer keeps when
+   * its block is checkpointed, the block's input for its first layer (> 0) and 0 for the layers that
+   * follow it in the same block; -1 when the layer is in no checkpointed block. At amp/bf16
+   * ckpt_bytes_half (-1 when absent: ckpt_bytes x 0.5). */
+  double ckpt_bytes, ckpt_bytes_half;
   int fwd_kernels, bwd_kernels; /* CUDA kernels it launches */
   /* Elements its main kernel (the convolution or matrix product) writes per sample: the output
    * forward, the data gradient backward; what sets its thread blocks (the roofline's waves). 0 when
@@ -80,6 +85,8 @@ typedef struct ss_workload {
   int has_tensors;     /* the file lists every layer's parameter tensors */
   int has_work;        /* the file gives every layer's FLOPs, bytes and kernels */
   int has_outputs;     /* ... and every layer's fwd_outputs, bwd_outputs, fwd_nchw_elements and bwd_nchw_elements */
+  int has_ckpt;        /* some layer gives ckpt_bytes: the workload can run with activation checkpointing */
+  int activation_checkpointing; /* the file's default for it ("activation_checkpointing", false when absent) */
   ss_optimizer optimizer;
   int ntensors;        /* parameter tensors of the model */
   int nlayers;

@@ -41,6 +41,9 @@
   TEST(units_trace_counts)                                                                                         \
   TEST(units_memory)                                                                                               \
   TEST(hybrid_scopes)                                                                                              \
+  /* e2e_checkpoint.c */                                                                                               \
+  TEST(checkpoint_closed_form)                                                                                         \
+  TEST(checkpoint_memory)                                                                                              \
   /* e2e_loader.c */                                                                                                   \
   TEST(loader_stalls)                                                                                                  \
   TEST(init_io)                                                                                                        \

@@ -755,6 +755,49 @@ static void test_job_gpus_beyond_instance(void)
   ss_platform_free(p);
 }
 
+/* Activation checkpointing (tests/workloads/tiny_ckpt.json: 'embed' in no block, then the blocks
+ * {block0.attn, block0.mlp} and {block1}; on by default): each checkpointed layer's backward adds its
+ * forward's GPU work, host time (0.3 ms) and launches (block0.attn's two tensors launch twice); a
+ * workload that marks no layer is refused with checkpointing on. */
+static void test_job_checkpoint(void)
+{
+  ss_platform* p = load_platform("tests/platforms/star2.xml");
+  ss_workload* w = load_workload("tests/workloads/tiny_ckpt.json");
+  ss_workload* plain = load_workload("tests/workloads/tiny_work.json");
+  ss_options o;
+  ss_options_default(&o);
+  o.gpus = 1;
+  ss_job *on = NULL, *off = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &on, &err) == 0);
+  o.checkpoint_activations = SS_CKPT_OFF;
+  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &off, &err) == 0);
+  CU_ASSERT(on->ckpt && !off->ckpt && on->resolved.checkpoint_activations == SS_CKPT_ON &&
+            off->resolved.checkpoint_activations == SS_CKPT_OFF);
+  double launches[2] = {0, 0};
+  for (int l = 0; l < 4; l++) {
+    NEAR(on->bwd_flops[l], off->bwd_flops[l] + (l > 0 ? off->fwd_flops[l] : 0), 1e-15);
+    NEAR(on->host_bwd_s[l], 0.0004 + (l > 0 ? 0.0003 : 0), 1e-15);
+    NEAR(off->host_bwd_s[l], 0.0004, 1e-15);
+  }
+  for (int s = 0; s < on->nsegs; s++)
+    launches[0] += on->segs[s].kind == SS_SEG_BACKWARD ? on->segs[s].launches : 0;
+  for (int s = 0; s < off->nsegs; s++)
+    launches[1] += off->segs[s].kind == SS_SEG_BACKWARD ? off->segs[s].launches : 0;
+  CU_ASSERT_DOUBLE_EQUAL(launches[1], 2 * (1 + 2 + 1 + 1), 0);
+  CU_ASSERT_DOUBLE_EQUAL(launches[0], launches[1] + 2 + 1 + 1, 0);
+  ss_job_free(on);
+  ss_job_free(off);
+  o.checkpoint_activations = SS_CKPT_ON;
+  CU_ASSERT(ss_plan_job(p, plain, &o, &on, &err) == SS_EINPUT);
+  CU_ASSERT_STRING_EQUAL(err.file, "tests/workloads/tiny_work.json");
+  CU_ASSERT(strncmp(err.msg, "--checkpoint-activations on: no layer gives ckpt_bytes", 53) == 0);
+  ss_workload_free(plain);
+  ss_workload_free(w);
+  ss_platform_free(p);
+}
+
 /* ---- timeline and stall ---- */
 static void test_timeline_breakdown(void)
 {
@@ -1354,7 +1397,7 @@ static void test_memory_parts(void)
   for (int k = 0; k < 4; k++) {
     w->optimizer = opt[k].o;
     ss_memory m;
-    ss_memory_compute(w, 8, 0, 5e6, 16.0 * 1073741824.0, &m);
+    ss_memory_compute(w, 8, 0, 0, 5e6, 16.0 * 1073741824.0, &m);
     CU_ASSERT_DOUBLE_EQUAL(m.parameters, 12e6, 0);
     CU_ASSERT_DOUBLE_EQUAL(m.gradients, 12e6, 0);
     CU_ASSERT_DOUBLE_EQUAL(m.optimizer, opt[k].state, 0);
@@ -1367,7 +1410,7 @@ static void test_memory_parts(void)
   /* Half precision (AMP, bf16): half the activation bytes where no act_bytes_half is given, and
    * autocast's 16-bit copies of the weights of the layers with FLOPs: 3e6 x 2 bytes more. */
   ss_memory h;
-  ss_memory_compute(w, 8, 1, 0, 1, &h);
+  ss_memory_compute(w, 8, 1, 0, 0, 1, &h);
   CU_ASSERT_DOUBLE_EQUAL(h.activations, 192000, 0);
   CU_ASSERT_DOUBLE_EQUAL(h.parameters, 12e6 + 6e6, 0);
   CU_ASSERT_DOUBLE_EQUAL(h.gradients, 12e6, 0);
@@ -1376,12 +1419,33 @@ static void test_memory_parts(void)
    * (8000 + 12000 + 8000) x 8 = 224000, parameters 12e6 + 2e6 x 2 = 16e6. FP32 ignores both. */
   w->layers[1].act_bytes_half = 12000;
   w->layers[2].fwd_flops = 0;
-  ss_memory_compute(w, 8, 1, 0, 1, &h);
+  ss_memory_compute(w, 8, 1, 0, 0, 1, &h);
   CU_ASSERT_DOUBLE_EQUAL(h.activations, 224000, 0);
   CU_ASSERT_DOUBLE_EQUAL(h.parameters, 16e6, 0);
-  ss_memory_compute(w, 8, 0, 0, 1, &h);
+  ss_memory_compute(w, 8, 0, 0, 0, 1, &h);
   CU_ASSERT_DOUBLE_EQUAL(h.activations, 384000, 0);
   CU_ASSERT_DOUBLE_EQUAL(h.parameters, 12e6, 0);
+  ss_workload_free(w);
+}
+
+/* Activations with checkpointing, tests/workloads/tiny_ckpt.json by hand (bytes a sample, batch 8):
+ * FP32 16000 + 16000 + 24000 + 16000 = 72000 without it; with it the embedding's 16000, the blocks'
+ * inputs 4000 + 0 + 4000 and the largest block's activations (16000 + 24000) recomputed in its backward:
+ * 64000. At amp/bf16 (x 0.5 where no half figure is given; block1's ckpt_bytes_half 4000): 36000
+ * without, 8000 + 2000 + 0 + 4000 + (8000 + 12000) = 34000 with. */
+static void test_memory_checkpoint(void)
+{
+  ss_workload* w = load_workload("tests/workloads/tiny_ckpt.json");
+  CU_ASSERT(w->has_ckpt && w->activation_checkpointing);
+  CU_ASSERT(w->layers[0].ckpt_bytes == -1 && w->layers[1].ckpt_bytes == 4000 && w->layers[2].ckpt_bytes == 0 &&
+            w->layers[1].ckpt_bytes_half == -1 && w->layers[3].ckpt_bytes_half == 4000);
+  ss_memory m;
+  const double want[2][2] = {{72000 * 8, 64000 * 8}, {36000 * 8, 34000 * 8}}; /* [half][ckpt] */
+  for (int half = 0; half < 2; half++)
+    for (int ckpt = 0; ckpt < 2; ckpt++) {
+      ss_memory_compute(w, 8, half, ckpt, 0, 1, &m);
+      CU_ASSERT_DOUBLE_EQUAL(m.activations, want[half][ckpt], 0);
+    }
   ss_workload_free(w);
 }
 
@@ -1451,7 +1515,8 @@ static const suite_def suites[] = {
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
     {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}, {"nic_hidden", test_cost_nic_hidden}}},
     {"proto", {{"tuning", test_proto_tuning}}},
-    {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance}}},
+    {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance},
+             {"checkpoint", test_job_checkpoint}}},
     {"timeline", {{"breakdown", test_timeline_breakdown}}},
     {"cli", {{"parse", test_cli}}},
     {"option", {{"registry", test_option_registry}}},
@@ -1459,7 +1524,7 @@ static const suite_def suites[] = {
     {"price", {{"reader", test_price_reader}, {"resolve", test_price_resolve}}},
     {"outfile", {{"same", test_outfile_same}, {"commit", test_outfile_commit}, {"write_error", test_outfile_write_error},
                  {"nameless", test_outfile_nameless}}},
-    {"memory", {{"parts", test_memory_parts}, {"job", test_memory_job}}},
+    {"memory", {{"parts", test_memory_parts}, {"job", test_memory_job}, {"checkpoint", test_memory_checkpoint}}},
     {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},
     {"rng", {{"streams", test_rng_streams}, {"moments", test_rng_moments}, {"jitter", test_rng_jitter},
              {"slowest", test_rng_slowest}}},

@@ -21,9 +21,13 @@ static void check_workload(const ss_workload* w)
     ss_assert(l->name && l->name[0]);
     ss_assert(l->fwd_s >= 0 && l->fwd_s <= 3600 && l->bwd_s >= 0 && l->bwd_s <= 3600);
     ss_assert(l->params >= 0 && l->params == floor(l->params));
+    /* Activation checkpointing: in no block (-1), or a block's input, or 0 inside the block before. */
+    ss_assert(l->ckpt_bytes == -1 || (l->ckpt_bytes > 0 && l->ckpt_bytes <= 1e13) ||
+              (l->ckpt_bytes == 0 && i > 0 && l[-1].ckpt_bytes >= 0));
     total += l->fwd_s + l->bwd_s;
   }
   ss_assert(total > 0);
+  ss_assert(!w->activation_checkpointing || w->has_ckpt);
   ss_assert(w->dataset.samples >= 1 && w->dataset.bytes_per_sample > 0 && w->dataset.decoded_bytes_per_sample > 0);
   for (int i = 0; i < w->ndevices; i++) {
     const ss_device* d = &w->devices[i];
