@@ -488,6 +488,35 @@ def llama_traffic(part, c, seq):
     return 7 * s * h + 3 * s * v, 2 * s * h + 2 * s * v, 10 * s * h + 6 * s * v
 
 
+def checkpoint_bytes(part, c, seq):
+    """What a layer keeps per sequence when Hugging Face's gradient checkpointing is on (the workloads'
+    ckpt_bytes, ckpt_bytes_half), or None for a layer outside the checkpointed blocks. gradient_checkpointing_enable()
+    (transformers >= 4.35, modeling_utils.py: gradient_checkpointing_kwargs default {"use_reentrant": True},
+    functools.partial(torch.utils.checkpoint.checkpoint, ...)) makes the model call each of its blocks through
+    torch.utils.checkpoint: GPT2Model every GPT2Block (self._gradient_checkpointing_func(block.__call__,
+    hidden_states, None, attention_mask, ...)), BertEncoder every BertLayer (layer_module.__call__,
+    hidden_states, attention_mask, ...), LlamaModel every LlamaDecoderLayer (modeling_llama.py @5dd4a63:
+    decoder_layer.__call__, hidden_states, causal_mask, position_ids, ..., position_embeddings). A
+    checkpointed call runs the block under no_grad and saves only its inputs; its backward runs the block's
+    forward again with grad, then that graph's backward (torch.utils.checkpoint docs: "the checkpointed part
+    does not save intermediate activations, and instead recomputes them in backward pass"). The embeddings,
+    the final norm and the head are outside the blocks and keep what they keep without checkpointing.
+    Kept per block: its hidden_states input, s x h elements, FP32 at amp/bf16 too (the embeddings' output is
+    FP32, and each block's output is an FP32 residual sum: the 16-bit output of attention and MLP added to
+    the FP32 residual, or BERT's FP32 LayerNorm output), so ckpt_bytes_half = ckpt_bytes = 4 s h. The other
+    inputs are the same tensor in every block (the attention mask; Llama's causal mask and rotary cos and
+    sin), built once per forward and left out as the act_bytes leave them out. A block that spans two
+    entries (GPT-2's and BERT's attention and feed-forward parts) gives its input at the first entry and 0
+    at the second: the second is recomputed with the first, keeps nothing of its own.
+    Accounting: at FP32 each layer's act_bytes count its own output where the next layer keeps it
+    (transformer_traffic), at amp/bf16 its input's copies; so at FP32 the embeddings' act_bytes already hold
+    the first block's input and nothing holds the last block's output, which the head keeps: the same s x h
+    elements, the sum is exact either way."""
+    if part in ("attention", "decoder"):
+        return 4 * seq * c["hidden"], 4 * seq * c["hidden"]
+    return (0, 0) if part == "ffn" else None
+
+
 def transformer_layer(n, host_table, c, seq, name, part, tensors, flops, weights, host):
     """Append one layer of a transformer to n: part (embedding, attention, ffn, decoder, head) gives its
     traffic (transformer_traffic), host its operators in host_table. Backward elementwise traffic:
@@ -501,6 +530,8 @@ def transformer_layer(n, host_table, c, seq, name, part, tensors, flops, weights
                      "in": 0 if part == "embedding" else seq * h, "out": seq * (c["vocab"] if part == "head" else h),
                      "elem_rw": rw, "elem_rw_bwd": 2 * rw, "saved": saved, "saved_half_bytes": saved_half,
                      "host_fwd": list(fwd), "host_bwd": bwd + ["accumulate"] * len(tensors)})
+    if checkpoint_bytes(part, c, seq) is not None:
+        n.layers[-1]["ckpt"] = checkpoint_bytes(part, c, seq)
 
 
 def bert_pretraining_fwd_flops(model, seq):
@@ -1163,6 +1194,7 @@ def layer_work(net):
                     "bwd_bytes": num(4 * (2 * l["out"] + d * l["in"] + l["elem_rw_bwd"])),
                     "act_bytes": num(4 * (l["saved"] + (l["in"] if first else 0))),
                     **({"act_bytes_half": num(l["saved_half_bytes"])} if "saved_half_bytes" in l else {}),
+                    **({"ckpt_bytes": num(l["ckpt"][0]), "ckpt_bytes_half": num(l["ckpt"][1])} if "ckpt" in l else {}),
                     "fwd_kernels": sum(KERNELS_FWD[x] for x in l["host_fwd"]),
                     "bwd_kernels": sum(KERNELS_BWD[x] for x in l["host_bwd"]) - (1 if first and l["host_bwd"][0] == "conv" else 0),
                     "fwd_outputs": l["out"], "bwd_outputs": l["out"] if first or not l["in"] else l["in"],
@@ -1203,6 +1235,13 @@ NOT_STASH = (
 AMP_NOTE = (
     "4 bytes: FP32 gradients. Stash's CNN runs used --amp (apex O1), which keeps FP32 master weights and "
     "FP32 gradients, so 4 bytes also holds for them; the BERT script is plain FP32.")
+CHECKPOINT_NOTE = (
+    "DERIVED: ckpt_bytes and ckpt_bytes_half, what the layers of Hugging Face's checkpointed blocks keep when "
+    "gradient_checkpointing_enable() is on: %s the block's hidden_states input, %d bytes a sequence (s x h; FP32 "
+    "at amp/bf16 too: the hidden states between blocks stay FP32 under autocast)%s; the embeddings and the head "
+    "are in no block (calibration/gen_models.py, checkpoint_bytes, with the sources). activation_checkpointing false: the "
+    "workload runs without checkpointing unless --checkpoint-activations on (a CHOICE: transformers' default); "
+    "its times are those of a run without it, and the simulator adds the recomputed forward.")
 PRECISION_NOTE = (
     "fp32: every time here is FP32 compute on the V100 (no Tensor Cores). Stash ran the CNNs with --amp "
     "(mixed precision), which would be faster (e.g. ResNet-50 v1.5 on a V100-SXM2-16GB: 1200 img/s AMP vs "
@@ -1306,6 +1345,8 @@ def workload(model):
          "optimizer_s": sig(SGD_STEP_S * params / SGD_STEP_PARAMS * opt_factor),
          "host_optimizer_s": sig(host_optimizer_s(net, model)), "layers": layers,
          "dataset": ds}
+    if transformer:
+        w["activation_checkpointing"] = False
     if model in MEASURED:
         w["devices"] = [k80_device(model)]
     prov = {"summary": "%s: %d layers, %d parameters, %.3f GFLOP forward per sample (x3 = %.3f GFLOP forward+backward); on the reference V100 at batch 16: forward %.3f ms, backward %.3f ms (%s)."
@@ -1324,6 +1365,15 @@ def workload(model):
         prov["optimizer_s"] = "DERIVED + ESTIMATE: workloads/resnet50.json's MEASURED SGD step (1.3 ms for 25,557,032 parameters, V100) scaled by parameter count (%d), times %.1f for AdamW (ESTIMATE): the script's transformers AdamW is an unfused per-tensor loop of ~7 kernels (two moment updates, sqrt, add eps, addcdiv; weight decay 0) moving ~18 x 4 bytes per parameter, vs ~8-11 x 4 bytes for PyTorch's SGD with momentum (with or without weight decay): a factor 1.6-2.3." % (params, ADAMW_FACTOR)
     else:
         prov["optimizer_s"] = "DERIVED: workloads/resnet50.json's MEASURED SGD (momentum) step, 1.3 ms for 25,557,032 parameters on a V100 (kineto trace), scaled by parameter count (%d): a memory-bound update costs about the same per parameter. Stash's script also uses SGD with momentum (and weight decay 1e-4)." % params
+    if transformer:
+        first, second = (("model.layers.N", None) if is_llama(model) else
+                         ("bert.encoder.layer.N.attention", ".intermediate+output") if is_bert(model) else
+                         ("transformer.h.N.attn", ".mlp"))
+        prov["activation_checkpointing"] = CHECKPOINT_NOTE % (
+            first + (" (a LlamaDecoderLayer, one block) keeps" if second is None
+                     else ", the first entry of a block, keeps"),
+            max(l.get("ckpt", (0, 0))[0] for l in net.layers),
+            "" if second is None else "; %s, recomputed with it, 0" % second)
     prov["grad_bytes_per_param"] = AMP_NOTE
     prov["precision"] = PRECISION_NOTE
     prov["batch_per_gpu"] = batch_note + "."
@@ -1519,7 +1569,13 @@ def readme(rows):
             "  by class): the traffic and",
             "  kernel counts are ESTIMATES of what eager PyTorch does. resnet50's come from its CSV's shapes",
             "  (scripts/csv2workload.py) and are asserted equal to the architecture's. `optimizer`:",
-            "  sgd_momentum for the CNNs (Stash's SGD), adamw for the transformers.", ""]
+            "  sgd_momentum for the CNNs (Stash's SGD), adamw for the transformers.",
+            "- `ckpt_bytes`, `ckpt_bytes_half` (transformers only; `checkpoint_bytes` in the generator): what",
+            "  each layer of a block that Hugging Face's `gradient_checkpointing_enable()` wraps in",
+            "  torch.utils.checkpoint keeps with it: the block's FP32 input (4 s h bytes a sequence, at amp/bf16",
+            "  too) at its first entry, 0 at GPT-2's and BERT's second; embeddings and head in no block.",
+            "  `activation_checkpointing` false, transformers' default (`--checkpoint-activations on` turns it",
+            "  on; docs/model.md, \"Activation checkpointing\").", ""]
     return "\n".join(out)
 
 
@@ -1627,10 +1683,32 @@ def check_half():
                  % (got, (attn, ffn)))
 
 
+def check_checkpoint():
+    """ckpt_bytes of three transformers against the block inputs written out by hand (s x h x 4 bytes a
+    sequence at the first entry of each block, 0 at GPT-2's and BERT's second, none outside the blocks), and
+    Llama's embedding keeping at FP32 what its first block keeps (checkpoint_bytes' accounting)."""
+    cases = {"llama2-7b-seq2048": ("model.layers.", 2048 * 4096 * 4, None),
+             "gpt2-124m": ("transformer.h.", 1024 * 768 * 4, ".mlp"),
+             "bert-base-seq128": ("bert.encoder.layer.", 128 * 768 * 4, ".intermediate+output")}
+    for model, (prefix, hand, second) in cases.items():
+        def expect(name):
+            return None if not name.startswith(prefix) else 0 if second and name.endswith(second) else hand
+        net = build(model)
+        work = list(zip(net.layers, layer_work(net)))
+        got = [(l["name"], w.get("ckpt_bytes"), w.get("ckpt_bytes_half")) for l, w in work]
+        want = [(l["name"], expect(l["name"]), expect(l["name"])) for l, _ in work]
+        if got != want:
+            sys.exit("gen_models.py: %s's ckpt_bytes %s, by hand %s" % (model, got, want))
+        if model.startswith("llama") and (hand, work[0][1]["act_bytes"]) != (33554432, hand):
+            sys.exit("gen_models.py: %s's embedding keeps %d bytes at FP32, its first block's input %d"
+                     % (model, work[0][1]["act_bytes"], hand))
+
+
 def outputs():
     """Every generated file: relative path -> text."""
     check_architectures()
     check_half()
+    check_checkpoint()
     check_llama()
     check_resnet50()
     files, rows = {}, []
