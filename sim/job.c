@@ -202,8 +202,9 @@ static int recomputed(const ss_job* j, int l)
   return j->ckpt && j->workload->layers[l].ckpt_bytes >= 0;
 }
 
-/* The recomputed forwards' launches, added to the backward segment that holds each layer (the GPU
- * and host work are in the layers' figures already: ss_job_new, host_side). */
+/* The recomputed forwards' launches, added to the backward segment that holds each layer once the
+ * segments are made (the GPU and host work are in the layers' figures already: ss_job_new,
+ * host_side). */
 static void recompute_launches(ss_job* j)
 {
   for (int s = 0; j->ckpt && s < j->nsegs; s++) {
@@ -879,6 +880,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   resolve_net(j);
   if (!rc)
     rc = host_side(j);
+  if (!rc)
+    recompute_launches(j);
   if (rc) {
     ss_job_free(j);
     return ss_err_nomem(err);

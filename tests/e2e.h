@@ -41,9 +41,6 @@
   TEST(units_trace_counts)                                                                                         \
   TEST(units_memory)                                                                                               \
   TEST(hybrid_scopes)                                                                                              \
-  /* e2e_checkpoint.c */                                                                                               \
-  TEST(checkpoint_closed_form)                                                                                         \
-  TEST(checkpoint_memory)                                                                                              \
   /* e2e_loader.c */                                                                                                   \
   TEST(loader_stalls)                                                                                                  \
   TEST(init_io)                                                                                                        \
@@ -64,6 +61,9 @@
   TEST(host_copies)                                                                                                    \
   TEST(handoff)                                                                                                        \
   TEST(ideal)                                                                                                          \
+  /* e2e_checkpoint.c */                                                                                               \
+  TEST(checkpoint_closed_form)                                                                                         \
+  TEST(checkpoint_memory)                                                                                              \
   /* e2e_straggler.c */                                                                                                \
   TEST(straggler_slowest)                                                                                              \
   TEST(straggler_seed)                                                                                                 \
