@@ -308,8 +308,8 @@ static int coll_setup(ss_sim* s, const ss_job* j)
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
   s->cross_hidden = calloc((size_t)s->ncoll * (size_t)g + 1, sizeof(double));
-  if (!s->coll_bytes || !s->coll_alg || !s->coll_op || !s->coll_scope || !s->tree_rest || !s->coll_after_s || !s->coll_pc ||
-      !s->cross_hidden)
+  if (!s->coll_bytes || !s->coll_alg || !s->coll_op || !s->coll_scope || !s->tree_rest || !s->coll_after_s ||
+      !s->coll_pc || !s->cross_hidden)
     return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
     const ss_coll_spec* spec = s->bench_nsizes > 0 ? NULL : &f->colls[c];

@@ -837,8 +837,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     j->fwd_total_flops += j->fwd_flops[l];
   if (!j->roofline)
     j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
-  /* ZeRO: each GPU steps the optimizer on its 1/N of the parameters. */
-  /* Hybrid sharding divides the states among each instance's GPUs, the others among all. */
+  /* Sharded: each GPU steps the optimizer on its shard of the parameters, 1/N of them (hybrid
+   * sharding: 1/g, the states divided among each instance's GPUs). */
   j->shard_group = o->shard == SS_SHARD_NONE ? 1
                    : o->shard == SS_SHARD_FSDP_HYBRID && j->instances > 1 ? per_instance
                                                                            : j->ngpus;

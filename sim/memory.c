@@ -162,8 +162,8 @@ int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
       snprintf(what, sizeof(what), "the root unit (%.4g parameters in layers under --wrap-params %.4g)", un->params,
                j->opt.wrap_params);
     else
-      snprintf(what, sizeof(what), "the unit of layer '%s' (%.4g parameters)", j->workload->layers[un->first_layer].name,
-               un->params);
+      snprintf(what, sizeof(what), "the unit of layer '%s' (%.4g parameters)",
+               j->workload->layers[un->first_layer].name, un->params);
     return ss_err_set(err, j->workload->path, 0,
                       "%s needs %.1f GiB gathered with its gradient, more than the %.4g GiB of a %s: %s", what,
                       alone / GIB, m->capacity / GIB, j->platform->gpus[0].model,

@@ -56,7 +56,8 @@ void test_checkpoint_memory(void)
   const char* const options[] = {"", "--checkpoint-activations off"};
   const double want[] = {64000.0 * 8, 72000.0 * 8};
   for (int k = 0; k < 2; k++) {
-    cJSON* j = sim_json("platforms/p3.2xl.xml tests/workloads/tiny_ckpt.json --synthetic -n 1 --warmup 0 %s", options[k]);
+    cJSON* j =
+        sim_json("platforms/p3.2xl.xml tests/workloads/tiny_ckpt.json --synthetic -n 1 --warmup 0 %s", options[k]);
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
     double act = cJSON_IsObject(m) ? num(m, "activations") : NAN;
     CHECK(act == want[k], "tiny_ckpt %s: activations %.17g B, expected %.17g", options[k], act, want[k]);

@@ -257,14 +257,14 @@ void test_units_closed_form(void)
       double c = (n - 1) * (alpha + 4e6 / (n * bw)), bucket = (n - 1) * (alpha + 12e6 / (n * bw));
       double stalls[] = {3 * c, 2 * c, c + bucket, 9 * c, 3 * c + bucket};
       double stall = stalls[z], compute = 9e-3 + 0.5e-3 / n;
-      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s", stars[i].file,
-                          modes[z]);
+      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s",
+                          stars[i].file, modes[z]);
       const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
       CHECK(j && fabs(num(b, "interconnect_stall_s") - stall) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
                 fabs(num(j, "iteration_s") - compute - stall) <= 1e-9,
-            "%s x %d GPUs, --shard %s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, %.9g",
-            stars[i].file, n, modes[z], num(j, "iteration_s"), num(b, "compute_s"), num(b, "interconnect_stall_s"),
-            compute + stall, compute, stall);
+            "%s x %d GPUs, --shard %s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, "
+            "%.9g", stars[i].file, n, modes[z], num(j, "iteration_s"), num(b, "compute_s"),
+            num(b, "interconnect_stall_s"), compute + stall, compute, stall);
       cJSON_Delete(j);
     }
 }
@@ -342,7 +342,8 @@ static int named(const name_count* c, int kinds, const char* name)
  *   <= 1e5 elements) after the step. */
 void test_units_trace_counts(void)
 {
-  const char* base = "platforms/p4d.24xl.xml workloads/llama2-7b-seq2048.json --synthetic --precision bf16 --ignore-memory";
+  const char* base =
+      "platforms/p4d.24xl.xml workloads/llama2-7b-seq2048.json --synthetic --precision bf16 --ignore-memory";
   static const struct {
     const char* mode;
     const char* extra;
@@ -358,8 +359,9 @@ void test_units_trace_counts(void)
     snprintf(args, sizeof(args), "%s --shard %s %s", base, cases[i].mode, cases[i].extra);
     name_count c[32];
     int k = count_names(args, c, 32);
-    int got[8] = {named(c, k, "all-gather unit  for forward"), named(c, k, "all-gather unit  for forward (prefetch)") +
-                                                                   named(c, k, "all-gather units - for forward (prefetch)"),
+    int got[8] = {named(c, k, "all-gather unit  for forward"),
+                  named(c, k, "all-gather unit  for forward (prefetch)") +
+                      named(c, k, "all-gather units - for forward (prefetch)"),
                   named(c, k, "all-gather unit  for backward"),
                   named(c, k, "all-gather unit  for backward (prefetch)") +
                       named(c, k, "all-gather units - for backward (prefetch)"),
@@ -391,11 +393,12 @@ void test_units_memory(void)
                         "--ignore-memory --shard %s", modes[z]);
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
     double params = p * 4 / 8 + (z == 0 ? 2 * layer * 2 : p * 2), grads = p * 4 / 8 + layer * 2, opt = p * 8 / 8;
-    CHECK(j && fabs(num(m, "parameters") - params) <= 1e-9 * params && fabs(num(m, "gradients") - grads) <= 1e-9 * grads &&
-              fabs(num(m, "optimizer") - opt) <= 1e-9 * opt && num(m, "buffers") == 0,
+    CHECK(j && fabs(num(m, "parameters") - params) <= 1e-9 * params &&
+              fabs(num(m, "gradients") - grads) <= 1e-9 * grads && fabs(num(m, "optimizer") - opt) <= 1e-9 * opt &&
+              num(m, "buffers") == 0,
           "--shard %s: parameters %.0f B (expected %.0f), gradients %.0f B (expected %.0f), optimizer %.0f B (expected "
-          "%.0f), buffers %.0f", modes[z], num(m, "parameters"), params, num(m, "gradients"), grads, num(m, "optimizer"),
-          opt, num(m, "buffers"));
+          "%.0f), buffers %.0f", modes[z], num(m, "parameters"), params, num(m, "gradients"), grads,
+          num(m, "optimizer"), opt, num(m, "buffers"));
     cJSON_Delete(j);
   }
 }
