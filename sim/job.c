@@ -353,7 +353,7 @@ static int make_segments(ss_job* j, double host_opt_s)
       g->bucket0 = b++;
       g->nlaunch = 1;
       /* ZeRO-2 reduces each bucket on the default stream (overlap_comm off): backward waits for it. */
-      g->wait_after = j->opt.shard == SS_SHARD_ZERO2;
+      g->wait_after = j->opt.shard == SS_SHARD_ZERO2 && j->opt.overlap_comm != SS_OVERLAP_COMM_ON;
       seg_close(g, &p);
       pending = 0;
       g = seg_open(j, SS_SEG_BACKWARD, &p);
@@ -394,6 +394,8 @@ static void seg_uses(const ss_job* j, ss_segment* g, pipe* p, const ss_chunk_use
   }
   g->bucket0 = u->after0;
   g->nlaunch = u->nafter;
+  /* ZeRO-3 without overlap_comm reduces on the default stream: the next segment waits. */
+  g->wait_after = j->opt.shard == SS_SHARD_ZERO3 && j->opt.overlap_comm == SS_OVERLAP_COMM_OFF;
   pipe_add(p, j->collective_host_s * u->nafter, 0);
   g->launches += u->nafter;
 }

@@ -22,6 +22,7 @@ static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
 static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
 static const char* const ckpt_names[] = {"workload", "off", "on", NULL};
+static const char* const overlap_comm_names[] = {"auto", "off", "on", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const shard_names[] = {"none",      "zero1",        "zero2",       "zero3",
                                           "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", NULL};
@@ -233,6 +234,11 @@ const ss_optdef ss_option_table[] = {
      0, "param_prefetch", "param_prefetch", 0, NULL,
      "mechanism off (--shard zero3, fsdp-*): no parameters gathered ahead of their use (FSDP's backward_prefetch=None "
      "and no implicit forward prefetch; ZeRO-3's stage3_prefetch_bucket_size 0): each unit waits for its own"},
+    {"overlap-comm", 0, SS_KIND_ENUM, OFF(overlap_comm), 0, 0, 0, overlap_comm_names, 0, RUNS, "host", "O", NULL,
+     SS_OVERLAP_COMM_AUTO, "auto", 0, "overlap_comm", "overlap_comm", 0, NULL,
+     "--shard zero2, zero3: DeepSpeed's overlap_comm; auto: its default for the stage (off for stage 2: each "
+     "bucket's reduction blocks backward; on for stage 3: reductions and all-gathers on side streams), off: stage 3's "
+     "all-gathers and reductions on the default stream too, on: stage 2's reductions overlap backward"},
     {"prefetch-bucket", 0, SS_KIND_REAL, OFF(prefetch_bucket), 0, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", SS_ZERO3_PREFETCH_ELEMENTS, "5e7 (DeepSpeed v0.12.3's)", 0, "prefetch_bucket",
      "prefetch_bucket", 0, NULL, "--shard zero3: the elements of upcoming parameters each prefetch gathers "
@@ -902,6 +908,11 @@ static int check_shards(const ss_options* o, const ss_optset* given, char* msg, 
   if (!zero3 && (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
     FAIL("--%s goes with zero3, and --shards does not have it",
          ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
+  int zero2 = 0;
+  for (int i = 0; i < n; i++)
+    zero2 |= modes[i] == SS_SHARD_ZERO2;
+  if (!zero2 && !zero3 && ss_optset_has(given, "overlap-comm"))
+    FAIL("--overlap-comm goes with zero2 or zero3, and --shards has neither");
   if (!fsdp && !zero3 && ss_optset_has(given, "no-param-prefetch"))
     FAIL("--no-param-prefetch goes with zero3 or fsdp-*, and --shards has none of them");
   return 0;
@@ -913,12 +924,13 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
   if (o->plan_shards)
     return check_shards(o, given, msg, size);
   if (o->shard == SS_SHARD_NONE) {
-    static const char* const shard_only[] = {"wrap-params", "no-param-prefetch", "prefetch-bucket", "reuse-distance",
-                                             NULL};
+    static const char* const shard_only[] = {"wrap-params",    "no-param-prefetch", "prefetch-bucket",
+                                             "reuse-distance", "overlap-comm",      NULL};
+    static const char* const with[] = {"fsdp-full, fsdp-grad-op or fsdp-hybrid", "zero3 or fsdp-*", "zero3", "zero3",
+                                       "zero2 or zero3"};
     for (int i = 0; shard_only[i]; i++)
       if (ss_optset_has(given, shard_only[i]))
-        FAIL("--%s goes with --shard %s", shard_only[i],
-             i == 0 ? "fsdp-full, fsdp-grad-op or fsdp-hybrid" : i == 1 ? "zero3 or fsdp-*" : "zero3");
+        FAIL("--%s goes with --shard %s", shard_only[i], with[i]);
     return 0;
   }
   if (o->arch == SS_ARCH_PS)
@@ -943,6 +955,8 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
   if (o->shard != SS_SHARD_ZERO3 && (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
     FAIL("--%s goes with --shard zero3 (DeepSpeed's stage 3 setting)",
          ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
+  if (o->shard != SS_SHARD_ZERO2 && o->shard != SS_SHARD_ZERO3 && ss_optset_has(given, "overlap-comm"))
+    FAIL("--overlap-comm goes with --shard zero2 or zero3 (DeepSpeed's setting; stage 1 forces it off)");
   if (o->shard < SS_SHARD_ZERO3 && ss_optset_has(given, "no-param-prefetch"))
     FAIL("--no-param-prefetch goes with --shard zero3 or fsdp-* (%s gathers no parameters before their use)",
          ss_shard_name(o->shard));

@@ -84,6 +84,9 @@ typedef enum ss_precision { SS_PRECISION_WORKLOAD, SS_PRECISION_FP32, SS_PRECISI
  * (activation_checkpointing), off, or on (the checkpointed layers' forward re-run in backward). */
 typedef enum ss_ckpt { SS_CKPT_WORKLOAD, SS_CKPT_OFF, SS_CKPT_ON } ss_ckpt;
 
+/* DeepSpeed's overlap_comm: the stage's default (off for stages 1 and 2, on for stage 3), or as given. */
+typedef enum ss_overlap_comm { SS_OVERLAP_COMM_AUTO, SS_OVERLAP_COMM_OFF, SS_OVERLAP_COMM_ON } ss_overlap_comm;
+
 /* What stash-sim plan ranks by. */
 typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
 
@@ -150,6 +153,7 @@ typedef struct ss_options {
   ss_shard shard;      /* --shard: which states are divided among the GPUs */
   double wrap_params;  /* --shard fsdp-*: a layer of at least this many parameters is a unit of its own */
   int param_prefetch;  /* --shard zero3, fsdp-*: parameters gathered ahead of their use */
+  ss_overlap_comm overlap_comm; /* --shard zero2, zero3: DeepSpeed's collectives on side streams */
   double prefetch_bucket; /* --shard zero3: elements each prefetch gathers (stage3_prefetch_bucket_size) */
   double reuse_distance;  /* --shard zero3: parameters used again within this many elements stay gathered */
   double message_size; /* apex: elements a bucket holds before it ships */

@@ -132,6 +132,8 @@ static void shard_options(ss_options* c, ss_shard mode)
   }
   if (mode < SS_SHARD_ZERO3)
     c->param_prefetch = d.param_prefetch;
+  if (mode != SS_SHARD_ZERO2 && mode != SS_SHARD_ZERO3)
+    c->overlap_comm = d.overlap_comm;
   if (mode != SS_SHARD_NONE) {
     c->ddp = d.ddp;
     c->bucket_mib = d.bucket_mib;

@@ -176,8 +176,10 @@ static void write_table_units(FILE* f, const ss_job* j)
           j->shard_group < j->ngpus ? " (each instance's), replicated across instances" : "", j->nunits,
           j->nunits == 1 ? "" : "s");
   if (j->opt.shard == SS_SHARD_ZERO3)
-    fprintf(f, " (each layer's parameters; prefetch %.4g million elements, reuse distance %.4g million)",
-            j->opt.param_prefetch ? j->opt.prefetch_bucket / 1e6 : 0, j->opt.reuse_distance / 1e6);
+    fprintf(f, " (each layer's parameters; prefetch %.4g million elements, reuse distance %.4g million; %s)",
+            j->opt.param_prefetch ? j->opt.prefetch_bucket / 1e6 : 0, j->opt.reuse_distance / 1e6,
+            j->opt.overlap_comm == SS_OVERLAP_COMM_OFF ? "on the default stream, --overlap-comm off"
+                                                       : "on side streams (overlap_comm)");
   else if (j->opt.wrap_params > 0)
     fprintf(f, " (layers of at least %.4g parameters%s)", j->opt.wrap_params, root ? ", the others in the root" : "");
   else
@@ -530,6 +532,8 @@ static void write_table(FILE* f, const ss_result* r)
     else
       snprintf(cap, sizeof(cap), "(one per layer)");
     const char* when = j->opt.shard == SS_SHARD_ZERO1   ? ", after backward"
+                       : j->opt.shard == SS_SHARD_ZERO2 && j->opt.overlap_comm == SS_OVERLAP_COMM_ON
+                           ? ", each as backward fills it, overlapped with backward (--overlap-comm on)"
                        : j->opt.shard == SS_SHARD_ZERO2 ? ", each as backward fills it, backward waiting"
                        : j->opt.overlap                 ? ", overlapped with backward"
                                                         : ", after backward (--no-overlap)";

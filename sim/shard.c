@@ -240,6 +240,9 @@ static void use(walk* k, int t, int* bucket, double* peak)
   cu->gate = u >= 0 ? k->last_gather[u] : root >= 0 ? k->last_gather[root] : -1;
   prefetch(k, t);
   cu->nbefore = j->ncolls - cu->before0;
+  /* ZeRO-3 without overlap_comm gathers on the default stream: the pass waits for its prefetch too. */
+  if (k->zero3 && j->opt.overlap_comm == SS_OVERLAP_COMM_OFF && cu->nbefore > 0)
+    cu->gate = j->ncolls - 1;
   *peak = fmax(*peak, k->live + k->persistent);
   cu->after0 = j->ncolls;
   if (!bwd) {

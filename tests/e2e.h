@@ -37,6 +37,7 @@
   TEST(resnet50_v100_calibration)                                                                                      \
   TEST(zero_closed_form)                                                                                      \
   TEST(zero_memory_and_trace)                                                                                      \
+  TEST(zero_overlap_comm)                                                                                          \
   TEST(units_closed_form)                                                                                          \
   TEST(units_trace_counts)                                                                                         \
   TEST(units_memory)                                                                                               \

@@ -185,6 +185,22 @@ void test_zero_closed_form(void)
     }
 }
 
+/* DeepSpeed's overlap_comm on ZeRO-2 (--overlap-comm on): GPT-2 1.5B's three buckets are reduced
+ * while backward goes on instead of blocking it, so the iteration is shorter than with the stage's
+ * default (off), by no more than the reductions' wait. */
+void test_zero_overlap_comm(void)
+{
+  const char* base = "platforms/p4d.24xl.xml workloads/gpt2-1.5b.json --synthetic --batch 1 --shard zero2";
+  cJSON* off = sim_json("%s", base);
+  cJSON* on = sim_json("%s --overlap-comm on", base);
+  double t_off = num(off, "iteration_s"), t_on = num(on, "iteration_s");
+  double ic = num(cJSON_GetObjectItemCaseSensitive(off, "breakdown"), "interconnect_stall_s");
+  CHECK(off && on && t_on < t_off && t_off - t_on <= ic,
+        "ZeRO-2 overlap_comm: %.6g s on, %.6g s off (interconnect stall %.6g s)", t_on, t_off, ic);
+  cJSON_Delete(off);
+  cJSON_Delete(on);
+}
+
 /* ZeRO's memory against hand-computed parts: GPT-2 1.5B (1,557,611,200 parameters, FP32 gradients,
  * AdamW's 8 bytes a parameter) on the 8 A100s of a p4d.24xlarge: ZeRO-1 keeps 1/8 of the optimizer
  * state, ZeRO-2 1/8 of the gradients too, and both one flat bucket (the largest, at most 5e8 elements
@@ -244,18 +260,21 @@ void test_zero_memory_and_trace(void)
  * is used again within 1e9 elements, so kept for backward; the gradients' one bucket of 12 MB is
  * reduced after backward, waited for: c + (n-1)(alpha + 12 MB / (n B)). With --no-param-prefetch
  * every all-gather is waited for: FULL_SHARD 3c in forward, then c, 2c, 2c in backward (each after
- * the previous unit's reduce-scatter) and the last reduce-scatter: 9c; ZeRO-3 3c and the bucket. */
+ * the previous unit's reduce-scatter) and the last reduce-scatter: 9c; ZeRO-3 3c and the bucket.
+ * ZeRO-3 with --overlap-comm off gathers on the default stream: layer 0 waits for its prefetch of
+ * layers 1-2 too, (n-1)(alpha + 8 MB / (n B)) more. */
 void test_units_closed_form(void)
 {
   const double bw = 10e9, alpha = 10e-6;
   const struct { const char* file; int n; } stars[] = {{"star2", 2}, {"star4", 4}};
   const char* const modes[] = {"fsdp-full", "fsdp-grad-op", "zero3", "fsdp-full --no-param-prefetch",
-                               "zero3 --no-param-prefetch"};
+                               "zero3 --no-param-prefetch", "zero3 --overlap-comm off"};
   for (size_t i = 0; i < sizeof(stars) / sizeof(stars[0]); i++)
-    for (int z = 0; z < 5; z++) {
+    for (int z = 0; z < 6; z++) {
       int n = stars[i].n;
       double c = (n - 1) * (alpha + 4e6 / (n * bw)), bucket = (n - 1) * (alpha + 12e6 / (n * bw));
-      double stalls[] = {3 * c, 2 * c, c + bucket, 9 * c, 3 * c + bucket};
+      double pre = (n - 1) * (alpha + 8e6 / (n * bw));
+      double stalls[] = {3 * c, 2 * c, c + bucket, 9 * c, 3 * c + bucket, c + pre + bucket};
       double stall = stalls[z], compute = 9e-3 + 0.5e-3 / n;
       cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s",
                           stars[i].file, modes[z]);
