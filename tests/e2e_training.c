@@ -258,9 +258,10 @@ void test_zero_memory_and_trace(void)
  * 3c of stall. SHARD_GRAD_OP keeps the units from forward to backward: 2c. ZeRO-3: unit 0's
  * all-gather (c), then one prefetch of units 1-2 (5e7 elements cover them, done in time); every unit
  * is used again within 1e9 elements, so kept for backward; the gradients' one bucket of 12 MB is
- * reduced after backward, waited for: c + (n-1)(alpha + 12 MB / (n B)). With --no-param-prefetch
- * every all-gather is waited for: FULL_SHARD 3c in forward, then c, 2c, 2c in backward (each after
- * the previous unit's reduce-scatter) and the last reduce-scatter: 9c; ZeRO-3 3c and the bucket.
+ * reduced after backward, waited for: c + (n-1)(alpha + 12 MB / (n B)); in both fidelities. With
+ * --no-param-prefetch every all-gather is waited for: FULL_SHARD 3c in forward, then c, 2c, 2c in
+ * backward (each after the previous unit's reduce-scatter) and the last reduce-scatter: 9c; ZeRO-3
+ * 3c and the bucket.
  * ZeRO-3 with --overlap-comm off gathers on the default stream: layer 0 waits for its prefetch of
  * layers 1-2 too, (n-1)(alpha + 8 MB / (n B)) more. */
 void test_units_closed_form(void)
@@ -269,20 +270,22 @@ void test_units_closed_form(void)
   const struct { const char* file; int n; } stars[] = {{"star2", 2}, {"star4", 4}};
   const char* const modes[] = {"fsdp-full", "fsdp-grad-op", "zero3", "fsdp-full --no-param-prefetch",
                                "zero3 --no-param-prefetch", "zero3 --overlap-comm off"};
-  for (size_t i = 0; i < sizeof(stars) / sizeof(stars[0]); i++)
+  for (size_t i = 0; i < 2 * sizeof(stars) / sizeof(stars[0]); i++)
     for (int z = 0; z < 6; z++) {
-      int n = stars[i].n;
+      /* Both fidelities: the reference's chunk by chunk rings give the same on a star. */
+      const char* fid = i % 2 ? " --fidelity reference" : "";
+      int n = stars[i / 2].n;
       double c = (n - 1) * (alpha + 4e6 / (n * bw)), bucket = (n - 1) * (alpha + 12e6 / (n * bw));
       double pre = (n - 1) * (alpha + 8e6 / (n * bw));
       double stalls[] = {3 * c, 2 * c, c + bucket, 9 * c, 3 * c + bucket, c + pre + bucket};
       double stall = stalls[z], compute = 9e-3 + 0.5e-3 / n;
-      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s",
-                          stars[i].file, modes[z]);
+      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s%s",
+                          stars[i / 2].file, modes[z], fid);
       const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
       CHECK(j && fabs(num(b, "interconnect_stall_s") - stall) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
                 fabs(num(j, "iteration_s") - compute - stall) <= 1e-9,
-            "%s x %d GPUs, --shard %s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, "
-            "%.9g", stars[i].file, n, modes[z], num(j, "iteration_s"), num(b, "compute_s"),
+            "%s x %d GPUs, --shard %s%s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, "
+            "%.9g", stars[i / 2].file, n, modes[z], fid, num(j, "iteration_s"), num(b, "compute_s"),
             num(b, "interconnect_stall_s"), compute + stall, compute, stall);
       cJSON_Delete(j);
     }
