@@ -236,8 +236,17 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     for (int p = 0; !first && out->refused && p < nplatforms; p++)
       if (out->refused_by[p])
         first = out->refused_by_first[p].msg;
-    rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s",
-                    out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "");
+    /* Refused for memory without sharding: say what would make it fit. */
+    int memory = first && strstr(first, " GiB of ") != NULL;
+    int shard = memory && !o->plan_shards && o->shard == SS_SHARD_NONE;
+    int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing;
+    const char* hint = shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
+                                       "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
+                       : shard ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
+                       : ckpt  ? "; activation checkpointing may make it fit: --checkpoint-activations on"
+                               : "";
+    rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s%s",
+                    out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
   }
   if (!rc && n > 0 && ss_engine_check_cfg(configs[0].job, ncfg, cfg, err))
     rc = SS_EINPUT;
