@@ -6,7 +6,7 @@ usage: python3 scripts/gen_platforms.py [--check | --help | --version]
   (no option)  write the files below
   --check      regenerate in memory; exit 1 naming every file that differs from the one on disk
 
-Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, P5 instances), its
+Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, P4de, P5 instances), its
 table platforms/README.md, and tests/platforms/star{2,4,8}.xml, tests/platforms/star4_fast.xml
 (homogeneous stars for closed-form tests), tests/platforms/star4_slow.xml (star4 whose GPU 3
 runs at half speed, for workers that differ), tests/platforms/star2_net.xml (star2 naming a network
@@ -247,6 +247,12 @@ GPUS = {  # key: (gpu_model as in instances.csv, speed = FP32 peak, source)
     "A100": ("NVIDIA A100-SXM4-40GB", "19.5Tf",
              "FP32 peak 19.5 TFLOPS (non-tensor) from NVIDIA's A100 datasheet; NOT in shared/data. TF32 "
              "tensor cores (156 TFLOPS) are not used by an FP32 workload measured on a V100"),
+    "A100-80": ("NVIDIA A100-SXM4-80GB", "19.5Tf",
+                "FP32 peak 19.5 TFLOPS (non-tensor), the same as the A100 40 GB's: the 80 GB part changes only "
+                "the memory (AnandTech 'NVIDIA Announces A100 80GB: Ampere Gets HBM2e Memory Upgrade', "
+                "anandtech.com/show/16250: 19.5 TFLOPS single precision, 1.41 GHz boost for both; "
+                "glennklockwood.com/garden/processors/A100: 'Its FLOPS were the same'); NOT in shared/data. gpu_model "
+                "as nvidia-smi names the SXM4 80 GB part"),
     "H100": ("NVIDIA H100 80GB HBM3", "67Tf",
              "FP32 peak 67 TFLOPS (non-tensor, SXM5) from NVIDIA's H100 datasheet; NOT in shared/data"),
 }
@@ -273,6 +279,10 @@ GPU_MEMORY = {
              "A100 datasheet as cited by glennklockwood.com/garden/processors/A100; techpowerup.com A100 SXM4 "
              "40 GB: 1,555 GB/s); NOT in shared/data. Cross-check: bandwidthTest D2D 1157.5 GB/s on an "
              f"A100-SXM4-40GB ({DATA}/link_bandwidth.md, read plus write) is 74% of it"),
+    "A100-80": ("2039", "datasheet figure of the A100 80 GB (SXM4): 2,039 GB/s, 5120-bit HBM2e at about 3.2 Gb/s "
+                "(glennklockwood.com/garden/processors/A100, A100 80G SXM4: '2.039' [TB/s]; AnandTech "
+                "anandtech.com/show/16250: 'just over 2TB/second', 3.2 Gbps HBM2e on 5120 bits); NOT in shared/data. "
+                "No bandwidthTest of an 80 GB A100 is in shared/data"),
     "H100": ("3350", "datasheet figure of the H100 SXM5 (80 GB HBM3): 3,350 GB/s (NVIDIA's H100 table as "
              "transcribed by archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html; glennklockwood.com/garden/"
              "processors/h100: 3.35 TB/s); NOT in shared/data"),
@@ -319,6 +329,10 @@ GPU_DEVICE = {
              "glennklockwood.com/garden/processors/A100 and by upb-pc2 'NVIDIA A100 40GB with NVLINK': 156/312* "
              "TF32, *with sparsity); 108 SMs, boost 1410 MHz, 40 GB (techpowerup.com A100 SXM4 40 GB; deviceQuery "
              "on upb-pc2: 108 multiprocessors, max clock 1410 MHz)"),
+    "A100-80": ("156", "312", "312", 108, 1410, 80,
+                "A100 SXM4 80 GB: the A100 40 GB's tensor rates, SMs and clock (TF32 156, FP16 312, BF16 312 TFLOPS "
+                "dense, 108 SMs, boost 1410 MHz: AnandTech anandtech.com/show/16250 gives the 80 GB and 40 GB parts "
+                "the same 312 FP16 and 156 TF32 tensor TFLOPS, 6912 cores and 1.41 GHz), 80 GB HBM2e"),
     "H100": ("494.7", "989.4", "989.4", 132, 1980, 80,
              "H100 SXM5 80 GB: TF32 494.7, FP16 989.4, BF16 989.4 TFLOPS dense (glennklockwood.com/garden/"
              "processors/h100 matrix column; NVIDIA's table as transcribed by archive-lib.hpctech.co.jp/gpuproduct/"
@@ -360,6 +374,7 @@ GPU_INTERFERENCE = {
              "all-gather holding 24 of 132 SMs, 18%); the measured average is kept"),
 }
 GPU_INTERFERENCE["V100-32"] = GPU_INTERFERENCE["V100"]
+GPU_INTERFERENCE["A100-80"] = GPU_INTERFERENCE["A100"]
 
 # What ONE core copies per second with memcpy between large pageable buffers (GB/s; bytes copied,
 # which STREAM Copy would count twice), by the instance's CPU generation (cpu host prop
@@ -512,6 +527,11 @@ NO_GDR = ("No GPUDirect RDMA on this instance (NOT in shared/data: aws/aws-ofi-n
           "is staged in host memory: up the GPU link (and the switch uplink), then the NIC")
 
 CAT_SRC = f"{DATA}/instances.csv"
+# p4de.24xlarge is not in shared/data: its figures come from two public catalogues (NOT in shared/data).
+P4DE_SKYPILOT = ("skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv at commit 001367d2, rows p4de.24xlarge")
+P4DE_VANTAGE = ("instances.vantage.sh data as copied by tsaol/aws-gpu data/p4de_instances.js (p4de.24xlarge: "
+                "network '400 Gbps EFA', gpuDirectRDMA true, ebsBandwidth '19 Gbps', gpuInterconnect '600 GB/s "
+                "NVSwitch', 96 vCPUs, 1152 GiB; NOT in shared/data)")
 
 
 def ebs_recalled(csv_has, gbps):
@@ -655,6 +675,38 @@ CATALOG = {
         nics=[(f"nic{k}", "100Gbps") for k in range(4)], gpu_nic=[i // 2 for i in range(8)], gdr=True,
         gdr_src=f"{CAT_SRC} network: '400 Gbps EFA (4x100), GPUDirect RDMA'",
         calib="CALIBRATED: nvswitch to busbw 230.77 GB/s at 1 GiB (NVIDIA/nccl#527)"),
+    "p4de.24xl": dict(
+        transport=("efa", "; p4de.24xlarge came after that list: its 400 Gbps EFA with GPUDirect RDMA is in the "
+                   f"{P4DE_VANTAGE}"),
+        inst="p4de.24xlarge", gpu="A100-80", ngpu=8, price="40.96575", vcpus=96, mem=1152, net="400",
+        cpu=('cascadelake', 'Xeon Platinum 8275CL, Cascade Lake',
+             "ESTIMATE: p4d.24xlarge's CPU (AWS presents P4de as P4d with 80 GB GPUs; the CPU of p4de is NOT "
+             "in shared/data and no source read names it)"),
+        gpu_src=(f"{P4DE_SKYPILOT} (AcceleratorName A100-80GB, GpuInfo 8 x 81920 MiB); NOT in shared/data"),
+        spec_src=f"{P4DE_SKYPILOT}: vCPUs 96; NOT in shared/data", net_src=P4DE_VANTAGE,
+        sources=(f"NOT in shared/data. {P4DE_SKYPILOT}: Price 40.96575 in us-east-1 and us-west-2 = the "
+                 "on-demand list price before AWS's 2025 cut of P4/P5 prices (the same catalogue gives p4d.24xlarge "
+                 "the 32.7726 of p4d.24xl.xml), vCPUs 96, MemoryGiB 1152, 8 x A100-80GB; the later "
+                 "27.44705 (datareceipts/data-receipts 109-gpu-pricing/hyperscalers.json, retrieved 2026-11-09; "
+                 "instances.vantage.sh) is not used, as for p4d; network 400 Gbps EFA, GPUDirect RDMA, EBS 19 "
+                 f"Gbps, 600 GB/s NVSwitch ({P4DE_VANTAGE})"),
+        note=("8 A100 80 GB on NVSwitch: the p4d.24xlarge board with the 80 GB GPUs (AWS SDK documentation of "
+              "SageMaker's ResourceConfig: 'P4de instances ... are powered by 8 NVIDIA A100 GPUs with 80GB "
+              "high-performance HBM2e GPU memory'; NOT in shared/data). ESTIMATE: the layout, CPUs, PCIe and NICs "
+              "of p4d.24xl.xml (4 PCIe switches swK each holding gpu2K, gpu2K+1 and EFA NIC nicK; sw0, sw1 on "
+              "socket 0, sw2, sw3 on socket 1), which no source read gives for p4de. UP = towards the CPU for "
+              "pcie, UP = GPU into the switch for nvsw links. The 8 x 1 TB local NVMe is not modelled."),
+        disk=("2375MBps", f"EBS 19 Gbps ({P4DE_VANTAGE}) / 8, as p4d.24xl.xml"),
+        sw=[i // 2 for i in range(8)], sw_socket=[0, 0, 1, 1], pcie=PCIE4, sock=None,
+        nvswitch=("231.57GBps",
+                  "CALIBRATED on p4d.24xlarge, the same NVSwitch board (NVLink 3, 600 GB/s per GPU bidirectional: "
+                  f"{P4DE_VANTAGE}): 231.57 GB/s = 0.772 x the 300 GB/s line rate matches the 1 GiB ring allreduce "
+                  f"busbw 230.77 GB/s measured on p4d ({DATA}/nccl_single_node.md, NVIDIA/nccl#527); no p4de "
+                  "collective is in shared/data"),
+        nics=[(f"nic{k}", "100Gbps") for k in range(4)], gpu_nic=[i // 2 for i in range(8)], gdr=True,
+        gdr_src=(f"{P4DE_VANTAGE}: gpuDirectRDMA true; aws/aws-ofi-nccl#547, an AWS maintainer: 'the only "
+                 "instance types in EC2 that support GPUDirect RDMA are the P-series starting with p4d'"),
+        calib="as p4d.24xl.xml (same NVSwitch board): nvswitch calibrated on p4d, not on a p4de collective"),
     "p5.48xl": dict(
         transport=("efa", "; p5.48xlarge came after that list: its 3200 Gbps EFA is in instances.csv's network column, from the EC2 Capacity Blocks pricing page"),
         inst="p5.48xlarge", gpu="H100", ngpu=8, price="98.32", vcpus=192, mem=2048, net="3200",
@@ -701,12 +753,12 @@ def catalog_platform(stem):
                  [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"],
                   net_transport_note(inst, transport, extra), t_note])
     disk, disk_src = c["disk"]
-    p.note(f"cpu host: core = {c['vcpus']} vCPUs ({CAT_SRC}); speed 1Gf is a convention (one reference "
+    p.note(f"cpu host: core = {c['vcpus']} vCPUs ({c.get('spec_src', CAT_SRC)}); speed 1Gf is a convention (one reference "
            f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write. "
            + cpu_memcpy_note(*c["cpu"]))
     p.host("cpu", "1Gf", [("role", "cpu"), ("memcpy_gbytes_per_s", CPU_MEMCPY[c["cpu"][0]][0])] + cpu_t,
            core=c["vcpus"], disk=disk)
-    p.note(f"GPU hosts: gpu_model from {CAT_SRC}; speed {speed}: {speed_src}. The simulator only uses "
+    p.note(f"GPU hosts: gpu_model from {c.get('gpu_src', CAT_SRC)}; speed {speed}: {speed_src}. The simulator only uses "
            "its ratio to the workload's reference device. " + gpu_memory_note(c["gpu"]))
     for g in range(ngpu):
         p.host(f"gpu{g}", speed, gpu_props(c["gpu"], model))
@@ -749,7 +801,7 @@ def catalog_platform(stem):
     else:
         nic_txt = (f"{len(nics)} NICs nic0..nic{len(nics) - 1} of {nics[0][1]}, summing to the instance "
                    f"network figure {net} Gbps (so the nic-gbps option of the cluster composition can split a new total over them the same way)")
-    p.note(f"{nic_txt} ({CAT_SRC} network column); {NIC_LAT_SRC}. UP = out of the instance. The router "
+    p.note(f"{nic_txt} ({c.get('net_src', CAT_SRC + ' network column')}); {NIC_LAT_SRC}. UP = out of the instance. The router "
            "of the same name marks where the NIC sits: routes gpuI -> nicX give the path of that GPU's "
            "traffic to other instances")
     for lid, bw in nics:
@@ -943,7 +995,7 @@ def readme(platforms):
              "`scripts/gen_platforms.py` (GPU_DEVICE). The roofline model times the layers with them (docs/model.md, \"Compute across devices and batches\").", "",
              "| GPU model | FP32 TFLOPS | TF32 | FP16 | BF16 | SMs | boost MHz | memory GiB | memory GB/s |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for gpu in ("K80", "V100", "V100-32", "T4", "A10G", "A100", "H100"):
+    for gpu in ("K80", "V100", "V100-32", "T4", "A10G", "A100", "A100-80", "H100"):
         tf32, fp16, bf16, sms, mhz, gib, _ = GPU_DEVICE[gpu]
         model, speed = (V100, V100_SPEED) if gpu == "V100" else GPUS[gpu][:2]
         rows.append(f"| {model} | {speed[:-2]} | {tf32 or '-'} | {fp16} | {bf16 or '-'} | {sms} | {mhz} | {gib} | "
@@ -961,6 +1013,7 @@ def readme(platforms):
 # catalogue no longer lists the retired p2 family; g4dn, g5 and p5 rows were not reached in the time
 # given): a run asking for them there is refused with the type and region named.
 PRICE_DATE = "2026-12-01"
+NOT_IN_CATALOGUE = {"p4de.24xlarge"}  # types absent from shared/data's instances.csv: us-east-1 from SkyPilot too
 SKYPILOT_SRC = ("skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv at commit 001367d2 (column Price; "
                 "AWS on-demand Linux list price)")
 REGION_PRICES = {  # (instance type, region): (usd per hour as written in the source, source)
@@ -974,6 +1027,7 @@ REGION_PRICES = {  # (instance type, region): (usd per hour as written in the so
     ("p3dn.24xlarge", "eu-west-1"): ("33.711", SKYPILOT_SRC),
     ("p4d.24xlarge", "us-west-2"): ("32.7726", SKYPILOT_SRC),
     ("p4d.24xlarge", "eu-west-1"): ("35.39655", SKYPILOT_SRC),
+    ("p4de.24xlarge", "us-west-2"): ("40.96575", SKYPILOT_SRC),
 }
 
 
@@ -983,8 +1037,10 @@ def prices_csv(platforms):
     import io
     rows = []
     for p, _ in platforms.values():
-        rows.append((p.props["instance_type"], "us-east-1", str(p.props["price_usd_per_h"]),
-                     f"{CAT_SRC} on_demand_usd_per_h, the instance file's price_usd_per_h"))
+        inst = p.props["instance_type"]
+        src = (f"{SKYPILOT_SRC}, the instance file's price_usd_per_h" if inst in NOT_IN_CATALOGUE
+               else f"{CAT_SRC} on_demand_usd_per_h, the instance file's price_usd_per_h")
+        rows.append((inst, "us-east-1", str(p.props["price_usd_per_h"]), src))
     for (inst, region), (usd, src) in REGION_PRICES.items():
         rows.append((inst, region, usd, src))
     order = {"us-east-1": 0, "us-west-2": 1, "eu-west-1": 2}

@@ -203,21 +203,22 @@ static void test_platform_all_files(void)
   const char* files[] = {"platforms/p3.2xl.xml",      "platforms/p3.8xl.xml",      "platforms/p2.xl.xml",
                          "platforms/p2.8xl.xml",      "platforms/p2.16xl.xml",     "platforms/p3dn.24xl.xml",
                          "platforms/g4dn.xl.xml",     "platforms/g4dn.12xl.xml",   "platforms/g5.48xl.xml",
-                         "platforms/p4d.24xl.xml",    "platforms/p5.48xl.xml",     "tests/platforms/star2.xml",
-                         "tests/platforms/star4.xml", "tests/platforms/star8.xml", "tests/platforms/star4_fast.xml",
-                         "tests/platforms/star4_slow.xml", "tests/platforms/star2_cpu.xml"};
-  const int gpus[] = {1, 4, 1, 8, 16, 8, 1, 4, 8, 8, 8, 2, 4, 8, 4, 4, 2};
-  for (int i = 0; i < 17; i++) {
+                         "platforms/p4d.24xl.xml",    "platforms/p5.48xl.xml",     "platforms/p4de.24xl.xml",
+                         "tests/platforms/star2.xml", "tests/platforms/star4.xml", "tests/platforms/star8.xml",
+                         "tests/platforms/star4_fast.xml", "tests/platforms/star4_slow.xml",
+                         "tests/platforms/star2_cpu.xml"};
+  const int gpus[] = {1, 4, 1, 8, 16, 8, 1, 4, 8, 8, 8, 8, 2, 4, 8, 4, 4, 2};
+  for (int i = 0; i < 18; i++) {
     ss_platform* p = load_platform(files[i]);
     CU_ASSERT_EQUAL(p->ngpus, gpus[i]);
     /* Only star2_cpu's "GPUs" compute on the cpu host's cores (2 of them). */
-    CU_ASSERT_EQUAL(p->compute_on_cpu, i == 16);
-    if (i == 16)
+    CU_ASSERT_EQUAL(p->compute_on_cpu, i == 17);
+    if (i == 17)
       CU_ASSERT_EQUAL(p->cpu_cores, 2);
     /* The instance files give a memcpy and a memory bandwidth, the test stars neither (0: optional). */
-    CU_ASSERT(i < 11 ? p->memcpy_bytes_per_s > 0 : p->memcpy_bytes_per_s == 0);
+    CU_ASSERT(i < 12 ? p->memcpy_bytes_per_s > 0 : p->memcpy_bytes_per_s == 0);
     for (int g = 0; g < p->ngpus; g++)
-      CU_ASSERT(i < 11 ? p->gpus[g].memory_bytes_per_s > 0 : p->gpus[g].memory_bytes_per_s == 0);
+      CU_ASSERT(i < 12 ? p->gpus[g].memory_bytes_per_s > 0 : p->gpus[g].memory_bytes_per_s == 0);
     /* Every GPU reaches a NIC, and the NICs add up to the instance's network bandwidth. */
     double nic_bytes_per_s = 0;
     for (int k = 0; k < p->nnics; k++)
@@ -241,6 +242,7 @@ static void test_platform_device_figures(void)
   } cases[] = {
       {"platforms/p3.16xl.xml", 0, 125, 0, 80, 1530, 16},
       {"platforms/p4d.24xl.xml", 156, 312, 312, 108, 1410, 40},
+      {"platforms/p4de.24xl.xml", 156, 312, 312, 108, 1410, 80},
       {"platforms/g5.48xl.xml", 35, 70, 70, 80, 1710, 24},
       {"platforms/p2.xl.xml", 0, 4.37, 0, 13, 875, 12},
       {"tests/platforms/star2.xml", 0, 0, 0, 0, 0, 0},
