@@ -6,6 +6,8 @@ maximum of the generated table is known in advance:
   E1  efficiency, measured 360 / (4 x 100) = 0.9; simulated after 0.9 (+0.0%), before 0.8 (-11.1%)
   E2  efficiency, measured 640 / (8 x 100) = 0.8; simulated after 0.9 (+12.5%), before 0.8 (+0.0%)
   C1  value (bench busbw), measured 40, simulated 50 (+25.0%); bench takes no --ideal: before = after
+  E3  efficiency over 2 nodes with --net-transport ib, measured 200 / (2 x 100) = 1.0; simulated after 0.9
+      (-10.0%), before 0.8 (-20.0%): before leaves --net-transport out, which stash-sim refuses beside --ideal
 
 usage: tests/validate/test_validate.py (from anywhere; ctest scripts.validate). Prints what it
 checked; exit 1 on a failure."""
@@ -55,6 +57,9 @@ def arithmetic(v):
     row = {"metric": "efficiency", "per": 8.0, "measured": 640.0, "base": 100.0}
     check(abs(v.metric(row, 720.0, 100.0) - 0.9) < 1e-12 and abs(v.target(row) - 0.8) < 1e-12,
           "efficiency = N-GPU throughput / (per x base)")
+    kept, dropped = v.without_ideal_off(["p", "w", "--net-transport", "ib", "--batch", "2", "--seed", "3"])
+    check(kept == ["p", "w", "--batch", "2"] and dropped == ["--net-transport ib", "--seed 3"],
+          "before leaves out the options refused beside --ideal, with their values")
 
 
 def generated(tmp):
@@ -71,7 +76,7 @@ def generated(tmp):
     def line(prefix):
         hits = [x for x in lines if x.startswith(prefix)]
         return hits[0] if len(hits) == 1 else ""
-    e1, e2, c1 = line("| E1 |"), line("| E2 |"), line("| C1 |")
+    e1, e2, c1, e3 = line("| E1 |"), line("| E2 |"), line("| C1 |"), line("| E3 |")
     check("| 0.900 (360 img/s over 4 x 100); src1 |" in e1, "E1 measured efficiency 0.900: " + e1)
     check("| 0.800 (320.0 / 4 x 100.0) | -11.1% | 0.900 (360.0 / 4 x 100.0) | +0.0% |" in e1, "E1 before and after")
     check("`./build/stash-sim p w --gpus 4` over `./build/stash-sim p w --gpus 1`" in e1, "E1 command and base")
@@ -79,11 +84,16 @@ def generated(tmp):
     check("| 0.800 (640.0 / 8 x 100.0) | +0.0% | 0.900 (720.0 / 8 x 100.0) | +12.5% |" in e2, "E2 before and after")
     check("compared: `results.0.busbw_gbytes_per_s`" in c1, "C1 names its field")
     check("| 50.0 GB/s (no --ideal for bench: as after) | +25.0% | 50.0 GB/s | +25.0% |" in c1, "C1 without --ideal")
-    check(line("| all | 3 |") == "| all | 3 | 11.1% | 25.0% (C1) | 12.5% | 25.0% (C1) |", "median and max over all rows")
+    check("| 0.800 (160.0 / 2 x 100.0) (without `--net-transport ib`) | -20.0% | 0.900 (180.0 / 2 x 100.0) | -10.0% |"
+          in e3, "E3 before without --net-transport, and after with it: " + e3)
+    check("`./build/stash-sim p w --gpus 2 --net-transport ib` over `./build/stash-sim p w --gpus 1`" in e3,
+          "E3 command as written")
+    check(line("| all | 4 |") == "| all | 4 | 15.6% | 25.0% (C1) | 11.2% | 25.0% (C1) |", "median and max over all rows")
     check(line("| one node | 1 |") == "| one node | 1 | 11.1% | 11.1% (E1) | 0.0% | 0.0% (E1) |", "one node")
-    check(line("| several nodes | 2 |") == "| several nodes | 2 | 12.5% | 25.0% (C1) | 18.8% | 25.0% (C1) |",
-          "several nodes: medians of two")
-    check("after: 3 rows, median |error| 12.5%, max 25.0% (C1)" in r.stdout, "the summary line: " + r.stdout.strip())
+    check(line("| several nodes | 3 |") == "| several nodes | 3 | 20.0% | 25.0% (C1) | 12.5% | 25.0% (C1) |",
+          "several nodes: medians of three")
+    check(line("| V100 | 2 |") == "| V100 | 2 | 15.6% | 20.0% (E3) | 5.0% | 10.0% (E3) |", "V100: medians of two")
+    check("after: 4 rows, median |error| 11.2%, max 25.0% (C1)" in r.stdout, "the summary line: " + r.stdout.strip())
     r = run("--doc", doc, "--check")
     check(r.returncode == 0 and not r.stderr, "--check after writing: exit 0")
     with open(doc, "a") as f:
