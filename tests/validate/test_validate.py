@@ -6,7 +6,7 @@ maximum of the generated table is known in advance:
   E1  efficiency, measured 360 / (4 x 100) = 0.9; simulated after 0.9 (+0.0%), before 0.8 (-11.1%)
   E2  efficiency, measured 640 / (8 x 100) = 0.8; simulated after 0.9 (+12.5%), before 0.8 (+0.0%)
   C1  value (bench busbw), measured 40, simulated 50 (+25.0%); bench takes no --ideal: before = after
-  E3  efficiency over 2 nodes with --net-transport ib, measured 200 / (2 x 100) = 1.0; simulated after 0.9
+  E3  efficiency over 2 nodes with --net-transport ib and --shard zero3, measured 200 / (2 x 100) = 1.0; simulated after 0.9
       (-10.0%), before 0.8 (-20.0%): before leaves --net-transport out, which stash-sim refuses beside --ideal
 
 usage: tests/validate/test_validate.py (from anywhere; ctest scripts.validate). Prints what it
@@ -86,12 +86,14 @@ def generated(tmp):
     check("| 50.0 GB/s (no --ideal for bench: as after) | +25.0% | 50.0 GB/s | +25.0% |" in c1, "C1 without --ideal")
     check("| 0.800 (160.0 / 2 x 100.0) (without `--net-transport ib`) | -20.0% | 0.900 (180.0 / 2 x 100.0) | -10.0% |"
           in e3, "E3 before without --net-transport, and after with it: " + e3)
-    check("`./build/stash-sim p w --gpus 2 --net-transport ib` over `./build/stash-sim p w --gpus 1`" in e3,
-          "E3 command as written")
+    check("`./build/stash-sim p w --gpus 2 --net-transport ib --shard zero3` over `./build/stash-sim p w --gpus 1`"
+          in e3, "E3 command as written")
     check(line("| all | 4 |") == "| all | 4 | 15.6% | 25.0% (C1) | 11.2% | 25.0% (C1) |", "median and max over all rows")
     check(line("| one node | 1 |") == "| one node | 1 | 11.1% | 11.1% (E1) | 0.0% | 0.0% (E1) |", "one node")
     check(line("| several nodes | 3 |") == "| several nodes | 3 | 20.0% | 25.0% (C1) | 12.5% | 25.0% (C1) |",
           "several nodes: medians of three")
+    check(line("| sharded (`--shard`) | 1 |") == "| sharded (`--shard`) | 1 | 20.0% | 20.0% (E3) | 10.0% | 10.0% (E3) |",
+          "sharded: the rows whose command has --shard")
     check(line("| V100 | 2 |") == "| V100 | 2 | 15.6% | 20.0% (E3) | 5.0% | 10.0% (E3) |", "V100: medians of two")
     check("after: 4 rows, median |error| 11.2%, max 25.0% (C1)" in r.stdout, "the summary line: " + r.stdout.strip())
     r = run("--doc", doc, "--check")
