@@ -1,6 +1,7 @@
 /* cluster: compose the SimGrid platform of a job from its instance file. */
 #include "cluster.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,35 @@ double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b)
 {
   double bw = path_bandwidth(j, route(j, a, gpu_nic_node(j, a)), 1e300);
   return path_bandwidth(j, route(j, gpu_nic_node(j, b), b), bw);
+}
+
+double ss_cluster_ring_cross_bandwidth(const ss_job* j)
+{
+  const ss_platform* p = j->platform;
+  const ss_rings* in = &j->intra;
+  int g = j->gpus_per_instance, n = p->nnics;
+  if (n == 0 || in->nrings == 0)
+    return 0;
+  double* out = calloc(2 * (size_t)n, sizeof(double));
+  if (!out)
+    return 0;
+  double* into = out + n, eff = 1e300;
+  for (int c = 0; c < in->nrings; c++) {
+    out[ss_platform_gpu_nic(p, in->rings[c].order[g - 1])] += in->rings[c].share;
+    into[ss_platform_gpu_nic(p, in->rings[c].order[0])] += in->rings[c].share;
+  }
+  for (int c = 0; c < in->nrings; c++) {
+    int last = in->rings[c].order[g - 1], first = in->rings[c].order[0];
+    int ko = ss_platform_gpu_nic(p, last), ki = ss_platform_gpu_nic(p, first);
+    double s = in->rings[c].share;
+    double bw = ss_cluster_cross_bandwidth(j, last, first);
+    bw = fmin(bw, ss_cluster_link_bandwidth(j, p->nics[ko].link) * s / out[ko]);
+    bw = fmin(bw, ss_cluster_link_bandwidth(j, p->nics[ki].link) * s / into[ki]);
+    if (s > 0)
+      eff = fmin(eff, bw / s);
+  }
+  free(out);
+  return eff < 1e300 ? eff : 0;
 }
 
 /* Names in the instance file passed libxml2, so they may hold characters that need escaping. */

@@ -56,4 +56,10 @@ double ss_cluster_nic_bandwidth(const ss_job* j);
 double ss_cluster_cross_latency(const ss_job* j, int a, int b);
 double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b);
 
+/* The bandwidth (bytes/s) the flat rings among all GPUs (ss_job.rings) get between two instances,
+ * all rings together: each ring crosses from the last GPU of its chain in one instance to the first
+ * in the next, by those GPUs' NICs, which the rings crossing there share in proportion to their
+ * shares; the phase ends with the ring slowest for its share. 0 without NICs. */
+double ss_cluster_ring_cross_bandwidth(const ss_job* j);
+
 #endif

@@ -433,8 +433,9 @@ static double cost_ring(const ss_job* j, int passes, double bytes, const ss_prot
 {
   int n = j->ngpus;
   double bw = j->gpus_per_instance > 1 ? intra_bandwidth(j) : 1e300;
+  /* Between instances, the NICs the rings cross by (one per ring and instance boundary), not all. */
   if (j->instances > 1)
-    bw = fmin(bw, ss_cluster_nic_bandwidth(j));
+    bw = fmin(bw, ss_cluster_ring_cross_bandwidth(j));
   return pc->call_s + (double)passes * (n - 1) *
                           (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + bytes / n / (bw * pc->eff[SS_PHASE_GLOBAL]));
 }

@@ -17,6 +17,7 @@
   TEST(tree_closed_form)                                                                                               \
   TEST(rs_ag_closed_form)                                                                                               \
   TEST(auto_choice)                                                                                                    \
+  TEST(auto_fastest)                                                                                                   \
   TEST(fast_vs_reference)                                                                                              \
   TEST(fast_vs_reference_scale)                                                                                        \
   TEST(no_nvlink)                                                                                                      \

@@ -234,6 +234,35 @@ void test_auto_choice(void)
   }
 }
 
+/* Across instances AUTO runs an algorithm as fast as the fastest of those NCCL has for the
+ * collective, as simulated: its prediction (cost.c) prices each ring's way between instances as the
+ * simulation runs it (the flat rings cross by one NIC each per instance boundary, not by all of
+ * them: p4d.24xlarge's 4 NICs, p5.48xlarge's 32; priced with all of them, AUTO took the flat ring
+ * for 634 MB on p4d at 1600 Gb/s and 4 GB on p5, 5 to 7 times slower). 2 instances, 100 MB and
+ * 4 GB, allreduce and all-gather. */
+void test_auto_fastest(void)
+{
+  const char* const plats[] = {"p4d.24xl.xml", "p4d.24xl.xml --nic-gbps 1600 --net-transport ib", "p5.48xl.xml",
+                               "g5.48xl.xml"};
+  const char* const ops[] = {"allreduce", "all-gather"};
+  const char* const algs[] = {"auto", "ring", "hierarchical", "tree"};
+  const double sizes[] = {1e8, 4e9};
+  for (size_t p = 0; p < sizeof(plats) / sizeof(plats[0]); p++)
+    for (int o = 0; o < 4; o++) {
+      double t[4] = {0}, best = 1e300, s = sizes[o / 2];
+      for (int a = 0; a < (o % 2 == 0 ? 4 : 3); a++) {
+        cJSON* j = sim_json("bench %s platforms/%s --instances 2 --allreduce %s --min-bytes %g --max-bytes %g "
+                            "--iters 1", ops[o % 2], plats[p], algs[a], s, s);
+        t[a] = num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0), "time_s");
+        if (a > 0)
+          best = fmin(best, t[a]);
+        cJSON_Delete(j);
+      }
+      CHECK(t[0] > 0 && t[0] <= best * (1 + 1e-9), "%s %g B %s x 2: auto %.6g s, the fastest %.6g s (ring %.6g, "
+            "hierarchical %.6g, tree %.6g)", ops[o % 2], s, plats[p], t[0], best, t[1], t[2], t[3]);
+    }
+}
+
 /* The fast fidelity (one flow per hop and phase) against the reference (one communication per
  * chunk and step) where flows contend: PCIe switches and the inter-socket link of p2.16xl, a NIC
  * shared by 4 GPUs (g4dn.12xl) or by 8 rings or trees whose routes differ (p3.16xl: GPUs of socket 1
