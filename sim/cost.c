@@ -545,16 +545,6 @@ double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, doub
   return t;
 }
 
-double ss_cost_collective_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes)
-{
-  if (j->ngpus < 2)
-    return 0;
-  ss_proto_cost pc;
-  double t;
-  protocol(j, op, SS_ALLREDUCE_RING, scope, bytes, &pc, &t);
-  return t;
-}
-
 ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes)
 {
   if (j->instances == 1)

@@ -76,12 +76,11 @@ ss_proto ss_cost_protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, doub
  * splitting it. Contention beyond that is what the simulation adds. */
 double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes);
 
-/* The same for a collective among the GPUs of a scope (hybrid sharding, ss_coll_scope): a ring of
- * each instance's GPUs (passes x (g-1) steps of bytes/g), or of the same-index GPUs of every
- * instance on their 1/g of bytes (passes x (m-1) steps of bytes/(g m), the NIC shared by the g
- * rings), its protocol chosen as NCCL's tuner would for that communicator's shape. */
+/* The protocol and its cost for a collective among the GPUs of a scope (hybrid sharding,
+ * ss_coll_scope): a ring of each instance's GPUs (passes x (g-1) steps of bytes/g), or of the
+ * same-index GPUs of every instance on their 1/g of bytes (passes x (m-1) steps of bytes/(g m), the
+ * NIC shared by the g rings), chosen as NCCL's tuner would for that communicator's shape. */
 ss_proto ss_cost_protocol_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes, ss_proto_cost* pc);
-double ss_cost_collective_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes);
 
 /* The algorithm AUTO stands for at this size: ring on one instance, else the fastest prediction
  * among those NCCL runs op with (each with its best protocol, as NCCL's tuner picks both at once). */
