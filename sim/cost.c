@@ -440,15 +440,22 @@ static double cost_ring(const ss_job* j, int passes, double bytes, const ss_prot
                           (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + bytes / n / (bw * pc->eff[SS_PHASE_GLOBAL]));
 }
 
-static double cost_hierarchical(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
+/* Across m instances, on the ring of same-index GPUs, (m-1) steps of S/(g m) per pass, the g rings of
+ * an instance sharing its NICs. */
+static double cost_cross(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance, m = j->instances;
-  double t = pc->call_s;
-  if (g > 1)
-    t += cost_intra(j, passes, bytes, pc);
-  if (m > 1)
-    t += (double)passes * (m - 1) *
+  return (double)passes * (m - 1) *
          (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] + bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
+}
+
+static double cost_hierarchical(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
+{
+  double t = pc->call_s;
+  if (j->gpus_per_instance > 1)
+    t += cost_intra(j, passes, bytes, pc);
+  if (j->instances > 1)
+    t += cost_cross(j, passes, bytes, pc);
   return t;
 }
 
@@ -470,14 +477,10 @@ static double cost_with(const ss_job* j, ss_coll_op op, ss_allreduce alg, double
  * 1/g of bytes, all g rings sharing the NIC, as the hierarchical algorithm's middle phase). */
 static double cost_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes, const ss_proto_cost* pc)
 {
-  int g = j->gpus_per_instance, m = j->instances, passes = ss_cost_op_passes(op);
+  int passes = ss_cost_op_passes(op);
   if (scope == SS_SCOPE_INSTANCE)
-    return g > 1 ? pc->call_s + cost_intra(j, passes, bytes, pc) : 0;
-  if (m < 2)
-    return 0;
-  return pc->call_s + (double)passes * (m - 1) *
-                          (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] +
-                           bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
+    return j->gpus_per_instance > 1 ? pc->call_s + cost_intra(j, passes, bytes, pc) : 0;
+  return j->instances > 1 ? pc->call_s + cost_cross(j, passes, bytes, pc) : 0;
 }
 
 /* The time of op at bytes with alg among all GPUs, or among a scope's (cost_scoped). */

@@ -325,22 +325,21 @@ static int coll_setup(ss_sim* s, const ss_job* j)
       /* A shard group's or a replica group's ring (hybrid sharding). */
       s->coll_alg[c] = SS_ALLREDUCE_RING;
       ss_cost_protocol_scoped(f, op, s->coll_scope[c], bytes, &s->coll_pc[c]);
-      if (s->coll_scope[c] == SS_SCOPE_CROSS && f->instances > 1 && s->phase_end)
-        ss_cost_nic_hidden(f, s->coll_pc[c].step_s[SS_PHASE_CROSS],
-                           bytes / g / f->instances / s->coll_pc[c].eff[SS_PHASE_CROSS],
-                           ss_cost_op_passes(op) * (f->instances - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
-      continue;
+    } else {
+      if (!bucket)
+        s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO || !ss_cost_op_has(op, f->opt.allreduce)
+                             ? ss_cost_choose(f, op, bytes) : f->opt.allreduce;
+      else
+        s->coll_alg[c] = f->bucket_alg[spec->index];
+      ss_cost_protocol(f, op, s->coll_alg[c], bytes, &s->coll_pc[c]);
     }
-    if (!bucket)
-      s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO || !ss_cost_op_has(op, f->opt.allreduce)
-                           ? ss_cost_choose(f, op, bytes) : f->opt.allreduce;
-    else
-      s->coll_alg[c] = f->bucket_alg[spec->index];
-    ss_cost_protocol(f, op, s->coll_alg[c], bytes, &s->coll_pc[c]);
     /* Fast, not --ideal: what the transfers across instances of GPUs whose routes differ hide of
-     * their latency behind each other's data on a shared NIC, as the reference runs them. */
+     * their latency behind each other's data on a shared NIC, as the reference runs them (the ring
+     * of same-index GPUs: hierarchical's middle phase, or a replica group's). */
     int mf = f->instances;
-    if (s->coll_alg[c] == SS_ALLREDUCE_HIERARCHICAL && mf > 1 && s->phase_end)
+    int across = s->coll_scope[c] == SS_SCOPE_CROSS ||
+                 (s->coll_scope[c] == SS_SCOPE_ALL && s->coll_alg[c] == SS_ALLREDUCE_HIERARCHICAL);
+    if (across && mf > 1 && s->phase_end)
       ss_cost_nic_hidden(f, s->coll_pc[c].step_s[SS_PHASE_CROSS], bytes / g / mf / s->coll_pc[c].eff[SS_PHASE_CROSS],
                          ss_cost_op_passes(op) * (mf - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)

@@ -168,7 +168,6 @@ typedef struct ss_job {
   int shard_group;         /* the GPUs each sharded state is divided among (1: none) */
   double shard_bytes_per_param; /* bytes per parameter of the sharded modes' all-gathers and reduce-scatters */
   double gathered_peak;    /* the parameters' bytes gathered at once at most (current, prefetched, kept) */
-  int gathered_peak_unit;  /* the largest unit, named when it does not fit */
   /* --shard zero1/zero2: the all-gathers of the updated parameters after the optimizer step, in
    * chunks of SS_ZERO_BUCKET_ELEMENTS (DeepSpeed's allgather_bucket_size); the iteration waits for them. */
   int npost;

@@ -83,6 +83,16 @@ static double unit_bytes(const ss_job* j, int u)
   return u >= 0 && u < j->nunits ? j->units[u].params * j->shard_bytes_per_param : 0;
 }
 
+/* The wrapping unit with the most parameters (the first of them), or -1 without units. */
+static int largest_unit(const ss_job* j)
+{
+  int big = -1;
+  for (int u = 0; u < j->nunits; u++)
+    if (big < 0 || j->units[u].params > j->units[big].params)
+      big = u;
+  return big;
+}
+
 double ss_memory_buffers_bytes(const ss_job* j)
 {
   if (j->nbuckets == 0 || j->opt.arch != SS_ARCH_ALLREDUCE)
@@ -134,7 +144,7 @@ int ss_memory_job(const ss_job* j, int half, ss_memory* out)
       params += w->layers[l].params;
     out->parameters = params * 4 / g + j->gathered_peak;
     out->gradients = params * w->grad_bytes_per_param / g +
-                     (j->opt.shard != SS_SHARD_ZERO3 ? unit_bytes(j, j->gathered_peak_unit) : 0);
+                     (j->opt.shard != SS_SHARD_ZERO3 ? unit_bytes(j, largest_unit(j)) : 0);
     out->optimizer /= g;
     out->total = memory_total(out);
   }
@@ -153,9 +163,9 @@ int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
   if (m->total <= m->capacity || j->opt.ignore_memory)
     return SS_OK;
   /* A unit that cannot be gathered at all, whatever the batch: named. */
-  int u = j->gathered_peak_unit;
+  int u = largest_unit(j);
   double alone = 2 * unit_bytes(j, u) + m->reserve;
-  if (u >= 0 && u < j->nunits && alone > m->capacity) {
+  if (u >= 0 && alone > m->capacity) {
     const ss_unit* un = &j->units[u];
     char what[192];
     if (un->root)

@@ -157,7 +157,6 @@ static void write_json_memory(FILE* f, const ss_job* j)
           m->activations, m->buffers, m->reserve, m->total, m->capacity);
 }
 
-/* The GPU memory line of the table: the total, the capacity and the parts, or why it is unknown. */
 /* --shard zero3, fsdp-*: the units, and the collectives of an iteration by kind. */
 static void write_table_units(FILE* f, const ss_job* j)
 {
@@ -202,6 +201,7 @@ static void write_table_units(FILE* f, const ss_job* j)
           j->gathered_peak / 1e6);
 }
 
+/* The GPU memory line of the table: the total, the capacity and the parts, or why it is unknown. */
 static void write_table_memory(FILE* f, const ss_job* j)
 {
   const ss_memory* m = &j->memory;

@@ -107,13 +107,13 @@ static ss_coll_spec* gather(walk* k, int index, int bwd, int prefetch, double el
   return c;
 }
 
-/* All that is not yet gathered of unit u, for its use now. */
-static void fetch(walk* k, int u, int bwd)
+/* All that is not yet gathered of unit u, for its use now or ahead of it (prefetch). */
+static void fetch(walk* k, int u, int bwd, int prefetch)
 {
   const ss_unit* un = &k->j->units[u];
   if (k->avail[u] >= un->params)
     return;
-  gather(k, u, bwd, 0, un->params - k->avail[u]);
+  gather(k, u, bwd, prefetch, un->params - k->avail[u]);
   k->avail[u] = un->params;
   k->next_tensor[u] = INT_MAX;
   k->last_gather[u] = k->j->ncolls - 1;
@@ -157,11 +157,7 @@ static void prefetch(walk* k, int t)
       int v = use_unit(j, s);
       if (v < 0)
         continue;
-      if (k->avail[v] < j->units[v].params) {
-        gather(k, v, bwd, 1, j->units[v].params - k->avail[v]);
-        k->avail[v] = j->units[v].params;
-        k->last_gather[v] = j->ncolls - 1;
-      }
+      fetch(k, v, bwd, 1);
       return;
     }
     return;
@@ -232,11 +228,10 @@ static void use(walk* k, int t, int* bucket, double* peak)
   int root = j->nunits > 0 && j->units[j->nunits - 1].root ? j->nunits - 1 : -1;
   ss_chunk_use* cu = bwd ? &j->chunks[c].bwd : &j->chunks[c].fwd;
   cu->before0 = j->ncolls;
-  cu->gate = -1;
   if (t == 0 && root >= 0)
-    fetch(k, root, 0);
+    fetch(k, root, 0, 0);
   if (u >= 0)
-    fetch(k, u, bwd); /* nothing when it is kept from its forward (SHARD_GRAD_OP, the root) */
+    fetch(k, u, bwd, 0); /* nothing when it is kept from its forward (SHARD_GRAD_OP, the root) */
   cu->gate = u >= 0 ? k->last_gather[u] : root >= 0 ? k->last_gather[root] : -1;
   prefetch(k, t);
   cu->nbefore = j->ncolls - cu->before0;
@@ -309,10 +304,6 @@ int ss_shard_plan(ss_job* j)
   ss_job_add_post_colls(j);
   ss_assert((size_t)j->ncolls <= most);
   j->gathered_peak = peak * j->shard_bytes_per_param;
-  j->gathered_peak_unit = -1;
-  for (int u = 0; u < j->nunits; u++)
-    if (j->gathered_peak_unit < 0 || j->units[u].params > j->units[j->gathered_peak_unit].params)
-      j->gathered_peak_unit = u;
   free(k.avail);
   free(k.next_tensor);
   free(k.last_gather);
