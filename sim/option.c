@@ -749,6 +749,33 @@ const char* ss_objective_name(ss_objective v)
   return enum_name(objective_names, (int)v);
 }
 
+int ss_shard_takes(ss_shard m, const char* name)
+{
+#define MODE(x) (1u << (x))
+  static const unsigned fsdp = MODE(SS_SHARD_FSDP_FULL) | MODE(SS_SHARD_FSDP_GRAD_OP) | MODE(SS_SHARD_FSDP_HYBRID);
+  static const struct {
+    const char* name;
+    unsigned modes;
+  } rules[] = {
+      {"wrap-params", fsdp},
+      {"no-param-prefetch", MODE(SS_SHARD_ZERO3) | fsdp},
+      {"prefetch-bucket", MODE(SS_SHARD_ZERO3)},
+      {"reuse-distance", MODE(SS_SHARD_ZERO3)},
+      {"overlap-comm", MODE(SS_SHARD_ZERO2) | MODE(SS_SHARD_ZERO3)},
+      {"ddp", MODE(SS_SHARD_NONE)},
+      {"message-size", MODE(SS_SHARD_NONE)},
+      {"fusion-mib", MODE(SS_SHARD_NONE)},
+      {"cycle-ms", MODE(SS_SHARD_NONE)},
+      {"bucket-mib", MODE(SS_SHARD_NONE)},
+      {"no-overlap", MODE(SS_SHARD_NONE)},
+  };
+#undef MODE
+  for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+    if (strcmp(rules[i].name, name) == 0)
+      return (rules[i].modes >> m) & 1u;
+  return 1;
+}
+
 const char* ss_shard_name(ss_shard v)
 {
   return enum_name(shard_names, (int)v);
@@ -888,6 +915,15 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
 
 /* plan --shards: the list parses; parameter servers shard nothing; each mode's own option goes
  * with a mode of the list that takes it (the planner gives it to those modes only). */
+/* Whether one of modes[0..n) takes option name (ss_shard_takes). */
+static int listed_take(const ss_shard* modes, int n, const char* name)
+{
+  for (int i = 0; i < n; i++)
+    if (ss_shard_takes(modes[i], name))
+      return 1;
+  return 0;
+}
+
 static int check_shards(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
   ss_shard modes[SS_OPTION_LIST_MAX];
@@ -895,25 +931,20 @@ static int check_shards(const ss_options* o, const ss_optset* given, char* msg, 
   if (n < 0)
     FAIL("--shards expects none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op or fsdp-hybrid separated by commas, got "
          "'%s'", o->plan_shards);
-  int fsdp = 0, zero3 = 0, sharded = 0;
-  for (int i = 0; i < n; i++) {
-    fsdp |= modes[i] >= SS_SHARD_FSDP_FULL;
-    zero3 |= modes[i] == SS_SHARD_ZERO3;
+  int sharded = 0;
+  for (int i = 0; i < n; i++)
     sharded |= modes[i] != SS_SHARD_NONE;
-  }
   if (sharded && o->arch == SS_ARCH_PS)
     FAIL("--shards cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs");
-  if (!fsdp && ss_optset_has(given, "wrap-params"))
+  if (!listed_take(modes, n, "wrap-params") && ss_optset_has(given, "wrap-params"))
     FAIL("--wrap-params goes with fsdp-full, fsdp-grad-op or fsdp-hybrid, and --shards has none of them");
-  if (!zero3 && (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
+  if (!listed_take(modes, n, "prefetch-bucket") &&
+      (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
     FAIL("--%s goes with zero3, and --shards does not have it",
          ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
-  int zero2 = 0;
-  for (int i = 0; i < n; i++)
-    zero2 |= modes[i] == SS_SHARD_ZERO2;
-  if (!zero2 && !zero3 && ss_optset_has(given, "overlap-comm"))
+  if (!listed_take(modes, n, "overlap-comm") && ss_optset_has(given, "overlap-comm"))
     FAIL("--overlap-comm goes with zero2 or zero3, and --shards has neither");
-  if (!fsdp && !zero3 && ss_optset_has(given, "no-param-prefetch"))
+  if (!listed_take(modes, n, "no-param-prefetch") && ss_optset_has(given, "no-param-prefetch"))
     FAIL("--no-param-prefetch goes with zero3 or fsdp-*, and --shards has none of them");
   return 0;
 }
@@ -949,18 +980,19 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
                                          "bucket-mib", "no-overlap", NULL};
   int fsdp = o->shard >= SS_SHARD_FSDP_FULL;
   for (int i = 0; ddp_only[i]; i++)
-    if (ss_optset_has(given, ddp_only[i]))
+    if (!ss_shard_takes(o->shard, ddp_only[i]) && ss_optset_has(given, ddp_only[i]))
       FAIL("--%s has no effect with --shard %s (%s decides how and when the gradients are reduced)", ddp_only[i],
            ss_shard_name(o->shard), fsdp ? "FSDP" : "DeepSpeed's engine");
-  if (o->shard != SS_SHARD_ZERO3 && (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
+  if (!ss_shard_takes(o->shard, "prefetch-bucket") &&
+      (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
     FAIL("--%s goes with --shard zero3 (DeepSpeed's stage 3 setting)",
          ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
-  if (o->shard != SS_SHARD_ZERO2 && o->shard != SS_SHARD_ZERO3 && ss_optset_has(given, "overlap-comm"))
+  if (!ss_shard_takes(o->shard, "overlap-comm") && ss_optset_has(given, "overlap-comm"))
     FAIL("--overlap-comm goes with --shard zero2 or zero3 (DeepSpeed's setting; stage 1 forces it off)");
-  if (o->shard < SS_SHARD_ZERO3 && ss_optset_has(given, "no-param-prefetch"))
+  if (!ss_shard_takes(o->shard, "no-param-prefetch") && ss_optset_has(given, "no-param-prefetch"))
     FAIL("--no-param-prefetch goes with --shard zero3 or fsdp-* (%s gathers no parameters before their use)",
          ss_shard_name(o->shard));
-  if (!fsdp && ss_optset_has(given, "wrap-params"))
+  if (!ss_shard_takes(o->shard, "wrap-params") && ss_optset_has(given, "wrap-params"))
     FAIL("--wrap-params goes with --shard fsdp-full, fsdp-grad-op or fsdp-hybrid (%s%s)", ss_shard_name(o->shard),
          o->shard == SS_SHARD_ZERO3 ? " gathers each layer's parameters" : " has no units");
   return 0;

@@ -342,6 +342,11 @@ const char* ss_init_io_name(ss_init_io m);
 const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
 const char* ss_shard_name(ss_shard v);
+
+/* Whether sharding mode m takes option name (its long name): the modes' own options (--wrap-params:
+ * FSDP; --prefetch-bucket, --reuse-distance: ZeRO-3; --overlap-comm: ZeRO-2 and 3;
+ * --no-param-prefetch: ZeRO-3 and FSDP), --ddp's (none only); any other option, every mode. */
+int ss_shard_takes(ss_shard m, const char* name);
 const char* ss_objective_name(ss_objective v);
 
 /* The list options of stash-sim plan (--algorithms, --batches): the items of text into out (at most

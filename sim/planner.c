@@ -124,17 +124,17 @@ static void shard_options(ss_options* c, ss_shard mode)
   ss_options d;
   ss_options_default(&d);
   c->shard = mode;
-  if (mode < SS_SHARD_FSDP_FULL)
+  if (!ss_shard_takes(mode, "wrap-params"))
     c->wrap_params = d.wrap_params;
-  if (mode != SS_SHARD_ZERO3) {
+  if (!ss_shard_takes(mode, "prefetch-bucket")) {
     c->prefetch_bucket = d.prefetch_bucket;
     c->reuse_distance = d.reuse_distance;
   }
-  if (mode < SS_SHARD_ZERO3)
+  if (!ss_shard_takes(mode, "no-param-prefetch"))
     c->param_prefetch = d.param_prefetch;
-  if (mode != SS_SHARD_ZERO2 && mode != SS_SHARD_ZERO3)
+  if (!ss_shard_takes(mode, "overlap-comm"))
     c->overlap_comm = d.overlap_comm;
-  if (mode != SS_SHARD_NONE) {
+  if (!ss_shard_takes(mode, "ddp")) {
     c->ddp = d.ddp;
     c->bucket_mib = d.bucket_mib;
     c->message_size = d.message_size;
