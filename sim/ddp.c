@@ -152,9 +152,10 @@ int ss_ddp_buckets(ss_job* j)
   j->buckets = calloc((size_t)w->ntensors + (size_t)w->nlayers, sizeof(ss_bucket));
   if (!j->buckets)
     return SS_ENOMEM;
-  if (ss_shard_units(j->opt.shard) && j->opt.shard != SS_SHARD_ZERO3)
-    return SS_OK; /* FSDP reduces each unit's gradients (shard.c) */
-  if (j->opt.shard != SS_SHARD_NONE)
+  ss_shard_grads grads = ss_shard_mode_of(j->opt.shard)->grads;
+  if (grads == SS_GRADS_UNITS)
+    return SS_OK; /* FSDP reduces each unit's gradients (wrap.c) */
+  if (grads == SS_GRADS_ZERO_BUCKETS)
     zero_buckets(j);
   else if (j->opt.ddp == SS_DDP_APEX)
     apex_buckets(j);

@@ -34,12 +34,6 @@ static void log_add(ss_hostlog* g, double start, double end, ss_cat cat)
   g->spans[g->n++] = (ss_hostspan){start, end, cat};
 }
 
-/* The GPU's wait as its trace names it, by what the host was doing. */
-static const char* const wait_names[SS_CAT_COUNT] = {
-    [SS_CAT_COMPUTE] = "wait for host", [SS_CAT_PREP] = "wait for data (CPU, host)",
-    [SS_CAT_FETCH] = "wait for data (storage, host)", [SS_CAT_INTERCONNECT] = "wait for host (.item(), interconnect)",
-    [SS_CAT_NETWORK] = "wait for host (.item(), network)", [SS_CAT_HOST] = "wait for host (issuing)"};
-
 void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
 {
   ss_hostlog* g = &s->ranks[r].log;
@@ -48,7 +42,7 @@ void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
     double lo = fmax(from, g->spans[i].start_s), hi = fmin(to, g->spans[i].end_s);
     if (hi > lo) {
       ss_timeline_add(s->tl, r, iter, g->spans[i].cat, hi - lo);
-      ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), wait_names[g->spans[i].cat],
+      ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(g->spans[i].cat)->host_wait,
                     ss_cat_name(g->spans[i].cat), lo, hi - lo, NULL);
       covered += hi - lo;
     }
@@ -58,7 +52,7 @@ void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
   /* What the log does not hold yet is the segment the host is issuing now: the last part. */
   if (to - from > covered) {
     ss_timeline_add(s->tl, r, iter, SS_CAT_HOST, to - from - covered);
-    ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), wait_names[SS_CAT_HOST], ss_cat_name(SS_CAT_HOST),
+    ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(SS_CAT_HOST)->host_wait, ss_cat_name(SS_CAT_HOST),
                   to - (to - from - covered), to - from - covered, NULL);
   }
 }

@@ -2,9 +2,10 @@
 #include "job.h"
 
 #include "ddp.h"
-#include "roofline.h"
 #include "price.h"
+#include "roofline.h"
 #include "units.h"
+#include "wrap.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -274,14 +275,14 @@ void ss_job_add_post_colls(ss_job* j)
     ss_job_add_coll(j, SS_CK_METRIC, SS_OP_ALLREDUCE, SS_SCOPE_ALL, k, SS_METRIC_BYTES);
 }
 
-/* The collectives of an iteration without wrapping units: the buckets (ZeRO-2 reduces each to the
- * GPUs that own its parts: a reduce-scatter's traffic), then those after the step. */
+/* The collectives of an iteration without wrapping units: the buckets (the mode's collective: ZeRO-2
+ * reduces each to the GPUs that own its parts, a reduce-scatter's traffic), then those after the step. */
 static int bucket_colls(ss_job* j)
 {
   j->colls = calloc((size_t)(j->nbuckets + j->npost + j->nmetric) + 1, sizeof(ss_coll_spec));
   if (!j->colls)
     return SS_ENOMEM;
-  ss_coll_op op = j->opt.shard == SS_SHARD_ZERO2 ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE;
+  ss_coll_op op = ss_shard_mode_of(j->opt.shard)->bucket_op;
   for (int b = 0; b < j->nbuckets; b++)
     ss_job_add_coll(j, SS_CK_BUCKET, op, SS_SCOPE_ALL, b, j->buckets[b].bytes);
   ss_job_add_post_colls(j);
@@ -333,6 +334,9 @@ static int make_segments(ss_job* j, double host_opt_s)
   }
   seg_close(g, &p);
   int b = 0, chunk = nl - 1;
+  /* The mode's buckets go out as backward fills them (unless --no-overlap), on side streams or not. */
+  int in_backward = j->opt.overlap && ss_shard_mode_of(j->opt.shard)->bucket_in_backward;
+  int side_streams = ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm);
   double pending = 0, hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
   /* The collective calls on the training process's thread (Horovod's are on its background thread). */
   double call_s = ss_ddp_background(j->opt.ddp) ? 0 : j->collective_host_s;
@@ -342,7 +346,7 @@ static int make_segments(ss_job* j, double host_opt_s)
     pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
     g->launches += 2 * layer_launches(&w->layers[l]);
     /* ZeRO-1 reduces the gradients after backward (no hooks: stage_1_and_2.py @v0.12.3). */
-    while (j->opt.overlap && j->opt.shard != SS_SHARD_ZERO1 && b < j->nbuckets && j->buckets[b].last_layer == l) {
+    while (in_backward && b < j->nbuckets && j->buckets[b].last_layer == l) {
       if (chunk >= l) {
         g->first_layer = chunk;
         g->last_layer = l;
@@ -353,7 +357,7 @@ static int make_segments(ss_job* j, double host_opt_s)
       g->bucket0 = b++;
       g->nlaunch = 1;
       /* ZeRO-2 reduces each bucket on the default stream (overlap_comm off): backward waits for it. */
-      g->wait_after = j->opt.shard == SS_SHARD_ZERO2 && j->opt.overlap_comm != SS_OVERLAP_COMM_ON;
+      g->wait_after = !side_streams;
       seg_close(g, &p);
       pending = 0;
       g = seg_open(j, SS_SEG_BACKWARD, &p);
@@ -395,7 +399,7 @@ static void seg_uses(const ss_job* j, ss_segment* g, pipe* p, const ss_chunk_use
   g->bucket0 = u->after0;
   g->nlaunch = u->nafter;
   /* ZeRO-3 without overlap_comm reduces on the default stream: the next segment waits. */
-  g->wait_after = j->opt.shard == SS_SHARD_ZERO3 && j->opt.overlap_comm == SS_OVERLAP_COMM_OFF;
+  g->wait_after = !ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm);
   pipe_add(p, j->collective_host_s * u->nafter, 0);
   g->launches += u->nafter;
 }
@@ -462,7 +466,7 @@ static int host_side(ss_job* j)
     j->host_fwd_s[l] = w->layers[l].host_fwd_s * host_ratio;
     j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio + (recomputed(j, l) ? j->host_fwd_s[l] : 0);
   }
-  if (o->framework && (j->nbuckets > 0 || (ss_shard_units(o->shard) && j->ngpus > 1)) && o->arch == SS_ARCH_ALLREDUCE) {
+  if (o->framework && (j->nbuckets > 0 || (ss_shard_has_units(o->shard) && j->ngpus > 1)) && o->arch == SS_ARCH_ALLREDUCE) {
     j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_collective_host_s(o->ddp);
     j->tensor_host_s = o->tensor_host_us >= 0 ? o->tensor_host_us * 1e-6 : ss_ddp_tensor_host_s(o->ddp);
     double bw = p->gpus[0].memory_bytes_per_s;
@@ -498,8 +502,8 @@ static int host_side(ss_job* j)
   j->host = host_s > 0 || host_opt_s > 0 || j->collective_host_s > 0 ||
             j->tensor_host_s > 0 || j->copy_s_per_byte > 0 || j->staging_s > 0 || j->handoff_s > 0 ||
             j->nmetric > 0 || o->cuda_sync || o->synthetic == SS_SYNTH_HOST;
-  if (ss_shard_units(o->shard) && j->ngpus > 1) {
-    int rc = ss_shard_plan(j);
+  if (ss_shard_has_units(o->shard) && j->ngpus > 1) {
+    int rc = ss_wrap_plan(j);
     return rc ? rc : unit_segments(j, host_opt_s);
   }
   int rc = bucket_colls(j);
@@ -841,9 +845,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   /* Sharded: each GPU steps the optimizer on its shard of the parameters, 1/N of them (hybrid
    * sharding: 1/g, the states divided among each instance's GPUs). */
-  j->shard_group = o->shard == SS_SHARD_NONE ? 1
-                   : o->shard == SS_SHARD_FSDP_HYBRID && j->instances > 1 ? per_instance
-                                                                           : j->ngpus;
+  const ss_shard_mode* mode = ss_shard_mode_of(o->shard);
+  j->shard_group = !mode->divides ? 1 : mode->hybrid && j->instances > 1 ? per_instance : j->ngpus;
   j->opt_flops /= j->shard_group;
   j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   if (o->init_io != SS_INIT_NONE) {
@@ -858,7 +861,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->shard_bytes_per_param = half_precision(j->precision) ? 2 : w->grad_bytes_per_param;
   if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
     rc = ss_ddp_buckets(j);
-  if (!rc && (o->shard == SS_SHARD_ZERO1 || o->shard == SS_SHARD_ZERO2) && j->ngpus > 1)
+  if (!rc && mode->post_gather && j->ngpus > 1)
     rc = zero_post(j);
   if (!rc && o->arch == SS_ARCH_PS) {
     j->ps_hosts = o->placement == SS_PS_COLOCATED ? j->instances : o->server_hosts > 0 ? o->server_hosts : o->servers;

@@ -228,18 +228,6 @@ int ss_job_reference_batch(const ss_job* j);
 /* One reference core runs this many flops per second: CPU times are given in its seconds. */
 #define SS_REF_CORE_FLOPS 1e9
 
-/* DeepSpeed's reduce_bucket_size and allgather_bucket_size: 5e8 ELEMENTS each, the defaults of
- * zero_optimization (deepspeed/runtime/zero/config.py @v0.12.3, L104 and L116). */
-#define SS_ZERO_BUCKET_ELEMENTS 5e8
-
-/* DeepSpeed ZeRO-3's stage3_param_persistence_threshold, in ELEMENTS (deepspeed/runtime/zero/config.py
- * @v0.12.3 L192: 1e5; the docs say 1e6): a smaller parameter tensor stays gathered on every GPU. */
-#define SS_ZERO3_PERSIST_ELEMENTS 1e5
-
-/* ... and its stage3_max_live_parameters (L209: 1e9 elements): prefetching stops while as many are
- * gathered. */
-#define SS_ZERO3_MAX_LIVE_ELEMENTS 1e9
-
 /* The name of collective c of an iteration of j on the trace ("all-gather unit 3 (backward)"). */
 void ss_coll_name(const ss_job* j, int c, char* buf, size_t size);
 
@@ -258,11 +246,6 @@ ss_coll_spec* ss_job_add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_co
 
 /* Append the collectives after the step: j->npost parameter all-gathers, j->nmetric metrics. */
 void ss_job_add_post_colls(ss_job* j);
-
-/* --shard zero3 and fsdp-* (shard.c): whether the mode has wrapping units; the units, the chunks
- * and the collectives of an iteration of job j. */
-int ss_shard_units(ss_shard mode);
-int ss_shard_plan(ss_job* j);
 
 /* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
 #define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)

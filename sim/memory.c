@@ -100,7 +100,7 @@ double ss_memory_buffers_bytes(const ss_job* j)
   /* DeepSpeed ZeRO-1/2: the gradients are reduced through one flat bucket of reduce_bucket_size
    * elements (stage_1_and_2.py @v0.12.3: torch.empty(reduce_bucket_size) for the contiguous
    * gradients), or the largest of the buckets when they are all smaller. */
-  if (j->opt.shard != SS_SHARD_NONE) {
+  if (ss_shard_mode_of(j->opt.shard)->grads == SS_GRADS_ZERO_BUCKETS) {
     double largest = 0;
     for (int b = 0; b < j->nbuckets; b++)
       largest = fmax(largest, j->buckets[b].bytes);
@@ -127,9 +127,11 @@ int ss_memory_job(const ss_job* j, int half, ss_memory* out)
   ss_memory_compute(j->workload, j->batch, half, j->ckpt, ss_memory_buffers_bytes(j), capacity, out);
   /* ZeRO-1 divides the optimizer state among the GPUs, ZeRO-2 the gradients too (each GPU keeps
    * the reduced part it owns); the sums are then as computed above. */
-  if ((j->opt.shard == SS_SHARD_ZERO1 || j->opt.shard == SS_SHARD_ZERO2) && j->ngpus > 1) {
-    out->optimizer /= j->ngpus;
-    if (j->opt.shard == SS_SHARD_ZERO2)
+  const ss_shard_mode* mode = ss_shard_mode_of(j->opt.shard);
+  if (mode->divides && mode->units == SS_UNITS_NONE && j->ngpus > 1) {
+    if (mode->divides & SS_STATE_OPTIMIZER)
+      out->optimizer /= j->ngpus;
+    if (mode->divides & SS_STATE_GRADIENTS)
       out->gradients /= j->ngpus;
     out->total = memory_total(out);
   }
@@ -137,14 +139,14 @@ int ss_memory_job(const ss_job* j, int half, ss_memory* out)
    * parameters and holds the gathered ones (in the model's dtype: no autocast copies) while they
    * are used, prefetched or kept (shard.c's peak); FSDP also a unit's unsharded gradient until its
    * reduce-scatter (the largest unit's), ZeRO-3 its bucket (the buffers). */
-  if (ss_shard_units(j->opt.shard) && j->ngpus > 1) {
+  if (mode->units != SS_UNITS_NONE && j->ngpus > 1) {
     const ss_workload* w = j->workload;
     double params = 0, g = j->shard_group;
     for (int l = 0; l < w->nlayers; l++)
       params += w->layers[l].params;
     out->parameters = params * 4 / g + j->gathered_peak;
     out->gradients = params * w->grad_bytes_per_param / g +
-                     (j->opt.shard != SS_SHARD_ZERO3 ? unit_bytes(j, largest_unit(j)) : 0);
+                     (mode->grads == SS_GRADS_UNITS ? unit_bytes(j, largest_unit(j)) : 0);
     out->optimizer /= g;
     out->total = memory_total(out);
   }
@@ -177,8 +179,9 @@ int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
     return ss_err_set(err, j->workload->path, 0,
                       "%s needs %.1f GiB gathered with its gradient, more than the %.4g GiB of a %s: %s", what,
                       alone / GIB, m->capacity / GIB, j->platform->gpus[0].model,
-                      j->opt.shard >= SS_SHARD_FSDP_FULL ? "wrap smaller units (--wrap-params)"
-                                                         : "ZeRO-3 gathers a layer whole on every GPU");
+                      ss_shard_mode_of(j->opt.shard)->units == SS_UNITS_WRAP
+                          ? "wrap smaller units (--wrap-params)"
+                          : "ZeRO-3 gathers a layer whole on every GPU");
   }
   char parts[256];
   ss_memory_parts_text(m, parts, sizeof(parts));

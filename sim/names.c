@@ -2,6 +2,7 @@
 #include "names.h"
 
 #include "array.h"
+#include "err.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,4 +69,21 @@ void ss_names_free(ss_names* s)
   free(s->name);
   free(s->slot);
   memset(s, 0, sizeof(*s));
+}
+
+const char* ss_names_at(const char* const* names, int v)
+{
+  int n = 0;
+  while (names[n])
+    n++;
+  ss_assert(v >= 0 && v < n);
+  return names[v];
+}
+
+int ss_names_find(const char* const* names, const char* name)
+{
+  for (int i = 0; names[i]; i++)
+    if (strcmp(name, names[i]) == 0)
+      return i;
+  return -1;
 }

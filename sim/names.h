@@ -21,4 +21,9 @@ int ss_names_add(ss_names* s, const char* name, int* added);
 /* Free what s holds (not s itself), leaving it empty. */
 void ss_names_free(ss_names* s);
 
+/* A family's NULL-terminated table of names by value (ss_shard_names, ...): name v (asserted in
+ * range), and the value of a name (-1 when it is none of them). */
+const char* ss_names_at(const char* const* names, int v);
+int ss_names_find(const char* const* names, const char* name);
+
 #endif

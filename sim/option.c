@@ -10,9 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char* const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
-static const char* const coll_op_names[] = {"allreduce", "reduce-scatter", "all-gather", NULL};
-static const char* const fidelity_names[] = {"fast", "reference", NULL};
 static const char* const arch_names[] = {"allreduce", "ps", NULL};
 static const char* const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
 static const char* const placement_names[] = {"dedicated", "colocated", NULL};
@@ -22,10 +19,7 @@ static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
 static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
 static const char* const ckpt_names[] = {"workload", "off", "on", NULL};
-static const char* const overlap_comm_names[] = {"auto", "off", "on", NULL};
 static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
-static const char* const shard_names[] = {"none",      "zero1",        "zero2",       "zero3",
-                                          "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
 /* --p2p-level: auto, then NCCL_P2P_LEVEL's names by ss_path (transport.h) from LOC on. */
@@ -88,323 +82,323 @@ const ss_optdef ss_option_table[] = {
     {"platform", 0, SS_KIND_PATH, OFF(platform_path), 0, 0, 0, NULL, 0, NOT_PLAN(ALL), "input", "PLATFORM", NULL, 0, NULL, 0,
      "platform", "platform", 1, NULL,
      "the instance file (platforms/NAME.xml) or its short name; whatif's platform=FILE runs the change on another "
-     "instance"},
+     "instance", 0},
     {"workload", 0, SS_KIND_PATH, OFF(workload_path), 0, 0, 0, NULL, 0, RUNS, "input", "WORKLOAD", NULL, 0, NULL, 0,
-     NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name"},
+     NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name", 0},
     {"gpus", 'g', SS_KIND_COUNT, OFF(gpus), 1, SS_MAX_GPUS, 0, NULL, 0, ALL, "run", "K", NULL, -1, "all", 0, "gpus",
-     "gpus", 0, NULL, "use the first K GPUs of each instance"},
+     "gpus", 0, NULL, "use the first K GPUs of each instance", 0},
     {"batch", 'b', SS_KIND_COUNT, OFF(batch), 1, SS_OPTION_MAX_BATCH, 0, NULL, 0, NOT_PLAN(RUNS), "run", "B", NULL, -1,
-     "the workload's batch_per_gpu", 0, "batch", "batch", 0, NULL, "per-GPU batch"},
+     "the workload's batch_per_gpu", 0, "batch", "batch", 0, NULL, "per-GPU batch", 0},
     {"iterations", 'n', SS_KIND_COUNT, OFF(iterations), 1, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1,
      "10, rounded up to whole cycles of the loader processes per GPU", 0, NULL, "iterations", 0, NULL,
-     "measured iterations after warm-up"},
+     "measured iterations after warm-up", 0},
     {"warmup", 0, SS_KIND_COUNT, OFF(warmup), 0, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1, "2", 0, NULL,
      "warmup", 0, NULL,
      "iterations run before measuring; with data loading, one loader cycle more is simulated after the measured "
-     "iterations and not measured (docs/model.md)"},
+     "iterations and not measured (docs/model.md)", 0},
     {"bucket-mib", 0, SS_KIND_REAL, OFF(bucket_mib), 0, 1e6, 0, NULL, 0, RUNS, "run", "X", "a number of MiB", 25,
      "25", 0, "bucket_mib", "bucket_mib", 0, "bucket-mb",
-     "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer"},
+     "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer", SS_SOPT_FRAMEWORK},
     {"no-overlap", 0, SS_KIND_SWITCH, OFF(overlap), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1, "overlapped", 0,
-     "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass"},
+     "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass", SS_SOPT_FRAMEWORK},
     {"compute-model", 0, SS_KIND_ENUM, OFF(compute_model), 0, 0, 0, compute_model_names, 0, RUNS, "run", "M", NULL,
      SS_COMPUTE_AUTO, "auto", 0, "compute_model", "compute_model", 0, NULL,
      "a layer's time at the run's GPU and batch: peak (the reference time, or a measured entry's, x the ratio "
      "of peak FP32 FLOPS, linear in the batch), roofline (compute and memory roofs fitted per layer on the "
      "reference device or the measured entry, waves of thread blocks over the SMs, a floor per kernel: needs "
      "the layers' work and both devices' figures) or auto (roofline where those are given, else peak; peak "
-     "with --ideal)"},
+     "with --ideal)", 0},
     {"precision", 0, SS_KIND_ENUM, OFF(precision), 0, 0, 0, precision_names, 0, RUNS, "run", "P", NULL,
      SS_PRECISION_WORKLOAD, "the workload's", 0, "precision", "precision", 0, NULL,
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
      "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
-     "model at the GPU's rate for it (--compute-model roofline's figures needed)"},
+     "model at the GPU's rate for it (--compute-model roofline's figures needed)", 0},
     {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ckpt_names, 0, RUNS, "run",
      "C", NULL, SS_CKPT_WORKLOAD, "the workload's activation_checkpointing, off where it gives none", 0,
      "checkpoint_activations", "checkpoint_activations", 0, NULL,
      "activation checkpointing (torch.utils.checkpoint, Hugging Face's gradient_checkpointing_enable): on, the "
      "layers the workload marks (ckpt_bytes) keep only their block's input and re-run their forward in backward "
-     "(docs/model.md); off, every layer keeps its activations; a workload choice, not a mechanism: --ideal keeps it"},
+     "(docs/model.md); off, every layer keeps its activations; a workload choice, not a mechanism: --ideal keeps it", 0},
     {"no-cudnn-tf32", 0, SS_KIND_SWITCH, OFF(cudnn_tf32), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1,
      "on: PyTorch's default", 0, "cudnn_tf32", "cudnn_tf32", 0, NULL,
      "at fp32, run the convolutions at the GPU's FP32 rate where it has TF32 tensor cores (Ampere and newer), "
      "as torch.backends.cudnn.allow_tf32 = False; by default they run at its TF32 rate, as PyTorch does "
-     "(matrix products stay FP32: torch.backends.cuda.matmul.allow_tf32 is False by default)"},
+     "(matrix products stay FP32: torch.backends.cuda.matmul.allow_tf32 is False by default)", 0},
     {"channels-last", 0, SS_KIND_SWITCH, OFF(channels_last), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0,
      "off: NCHW, PyTorch's default", 0, "channels_last", "channels_last", 0, NULL,
      "the convolutions' activations in NHWC (PyTorch's channels_last memory format): no layout transposes around "
      "their tensor-core kernels at amp or bf16 (in NCHW cuDNN transposes each convolution's input and output and "
-     "back)"},
+     "back)", 0},
     {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, 0, NULL, 0, RUNS, "run", "X", "a factor", 1,
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
      "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.5 for kernels twice as "
-     "fast (mixed precision is --precision amp)"},
+     "fast (mixed precision is --precision amp)", 0},
     {"jitter", 0, SS_KIND_REAL, OFF(jitter), 0, SS_JITTER_MAX, 0, NULL, 0, RUNS, "run", "CV",
      "a coefficient of variation", SS_JITTER_CV, SS_JITTER_TEXT, 0, "jitter", "jitter", 0, NULL,
      "stragglers: every GPU's compute time (forward, backward, optimizer) of each iteration is multiplied by a "
      "factor drawn for it, log-normal with mean 1 and this coefficient of variation; synchronous collectives wait "
-     "for the slowest GPU (docs/model.md); 0: every GPU always takes the same time"},
+     "for the slowest GPU (docs/model.md); 0: every GPU always takes the same time", 0},
     {"seed", 0, SS_KIND_COUNT, OFF(seed), 0, SS_SEED_MAX, 0, NULL, 0, RUNS, "run", "N", NULL, SS_SEED, "1", 0, "seed",
      "seed", 0, NULL,
-     "seed of the random generator of --jitter (one stream per GPU): the same seed gives the same run"},
+     "seed of the random generator of --jitter (one stream per GPU): the same seed gives the same run", 0},
     {"synthetic", 0, SS_KIND_ENUM, OFF(synthetic), 0, 0, 0, synthetic_names, SS_SYNTH_DEVICE, RUNS, "data",
      "[=MODE]", NULL, SS_SYNTH_OFF, "off: real data", 0, "synthetic", "synthetic", 0, NULL,
      "no data loading (synthetic data, as benchmarks do); alone or =device: the batch stays on the GPU (no copy); "
      "=host: a batch in pageable host memory copied to the GPU every iteration, as Stash's runs and most "
-     "benchmark scripts do"},
+     "benchmark scripts do", 0},
     {"workers", 'w', SS_KIND_COUNT, OFF(workers), 0, 4096, 0, NULL, 0, RUNS, "data", "W", NULL, -1, "vCPUs / GPUs",
      0, "workers", "workers", 0, NULL,
-     "loader processes per GPU, as PyTorch num_workers; 0 loads in the training process and blocks it"},
+     "loader processes per GPU, as PyTorch num_workers; 0 loads in the training process and blocks it", 0},
     {"prefetch", 0, SS_KIND_COUNT, OFF(prefetch), 1, 1024, 0, NULL, 0, RUNS, "data", "P", NULL, 2, "2", 0,
-     "prefetch", "prefetch", 0, NULL, "batches each loader process keeps ready, as PyTorch prefetch_factor"},
+     "prefetch", "prefetch", 0, NULL, "batches each loader process keeps ready, as PyTorch prefetch_factor", 0},
     {"async-copy", 0, SS_KIND_SWITCH, OFF(async_copy), 0, 0, 0, NULL, 1, RUNS, "data", NULL, NULL, 0,
      "the training process copies", 0, "async_copy", "async_copy", 0, NULL,
-     "loader processes copy batches to the GPU ahead of use, as DALI does"},
+     "loader processes copy batches to the GPU ahead of use, as DALI does", 0},
     {"cache", 0, SS_KIND_REAL, OFF(cache), 0, 1, 0, NULL, 0, RUNS, "data", "F", "a fraction", -1,
      "what fits in 80% of the instance's memory", 0, "cache", "cache", 0, NULL,
-     "fraction of the dataset in the page cache"},
+     "fraction of the dataset in the page cache", 0},
     {"synthetic-sample-bytes", 0, SS_KIND_SIZE, OFF(synthetic_sample_bytes), 1, 1e10, 0, NULL, 0, RUNS, "data", "B",
      NULL, -1, "the dataset's decoded_bytes_per_sample", 0, "synthetic_sample_bytes", "synthetic_sample_bytes", 0,
-     NULL, "--synthetic host: bytes of one sample in host memory (Stash's fp32 224x224 images: 602112)"},
+     NULL, "--synthetic host: bytes of one sample in host memory (Stash's fp32 224x224 images: 602112)", 0},
     {"handoff-us", 0, SS_KIND_REAL, OFF(handoff_us), 0, 1e7, 0, NULL, 0, RUNS, "data", "X", "a time in us", -1,
      "2100, measured on one machine (docs/model.md)", 0, "handoff_us", "handoff_us", 0, NULL,
      "host time of the training process to take one batch from a PyTorch DataLoader worker (receive it, rebuild "
-     "its tensors from shared memory); none with --async-copy (DALI)"},
+     "its tensors from shared memory); none with --async-copy (DALI)", 0},
     {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, NOT_PLAN(ALL), "cluster", "N", NULL, 1,
-     "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch"},
+     "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch", 0},
     {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), SS_BOUND_BANDWIDTH_LO * 8 / 1e9, SS_BOUND_BANDWIDTH_HI * 8 / 1e9, 0,
      NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
      "the instance file's NIC links", 0, "nic_gbps", "nic_gbps", 0, NULL,
-     "network bandwidth of each instance in Gb/s, split over its NICs"},
+     "network bandwidth of each instance in Gb/s, split over its NICs", 0},
     {"nic-latency-us", 0, SS_KIND_REAL, OFF(nic_latency_us), 0, SS_BOUND_LATENCY_HI * 1e6, 0, NULL, 0, ALL, "cluster", "X",
      "a latency in us", -1, "the instance file's", 0, "nic_latency_us", "nic_latency_us", 0, NULL,
-     "latency of each NIC link in microseconds"},
+     "latency of each NIC link in microseconds", 0},
     {"oversub", 0, SS_KIND_REAL, OFF(oversub), 1, SS_BOUND_RATIO_HI, 0, NULL, 0, ALL, "cluster", "X", "a ratio", 1, "1", 0,
-     "oversub", "oversub", 0, NULL, "switch oversubscription: the switch core carries N x NIC bandwidth / X"},
+     "oversub", "oversub", 0, NULL, "switch oversubscription: the switch core carries N x NIC bandwidth / X", 0},
     {"net-transport", 0, SS_KIND_ENUM, OFF(net_transport), 0, 0, 0, ss_net_names, 0, ALL, "cluster", "T", NULL,
      SS_NET_AUTO, "auto: the instance file's net_transport", 0, "net_transport", "net_transport", 0, NULL,
      "what-if: the transport NCCL uses over the NIC between instances, with its fraction of the line rate and "
      "its cost per message (docs/model.md, Network transports): socket (TCP), ib (InfiniBand verbs), efa (AWS "
-     "EFA); off: the NIC links at line rate and their latency, as --ideal"},
-    {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, allreduce_names, 0, NOT_PLAN(ALL), "cluster", "ALG", NULL,
+     "EFA); off: the NIC links at line rate and their latency, as --ideal", 0},
+    {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, ss_allreduce_names, 0, NOT_PLAN(ALL), "cluster", "ALG", NULL,
      SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
      "allreduce algorithm; auto: ring on one instance, else per collective the shortest predicted time, as "
-     "NCCL's tuner does"},
+     "NCCL's tuner does", 0},
     {"no-nvlink", 0, SS_KIND_SWITCH, OFF(nvlink), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "NVLink used", 0,
-     "nvlink", "nvlink", 0, NULL, "what-if: traffic between GPUs over PCIe, as if NVLink were off"},
+     "nvlink", "nvlink", 0, NULL, "what-if: traffic between GPUs over PCIe, as if NVLink were off", 0},
     {"p2p-level", 0, SS_KIND_ENUM, OFF(p2p_level), 0, 0, 0, p2p_level_names, 0, ALL, "cluster", "L", NULL, 0,
      "auto: NCCL's rule for the instance's CPU", 0, "p2p_level", "p2p_level", 0, NULL,
      "what-if NCCL_P2P_LEVEL: the farthest path type over which GPU pairs use peer-to-peer (loc: none; nvl, pix, "
-     "pxb, phb, sys); the other pairs stage through host memory (SHM); auto: pxb on Intel hosts, sys elsewhere"},
+     "pxb, phb, sys); the other pairs stage through host memory (SHM); auto: pxb on Intel hosts, sys elsewhere", 0},
     {"no-shm", 0, SS_KIND_SWITCH, OFF(shm), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "on", 0, "shm", "shm", 0,
-     NULL, "mechanism off: every GPU pair peer-to-peer over its route, none staged through host memory"},
-    {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, fidelity_names, 0, ALL, "cluster", "F", NULL,
+     NULL, "mechanism off: every GPU pair peer-to-peer over its route, none staged through host memory", 0},
+    {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, ss_fidelity_names, 0, ALL, "cluster", "F", NULL,
      SS_FIDELITY_FAST, "fast", 0, "fidelity", "fidelity", 0, NULL,
-     "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))"},
+     "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))", 0},
     {"no-symmetry", 0, SS_KIND_SWITCH, OFF(symmetry), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
      "on: 8 instances simulated", 0, "symmetry", "symmetry", 0, NULL,
      "simulate every instance of the cluster: by default a fast-fidelity run of more than 8 identical instances "
      "simulates 8 of them, whose links carry the same flows as in the whole cluster, with the whole cluster's "
-     "collective steps and sizes (docs/model.md, \"Identical instances\"); --fidelity reference simulates them all"},
+     "collective steps and sizes (docs/model.md, \"Identical instances\"); --fidelity reference simulates them all", 0},
     {"protocol", 0, SS_KIND_ENUM, OFF(protocol), 0, 0, 0, proto_names, 0, ALL, "cluster", "P", NULL, SS_PROTO_AUTO,
      "auto", 0, "protocol", "protocol", 0, NULL,
      "NCCL's protocol of every collective, as NCCL_PROTO; auto: per collective the shortest predicted time of "
-     "LL, LL128 (one instance, NVLink, V100 or A100) and Simple, as NCCL 2.10's tuner"},
+     "LL, LL128 (one instance, NVLink, V100 or A100) and Simple, as NCCL 2.10's tuner", 0},
     {"no-call-cost", 0, SS_KIND_SWITCH, OFF(call_cost), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "on", 0,
      "call_cost", "call_cost", 0, NULL,
      "mechanism off: collectives pay no NCCL per-call and per-step latency and move their bytes at the links' "
-     "rates (no protocol)"},
+     "rates (no protocol)", 0},
     {"ddp", 0, SS_KIND_ENUM, OFF(ddp), 0, 0, 0, ddp_names, 0, RUNS, "host", "D", NULL, SS_DDP_PYTORCH, "pytorch", 0,
      "ddp", "ddp", 0, NULL,
      "how gradients become collectives: pytorch (DDP buckets of --bucket-mib, first 1 MiB), apex (a bucket ships "
-     "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)"},
-    {"shard", 0, SS_KIND_ENUM, OFF(shard), 0, 0, 0, shard_names, 0, RUNS, "host", "S", NULL, SS_SHARD_NONE, "none", 0,
+     "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)", SS_SOPT_FRAMEWORK},
+    {"shard", 0, SS_KIND_ENUM, OFF(shard), 0, 0, 0, ss_shard_names, 0, RUNS, "host", "S", NULL, SS_SHARD_NONE, "none", 0,
      "shard", "shard", 0, NULL,
      "which training states the GPUs divide among them: none (--ddp's framework); as DeepSpeed ZeRO v0.12.3, zero1 "
      "(optimizer state: gradients allreduced after backward, parameters all-gathered after the step), zero2 (and "
      "gradients: reduced per bucket as backward fills it, blocking it), zero3 (and parameters: each layer's "
      "gathered before its forward and backward, prefetched); as PyTorch FSDP 2.1, fsdp-full (FULL_SHARD), "
      "fsdp-grad-op (SHARD_GRAD_OP: parameters kept from forward to backward), fsdp-hybrid (HYBRID_SHARD: full "
-     "shard inside each instance, gradients allreduced across)"},
+     "shard inside each instance, gradients allreduced across)", 0},
     {"wrap-params", 0, SS_KIND_REAL, OFF(wrap_params), 0, 1e13, 0, NULL, 0, RUNS, "host", "N", "a number of parameters",
      0, "0 (every layer with parameters)", 0, "wrap_params", "wrap_params", 0, NULL,
      "--shard fsdp-*: a layer of at least N parameters is an FSDP unit of its own; the smaller ones stay in the "
-     "outermost (root) unit, as size_based_auto_wrap_policy's min_num_params over the workload's layers"},
+     "outermost (root) unit, as size_based_auto_wrap_policy's min_num_params over the workload's layers", SS_SOPT_WRAP_PARAMS},
     {"no-param-prefetch", 0, SS_KIND_SWITCH, OFF(param_prefetch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on",
      0, "param_prefetch", "param_prefetch", 0, NULL,
      "mechanism off (--shard zero3, fsdp-*): no parameters gathered ahead of their use (FSDP's backward_prefetch=None "
-     "and no implicit forward prefetch; ZeRO-3's stage3_prefetch_bucket_size 0): each unit waits for its own"},
-    {"overlap-comm", 0, SS_KIND_ENUM, OFF(overlap_comm), 0, 0, 0, overlap_comm_names, 0, RUNS, "host", "O", NULL,
+     "and no implicit forward prefetch; ZeRO-3's stage3_prefetch_bucket_size 0): each unit waits for its own", SS_SOPT_PARAM_PREFETCH},
+    {"overlap-comm", 0, SS_KIND_ENUM, OFF(overlap_comm), 0, 0, 0, ss_overlap_comm_names, 0, RUNS, "host", "O", NULL,
      SS_OVERLAP_COMM_AUTO, "auto", 0, "overlap_comm", "overlap_comm", 0, NULL,
      "--shard zero2, zero3: DeepSpeed's overlap_comm; auto: its default for the stage (off for stage 2: each "
      "bucket's reduction blocks backward; on for stage 3: reductions and all-gathers on side streams), off: stage 3's "
-     "all-gathers and reductions on the default stream too, on: stage 2's reductions overlap backward"},
+     "all-gathers and reductions on the default stream too, on: stage 2's reductions overlap backward", SS_SOPT_OVERLAP_COMM},
     {"prefetch-bucket", 0, SS_KIND_REAL, OFF(prefetch_bucket), 0, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", SS_ZERO3_PREFETCH_ELEMENTS, "5e7 (DeepSpeed v0.12.3's)", 0, "prefetch_bucket",
      "prefetch_bucket", 0, NULL, "--shard zero3: the elements of upcoming parameters each prefetch gathers "
-     "(stage3_prefetch_bucket_size)"},
+     "(stage3_prefetch_bucket_size)", SS_SOPT_ZERO3},
     {"reuse-distance", 0, SS_KIND_REAL, OFF(reuse_distance), 0, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", SS_ZERO3_REUSE_ELEMENTS, "1e9 (DeepSpeed v0.12.3's)", 0, "reuse_distance",
      "reuse_distance", 0, NULL, "--shard zero3: a layer's parameters used again within this many elements of other "
-     "layers' stay gathered (stage3_max_reuse_distance)"},
+     "layers' stay gathered (stage3_max_reuse_distance)", SS_SOPT_ZERO3},
     {"message-size", 0, SS_KIND_REAL, OFF(message_size), 1, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", 1e7, "10000000 (apex's)", 0, "message_size", "message_size", 0, NULL,
      "--ddp apex: gradient elements a bucket holds before its allreduce starts; 1: one allreduce per parameter "
-     "tensor, as Stash ran"},
+     "tensor, as Stash ran", SS_SOPT_FRAMEWORK},
     {"fusion-mib", 0, SS_KIND_REAL, OFF(fusion_mib), 0, 1e6, 0, NULL, 0, RUNS, "host", "X", "a number of MiB",
      SS_HOROVOD_FUSION_MIB, SS_HOROVOD_FUSION_TEXT, 0, "fusion_mib", "fusion_mib", 0, NULL,
-     "--ddp horovod: fusion buffer in MiB (HOROVOD_FUSION_THRESHOLD); 0: no fusion"},
+     "--ddp horovod: fusion buffer in MiB (HOROVOD_FUSION_THRESHOLD); 0: no fusion", SS_SOPT_FRAMEWORK},
     {"cycle-ms", 0, SS_KIND_REAL, OFF(cycle_ms), 0, 1e4, 0, NULL, 0, RUNS, "host", "X", "a time in ms",
      SS_HOROVOD_CYCLE_MS, SS_HOROVOD_CYCLE_TEXT, 0, "cycle_ms", "cycle_ms", 0, NULL,
-     "--ddp horovod: the background thread's cycle in ms (HOROVOD_CYCLE_TIME)"},
+     "--ddp horovod: the background thread's cycle in ms (HOROVOD_CYCLE_TIME)", SS_SOPT_FRAMEWORK},
     {"collective-host-us", 0, SS_KIND_REAL, OFF(collective_host_us), 0, 1e7, 0, NULL, 0, RUNS, "host", "X",
      "a time in us", -1, "the framework's estimate (docs/model.md)", 0, "collective_host_us",
      "collective_host_us", 0, NULL,
-     "host time of one collective call of the framework (flatten, enqueue the NCCL call, scale, unflatten)"},
+     "host time of one collective call of the framework (flatten, enqueue the NCCL call, scale, unflatten)", 0},
     {"tensor-host-us", 0, SS_KIND_REAL, OFF(tensor_host_us), 0, 1e7, 0, NULL, 0, RUNS, "host", "X", "a time in us",
      -1, "the framework's estimate (docs/model.md)", 0, "tensor_host_us", "tensor_host_us", 0, NULL,
-     "host time of the framework's hook per gradient tensor"},
+     "host time of the framework's hook per gradient tensor", 0},
     {"launch-queue", 0, SS_KIND_COUNT, OFF(launch_queue), 1, 1000000, 0, NULL, 0, RUNS, "host", "N", NULL,
      SS_LAUNCH_QUEUE, "1024", 0, "launch_queue", "launch_queue", 0, NULL,
-     "kernel launches the host may issue ahead of its GPU before it blocks"},
+     "kernel launches the host may issue ahead of its GPU before it blocks", 0},
     {"metric-allreduces", 0, SS_KIND_COUNT, OFF(metric_allreduces), 0, 1000, 0, NULL, 0, RUNS, "host", "N", NULL, 0,
      "0", 0, "metric_allreduces", "metric_allreduces", 0, NULL,
-     "one-element allreduces per iteration (loss, accuracy) followed by .item(), which waits for them"},
+     "one-element allreduces per iteration (loss, accuracy) followed by .item(), which waits for them", 0},
     {"cuda-sync", 0, SS_KIND_SWITCH, OFF(cuda_sync), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0,
-     "cuda_sync", "cuda_sync", 0, NULL, "torch.cuda.synchronize() after the data and after the step, as Stash's script"},
+     "cuda_sync", "cuda_sync", 0, NULL, "torch.cuda.synchronize() after the data and after the step, as Stash's script", 0},
     {"no-item-sync", 0, SS_KIND_SWITCH, OFF(item_sync), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1,
      "loss.item() every step", 0, "item_sync", "item_sync", 0, NULL,
      "the training loop never waits for its GPU (no loss.item() after each step, which PyTorch's reference "
-     "training scripts call): the host may run ahead up to --launch-queue"},
+     "training scripts call): the host may run ahead up to --launch-queue", 0},
     {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, ALL, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
      0, NULL,
      "the idealised model: every mechanism below and NCCL's per-call cost (--no-call-cost) off (links and kernels "
-     "only), and --stash with the job's own stack"},
+     "only), and --stash with the job's own stack", 0},
     {"no-launch", 0, SS_KIND_SWITCH, OFF(launch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "launch",
-     "launch", 0, NULL, "mechanism off: the host issues every operator at once (no host times, no launch-bound steps)"},
+     "launch", 0, NULL, "mechanism off: the host issues every operator at once (no host times, no launch-bound steps)", 0},
     {"no-framework", 0, SS_KIND_SWITCH, OFF(framework), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
      "framework", "framework", 0, NULL,
-     "mechanism off: collectives cost no host time and no GPU copies (flatten, scale, unflatten)"},
+     "mechanism off: collectives cost no host time and no GPU copies (flatten, scale, unflatten)", 0},
     {"no-staging", 0, SS_KIND_SWITCH, OFF(staging), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "staging",
-     "staging", 0, NULL, "mechanism off: pageable host-to-device copies cost what pinned ones do"},
+     "staging", 0, NULL, "mechanism off: pageable host-to-device copies cost what pinned ones do", 0},
     {"no-handoff", 0, SS_KIND_SWITCH, OFF(handoff), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "handoff",
-     "handoff", 0, NULL, "mechanism off: taking a batch from a loader worker costs the training process nothing"},
+     "handoff", 0, NULL, "mechanism off: taking a batch from a loader worker costs the training process nothing", 0},
     {"no-interference", 0, SS_KIND_SWITCH, OFF(interference), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
      "interference", "interference", 0, NULL,
-     "mechanism off: compute runs at full speed while collectives run on its GPU"},
+     "mechanism off: compute runs at full speed while collectives run on its GPU", 0},
     {"comm-interference", 0, SS_KIND_REAL, OFF(comm_interference), 0, SS_MAX_INTERFERENCE, 0, NULL, 0, RUNS,
      "host", "F", "a factor", -1, "the instance file's comm_interference", 0, "comm_interference",
      "comm_interference", 0, NULL,
      "what-if: while a collective runs on a GPU, its compute takes 1 + F times as long (NCCL holds SMs and memory "
-     "bandwidth); 0: none"},
+     "bandwidth); 0: none", 0},
     {"arch", 0, SS_KIND_ENUM, OFF(arch), 0, 0, 0, arch_names, 0, RUNS, "ps", "A", NULL, SS_ARCH_ALLREDUCE,
      "allreduce", 0, "arch", "arch", 0, NULL,
-     "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back"},
+     "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back", 0},
     {"servers", 0, SS_KIND_COUNT, OFF(servers), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "K", NULL, 1, "1", 0,
-     "servers", "servers", 0, NULL, "parameter-server shards, parameters split by bytes"},
+     "servers", "servers", 0, NULL, "parameter-server shards, parameters split by bytes", 0},
     {"ps-placement", 0, SS_KIND_ENUM, OFF(placement), 0, 0, 0, placement_names, 0, RUNS, "ps", "P", NULL,
      SS_PS_DEDICATED, "dedicated", 0, "ps_placement", "ps_placement", 0, NULL,
-     "dedicated: servers on hosts of their own; colocated: on the CPU hosts of the worker instances"},
+     "dedicated: servers on hosts of their own; colocated: on the CPU hosts of the worker instances", 0},
     {"server-hosts", 0, SS_KIND_COUNT, OFF(server_hosts), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "M", NULL, -1,
-     "one per server", 0, "server_hosts", "server_hosts", 0, NULL, "dedicated parameter-server hosts"},
+     "one per server", 0, "server_hosts", "server_hosts", 0, NULL, "dedicated parameter-server hosts", 0},
     {"sync", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 0, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, NULL, NULL,
-     0, NULL, "a step waits for every worker (the default)"},
+     0, NULL, "a step waits for every worker (the default)", 0},
     {"async", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 1, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, "async",
      "async", 0, NULL, "asynchronous SGD: each worker pushes and pulls on its own (per-worker throughput and "
-     "staleness reported)"},
+     "staleness reported)", 0},
     {"server-agg-gbytes-per-s", 0, SS_KIND_REAL, OFF(server_agg_gbytes_per_s), SS_BOUND_BANDWIDTH_LO / 1e9,
      1e9, 0, NULL, 0, RUNS, "ps", "X",
      "a rate in GB/s", SS_PS_AGG_GBYTES_PER_S, "2, an estimate", 0, "server_agg_gbytes_per_s",
-     "server_agg_gbytes_per_s", 0, "server-agg-gbps", "GB/s of gradient one server core sums and applies"},
+     "server_agg_gbytes_per_s", 0, "server-agg-gbps", "GB/s of gradient one server core sums and applies", 0},
     {"init-io", 0, SS_KIND_ENUM, OFF(init_io), 0, 0, 0, init_io_names, 0, RUNS, "ps", "M", NULL, SS_INIT_NONE,
      "none", 0, "init_io", "init_io", 0, NULL,
      "start-up, as CNTK: every worker reads the model and its input shard, sequential (one after another from "
-     "instance 0's volume) or parallel (all at once, each from its instance's volume)"},
+     "instance 0's volume) or parallel (all at once, each from its instance's volume)", 0},
     {"init-shard-mib", 0, SS_KIND_REAL, OFF(init_shard_mib), 0, 1e9, 0, NULL, 0, RUNS, "ps", "X", "a number of MiB",
      SS_INIT_SHARD_MIB, "32", 0, "init_shard_mib", "init_shard_mib", 0, "init-shard-mb",
-     "MiB of input each worker reads at start-up"},
+     "MiB of input each worker reads at start-up", 0},
     {"samples", 0, SS_KIND_REAL, OFF(samples), 1, BIG, 0, NULL, 0, RUNS, "ps", "N", "a number of samples", -1,
-     "one epoch", 0, "samples", "samples", 0, NULL, "samples to train for the time-to-train figure"},
+     "one epoch", 0, "samples", "samples", 0, NULL, "samples to train for the time-to-train figure", 0},
     {"verbose", 0, SS_KIND_SWITCH, OFF(verbose), 0, 0, 0, NULL, 1, SS_CMD_BENCH, "bench", NULL, NULL, 0, "off", 0,
-     NULL, NULL, 0, NULL, "also print the rings, each hop with its transport (P2P over NVLink or PCIe, or SHM)"},
+     NULL, NULL, 0, NULL, "also print the rings, each hop with its transport (P2P over NVLink or PCIe, or SHM)", 0},
     {"min-bytes", 0, SS_KIND_SIZE, OFF(min_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL, 8, "8", 0,
-     NULL, "min_bytes", 0, NULL, "smallest size"},
+     NULL, "min_bytes", 0, NULL, "smallest size", 0},
     {"max-bytes", 0, SS_KIND_SIZE, OFF(max_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL,
-     1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between"},
+     1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between", 0},
     {"region", 0, SS_KIND_PATH, OFF(region), 0, 0, 0, NULL, 0, RUNS, "run", "R", "a region name", 0,
      "us-east-1: the instance file's price", 0, "region", NULL, 0, NULL,
      "the region whose on-demand price the cost uses: the row of the instance type and R in --price-file, else in "
      "prices.csv next to the instance file (platforms/prices.csv: us-east-1, us-west-2, eu-west-1), else for "
-     "us-east-1 the instance file's price_usd_per_h; the report's price_source says which (docs/formats.md, Prices)"},
+     "us-east-1 the instance file's price_usd_per_h; the report's price_source says which (docs/formats.md, Prices)", 0},
     {"price-file", 0, SS_KIND_PATH, OFF(price_file), 0, 0, 0, NULL, 0, RUNS, "run", "FILE", NULL, 0, "none", 0,
      "price_file", NULL, 0, NULL,
      "a CSV of your own prices per hour (spot, reserved, negotiated): columns instance_type and usd_per_h, "
      "optionally region, kind, date and source, as platforms/prices.csv; its row for the instance type (and "
-     "--region) wins over the table's"},
+     "--region) wins over the table's", 0},
     {"ignore-memory", 0, SS_KIND_SWITCH, OFF(ignore_memory), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0, "off", 0,
      NULL, NULL, 0, NULL,
      "run a job whose GPU memory (parameters, gradients, optimizer state, activations, buffers, the CUDA "
      "context: docs/model.md) exceeds the GPU's instead of refusing it; --ideal keeps the check (memory is not a "
-     "mechanism of the time model)"},
+     "mechanism of the time model)", 0},
     {"max-events", 0, SS_KIND_REAL, OFF(max_events), 1, BIG, 0, NULL, 0, ALL, "run", "N", "a number of events",
      SS_MAX_EVENTS, "2e9 (an hour or so)", 0, NULL, NULL, 0, NULL,
      "refuse a run estimated to simulate more than N events (its layers' kernels and its collectives' steps on "
-     "every GPU, over every iteration), with the estimate"},
+     "every GPU, over every iteration), with the estimate", 0},
     {"iters", 0, SS_KIND_COUNT, OFF(bench_iters), 1, 1000000, 0, NULL, 0, SS_CMD_BENCH, "bench", "R", NULL, 5, "5",
-     0, NULL, "iters", 0, NULL, "collectives per size; the time is their mean"},
+     0, NULL, "iters", 0, NULL, "collectives per size; the time is their mean", 0},
     {"stash", 0, SS_KIND_SWITCH, OFF(stash), 0, 0, 0, NULL, 1, SS_CMD_RUN, "output", NULL, NULL, 0, "off", 0, NULL,
      "stash", 0, NULL,
      "Stash's differential breakdown: simulate RUN0 (synthetic, 1 GPU), RUN1 (synthetic), RUN2 (cold cache), "
      "RUN3 (all cached) and, over several instances, the same GPUs on one instance; report their differences "
-     "beside RUN2's timeline breakdown"},
+     "beside RUN2's timeline breakdown", 0},
     {"stash-stack", 0, SS_KIND_ENUM, OFF(stash_stack), 0, 0, 0, stack_names, 0, SS_CMD_RUN, "output", "S", NULL,
      SS_STACK_AUTO, "auto: stash, or ours with --ideal", 0, NULL, "stash_stack", 0, NULL,
      "with --stash: stash simulates Stash's scripts (apex DDP with one allreduce per parameter tensor, synthetic "
      "data copied from host memory, RUN1's three metric allreduces and synchronisations); ours keeps the job's "
-     "options"},
+     "options", 0},
     {"stash-single", 0, SS_KIND_PATH, OFF(stash_single), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0,
      "the file beside PLATFORM with the same GPU model and as many GPUs", 0, NULL, "stash_single", 0, NULL,
-     "with --stash over several instances: the instance file of the single-instance run"},
+     "with --stash over several instances: the instance file of the single-instance run", 0},
     {"format", 0, SS_KIND_ENUM, OFF(format), 0, 0, 0, format_names, 0, ALL | SS_CMD_LIST, "output", "FMT", NULL,
-     SS_FORMAT_TABLE, "table", 0, NULL, NULL, 0, NULL, "report format"},
+     SS_FORMAT_TABLE, "table", 0, NULL, NULL, 0, NULL, "report format", 0},
     {"output", 'o', SS_KIND_PATH, OFF(output), 0, 0, 0, NULL, 0, ALL, "output", "FILE", NULL, 0, "standard output",
-     1, NULL, NULL, 0, NULL, "write the report to FILE (- : standard output)"},
+     1, NULL, NULL, 0, NULL, "write the report to FILE (- : standard output)", 0},
     {"trace", 0, SS_KIND_PATH, OFF(trace), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0, "none", 1, NULL,
      NULL, 0, NULL,
      "write the simulated run as a Chrome trace (.json, or gzipped .json.gz; - : standard output) for Perfetto "
-     "or chrome://tracing"},
+     "or chrome://tracing", 0},
     {"platforms", 0, SS_KIND_PATH, OFF(plan_platforms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
      "every instance file of the catalogue", 0, NULL, NULL, 0, NULL,
-     "instance types to try: short names or paths separated by commas, or a folder of instance files"},
+     "instance types to try: short names or paths separated by commas, or a folder of instance files", 0},
     {"max-instances", 0, SS_KIND_COUNT, OFF(plan_max_instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, SS_CMD_PLAN, "plan",
-     "K", NULL, 8, "8", 0, NULL, NULL, 0, NULL, "try 1 to K instances of each type"},
+     "K", NULL, 8, "8", 0, NULL, NULL, 0, NULL, "try 1 to K instances of each type", 0},
     {"algorithms", 0, SS_KIND_PATH, OFF(plan_algorithms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
      "ring,tree,hierarchical", 0, NULL, NULL, 0, NULL,
-     "allreduce algorithms to try, separated by commas (ring, tree, hierarchical, auto)"},
+     "allreduce algorithms to try, separated by commas (ring, tree, hierarchical, auto)", 0},
     {"batches", 0, SS_KIND_PATH, OFF(plan_batches), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
-     "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas"},
+     "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas", 0},
     {"shards", 0, SS_KIND_PATH, OFF(plan_shards), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
      "--shard's mode", 0, NULL, NULL, 0, NULL,
      "sharding modes to try, separated by commas (--shard's: none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, "
-     "fsdp-hybrid); tree only without sharding; a mode's own options go to that mode's configurations"},
+     "fsdp-hybrid); tree only without sharding; a mode's own options go to that mode's configurations", 0},
     {"global-batch", 0, SS_KIND_COUNT, OFF(plan_global_batch), 1, 1e9, 0, NULL, 0, SS_CMD_PLAN, "plan", "G", NULL,
      -1, "none", 0, NULL, NULL, 0, NULL,
      "keep the global batch at G: each configuration's per-GPU batch is G / its GPUs (those where that is not "
-     "whole are skipped)"},
+     "whole are skipped)", 0},
     {"epochs", 0, SS_KIND_REAL, OFF(plan_epochs), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "N", "a number of epochs",
-     1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)"},
+     1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)", 0},
     {"budget", 0, SS_KIND_REAL, OFF(plan_budget_usd), 0, 1e12, 1, NULL, 0, SS_CMD_PLAN, "plan", "USD",
      "an amount in US dollars", -1, "none", 0, NULL, NULL, 0, NULL,
-     "drop the configurations whose training costs more than USD"},
+     "drop the configurations whose training costs more than USD", 0},
     {"deadline", 0, SS_KIND_REAL, OFF(plan_deadline_h), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "HOURS",
      "a time in hours", -1, "none", 0, NULL, NULL, 0, NULL,
-     "drop the configurations whose training takes longer than HOURS"},
+     "drop the configurations whose training takes longer than HOURS", 0},
     {"objective", 0, SS_KIND_ENUM, OFF(plan_objective), 0, 0, 0, objective_names, 0, SS_CMD_PLAN, "plan", "O", NULL,
-     SS_OBJECTIVE_TIME, "time", 0, NULL, NULL, 0, NULL, "rank by time to train or by total cost"},
+     SS_OBJECTIVE_TIME, "time", 0, NULL, NULL, 0, NULL, "rank by time to train or by total cost", 0},
     {"plot", 0, SS_KIND_PATH, OFF(plan_plot), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "FILE", NULL, 0, "none", 1,
      NULL, NULL, 0, NULL,
-     "draw the time-cost scatter and its Pareto front to FILE (.png or .svg) with gnuplot"},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL}};
+     "draw the time-cost scatter and its Pareto front to FILE (.png or .svg) with gnuplot", 0},
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL, 0}};
 
 _Static_assert(sizeof(ss_option_table) / sizeof(ss_option_table[0]) <= 64 * SS_OPTSET_WORDS + 1,
                "an optset has a bit per row");
@@ -470,6 +464,16 @@ static double* real_field(const ss_optdef* d, ss_options* o)
 static const char** path_field(const ss_optdef* d, ss_options* o)
 {
   return (const char**)((char*)o + d->offset);
+}
+
+void ss_option_copy(const ss_optdef* d, ss_options* to, const ss_options* from)
+{
+  if (d->kind == SS_KIND_REAL || d->kind == SS_KIND_SIZE)
+    *real_field(d, to) = *(const double*)((const char*)from + d->offset);
+  else if (d->kind == SS_KIND_PATH)
+    *path_field(d, to) = *(const char* const*)((const char*)from + d->offset);
+  else
+    *int_field(d, to) = *(const int*)((const char*)from + d->offset);
 }
 
 /* The values of a row's field, read. */
@@ -696,24 +700,6 @@ static const char* enum_name(const char* const* names, int v)
   return names[v];
 }
 
-const char* ss_allreduce_name(ss_allreduce a)
-{
-  return enum_name(allreduce_names, (int)a);
-}
-
-const char* ss_coll_op_name(ss_coll_op op)
-{
-  return enum_name(coll_op_names, (int)op);
-}
-
-int ss_coll_op_parse(const char* word)
-{
-  for (int i = 0; coll_op_names[i]; i++)
-    if (strcmp(word, coll_op_names[i]) == 0)
-      return i;
-  return -1;
-}
-
 const char* ss_arch_name(ss_arch a)
 {
   return enum_name(arch_names, (int)a);
@@ -727,11 +713,6 @@ const char* ss_placement_name(ss_placement p)
 const char* ss_init_io_name(ss_init_io m)
 {
   return enum_name(init_io_names, (int)m);
-}
-
-const char* ss_fidelity_name(ss_fidelity f)
-{
-  return enum_name(fidelity_names, (int)f);
 }
 
 const char* ss_precision_name(ss_precision p)
@@ -749,36 +730,9 @@ const char* ss_objective_name(ss_objective v)
   return enum_name(objective_names, (int)v);
 }
 
-int ss_shard_takes(ss_shard m, const char* name)
+int ss_option_shard_takes(const ss_optdef* d, ss_shard m)
 {
-#define MODE(x) (1u << (x))
-  static const unsigned fsdp = MODE(SS_SHARD_FSDP_FULL) | MODE(SS_SHARD_FSDP_GRAD_OP) | MODE(SS_SHARD_FSDP_HYBRID);
-  static const struct {
-    const char* name;
-    unsigned modes;
-  } rules[] = {
-      {"wrap-params", fsdp},
-      {"no-param-prefetch", MODE(SS_SHARD_ZERO3) | fsdp},
-      {"prefetch-bucket", MODE(SS_SHARD_ZERO3)},
-      {"reuse-distance", MODE(SS_SHARD_ZERO3)},
-      {"overlap-comm", MODE(SS_SHARD_ZERO2) | MODE(SS_SHARD_ZERO3)},
-      {"ddp", MODE(SS_SHARD_NONE)},
-      {"message-size", MODE(SS_SHARD_NONE)},
-      {"fusion-mib", MODE(SS_SHARD_NONE)},
-      {"cycle-ms", MODE(SS_SHARD_NONE)},
-      {"bucket-mib", MODE(SS_SHARD_NONE)},
-      {"no-overlap", MODE(SS_SHARD_NONE)},
-  };
-#undef MODE
-  for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-    if (strcmp(rules[i].name, name) == 0)
-      return (rules[i].modes >> m) & 1u;
-  return 1;
-}
-
-const char* ss_shard_name(ss_shard v)
-{
-  return enum_name(shard_names, (int)v);
+  return ss_shard_takes(m, d->shard_opt);
 }
 
 const char* ss_ddp_name(ss_ddp d)
@@ -913,57 +867,80 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
   return 0;
 }
 
-/* plan --shards: the list parses; parameter servers shard nothing; each mode's own option goes
- * with a mode of the list that takes it (the planner gives it to those modes only). */
-/* Whether one of modes[0..n) takes option name (ss_shard_takes). */
-static int listed_take(const ss_shard* modes, int n, const char* name)
+/* Why a sharding mode that does not take an option of kind sopt has no use for it (after "--shard M"). */
+static void shard_why(unsigned sopt, ss_shard m, char* buf, size_t size)
 {
-  for (int i = 0; i < n; i++)
-    if (ss_shard_takes(modes[i], name))
-      return 1;
-  return 0;
+  const char* name = ss_shard_name(m);
+  if (sopt == SS_SOPT_ZERO3)
+    snprintf(buf, size, "DeepSpeed's stage 3 setting");
+  else if (sopt == SS_SOPT_OVERLAP_COMM)
+    snprintf(buf, size, "DeepSpeed's setting; stage 1 forces it off");
+  else if (sopt == SS_SOPT_PARAM_PREFETCH)
+    snprintf(buf, size, "%s gathers no parameters before their use", name);
+  else
+    snprintf(buf, size, "%s%s", name,
+             ss_shard_mode_of(m)->units == SS_UNITS_LAYERS ? " gathers each layer's parameters" : " has no units");
 }
 
+/* The first given option that sharding mode m does not take (a mode's own option elsewhere), or NULL;
+ * framework: only the options of --ddp's framework, else only the modes' own ones. */
+static const ss_optdef* untaken(const ss_optset* given, const ss_shard* modes, int n, int framework)
+{
+  for (const ss_optdef* d = ss_option_table; d->name; d++) {
+    if (!d->shard_opt || (d->shard_opt == SS_SOPT_FRAMEWORK) != framework || !ss_optset_has(given, d->name))
+      continue;
+    int taken = 0;
+    for (int i = 0; i < n; i++)
+      taken |= ss_option_shard_takes(d, modes[i]);
+    if (!taken)
+      return d;
+  }
+  return NULL;
+}
+
+/* plan --shards: the list parses; parameter servers shard nothing; each mode's own option goes
+ * with a mode of the list that takes it (the planner gives it to those modes only). */
 static int check_shards(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
   ss_shard modes[SS_OPTION_LIST_MAX];
   int n = ss_option_list_shards(o->plan_shards, modes, SS_OPTION_LIST_MAX);
-  if (n < 0)
-    FAIL("--shards expects none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op or fsdp-hybrid separated by commas, got "
-         "'%s'", o->plan_shards);
+  if (n < 0) {
+    char all[256];
+    ss_option_expects(ss_option_by_name("shard"), all, sizeof(all));
+    FAIL("--shards expects %s separated by commas, got '%s'", all, o->plan_shards);
+  }
   int sharded = 0;
   for (int i = 0; i < n; i++)
-    sharded |= modes[i] != SS_SHARD_NONE;
+    sharded |= ss_shard_sharded(modes[i]);
   if (sharded && o->arch == SS_ARCH_PS)
     FAIL("--shards cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs");
-  if (!listed_take(modes, n, "wrap-params") && ss_optset_has(given, "wrap-params"))
-    FAIL("--wrap-params goes with fsdp-full, fsdp-grad-op or fsdp-hybrid, and --shards has none of them");
-  if (!listed_take(modes, n, "prefetch-bucket") &&
-      (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
-    FAIL("--%s goes with zero3, and --shards does not have it",
-         ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
-  if (!listed_take(modes, n, "overlap-comm") && ss_optset_has(given, "overlap-comm"))
-    FAIL("--overlap-comm goes with zero2 or zero3, and --shards has neither");
-  if (!listed_take(modes, n, "no-param-prefetch") && ss_optset_has(given, "no-param-prefetch"))
-    FAIL("--no-param-prefetch goes with zero3 or fsdp-*, and --shards has none of them");
+  const ss_optdef* d = untaken(given, modes, n, 0);
+  if (d) {
+    char with[256];
+    int takers = 0;
+    for (int m = 0; m < SS_SHARD_COUNT; m++)
+      takers += ss_option_shard_takes(d, (ss_shard)m);
+    ss_shard_takers_text(d->shard_opt, with, sizeof(with));
+    FAIL("--%s goes with %s, and --shards %s", d->name, with,
+         takers == 1 ? "does not have it" : takers == 2 ? "has neither" : "has none of them");
+  }
   return 0;
 }
 
-/* Sharding is DeepSpeed's engine or FSDP over NCCL: no other framework, no parameter servers. */
+/* Sharding is DeepSpeed's engine or FSDP over NCCL: no other framework, no parameter servers; each
+ * mode takes its own options (shard.h), the unsharded mode the framework's. */
 static int check_shard(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
   if (o->plan_shards)
     return check_shards(o, given, msg, size);
-  if (o->shard == SS_SHARD_NONE) {
-    static const char* const shard_only[] = {"wrap-params",    "no-param-prefetch", "prefetch-bucket",
-                                             "reuse-distance", "overlap-comm",      NULL};
-    static const char* const with[] = {"fsdp-full, fsdp-grad-op or fsdp-hybrid", "zero3 or fsdp-*", "zero3", "zero3",
-                                       "zero2 or zero3"};
-    for (int i = 0; shard_only[i]; i++)
-      if (ss_optset_has(given, shard_only[i]))
-        FAIL("--%s goes with --shard %s", shard_only[i], with[i]);
+  const ss_optdef* d = untaken(given, &o->shard, 1, 0);
+  char with[256], why[256];
+  if (d)
+    ss_shard_takers_text(d->shard_opt, with, sizeof(with));
+  if (d && !ss_shard_sharded(o->shard))
+    FAIL("--%s goes with --shard %s", d->name, with);
+  if (!ss_shard_sharded(o->shard))
     return 0;
-  }
   if (o->arch == SS_ARCH_PS)
     FAIL("--shard %s cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs",
          ss_shard_name(o->shard));
@@ -972,29 +949,19 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
   int tree = o->allreduce == SS_ALLREDUCE_TREE;
   for (int i = 0; i < nalgs; i++)
     tree = tree || algs[i] == SS_ALLREDUCE_TREE;
+  const ss_shard_mode* mode = ss_shard_mode_of(o->shard);
   if (tree)
     FAIL("%s tree cannot be combined with --shard %s: its all-gathers%s run on rings only in NCCL (ring, "
          "hierarchical or auto)", o->allreduce == SS_ALLREDUCE_TREE ? "--allreduce" : "--algorithms",
-         ss_shard_name(o->shard), o->shard != SS_SHARD_ZERO1 ? " and reduce-scatters" : "");
-  static const char* const ddp_only[] = {"ddp",      "message-size", "fusion-mib", "cycle-ms",
-                                         "bucket-mib", "no-overlap", NULL};
-  int fsdp = o->shard >= SS_SHARD_FSDP_FULL;
-  for (int i = 0; ddp_only[i]; i++)
-    if (!ss_shard_takes(o->shard, ddp_only[i]) && ss_optset_has(given, ddp_only[i]))
-      FAIL("--%s has no effect with --shard %s (%s decides how and when the gradients are reduced)", ddp_only[i],
-           ss_shard_name(o->shard), fsdp ? "FSDP" : "DeepSpeed's engine");
-  if (!ss_shard_takes(o->shard, "prefetch-bucket") &&
-      (ss_optset_has(given, "prefetch-bucket") || ss_optset_has(given, "reuse-distance")))
-    FAIL("--%s goes with --shard zero3 (DeepSpeed's stage 3 setting)",
-         ss_optset_has(given, "prefetch-bucket") ? "prefetch-bucket" : "reuse-distance");
-  if (!ss_shard_takes(o->shard, "overlap-comm") && ss_optset_has(given, "overlap-comm"))
-    FAIL("--overlap-comm goes with --shard zero2 or zero3 (DeepSpeed's setting; stage 1 forces it off)");
-  if (!ss_shard_takes(o->shard, "no-param-prefetch") && ss_optset_has(given, "no-param-prefetch"))
-    FAIL("--no-param-prefetch goes with --shard zero3 or fsdp-* (%s gathers no parameters before their use)",
-         ss_shard_name(o->shard));
-  if (!ss_shard_takes(o->shard, "wrap-params") && ss_optset_has(given, "wrap-params"))
-    FAIL("--wrap-params goes with --shard fsdp-full, fsdp-grad-op or fsdp-hybrid (%s%s)", ss_shard_name(o->shard),
-         o->shard == SS_SHARD_ZERO3 ? " gathers each layer's parameters" : " has no units");
+         ss_shard_name(o->shard), mode->bucket_op == SS_OP_REDUCE_SCATTER ? " and reduce-scatters" : "");
+  const ss_optdef* f = untaken(given, &o->shard, 1, 1);
+  if (f)
+    FAIL("--%s has no effect with --shard %s (%s decides how and when the gradients are reduced)", f->name,
+         ss_shard_name(o->shard), mode->engine);
+  if (d) {
+    shard_why(d->shard_opt, o->shard, why, sizeof(why));
+    FAIL("--%s goes with --shard %s (%s)", d->name, with, why);
+  }
   return 0;
 }
 
@@ -1056,7 +1023,7 @@ static int list_parse(const char* text, const char* const* names, long lo, long 
 int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max)
 {
   int idx[SS_OPTION_LIST_MAX];
-  int n = list_parse(text, allreduce_names, 0, 0, idx, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
+  int n = list_parse(text, ss_allreduce_names, 0, 0, idx, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
   for (int i = 0; i < n; i++)
     out[i] = (ss_allreduce)idx[i];
   return n;
@@ -1070,7 +1037,7 @@ int ss_option_list_batches(const char* text, int* out, int max)
 int ss_option_list_shards(const char* text, ss_shard* out, int max)
 {
   int idx[SS_OPTION_LIST_MAX];
-  int n = list_parse(text, shard_names, 0, 0, idx, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
+  int n = list_parse(text, ss_shard_names, 0, 0, idx, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
   for (int i = 0; i < n; i++)
     out[i] = (ss_shard)idx[i];
   return n;

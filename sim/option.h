@@ -3,25 +3,14 @@
 #ifndef SS_OPTION_H
 #define SS_OPTION_H
 
+#include "collective.h"
 #include "net.h"
+#include "shard.h"
 
 #include <stddef.h>
 #include <stdio.h>
 
 typedef enum ss_format { SS_FORMAT_TABLE, SS_FORMAT_JSON, SS_FORMAT_CSV } ss_format;
-
-/* Allreduce algorithms (coll.c); AUTO picks one per collective from its size and the cluster. */
-typedef enum ss_allreduce {
-  SS_ALLREDUCE_AUTO,
-  SS_ALLREDUCE_RING,
-  SS_ALLREDUCE_TREE,
-  SS_ALLREDUCE_HIERARCHICAL,
-  SS_ALLREDUCE_COUNT
-} ss_allreduce;
-
-/* The collectives (coll.c): allreduce; reduce-scatter and all-gather, the halves sharded data
- * parallelism issues apart (NCCL runs them on rings only: no tree). */
-typedef enum ss_coll_op { SS_OP_ALLREDUCE, SS_OP_REDUCE_SCATTER, SS_OP_ALL_GATHER, SS_OP_COUNT } ss_coll_op;
 
 /* NCCL's protocols (proto.c); AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO). */
 typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
@@ -35,28 +24,9 @@ typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
 /* Start-up reads (CNTK): none, every worker one after another, or all at once. */
 typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } ss_init_io;
 
-/* How collectives are simulated: FAST, one flow per ring edge and phase (cost linear in GPUs);
- * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
-typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity;
-
 /* How gradients become collectives (ddp.c): PyTorch DDP's buckets, apex DDP's message size, Horovod's
  * tensor fusion. */
 typedef enum ss_ddp { SS_DDP_PYTORCH, SS_DDP_APEX, SS_DDP_HOROVOD, SS_DDP_COUNT } ss_ddp;
-
-/* Sharded data parallelism (docs/model.md, "Sharded data parallelism"): none (each GPU holds every
- * state, gradients allreduced), DeepSpeed ZeRO stage 1 (optimizer state sharded), stage 2 (and
- * gradients) and stage 3 (and parameters), as DeepSpeed v0.12.3 runs them; PyTorch FSDP's FULL_SHARD,
- * SHARD_GRAD_OP and HYBRID_SHARD (PyTorch 2.1-2.2). */
-typedef enum ss_shard {
-  SS_SHARD_NONE,
-  SS_SHARD_ZERO1,
-  SS_SHARD_ZERO2,
-  SS_SHARD_ZERO3,
-  SS_SHARD_FSDP_FULL,
-  SS_SHARD_FSDP_GRAD_OP,
-  SS_SHARD_FSDP_HYBRID,
-  SS_SHARD_COUNT
-} ss_shard;
 
 /* Synthetic data: none (real data), kept on the GPU, or made in pageable host memory and copied to
  * the GPU every iteration. A true value means synthetic. */
@@ -83,9 +53,6 @@ typedef enum ss_precision { SS_PRECISION_WORKLOAD, SS_PRECISION_FP32, SS_PRECISI
 /* Activation checkpointing (--checkpoint-activations): the workload's default
  * (activation_checkpointing), off, or on (the checkpointed layers' forward re-run in backward). */
 typedef enum ss_ckpt { SS_CKPT_WORKLOAD, SS_CKPT_OFF, SS_CKPT_ON } ss_ckpt;
-
-/* DeepSpeed's overlap_comm: the stage's default (off for stages 1 and 2, on for stage 3), or as given. */
-typedef enum ss_overlap_comm { SS_OVERLAP_COMM_AUTO, SS_OVERLAP_COMM_OFF, SS_OVERLAP_COMM_ON } ss_overlap_comm;
 
 /* What stash-sim plan ranks by. */
 typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
@@ -233,12 +200,6 @@ typedef struct ss_options {
  * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
 #define SS_INIT_SHARD_MIB 32.0
 
-/* DeepSpeed ZeRO-3's defaults, in ELEMENTS (deepspeed/runtime/zero/config.py @v0.12.3;
- * calibration/sharding_sources.md, section 1): stage3_prefetch_bucket_size (L186: 5e7; the docs say
- * 5e8), stage3_max_reuse_distance (L215). */
-#define SS_ZERO3_PREFETCH_ELEMENTS 5e7
-#define SS_ZERO3_REUSE_ELEMENTS 1e9
-
 /* Horovod's tensor fusion defaults (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME) from v0.21.0
  * (2020-11-23) on; 64 MiB and 5 ms before (calibration/host_costs.md, section 1). */
 #define SS_HOROVOD_FUSION_MIB 128.0
@@ -279,6 +240,7 @@ typedef struct ss_optdef {
   int positional;          /* an argument, not an option (whatif may still change it) */
   const char* alias;       /* an older spelling still accepted, or NULL */
   const char* help;        /* one sentence, wrapped by the help writer */
+  unsigned shard_opt;      /* the sharding modes' options it is one of (SS_SOPT_*, shard.h), or 0: every mode's */
 } ss_optdef;
 
 /* The registry, terminated by a row with a NULL name, and its help groups {name, title}. */
@@ -332,21 +294,16 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size);
 int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size);
 
 /* Name of an enum value (values are parsed by their rows: ss_option_parse). */
-const char* ss_allreduce_name(ss_allreduce a);
-const char* ss_coll_op_name(ss_coll_op op); /* "allreduce", "reduce-scatter", "all-gather" */
-/* The op a bench subcommand word names, or -1. */
-int ss_coll_op_parse(const char* word);
 const char* ss_arch_name(ss_arch a);
 const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
-const char* ss_fidelity_name(ss_fidelity f);
 const char* ss_ddp_name(ss_ddp d);
-const char* ss_shard_name(ss_shard v);
 
-/* Whether sharding mode m takes option name (its long name): the modes' own options (--wrap-params:
- * FSDP; --prefetch-bucket, --reuse-distance: ZeRO-3; --overlap-comm: ZeRO-2 and 3;
- * --no-param-prefetch: ZeRO-3 and FSDP), --ddp's (none only); any other option, every mode. */
-int ss_shard_takes(ss_shard m, const char* name);
+/* Copy the field of row d from one options struct to another. */
+void ss_option_copy(const ss_optdef* d, ss_options* to, const ss_options* from);
+
+/* Whether sharding mode m takes option d (its row's shard_opt: ss_shard_takes). */
+int ss_option_shard_takes(const ss_optdef* d, ss_shard m);
 const char* ss_objective_name(ss_objective v);
 
 /* The list options of stash-sim plan (--algorithms, --batches): the items of text into out (at most

@@ -14,8 +14,7 @@ int ss_plan_job(const ss_platform* p, const ss_workload* w, const ss_options* o,
   j->core_bandwidth_bytes_per_s = j->instances * ss_cluster_nic_line_bandwidth(j) / o->oversub;
   for (int b = 0; b < j->nbuckets; b++)
     if (o->allreduce == SS_ALLREDUCE_AUTO)
-      j->bucket_alg[b] = ss_cost_choose(j, j->opt.shard == SS_SHARD_ZERO2 || j->opt.shard == SS_SHARD_ZERO3
-                                               ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE, j->buckets[b].bytes);
+      j->bucket_alg[b] = ss_cost_choose(j, ss_shard_mode_of(j->opt.shard)->bucket_op, j->buckets[b].bytes);
   if (p->nnics > 0) {
     j->resolved.nic_gbps = ss_cluster_nic_line_bandwidth(j) * 8 / 1e9;
     j->resolved.nic_latency_us = ss_cluster_nic_wire_latency(j) * 1e6;

@@ -124,24 +124,9 @@ static void shard_options(ss_options* c, ss_shard mode)
   ss_options d;
   ss_options_default(&d);
   c->shard = mode;
-  if (!ss_shard_takes(mode, "wrap-params"))
-    c->wrap_params = d.wrap_params;
-  if (!ss_shard_takes(mode, "prefetch-bucket")) {
-    c->prefetch_bucket = d.prefetch_bucket;
-    c->reuse_distance = d.reuse_distance;
-  }
-  if (!ss_shard_takes(mode, "no-param-prefetch"))
-    c->param_prefetch = d.param_prefetch;
-  if (!ss_shard_takes(mode, "overlap-comm"))
-    c->overlap_comm = d.overlap_comm;
-  if (!ss_shard_takes(mode, "ddp")) {
-    c->ddp = d.ddp;
-    c->bucket_mib = d.bucket_mib;
-    c->message_size = d.message_size;
-    c->fusion_mib = d.fusion_mib;
-    c->cycle_ms = d.cycle_ms;
-    c->overlap = d.overlap;
-  }
+  for (const ss_optdef* r = ss_option_table; r->name; r++)
+    if (!ss_option_shard_takes(r, mode))
+      ss_option_copy(r, c, &d);
 }
 
 /* Every configuration's job: platforms x instances x sharding modes x algorithms x batches. */
@@ -238,7 +223,7 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
         first = out->refused_by_first[p].msg;
     /* Refused for memory without sharding: say what would make it fit. */
     int memory = first && strstr(first, " GiB of ") != NULL;
-    int shard = memory && !o->plan_shards && o->shard == SS_SHARD_NONE;
+    int shard = memory && !o->plan_shards && !ss_shard_sharded(o->shard);
     int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing;
     const char* hint = shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
                                        "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
@@ -389,10 +374,6 @@ static void duration(char* buf, size_t size, double s)
     snprintf(buf, size, "%.3g s", s);
 }
 
-/* The stalls as the table names them. */
-static const char* const stall_words[SS_CAT_COUNT] = {"compute", "prep (CPU)", "fetch (disk)", "interconnect",
-                                                      "network", "host"};
-
 static void write_table(FILE* f, const ss_planner* p)
 {
   fprintf(f, "stash-sim plan: %s, %.17g samples (%.3g epochs), ranked by %s\n", p->workload, p->samples, p->epochs,
@@ -423,7 +404,7 @@ static void write_table(FILE* f, const ss_planner* p)
     char t[32], stall[48] = "none", limit[48];
     duration(t, sizeof(t), r->time_to_train_s);
     if (r->stall < SS_CAT_COUNT)
-      snprintf(stall, sizeof(stall), "%s %.1f%%", stall_words[r->stall], 100 * r->part_s[r->stall] / r->iteration_s);
+      snprintf(stall, sizeof(stall), "%s %.1f%%", ss_category_of(r->stall)->word, 100 * r->part_s[r->stall] / r->iteration_s);
     snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
     fprintf(f, "%4d  %-16s %3d %5d  %-12s %-12s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
             r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch,

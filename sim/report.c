@@ -67,11 +67,6 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
   return SS_OK;
 }
 
-static const char* const part_keys[SS_CAT_COUNT] = {"compute_s", "prep_stall_s", "fetch_stall_s",
-                                                    "interconnect_stall_s", "network_stall_s", "host_stall_s"};
-static const char* const part_labels[SS_CAT_COUNT] = {"compute", "prep (CPU) stall", "fetch (disk) stall",
-                                                      "interconnect stall", "network stall", "host stall"};
-
 /* Whether a table shows category c: the host stall only when the host side was simulated (with
  * --ideal and on jobs without host costs the table is as it was before the host side existed). */
 static int shown(ss_cat c, const ss_job* j)
@@ -160,9 +155,8 @@ static void write_json_memory(FILE* f, const ss_job* j)
 /* --shard zero3, fsdp-*: the units, and the collectives of an iteration by kind. */
 static void write_table_units(FILE* f, const ss_job* j)
 {
-  static const char* const modes[SS_SHARD_COUNT] = {
-      [SS_SHARD_ZERO3] = "DeepSpeed ZeRO-3", [SS_SHARD_FSDP_FULL] = "FSDP FULL_SHARD",
-      [SS_SHARD_FSDP_GRAD_OP] = "FSDP SHARD_GRAD_OP", [SS_SHARD_FSDP_HYBRID] = "FSDP HYBRID_SHARD"};
+  const ss_shard_mode* mode = ss_shard_mode_of(j->opt.shard);
+  int layers = mode->units == SS_UNITS_LAYERS;
   int gathers = 0, prefetches = 0, reduces = 0, replicas = 0, root = j->nunits > 0 && j->units[j->nunits - 1].root;
   for (int c = 0; c < ss_job_seg_colls(j); c++) {
     const ss_coll_spec* s = &j->colls[c];
@@ -171,23 +165,23 @@ static void write_table_units(FILE* f, const ss_job* j)
     reduces += s->kind == SS_CK_REDUCE || s->kind == SS_CK_BUCKET;
     replicas += s->kind == SS_CK_REPLICA;
   }
-  fprintf(f, "  sharding: %s, states divided among %d GPUs%s; %d unit%s", modes[j->opt.shard], j->shard_group,
+  fprintf(f, "  sharding: %s, states divided among %d GPUs%s; %d unit%s", mode->label, j->shard_group,
           j->shard_group < j->ngpus ? " (each instance's), replicated across instances" : "", j->nunits,
           j->nunits == 1 ? "" : "s");
-  if (j->opt.shard == SS_SHARD_ZERO3)
+  if (layers)
     fprintf(f, " (each layer's parameters; prefetch %.4g million elements, reuse distance %.4g million; %s)",
             j->opt.param_prefetch ? j->opt.prefetch_bucket / 1e6 : 0, j->opt.reuse_distance / 1e6,
-            j->opt.overlap_comm == SS_OVERLAP_COMM_OFF ? "on the default stream, --overlap-comm off"
-                                                       : "on side streams (overlap_comm)");
+            ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm) ? "on side streams (overlap_comm)"
+                                                                     : "on the default stream, --overlap-comm off");
   else if (j->opt.wrap_params > 0)
     fprintf(f, " (layers of at least %.4g parameters%s)", j->opt.wrap_params, root ? ", the others in the root" : "");
   else
     fprintf(f, " (one per layer with parameters)");
-  if (j->opt.shard != SS_SHARD_ZERO3)
+  if (!layers)
     fprintf(f, "; %s", j->opt.param_prefetch ? "the next unit prefetched" : "no prefetch (--no-param-prefetch)");
   fprintf(f, "\n  collectives per iteration: %d all-gather%s (%d prefetched), %d reduce-scatter%s", gathers,
           gathers == 1 ? "" : "s", prefetches, reduces, reduces == 1 ? "" : "s");
-  if (j->opt.shard == SS_SHARD_ZERO3)
+  if (mode->grads == SS_GRADS_ZERO_BUCKETS)
     fprintf(f, " (buckets of up to %.0f million elements)", SS_ZERO_BUCKET_ELEMENTS / 1e6);
   if (replicas > 0)
     fprintf(f, ", %d allreduce%s across instances", replicas, replicas == 1 ? "" : "s");
@@ -253,14 +247,14 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, ",\n");
   fprintf(f, "  \"breakdown\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, "    \"%s\": %.17g%s\n", part_keys[c], r->bd.part_s[c], c + 1 < SS_CAT_COUNT ? "," : "");
+    fprintf(f, "    \"%s_s\": %.17g%s\n", ss_cat_name((ss_cat)c), r->bd.part_s[c], c + 1 < SS_CAT_COUNT ? "," : "");
   fprintf(f, "  },\n  \"breakdown_detail\": {\n");
   for (int d = 0; d < SS_DETAIL_COUNT; d++)
     fprintf(f, "    \"%s_s\": %.17g%s\n", ss_detail_name((ss_detail)d), r->bd.detail_s[d],
             d + 1 < SS_DETAIL_COUNT ? "," : "");
   fprintf(f, "  },\n  \"breakdown_pct\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, "    \"%.*s_pct\": %.17g%s\n", (int)strlen(part_keys[c]) - 2, part_keys[c],
+    fprintf(f, "    \"%s_pct\": %.17g%s\n", ss_cat_name((ss_cat)c),
             100 * r->bd.part_s[c] / r->bd.iteration_s, c + 1 < SS_CAT_COUNT ? "," : "");
   fprintf(f, "  },\n  \"limit\": {\"resource\": \"%s\", \"utilisation\": %.17g, \"per_class\": {",
           ss_res_name(r->bd.limit), r->bd.util[r->bd.limit]);
@@ -327,10 +321,6 @@ static double tidy(double v)
   return fabs(v) < 1e-12 ? 0 : v;
 }
 
-static const char* const diff_labels[SS_DIFF_COUNT] = {"compute", "interconnect stall", "network stall",
-                                                      "prep (CPU) stall", "fetch (disk) stall"};
-static const ss_cat diff_cat[SS_DIFF_COUNT] = {SS_CAT_COMPUTE, SS_CAT_INTERCONNECT, SS_CAT_NETWORK, SS_CAT_PREP,
-                                               SS_CAT_FETCH};
 
 /* The differential breakdown under the RUN2 report: the runs, then each part per iteration, per
  * epoch, in Stash's percent and in percent of RUN2, beside RUN2's timeline; then the notes. */
@@ -359,7 +349,7 @@ static void write_table_stash(FILE* f, const ss_stash* s)
   const double* tl = s->bd[SS_RUN2].part_s;
   for (int d = 0; d < SS_DIFF_COUNT; d++) {
     char label[64];
-    snprintf(label, sizeof(label), "%s (%s)", diff_labels[d],
+    snprintf(label, sizeof(label), "%s (%s)", ss_category_of(ss_stash_diff_cat((ss_diff)d))->label,
              d == SS_DIFF_INTERCONNECT && !single ? "RUN1-RUN0" : formula[d]);
     if (d == SS_DIFF_NETWORK && !single) {
       fprintf(f, "  %-32s %12s %10s %8s %8s %13.3f ms\n", "network stall (one instance)", "-", "-", "-", "-",
@@ -368,7 +358,7 @@ static void write_table_stash(FILE* f, const ss_stash* s)
     }
     double v = tidy(s->part_s[d]);
     fprintf(f, "  %-32s %9.3f ms %8.1f s %7.1f%% %7.1f%% %13.3f ms\n", label, v * 1e3, v * s->iterations_per_epoch,
-            tidy(s->pct[d]), 100 * v / s->bd[SS_RUN2].iteration_s, tl[diff_cat[d]] * 1e3);
+            tidy(s->pct[d]), 100 * v / s->bd[SS_RUN2].iteration_s, tl[ss_stash_diff_cat((ss_diff)d)] * 1e3);
   }
   fprintf(f, "  Stash %%: interconnect / %s, network / SINGLE, prep / RUN3 (at least 0), fetch / RUN2, as Stash's "
              "tool/analyze.py; compute / RUN2\n", single ? "SINGLE" : "RUN1");
@@ -471,7 +461,7 @@ static void write_table(FILE* f, const ss_result* r)
           j->warmup + j->iterations, j->ngpus, j->ngpus == 1 ? "" : "s");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     if (shown((ss_cat)c, j))
-      fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", part_labels[c], b->part_s[c] * 1e3,
+      fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", ss_category_of((ss_cat)c)->label, b->part_s[c] * 1e3,
               100 * b->part_s[c] / b->iteration_s);
   if (b->detail_s[SS_DETAIL_INTERFERENCE] > 0 || b->detail_s[SS_DETAIL_STRAGGLER] > 0)
     fprintf(f, "    of the stalls: %.3f ms compute slowed by collectives (interference), %.3f ms waiting for the "
@@ -512,16 +502,17 @@ static void write_table(FILE* f, const ss_result* r)
             j->opt.async_copy && j->workers > 0 ? ", copied to the GPU by the loaders" : "");
   if (j->opt.arch == SS_ARCH_PS) {
     write_table_ps(f, r);
-  } else if (j->ngpus > 1 && ss_shard_units(j->opt.shard)) {
+  } else if (j->ngpus > 1 && ss_shard_has_units(j->opt.shard)) {
     write_table_units(f, j);
   } else if (j->ngpus > 1) {
     int count[SS_ALLREDUCE_COUNT] = {0};
     for (int k = 0; k < j->nbuckets; k++)
       count[j->bucket_alg[k]]++;
     char cap[128];
-    if (j->opt.shard != SS_SHARD_NONE)
-      snprintf(cap, sizeof(cap), "(DeepSpeed ZeRO-%d, of up to %.0f million elements)",
-               j->opt.shard == SS_SHARD_ZERO1 ? 1 : 2, SS_ZERO_BUCKET_ELEMENTS / 1e6);
+    const ss_shard_mode* mode = ss_shard_mode_of(j->opt.shard);
+    int sharded = ss_shard_sharded(j->opt.shard);
+    if (sharded)
+      snprintf(cap, sizeof(cap), "(%s, of up to %.0f million elements)", mode->label, SS_ZERO_BUCKET_ELEMENTS / 1e6);
     else if (j->opt.ddp == SS_DDP_APEX)
       snprintf(cap, sizeof(cap), "(apex DDP, message size %g element%s)", j->opt.message_size,
                j->opt.message_size <= 1 ? ": one per parameter tensor" : "s");
@@ -531,14 +522,14 @@ static void write_table(FILE* f, const ss_result* r)
       snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mib);
     else
       snprintf(cap, sizeof(cap), "(one per layer)");
-    const char* when = j->opt.shard == SS_SHARD_ZERO1   ? ", after backward"
-                       : j->opt.shard == SS_SHARD_ZERO2 && j->opt.overlap_comm == SS_OVERLAP_COMM_ON
+    const char* when = sharded && !mode->bucket_in_backward ? ", after backward"
+                       : sharded && ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm)
                            ? ", each as backward fills it, overlapped with backward (--overlap-comm on)"
-                       : j->opt.shard == SS_SHARD_ZERO2 ? ", each as backward fills it, backward waiting"
-                       : j->opt.overlap                 ? ", overlapped with backward"
-                                                        : ", after backward (--no-overlap)";
+                       : sharded         ? ", each as backward fills it, backward waiting"
+                       : j->opt.overlap ? ", overlapped with backward"
+                                        : ", after backward (--no-overlap)";
     fprintf(f, "  gradients: %d bucket%s %s%s; %s", j->nbuckets, j->nbuckets == 1 ? "" : "s", cap, when,
-            j->opt.shard == SS_SHARD_ZERO2 ? "reduce-scatter" : "allreduce");
+            ss_coll_op_name(mode->bucket_op));
     for (int a = 0, first = 1; a < SS_ALLREDUCE_COUNT; a++)
       if (count[a]) {
         fprintf(f, "%s %s", first ? "" : ",", ss_allreduce_name((ss_allreduce)a));
@@ -592,7 +583,7 @@ static void whatif_json_side(FILE* f, const char* name, const ss_result* r)
              "\"cost_usd_per_epoch\": %.17g,\n    \"breakdown\": {",
           r->bd.iteration_s, r->throughput_samples_per_s, r->epoch_s, r->cost_usd_per_epoch);
   for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, "%s\"%s\": %.17g", c ? ", " : "", part_keys[c], r->bd.part_s[c]);
+    fprintf(f, "%s\"%s_s\": %.17g", c ? ", " : "", ss_cat_name((ss_cat)c), r->bd.part_s[c]);
   fprintf(f, "}}");
 }
 
@@ -661,7 +652,7 @@ int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, c
   fprintf(f, "  per iteration:\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     if (shown((ss_cat)c, base->job) || shown((ss_cat)c, changed->job))
-      fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", part_labels[c], base->bd.part_s[c] * 1e3,
+      fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", ss_category_of((ss_cat)c)->label, base->bd.part_s[c] * 1e3,
               changed->bd.part_s[c] * 1e3, (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
   fprintf(f, "  speedup: x%.3f (throughput, changed over base)\n", speedup);
   return ferror(f) ? SS_EIO : SS_OK;

@@ -1,311 +1,99 @@
-/* shard: the wrapping units of --shard zero3 and fsdp-*, and the collectives each forward and
- * backward pass over them issues (docs/model.md, "Sharded data parallelism"; the sources are in
- * calibration/sharding_sources.md, sections 3 and 4). */
-#include "job.h"
+/* shard: the sharded data-parallel modes and their facts, one row each. */
+#include "shard.h"
 
-#include <limits.h>
-#include <math.h>
-#include <stdlib.h>
+#include "names.h"
 
-int ss_shard_units(ss_shard mode)
+#include <stdio.h>
+#include <string.h>
+
+const char* const ss_shard_names[] = {"none",  "zero1",        "zero2",       "zero3",
+                                      "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", NULL};
+
+const char* const ss_overlap_comm_names[] = {"auto", "off", "on", NULL};
+
+#define ALL_STATES (SS_STATE_OPTIMIZER | SS_STATE_GRADIENTS | SS_STATE_PARAMETERS)
+#define FSDP_TAKES (SS_SOPT_WRAP_PARAMS | SS_SOPT_PARAM_PREFETCH)
+
+/* DeepSpeed v0.12.3 (stage_1_and_2.py, stage3.py): ZeRO-1 reduces its buckets after backward and
+ * forces overlap_comm off; ZeRO-2 reduce-scatters each bucket as backward fills it, on the default
+ * stream unless overlap_comm; both all-gather the updated parameters after the step. ZeRO-3 fetches
+ * each module's parameters, overlap_comm on by default. FSDP (PyTorch 2.1-2.2): a reduce-scatter per
+ * unit; FULL_SHARD frees a unit after forward, SHARD_GRAD_OP keeps it to backward; HYBRID_SHARD is
+ * FULL_SHARD within each instance, replicated across. */
+static const ss_shard_mode modes[SS_SHARD_COUNT] = {
+    [SS_SHARD_NONE] = {NULL, NULL, 0, 0, SS_GRADS_FRAMEWORK, SS_OP_ALLREDUCE, 1, 0, SS_UNITS_NONE, 0, 0,
+                       SS_SOPT_FRAMEWORK},
+    [SS_SHARD_ZERO1] = {"DeepSpeed ZeRO-1", "DeepSpeed's engine", SS_STATE_OPTIMIZER, 0,
+                        SS_GRADS_ZERO_BUCKETS, SS_OP_ALLREDUCE, 0, 1, SS_UNITS_NONE, 0, 0, 0},
+    [SS_SHARD_ZERO2] = {"DeepSpeed ZeRO-2", "DeepSpeed's engine", SS_STATE_OPTIMIZER | SS_STATE_GRADIENTS, 0,
+                        SS_GRADS_ZERO_BUCKETS, SS_OP_REDUCE_SCATTER, 1, 1, SS_UNITS_NONE, 0, 0, SS_SOPT_OVERLAP_COMM},
+    [SS_SHARD_ZERO3] = {"DeepSpeed ZeRO-3", "DeepSpeed's engine", ALL_STATES, 0, SS_GRADS_ZERO_BUCKETS,
+                        SS_OP_REDUCE_SCATTER, 1, 0, SS_UNITS_LAYERS, 0, 1,
+                        SS_SOPT_PARAM_PREFETCH | SS_SOPT_ZERO3 | SS_SOPT_OVERLAP_COMM},
+    [SS_SHARD_FSDP_FULL] = {"FSDP FULL_SHARD", "FSDP", ALL_STATES, 0, SS_GRADS_UNITS,
+                            SS_OP_REDUCE_SCATTER, 1, 0, SS_UNITS_WRAP, 0, 0, FSDP_TAKES},
+    [SS_SHARD_FSDP_GRAD_OP] = {"FSDP SHARD_GRAD_OP", "FSDP", ALL_STATES, 0, SS_GRADS_UNITS,
+                               SS_OP_REDUCE_SCATTER, 1, 0, SS_UNITS_WRAP, 1, 0, FSDP_TAKES},
+    [SS_SHARD_FSDP_HYBRID] = {"FSDP HYBRID_SHARD", "FSDP", ALL_STATES, 1, SS_GRADS_UNITS,
+                              SS_OP_REDUCE_SCATTER, 1, 0, SS_UNITS_WRAP, 0, 0, FSDP_TAKES},
+};
+
+const ss_shard_mode* ss_shard_mode_of(ss_shard m)
 {
-  return mode == SS_SHARD_ZERO3 || mode == SS_SHARD_FSDP_FULL || mode == SS_SHARD_FSDP_GRAD_OP ||
-         mode == SS_SHARD_FSDP_HYBRID;
+  return &modes[m >= 0 && m < SS_SHARD_COUNT ? m : SS_SHARD_NONE];
 }
 
-/* The elements of layer l's tensors that ZeRO-3 partitions: all but the persistent ones (at most
- * SS_ZERO3_PERSIST_ELEMENTS each); a layer that lists no tensors is one tensor. */
-static double partitioned(const ss_workload* w, int l, int zero3)
+const char* ss_shard_name(ss_shard m)
 {
-  const ss_layer* y = &w->layers[l];
-  if (!zero3)
-    return y->params;
-  if (!y->tensors || y->ntensors < 1)
-    return y->params > SS_ZERO3_PERSIST_ELEMENTS ? y->params : 0;
-  double sum = 0;
-  for (int t = 0; t < y->ntensors; t++)
-    if (y->tensors[t] > SS_ZERO3_PERSIST_ELEMENTS)
-      sum += y->tensors[t];
-  return sum;
+  return ss_names_at(ss_shard_names, (int)m);
 }
 
-/* The units: ZeRO-3 fetches each module's own parameters (one unit per layer that has partitioned
- * ones); FSDP wraps each layer of at least --wrap-params parameters (all that have some by
- * default, as transformer_auto_wrap_policy on a workload of one layer per block) and leaves the
- * others to the outermost (root) unit, which comes last in j->units. */
-static int make_units(ss_job* j, double* persistent)
+int ss_shard_sharded(ss_shard m)
 {
-  const ss_workload* w = j->workload;
-  int zero3 = j->opt.shard == SS_SHARD_ZERO3;
-  double min = fmax(j->opt.wrap_params, 1), root = 0;
-  j->units = calloc((size_t)w->nlayers + 1, sizeof(ss_unit));
-  if (!j->units)
-    return SS_ENOMEM;
-  *persistent = 0;
-  for (int l = 0; l < w->nlayers; l++) {
-    double p = partitioned(w, l, zero3);
-    *persistent += w->layers[l].params - p;
-    if (p <= 0)
+  return ss_shard_mode_of(m)->divides != 0;
+}
+
+int ss_shard_has_units(ss_shard m)
+{
+  return ss_shard_mode_of(m)->units != SS_UNITS_NONE;
+}
+
+int ss_shard_takes(ss_shard m, unsigned sopt)
+{
+  return sopt == 0 || (ss_shard_mode_of(m)->takes & sopt) != 0;
+}
+
+int ss_shard_overlap_comm(ss_shard m, ss_overlap_comm given)
+{
+  const ss_shard_mode* d = ss_shard_mode_of(m);
+  if (!(d->takes & SS_SOPT_OVERLAP_COMM))
+    return 1;
+  return given == SS_OVERLAP_COMM_AUTO ? d->overlap_comm : given == SS_OVERLAP_COMM_ON;
+}
+
+/* The takers joined as "a, b or c"; FSDP's modes together are "fsdp-*" beside another family's. */
+void ss_shard_takers_text(unsigned sopt, char* buf, size_t size)
+{
+  const char* items[SS_SHARD_COUNT + 1];
+  int n = 0, fsdp = 0, fsdp_all = 1, other = 0;
+  for (int m = 0; m < SS_SHARD_COUNT; m++) {
+    int is_fsdp = strncmp(ss_shard_names[m], "fsdp-", 5) == 0, takes = (modes[m].takes & sopt) != 0;
+    fsdp += is_fsdp && takes;
+    fsdp_all &= !is_fsdp || takes;
+    other += !is_fsdp && takes;
+  }
+  int star = fsdp > 0 && fsdp_all && other > 0;
+  for (int m = 0; m < SS_SHARD_COUNT; m++) {
+    int is_fsdp = strncmp(ss_shard_names[m], "fsdp-", 5) == 0;
+    if (!(modes[m].takes & sopt) || (star && is_fsdp))
       continue;
-    if (!zero3 && p < min) {
-      root += p;
-      continue;
-    }
-    j->units[j->nunits++] = (ss_unit){l, l, p, 0};
+    items[n++] = ss_shard_names[m];
   }
-  if (root > 0)
-    j->units[j->nunits++] = (ss_unit){-1, -1, root, 1};
-  return SS_OK;
-}
-
-/* The chunks: the layers cut where each (non-root) unit's first layer is. */
-static int make_chunks(ss_job* j)
-{
-  int nl = j->workload->nlayers;
-  j->chunks = calloc((size_t)j->nunits + 1, sizeof(ss_chunk));
-  if (!j->chunks)
-    return SS_ENOMEM;
-  for (int u = 0; u < j->nunits; u++) {
-    const ss_unit* un = &j->units[u];
-    if (un->root)
-      continue;
-    if (j->nchunks == 0 && un->first_layer > 0)
-      j->chunks[j->nchunks++] = (ss_chunk){0, un->first_layer - 1, -1, {0}, {0}};
-    j->chunks[j->nchunks++] = (ss_chunk){un->first_layer, un->first_layer, u, {0}, {0}};
+  if (star)
+    items[n++] = "fsdp-*";
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", items[i]);
   }
-  if (j->nchunks == 0)
-    j->chunks[j->nchunks++] = (ss_chunk){0, nl - 1, -1, {0}, {0}};
-  for (int c = 0; c < j->nchunks; c++)
-    j->chunks[c].last_layer = c + 1 < j->nchunks ? j->chunks[c + 1].first_layer - 1 : nl - 1;
-  return SS_OK;
-}
-
-/* The planner's state while it walks one iteration's passes. */
-typedef struct walk {
-  ss_job* j;
-  int zero3, hybrid_scope;  /* hybrid_scope: the shard group's scope */
-  double* avail;            /* [unit]: its elements gathered or being gathered */
-  int* next_tensor;         /* [unit] ZeRO-3: its first tensor not yet gathered */
-  int* last_gather;         /* [unit]: the latest collective that gathers some of it */
-  double live;              /* elements gathered now */
-  double persistent;        /* ZeRO-3: elements kept gathered */
-} walk;
-
-/* The unit of use t of the trace: the chunks' forward passes, then their backward passes. */
-static int use_unit(const ss_job* j, int t)
-{
-  return j->chunks[t < j->nchunks ? t : 2 * j->nchunks - 1 - t].unit;
-}
-
-static ss_coll_spec* gather(walk* k, int index, int bwd, int prefetch, double elements)
-{
-  ss_coll_spec* c = ss_job_add_coll(k->j, SS_CK_GATHER, SS_OP_ALL_GATHER, k->hybrid_scope, index,
-                                    elements * k->j->shard_bytes_per_param);
-  c->bwd = bwd;
-  c->prefetch = prefetch;
-  k->live += elements;
-  return c;
-}
-
-/* All that is not yet gathered of unit u, for its use now or ahead of it (prefetch). */
-static void fetch(walk* k, int u, int bwd, int prefetch)
-{
-  const ss_unit* un = &k->j->units[u];
-  if (k->avail[u] >= un->params)
-    return;
-  gather(k, u, bwd, prefetch, un->params - k->avail[u]);
-  k->avail[u] = un->params;
-  k->next_tensor[u] = INT_MAX;
-  k->last_gather[u] = k->j->ncolls - 1;
-}
-
-/* The tensors of unit u not yet gathered, in order, while fewer than cap elements are being
- * prefetched (DeepSpeed pops parameters while numel_prefetching < max_params_to_prefetch). */
-static double pop_tensors(walk* k, int u, double taken, double cap)
-{
-  const ss_workload* w = k->j->workload;
-  const ss_layer* y = &w->layers[k->j->units[u].first_layer];
-  int n = y->tensors && y->ntensors > 0 ? y->ntensors : 1;
-  double got = 0;
-  for (int t = k->next_tensor[u]; t < n && taken + got < cap; t++) {
-    double e = y->tensors && y->ntensors > 0 ? y->tensors[t] : y->params;
-    if (n > 1 && e <= SS_ZERO3_PERSIST_ELEMENTS) {
-      k->next_tensor[u] = t + 1;
-      continue;
-    }
-    got += e;
-    k->next_tensor[u] = t + 1;
-  }
-  k->avail[u] = fmin(k->j->units[u].params, k->avail[u] + got);
-  return got;
-}
-
-/* Prefetch at use t. FSDP: the unit of the next use in the same pass (its implicit forward
- * prefetch, the CPU running ahead under limit_all_gathers; BACKWARD_PRE in backward), one unit.
- * ZeRO-3: the upcoming parameters of the recorded trace (forward then backward) not gathered, up
- * to stage3_prefetch_bucket_size elements (--prefetch-bucket) while fewer than
- * stage3_max_live_parameters are gathered, as one all-gather. */
-static void prefetch(walk* k, int t)
-{
-  ss_job* j = k->j;
-  int n = 2 * j->nchunks, bwd = t >= j->nchunks;
-  double cap = j->opt.param_prefetch ? j->opt.prefetch_bucket : 0;
-  if (!j->opt.param_prefetch)
-    return;
-  if (!k->zero3) {
-    for (int s = t + 1; s < n && (s >= j->nchunks) == bwd; s++) {
-      int v = use_unit(j, s);
-      if (v < 0)
-        continue;
-      fetch(k, v, bwd, 1);
-      return;
-    }
-    return;
-  }
-  /* ... and no more than stage3_max_live_parameters gathered at once. */
-  cap = fmin(cap, SS_ZERO3_MAX_LIVE_ELEMENTS - k->live);
-  double taken = 0;
-  int first = -1, last = -1, first_bwd = bwd;
-  for (int s = t + 1; s < n && taken < cap; s++) {
-    int v = use_unit(j, s);
-    if (v < 0 || k->avail[v] >= j->units[v].params)
-      continue;
-    double got = pop_tensors(k, v, taken, cap);
-    if (got > 0) {
-      taken += got;
-      k->last_gather[v] = j->ncolls; /* the all-gather about to be added */
-      if (first < 0) {
-        first = v;
-        first_bwd = s >= j->nchunks;
-      }
-      last = v;
-    }
-  }
-  if (taken > 0) {
-    ss_coll_spec* c = gather(k, first, first_bwd, 1, taken);
-    c->last = last;
-  }
-}
-
-/* The elements of the uses strictly between t and the next use of unit u (ZeRO-3's reuse distance:
- * a parameter used again within stage3_max_reuse_distance elements is not released). */
-static double reuse_distance(const ss_job* j, int t, int u)
-{
-  double d = 0;
-  for (int s = t + 1; s < 2 * j->nchunks; s++) {
-    int v = use_unit(j, s);
-    if (v == u)
-      return d;
-    if (v >= 0)
-      d += j->units[v].params;
-  }
-  return INFINITY;
-}
-
-static void release(walk* k, int u)
-{
-  k->live -= k->avail[u];
-  k->avail[u] = 0;
-  k->next_tensor[u] = 0;
-}
-
-/* The gradients of unit u reduced to their owners; hybrid: and that shard across the replicas. */
-static void reduce(walk* k, int u)
-{
-  ss_job* j = k->j;
-  double bytes = j->units[u].params * j->shard_bytes_per_param;
-  ss_job_add_coll(j, SS_CK_REDUCE, SS_OP_REDUCE_SCATTER, k->hybrid_scope, u, bytes);
-  if (k->hybrid_scope == SS_SCOPE_INSTANCE)
-    ss_job_add_coll(j, SS_CK_REPLICA, SS_OP_ALLREDUCE, SS_SCOPE_CROSS, u, bytes);
-}
-
-/* One use: what its pass issues before it runs (the root's parameters first, then its unit's,
- * then a prefetch), what it waits for, and what it issues after (the gradients'). */
-static void use(walk* k, int t, int* bucket, double* peak)
-{
-  ss_job* j = k->j;
-  int bwd = t >= j->nchunks, c = bwd ? 2 * j->nchunks - 1 - t : t, u = j->chunks[c].unit;
-  int root = j->nunits > 0 && j->units[j->nunits - 1].root ? j->nunits - 1 : -1;
-  ss_chunk_use* cu = bwd ? &j->chunks[c].bwd : &j->chunks[c].fwd;
-  cu->before0 = j->ncolls;
-  if (t == 0 && root >= 0)
-    fetch(k, root, 0, 0);
-  if (u >= 0)
-    fetch(k, u, bwd, 0); /* nothing when it is kept from its forward (SHARD_GRAD_OP, the root) */
-  cu->gate = u >= 0 ? k->last_gather[u] : root >= 0 ? k->last_gather[root] : -1;
-  prefetch(k, t);
-  cu->nbefore = j->ncolls - cu->before0;
-  /* ZeRO-3 without overlap_comm gathers on the default stream: the pass waits for its prefetch too. */
-  if (k->zero3 && j->opt.overlap_comm == SS_OVERLAP_COMM_OFF && cu->nbefore > 0)
-    cu->gate = j->ncolls - 1;
-  *peak = fmax(*peak, k->live + k->persistent);
-  cu->after0 = j->ncolls;
-  if (!bwd) {
-    /* FULL_SHARD and HYBRID_SHARD free a non-root unit after its forward, SHARD_GRAD_OP keeps it;
-     * ZeRO-3 keeps what is used again soon. */
-    int keep = j->opt.shard == SS_SHARD_FSDP_GRAD_OP ||
-               (k->zero3 && reuse_distance(j, t, u) <= j->opt.reuse_distance);
-    if (u >= 0 && !keep)
-      release(k, u);
-  } else if (k->zero3) {
-    /* ZeRO-3 reduces its buckets of reduce_bucket_size elements as backward fills them. */
-    for (; *bucket < j->nbuckets && j->buckets[*bucket].last_layer >= j->chunks[c].first_layer; (*bucket)++)
-      ss_job_add_coll(j, SS_CK_BUCKET, SS_OP_REDUCE_SCATTER, SS_SCOPE_ALL, *bucket, j->buckets[*bucket].bytes);
-    if (u >= 0)
-      release(k, u);
-  } else {
-    if (u >= 0) {
-      reduce(k, u);
-      release(k, u);
-    }
-    if (c == 0 && root >= 0) {
-      reduce(k, root);
-      release(k, root);
-    }
-  }
-  cu->nafter = j->ncolls - cu->after0;
-}
-
-int ss_shard_plan(ss_job* j)
-{
-  int zero3 = j->opt.shard == SS_SHARD_ZERO3;
-  int hybrid = j->opt.shard == SS_SHARD_FSDP_HYBRID && j->instances > 1;
-  double persistent = 0;
-  int rc = make_units(j, &persistent);
-  if (!rc)
-    rc = make_chunks(j);
-  if (rc)
-    return rc;
-  /* ZeRO-3's persistent parameters are gathered again after every step (stage3.py _post_step). */
-  if (zero3 && persistent > 0) {
-    j->post_bytes = calloc(1, sizeof(double));
-    if (!j->post_bytes)
-      return SS_ENOMEM;
-    j->npost = 1;
-    j->post_bytes[0] = persistent * j->shard_bytes_per_param;
-  }
-  size_t most = 6 * (size_t)j->nchunks + 2 * (size_t)j->nunits + (size_t)j->nbuckets + (size_t)j->npost +
-                (size_t)j->nmetric + 4;
-  j->colls = calloc(most, sizeof(ss_coll_spec));
-  walk k = {j, zero3, hybrid ? SS_SCOPE_INSTANCE : SS_SCOPE_ALL, calloc((size_t)j->nunits + 1, sizeof(double)),
-            calloc((size_t)j->nunits + 1, sizeof(int)), calloc((size_t)j->nunits + 1, sizeof(int)), 0,
-            zero3 ? persistent : 0};
-  if (!j->colls || !k.avail || !k.next_tensor || !k.last_gather) {
-    free(k.avail);
-    free(k.next_tensor);
-    free(k.last_gather);
-    return SS_ENOMEM;
-  }
-  double peak = 0;
-  int bucket = 0;
-  for (int t = 0; t < 2 * j->nchunks; t++)
-    use(&k, t, &bucket, &peak);
-  ss_assert(bucket == j->nbuckets);
-  ss_job_add_post_colls(j);
-  ss_assert((size_t)j->ncolls <= most);
-  j->gathered_peak = peak * j->shard_bytes_per_param;
-  free(k.avail);
-  free(k.next_tensor);
-  free(k.last_gather);
-  return SS_OK;
 }

@@ -14,8 +14,9 @@
 #include <string.h>
 
 static const char* const run_keys[SS_RUN_COUNT] = {"run0", "run1", "run2", "run3", "single_instance"};
-static const char* const diff_keys[SS_DIFF_COUNT] = {"compute", "interconnect_stall", "network_stall", "prep_stall",
-                                                     "fetch_stall"};
+/* The category each part of the differential breakdown measures. */
+static const ss_cat diff_cat[SS_DIFF_COUNT] = {SS_CAT_COMPUTE, SS_CAT_INTERCONNECT, SS_CAT_NETWORK, SS_CAT_PREP,
+                                               SS_CAT_FETCH};
 
 const char* ss_stash_run_key(ss_run r)
 {
@@ -23,10 +24,15 @@ const char* ss_stash_run_key(ss_run r)
   return run_keys[r];
 }
 
-const char* ss_stash_diff_key(ss_diff d)
+ss_cat ss_stash_diff_cat(ss_diff d)
 {
   ss_assert(d >= 0 && d < SS_DIFF_COUNT);
-  return diff_keys[d];
+  return diff_cat[d];
+}
+
+const char* ss_stash_diff_key(ss_diff d)
+{
+  return ss_cat_name(ss_stash_diff_cat(d));
 }
 
 static int xml_name(const struct dirent* e)

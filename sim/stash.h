@@ -66,4 +66,7 @@ void ss_stash_free(ss_stash* s);
 const char* ss_stash_run_key(ss_run r);
 const char* ss_stash_diff_key(ss_diff d);
 
+/* The category part d of the differential breakdown measures (its key is that category's name). */
+ss_cat ss_stash_diff_cat(ss_diff d);
+
 #endif

@@ -59,18 +59,3 @@ void ss_timeline_span(ss_timeline* t, int rank, int iter, double start_s, double
   t->start_s[(size_t)rank * (size_t)t->niters + (size_t)iter] = start_s;
   t->end_s[(size_t)rank * (size_t)t->niters + (size_t)iter] = end_s;
 }
-
-const char* ss_cat_name(ss_cat cat)
-{
-  static const char* const names[SS_CAT_COUNT] = {"compute", "prep_stall", "fetch_stall", "interconnect_stall",
-                                                  "network_stall", "host_stall"};
-  ss_assert(cat < SS_CAT_COUNT);
-  return names[cat];
-}
-
-const char* ss_detail_name(ss_detail d)
-{
-  static const char* const names[SS_DETAIL_COUNT] = {"interference", "straggler"};
-  ss_assert(d < SS_DETAIL_COUNT);
-  return names[d];
-}

@@ -2,21 +2,8 @@
 #ifndef SS_TIMELINE_H
 #define SS_TIMELINE_H
 
-/* What a rank's training process is doing; every instant of an iteration falls in one category. */
-typedef enum ss_cat {
-  SS_CAT_COMPUTE,      /* forward, backward, optimizer kernels */
-  SS_CAT_PREP,         /* waiting for CPU preparation of data, and the host-to-device copy */
-  SS_CAT_FETCH,        /* waiting for storage reads */
-  SS_CAT_INTERCONNECT, /* waiting for collectives inside one instance */
-  SS_CAT_NETWORK,      /* waiting for collectives that cross instances */
-  SS_CAT_HOST,         /* waiting for the training process's CPU thread to issue work (docs/model.md) */
-  SS_CAT_COUNT
-} ss_cat;
+#include "category.h"
 
-/* Parts of the interconnect and network stalls that a mechanism explains (docs/model.md): compute
- * slowed down by collectives running on the same GPU (interference), and waits for the slowest
- * rank at a synchronous step (straggler). Each is also counted in its category. */
-typedef enum ss_detail { SS_DETAIL_INTERFERENCE, SS_DETAIL_STRAGGLER, SS_DETAIL_COUNT } ss_detail;
 
 /* The resources whose utilisation a run measures over its measured window (docs/model.md, "What
  * limits a run"): the link classes, in ss_link_class's order (sim/platform.h; the engine checks
@@ -71,10 +58,5 @@ void ss_timeline_detail(ss_timeline* t, int rank, int iter, ss_detail d, double 
 /* Record the simulated start and end date of (rank, iter). */
 void ss_timeline_span(ss_timeline* t, int rank, int iter, double start_s, double end_s);
 
-/* Short name of a category ("compute", "prep_stall", ...). */
-const char* ss_cat_name(ss_cat cat);
-
-/* Name of a detail ("interference", "straggler"). */
-const char* ss_detail_name(ss_detail d);
 
 #endif
