@@ -504,9 +504,10 @@ static int starts_later(const ss_sim* s, const ss_rank* me, int b)
   if (j->colls[b].kind != SS_CK_BUCKET)
     return 0;
   b = j->colls[b].index;
-  if (j->opt.ddp == SS_DDP_HOROVOD && me->bwd_start_s + j->buckets[b].start_s - simgrid_get_clock() > SS_SIM_PRECISION_S)
+  const ss_ddp_framework* fw = ss_ddp_of(j->opt.ddp);
+  if (fw->cycles && me->bwd_start_s + j->buckets[b].start_s - simgrid_get_clock() > SS_SIM_PRECISION_S)
     return 1;
-  return ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0;
+  return fw->background && j->collective_host_s > 0;
 }
 
 void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
@@ -525,12 +526,12 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
       /* Horovod: a fusion starts at its cycle after backward began (ss_bucket.start_s); a
        * framework whose calls run on a background thread makes them on this stream. */
       const ss_coll_spec* spec = &j->colls[b];
-      if (spec->kind == SS_CK_BUCKET && j->opt.ddp == SS_DDP_HOROVOD) {
+      if (spec->kind == SS_CK_BUCKET && ss_ddp_of(j->opt.ddp)->cycles) {
         double at = me->bwd_start_s + j->buckets[spec->index].start_s;
         if (at - simgrid_get_clock() > SS_SIM_PRECISION_S)
           sg_actor_sleep_until(at);
       }
-      if (spec->kind == SS_CK_BUCKET && ss_ddp_background(j->opt.ddp) && j->collective_host_s > 0)
+      if (spec->kind == SS_CK_BUCKET && ss_ddp_of(j->opt.ddp)->background && j->collective_host_s > 0)
         sg_actor_sleep_for(j->collective_host_s);
       double t0 = simgrid_get_clock();
       ss_straggler_arrive(s, a->rank, i, b, t0);

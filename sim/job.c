@@ -312,6 +312,21 @@ static int zero_post(ss_job* j)
   return SS_OK;
 }
 
+/* The gradient buckets (bucket.h), from the layers' backward times on the job's GPU. */
+static int make_buckets(ss_job* j)
+{
+  int nl = j->workload->nlayers;
+  double speed = j->platform->gpus[0].speed_flops;
+  double* bwd_s = calloc((size_t)nl + 1, sizeof(double));
+  if (!bwd_s)
+    return SS_ENOMEM;
+  for (int l = 0; l < nl; l++)
+    bwd_s[l] = j->bwd_flops[l] / speed;
+  int rc = ss_bucket_make(j->workload, &j->opt, bwd_s, j->shard_bytes_per_param, &j->buckets, &j->nbuckets);
+  free(bwd_s);
+  return rc;
+}
+
 /* One iteration's segments (ss_segment) from the layers and buckets, with the GPU work summed in
  * the order the trainer always has (forward at once; backward from the last layer, cut where a
  * collective launches), then the host's figures for each (host_opt_s: the optimizer's). */
@@ -339,7 +354,7 @@ static int make_segments(ss_job* j, double host_opt_s)
   int side_streams = ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm);
   double pending = 0, hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
   /* The collective calls on the training process's thread (Horovod's are on its background thread). */
-  double call_s = ss_ddp_background(j->opt.ddp) ? 0 : j->collective_host_s;
+  double call_s = ss_ddp_of(j->opt.ddp)->background ? 0 : j->collective_host_s;
   g = seg_open(j, SS_SEG_BACKWARD, &p);
   for (int l = nl - 1; l >= 0; l--) {
     pending += j->bwd_flops[l];
@@ -467,8 +482,8 @@ static int host_side(ss_job* j)
     j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio + (recomputed(j, l) ? j->host_fwd_s[l] : 0);
   }
   if (o->framework && (j->nbuckets > 0 || (ss_shard_has_units(o->shard) && j->ngpus > 1)) && o->arch == SS_ARCH_ALLREDUCE) {
-    j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_collective_host_s(o->ddp);
-    j->tensor_host_s = o->tensor_host_us >= 0 ? o->tensor_host_us * 1e-6 : ss_ddp_tensor_host_s(o->ddp);
+    j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_of(o->ddp)->collective_s;
+    j->tensor_host_s = o->tensor_host_us >= 0 ? o->tensor_host_us * 1e-6 : ss_ddp_of(o->ddp)->tensor_s;
     double bw = p->gpus[0].memory_bytes_per_s;
     j->copy_s_per_byte = bw > 0 ? 1 / bw : 0;
   }
@@ -860,7 +875,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
    * amp or bf16 (DeepSpeed's bf16 and fp16 modes; FSDP's MixedPrecision param_dtype and reduce_dtype). */
   j->shard_bytes_per_param = half_precision(j->precision) ? 2 : w->grad_bytes_per_param;
   if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
-    rc = ss_ddp_buckets(j);
+    rc = make_buckets(j);
   if (!rc && mode->post_gather && j->ngpus > 1)
     rc = zero_post(j);
   if (!rc && o->arch == SS_ARCH_PS) {

@@ -2,22 +2,13 @@
 #ifndef SS_JOB_H
 #define SS_JOB_H
 
+#include "bucket.h"
 #include "err.h"
 #include "memory.h"
 #include "option.h"
 #include "platform.h"
 #include "topo.h"
 #include "workload.h"
-
-/* A gradient bucket: filled by the backward of layers from first_layer down to last_layer
- * (forward indices, first_layer > last_layer or equal); its collective starts after last_layer. */
-typedef struct ss_bucket {
-  double bytes;
-  int first_layer;
-  int last_layer;
-  int ntensors;   /* parameter tensors whose gradients it holds */
-  double start_s; /* Horovod: the earliest start, after the start of backward (its fusion cycle) */
-} ss_bucket;
 
 /* A stretch of one iteration's GPU work between two points where other actors look at it: the
  * forward pass, the backward layers up to a collective's launch, the optimizer. The host thread
@@ -246,9 +237,6 @@ ss_coll_spec* ss_job_add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_co
 
 /* Append the collectives after the step: j->npost parameter all-gathers, j->nmetric metrics. */
 void ss_job_add_post_colls(ss_job* j);
-
-/* DDP's first bucket cap (bytes): the last layers' gradients go out early in a small bucket. */
-#define SS_DDP_FIRST_BUCKET_BYTES (1024.0 * 1024.0)
 
 /* Identical instances (docs/model.md): in the fast fidelity, each phase of a collective runs the
  * same flows over every instance's links, so a cluster of more instances is simulated by this many,

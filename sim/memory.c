@@ -108,7 +108,7 @@ double ss_memory_buffers_bytes(const ss_job* j)
   }
   /* Horovod allocates one fusion buffer of HOROVOD_FUSION_THRESHOLD bytes the first time it fuses
    * (horovod docs/tensor-fusion.rst); 0 turns fusion off. */
-  if (j->opt.ddp == SS_DDP_HOROVOD)
+  if (ss_ddp_of(j->opt.ddp)->one_buffer)
     return j->opt.fusion_mib * 1048576.0;
   /* PyTorch DDP: its reducer's bucket buffers hold a copy of every gradient unless
    * gradient_as_bucket_view=True (off by default; pytorch/pytorch#41954: views save the gradients'

@@ -19,7 +19,6 @@ static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
 static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
 static const char* const ckpt_names[] = {"workload", "off", "on", NULL};
-static const char* const ddp_names[] = {"pytorch", "apex", "horovod", NULL};
 static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
 /* --p2p-level: auto, then NCCL_P2P_LEVEL's names by ss_path (transport.h) from LOC on. */
@@ -208,7 +207,7 @@ const ss_optdef ss_option_table[] = {
      "call_cost", "call_cost", 0, NULL,
      "mechanism off: collectives pay no NCCL per-call and per-step latency and move their bytes at the links' "
      "rates (no protocol)", 0},
-    {"ddp", 0, SS_KIND_ENUM, OFF(ddp), 0, 0, 0, ddp_names, 0, RUNS, "host", "D", NULL, SS_DDP_PYTORCH, "pytorch", 0,
+    {"ddp", 0, SS_KIND_ENUM, OFF(ddp), 0, 0, 0, ss_ddp_names, 0, RUNS, "host", "D", NULL, SS_DDP_PYTORCH, "pytorch", 0,
      "ddp", "ddp", 0, NULL,
      "how gradients become collectives: pytorch (DDP buckets of --bucket-mib, first 1 MiB), apex (a bucket ships "
      "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)", SS_SOPT_FRAMEWORK},
@@ -733,11 +732,6 @@ const char* ss_objective_name(ss_objective v)
 int ss_option_shard_takes(const ss_optdef* d, ss_shard m)
 {
   return ss_shard_takes(m, d->shard_opt);
-}
-
-const char* ss_ddp_name(ss_ddp d)
-{
-  return enum_name(ddp_names, (int)d);
 }
 
 

@@ -4,6 +4,7 @@
 #define SS_OPTION_H
 
 #include "collective.h"
+#include "ddp.h"
 #include "net.h"
 #include "shard.h"
 
@@ -23,10 +24,6 @@ typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
 
 /* Start-up reads (CNTK): none, every worker one after another, or all at once. */
 typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } ss_init_io;
-
-/* How gradients become collectives (ddp.c): PyTorch DDP's buckets, apex DDP's message size, Horovod's
- * tensor fusion. */
-typedef enum ss_ddp { SS_DDP_PYTORCH, SS_DDP_APEX, SS_DDP_HOROVOD, SS_DDP_COUNT } ss_ddp;
 
 /* Synthetic data: none (real data), kept on the GPU, or made in pageable host memory and copied to
  * the GPU every iteration. A true value means synthetic. */
@@ -200,13 +197,6 @@ typedef struct ss_options {
  * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
 #define SS_INIT_SHARD_MIB 32.0
 
-/* Horovod's tensor fusion defaults (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME) from v0.21.0
- * (2020-11-23) on; 64 MiB and 5 ms before (calibration/host_costs.md, section 1). */
-#define SS_HOROVOD_FUSION_MIB 128.0
-#define SS_HOROVOD_FUSION_TEXT "128, Horovod's since 0.21 (64 before)"
-#define SS_HOROVOD_CYCLE_MS 1.0
-#define SS_HOROVOD_CYCLE_TEXT "1, Horovod's since 0.21 (5 before)"
-
 /* Kernel launches CUDA queues before a launch blocks the host: about 1,000 measured, not documented
  * by NVIDIA (calibration/host_costs.md, section 4). */
 #define SS_LAUNCH_QUEUE 1024
@@ -297,7 +287,6 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
 const char* ss_arch_name(ss_arch a);
 const char* ss_placement_name(ss_placement p);
 const char* ss_init_io_name(ss_init_io m);
-const char* ss_ddp_name(ss_ddp d);
 
 /* Copy the field of row d from one options struct to another. */
 void ss_option_copy(const ss_optdef* d, ss_options* to, const ss_options* from);

@@ -511,17 +511,7 @@ static void write_table(FILE* f, const ss_result* r)
     char cap[128];
     const ss_shard_mode* mode = ss_shard_mode_of(j->opt.shard);
     int sharded = ss_shard_sharded(j->opt.shard);
-    if (sharded)
-      snprintf(cap, sizeof(cap), "(%s, of up to %.0f million elements)", mode->label, SS_ZERO_BUCKET_ELEMENTS / 1e6);
-    else if (j->opt.ddp == SS_DDP_APEX)
-      snprintf(cap, sizeof(cap), "(apex DDP, message size %g element%s)", j->opt.message_size,
-               j->opt.message_size <= 1 ? ": one per parameter tensor" : "s");
-    else if (j->opt.ddp == SS_DDP_HOROVOD)
-      snprintf(cap, sizeof(cap), "(Horovod fusions of up to %g MiB every %g ms)", j->opt.fusion_mib, j->opt.cycle_ms);
-    else if (j->opt.bucket_mib > 0)
-      snprintf(cap, sizeof(cap), "of up to %g MiB", j->opt.bucket_mib);
-    else
-      snprintf(cap, sizeof(cap), "(one per layer)");
+    ss_bucket_describe(&j->opt, cap, sizeof(cap));
     const char* when = sharded && !mode->bucket_in_backward ? ", after backward"
                        : sharded && ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm)
                            ? ", each as backward fills it, overlapped with backward (--overlap-comm on)"
