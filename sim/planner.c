@@ -129,65 +129,212 @@ static void shard_options(ss_options* c, ss_shard mode)
       ss_option_copy(r, c, &d);
 }
 
-/* Every configuration's job: platforms x instances x sharding modes x algorithms x batches. */
+/* The dimensions of the enumeration, outermost first: the last varies fastest. The rows' order and
+ * the ranking's ties follow this order. */
+enum { DIM_PLATFORM, DIM_INSTANCES, DIM_SHARD, DIM_ALG, DIM_BATCH, NDIMS };
+
+/* What the enumeration walks: the plan's inputs and the values of each dimension. */
+typedef struct space {
+  ss_platform* const* plats;
+  const ss_workload* w;
+  const ss_options* o;
+  ss_planner* out; /* counts what it refuses and skips */
+  ss_allreduce algs[SS_OPTION_LIST_MAX];
+  ss_shard shards[SS_OPTION_LIST_MAX];
+  int batches[SS_OPTION_LIST_MAX];
+  int size[NDIMS]; /* how many values each dimension takes (instances: index i is i + 1 of them) */
+} space;
+
+/* The space of o's lists; 0, or an error when a list does not parse. */
+static int space_init(space* s, ss_platform* const* plats, const ss_workload* w, const ss_options* o, ss_planner* out,
+                      ss_err* err)
+{
+  /* The lists were checked with the options (ss_options_check): they parse. */
+  s->plats = plats;
+  s->w = w;
+  s->o = o;
+  s->out = out;
+  s->batches[0] = w->batch_per_gpu;
+  s->shards[0] = o->shard;
+  s->size[DIM_PLATFORM] = out->nplatforms;
+  s->size[DIM_INSTANCES] = o->plan_max_instances;
+  s->size[DIM_ALG] = ss_option_list_algorithms(o->plan_algorithms ? o->plan_algorithms : "ring,tree,hierarchical",
+                                               s->algs, SS_OPTION_LIST_MAX);
+  s->size[DIM_BATCH] = o->plan_batches ? ss_option_list_batches(o->plan_batches, s->batches, SS_OPTION_LIST_MAX) : 1;
+  s->size[DIM_SHARD] = o->plan_shards ? ss_option_list_shards(o->plan_shards, s->shards, SS_OPTION_LIST_MAX) : 1;
+  if (s->size[DIM_ALG] < 0 || s->size[DIM_BATCH] < 0 || s->size[DIM_SHARD] < 0)
+    return ss_err_set(err, NULL, 0, "--algorithms, --batches or --shards: not a list the options' checks accept");
+  return SS_OK;
+}
+
+/* The points of the space: the product of the dimensions' sizes (0 when one is empty). */
+static size_t space_count(const space* s)
+{
+  size_t count = 1;
+  for (int d = 0; d < NDIMS; d++)
+    count = s->size[d] > 0 ? count * (size_t)s->size[d] : 0;
+  return count;
+}
+
+/* The point of index i, one value index per dimension: i in mixed radix, the last dimension its
+ * lowest digit, so that increasing i walks the nested loops' order. */
+static void space_decode(const space* s, size_t i, int at[NDIMS])
+{
+  for (int d = NDIMS - 1; d >= 0; d--) {
+    at[d] = (int)(i % (size_t)s->size[d]);
+    i /= (size_t)s->size[d];
+  }
+}
+
+/* Configuration at's job, in cf: 0, 1 when it is no configuration or refused (counted), or an error. */
+static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* err)
+{
+  const ss_options* o = s->o;
+  int p = at[DIM_PLATFORM], k = at[DIM_INSTANCES] + 1;
+  ss_shard shard = s->shards[at[DIM_SHARD]];
+  ss_allreduce alg = s->algs[at[DIM_ALG]];
+  /* Sharding's all-gathers and reduce-scatters have no tree in NCCL: not counted as a configuration. */
+  if (ss_shard_sharded(shard) && alg == SS_ALLREDUCE_TREE)
+    return 1;
+  ss_options c = *o;
+  shard_options(&c, shard);
+  c.instances = k;
+  c.allreduce = alg;
+  c.batch = s->batches[at[DIM_BATCH]];
+  s->out->configurations++;
+  if (o->plan_global_batch > 0) {
+    int gpus = (o->gpus > 0 ? o->gpus : s->plats[p]->ngpus) * k;
+    if (o->plan_global_batch % gpus) {
+      s->out->not_whole++;
+      return 1;
+    }
+    c.batch = o->plan_global_batch / gpus;
+  }
+  int rc = build(s->plats[p], p, s->w, &c, s->out, &cf->job, err);
+  if (rc)
+    return rc;
+  cf->platform = p;
+  snprintf(cf->name, sizeof(cf->name), "%s x %d, %s, batch %d%s%s", s->out->platforms[p].name, k,
+           ss_allreduce_name(alg), c.batch, ss_shard_sharded(c.shard) ? ", " : "",
+           ss_shard_sharded(c.shard) ? ss_shard_name(c.shard) : "");
+  return SS_OK;
+}
+
+/* Every configuration's job: platforms x instances x sharding modes x algorithms x batches, in
+ * *configs[0..*n) (the refused and the skipped left out). */
 static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_options* o, ss_planner* out,
                      config** configs, int* n, ss_err* err)
 {
-  /* The lists were checked with the options (ss_options_check): they parse. */
-  ss_allreduce algs[SS_OPTION_LIST_MAX];
-  ss_shard shards[SS_OPTION_LIST_MAX];
-  int batches[SS_OPTION_LIST_MAX], nbatches = 1, nshards = 1;
-  batches[0] = w->batch_per_gpu;
-  shards[0] = o->shard;
-  int nalgs = ss_option_list_algorithms(o->plan_algorithms ? o->plan_algorithms : "ring,tree,hierarchical", algs,
-                                        SS_OPTION_LIST_MAX);
-  if (o->plan_batches)
-    nbatches = ss_option_list_batches(o->plan_batches, batches, SS_OPTION_LIST_MAX);
-  if (o->plan_shards)
-    nshards = ss_option_list_shards(o->plan_shards, shards, SS_OPTION_LIST_MAX);
-  if (nalgs < 0 || nbatches < 0 || nshards < 0)
-    return ss_err_set(err, NULL, 0, "--algorithms, --batches or --shards: not a list the options' checks accept");
-  size_t most = (size_t)out->nplatforms * (size_t)o->plan_max_instances * (size_t)nalgs * (size_t)nbatches *
-                (size_t)nshards;
-  *configs = calloc(most + 1, sizeof(config));
+  space s;
+  int rc = space_init(&s, plats, w, o, out, err);
+  if (rc)
+    return rc;
+  size_t count = space_count(&s);
+  *configs = calloc(count + 1, sizeof(config));
   if (!*configs)
     return ss_err_nomem(err);
   *n = 0;
-  for (int p = 0; p < out->nplatforms; p++)
-    for (int k = 1; k <= o->plan_max_instances; k++)
-      for (int z = 0; z < nshards; z++)
-        for (int a = 0; a < nalgs; a++)
-          for (int b = 0; b < nbatches; b++) {
-            /* Sharding's all-gathers and reduce-scatters have no tree in NCCL. */
-            if (shards[z] != SS_SHARD_NONE && algs[a] == SS_ALLREDUCE_TREE)
-              continue;
-            ss_options c = *o;
-            shard_options(&c, shards[z]);
-            c.instances = k;
-            c.allreduce = algs[a];
-            c.batch = batches[b];
-            out->configurations++;
-            if (o->plan_global_batch > 0) {
-              int gpus = (o->gpus > 0 ? o->gpus : plats[p]->ngpus) * k;
-              if (o->plan_global_batch % gpus) {
-                out->not_whole++;
-                continue;
-              }
-              c.batch = o->plan_global_batch / gpus;
-            }
-            config* cf = &(*configs)[*n];
-            int rc = build(plats[p], p, w, &c, out, &cf->job, err);
-            if (rc < 0)
-              return rc;
-            if (rc)
-              continue;
-            cf->platform = p;
-            snprintf(cf->name, sizeof(cf->name), "%s x %d, %s, batch %d%s%s", out->platforms[p].name, k,
-                     ss_allreduce_name(algs[a]), c.batch, c.shard != SS_SHARD_NONE ? ", " : "",
-                     c.shard != SS_SHARD_NONE ? ss_shard_name(c.shard) : "");
-            (*n)++;
-          }
+  for (size_t i = 0; i < count; i++) {
+    int at[NDIMS];
+    space_decode(&s, i, at);
+    rc = configure(&s, at, &(*configs)[*n], err);
+    if (rc < 0)
+      return rc;
+    if (rc == 0)
+      (*n)++;
+  }
   return SS_OK;
+}
+
+/* The workload in *w and each platform in plats[] (its transport prepared): 0, or an error. */
+static int load_inputs(const ss_planner_platform* platforms, int nplatforms, const ss_options* o, ss_workload** w,
+                       ss_platform** plats, ss_err* err)
+{
+  int rc = ss_workload_load(o->workload_path, w, err);
+  for (int p = 0; !rc && p < nplatforms; p++)
+    if (ss_platform_load(platforms[p].path, &plats[p], err) || (ss_transport_prepare(plats[p], o) && ss_err_nomem(err)))
+      rc = SS_EINPUT;
+  return rc;
+}
+
+/* The error when every configuration was refused: the first refusal, and what may make it fit. */
+static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const ss_planner* out, ss_err* err)
+{
+  /* The platforms are enumerated in turn: the first refusal is the first platform's that has one. */
+  const char* first = NULL;
+  for (int p = 0; !first && out->refused && p < out->nplatforms; p++)
+    if (out->refused_by[p])
+      first = out->refused_by_first[p].msg;
+  /* Refused for memory without sharding: say what would make it fit. */
+  int memory = first && strstr(first, " GiB of ") != NULL;
+  int shard = memory && !o->plan_shards && !ss_shard_sharded(o->shard);
+  int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing;
+  const char* hint = shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
+                                     "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
+                     : shard ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
+                     : ckpt  ? "; activation checkpointing may make it fit: --checkpoint-activations on"
+                             : "";
+  return ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s%s",
+                    out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
+}
+
+/* Configuration c's run (its status rc, its breakdown bd, run_err when it failed) into out: a
+ * ranked row, or counted over the budget, past the deadline or failed. */
+static void keep(const config* c, int rc, const ss_breakdown* bd, double sim_s, const ss_err* run_err,
+                 const ss_options* o, ss_planner* out)
+{
+  ss_result res;
+  ss_err why;
+  ss_err_clear(&why);
+  if (rc != SS_OK || ss_result_from_breakdown(c->job, bd, sim_s, &res, &why) != SS_OK) {
+    if (!out->failed++)
+      out->failed_first = rc == SS_OK ? why : *run_err;
+    return;
+  }
+  ss_planner_row* r = &out->rows[out->nrows];
+  fill_row(r, c, &res);
+  if (o->plan_budget_usd >= 0 && r->cost_usd > o->plan_budget_usd)
+    out->over_budget++;
+  else if (o->plan_deadline_h >= 0 && r->time_to_train_s > o->plan_deadline_h * 3600.0)
+    out->over_deadline++;
+  else {
+    out->nrows++;
+    return;
+  }
+  /* Dropped: the slot is the next row's. */
+  free(r->instance_type);
+  free(r->gpu_model);
+  memset(r, 0, sizeof(*r));
+}
+
+/* Simulate the n configurations (ss_engine_run_each: a process each) and keep their rows in
+ * out->rows, unranked. Returns 0 or an error (a run that could not start, memory). */
+static int simulate(const config* configs, int n, const ss_options* o, int ncfg, char** cfg, int progress,
+                    ss_planner* out, ss_err* err)
+{
+  const ss_job** jobs = calloc((size_t)n, sizeof(*jobs));
+  const char** names = calloc((size_t)n, sizeof(*names));
+  ss_breakdown* bd = calloc((size_t)n, sizeof(*bd));
+  double* sim_s = calloc((size_t)n, sizeof(*sim_s));
+  int* rcs = calloc((size_t)n, sizeof(*rcs));
+  ss_err* errs = calloc((size_t)n, sizeof(*errs));
+  out->rows = calloc((size_t)n, sizeof(ss_planner_row));
+  int rc = jobs && names && bd && sim_s && rcs && errs && out->rows ? SS_OK : ss_err_nomem(err);
+  for (int i = 0; !rc && i < n; i++) {
+    jobs[i] = configs[i].job;
+    names[i] = configs[i].name;
+  }
+  if (!rc)
+    rc = ss_engine_run_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
+  for (int i = 0; !rc && i < n; i++)
+    keep(&configs[i], rcs[i], &bd[i], sim_s[i], &errs[i], o, out);
+  free(jobs);
+  free(names);
+  free(bd);
+  free(sim_s);
+  free(rcs);
+  free(errs);
+  return rc;
 }
 
 int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const ss_options* o, int ncfg, char** cfg,
@@ -202,11 +349,9 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   out->refused_by = calloc((size_t)nplatforms + 1, sizeof(int));
   out->refused_by_first = calloc((size_t)nplatforms + 1, sizeof(ss_err));
   config* configs = NULL;
-  int n = 0, rc = plats && out->refused_by && out->refused_by_first ? ss_workload_load(o->workload_path, &w, err)
-                                                                    : ss_err_nomem(err);
-  for (int p = 0; !rc && p < nplatforms; p++)
-    if (ss_platform_load(platforms[p].path, &plats[p], err) || (ss_transport_prepare(plats[p], o) && ss_err_nomem(err)))
-      rc = SS_EINPUT;
+  int n = 0, rc = plats && out->refused_by && out->refused_by_first
+                      ? load_inputs(platforms, nplatforms, o, &w, plats, err)
+                      : ss_err_nomem(err);
   ss_options base = *o;
   if (!rc) {
     out->workload = strdup(w->model);
@@ -215,71 +360,12 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     base.samples = out->samples;
     rc = enumerate(plats, w, &base, out, &configs, &n, err);
   }
-  if (!rc && n == 0) {
-    /* The platforms are enumerated in turn: the first refusal is the first platform's that has one. */
-    const char* first = NULL;
-    for (int p = 0; !first && out->refused && p < nplatforms; p++)
-      if (out->refused_by[p])
-        first = out->refused_by_first[p].msg;
-    /* Refused for memory without sharding: say what would make it fit. */
-    int memory = first && strstr(first, " GiB of ") != NULL;
-    int shard = memory && !o->plan_shards && !ss_shard_sharded(o->shard);
-    int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing;
-    const char* hint = shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
-                                       "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
-                       : shard ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
-                       : ckpt  ? "; activation checkpointing may make it fit: --checkpoint-activations on"
-                               : "";
-    rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s%s",
-                    out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
-  }
+  if (!rc && n == 0)
+    rc = nothing_to_simulate(o, w, out, err);
   if (!rc && n > 0 && ss_engine_check_cfg(configs[0].job, ncfg, cfg, err))
     rc = SS_EINPUT;
-  const ss_job** jobs = NULL;
-  const char** names = NULL;
-  ss_breakdown* bd = NULL;
-  double* sim_s = NULL;
-  int* rcs = NULL;
-  ss_err* errs = NULL;
-  if (!rc) {
-    jobs = calloc((size_t)n, sizeof(*jobs));
-    names = calloc((size_t)n, sizeof(*names));
-    bd = calloc((size_t)n, sizeof(*bd));
-    sim_s = calloc((size_t)n, sizeof(*sim_s));
-    rcs = calloc((size_t)n, sizeof(*rcs));
-    errs = calloc((size_t)n, sizeof(*errs));
-    out->rows = calloc((size_t)n, sizeof(ss_planner_row));
-    if (!jobs || !names || !bd || !sim_s || !rcs || !errs || !out->rows)
-      rc = ss_err_nomem(err);
-  }
-  for (int i = 0; !rc && i < n; i++) {
-    jobs[i] = configs[i].job;
-    names[i] = configs[i].name;
-  }
   if (!rc)
-    rc = ss_engine_run_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
-  for (int i = 0; !rc && i < n; i++) {
-    ss_result res;
-    ss_err why;
-    ss_err_clear(&why);
-    if (rcs[i] == SS_OK && ss_result_from_breakdown(configs[i].job, &bd[i], sim_s[i], &res, &why) == SS_OK) {
-      ss_planner_row* r = &out->rows[out->nrows];
-      fill_row(r, &configs[i], &res);
-      if (o->plan_budget_usd >= 0 && r->cost_usd > o->plan_budget_usd)
-        out->over_budget++;
-      else if (o->plan_deadline_h >= 0 && r->time_to_train_s > o->plan_deadline_h * 3600.0)
-        out->over_deadline++;
-      else {
-        out->nrows++;
-        continue;
-      }
-      free(r->instance_type);
-      free(r->gpu_model);
-      memset(r, 0, sizeof(*r));
-    } else if (!out->failed++) {
-      out->failed_first = rcs[i] == SS_OK ? why : errs[i];
-    }
-  }
+    rc = simulate(configs, n, o, ncfg, cfg, progress, out, err);
   if (!rc) {
     ss_planner_pareto(out->rows, out->nrows);
     sort_objective = out->objective;
@@ -288,12 +374,6 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   for (int i = 0; configs && i < n; i++)
     ss_job_free(configs[i].job);
   free(configs);
-  free(jobs);
-  free(names);
-  free(bd);
-  free(sim_s);
-  free(rcs);
-  free(errs);
   for (int p = 0; plats && p < nplatforms; p++)
     ss_platform_free(plats[p]);
   free(plats);
@@ -477,6 +557,42 @@ static void log_when_wide(FILE* f, const char* axis, double lo, double hi)
     fprintf(f, "set logscale %s\n", axis);
 }
 
+/* The plot's data: a datablock per instance type ($Tk, its rows), then the front sorted by time
+ * ($FRONT). Returns 0 or SS_ENOMEM. */
+static int write_data(FILE* f, const ss_planner* p)
+{
+  const ss_planner_row** front = calloc((size_t)p->nrows + 1, sizeof(*front));
+  if (!front)
+    return SS_ENOMEM;
+  int nfront = 0;
+  for (int i = 0; i < p->nrows; i++)
+    if (p->rows[i].pareto)
+      front[nfront++] = &p->rows[i];
+  qsort(front, (size_t)nfront, sizeof(*front), by_time);
+  for (int k = 0; k < p->nplatforms; k++) {
+    fprintf(f, "$T%d << EOD\n", k);
+    for (int i = 0; i < p->nrows; i++)
+      if (p->rows[i].platform == k)
+        fprintf(f, "%.17g %.17g\n", p->rows[i].time_to_train_s / 3600, p->rows[i].cost_usd);
+    fprintf(f, "EOD\n");
+  }
+  fprintf(f, "$FRONT << EOD\n");
+  for (int i = 0; i < nfront; i++)
+    fprintf(f, "%.17g %.17g\n", front[i]->time_to_train_s / 3600, front[i]->cost_usd);
+  fprintf(f, "EOD\n");
+  free(front);
+  return SS_OK;
+}
+
+/* The instance type of platform k's rows, or NULL when it has none (no series in the plot). */
+static const char* instance_type(const ss_planner* p, int k)
+{
+  for (int i = 0; i < p->nrows; i++)
+    if (p->rows[i].platform == k)
+      return p->rows[i].instance_type;
+  return NULL;
+}
+
 /* The gnuplot script of the plot, writing to output. */
 static int write_script(FILE* f, const ss_planner* p, const char* output, int svg)
 {
@@ -500,32 +616,11 @@ static int write_script(FILE* f, const ss_planner* p, const char* output, int sv
   log_when_wide(f, "x", tlo, thi);
   log_when_wide(f, "y", clo, chi);
   fprintf(f, "set grid\nset key outside right top box\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
-  /* A datablock per instance type that has rows, then the front sorted by time. */
-  const ss_planner_row** front = calloc((size_t)p->nrows + 1, sizeof(*front));
-  if (!front)
+  if (write_data(f, p))
     return SS_ENOMEM;
-  int nfront = 0;
-  for (int i = 0; i < p->nrows; i++)
-    if (p->rows[i].pareto)
-      front[nfront++] = &p->rows[i];
-  qsort(front, (size_t)nfront, sizeof(*front), by_time);
-  for (int k = 0; k < p->nplatforms; k++) {
-    fprintf(f, "$T%d << EOD\n", k);
-    for (int i = 0; i < p->nrows; i++)
-      if (p->rows[i].platform == k)
-        fprintf(f, "%.17g %.17g\n", p->rows[i].time_to_train_s / 3600, p->rows[i].cost_usd);
-    fprintf(f, "EOD\n");
-  }
-  fprintf(f, "$FRONT << EOD\n");
-  for (int i = 0; i < nfront; i++)
-    fprintf(f, "%.17g %.17g\n", front[i]->time_to_train_s / 3600, front[i]->cost_usd);
-  fprintf(f, "EOD\nplot $FRONT using 1:2 with lines lw 1.5 dt 2 lc rgb '#000000' title 'Pareto front'");
-  free(front);
+  fprintf(f, "plot $FRONT using 1:2 with lines lw 1.5 dt 2 lc rgb '#000000' title 'Pareto front'");
   for (int k = 0, style = 0; k < p->nplatforms; k++) {
-    const char* type = NULL;
-    for (int i = 0; i < p->nrows && !type; i++)
-      if (p->rows[i].platform == k)
-        type = p->rows[i].instance_type;
+    const char* type = instance_type(p, k);
     if (!type)
       continue;
     fprintf(f, ", \\\n  $T%d using 1:2 with points pt %d ps 1.3 lc rgb '%s' title ", k, point_types[style % NSTYLES],
