@@ -3,6 +3,7 @@
 #include "engine.h"
 
 #include "actors.h"
+#include "cleanup.h"
 #include "cluster.h"
 #include "cost.h"
 #include "outfile.h"
@@ -66,10 +67,10 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, int probe, ss_er
   /* simgrid_init installs a SIGINT handler that prints every actor's status: ours again, and no
    * signal handled in between. */
   sigset_t old;
-  ss_outfile_block(&old);
+  ss_cleanup_block(&old);
   simgrid_init(&argc, argv);
-  ss_outfile_rearm();
-  ss_outfile_unblock(&old);
+  ss_cleanup_rearm();
+  ss_cleanup_unblock(&old);
   free(argv);
   /* The links' counters: an observer of their load, which changes no flow. */
   if (probe)

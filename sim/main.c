@@ -1,6 +1,7 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
 #define _DEFAULT_SOURCE /* strndup */
 #include "catalog.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "engine.h"
 #include "outfile.h"
@@ -342,7 +343,7 @@ static int list_main(const ss_cli* cli, const ss_catalog* cat)
 
 int main(int argc, char** argv)
 {
-  ss_outfile_signals("stash-sim");
+  ss_cleanup_signals("stash-sim");
   ss_cli cli;
   char msg[1024];
   int parsed = ss_cli_parse(argc, argv, &cli, msg, sizeof(msg));
