@@ -9,6 +9,8 @@
 #include "planner.h"
 #include "platform.h"
 #include "report.h"
+#include "runs.h"
+#include "simcfg.h"
 #include "stash.h"
 #include "transport.h"
 #include "workload.h"
@@ -149,7 +151,7 @@ static int bench_main(const ss_cli* cli)
     status = fail(&err);
     goto done;
   }
-  if (ss_engine_check_cfg(job, cli->ncfg, cli->cfg, &err)) {
+  if (ss_simcfg_check(job, cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }
@@ -191,7 +193,7 @@ static int whatif_main(const ss_cli* cli)
       status = fail(&err);
       goto done;
     }
-  if (ss_engine_check_cfg(job[0], cli->ncfg, cli->cfg, &err)) {
+  if (ss_simcfg_check(job[0], cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }
@@ -201,7 +203,7 @@ static int whatif_main(const ss_cli* cli)
   double sim_s[2];
   static const char* const names[2] = {"the base configuration", "the changed configuration"};
   const ss_job* jobs[2] = {job[0], job[1]};
-  if (ss_engine_run_forked(jobs, names, 2, cli->ncfg, cli->cfg, bd, sim_s, &err)) {
+  if (ss_runs_all(jobs, names, 2, cli->ncfg, cli->cfg, bd, sim_s, &err)) {
     status = fail(&err);
     goto done;
   }
@@ -411,7 +413,7 @@ int main(int argc, char** argv)
     goto done;
   }
   const ss_job* main_job = stash ? stash->job[SS_RUN2] : job;
-  if (ss_engine_check_cfg(main_job, cli.ncfg, cli.cfg, &err)) {
+  if (ss_simcfg_check(main_job, cli.ncfg, cli.cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }

@@ -2,12 +2,13 @@
 #include "planner.h"
 
 #include "csv.h"
-#include "engine.h"
 #include "outfile.h"
 #include "plan.h"
 #include "proc.h"
 #include "platform.h"
 #include "report.h"
+#include "runs.h"
+#include "simcfg.h"
 #include "transport.h"
 #include "workload.h"
 
@@ -248,7 +249,7 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     rc = ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s%s",
                     out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
   }
-  if (!rc && n > 0 && ss_engine_check_cfg(configs[0].job, ncfg, cfg, err))
+  if (!rc && n > 0 && ss_simcfg_check(configs[0].job, ncfg, cfg, err))
     rc = SS_EINPUT;
   const ss_job** jobs = NULL;
   const char** names = NULL;
@@ -272,7 +273,7 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     names[i] = configs[i].name;
   }
   if (!rc)
-    rc = ss_engine_run_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
+    rc = ss_runs_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
   for (int i = 0; !rc && i < n; i++) {
     ss_result res;
     ss_err why;
