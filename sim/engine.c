@@ -5,8 +5,15 @@
 #include "actors.h"
 #include "cleanup.h"
 #include "cluster.h"
+#include "coll.h"
 #include "cost.h"
+#include "host.h"
+#include "loader.h"
 #include "outfile.h"
+#include "ps.h"
+#include "simtrace.h"
+#include "straggler.h"
+#include "trainer.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -523,13 +530,6 @@ static int sim_run(ss_sim* s, ss_err* err)
   return ss_err_kind(err, SS_ESIM);
 }
 
-void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
-                   const char* detail)
-{
-  if (s->trace)
-    ss_trace_span(s->trace, s->ranks[r].inst + 1, tid, name, cat, start_s, dur_s, detail);
-}
-
 _Static_assert((int)SS_RES_CPU == (int)SS_LINK_CLASS_COUNT, "the link classes come first among the resources");
 
 /* The links' counters: the links of each class and their capacity, found once; tracked from the
@@ -724,44 +724,6 @@ void ss_trace_links(ss_sim* s)
   p->last_date = now;
 }
 
-/* Name the trace's processes and tracks: an instance per process, per GPU its training process,
- * collective stream, host thread and loader workers; the parameter servers after them. */
-static void trace_tracks(ss_sim* s)
-{
-  const ss_job* j = s->job;
-  char name[160];
-  int loaders = j->opt.synthetic ? 0 : j->workers;
-  for (int i = 0; i < j->instances; i++) {
-    ss_trace_name(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
-    ss_trace_process(s->trace, i + 1, name);
-    for (int k = 0; k < j->gpus_per_instance; k++) {
-      snprintf(name, sizeof(name), "GPU %d", k);
-      ss_trace_thread(s->trace, i + 1, SS_TRACK_TRAINER(k), name, 4 * k);
-      snprintf(name, sizeof(name), "GPU %d %s", k, j->opt.arch == SS_ARCH_PS ? "push" : "collectives");
-      ss_trace_thread(s->trace, i + 1, SS_TRACK_COLL(k), name, 4 * k + 1);
-      for (int w = 0; w < loaders; w++) {
-        snprintf(name, sizeof(name), "GPU %d loader %d", k, w);
-        ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, w), name, 4 * k + 2);
-      }
-      if (!j->opt.synthetic && j->workers == 0) {
-        snprintf(name, sizeof(name), "GPU %d loading (in the training process)", k);
-        ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, SS_TRACK_INPROCESS), name, 4 * k + 2);
-      }
-      if (j->host) {
-        snprintf(name, sizeof(name), "GPU %d host thread (training process)", k);
-        ss_trace_thread(s->trace, i + 1, SS_TRACK_HOST(k), name, 4 * k + 3);
-      }
-    }
-  }
-  if (j->opt.arch == SS_ARCH_PS) {
-    ss_trace_process(s->trace, j->instances + 1, "parameter servers");
-    for (int k = 0; k < j->opt.servers; k++) {
-      snprintf(name, sizeof(name), "server %d", k);
-      ss_trace_thread(s->trace, j->instances + 1, k + 1, name, k);
-    }
-  }
-}
-
 /* Out of memory building a run: a resources error (exit 3) that says what needed the memory. */
 static int nomem(const ss_job* job, ss_err* err)
 {
@@ -804,7 +766,7 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
     return nomem(job, err);
   }
   if (s.trace)
-    trace_tracks(&s);
+    ss_simtrace_tracks(&s);
   probe_setup(&s);
   int rc = sim_run(&s, err);
   *simulated_s = simgrid_get_clock();
