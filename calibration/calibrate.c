@@ -2,7 +2,7 @@
  * measured iteration times) into stash-sim inputs and errors. One subcommand per module. */
 #include "cal.h"
 #include "cal_cli.h"
-#include "outfile.h"
+#include "cleanup.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static int version(void)
 
 int main(int argc, char** argv)
 {
-  ss_outfile_signals("stash-calibrate");
+  ss_cleanup_signals("stash-calibrate");
   if (argc < 2)
     return cal_usage_error(NULL, "expected a command");
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

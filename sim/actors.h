@@ -1,4 +1,7 @@
-/* actors: the simulation state shared by the engine and its actors (loader, trainer, coll). */
+/* actors: what the engine and every actor share: the simulation's state (ss_sim), each rank's
+ * (ss_rank), an actor's argument and body, and the counters of the measured window and of the
+ * trace's link use (kept by engine.c). Each actor's own functions are in its header (trainer.h,
+ * host.h, loader.h, coll.h, ps.h, straggler.h), the trace's tracks in simtrace.h. */
 #ifndef SS_ACTORS_H
 #define SS_ACTORS_H
 
@@ -203,24 +206,8 @@ struct ss_actor_arg {
   ss_actor_body body;
 };
 
-/* The training process of one rank (runs on its GPU host). */
-void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a);
-
-/* One DataLoader worker process of one rank (runs on the CPU host). */
-void ss_loader_actor(ss_sim* s, const ss_actor_arg* a);
-
-/* Load the batch of iteration iter of rank: for each sample a storage read unless it is cached,
- * then CPU preparation on the CPU host; adds the time spent to *fetch_s and *prep_s. worker is the
- * loader worker doing it, -1 for the training process (its trace track). */
-void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s, double* prep_s);
-
-/* Trace tracks: process 1 + instance; in it, per GPU k, its training process, its collective (or
- * push) stream and its loader workers; parameter servers in the process after the instances. */
-#define SS_TRACK_TRAINER(k) (1 + 4 * (k))
-#define SS_TRACK_COLL(k) (2 + 4 * (k))
-#define SS_TRACK_HOST(k) (3 + 4 * (k))
-#define SS_TRACK_LOADER(k, w) (100000 + 1000 * (k) + (w))
-#define SS_TRACK_INPROCESS 999 /* the loader "worker" of a training process that loads itself */
+/* The counters of a run's resources, which the engine keeps (engine.c: the links' load through
+ * SimGrid's plugin) and the actors feed. */
 
 /* The trace's link-use counters since the previous call (rank 0's training process calls it at
  * each step of its iteration: sampling adds no event to the simulation). */
@@ -238,91 +225,5 @@ void ss_limit_end(ss_sim* s);
 void ss_limit_work(ss_sim* s, ss_res r, int inst, double amount, double start_s);
 /* A loader of instance inst prepared data from start_s to now (its busy fraction, docs/model.md). */
 void ss_limit_loader_busy(ss_sim* s, int inst, double start_s);
-
-/* A span of rank r's track (tid) in the trace, if there is one; no effect on the simulation. */
-void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
-                   const char* detail);
-
-/* Take iteration iter's batch for rank r's training process, which has waited for it since date
- * since: load it itself (no workers) or wait for its worker's. Returns the part of the wait booked
- * to storage (the rest is CPU), in the proportion of the loader's time on the batch. */
-double ss_loader_take(ss_sim* s, int r, int iter, double since);
-
-/* A batch is loaded in at most this many read-then-prepare steps (one per sample up to this size). */
-#define SS_LOADER_STEPS 64
-
-/* The host thread of one rank's training process (runs on its instance's CPU host): takes each
- * batch, copies it, issues every segment's operators, waits where the framework synchronises. */
-void ss_host_actor(ss_sim* s, const ss_actor_arg* a);
-
-/* Actors run one at a time (SimGrid's contexts are cooperative): the host and the GPU read each
- * other's counters without the lock, which they take only to block; a change notifies only when
- * one of them is blocked (the simulation's cost per segment stays a few simcalls). */
-void ss_host_notify(ss_rank* me);
-
-/* Block until *counter (one of me's segment counters) is past k. */
-void ss_host_wait_past(ss_rank* me, const long* counter, long k);
-
-/* Book rank r's GPU wait [from, to) of iteration iter on the timeline by what its host thread did
- * meanwhile (waiting for data, issuing work, waiting for collectives). */
-void ss_host_book(ss_sim* s, int r, int iter, double from, double to);
-
-/* The collective stream of one rank (runs on its GPU host): reduces buckets in order. */
-void ss_coll_actor(ss_sim* s, const ss_actor_arg* a);
-
-/* Collective c of the run (an allreduce of coll_bytes[c] with coll_alg[c]) among all ranks, run by
- * rank r's stream at the job's fidelity (coll.c). */
-void ss_coll_allreduce(ss_sim* s, int r, int c);
-
-/* A parameter-server shard (actor argument worker = shard index), on its host. */
-void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a);
-
-/* A rank's push stream to the parameter servers (replaces its collective stream). */
-void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a);
-
-/* Make the calling actor (rank r's trainer) the permanent receiver of its pull mailboxes, one per
- * part (transfers start at once, whatever the trainer is doing). */
-void ss_ps_receive_pulls(ss_sim* s, int r);
-
-/* The mailboxes and queues of the parameter servers (after ps_msgs), and their release. */
-void ss_ps_setup(ss_sim* s);
-void ss_ps_free(ss_sim* s);
-
-/* Receive the parameters of every part of one iteration (called by rank r's trainer). */
-void ss_ps_pull_all(ss_sim* s, int r);
-
-/* Wait until rank r's collective stream has reduced want collectives (over all iterations). Returns
- * the part of the wait its collectives spent crossing instances, at most the wait. */
-double ss_coll_wait_reduced(ss_sim* s, int r, long want);
-
-/* Stragglers (straggler.c). Set up every rank's stream and the collectives' arrival slots (after
- * the ranks and collectives, before the actors start; ss_straggler_free frees what it allocates). */
-void ss_straggler_setup(ss_sim* s);
-void ss_straggler_free(ss_sim* s);
-
-/* Draw rank r's compute factor of iteration iter, its next (1 without jitter). */
-void ss_straggler_draw(ss_sim* s, int r, int iter);
-
-/* Rank r's stream arrives at collective c of iteration iter (or, parameter servers, begins pushing
- * bucket c) at date now. */
-void ss_straggler_arrive(ss_sim* s, int r, int iter, int c, double now);
-
-/* Rank r's stream has finished collective c of iteration iter, which it arrived at at date
- * arrived: the part of its wait for the last rank to arrive that its trainer spent waiting for the
- * gradients is straggler wait. */
-void ss_straggler_reduced(ss_sim* s, int r, int iter, int c, double arrived);
-
-/* Rank r's trainer begins waiting for the gradients of iteration iter (date now); then, done after
- * waiting wait seconds, books the part of it spent waiting for the slowest rank as the timeline's
- * straggler detail. */
-void ss_straggler_wait_begin(ss_sim* s, int r, double now);
-void ss_straggler_wait_end(ss_sim* s, int r, int iter, double wait);
-
-/* Network time of rank r's collectives up to now (see ss_rank.net). */
-double ss_coll_net_time(const ss_sim* s, int r);
-
-/* Time collectives have run on rank r's GPU up to now (see ss_rank.busy): its compute ran
- * 1 + job.interference times slower meanwhile. */
-double ss_coll_busy_time(const ss_sim* s, int r);
 
 #endif

@@ -1,9 +1,12 @@
 /* coll: collectives on SimGrid communications: allreduce (ring, hierarchical, double binary tree),
  * reduce-scatter and all-gather (ring, hierarchical), each at two fidelities (one communication per
  * chunk and step, or one flow per hop and phase). */
-#include "actors.h"
+#include "coll.h"
+
 #include "cost.h"
 #include "ddp.h"
+#include "simtrace.h"
+#include "straggler.h"
 
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
@@ -548,7 +551,8 @@ void ss_coll_actor(ss_sim* s, const ss_actor_arg* a)
         snprintf(detail, sizeof(detail), "%s%s%s%s, %.0f bytes", ss_allreduce_name(s->coll_alg[b]),
                  scopes[s->coll_scope[b]], j->resolved.call_cost ? " " : "",
                  j->resolved.call_cost ? ss_proto_name(s->coll_pc[b].proto) : "", s->coll_bytes[b]);
-        ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, detail);
+        ss_simtrace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0,
+                         detail);
       }
       sg_mutex_lock(me->mu);
       me->reduced++;

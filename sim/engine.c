@@ -3,13 +3,20 @@
 #include "engine.h"
 
 #include "actors.h"
+#include "cleanup.h"
 #include "cluster.h"
+#include "coll.h"
 #include "cost.h"
+#include "host.h"
+#include "loader.h"
 #include "outfile.h"
-#include "proc.h"
+#include "ps.h"
+#include "simtrace.h"
+#include "straggler.h"
+#include "trainer.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <simgrid/engine.h>
 #include <simgrid/link.h>
@@ -66,10 +73,10 @@ static int engine_init(const ss_job* job, int ncfg, char** cfg, int probe, ss_er
   /* simgrid_init installs a SIGINT handler that prints every actor's status: ours again, and no
    * signal handled in between. */
   sigset_t old;
-  ss_outfile_block(&old);
+  ss_cleanup_block(&old);
   simgrid_init(&argc, argv);
-  ss_outfile_rearm();
-  ss_outfile_unblock(&old);
+  ss_cleanup_rearm();
+  ss_cleanup_unblock(&old);
   free(argv);
   /* The links' counters: an observer of their load, which changes no flow. */
   if (probe)
@@ -523,13 +530,6 @@ static int sim_run(ss_sim* s, ss_err* err)
   return ss_err_kind(err, SS_ESIM);
 }
 
-void ss_trace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
-                   const char* detail)
-{
-  if (s->trace)
-    ss_trace_span(s->trace, s->ranks[r].inst + 1, tid, name, cat, start_s, dur_s, detail);
-}
-
 _Static_assert((int)SS_RES_CPU == (int)SS_LINK_CLASS_COUNT, "the link classes come first among the resources");
 
 /* The links' counters: the links of each class and their capacity, found once; tracked from the
@@ -724,44 +724,6 @@ void ss_trace_links(ss_sim* s)
   p->last_date = now;
 }
 
-/* Name the trace's processes and tracks: an instance per process, per GPU its training process,
- * collective stream, host thread and loader workers; the parameter servers after them. */
-static void trace_tracks(ss_sim* s)
-{
-  const ss_job* j = s->job;
-  char name[160];
-  int loaders = j->opt.synthetic ? 0 : j->workers;
-  for (int i = 0; i < j->instances; i++) {
-    ss_trace_name(name, sizeof(name), "instance %d (%s)", i, j->platform->instance_type);
-    ss_trace_process(s->trace, i + 1, name);
-    for (int k = 0; k < j->gpus_per_instance; k++) {
-      snprintf(name, sizeof(name), "GPU %d", k);
-      ss_trace_thread(s->trace, i + 1, SS_TRACK_TRAINER(k), name, 4 * k);
-      snprintf(name, sizeof(name), "GPU %d %s", k, j->opt.arch == SS_ARCH_PS ? "push" : "collectives");
-      ss_trace_thread(s->trace, i + 1, SS_TRACK_COLL(k), name, 4 * k + 1);
-      for (int w = 0; w < loaders; w++) {
-        snprintf(name, sizeof(name), "GPU %d loader %d", k, w);
-        ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, w), name, 4 * k + 2);
-      }
-      if (!j->opt.synthetic && j->workers == 0) {
-        snprintf(name, sizeof(name), "GPU %d loading (in the training process)", k);
-        ss_trace_thread(s->trace, i + 1, SS_TRACK_LOADER(k, SS_TRACK_INPROCESS), name, 4 * k + 2);
-      }
-      if (j->host) {
-        snprintf(name, sizeof(name), "GPU %d host thread (training process)", k);
-        ss_trace_thread(s->trace, i + 1, SS_TRACK_HOST(k), name, 4 * k + 3);
-      }
-    }
-  }
-  if (j->opt.arch == SS_ARCH_PS) {
-    ss_trace_process(s->trace, j->instances + 1, "parameter servers");
-    for (int k = 0; k < j->opt.servers; k++) {
-      snprintf(name, sizeof(name), "server %d", k);
-      ss_trace_thread(s->trace, j->instances + 1, k + 1, name, k);
-    }
-  }
-}
-
 /* Out of memory building a run: a resources error (exit 3) that says what needed the memory. */
 static int nomem(const ss_job* job, ss_err* err)
 {
@@ -804,7 +766,7 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
     return nomem(job, err);
   }
   if (s.trace)
-    trace_tracks(&s);
+    ss_simtrace_tracks(&s);
   probe_setup(&s);
   int rc = sim_run(&s, err);
   *simulated_s = simgrid_get_clock();
@@ -822,6 +784,11 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
   }
   *out = s.tl;
   return SS_OK;
+}
+
+int ss_engine_start(const ss_job* job, int ncfg, char** cfg, ss_err* err)
+{
+  return engine_init(job, ncfg, cfg, 0, err);
 }
 
 int ss_engine_allreduce(const ss_job* full, int ncfg, char** cfg, int nsizes, const double* bytes, int reps,
@@ -850,271 +817,4 @@ int ss_engine_allreduce(const ss_job* full, int ncfg, char** cfg, int nsizes, co
   int rc = sim_run(&s, err);
   sim_teardown(&s, job, args);
   return rc;
-}
-
-/* The message of SimGrid's first error line, without its "[date] file:line: [category/LEVEL] "
- * prefix and C++ exception names. */
-static void simgrid_message(char* text, char* msg, size_t size)
-{
-  char* end = strchr(text, '\n');
-  if (end)
-    *end = '\0';
-  char* m = text;
-  char* level = strstr(m, "/CRITICAL] ");
-  if (!level)
-    level = strstr(m, "/ERROR] ");
-  if (level)
-    m = strstr(level, "] ") + 2;
-  if (strncmp(m, "Uncaught exception ", 19) == 0) {
-    m += 19;
-    char* colon = strstr(m, ": ");
-    if (colon)
-      m = colon + 2;
-  }
-  snprintf(msg, size, "%s", *m ? m : "SimGrid stopped");
-}
-
-/* What the children of ss_engine_check_cfg and ss_engine_run_forked simulate, and where the
- * parent puts what they report. */
-typedef struct fork_ctx {
-  const ss_job* const* jobs;
-  const char* const* names;
-  int ncfg;
-  char** cfg;
-  ss_breakdown* bd;
-  double* simulated_s;
-  ss_err* err;
-  int* rcs;     /* ss_engine_run_each: each run's code, */
-  ss_err* errs; /* and its error; NULL: the first failure ends them all */
-  int progress; /* "run K of N" on standard error */
-  int n;
-} fork_ctx;
-
-/* A trial start-up: SimGrid aborts on a bad option, and the parent reads why on our stderr (fd). */
-static int check_child(void* arg, int fd)
-{
-  (void)fd;
-  const fork_ctx* c = arg;
-  /* One instance is enough to see SimGrid accept or refuse the options. */
-  ss_job one = *c->jobs[0];
-  one.instances = 1;
-  one.ngpus = c->jobs[0]->gpus_per_instance;
-  return engine_init(&one, c->ncfg, c->cfg, 0, NULL) ? 1 : 0;
-}
-
-/* The SimGrid options that make sense for stash-sim (README, "SimGrid options"): each other one is
- * refused before SimGrid sees it. Some pass SimGrid's own start-up and crash later
- * (contexts/stack-size:1 overflows the actors' stacks, network/bandwidth-factor:0 deadlocks,
- * network/model:ns-3 needs a build with ns-3, debug/breakpoint stops the run), others write files
- * (tracing/..., a --log appender) or break the determinism of a run (contexts/nthreads). values
- * lists the accepted names (NULL: a number in [lo, hi]). */
-typedef struct cfg_allowed {
-  const char* key;
-  const char* const* values;
-  double lo, hi;
-} cfg_allowed;
-
-static const char* const cfg_models[] = {"CM02", "LV08", NULL};
-static const char* const cfg_bools[] = {"0", "1", "yes", "no", "on", "off", "true", "false", NULL};
-static const char* const cfg_optims[] = {"Lazy", "Full", NULL};
-static const char* const cfg_factories[] = {"raw", "ucontext", "boost", "thread", NULL};
-
-static const cfg_allowed cfg_allow[] = {
-    {"network/model", cfg_models, 0, 0},
-    {"network/TCP-gamma", NULL, 0, 1e12},
-    {"network/crosstraffic", cfg_bools, 0, 0},
-    {"network/latency-factor", NULL, 0.01, 100},
-    {"network/bandwidth-factor", NULL, 0.01, 100},
-    {"network/weight-S", NULL, 0, 1e9},
-    {"network/maxmin-selective-update", cfg_bools, 0, 0},
-    {"network/optim", cfg_optims, 0, 0},
-    {"cpu/optim", cfg_optims, 0, 0},
-    {"cpu/maxmin-selective-update", cfg_bools, 0, 0},
-    {"maxmin/precision", NULL, 1e-9, 1e-3},
-    {"surf/precision", NULL, 1e-12, 1e-6},
-    {"contexts/factory", cfg_factories, 0, 0},
-    {"contexts/stack-size", NULL, 64, 65536},
-    {"contexts/guard-size", NULL, 0, 64},
-    {NULL, NULL, 0, 0}};
-
-/* Log thresholds: --log=CATEGORY.thres:LEVEL (also .thresh, .threshold) and --log=no_loc. */
-static const char* const log_levels[] = {"trace", "debug", "verbose", "info", "warning", "error", "critical", NULL};
-
-static int in_names(const char* const* names, const char* v)
-{
-  for (int i = 0; names[i]; i++)
-    if (strcmp(names[i], v) == 0)
-      return 1;
-  return 0;
-}
-
-static void join_names(const char* const* names, char* buf, size_t size)
-{
-  size_t n = 0;
-  buf[0] = '\0';
-  for (int i = 0; names[i] && n < size; i++)
-    n += (size_t)snprintf(buf + n, size - n, "%s%s", i == 0 ? "" : names[i + 1] ? ", " : " or ", names[i]);
-}
-
-static int check_log(const char* arg, const char* v, ss_err* err)
-{
-  if (strcmp(v, "no_loc") == 0)
-    return SS_OK;
-  const char* dot = strchr(v, '.');
-  const char* colon = dot ? strchr(dot, ':') : NULL;
-  int cat_ok = dot && dot > v;
-  for (const char* q = v; cat_ok && q < dot; q++)
-    cat_ok = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_';
-  if (cat_ok && colon) {
-    size_t len = (size_t)(colon - dot - 1);
-    int thres = (len == 5 && strncmp(dot + 1, "thres", 5) == 0) || (len == 6 && strncmp(dot + 1, "thresh", 6) == 0) ||
-                (len == 9 && strncmp(dot + 1, "threshold", 9) == 0);
-    if (thres && in_names(log_levels, colon + 1))
-      return SS_OK;
-  }
-  char levels[160];
-  join_names(log_levels, levels, sizeof(levels));
-  return ss_err_set(err, NULL, 0, "%s: stash-sim accepts --log=CATEGORY.thres:LEVEL (LEVEL %s) and --log=no_loc "
-                    "(README, SimGrid options)", arg, levels);
-}
-
-/* Whether one pass-through argument is on the allow-list, with its value in range. */
-static int check_allowed(const char* arg, ss_err* err)
-{
-  if (strncmp(arg, "--log=", 6) == 0)
-    return check_log(arg, arg + 6, err);
-  const char* kv = arg + 6; /* after --cfg= (cli.c passes only these two) */
-  const char* colon = strchr(kv, ':');
-  const cfg_allowed* a = cfg_allow;
-  size_t klen = colon ? (size_t)(colon - kv) : strlen(kv);
-  while (a->key && !(strlen(a->key) == klen && strncmp(a->key, kv, klen) == 0))
-    a++;
-  if (!a->key) {
-    char keys[1024];
-    size_t n = 0;
-    keys[0] = '\0';
-    for (const cfg_allowed* k = cfg_allow; k->key && n < sizeof(keys); k++)
-      n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", k == cfg_allow ? "" : ", ", k->key);
-    return ss_err_set(err, NULL, 0, "%s: not a SimGrid option stash-sim accepts (README, SimGrid options: %s)", arg,
-                      keys);
-  }
-  const char* v = colon ? colon + 1 : "";
-  char expects[256];
-  if (a->values) {
-    if (in_names(a->values, v))
-      return SS_OK;
-    join_names(a->values, expects, sizeof(expects));
-  } else {
-    char* end = NULL;
-    double x = strtod(v, &end);
-    if (end != v && !*end && isfinite(x) && x >= a->lo && x <= a->hi)
-      return SS_OK;
-    snprintf(expects, sizeof(expects), "a number from %g to %g", a->lo, a->hi);
-  }
-  return ss_err_set(err, NULL, 0, "%s: %s expects %s, got '%s'", arg, a->key, expects, v);
-}
-
-int ss_engine_check_cfg(const ss_job* job, int ncfg, char** cfg, ss_err* err)
-{
-  if (ncfg == 0)
-    return SS_OK;
-  for (int i = 0; i < ncfg; i++)
-    if (check_allowed(cfg[i], err))
-      return SS_EINPUT;
-  fork_ctx c = {&job, NULL, ncfg, cfg, NULL, NULL, err, NULL, NULL, 0, 1};
-  ss_proc p;
-  int start = ss_proc_start(&p, SS_PROC_STDERR, check_child, &c);
-  if (start) {
-    ss_err_set(err, NULL, 0, "cannot check the SimGrid options: %s", ss_proc_strerror(start));
-    return ss_err_kind(err, SS_ESYS);
-  }
-  /* Keep the start of what the child says (its first line is the reason). */
-  char text[4096];
-  size_t n = 0;
-  ss_proc_exit how;
-  ss_proc_finish(&p, text, sizeof(text) - 1, &n, &how);
-  text[n] = '\0';
-  if (how.code == 0)
-    return SS_OK;
-  char msg[sizeof(text)];
-  simgrid_message(text, msg, sizeof(msg));
-  char given[512] = "";
-  for (int i = 0; i < ncfg; i++) {
-    size_t len = strlen(given);
-    snprintf(given + len, sizeof(given) - len, "%s%s", i ? " " : "", cfg[i]);
-  }
-  return ss_err_set(err, NULL, 0, "SimGrid rejected %s: %s", given, msg);
-}
-
-/* What a run's process sends back: one write, so it must fit in a pipe's atomic size. */
-typedef struct run_msg {
-  int rc;
-  double simulated_s;
-  ss_breakdown bd;
-  ss_err err;
-} run_msg;
-
-_Static_assert(sizeof(run_msg) <= PIPE_BUF, "a run's message is written at once");
-
-/* Child side: simulate run i, and fill its message with the breakdown or the error. */
-static void run_child(void* arg, int i, void* msg)
-{
-  const fork_ctx* c = arg;
-  run_msg* m = msg;
-  ss_err_clear(&m->err);
-  ss_timeline* tl = NULL;
-  m->rc = ss_engine_run(c->jobs[i], c->ncfg, c->cfg, &tl, &m->simulated_s, &m->err);
-  if (m->rc == SS_OK)
-    ss_stall_timeline(tl, c->jobs[i]->warmup, c->jobs[i]->iterations, &m->bd);
-  ss_timeline_free(tl);
-}
-
-/* Parent side: run i's message, or why there is none. */
-static int run_done(void* arg, int i, const ss_proc_result* r)
-{
-  const fork_ctx* c = arg;
-  const run_msg* m = r->msg;
-  if (r->start) {
-    ss_err_set(c->err, NULL, 0, "cannot start the simulation of %s: %s", c->names[i], ss_proc_strerror(r->start));
-    return ss_err_kind(c->err, SS_ESYS);
-  }
-  /* A child that died without a result is a bug (or the machine killed it): internal. */
-  if (!m && r->how.signal)
-    ss_err_set(c->err, NULL, 0, "the simulation of %s died (signal %d, %s)", c->names[i], r->how.signal,
-               strsignal(r->how.signal));
-  else if (!m)
-    ss_err_set(c->err, NULL, 0, "the simulation of %s ended without a result (exit status %d)", c->names[i],
-               r->how.code);
-  if (!m)
-    return ss_err_kind(c->err, SS_ESIM);
-  if (c->progress)
-    fprintf(stderr, "\rstash-sim: run %d of %d%s", i + 1, c->n, i + 1 == c->n ? "\n" : "");
-  if (c->rcs) {
-    c->rcs[i] = m->rc;
-    c->errs[i] = m->err;
-  }
-  if (m->rc != SS_OK && c->rcs)
-    return SS_OK;
-  if (m->rc != SS_OK) {
-    if (!ss_err_isset(c->err))
-      *c->err = m->err;
-    return m->rc;
-  }
-  c->bd[i] = m->bd;
-  c->simulated_s[i] = m->simulated_s;
-  return SS_OK;
-}
-
-int ss_engine_run_forked(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
-                         ss_breakdown* bd, double* simulated_s, ss_err* err)
-{
-  fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err, NULL, NULL, 0, n};
-  return ss_proc_map(n, sizeof(run_msg), run_child, run_done, &c, err);
-}
-
-int ss_engine_run_each(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
-                       ss_breakdown* bd, double* simulated_s, int* rcs, ss_err* errs, int progress, ss_err* err)
-{
-  fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err, rcs, errs, progress, n};
-  return ss_proc_map(n, sizeof(run_msg), run_child, run_done, &c, err);
 }

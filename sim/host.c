@@ -1,7 +1,11 @@
 /* host: the CPU thread of a training process. It takes each batch, copies it to the GPU, and
  * issues the GPU's work segment by segment (ss_segment); the GPU (trainer.c) runs a segment once
  * its operators are issued, and books its waits for the host by what the host did meanwhile. */
-#include "actors.h"
+#include "host.h"
+
+#include "coll.h"
+#include "loader.h"
+#include "simtrace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -42,8 +46,8 @@ void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
     double lo = fmax(from, g->spans[i].start_s), hi = fmin(to, g->spans[i].end_s);
     if (hi > lo) {
       ss_timeline_add(s->tl, r, iter, g->spans[i].cat, hi - lo);
-      ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(g->spans[i].cat)->host_wait,
-                    ss_cat_name(g->spans[i].cat), lo, hi - lo, NULL);
+      ss_simtrace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(g->spans[i].cat)->host_wait,
+                       ss_cat_name(g->spans[i].cat), lo, hi - lo, NULL);
       covered += hi - lo;
     }
   }
@@ -52,7 +56,7 @@ void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
   /* What the log does not hold yet is the segment the host is issuing now: the last part. */
   if (to - from > covered) {
     ss_timeline_add(s->tl, r, iter, SS_CAT_HOST, to - from - covered);
-    ss_trace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(SS_CAT_HOST)->host_wait, ss_cat_name(SS_CAT_HOST),
+    ss_simtrace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(SS_CAT_HOST)->host_wait, ss_cat_name(SS_CAT_HOST),
                   to - (to - from - covered), to - from - covered, NULL);
   }
 }
@@ -77,7 +81,7 @@ static void host_span(ss_sim* s, ss_rank* me, const char* name, ss_cat cat, doub
   if (me->rank == 0)
     ss_trace_links(s);
   if (now > start_s)
-    ss_trace_rank(s, me->rank, SS_TRACK_HOST(me->local), name, ss_cat_name(cat), start_s, now - start_s, NULL);
+    ss_simtrace_rank(s, me->rank, SS_TRACK_HOST(me->local), name, ss_cat_name(cat), start_s, now - start_s, NULL);
 }
 
 void ss_host_notify(ss_rank* me)

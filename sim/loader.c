@@ -1,5 +1,7 @@
 /* loader: the data pipeline: storage reads through a page cache, CPU preparation, prefetch queue. */
-#include "actors.h"
+#include "loader.h"
+
+#include "simtrace.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,7 +34,7 @@ static void prepare(ss_sim* s, int rank, int tid, long long count, double* prep_
                 sg_host_get_speed(s->ranks[rank].cpu), t);
   ss_limit_loader_busy(s, s->ranks[rank].inst, t);
   *prep_s += simgrid_get_clock() - t;
-  ss_trace_rank(s, rank, tid, "prepare", "loader", t, simgrid_get_clock() - t, NULL);
+  ss_simtrace_rank(s, rank, tid, "prepare", "loader", t, simgrid_get_clock() - t, NULL);
 }
 
 void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s, double* prep_s)
@@ -58,7 +60,7 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
       sg_disk_read(s->ranks[rank].disk, (sg_size_t)bytes);
       ss_limit_work(s, SS_RES_DISK, s->ranks[rank].inst, bytes, t);
       *fetch_s += simgrid_get_clock() - t;
-      ss_trace_rank(s, rank, tid, "read", "loader", t, simgrid_get_clock() - t, NULL);
+      ss_simtrace_rank(s, rank, tid, "read", "loader", t, simgrid_get_clock() - t, NULL);
     }
     unprepared += count;
   }
@@ -83,14 +85,14 @@ void ss_loader_actor(ss_sim* s, const ss_actor_arg* a)
       double t = simgrid_get_clock();
       sg_host_sendto(me->cpu, me->host, j->h2d_bytes);
       prep += simgrid_get_clock() - t;
-      ss_trace_rank(s, a->rank, SS_TRACK_LOADER(me->local, a->worker), "H2D copy", "loader", t,
-                    simgrid_get_clock() - t, NULL);
+      ss_simtrace_rank(s, a->rank, SS_TRACK_LOADER(me->local, a->worker), "H2D copy", "loader", t,
+                       simgrid_get_clock() - t, NULL);
     }
     if (s->trace) {
       char name[32];
       snprintf(name, sizeof(name), "batch %d", b);
-      ss_trace_rank(s, a->rank, SS_TRACK_LOADER(me->local, a->worker), name, "loader", t0, simgrid_get_clock() - t0,
-                    NULL);
+      ss_simtrace_rank(s, a->rank, SS_TRACK_LOADER(me->local, a->worker), name, "loader", t0, simgrid_get_clock() - t0,
+                       NULL);
     }
     sg_mutex_lock(me->mu);
     me->ready[b] = 1;

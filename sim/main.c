@@ -1,6 +1,7 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
 #define _DEFAULT_SOURCE /* strndup */
 #include "catalog.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "engine.h"
 #include "outfile.h"
@@ -8,6 +9,8 @@
 #include "planner.h"
 #include "platform.h"
 #include "report.h"
+#include "runs.h"
+#include "simcfg.h"
 #include "stash.h"
 #include "transport.h"
 #include "workload.h"
@@ -148,7 +151,7 @@ static int bench_main(const ss_cli* cli)
     status = fail(&err);
     goto done;
   }
-  if (ss_engine_check_cfg(job, cli->ncfg, cli->cfg, &err)) {
+  if (ss_simcfg_check(job, cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }
@@ -190,7 +193,7 @@ static int whatif_main(const ss_cli* cli)
       status = fail(&err);
       goto done;
     }
-  if (ss_engine_check_cfg(job[0], cli->ncfg, cli->cfg, &err)) {
+  if (ss_simcfg_check(job[0], cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }
@@ -200,7 +203,7 @@ static int whatif_main(const ss_cli* cli)
   double sim_s[2];
   static const char* const names[2] = {"the base configuration", "the changed configuration"};
   const ss_job* jobs[2] = {job[0], job[1]};
-  if (ss_engine_run_forked(jobs, names, 2, cli->ncfg, cli->cfg, bd, sim_s, &err)) {
+  if (ss_runs_all(jobs, names, 2, cli->ncfg, cli->cfg, bd, sim_s, &err)) {
     status = fail(&err);
     goto done;
   }
@@ -342,7 +345,7 @@ static int list_main(const ss_cli* cli, const ss_catalog* cat)
 
 int main(int argc, char** argv)
 {
-  ss_outfile_signals("stash-sim");
+  ss_cleanup_signals("stash-sim");
   ss_cli cli;
   char msg[1024];
   int parsed = ss_cli_parse(argc, argv, &cli, msg, sizeof(msg));
@@ -410,7 +413,7 @@ int main(int argc, char** argv)
     goto done;
   }
   const ss_job* main_job = stash ? stash->job[SS_RUN2] : job;
-  if (ss_engine_check_cfg(main_job, cli.ncfg, cli.cfg, &err)) {
+  if (ss_simcfg_check(main_job, cli.ncfg, cli.cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }

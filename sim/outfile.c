@@ -1,39 +1,15 @@
-/* outfile: outputs through a temporary file renamed into place; same-file checks; signal cleanup. */
+/* outfile: outputs through a temporary file renamed into place; same-file checks. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "outfile.h"
 
+#include "cleanup.h"
+
 #include <errno.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-/* The registry the signal handler reads: fixed slots (no allocation in a handler), each filled
- * before its flag is set. The owner is the process that registered it: a forked child inherits
- * its parent's slots but must neither remove its files nor wait for its children. */
-#define SS_NTEMPS 32
-#define SS_NCHILDREN 1024
-
-typedef struct temp_slot {
-  volatile sig_atomic_t used;
-  pid_t owner;
-  char path[PATH_MAX];
-} temp_slot;
-
-typedef struct child_slot {
-  volatile sig_atomic_t used;
-  pid_t owner;
-  pid_t pid;
-} child_slot;
-
-static temp_slot temps[SS_NTEMPS];
-static child_slot children[SS_NCHILDREN];
-static const char* prog_name;
-static pid_t main_pid;
 
 struct ss_outfile {
   FILE* f;
@@ -41,188 +17,8 @@ struct ss_outfile {
   char* target; /* the file renamed over (links resolved), NULL when written directly */
   char* temp;   /* the temporary file, NULL when written directly */
   const char* what;
-  int slot;
+  int slot; /* its temporary file's place in cleanup.h's registry */
 };
-
-void ss_outfile_block(sigset_t* old)
-{
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  sigprocmask(SIG_BLOCK, &set, old);
-}
-
-void ss_outfile_unblock(const sigset_t* old)
-{
-  sigprocmask(SIG_SETMASK, old, NULL);
-}
-
-/* Fill slot i of a registry with what (a path, a pid) for this process; its flag last. */
-typedef int (*slot_free_fn)(int i);
-typedef void (*slot_fill_fn)(int i, const void* what);
-
-static int temp_free(int i)
-{
-  return !temps[i].used;
-}
-
-static void temp_fill(int i, const void* what)
-{
-  strcpy(temps[i].path, what);
-  temps[i].owner = getpid();
-  atomic_signal_fence(memory_order_seq_cst);
-  temps[i].used = 1;
-}
-
-static int child_free(int i)
-{
-  return !children[i].used;
-}
-
-static void child_fill(int i, const void* what)
-{
-  children[i].pid = *(const pid_t*)what;
-  children[i].owner = getpid();
-  atomic_signal_fence(memory_order_seq_cst);
-  children[i].used = 1;
-}
-
-/* The first free slot of n, filled with what, signals blocked meanwhile; -1 when all are taken. */
-static int claim(int n, slot_free_fn is_free, slot_fill_fn fill, const void* what)
-{
-  sigset_t old;
-  ss_outfile_block(&old);
-  int slot = -1;
-  for (int i = 0; i < n && slot < 0; i++)
-    if (is_free(i)) {
-      fill(i, what);
-      slot = i;
-    }
-  ss_outfile_unblock(&old);
-  return slot;
-}
-
-int ss_outfile_guard(const char* path)
-{
-  return strlen(path) < PATH_MAX ? claim(SS_NTEMPS, temp_free, temp_fill, path) : -1;
-}
-
-void ss_outfile_forget(int slot)
-{
-  if (slot >= 0 && slot < SS_NTEMPS)
-    temps[slot].used = 0;
-}
-
-int ss_outfile_child(pid_t pid)
-{
-  return claim(SS_NCHILDREN, child_free, child_fill, &pid);
-}
-
-void ss_outfile_child_done(int slot)
-{
-  if (slot >= 0 && slot < SS_NCHILDREN)
-    children[slot].used = 0;
-}
-
-/* Remove this process's temporary files (async-signal-safe). */
-static void remove_temps(pid_t me)
-{
-  for (int i = 0; i < SS_NTEMPS; i++)
-    if (temps[i].used && temps[i].owner == me) {
-      unlink(temps[i].path);
-      temps[i].used = 0;
-    }
-}
-
-/* End this process's children: SIGTERM (they clean up after themselves), SIGKILL for the ones
- * still there after 2 s, and reap them all (async-signal-safe). */
-static void end_children(pid_t me)
-{
-  int left = 0;
-  for (int i = 0; i < SS_NCHILDREN; i++)
-    if (children[i].used && children[i].owner == me) {
-      kill(children[i].pid, SIGTERM);
-      left++;
-    }
-  struct timespec tick = {0, 10 * 1000 * 1000};
-  for (int round = 0; left && round < 200; round++) {
-    left = 0;
-    for (int i = 0; i < SS_NCHILDREN; i++)
-      if (children[i].used && children[i].owner == me) {
-        pid_t r = waitpid(children[i].pid, NULL, WNOHANG);
-        if (r == children[i].pid || (r < 0 && errno != EINTR))
-          children[i].used = 0;
-        else
-          left++;
-      }
-    if (left)
-      nanosleep(&tick, NULL);
-  }
-  for (int i = 0; i < SS_NCHILDREN; i++)
-    if (children[i].used && children[i].owner == me) {
-      kill(children[i].pid, SIGKILL);
-      waitpid(children[i].pid, NULL, 0);
-      children[i].used = 0;
-    }
-}
-
-static void say(const char* s)
-{
-  ssize_t n = write(2, s, strlen(s));
-  (void)n; /* nothing to do about a stderr that cannot be written */
-}
-
-/* Not instrumented by AddressSanitizer: the signal may land while an actor runs on a stack of
- * SimGrid's, and ASan warns of the call to _exit (noreturn) from a stack it does not know. */
-#if defined(__SANITIZE_ADDRESS__)
-__attribute__((no_sanitize_address))
-#endif
-static void on_signal(int sig)
-{
-  int saved = errno;
-  pid_t me = getpid();
-  remove_temps(me);
-  end_children(me);
-  if (me == main_pid && prog_name) {
-    say(prog_name);
-    say(sig == SIGINT ? ": interrupted by SIGINT\n" : sig == SIGTERM ? ": interrupted by SIGTERM\n"
-                                                                     : ": interrupted by SIGHUP\n");
-  }
-  errno = saved;
-  _exit(128 + sig);
-}
-
-static void at_exit(void)
-{
-  remove_temps(getpid());
-}
-
-void ss_outfile_rearm(void)
-{
-  if (!prog_name)
-    return;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaddset(&sa.sa_mask, SIGINT);
-  sigaddset(&sa.sa_mask, SIGTERM);
-  sigaddset(&sa.sa_mask, SIGHUP);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-}
-
-void ss_outfile_signals(const char* prog)
-{
-  prog_name = prog;
-  main_pid = getpid();
-  atexit(at_exit);
-  ss_err_on_exit(prog, at_exit);
-  ss_outfile_rearm();
-}
 
 /* out = the first dirlen bytes of dir, a '/' when dirlen > 0, then name; 0, or -1 when too long
  * (out is then left as it was). */
@@ -340,19 +136,19 @@ static int open_temp(ss_outfile* f, mode_t mode)
     return ENOMEM;
   snprintf(f->temp, size, "%.*s.%s.XXXXXX", dirlen, f->target, f->target + dirlen);
   sigset_t old;
-  ss_outfile_block(&old);
+  ss_cleanup_block(&old);
   int fd = mkstemp(f->temp);
   int e = errno;
   if (fd >= 0)
-    f->slot = ss_outfile_guard(f->temp);
-  ss_outfile_unblock(&old);
+    f->slot = ss_cleanup_guard(f->temp);
+  ss_cleanup_unblock(&old);
   if (fd < 0)
     return e;
   if (fchmod(fd, mode) || !(f->f = fdopen(fd, "w"))) {
     e = errno;
     close(fd);
     unlink(f->temp);
-    ss_outfile_forget(f->slot);
+    ss_cleanup_forget(f->slot);
     return e;
   }
   return 0;
@@ -415,10 +211,10 @@ int ss_outfile_scratch(const char* what, char* path, size_t size, FILE** f, int*
   if ((size_t)snprintf(path, size, "%s/stash-sim-XXXXXX", dir) >= size)
     goto fail;
   sigset_t old;
-  ss_outfile_block(&old);
+  ss_cleanup_block(&old);
   fd = mkstemp(path);
-  *slot = fd >= 0 ? ss_outfile_guard(path) : -1; /* removed by a signal too */
-  ss_outfile_unblock(&old);
+  *slot = fd >= 0 ? ss_cleanup_guard(path) : -1; /* removed by a signal too */
+  ss_cleanup_unblock(&old);
   *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (*f)
     return SS_OK;
@@ -435,7 +231,7 @@ fail:
 void ss_outfile_scratch_done(const char* path, int slot)
 {
   unlink(path);
-  ss_outfile_forget(slot);
+  ss_cleanup_forget(slot);
 }
 
 FILE* ss_outfile_stream(const ss_outfile* f)
@@ -470,7 +266,7 @@ int ss_outfile_commit(ss_outfile* f, ss_err* err)
       e = errno;
     if (e && f->temp)
       unlink(f->temp);
-    ss_outfile_forget(f->slot);
+    ss_cleanup_forget(f->slot);
   }
   int rc = e ? io_error(err, f->path, f->what, e) : SS_OK;
   outfile_free(f);
@@ -487,7 +283,7 @@ void ss_outfile_abort(ss_outfile* f)
     fclose(f->f);
     if (f->temp)
       unlink(f->temp);
-    ss_outfile_forget(f->slot);
+    ss_cleanup_forget(f->slot);
   }
   outfile_free(f);
 }

@@ -1,14 +1,12 @@
 /* outfile: every output file of stash-sim and stash-calibrate, written whole or not at all: a
- * temporary file in the output's folder, renamed over it only on success; the same-file check
- * between outputs and inputs; and what SIGINT and SIGTERM undo (temporary files, child processes). */
+ * temporary file in the output's folder, renamed over it only on success (a signal or the exit
+ * removes it: cleanup.h); the same-file check between outputs and inputs; scratch files. */
 #ifndef SS_OUTFILE_H
 #define SS_OUTFILE_H
 
 #include "err.h"
 
-#include <signal.h>
 #include <stdio.h>
-#include <sys/types.h>
 
 typedef struct ss_outfile ss_outfile;
 
@@ -40,27 +38,6 @@ void ss_outfile_abort(ss_outfile* f);
  * followed), else the same name once links and the folder are resolved. "-" and NULL never do. */
 int ss_outfile_same(const char* a, const char* b);
 
-/* Install the handlers of SIGINT, SIGTERM and SIGHUP for program prog (a static string): they
- * remove the temporary files of this process, end and reap its registered children, print
- * "PROG: interrupted by SIGINT" (in the process that called this only; its children leave
- * quietly) and exit 128 + the signal (130, 143). Also removes the temporary files at exit. Call
- * once, first thing in main. */
-void ss_outfile_signals(const char* prog);
-
-/* Install the handlers again after a library replaced them (SimGrid's simgrid_init installs a
- * SIGINT handler that prints every actor's status); no-op before ss_outfile_signals. */
-void ss_outfile_rearm(void);
-
-/* Block the signals above (the old mask goes to *old), around a window where a handler must not
- * run: a library that installs its own, a fork and the registration of its child. */
-void ss_outfile_block(sigset_t* old);
-void ss_outfile_unblock(const sigset_t* old);
-
-/* Register a temporary path that a signal or the exit must remove (this process's); returns a
- * slot for ss_outfile_forget, or -1 when the registry is full (the path is then unguarded). */
-int ss_outfile_guard(const char* path);
-void ss_outfile_forget(int slot);
-
 /* A scratch file $TMPDIR/stash-sim-XXXXXX (or in /tmp) for this process to write and read back,
  * removed by a signal or at exit until ss_outfile_scratch_done: 0 with *f open for writing and
  * its name in path (size bytes), or SS_EIO with "cannot create a temporary WHAT file in DIR:
@@ -69,10 +46,5 @@ int ss_outfile_scratch(const char* what, char* path, size_t size, FILE** f, int*
 
 /* Remove the scratch file path (closed) and forget its slot. */
 void ss_outfile_scratch_done(const char* path, int slot);
-
-/* Register a child process that a signal must end (SIGTERM, then SIGKILL after 2 s) and reap;
- * forget it once reaped. A slot, or -1 when the registry is full. */
-int ss_outfile_child(pid_t pid);
-void ss_outfile_child_done(int slot);
 
 #endif

@@ -2,12 +2,13 @@
 #include "planner.h"
 
 #include "csv.h"
-#include "engine.h"
 #include "outfile.h"
 #include "plan.h"
 #include "proc.h"
 #include "platform.h"
 #include "report.h"
+#include "runs.h"
+#include "simcfg.h"
 #include "transport.h"
 #include "workload.h"
 
@@ -307,7 +308,7 @@ static void keep(const config* c, int rc, const ss_breakdown* bd, double sim_s, 
   memset(r, 0, sizeof(*r));
 }
 
-/* Simulate the n configurations (ss_engine_run_each: a process each) and keep their rows in
+/* Simulate the n configurations (ss_runs_each: a process each) and keep their rows in
  * out->rows, unranked. Returns 0 or an error (a run that could not start, memory). */
 static int simulate(const config* configs, int n, const ss_options* o, int ncfg, char** cfg, int progress,
                     ss_planner* out, ss_err* err)
@@ -325,7 +326,7 @@ static int simulate(const config* configs, int n, const ss_options* o, int ncfg,
     names[i] = configs[i].name;
   }
   if (!rc)
-    rc = ss_engine_run_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
+    rc = ss_runs_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
   for (int i = 0; !rc && i < n; i++)
     keep(&configs[i], rcs[i], &bd[i], sim_s[i], &errs[i], o, out);
   free(jobs);
@@ -362,7 +363,7 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   }
   if (!rc && n == 0)
     rc = nothing_to_simulate(o, w, out, err);
-  if (!rc && n > 0 && ss_engine_check_cfg(configs[0].job, ncfg, cfg, err))
+  if (!rc && n > 0 && ss_simcfg_check(configs[0].job, ncfg, cfg, err))
     rc = SS_EINPUT;
   if (!rc)
     rc = simulate(configs, n, o, ncfg, cfg, progress, out, err);

@@ -1,7 +1,7 @@
 /* proc: child processes: functions run in forked children, and programs run with their output captured. */
 #include "proc.h"
 
-#include "outfile.h"
+#include "cleanup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,10 +34,10 @@ int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg)
   fflush(stderr);
   /* No signal between the fork and the registration: a signal ends the registered children. */
   sigset_t old;
-  ss_outfile_block(&old);
+  ss_cleanup_block(&old);
   pid_t pid = fork();
   if (pid == 0) {
-    ss_outfile_unblock(&old);
+    ss_cleanup_unblock(&old);
     close(fds[0]);
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) {
@@ -50,8 +50,8 @@ int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg)
     _exit(fn(arg, fds[1]));
   }
   close(fds[1]);
-  p->slot = pid > 0 ? ss_outfile_child(pid) : -1;
-  ss_outfile_unblock(&old);
+  p->slot = pid > 0 ? ss_cleanup_child(pid) : -1;
+  ss_cleanup_unblock(&old);
   if (pid < 0) {
     close(fds[0]);
     return SS_PROC_EFORK;
@@ -76,7 +76,7 @@ void ss_proc_finish(ss_proc* p, void* buf, size_t size, size_t* got, ss_proc_exi
   *got = n;
   int status = 0;
   waitpid(p->pid, &status, 0);
-  ss_outfile_child_done(p->slot);
+  ss_cleanup_child_done(p->slot);
   *how = exit_of(status);
 }
 
@@ -263,15 +263,15 @@ static int exec_wait(char* const* argv, FILE* out, FILE* err, double timeout_s, 
   if (pipe(report))
     return -1;
   sigset_t old;
-  ss_outfile_block(&old);
+  ss_cleanup_block(&old);
   pid_t pid = fork();
   if (pid == 0) {
-    ss_outfile_unblock(&old);
+    ss_cleanup_unblock(&old);
     exec_child(argv, out, err, report);
   }
   int fork_errno = errno, e = 0;
-  int slot = pid > 0 ? ss_outfile_child(pid) : -1;
-  ss_outfile_unblock(&old);
+  int slot = pid > 0 ? ss_cleanup_child(pid) : -1;
+  ss_cleanup_unblock(&old);
   close(report[1]);
   if (pid > 0 && read(report[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
     r->exec_errno = e;
@@ -282,7 +282,7 @@ static int exec_wait(char* const* argv, FILE* out, FILE* err, double timeout_s, 
   }
   int status = 0;
   pid_t got = wait_bounded(pid, &status, timeout_s, &r->timed_out);
-  ss_outfile_child_done(slot);
+  ss_cleanup_child_done(slot);
   if (got < 0)
     return -1;
   r->how = exit_of(status);

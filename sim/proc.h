@@ -25,7 +25,7 @@ const char* ss_proc_strerror(int start);
 typedef struct ss_proc {
   pid_t pid;
   int fd;
-  int slot; /* its place in outfile.h's registry of children (a signal ends them) */
+  int slot; /* its place in cleanup.h's registry of children (a signal ends them) */
 } ss_proc;
 
 /* The function a child runs: it may write its result to fd (the pipe to the parent) and returns
@@ -38,7 +38,7 @@ enum { SS_PROC_STDERR = 1 };
 /* Run fn(arg, fd) in a forked child whose stdout goes to /dev/null (stderr stays the parent's
  * unless flags has SS_PROC_STDERR). stdout and stderr are flushed before the fork, and the child
  * leaves with _exit: it neither flushes the stdio buffers nor runs the atexit handlers it
- * inherited. The child is registered (outfile.h): SIGINT or SIGTERM to the parent ends it.
+ * inherited. The child is registered (cleanup.h): SIGINT or SIGTERM to the parent ends it.
  * Returns 0, or SS_PROC_EPIPE or SS_PROC_EFORK with nothing started. */
 int ss_proc_start(ss_proc* p, int flags, ss_proc_fn fn, void* arg);
 

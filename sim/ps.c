@@ -2,7 +2,10 @@
  * produces it, servers sum (synchronous) or apply (asynchronous) it on their CPU, and send the
  * parameters back. Messages go to mailboxes with a permanent receiver, so a transfer starts when
  * it is sent, whatever its receiver is doing, as over TCP. */
-#include "actors.h"
+#include "ps.h"
+
+#include "simtrace.h"
+#include "straggler.h"
 
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
@@ -189,7 +192,7 @@ void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
       if (s->trace) {
         char name[64];
         snprintf(name, sizeof(name), "push bucket %d", b);
-        ss_trace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, NULL);
+        ss_simtrace_rank(s, a->rank, SS_TRACK_COLL(me->local), name, "collective", t0, simgrid_get_clock() - t0, NULL);
       }
     }
   free(comms);

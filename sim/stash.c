@@ -1,8 +1,8 @@
 /* stash: Stash's differential stall breakdown, one simulated process per run. */
 #include "stash.h"
 
-#include "engine.h"
 #include "plan.h"
+#include "runs.h"
 #include "transport.h"
 
 #include <dirent.h>
@@ -245,7 +245,7 @@ int ss_stash_run(ss_stash* s, int ncfg, char** cfg, ss_err* err)
     }
   ss_breakdown bd[SS_RUN_COUNT];
   double sim_s[SS_RUN_COUNT];
-  int rc = ss_engine_run_forked(jobs, names, nruns, ncfg, cfg, bd, sim_s, err);
+  int rc = ss_runs_all(jobs, names, nruns, ncfg, cfg, bd, sim_s, err);
   if (rc)
     return rc;
   for (int i = 0; i < nruns; i++) {

@@ -1,7 +1,7 @@
 /* straggler: each rank's compute jitter per iteration, and the waits it causes where ranks
  * synchronise: the straggler detail of the interconnect and network stalls (docs/model.md,
  * "Stragglers"). */
-#include "actors.h"
+#include "straggler.h"
 
 #include <math.h>
 #include <stdlib.h>

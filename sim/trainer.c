@@ -1,7 +1,13 @@
 /* trainer: one rank's training process: data, forward, backward with bucketed gradients, optimizer. */
-#include "actors.h"
+#include "trainer.h"
 
 #include "cluster.h"
+#include "coll.h"
+#include "host.h"
+#include "loader.h"
+#include "ps.h"
+#include "simtrace.h"
+#include "straggler.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +49,7 @@ static void mark_span(ss_sim* s, clockmark* m, ss_cat cat, const char* name)
   mark(m, cat);
   if (m->rank == 0)
     ss_trace_links(s);
-  ss_trace_rank(s, m->rank, SS_TRACK_TRAINER(s->ranks[m->rank].local), name, ss_cat_name(cat), t, m->t - t, NULL);
+  ss_simtrace_rank(s, m->rank, SS_TRACK_TRAINER(s->ranks[m->rank].local), name, ss_cat_name(cat), t, m->t - t, NULL);
 }
 
 /* Trace the layers from first down to last (forward indices; backward when bwd) that one execution
@@ -71,7 +77,7 @@ static void trace_layers(ss_sim* s, int rank, int first, int last, int bwd, doub
     if (d > 0) {
       char name[160];
       ss_trace_name(name, sizeof(name), "%s %s", bwd ? "bwd" : "fwd", j->workload->layers[l].name);
-      ss_trace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), name, "compute", start_s, d, NULL);
+      ss_simtrace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), name, "compute", start_s, d, NULL);
       start_s += d;
     }
     if (l == last)
@@ -117,8 +123,8 @@ static void trace_lost(ss_sim* s, int rank, double start_s, double end_s, double
     char detail[192];
     snprintf(detail, sizeof(detail), "the compute before ran %g times slower while collectives ran: %.3f ms of its "
              "%.3f ms lost, drawn at its end", 1 + s->job->interference, lost * 1e3, (end_s - start_s) * 1e3);
-    ss_trace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), names[k], ss_cat_name(cats[k]), at, part[k],
-                  detail);
+    ss_simtrace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), names[k], ss_cat_name(cats[k]), at, part[k],
+                     detail);
     at += part[k];
   }
 }
@@ -136,8 +142,8 @@ static void execute_traced(ss_sim* s, const ss_rank* me, double flops, int first
   if (first >= 0)
     trace_layers(s, me->rank, first, last, bwd, t0, t1 - lost);
   else if (name)
-    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, ss_cat_name(SS_CAT_COMPUTE), t0, t1 - lost - t0,
-                  NULL);
+    ss_simtrace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, ss_cat_name(SS_CAT_COMPUTE), t0, t1 - lost - t0,
+                     NULL);
   trace_lost(s, me->rank, t0, t1, lost, m->intf_net_s - net0);
 }
 
@@ -152,11 +158,11 @@ static void get_batch(ss_sim* s, ss_rank* me, clockmark* m)
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_FETCH, to_fetch);
   ss_timeline_add(m->tl, m->rank, m->iter, SS_CAT_PREP, wait - to_fetch);
   if (to_fetch > 0)
-    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), "wait for data (storage)", "fetch_stall", m->t, to_fetch,
-                  NULL);
+    ss_simtrace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), "wait for data (storage)", "fetch_stall", m->t, to_fetch,
+                     NULL);
   if (wait - to_fetch > 0)
-    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), "wait for data (CPU)", "prep_stall", m->t + to_fetch,
-                  wait - to_fetch, NULL);
+    ss_simtrace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), "wait for data (CPU)", "prep_stall", m->t + to_fetch,
+                     wait - to_fetch, NULL);
   m->t = now;
   /* With workers = 0 the training process loads, and copies, itself. */
   if (!j->opt.async_copy || j->workers == 0) {
@@ -239,11 +245,12 @@ static void book_wait(ss_sim* s, const ss_rank* me, clockmark* m, double net, do
   char name[128];
   if (net > 0) {
     snprintf(name, sizeof(name), "wait for %s (network)", what);
-    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, "network_stall", m->t, net, NULL);
+    ss_simtrace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, "network_stall", m->t, net, NULL);
   }
   if (wait - net > 0) {
     snprintf(name, sizeof(name), "wait for %s (interconnect)", what);
-    ss_trace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, "interconnect_stall", m->t + net, wait - net, NULL);
+    ss_simtrace_rank(s, me->rank, SS_TRACK_TRAINER(me->local), name, "interconnect_stall", m->t + net, wait - net,
+                     NULL);
   }
   m->t = now;
 }
@@ -349,8 +356,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     if (s->trace) {
       char name[32];
       snprintf(name, sizeof(name), "iteration %d", i);
-      ss_trace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), name, "iteration", start, m.t - start,
-                    i < j->warmup ? "warm-up" : i < j->warmup + j->iterations ? "measured" : "cool-down");
+      ss_simtrace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), name, "iteration", start, m.t - start,
+                       i < j->warmup ? "warm-up" : i < j->warmup + j->iterations ? "measured" : "cool-down");
     }
   }
 }

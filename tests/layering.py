@@ -3,12 +3,24 @@
 
 Reads the table between the 'layers: begin' and 'layers: end' markers; every module of sim/ must be
 in one row, include no module of a lower row, and only the SimGrid layer may include <simgrid/...>.
-Exit 0 when they do, 1 with one line per violation otherwise."""
+The modules' include graph must also be acyclic: module A depends on module B when A.c or A.h
+includes B.h, and each cycle (a set of modules that depend on each other, directly or not) is a
+line, unless it is one of KNOWN_CYCLES. Exit 0 when all holds, 1 with one line per violation
+otherwise."""
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Cycles of sim/'s include graph that are known and being removed, each the exact set of its
+# modules: a cycle found that is listed here is printed but passes; any other cycle fails. The job
+# layer's cycle (job.h includes memory.h, memory.c job.h; job.c includes ddp.h, ddp.c job.h) goes
+# with the refactoring of job/ddp/memory/shard under way: whoever breaks it deletes its entry (an
+# entry found no more is printed as such), and this list is then to stay empty.
+KNOWN_CYCLES = [
+    {"job", "memory", "wrap"},
+]
 
 
 def layers():
@@ -27,6 +39,84 @@ def layers():
     return layer_of, names
 
 
+def includes(path):
+    """(line number, '<' or '"', the name) of each #include of a file."""
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+        inc = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
+        if inc:
+            yield n, inc.group(1), inc.group(2)
+
+
+def module_graph(sim):
+    """Each module of sim/ and the modules it depends on (its .c or .h includes their .h)."""
+    graph = {}
+    for f in sorted(os.listdir(sim)):
+        if f.endswith((".c", ".h")):
+            deps = graph.setdefault(f[:-2], set())
+            for _, kind, target in includes(os.path.join(sim, f)):
+                if kind == '"' and target.endswith(".h") and target[:-2] != f[:-2]:
+                    deps.add(target[:-2])
+    return graph
+
+
+def cycles(graph):
+    """The strongly connected components of more than one module (Tarjan's, iteratively), each a
+    sorted list, in order of their first module."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return sorted(found)
+
+
+def check_cycles(sim):
+    """The violations: one line per cycle of the include graph that KNOWN_CYCLES does not list. And
+    the notes: the known cycles found, and the known ones found no more."""
+    known = [frozenset(c) for c in KNOWN_CYCLES]
+    bad, tolerated = [], []
+    found = cycles(module_graph(sim))
+    for comp in found:
+        line = "{" + ", ".join(comp) + "}"
+        if frozenset(comp) in known:
+            tolerated.append(f"sim/: known include cycle {line} (KNOWN_CYCLES, being removed)")
+        else:
+            bad.append(f"sim/: include cycle {line}")
+    for k in known:
+        if k not in [frozenset(c) for c in found]:
+            tolerated.append("sim/: KNOWN_CYCLES lists {" + ", ".join(sorted(k)) + "}, which is no longer a cycle: "
+                             "remove it from tests/layering.py")
+    return bad, tolerated
+
+
 def main():
     layer_of, names = layers()
     simgrid_layer = [k for k, v in names.items() if v == "simgrid"][0]
@@ -39,12 +129,8 @@ def main():
         if mod not in layer_of:
             bad.append(f"sim/{f}: module '{mod}' is in no layer of docs/architecture.md")
             continue
-        for n, line in enumerate(open(os.path.join(sim, f), encoding="utf-8"), 1):
-            inc = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
-            if not inc:
-                continue
-            target = inc.group(2)
-            if inc.group(1) == "<":
+        for n, kind, target in includes(os.path.join(sim, f)):
+            if kind == "<":
                 if target.startswith("simgrid/") and layer_of[mod] != simgrid_layer:
                     bad.append(f"sim/{f}:{n}: <{target}> outside the simgrid layer")
                 continue
@@ -54,8 +140,10 @@ def main():
             elif layer_of[dep] > layer_of[mod]:
                 bad.append(f"sim/{f}:{n}: {mod} (layer {layer_of[mod]}, {names[layer_of[mod]]}) includes "
                            f"{dep} (layer {layer_of[dep]}, {names[layer_of[dep]]})")
-    for b in bad:
-        print(b)
+    cycle_bad, tolerated = check_cycles(sim)
+    bad += cycle_bad
+    for line in bad + tolerated:
+        print(line)
     print(f"layering: {len(bad)} violation(s) in sim/")
     return 1 if bad else 0
 
