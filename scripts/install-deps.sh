@@ -3,7 +3,7 @@
 # with sudo available). Usage: scripts/install-deps.sh (SS_NO_TORCH=1: without PyTorch)
 set -euo pipefail
 . "$(dirname "$0")/../scripts/help-version.sh"
-pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev python3 parallel gnuplot-nox valgrind"
+pkgs="build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcjson-dev libcunit1-dev zlib1g-dev python3 parallel gnuplot-nox valgrind clang-format"
 # The real run of calibration/realrun (ctest realrun.small) needs Debian's PyTorch, CPU only: with
 # its dependencies 177 packages, 147 MB to download, 636 MB installed, about 30 s to unpack
 # (Debian 12). SS_NO_TORCH=1 leaves them out, and that test is then skipped.

@@ -31,6 +31,7 @@ SCRIPTS = [
     ("scripts/trace-screenshot.sh", "trace-screenshot.sh"),
     ("scripts/fuzz.sh", "fuzz.sh"),
     ("scripts/install-deps.sh", "install-deps.sh"),
+    ("scripts/check-format", "check-format"),
     ("scripts/gen_platforms.py", "gen_platforms.py"),
     ("scripts/csv2workload.py", "csv2workload.py"),
     ("calibration/gen_models.py", "gen_models.py"),
