@@ -225,12 +225,11 @@ int ss_job_seg_colls(const ss_job* j)
   return j->ncolls - j->npost - j->nmetric;
 }
 
-ss_coll_spec* ss_job_add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index,
+/* Append a collective to j->colls. */
+static ss_coll_spec* add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index,
                               double bytes)
 {
-  ss_coll_spec* c = &j->colls[j->ncolls++];
-  *c = (ss_coll_spec){kind, op, scope, index, index, 0, 0, bytes};
-  return c;
+  return ss_sched_add(j->colls, &j->ncolls, j->colls_cap, kind, op, scope, index, bytes);
 }
 
 void ss_coll_name(const ss_job* j, int c, char* buf, size_t size)
@@ -267,25 +266,26 @@ void ss_coll_name(const ss_job* j, int c, char* buf, size_t size)
 }
 
 /* The collectives after the step: the parameters' all-gathers (npost), the metric allreduces. */
-void ss_job_add_post_colls(ss_job* j)
+static void add_post_colls(ss_job* j)
 {
   for (int k = 0; k < j->npost; k++)
-    ss_job_add_coll(j, SS_CK_PARAMS, SS_OP_ALL_GATHER, SS_SCOPE_ALL, k, j->post_bytes[k]);
+    add_coll(j, SS_CK_PARAMS, SS_OP_ALL_GATHER, SS_SCOPE_ALL, k, j->post_bytes[k]);
   for (int k = 0; k < j->nmetric; k++)
-    ss_job_add_coll(j, SS_CK_METRIC, SS_OP_ALLREDUCE, SS_SCOPE_ALL, k, SS_METRIC_BYTES);
+    add_coll(j, SS_CK_METRIC, SS_OP_ALLREDUCE, SS_SCOPE_ALL, k, SS_METRIC_BYTES);
 }
 
 /* The collectives of an iteration without wrapping units: the buckets (the mode's collective: ZeRO-2
  * reduces each to the GPUs that own its parts, a reduce-scatter's traffic), then those after the step. */
 static int bucket_colls(ss_job* j)
 {
-  j->colls = calloc((size_t)(j->nbuckets + j->npost + j->nmetric) + 1, sizeof(ss_coll_spec));
+  j->colls_cap = j->nbuckets + j->npost + j->nmetric + 1;
+  j->colls = calloc((size_t)j->colls_cap, sizeof(ss_coll_spec));
   if (!j->colls)
     return SS_ENOMEM;
   ss_coll_op op = ss_shard_mode_of(j->opt.shard)->bucket_op;
   for (int b = 0; b < j->nbuckets; b++)
-    ss_job_add_coll(j, SS_CK_BUCKET, op, SS_SCOPE_ALL, b, j->buckets[b].bytes);
-  ss_job_add_post_colls(j);
+    add_coll(j, SS_CK_BUCKET, op, SS_SCOPE_ALL, b, j->buckets[b].bytes);
+  add_post_colls(j);
   return SS_OK;
 }
 
@@ -459,6 +459,30 @@ static int unit_segments(ss_job* j, double host_opt_s)
   return SS_OK;
 }
 
+/* The sharded modes' units and their collectives (wrap.h), from the buckets and the metrics made
+ * before; then the collectives after the step. */
+static int wrap_units(ss_job* j)
+{
+  ss_wrap_in in = {j->workload, &j->opt, j->instances, j->buckets, j->nbuckets, j->shard_bytes_per_param,
+                   j->nmetric};
+  ss_wrap out;
+  int rc = ss_wrap_plan(&in, &out);
+  if (rc)
+    return rc;
+  j->units = out.units;
+  j->nunits = out.nunits;
+  j->chunks = out.chunks;
+  j->nchunks = out.nchunks;
+  j->colls = out.colls;
+  j->ncolls = out.ncolls;
+  j->colls_cap = out.colls_cap;
+  j->post_bytes = out.post_bytes;
+  j->npost = out.npost;
+  j->gathered_peak = out.gathered_peak;
+  add_post_colls(j);
+  return SS_OK;
+}
+
 /* The host side's figures (docs/model.md, "The host side"), each 0 when its mechanism is off
  * (--ideal switches every one off). */
 static int host_side(ss_job* j)
@@ -518,7 +542,7 @@ static int host_side(ss_job* j)
             j->tensor_host_s > 0 || j->copy_s_per_byte > 0 || j->staging_s > 0 || j->handoff_s > 0 ||
             j->nmetric > 0 || o->cuda_sync || o->synthetic == SS_SYNTH_HOST;
   if (ss_shard_has_units(o->shard) && j->ngpus > 1) {
-    int rc = ss_wrap_plan(j);
+    int rc = wrap_units(j);
     return rc ? rc : unit_segments(j, host_opt_s);
   }
   int rc = bucket_colls(j);
@@ -752,6 +776,13 @@ const char* ss_job_compute_scaling(const ss_job* j)
                                   : "peak_flops";
 }
 
+void ss_job_memory_in(const ss_job* j, ss_memory_in* in)
+{
+  *in = (ss_memory_in){j->workload, &j->opt, j->batch, half_precision(j->precision), j->ckpt,
+                       j->platform->gpus[0].memory_bytes, j->platform->gpus[0].model, j->ngpus, j->shard_group,
+                       j->buckets, j->nbuckets, j->units, j->nunits, j->shard_bytes_per_param, j->gathered_peak};
+}
+
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   if (check_cluster(p, o, err))
@@ -913,8 +944,10 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   }
   /* The batch and the buckets are known: the memory of a GPU, checked against its capacity (activations
    * kept in FP32 until --precision says amp or bf16: autocast); --ideal keeps the check. */
-  j->memory_known = ss_memory_job(j, half_precision(j->precision), &j->memory);
-  if (j->memory_known && ss_memory_check(j, &j->memory, err)) {
+  ss_memory_in mem;
+  ss_job_memory_in(j, &mem);
+  j->memory_known = ss_memory_of(&mem, &j->memory);
+  if (j->memory_known && ss_memory_check(&mem, &j->memory, err)) {
     ss_job_free(j);
     return SS_EINPUT;
   }

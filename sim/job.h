@@ -3,6 +3,7 @@
 #define SS_JOB_H
 
 #include "bucket.h"
+#include "sched.h"
 #include "err.h"
 #include "memory.h"
 #include "option.h"
@@ -32,60 +33,6 @@ typedef struct ss_segment {
   double tail_s;    /* GPU time of its last operator: it ends no earlier than the host's end + tail */
   double launches;  /* kernel launches it takes (for the launch queue) */
 } ss_segment;
-
-/* What a collective of an iteration does for the training (ss_coll_spec). */
-typedef enum ss_coll_kind {
-  SS_CK_BUCKET,  /* a gradient bucket (index: the bucket) */
-  SS_CK_GATHER,  /* sharded parameters gathered for a forward or backward (index .. last: the units) */
-  SS_CK_REDUCE,  /* a unit's gradients reduced to their owners (index: the unit) */
-  SS_CK_REPLICA, /* hybrid sharding: a unit's reduced gradient shard across the replicas (index: the unit) */
-  SS_CK_PARAMS,  /* the parameters gathered after the optimizer step (index: the chunk) */
-  SS_CK_METRIC   /* a one-element allreduce after the step (index) */
-} ss_coll_kind;
-
-/* Which GPUs a collective runs among: all of the job's, those of each instance (hybrid sharding's
- * shard group), or the same-index GPUs of every instance (its replica group). */
-typedef enum ss_coll_scope { SS_SCOPE_ALL, SS_SCOPE_INSTANCE, SS_SCOPE_CROSS } ss_coll_scope;
-
-/* One collective of an iteration, in the order every rank issues them (one in-order queue per GPU:
- * NCCL runs one communicator's collectives one after another, whatever streams issue them). */
-typedef struct ss_coll_spec {
-  ss_coll_kind kind;
-  ss_coll_op op;
-  ss_coll_scope scope;
-  int index;   /* the bucket, unit, chunk or metric */
-  int last;    /* SS_CK_GATHER: the last unit it gathers parameters of (a prefetch may span several) */
-  int bwd;     /* SS_CK_GATHER: for backward */
-  int prefetch;/* SS_CK_GATHER: issued ahead of the unit's use */
-  double bytes; /* the whole buffer, as nccl-tests counts it: n times each GPU's shard */
-} ss_coll_spec;
-
-/* A wrapping unit of --shard zero3 and fsdp-*: layers first..last (forward order), whose parameters
- * are gathered and whose gradients are reduced together. */
-typedef struct ss_unit {
-  int first_layer;
-  int last_layer;
-  double params;     /* the parameters gathered (ZeRO-3: without the persistent ones) */
-  int root;          /* FSDP's outermost unit: the layers no smaller unit wraps */
-} ss_unit;
-
-/* What one pass (forward or backward) over a chunk issues and waits for: the collectives
- * before0 .. before0 + nbefore - 1 at its start, gate (or -1) before it runs, after0 .. after0 +
- * nafter - 1 at its end (indices into ss_job.colls). */
-typedef struct ss_chunk_use {
-  int before0, nbefore;
-  int gate;
-  int after0, nafter;
-} ss_chunk_use;
-
-/* Layers first..last (forward order) cut where a wrapping unit begins: its unit's (-1: layers
- * before the first unit, which only the root's parameters need). */
-typedef struct ss_chunk {
-  int first_layer;
-  int last_layer;
-  int unit;
-  ss_chunk_use fwd, bwd;
-} ss_chunk;
 
 typedef struct ss_job {
   const ss_platform* platform; /* borrowed */
@@ -152,6 +99,7 @@ typedef struct ss_job {
   int nmetric;             /* one-element allreduces per iteration after the gradients' */
   int ncolls;              /* one iteration's collectives, in issue order: those the segments issue, */
   ss_coll_spec* colls;     /* then the npost after the step, then the nmetric metric allreduces */
+  int colls_cap;           /* room in colls */
   int nunits;              /* --shard zero3, fsdp-*: the wrapping units, in forward order */
   ss_unit* units;
   int nchunks;             /* the layers cut at the units, with each pass's collectives */
@@ -168,6 +116,9 @@ typedef struct ss_job {
   int memory_known;        /* the GPU's memory and the workload's activations are given */
   ss_memory memory;        /* one GPU's memory (memory.h) when memory_known */
 } ss_job;
+
+/* What the memory of one of job j's GPUs depends on (memory.h), its phases complete; borrowed from j. */
+void ss_job_memory_in(const ss_job* j, ss_memory_in* in);
 
 /* Check the options against the platform and workload and build the job from them alone; the
  * figures that need the complete job (the network's, each bucket's algorithm) are derived by
@@ -230,13 +181,6 @@ int ss_job_colls_per_iter(const struct ss_job* j);
 
 /* Those the segments issue: the trainer waits for them all before the optimizer step. */
 int ss_job_seg_colls(const struct ss_job* j);
-
-/* Append a collective to j->colls (allocated large enough by the caller); returns it. */
-ss_coll_spec* ss_job_add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index,
-                              double bytes);
-
-/* Append the collectives after the step: j->npost parameter all-gathers, j->nmetric metrics. */
-void ss_job_add_post_colls(ss_job* j);
 
 /* Identical instances (docs/model.md): in the fast fidelity, each phase of a collective runs the
  * same flows over every instance's links, so a cluster of more instances is simulated by this many,

@@ -1,7 +1,7 @@
 /* memory: one GPU's memory while training, part by part, and the check that it fits. */
 #include "memory.h"
 
-#include "job.h"
+#include "shard.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,13 +78,13 @@ void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, doub
 }
 
 /* Unit u's parameters gathered, in the sharded collectives' dtype (0: no unit). */
-static double unit_bytes(const ss_job* j, int u)
+static double unit_bytes(const ss_memory_in* j, int u)
 {
   return u >= 0 && u < j->nunits ? j->units[u].params * j->shard_bytes_per_param : 0;
 }
 
 /* The wrapping unit with the most parameters (the first of them), or -1 without units. */
-static int largest_unit(const ss_job* j)
+static int largest_unit(const ss_memory_in* j)
 {
   int big = -1;
   for (int u = 0; u < j->nunits; u++)
@@ -93,14 +93,14 @@ static int largest_unit(const ss_job* j)
   return big;
 }
 
-double ss_memory_buffers_bytes(const ss_job* j)
+double ss_memory_buffers_bytes(const ss_memory_in* j)
 {
-  if (j->nbuckets == 0 || j->opt.arch != SS_ARCH_ALLREDUCE)
+  if (j->nbuckets == 0 || j->o->arch != SS_ARCH_ALLREDUCE)
     return 0;
   /* DeepSpeed ZeRO-1/2: the gradients are reduced through one flat bucket of reduce_bucket_size
    * elements (stage_1_and_2.py @v0.12.3: torch.empty(reduce_bucket_size) for the contiguous
    * gradients), or the largest of the buckets when they are all smaller. */
-  if (ss_shard_mode_of(j->opt.shard)->grads == SS_GRADS_ZERO_BUCKETS) {
+  if (ss_shard_mode_of(j->o->shard)->grads == SS_GRADS_ZERO_BUCKETS) {
     double largest = 0;
     for (int b = 0; b < j->nbuckets; b++)
       largest = fmax(largest, j->buckets[b].bytes);
@@ -108,8 +108,8 @@ double ss_memory_buffers_bytes(const ss_job* j)
   }
   /* Horovod allocates one fusion buffer of HOROVOD_FUSION_THRESHOLD bytes the first time it fuses
    * (horovod docs/tensor-fusion.rst); 0 turns fusion off. */
-  if (ss_ddp_of(j->opt.ddp)->one_buffer)
-    return j->opt.fusion_mib * 1048576.0;
+  if (ss_ddp_of(j->o->ddp)->one_buffer)
+    return j->o->fusion_mib * 1048576.0;
   /* PyTorch DDP: its reducer's bucket buffers hold a copy of every gradient unless
    * gradient_as_bucket_view=True (off by default; pytorch/pytorch#41954: views save the gradients'
    * size). apex: each bucket flattened into a new tensor, kept until backward's end: ASSUMED the same. */
@@ -119,15 +119,15 @@ double ss_memory_buffers_bytes(const ss_job* j)
   return bytes;
 }
 
-int ss_memory_job(const ss_job* j, int half, ss_memory* out)
+int ss_memory_of(const ss_memory_in* j, ss_memory* out)
 {
-  double capacity = j->platform->gpus[0].memory_bytes;
+  double capacity = j->capacity_bytes;
   if (!(capacity > 0) || !j->workload->has_work)
     return 0;
-  ss_memory_compute(j->workload, j->batch, half, j->ckpt, ss_memory_buffers_bytes(j), capacity, out);
+  ss_memory_compute(j->workload, j->batch, j->half, j->ckpt, ss_memory_buffers_bytes(j), capacity, out);
   /* ZeRO-1 divides the optimizer state among the GPUs, ZeRO-2 the gradients too (each GPU keeps
    * the reduced part it owns); the sums are then as computed above. */
-  const ss_shard_mode* mode = ss_shard_mode_of(j->opt.shard);
+  const ss_shard_mode* mode = ss_shard_mode_of(j->o->shard);
   if (mode->divides && mode->units == SS_UNITS_NONE && j->ngpus > 1) {
     if (mode->divides & SS_STATE_OPTIMIZER)
       out->optimizer /= j->ngpus;
@@ -160,9 +160,9 @@ void ss_memory_parts_text(const ss_memory* m, char* buf, size_t size)
            m->reserve / GIB);
 }
 
-int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
+int ss_memory_check(const ss_memory_in* j, const ss_memory* m, ss_err* err)
 {
-  if (m->total <= m->capacity || j->opt.ignore_memory)
+  if (m->total <= m->capacity || j->o->ignore_memory)
     return SS_OK;
   /* A unit that cannot be gathered at all, whatever the batch: named. */
   int u = largest_unit(j);
@@ -172,14 +172,14 @@ int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
     char what[192];
     if (un->root)
       snprintf(what, sizeof(what), "the root unit (%.4g parameters in layers under --wrap-params %.4g)", un->params,
-               j->opt.wrap_params);
+               j->o->wrap_params);
     else
       snprintf(what, sizeof(what), "the unit of layer '%s' (%.4g parameters)",
                j->workload->layers[un->first_layer].name, un->params);
     return ss_err_set(err, j->workload->path, 0,
                       "%s needs %.1f GiB gathered with its gradient, more than the %.4g GiB of a %s: %s", what,
-                      alone / GIB, m->capacity / GIB, j->platform->gpus[0].model,
-                      ss_shard_mode_of(j->opt.shard)->units == SS_UNITS_WRAP
+                      alone / GIB, m->capacity / GIB, j->gpu_model,
+                      ss_shard_mode_of(j->o->shard)->units == SS_UNITS_WRAP
                           ? "wrap smaller units (--wrap-params)"
                           : "ZeRO-3 gathers a layer whole on every GPU");
   }
@@ -187,5 +187,5 @@ int ss_memory_check(const ss_job* j, const ss_memory* m, ss_err* err)
   ss_memory_parts_text(m, parts, sizeof(parts));
   return ss_err_set(err, j->workload->path, 0,
                     "needs %.1f GiB of %.4g GiB on a %s (%s): give a smaller --batch, or --ignore-memory",
-                    m->total / GIB, m->capacity / GIB, j->platform->gpus[0].model, parts);
+                    m->total / GIB, m->capacity / GIB, j->gpu_model, parts);
 }

@@ -3,12 +3,13 @@
 #ifndef SS_MEMORY_H
 #define SS_MEMORY_H
 
+#include "bucket.h"
 #include "err.h"
+#include "option.h"
+#include "sched.h"
 #include "workload.h"
 
 #include <stddef.h>
-
-struct ss_job;
 
 /* One GPU's memory in bytes, part by part (docs/model.md, "GPU memory"). */
 typedef struct ss_memory {
@@ -59,21 +60,42 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
 void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, double buffers_bytes,
                        double capacity_bytes, ss_memory* out);
 
-/* The communication buffers of job j's framework, per GPU: PyTorch DDP's bucket buffers (the
- * gradients once more: gradient_as_bucket_view is off by default), apex's flat copies of its
- * buckets (the same), Horovod's fusion buffer (--fusion-mib); none on one GPU (no collectives) or
- * with parameter servers (the gradients are pushed from where they are). */
-double ss_memory_buffers_bytes(const struct ss_job* j);
+/* What one GPU's memory depends on besides the workload's layers: the job's complete earlier phases
+ * (its batch, its buckets, the sharded modes' units and their peak), borrowed. */
+typedef struct ss_memory_in {
+  const ss_workload* workload;
+  const ss_options* o;      /* the framework, the sharding mode, --fusion-mib, --wrap-params, --ignore-memory */
+  int batch;
+  int half;                 /* as ss_memory_compute */
+  int ckpt;
+  double capacity_bytes;    /* of the GPU; 0: unknown */
+  const char* gpu_model;
+  int ngpus;
+  int shard_group;
+  const ss_bucket* buckets;
+  int nbuckets;
+  const ss_unit* units;
+  int nunits;
+  double shard_bytes_per_param;
+  double gathered_peak;     /* bytes */
+} ss_memory_in;
 
-/* j's memory (half as ss_memory_compute) into *out. Returns 1, or 0 when it is unknown: the
- * instance file gives no memory_gib or the workload no per-layer work (act_bytes). */
-int ss_memory_job(const struct ss_job* j, int half, ss_memory* out);
+/* The communication buffers of the framework, per GPU: PyTorch DDP's bucket buffers (the gradients
+ * once more: gradient_as_bucket_view is off by default), apex's flat copies of its buckets (the
+ * same), Horovod's fusion buffer (--fusion-mib), DeepSpeed's flat bucket; none on one GPU (no
+ * collectives) or with parameter servers (the gradients are pushed from where they are). */
+double ss_memory_buffers_bytes(const ss_memory_in* in);
+
+/* The memory of one GPU of in into *out. Returns 1, or 0 when it is unknown: the instance file
+ * gives no memory_gib or the workload no per-layer work (act_bytes). */
+int ss_memory_of(const ss_memory_in* in, ss_memory* out);
 
 /* The parts in GiB with one decimal, "parameters 1.3, gradients 1.3, ..., reserve 0.8", into buf. */
 void ss_memory_parts_text(const ss_memory* m, char* buf, size_t size);
 
-/* Refuse job j when its memory is known and exceeds the GPU's, unless --ignore-memory: one line
- * naming the workload, the total, the capacity, the GPU and the parts. Returns SS_OK or SS_EINPUT. */
-int ss_memory_check(const struct ss_job* j, const ss_memory* m, ss_err* err);
+/* Refuse memory m of in when it exceeds the GPU's, unless --ignore-memory: one line naming the
+ * workload, the total, the capacity, the GPU and the parts (or the unit that cannot be gathered at
+ * all). Returns SS_OK or SS_EINPUT. */
+int ss_memory_check(const ss_memory_in* in, const ss_memory* m, ss_err* err);
 
 #endif

@@ -7,6 +7,33 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* What the walk reads (the complete earlier phases: ss_wrap_in) and makes (ss_wrap), under the
+ * names the job gives them. */
+typedef struct plan {
+  const ss_workload* workload;
+  ss_options opt;
+  int instances;
+  const ss_bucket* buckets;
+  int nbuckets;
+  double shard_bytes_per_param;
+  int nmetric;
+  int colls_cap;
+  ss_unit* units;
+  int nunits;
+  ss_chunk* chunks;
+  int nchunks;
+  ss_coll_spec* colls;
+  int ncolls;
+  double* post_bytes;
+  int npost;
+  double gathered_peak;
+} plan;
+
+static ss_coll_spec* add(plan* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index, double bytes)
+{
+  return ss_sched_add(j->colls, &j->ncolls, j->colls_cap, kind, op, scope, index, bytes);
+}
+
 /* The elements of layer l's tensors that ZeRO-3 partitions: all but the persistent ones (at most
  * SS_ZERO3_PERSIST_ELEMENTS each); a layer that lists no tensors is one tensor. */
 static double partitioned(const ss_workload* w, int l, int zero3)
@@ -27,7 +54,7 @@ static double partitioned(const ss_workload* w, int l, int zero3)
  * ones); FSDP wraps each layer of at least --wrap-params parameters (all that have some by
  * default, as transformer_auto_wrap_policy on a workload of one layer per block) and leaves the
  * others to the outermost (root) unit, which comes last in j->units. */
-static int make_units(ss_job* j, double* persistent)
+static int make_units(plan* j, double* persistent)
 {
   const ss_workload* w = j->workload;
   int zero3 = ss_shard_mode_of(j->opt.shard)->units == SS_UNITS_LAYERS;
@@ -53,7 +80,7 @@ static int make_units(ss_job* j, double* persistent)
 }
 
 /* The chunks: the layers cut where each (non-root) unit's first layer is. */
-static int make_chunks(ss_job* j)
+static int make_chunks(plan* j)
 {
   int nl = j->workload->nlayers;
   j->chunks = calloc((size_t)j->nunits + 1, sizeof(ss_chunk));
@@ -76,7 +103,7 @@ static int make_chunks(ss_job* j)
 
 /* The planner's state while it walks one iteration's passes. */
 typedef struct walk {
-  ss_job* j;
+  plan* j;
   const ss_shard_mode* mode;
   int zero3, hybrid_scope;  /* zero3: ZeRO-3's per-layer units; hybrid_scope: the shard group's scope */
   double* avail;            /* [unit]: its elements gathered or being gathered */
@@ -87,14 +114,14 @@ typedef struct walk {
 } walk;
 
 /* The unit of use t of the trace: the chunks' forward passes, then their backward passes. */
-static int use_unit(const ss_job* j, int t)
+static int use_unit(const plan* j, int t)
 {
   return j->chunks[t < j->nchunks ? t : 2 * j->nchunks - 1 - t].unit;
 }
 
 static ss_coll_spec* gather(walk* k, int index, int bwd, int prefetch, double elements)
 {
-  ss_coll_spec* c = ss_job_add_coll(k->j, SS_CK_GATHER, SS_OP_ALL_GATHER, k->hybrid_scope, index,
+  ss_coll_spec* c = add(k->j, SS_CK_GATHER, SS_OP_ALL_GATHER, k->hybrid_scope, index,
                                     elements * k->j->shard_bytes_per_param);
   c->bwd = bwd;
   c->prefetch = prefetch;
@@ -142,7 +169,7 @@ static double pop_tensors(walk* k, int u, double taken, double cap)
  * stage3_max_live_parameters are gathered, as one all-gather. */
 static void prefetch(walk* k, int t)
 {
-  ss_job* j = k->j;
+  plan* j = k->j;
   int n = 2 * j->nchunks, bwd = t >= j->nchunks;
   double cap = j->opt.param_prefetch ? j->opt.prefetch_bucket : 0;
   if (!j->opt.param_prefetch)
@@ -184,7 +211,7 @@ static void prefetch(walk* k, int t)
 
 /* The elements of the uses strictly between t and the next use of unit u (ZeRO-3's reuse distance:
  * a parameter used again within stage3_max_reuse_distance elements is not released). */
-static double reuse_distance(const ss_job* j, int t, int u)
+static double reuse_distance(const plan* j, int t, int u)
 {
   double d = 0;
   for (int s = t + 1; s < 2 * j->nchunks; s++) {
@@ -207,18 +234,18 @@ static void release(walk* k, int u)
 /* The gradients of unit u reduced to their owners; hybrid: and that shard across the replicas. */
 static void reduce(walk* k, int u)
 {
-  ss_job* j = k->j;
+  plan* j = k->j;
   double bytes = j->units[u].params * j->shard_bytes_per_param;
-  ss_job_add_coll(j, SS_CK_REDUCE, SS_OP_REDUCE_SCATTER, k->hybrid_scope, u, bytes);
+  add(j, SS_CK_REDUCE, SS_OP_REDUCE_SCATTER, k->hybrid_scope, u, bytes);
   if (k->hybrid_scope == SS_SCOPE_INSTANCE)
-    ss_job_add_coll(j, SS_CK_REPLICA, SS_OP_ALLREDUCE, SS_SCOPE_CROSS, u, bytes);
+    add(j, SS_CK_REPLICA, SS_OP_ALLREDUCE, SS_SCOPE_CROSS, u, bytes);
 }
 
 /* One use: what its pass issues before it runs (the root's parameters first, then its unit's,
  * then a prefetch), what it waits for, and what it issues after (the gradients'). */
 static void use(walk* k, int t, int* bucket, double* peak)
 {
-  ss_job* j = k->j;
+  plan* j = k->j;
   int bwd = t >= j->nchunks, c = bwd ? 2 * j->nchunks - 1 - t : t, u = j->chunks[c].unit;
   int root = j->nunits > 0 && j->units[j->nunits - 1].root ? j->nunits - 1 : -1;
   ss_chunk_use* cu = bwd ? &j->chunks[c].bwd : &j->chunks[c].fwd;
@@ -245,7 +272,7 @@ static void use(walk* k, int t, int* bucket, double* peak)
   } else if (k->mode->grads == SS_GRADS_ZERO_BUCKETS) {
     /* ZeRO-3 reduces its buckets of reduce_bucket_size elements as backward fills them. */
     for (; *bucket < j->nbuckets && j->buckets[*bucket].last_layer >= j->chunks[c].first_layer; (*bucket)++)
-      ss_job_add_coll(j, SS_CK_BUCKET, SS_OP_REDUCE_SCATTER, SS_SCOPE_ALL, *bucket, j->buckets[*bucket].bytes);
+      add(j, SS_CK_BUCKET, SS_OP_REDUCE_SCATTER, SS_SCOPE_ALL, *bucket, j->buckets[*bucket].bytes);
     if (u >= 0)
       release(k, u);
   } else {
@@ -261,7 +288,7 @@ static void use(walk* k, int t, int* bucket, double* peak)
   cu->nafter = j->ncolls - cu->after0;
 }
 
-int ss_wrap_plan(ss_job* j)
+static int walk_all(plan* j)
 {
   const ss_shard_mode* mode = ss_shard_mode_of(j->opt.shard);
   int zero3 = mode->units == SS_UNITS_LAYERS;
@@ -282,6 +309,7 @@ int ss_wrap_plan(ss_job* j)
   }
   size_t most = 6 * (size_t)j->nchunks + 2 * (size_t)j->nunits + (size_t)j->nbuckets + (size_t)j->npost +
                 (size_t)j->nmetric + 4;
+  j->colls_cap = (int)most;
   j->colls = calloc(most, sizeof(ss_coll_spec));
   walk k = {j, mode, zero3, hybrid ? SS_SCOPE_INSTANCE : SS_SCOPE_ALL, calloc((size_t)j->nunits + 1, sizeof(double)),
             calloc((size_t)j->nunits + 1, sizeof(int)), calloc((size_t)j->nunits + 1, sizeof(int)), 0,
@@ -297,11 +325,30 @@ int ss_wrap_plan(ss_job* j)
   for (int t = 0; t < 2 * j->nchunks; t++)
     use(&k, t, &bucket, &peak);
   ss_assert(bucket == j->nbuckets);
-  ss_job_add_post_colls(j);
-  ss_assert((size_t)j->ncolls <= most);
   j->gathered_peak = peak * j->shard_bytes_per_param;
   free(k.avail);
   free(k.next_tensor);
   free(k.last_gather);
   return SS_OK;
+}
+
+int ss_wrap_plan(const ss_wrap_in* in, ss_wrap* out)
+{
+  plan j = {in->w, *in->o, in->instances, in->buckets, in->nbuckets, in->bytes_per_param, in->nmetric, 0,
+            NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  int rc = walk_all(&j);
+  *out = (ss_wrap){j.units, j.nunits, j.chunks, j.nchunks, j.colls, j.ncolls, j.colls_cap, j.post_bytes, j.npost,
+                   j.gathered_peak};
+  if (rc)
+    ss_wrap_free(out);
+  return rc;
+}
+
+void ss_wrap_free(ss_wrap* w)
+{
+  free(w->units);
+  free(w->chunks);
+  free(w->colls);
+  free(w->post_bytes);
+  *w = (ss_wrap){0};
 }

@@ -5,22 +5,13 @@ Reads the table between the 'layers: begin' and 'layers: end' markers; every mod
 in one row, include no module of a lower row, and only the SimGrid layer may include <simgrid/...>.
 The modules' include graph must also be acyclic: module A depends on module B when A.c or A.h
 includes B.h, and each cycle (a set of modules that depend on each other, directly or not) is a
-line, unless it is one of KNOWN_CYCLES. Exit 0 when all holds, 1 with one line per violation
-otherwise."""
+violation. Exit 0 when all holds, 1 with one line per violation otherwise."""
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Cycles of sim/'s include graph that are known and being removed, each the exact set of its
-# modules: a cycle found that is listed here is printed but passes; any other cycle fails. The job
-# layer's cycle (job.h includes memory.h, memory.c job.h; job.c includes ddp.h, ddp.c job.h) goes
-# with the refactoring of job/ddp/memory/shard under way: whoever breaks it deletes its entry (an
-# entry found no more is printed as such), and this list is then to stay empty.
-KNOWN_CYCLES = [
-    {"job", "memory", "wrap"},
-]
 
 
 def layers():
@@ -99,22 +90,8 @@ def cycles(graph):
 
 
 def check_cycles(sim):
-    """The violations: one line per cycle of the include graph that KNOWN_CYCLES does not list. And
-    the notes: the known cycles found, and the known ones found no more."""
-    known = [frozenset(c) for c in KNOWN_CYCLES]
-    bad, tolerated = [], []
-    found = cycles(module_graph(sim))
-    for comp in found:
-        line = "{" + ", ".join(comp) + "}"
-        if frozenset(comp) in known:
-            tolerated.append(f"sim/: known include cycle {line} (KNOWN_CYCLES, being removed)")
-        else:
-            bad.append(f"sim/: include cycle {line}")
-    for k in known:
-        if k not in [frozenset(c) for c in found]:
-            tolerated.append("sim/: KNOWN_CYCLES lists {" + ", ".join(sorted(k)) + "}, which is no longer a cycle: "
-                             "remove it from tests/layering.py")
-    return bad, tolerated
+    """The violations: one line per cycle of the include graph."""
+    return ["sim/: include cycle {" + ", ".join(comp) + "}" for comp in cycles(module_graph(sim))]
 
 
 def main():
@@ -140,9 +117,8 @@ def main():
             elif layer_of[dep] > layer_of[mod]:
                 bad.append(f"sim/{f}:{n}: {mod} (layer {layer_of[mod]}, {names[layer_of[mod]]}) includes "
                            f"{dep} (layer {layer_of[dep]}, {names[layer_of[dep]]})")
-    cycle_bad, tolerated = check_cycles(sim)
-    bad += cycle_bad
-    for line in bad + tolerated:
+    bad += check_cycles(sim)
+    for line in bad:
         print(line)
     print(f"layering: {len(bad)} violation(s) in sim/")
     return 1 if bad else 0

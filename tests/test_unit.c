@@ -1472,14 +1472,17 @@ static void test_memory_job(void)
   ss_memory big = j->memory;
   big.activations = 18.0 * 1073741824.0;
   big.total = big.parameters + big.gradients + big.optimizer + big.activations + big.buffers + big.reserve;
-  CU_ASSERT_EQUAL(ss_memory_check(j, &big, &err), SS_EINPUT);
+  ss_memory_in in;
+  ss_job_memory_in(j, &in);
+  CU_ASSERT_EQUAL(ss_memory_check(&in, &big, &err), SS_EINPUT);
   CU_ASSERT_STRING_EQUAL(err.file, "tests/workloads/tiny_work.json");
   CU_ASSERT_STRING_EQUAL(err.msg, "needs 18.8 GiB of 16 GiB on a Tesla V100-SXM2-16GB (parameters 0.0, gradients 0.0, "
                                   "optimizer 0.0, activations 18.0, buffers 0.0, reserve 0.8): give a smaller --batch, "
                                   "or --ignore-memory");
   ss_err_clear(&err);
   j->opt.ignore_memory = 1;
-  CU_ASSERT_EQUAL(ss_memory_check(j, &big, &err), SS_OK);
+  ss_job_memory_in(j, &in);
+  CU_ASSERT_EQUAL(ss_memory_check(&in, &big, &err), SS_OK);
   ss_job_free(j);
   /* Horovod: its fusion buffer (64 MiB by default). */
   o.ddp = SS_DDP_HOROVOD;
