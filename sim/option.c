@@ -10,16 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-static const char* const arch_names[] = {"allreduce", "ps", NULL};
 static const char* const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
-static const char* const placement_names[] = {"dedicated", "colocated", NULL};
-static const char* const init_io_names[] = {"none", "sequential", "parallel", NULL};
 static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const objective_names[] = {"time", "cost", NULL};
-static const char* const compute_model_names[] = {"peak", "roofline", "auto", NULL};
-static const char* const precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
-static const char* const ckpt_names[] = {"workload", "off", "on", NULL};
-static const char* const synthetic_names[] = {"off", "device", "host", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
 /* --p2p-level: auto, then NCCL_P2P_LEVEL's names by ss_path (transport.h) from LOC on. */
 static const char* const p2p_level_names[] = {"auto", "loc", "nvl", "pix", "pxb", "phb", "sys", NULL};
@@ -100,19 +93,19 @@ const ss_optdef ss_option_table[] = {
      "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer", SS_SOPT_FRAMEWORK},
     {"no-overlap", 0, SS_KIND_SWITCH, OFF(overlap), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1, "overlapped", 0,
      "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass", SS_SOPT_FRAMEWORK},
-    {"compute-model", 0, SS_KIND_ENUM, OFF(compute_model), 0, 0, 0, compute_model_names, 0, RUNS, "run", "M", NULL,
+    {"compute-model", 0, SS_KIND_ENUM, OFF(compute_model), 0, 0, 0, ss_compute_model_names, 0, RUNS, "run", "M", NULL,
      SS_COMPUTE_AUTO, "auto", 0, "compute_model", "compute_model", 0, NULL,
      "a layer's time at the run's GPU and batch: peak (the reference time, or a measured entry's, x the ratio "
      "of peak FP32 FLOPS, linear in the batch), roofline (compute and memory roofs fitted per layer on the "
      "reference device or the measured entry, waves of thread blocks over the SMs, a floor per kernel: needs "
      "the layers' work and both devices' figures) or auto (roofline where those are given, else peak; peak "
      "with --ideal)", 0},
-    {"precision", 0, SS_KIND_ENUM, OFF(precision), 0, 0, 0, precision_names, 0, RUNS, "run", "P", NULL,
+    {"precision", 0, SS_KIND_ENUM, OFF(precision), 0, 0, 0, ss_precision_names, 0, RUNS, "run", "P", NULL,
      SS_PRECISION_WORKLOAD, "the workload's", 0, "precision", "precision", 0, NULL,
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
      "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
      "model at the GPU's rate for it (--compute-model roofline's figures needed)", 0},
-    {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ckpt_names, 0, RUNS, "run",
+    {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ss_ckpt_names, 0, RUNS, "run",
      "C", NULL, SS_CKPT_WORKLOAD, "the workload's activation_checkpointing, off where it gives none", 0,
      "checkpoint_activations", "checkpoint_activations", 0, NULL,
      "activation checkpointing (torch.utils.checkpoint, Hugging Face's gradient_checkpointing_enable): on, the "
@@ -140,7 +133,7 @@ const ss_optdef ss_option_table[] = {
     {"seed", 0, SS_KIND_COUNT, OFF(seed), 0, SS_SEED_MAX, 0, NULL, 0, RUNS, "run", "N", NULL, SS_SEED, "1", 0, "seed",
      "seed", 0, NULL,
      "seed of the random generator of --jitter (one stream per GPU): the same seed gives the same run", 0},
-    {"synthetic", 0, SS_KIND_ENUM, OFF(synthetic), 0, 0, 0, synthetic_names, SS_SYNTH_DEVICE, RUNS, "data",
+    {"synthetic", 0, SS_KIND_ENUM, OFF(synthetic), 0, 0, 0, ss_synthetic_names, SS_SYNTH_DEVICE, RUNS, "data",
      "[=MODE]", NULL, SS_SYNTH_OFF, "off: real data", 0, "synthetic", "synthetic", 0, NULL,
      "no data loading (synthetic data, as benchmarks do); alone or =device: the batch stays on the GPU (no copy); "
      "=host: a batch in pageable host memory copied to the GPU every iteration, as Stash's runs and most "
@@ -290,12 +283,12 @@ const ss_optdef ss_option_table[] = {
      "comm_interference", 0, NULL,
      "what-if: while a collective runs on a GPU, its compute takes 1 + F times as long (NCCL holds SMs and memory "
      "bandwidth); 0: none", 0},
-    {"arch", 0, SS_KIND_ENUM, OFF(arch), 0, 0, 0, arch_names, 0, RUNS, "ps", "A", NULL, SS_ARCH_ALLREDUCE,
+    {"arch", 0, SS_KIND_ENUM, OFF(arch), 0, 0, 0, ss_arch_names, 0, RUNS, "ps", "A", NULL, SS_ARCH_ALLREDUCE,
      "allreduce", 0, "arch", "arch", 0, NULL,
      "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back", 0},
     {"servers", 0, SS_KIND_COUNT, OFF(servers), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "K", NULL, 1, "1", 0,
      "servers", "servers", 0, NULL, "parameter-server shards, parameters split by bytes", 0},
-    {"ps-placement", 0, SS_KIND_ENUM, OFF(placement), 0, 0, 0, placement_names, 0, RUNS, "ps", "P", NULL,
+    {"ps-placement", 0, SS_KIND_ENUM, OFF(placement), 0, 0, 0, ss_placement_names, 0, RUNS, "ps", "P", NULL,
      SS_PS_DEDICATED, "dedicated", 0, "ps_placement", "ps_placement", 0, NULL,
      "dedicated: servers on hosts of their own; colocated: on the CPU hosts of the worker instances", 0},
     {"server-hosts", 0, SS_KIND_COUNT, OFF(server_hosts), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "M", NULL, -1,
@@ -309,7 +302,7 @@ const ss_optdef ss_option_table[] = {
      1e9, 0, NULL, 0, RUNS, "ps", "X",
      "a rate in GB/s", SS_PS_AGG_GBYTES_PER_S, "2, an estimate", 0, "server_agg_gbytes_per_s",
      "server_agg_gbytes_per_s", 0, "server-agg-gbps", "GB/s of gradient one server core sums and applies", 0},
-    {"init-io", 0, SS_KIND_ENUM, OFF(init_io), 0, 0, 0, init_io_names, 0, RUNS, "ps", "M", NULL, SS_INIT_NONE,
+    {"init-io", 0, SS_KIND_ENUM, OFF(init_io), 0, 0, 0, ss_init_io_names, 0, RUNS, "ps", "M", NULL, SS_INIT_NONE,
      "none", 0, "init_io", "init_io", 0, NULL,
      "start-up, as CNTK: every worker reads the model and its input shard, sequential (one after another from "
      "instance 0's volume) or parallel (all at once, each from its instance's volume)", 0},
@@ -697,31 +690,6 @@ static const char* enum_name(const char* const* names, int v)
     n++;
   ss_assert(v >= 0 && v < n);
   return names[v];
-}
-
-const char* ss_arch_name(ss_arch a)
-{
-  return enum_name(arch_names, (int)a);
-}
-
-const char* ss_placement_name(ss_placement p)
-{
-  return enum_name(placement_names, (int)p);
-}
-
-const char* ss_init_io_name(ss_init_io m)
-{
-  return enum_name(init_io_names, (int)m);
-}
-
-const char* ss_precision_name(ss_precision p)
-{
-  return enum_name(precision_names, (int)p);
-}
-
-const char* ss_compute_model_name(ss_compute_model m)
-{
-  return enum_name(compute_model_names, (int)m);
 }
 
 const char* ss_objective_name(ss_objective v)

@@ -4,9 +4,13 @@
 #define SS_OPTION_H
 
 #include "collective.h"
+#include "arch.h"
+#include "compute.h"
 #include "ddp.h"
 #include "net.h"
+#include "rng.h"
 #include "shard.h"
+#include "units.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -16,19 +20,6 @@ typedef enum ss_format { SS_FORMAT_TABLE, SS_FORMAT_JSON, SS_FORMAT_CSV } ss_for
 /* NCCL's protocols (proto.c); AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO). */
 typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
 
-/* How gradients are exchanged: allreduce among the GPUs, or push to parameter servers and pull. */
-typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
-
-/* Where parameter servers run: hosts of their own, or the CPU hosts of the worker instances. */
-typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
-
-/* Start-up reads (CNTK): none, every worker one after another, or all at once. */
-typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } ss_init_io;
-
-/* Synthetic data: none (real data), kept on the GPU, or made in pageable host memory and copied to
- * the GPU every iteration. A true value means synthetic. */
-typedef enum ss_synthetic { SS_SYNTH_OFF, SS_SYNTH_DEVICE, SS_SYNTH_HOST } ss_synthetic;
-
 /* The stack of Stash's runs under --stash: Stash's own scripts, or the job's options; AUTO is Stash's,
  * or the job's with --ideal. */
 typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_stash_stack;
@@ -36,21 +27,6 @@ typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_
 /* The options of a run; every field is a row of the registry (option.c). A value of -1 means "not
  * given: derived" (the job resolves it: ss_job.resolved). Units follow docs/formats.md: gbps is
  * gigabits per second, gbytes_per_s gigabytes per second, mib 2^20 bytes. */
-/* How a layer's time on the platform's GPU is obtained when the workload has no measured entry for it:
- * the reference time scaled by the ratio of peak FP32 FLOPS and linearly with the batch (peak), or
- * the roofline model fitted on the reference device (roofline.h; needs the layers' work and both
- * devices' figures, else peak). */
-typedef enum ss_compute_model { SS_COMPUTE_PEAK, SS_COMPUTE_ROOFLINE, SS_COMPUTE_AUTO } ss_compute_model;
-
-/* The precision the layers run at (--precision): FP32, TF32 tensor cores, mixed precision (FP16
- * tensor cores, FP32 master weights and gradients, as torch.cuda.amp and apex O1), BF16. */
-typedef enum ss_precision { SS_PRECISION_WORKLOAD, SS_PRECISION_FP32, SS_PRECISION_TF32, SS_PRECISION_AMP,
-                            SS_PRECISION_BF16 } ss_precision;
-
-/* Activation checkpointing (--checkpoint-activations): the workload's default
- * (activation_checkpointing), off, or on (the checkpointed layers' forward re-run in backward). */
-typedef enum ss_ckpt { SS_CKPT_WORKLOAD, SS_CKPT_OFF, SS_CKPT_ON } ss_ckpt;
-
 /* What stash-sim plan ranks by. */
 typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
 
@@ -156,51 +132,6 @@ typedef struct ss_options {
   const char* plan_plot;       /* the time-cost scatter drawn there, or NULL */
 } ss_options;
 
-/* Largest interference factor (--comm-interference, an instance file's comm_interference): compute
- * 11 times as long while a collective runs. */
-#define SS_MAX_INTERFERENCE 10
-
-/* Limits: GPUs of a job, instances of a cluster, parameter-server shards. */
-#define SS_MAX_GPUS 65536
-/* The default of --max-events. ESTIMATE: half an hour to two hours of simulation: ss_job_events's
- * events went at 2e5 to 1e6 a second in runs of 8 to 512 GPUs (fast and reference fidelity,
- * allreduce and parameter servers; the commit that set it lists them) on a 2-core machine shared
- * with other jobs. */
-#define SS_MAX_EVENTS 2e9
-#define SS_MAX_INSTANCES 65536
-#define SS_MAX_SERVERS 4096
-
-/* Default --jitter: the coefficient of variation of one GPU's compute time from one training step
- * to the next (docs/model.md, "Stragglers"). An ESTIMATE from few steps: from the repository root,
- * `stash-calibrate trace ../shared/data/traces/resnet50_v100_bs32_workers0.pt.trace.json.gz
- * -o /dev/null --samples 1` (ResNet-50, batch 32, one V100, PyTorch's profiler) prints cv 0.000494
- * over 6 steps (mean 98.678 ms, sd 0.0487 ms): a figure from 6 steps has a relative standard error
- * of about 32% (a 95% interval of roughly 0.0003 to 0.0012). */
-#define SS_JITTER_CV 0.0005
-#define SS_JITTER_TEXT "0.0005: measured over 6 steps of one V100, an estimate (docs/model.md)"
-
-/* Largest --jitter: a standard deviation as large as the mean step time. No measured GPU comes
- * near (the trace above: 0.0005; a shared, throttling GPU a few percent); beyond it the log-normal's
- * median step is below 0.71 of the mean and single draws of 5x the mean are no longer rare. */
-#define SS_JITTER_MAX 1.0
-
-/* Default --seed, and the largest (the field is an int). */
-#define SS_SEED 1
-#define SS_SEED_MAX 2147483647
-
-/* Default GB/s of gradient one server core adds into the aggregate and applies: an ESTIMATE
- * (docs/model.md, Parameter servers): summing FP32 arrays streams three times their size through
- * memory, about 6 GB/s of one core's bandwidth on a cloud Xeon. */
-#define SS_PS_AGG_GBYTES_PER_S 2.0
-
-/* Default MiB of input a worker reads at start-up besides the model: an ESTIMATE, one 32 MiB chunk
- * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
-#define SS_INIT_SHARD_MIB 32.0
-
-/* Kernel launches CUDA queues before a launch blocks the host: about 1,000 measured, not documented
- * by NVIDIA (calibration/host_costs.md, section 4). */
-#define SS_LAUNCH_QUEUE 1024
-
 /* The commands an option belongs to (a bit each). */
 enum { SS_CMD_RUN = 1, SS_CMD_BENCH = 2, SS_CMD_WHATIF = 4, SS_CMD_LIST = 8, SS_CMD_PLAN = 16 };
 
@@ -284,9 +215,6 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size);
 int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size);
 
 /* Name of an enum value (values are parsed by their rows: ss_option_parse). */
-const char* ss_arch_name(ss_arch a);
-const char* ss_placement_name(ss_placement p);
-const char* ss_init_io_name(ss_init_io m);
 
 /* Copy the field of row d from one options struct to another. */
 void ss_option_copy(const ss_optdef* d, ss_options* to, const ss_options* from);
@@ -303,8 +231,6 @@ const char* ss_objective_name(ss_objective v);
 int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max);
 int ss_option_list_batches(const char* text, int* out, int max);
 int ss_option_list_shards(const char* text, ss_shard* out, int max);
-const char* ss_compute_model_name(ss_compute_model m);
-const char* ss_precision_name(ss_precision p);
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

@@ -33,4 +33,22 @@ double ss_jitter_sigma(double cv);
  * 0, drawing nothing), always > 0 (docs/model.md, "Stragglers"). */
 double ss_jitter_draw(ss_rng* r, double cv);
 
+/* Default --jitter: the coefficient of variation of one GPU's compute time from one training step
+ * to the next (docs/model.md, "Stragglers"). An ESTIMATE from few steps: from the repository root,
+ * `stash-calibrate trace ../shared/data/traces/resnet50_v100_bs32_workers0.pt.trace.json.gz
+ * -o /dev/null --samples 1` (ResNet-50, batch 32, one V100, PyTorch's profiler) prints cv 0.000494
+ * over 6 steps (mean 98.678 ms, sd 0.0487 ms): a figure from 6 steps has a relative standard error
+ * of about 32% (a 95% interval of roughly 0.0003 to 0.0012). */
+#define SS_JITTER_CV 0.0005
+#define SS_JITTER_TEXT "0.0005: measured over 6 steps of one V100, an estimate (docs/model.md)"
+
+/* Largest --jitter: a standard deviation as large as the mean step time. No measured GPU comes
+ * near (the trace above: 0.0005; a shared, throttling GPU a few percent); beyond it the log-normal's
+ * median step is below 0.71 of the mean and single draws of 5x the mean are no longer rare. */
+#define SS_JITTER_MAX 1.0
+
+/* Default --seed, and the largest (the field is an int). */
+#define SS_SEED 1
+#define SS_SEED_MAX 2147483647
+
 #endif

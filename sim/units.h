@@ -70,4 +70,17 @@ int ss_qty_ok(ss_qty q, double v, int zero_ok);
  * in [1 ns, 3600 s]". */
 void ss_qty_expects(ss_qty q, int zero_ok, char* buf, unsigned long size);
 
+/* Largest interference factor (--comm-interference, an instance file's comm_interference): compute
+ * 11 times as long while a collective runs. */
+#define SS_MAX_INTERFERENCE 10
+
+/* Limits: GPUs of a job, instances of a cluster. */
+#define SS_MAX_GPUS 65536
+/* The default of --max-events. ESTIMATE: half an hour to two hours of simulation: ss_job_events's
+ * events went at 2e5 to 1e6 a second in runs of 8 to 512 GPUs (fast and reference fidelity,
+ * allreduce and parameter servers; the commit that set it lists them) on a 2-core machine shared
+ * with other jobs. */
+#define SS_MAX_EVENTS 2e9
+#define SS_MAX_INSTANCES 65536
+
 #endif

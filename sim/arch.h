@@ -1,0 +1,35 @@
+/* arch: how gradients are exchanged (allreduce among the GPUs, or parameter servers), where the
+ * servers run, and the start-up reads of CNTK's study, with their names and defaults. */
+#ifndef SS_ARCH_H
+#define SS_ARCH_H
+
+/* How gradients are exchanged: allreduce among the GPUs, or push to parameter servers and pull. */
+typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
+
+/* Where parameter servers run: hosts of their own, or the CPU hosts of the worker instances. */
+typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
+
+/* Start-up reads (CNTK): none, every worker one after another, or all at once. */
+typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } ss_init_io;
+
+/* Names by value, NULL-terminated: the options' values. */
+extern const char* const ss_arch_names[];
+extern const char* const ss_placement_names[];
+extern const char* const ss_init_io_names[];
+const char* ss_arch_name(ss_arch a);
+const char* ss_placement_name(ss_placement p);
+const char* ss_init_io_name(ss_init_io m);
+
+/* Limit: parameter-server shards. */
+#define SS_MAX_SERVERS 4096
+
+/* Default GB/s of gradient one server core adds into the aggregate and applies: an ESTIMATE
+ * (docs/model.md, Parameter servers): summing FP32 arrays streams three times their size through
+ * memory, about 6 GB/s of one core's bandwidth on a cloud Xeon. */
+#define SS_PS_AGG_GBYTES_PER_S 2.0
+
+/* Default MiB of input a worker reads at start-up besides the model: an ESTIMATE, one 32 MiB chunk
+ * of a chunked reader (CNTK's reader deserializes its input in chunks; docs/model.md). */
+#define SS_INIT_SHARD_MIB 32.0
+
+#endif

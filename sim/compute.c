@@ -1,0 +1,21 @@
+/* compute: the names of the compute models, precisions, checkpointing and synthetic data modes. */
+#include "compute.h"
+
+#include "names.h"
+
+#include <stddef.h>
+
+const char* const ss_compute_model_names[] = {"peak", "roofline", "auto", NULL};
+const char* const ss_precision_names[] = {"workload", "fp32", "tf32", "amp", "bf16", NULL};
+const char* const ss_ckpt_names[] = {"workload", "off", "on", NULL};
+const char* const ss_synthetic_names[] = {"off", "device", "host", NULL};
+
+const char* ss_compute_model_name(ss_compute_model m)
+{
+  return ss_names_at(ss_compute_model_names, (int)m);
+}
+
+const char* ss_precision_name(ss_precision p)
+{
+  return ss_names_at(ss_precision_names, (int)p);
+}
