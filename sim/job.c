@@ -783,7 +783,9 @@ void ss_job_memory_in(const ss_job* j, ss_memory_in* in)
                        j->buckets, j->nbuckets, j->units, j->nunits, j->shard_bytes_per_param, j->gathered_peak};
 }
 
-int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
+/* Phase 1, the job's size from the inputs and options alone: the cluster, the GPUs and actors, the
+ * price, the batch, the iterations, the loaders and the page cache. Input errors refuse it. */
+static int phase_size(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   if (check_cluster(p, o, err))
     return SS_EINPUT;
@@ -796,8 +798,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
-  int sim_gpus = per_instance * sim_instances(o, o->instances); /* the GPUs simulated */
-  if (check_actors(o, sim_gpus, 2, workers, err))
+  if (check_actors(o, per_instance * sim_instances(o, o->instances), 2, workers, err))
     return SS_EINPUT;
   double price = 0;
   char price_source[sizeof(((ss_job*)0)->price_source)];
@@ -805,31 +806,24 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
                              price_source, sizeof(price_source), err);
   if (prc)
     return prc;
+  int batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
+  /* An epoch is whole iterations: one iteration takes batch x GPUs samples of the dataset. */
+  double global = (double)batch * ngpus;
+  if (global > w->dataset.samples || (o->samples > 0 && global > o->samples)) {
+    int ds = global > w->dataset.samples;
+    return ss_err_set(err, ds ? w->path : NULL, 0,
+                      "%s %.17g samples, fewer than one iteration takes (batch %d x %d GPUs = %.17g): give a smaller "
+                      "--batch or fewer GPUs",
+                      ds ? "the dataset has" : "--samples gives", ds ? w->dataset.samples : o->samples, batch, ngpus,
+                      global);
+  }
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_nomem(err);
-  j->platform = p;
-  j->price_usd_per_h = price;
+  *j = (ss_job){.platform = p, .workload = w, .opt = *o, .ngpus = ngpus, .instances = o->instances,
+                .gpus_per_instance = per_instance, .price_usd_per_h = price, .batch = batch, .workers = workers,
+                .ckpt = ckpt};
   memcpy(j->price_source, price_source, sizeof(price_source));
-  j->workload = w;
-  j->opt = *o;
-  j->ckpt = ckpt;
-  j->ngpus = ngpus;
-  j->instances = o->instances;
-  j->gpus_per_instance = per_instance;
-  j->batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
-  /* An epoch is whole iterations: one iteration takes batch x GPUs samples of the dataset. */
-  double global = (double)j->batch * ngpus;
-  if (global > w->dataset.samples || (o->samples > 0 && global > o->samples)) {
-    int ds = global > w->dataset.samples;
-    ss_err_set(err, ds ? w->path : NULL, 0,
-               "%s %.17g samples, fewer than one iteration takes (batch %d x %d GPUs = %.17g): give a smaller "
-               "--batch or fewer GPUs",
-               ds ? "the dataset has" : "--samples gives", ds ? w->dataset.samples : o->samples, j->batch, ngpus,
-               global);
-    free(j);
-    return SS_EINPUT;
-  }
   /* The W loader processes of a GPU deliver their batches in bursts, W at a time: a loader-bound
    * steady state repeats every W iterations, so by default the measurement is whole cycles of W
    * (at least 10 iterations). The loaders' last cycle is not steady (as workers run out of
@@ -840,9 +834,22 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   j->iterations = o->iterations > 0 ? o->iterations : (10 + cycle - 1) / cycle * cycle;
   j->cooldown = cycle > 1 ? cycle : 0;
   j->niters = j->warmup + j->iterations + j->cooldown;
-  j->workers = workers;
   double dataset_bytes = w->dataset.samples * w->dataset.bytes_per_sample;
   j->cache = o->cache >= 0 ? o->cache : fmin(1.0, 0.8 * p->memory_gib * 1073741824.0 / dataset_bytes);
+  j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
+  j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
+  *out = j;
+  return SS_OK;
+}
+
+/* Phase 2, the GPU work of each layer and of the optimizer step, in flops of the platform's GPU (from
+ * phase 1's batch): SS_OK, SS_ENOMEM, or SS_EINPUT with err set when the roofline is required and
+ * cannot be had. */
+static int phase_compute(ss_job* j, ss_err* err)
+{
+  const ss_platform* p = j->platform;
+  const ss_workload* w = j->workload;
+  const ss_options* o = &j->opt;
   /* Work is given to SimGrid in flops of the platform's GPU: a reference time becomes time x
    * (device time / reference time) x device speed. That ratio is measured when the workload has
    * an entry for the platform's GPU, else the ratio of peak speeds (the same then). */
@@ -855,7 +862,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   double per_batch = (double)j->batch / w->ref_batch * speed * o->compute_scale;
   j->fwd_flops = calloc((size_t)w->nlayers, sizeof(double));
   j->bwd_flops = calloc((size_t)w->nlayers, sizeof(double));
-  int rc = j->fwd_flops && j->bwd_flops ? SS_OK : SS_ENOMEM;
+  if (!j->fwd_flops || !j->bwd_flops)
+    return SS_ENOMEM;
   /* A measured entry holds at the workload's precision; another precision is the roofline's. auto
    * takes the roofline where it can (peak with --ideal, the idealised linear scaling), the others
    * insist. */
@@ -864,62 +872,70 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (other)
     j->device = NULL;
   int insist = o->compute_model == SS_COMPUTE_ROOFLINE || other;
-  if (!rc && (insist || (o->compute_model == SS_COMPUTE_AUTO && !o->ideal))) {
+  if (insist || (o->compute_model == SS_COMPUTE_AUTO && !o->ideal)) {
     ss_err why;
     ss_err_clear(&why);
     int can = roofline_check(p, w, j->precision, other ? "--precision" : "--compute-model roofline", &why) == SS_OK;
     if (insist && !can) {
       if (err)
         *err = why;
-      ss_job_free(j);
       return SS_EINPUT;
     }
     j->roofline = can;
   }
   if (j->roofline)
     roofline_times(j, p, w, o);
-  for (int l = 0; !rc && !j->roofline && l < w->nlayers; l++) {
+  for (int l = 0; !j->roofline && l < w->nlayers; l++) {
     j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch;
     j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch;
   }
   /* Activation checkpointing: a checkpointed layer's backward first re-runs its forward. */
-  for (int l = 0; !rc && l < w->nlayers; l++)
+  for (int l = 0; l < w->nlayers; l++)
     j->bwd_flops[l] += recomputed(j, l) ? j->fwd_flops[l] : 0;
-  for (int l = 0; !rc && l < w->nlayers; l++)
+  for (int l = 0; l < w->nlayers; l++)
     j->fwd_total_flops += j->fwd_flops[l];
   if (!j->roofline)
     j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   /* Sharded: each GPU steps the optimizer on its shard of the parameters, 1/N of them (hybrid
    * sharding: 1/g, the states divided among each instance's GPUs). */
   const ss_shard_mode* mode = ss_shard_mode_of(o->shard);
-  j->shard_group = !mode->divides ? 1 : mode->hybrid && j->instances > 1 ? per_instance : j->ngpus;
+  j->shard_group = !mode->divides ? 1 : mode->hybrid && j->instances > 1 ? j->gpus_per_instance : j->ngpus;
   j->opt_flops /= j->shard_group;
-  j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
   if (o->init_io != SS_INIT_NONE) {
     double params = 0;
     for (int l = 0; l < w->nlayers; l++)
       params += w->layers[l].params;
     j->init_bytes = params * w->grad_bytes_per_param + o->init_shard_mib * 1048576.0;
   }
-  j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
+  return SS_OK;
+}
+
+/* Phase 3, what carries the gradients (from phase 2's times and precision): the buckets, ZeRO's
+ * gathers after the step, the parameter servers' parts, the rings, each bucket's algorithm as given
+ * (AUTO is resolved by ss_derive_job). SS_OK or SS_ENOMEM. */
+static int phase_collectives(ss_job* j)
+{
+  const ss_options* o = &j->opt;
   /* The sharded modes' buckets, all-gathers and reduce-scatters move the model's dtype: 16-bit at
    * amp or bf16 (DeepSpeed's bf16 and fp16 modes; FSDP's MixedPrecision param_dtype and reduce_dtype). */
-  j->shard_bytes_per_param = half_precision(j->precision) ? 2 : w->grad_bytes_per_param;
-  if (!rc && (j->ngpus > 1 || o->arch == SS_ARCH_PS))
+  j->shard_bytes_per_param = half_precision(j->precision) ? 2 : j->workload->grad_bytes_per_param;
+  int rc = SS_OK;
+  if (j->ngpus > 1 || o->arch == SS_ARCH_PS)
     rc = make_buckets(j);
-  if (!rc && mode->post_gather && j->ngpus > 1)
+  if (!rc && ss_shard_mode_of(o->shard)->post_gather && j->ngpus > 1)
     rc = zero_post(j);
   if (!rc && o->arch == SS_ARCH_PS) {
     j->ps_hosts = o->placement == SS_PS_COLOCATED ? j->instances : o->server_hosts > 0 ? o->server_hosts : o->servers;
     rc = make_ps_parts(j);
   }
-  int* gpus = malloc(sizeof(int) * (size_t)per_instance);
-  if (!gpus)
+  int n = j->gpus_per_instance;
+  int* gpus = rc ? NULL : malloc(sizeof(int) * (size_t)n);
+  if (!rc && !gpus)
     rc = SS_ENOMEM;
-  for (int i = 0; !rc && i < per_instance; i++)
+  for (int i = 0; !rc && i < n; i++)
     gpus[i] = i;
   if (!rc)
-    rc = ss_topo_rings(p, gpus, per_instance, &j->intra);
+    rc = ss_topo_rings(j->platform, gpus, n, &j->intra);
   free(gpus);
   if (!rc)
     rc = global_rings(j);
@@ -927,29 +943,49 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     rc = SS_ENOMEM;
   for (int b = 0; !rc && b < j->nbuckets; b++)
     j->bucket_alg[b] = o->allreduce;
-  resolve_options(j);
-  resolve_net(j);
-  if (!rc)
-    rc = host_side(j);
-  if (!rc)
-    recompute_launches(j);
-  if (rc) {
-    ss_job_free(j);
-    return ss_err_nomem(err);
-  }
-  /* The host threads are known now (they are actors too). */
-  if (j->host && check_actors(o, sim_gpus, 3, workers, err)) {
-    ss_job_free(j);
+  return rc;
+}
+
+/* Phase 5, the checks that need the complete job: the host threads are actors too; the memory of a
+ * GPU against its capacity (activations kept in FP32 until --precision says amp or bf16: autocast;
+ * --ideal keeps the check). SS_OK or SS_EINPUT. */
+static int phase_check(ss_job* j, ss_err* err)
+{
+  const ss_options* o = &j->opt;
+  if (j->host && check_actors(o, j->gpus_per_instance * sim_instances(o, o->instances), 3, j->workers, err))
     return SS_EINPUT;
-  }
-  /* The batch and the buckets are known: the memory of a GPU, checked against its capacity (activations
-   * kept in FP32 until --precision says amp or bf16: autocast); --ideal keeps the check. */
   ss_memory_in mem;
   ss_job_memory_in(j, &mem);
   j->memory_known = ss_memory_of(&mem, &j->memory);
-  if (j->memory_known && ss_memory_check(&mem, &j->memory, err)) {
-    ss_job_free(j);
+  if (j->memory_known && ss_memory_check(&mem, &j->memory, err))
     return SS_EINPUT;
+  return SS_OK;
+}
+
+int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
+{
+  ss_job* j = NULL;
+  int rc = phase_size(p, w, o, &j, err);
+  if (rc)
+    return rc;
+  rc = phase_compute(j, err);
+  if (!rc)
+    rc = phase_collectives(j);
+  /* Phase 4, the options as used and the host side (host_side's segments from phases 2 and 3). */
+  if (!rc) {
+    resolve_options(j);
+    resolve_net(j);
+    rc = host_side(j);
+  }
+  if (!rc)
+    recompute_launches(j);
+  if (rc == SS_ENOMEM)
+    rc = ss_err_nomem(err);
+  if (!rc)
+    rc = phase_check(j, err);
+  if (rc) {
+    ss_job_free(j);
+    return rc;
   }
   *out = j;
   return SS_OK;
