@@ -550,7 +550,7 @@ static int host_side(ss_job* j)
 }
 
 /* The options as the job uses them: every value derived from the inputs filled in (the network's
- * figures come with the plan: plan.c). */
+ * figures come with the derivation: derive.c). */
 static void resolve_options(ss_job* j)
 {
   ss_options* r = &j->resolved;

@@ -45,7 +45,7 @@ typedef struct ss_job {
   int gpus_per_instance;
   double price_usd_per_h; /* what one instance costs an hour (price.h: --price-file, the table, the file) */
   char price_source[320]; /* where that price comes from, as the report says it */
-  double core_bandwidth_bytes_per_s; /* the switch core when oversubscribed (plan.c) */
+  double core_bandwidth_bytes_per_s; /* the switch core when oversubscribed (derive.c) */
   ss_net_transport net_transport; /* NCCL's transport over the NIC as simulated (never AUTO; OFF with
                                    * --ideal or a file that names none) */
   ss_net_figures net;             /* its figures: the NIC links' share of line rate, host time per message */
@@ -122,7 +122,7 @@ void ss_job_memory_in(const ss_job* j, ss_memory_in* in);
 
 /* Check the options against the platform and workload and build the job from them alone; the
  * figures that need the complete job (the network's, each bucket's algorithm) are derived by
- * ss_plan_job (plan.h), which callers use. Errors name the file whose limit an option exceeds
+ * ss_derive_job (derive.h), which callers use. Errors name the file whose limit an option exceeds
  * (--gpus beyond the instance). Free with ss_job_free. */
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err);
 void ss_job_free(ss_job* j);

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "outfile.h"
-#include "plan.h"
+#include "derive.h"
 #include "planner.h"
 #include "platform.h"
 #include "report.h"
@@ -142,7 +142,7 @@ static int bench_main(const ss_cli* cli)
   o.synthetic = 1;
   ss_outfile* out = NULL;
   if (ss_platform_load(o.platform_path, &p, &err) || prepare(p, &o, &err) ||
-      ss_plan_job(p, &w, &o, &job, &err)) {
+      ss_derive_job(p, &w, &o, &job, &err)) {
     status = fail(&err);
     goto done;
   }
@@ -189,7 +189,7 @@ static int whatif_main(const ss_cli* cli)
   }
   for (int k = 0; k < 2; k++)
     if (ss_platform_load(o[k]->platform_path, &p[k], &err) || prepare(p[k], o[k], &err) ||
-        ss_plan_job(p[k], w, o[k], &job[k], &err)) {
+        ss_derive_job(p[k], w, o[k], &job[k], &err)) {
       status = fail(&err);
       goto done;
     }
@@ -408,7 +408,7 @@ int main(int argc, char** argv)
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || prepare(p, &cli.opt, &err) ||
       ss_workload_load(cli.opt.workload_path, &w, &err) ||
       (cli.opt.stash ? ss_stash_plan(p, w, &cli.opt, &cli.given, cli.opt.stash_single, &stash, &err)
-                 : ss_plan_job(p, w, &cli.opt, &job, &err))) {
+                 : ss_derive_job(p, w, &cli.opt, &job, &err))) {
     status = fail(&err);
     goto done;
   }

@@ -3,7 +3,7 @@
 
 #include "csv.h"
 #include "outfile.h"
-#include "plan.h"
+#include "derive.h"
 #include "proc.h"
 #include "platform.h"
 #include "report.h"
@@ -106,7 +106,7 @@ static int build(const ss_platform* p, int platform, const ss_workload* w, const
 {
   ss_err why;
   ss_err_clear(&why);
-  int rc = ss_plan_job(p, w, o, job, &why);
+  int rc = ss_derive_job(p, w, o, job, &why);
   if (rc == SS_ENOMEM)
     return ss_err_nomem(err);
   if (rc) {

@@ -1,7 +1,7 @@
 /* stash: Stash's differential stall breakdown, one simulated process per run. */
 #include "stash.h"
 
-#include "plan.h"
+#include "derive.h"
 #include "runs.h"
 #include "transport.h"
 
@@ -187,7 +187,7 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
     stash_stack(p, w, given, &r[k], (ss_run)k, s->stack, sizeof(s->stack));
   int rc = SS_OK;
   for (int k = SS_RUN0; !rc && k <= SS_RUN3; k++)
-    rc = ss_plan_job(p, w, &r[k], &s->job[k], err);
+    rc = ss_derive_job(p, w, &r[k], &s->job[k], err);
   if (!rc && o->instances > 1) {
     int want = s->job[SS_RUN1]->ngpus;
     if (single_path)
@@ -207,7 +207,7 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
       single.nic_latency_us = -1;
       single.oversub = 1;
       s->single_exact = s->single->ngpus >= want;
-      rc = ss_plan_job(s->single, w, &single, &s->job[SS_RUN_SINGLE], err);
+      rc = ss_derive_job(s->single, w, &single, &s->job[SS_RUN_SINGLE], err);
     }
   }
   if (rc) {

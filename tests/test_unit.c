@@ -7,7 +7,7 @@
 #include "err.h"
 #include "job.h"
 #include "memory.h"
-#include "plan.h"
+#include "derive.h"
 #include "platform.h"
 #include "price.h"
 #include "proto.h"
@@ -472,7 +472,7 @@ static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int insta
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
   return j;
 }
 
@@ -687,7 +687,7 @@ static ss_job* make_job(const ss_platform* p, const ss_workload* w, double bucke
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
   return j;
 }
 
@@ -732,7 +732,7 @@ static void test_job_buckets(void)
   o.compute_model = SS_COMPUTE_PEAK;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
   NEAR(j->fwd_flops[0], 0.001545 * 80 / 32 * 15.7e12, 1e-12);
   ss_job_free(j);
   ss_workload_free(w);
@@ -749,7 +749,7 @@ static void test_job_gpus_beyond_instance(void)
   ss_job* j = NULL;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT(ss_plan_job(p, w, &o, &j, &err) == SS_EINPUT);
+  CU_ASSERT(ss_derive_job(p, w, &o, &j, &err) == SS_EINPUT);
   CU_ASSERT(j == NULL);
   CU_ASSERT_STRING_EQUAL(err.file, "platforms/p3.8xl.xml");
   CU_ASSERT_STRING_EQUAL(err.msg, "--gpus expects a whole number from 1 to 4 for p3.8xlarge, got 8");
@@ -772,9 +772,9 @@ static void test_job_checkpoint(void)
   ss_job *on = NULL, *off = NULL;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &on, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &on, &err) == 0);
   o.checkpoint_activations = SS_CKPT_OFF;
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &off, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &off, &err) == 0);
   CU_ASSERT(on->ckpt && !off->ckpt && on->resolved.checkpoint_activations == SS_CKPT_ON &&
             off->resolved.checkpoint_activations == SS_CKPT_OFF);
   double launches[2] = {0, 0};
@@ -792,7 +792,7 @@ static void test_job_checkpoint(void)
   ss_job_free(on);
   ss_job_free(off);
   o.checkpoint_activations = SS_CKPT_ON;
-  CU_ASSERT(ss_plan_job(p, plain, &o, &on, &err) == SS_EINPUT);
+  CU_ASSERT(ss_derive_job(p, plain, &o, &on, &err) == SS_EINPUT);
   CU_ASSERT_STRING_EQUAL(err.file, "tests/workloads/tiny_work.json");
   CU_ASSERT(strncmp(err.msg, "--checkpoint-activations on: no layer gives ckpt_bytes", 53) == 0);
   ss_workload_free(plain);
@@ -1463,7 +1463,7 @@ static void test_memory_job(void)
   ss_err_clear(&err);
   ss_job* j = NULL;
   /* PyTorch DDP over 8 GPUs: its buckets hold every gradient once more. */
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
   CU_ASSERT(j->memory_known);
   CU_ASSERT_DOUBLE_EQUAL(j->memory.buffers, 12e6, 1e-6);
   CU_ASSERT_DOUBLE_EQUAL(j->memory.total, 12e6 * 3 + 24e6 + 384000 + 805306368, 1e-6);
@@ -1486,17 +1486,17 @@ static void test_memory_job(void)
   ss_job_free(j);
   /* Horovod: its fusion buffer (64 MiB by default). */
   o.ddp = SS_DDP_HOROVOD;
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
   CU_ASSERT_DOUBLE_EQUAL(j->memory.buffers, o.fusion_mib * 1048576.0, 0);
   ss_job_free(j);
   /* One GPU: no collectives, no buffers. */
   o.ddp = SS_DDP_PYTORCH;
   o.gpus = 1;
-  CU_ASSERT_FATAL(ss_plan_job(p, w, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
   CU_ASSERT_DOUBLE_EQUAL(j->memory.buffers, 0, 0);
   ss_job_free(j);
   /* A workload without its activations: unknown, no check. */
-  CU_ASSERT_FATAL(ss_plan_job(p, nowork, &o, &j, &err) == 0);
+  CU_ASSERT_FATAL(ss_derive_job(p, nowork, &o, &j, &err) == 0);
   CU_ASSERT_FALSE(j->memory_known);
   ss_job_free(j);
   ss_workload_free(nowork);

@@ -2,7 +2,7 @@
  * GPUs, links of fuzzed bandwidth, latency and sharing, NVLink, a NIC), a small workload (1 to 4
  * layers of fuzzed times and sizes) and fuzzed values of options of the registry (sim/option.c);
  * they go through the validation layer in this process (ss_cli_parse, ss_platform_load,
- * ss_transport_prepare, ss_workload_load, ss_plan_job or ss_stash_plan), and what it accepts runs
+ * ss_transport_prepare, ss_workload_load, ss_derive_job or ss_stash_plan), and what it accepts runs
  * in the stash-sim binary of the same build, in a child with a time limit. The contract: a refusal
  * is one printable line; an accepted input simulates (exit 0, a JSON report of finite numbers, a
  * positive iteration time) or is refused by the binary with exactly one line on stderr and a
@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "fuzz_input.h"
 #include "option.h"
-#include "plan.h"
+#include "derive.h"
 #include "platform.h"
 #include "stash.h"
 #include "transport.h"
@@ -667,7 +667,7 @@ static int validate(args* a)
   if (ss_workload_load(cli.opt.workload_path, &w, &err))
     goto done;
   if (cli.opt.stash ? ss_stash_plan(p, w, &cli.opt, &cli.given, cli.opt.stash_single, &stash, &err)
-                    : ss_plan_job(p, w, &cli.opt, &job, &err))
+                    : ss_derive_job(p, w, &cli.opt, &job, &err))
     goto done;
   accepted = 1;
 done:

@@ -1,12 +1,12 @@
-/* plan: a job ready to simulate: built from its inputs (job.c), then the figures that need the
+/* derive: a job ready to simulate: built from its inputs (job.c), then the figures that need the
  * complete job derived from it: the network's (cluster.c) and each bucket's algorithm (cost.c). */
-#ifndef SS_PLAN_H
-#define SS_PLAN_H
+#ifndef SS_DERIVE_H
+#define SS_DERIVE_H
 
 #include "job.h"
 
 /* ss_job_new, then the switch core's bandwidth, the NIC figures of the resolved options and the
  * algorithm AUTO stands for at each bucket. Errors as ss_job_new's; free with ss_job_free. */
-int ss_plan_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err);
+int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err);
 
 #endif

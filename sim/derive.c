@@ -1,10 +1,10 @@
-/* plan: build a job, then derive what needs it complete. */
-#include "plan.h"
+/* derive: build a job, then derive what needs it complete. */
+#include "derive.h"
 
 #include "cluster.h"
 #include "cost.h"
 
-int ss_plan_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
+int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
   ss_job* j = NULL;
   int rc = ss_job_new(p, w, o, &j, err);
