@@ -6,15 +6,13 @@
 #include "collective.h"
 #include "ddp.h"
 #include "net.h"
+#include "proto.h"
 #include "shard.h"
 
 #include <stddef.h>
 #include <stdio.h>
 
 typedef enum ss_format { SS_FORMAT_TABLE, SS_FORMAT_JSON, SS_FORMAT_CSV } ss_format;
-
-/* NCCL's protocols (proto.c); AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO). */
-typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
 
 /* How gradients are exchanged: allreduce among the GPUs, or push to parameter servers and pull. */
 typedef enum ss_arch { SS_ARCH_ALLREDUCE, SS_ARCH_PS } ss_arch;
