@@ -337,6 +337,16 @@ void ss_cost_tree_hidden(const ss_job* j, int k, double phase, double* hidden)
   ss_cost_nic_hidden(j, 0, bytes, steps, alpha, hidden);
 }
 
+ss_hw ss_cost_link_hw(ss_link_class cls)
+{
+  switch (cls) {
+    case SS_LINK_NVLINK:
+    case SS_LINK_NVSWITCH: return SS_HW_NVLINK;
+    case SS_LINK_NIC: return SS_HW_NET;
+    default: return SS_HW_PCI;
+  }
+}
+
 /* The class of the hops of a ring over GPUs order[0..n) of one instance (its slowest link's). */
 static ss_hw ring_hw(const ss_platform* p, const int* order, int n)
 {
@@ -344,7 +354,7 @@ static ss_hw ring_hw(const ss_platform* p, const int* order, int n)
   for (int i = 0; i < n && n > 1; i++) {
     const ss_route* r = ss_platform_route(p, order[i], order[(i + 1) % n]);
     for (int h = 0; h < r->nhops; h++)
-      hw = ss_proto_hw_max(hw, ss_proto_hw_of(p->links[r->hops[h].link].cls));
+      hw = ss_proto_hw_max(hw, ss_cost_link_hw(p->links[r->hops[h].link].cls));
   }
   return hw;
 }

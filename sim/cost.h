@@ -60,6 +60,10 @@ int ss_cost_op_passes(ss_coll_op op);
  * hierarchical (the simulator's two-level ring) for reduce-scatter and all-gather, no tree. */
 int ss_cost_op_has(ss_coll_op op, ss_allreduce alg);
 
+/* The tuner's hardware class of a link class: nvlink and nvswitch are NVLink, nic the network, every
+ * other class (pcie, socket, and any class this function does not know) PCIe. */
+ss_hw ss_cost_link_hw(ss_link_class cls);
+
 /* How NCCL's tuner sees collective op with algorithm alg (not AUTO) on the job: its phases' steps,
  * hardware classes (from the link classes of the rings' routes) and bus bandwidths (proto.h). */
 void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_shape* s);

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char* const proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
 static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
@@ -192,7 +191,7 @@ const ss_optdef ss_option_table[] = {
      "simulate every instance of the cluster: by default a fast-fidelity run of more than 8 identical instances "
      "simulates 8 of them, whose links carry the same flows as in the whole cluster, with the whole cluster's "
      "collective steps and sizes (docs/model.md, \"Identical instances\"); --fidelity reference simulates them all", 0},
-    {"protocol", 0, SS_KIND_ENUM, OFF(protocol), 0, 0, 0, proto_names, 0, ALL, "cluster", "P", NULL, SS_PROTO_AUTO,
+    {"protocol", 0, SS_KIND_ENUM, OFF(protocol), 0, 0, 0, ss_proto_names, 0, ALL, "cluster", "P", NULL, SS_PROTO_AUTO,
      "auto", 0, "protocol", "protocol", 0, NULL,
      "NCCL's protocol of every collective, as NCCL_PROTO; auto: per collective the shortest predicted time of "
      "LL, LL128 (one instance, NVLink, V100 or A100) and Simple, as NCCL 2.10's tuner", 0},

@@ -3,11 +3,12 @@
 #ifndef SS_OPTION_H
 #define SS_OPTION_H
 
-#include "collective.h"
 #include "arch.h"
+#include "collective.h"
 #include "compute.h"
 #include "ddp.h"
 #include "net.h"
+#include "proto.h"
 #include "rng.h"
 #include "shard.h"
 #include "units.h"
@@ -17,8 +18,6 @@
 
 typedef enum ss_format { SS_FORMAT_TABLE, SS_FORMAT_JSON, SS_FORMAT_CSV } ss_format;
 
-/* NCCL's protocols (proto.c); AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO). */
-typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
 
 /* The stack of Stash's runs under --stash: Stash's own scripts, or the job's options; AUTO is Stash's,
  * or the job's with --ideal. */

@@ -1,6 +1,8 @@
 /* proto: NCCL's protocols and per-call cost, from NCCL v2.10.3-1's src/graph/tuning.cc. */
 #include "proto.h"
 
+#include "err.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -25,18 +27,19 @@
  * Not modelled: LL128's cap of 20 GB/s per channel (channels are not modelled), the tree's own
  * bandwidth factors (the tree uses the ring's efficiencies), the ring's Simple latency x 1.9 on
  * several nodes above nRanks/16 x 64 KiB ("plateau"), and the tree's size correction factors. */
-enum { LL, LL128, SIMPLE, NPROTO };
-static const double base_us[2][NPROTO] = {{3.6, 10.0, 8.4}, {4.4, 4.4, 0}}; /* [ring, tree][proto] */
-static const double hw_us[SS_HW_COUNT][2][NPROTO] = {
-    {{.47, 1.9, 3.4}, {.52, 1.25, 28}},
-    {{1.0, 2.5, 5.7}, {1.0, 1.9, 28}},
-    {{2.7, 4.0, 9.6}, {5.0, 8.5, 28}},
+const char* const ss_proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
+
+/* The figures above, a row per protocol (ss_protocol's fields in order: name, baseLat [ring, tree],
+ * hwLat [NVLink, PCIe, network][ring, tree], the multi-node factor, the payload fractions, llMaxBw,
+ * LL128's rule); AUTO has a name and no facts: it is the tuner's choice among the others. */
+static const ss_protocol protocols[SS_PROTO_COUNT] = {
+    [SS_PROTO_AUTO] = {.name = "auto"},
+    [SS_PROTO_LL] = {"LL", {3.6, 4.4}, {{.47, .52}, {1.0, 1.0}, {2.7, 5.0}}, 1.8, 0.25, 0.25,
+                     {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}}, 0, {0}},
+    [SS_PROTO_LL128] = {"LL128", {10.0, 4.4}, {{1.9, 1.25}, {2.5, 1.9}, {4.0, 8.5}}, 1, 0.92, 0.7, {{0}}, 1,
+                        {70, 80}},
+    [SS_PROTO_SIMPLE] = {"Simple", {8.4, 0}, {{3.4, 28}, {5.7, 28}, {9.6, 28}}, 1, 1, 1, {{0}}, 0, {0}},
 };
-static const double ll_max_gbytes_per_s[2][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}};
-#define LL_FRACTION 0.25
-#define LL128_FRACTION 0.92
-#define LL128_FRACTION_PPN1 0.7
-#define LL_INTRA_MULTINODE 1.8
 #define A100_MAX_GBYTES_PER_S 235.0
 
 /* Compute capabilities by a substring of the gpu_model name (NVIDIA's CUDA GPUs list). */
@@ -46,14 +49,15 @@ static const struct {
 } arch_table[] = {{"K80", 37}, {"M60", 52}, {"P100", 60}, {"V100", 70}, {"T4", 75}, {"2080", 75},
                   {"A100", 80}, {"A10G", 86}, {"H100", 90}, {"H200", 90}};
 
-ss_hw ss_proto_hw_of(ss_link_class cls)
+const ss_protocol* ss_proto_of(ss_proto p)
 {
-  switch (cls) {
-    case SS_LINK_NVLINK:
-    case SS_LINK_NVSWITCH: return SS_HW_NVLINK;
-    case SS_LINK_NIC: return SS_HW_NET;
-    default: return SS_HW_PCI;
-  }
+  ss_assert(p > SS_PROTO_AUTO && p < SS_PROTO_COUNT);
+  return &protocols[p];
+}
+
+const char* ss_proto_name(ss_proto p)
+{
+  return p >= 0 && p < SS_PROTO_COUNT ? protocols[p].name : "?";
 }
 
 ss_hw ss_proto_hw_max(ss_hw a, ss_hw b)
@@ -69,12 +73,6 @@ int ss_proto_arch(const char* gpu_model)
   return 0;
 }
 
-const char* ss_proto_name(ss_proto p)
-{
-  static const char* const names[SS_PROTO_COUNT] = {"auto", "LL", "LL128", "Simple"};
-  return p >= 0 && p < SS_PROTO_COUNT ? names[p] : "?";
-}
-
 void ss_proto_cost_none(ss_proto_cost* c)
 {
   memset(c, 0, sizeof(*c));
@@ -83,11 +81,25 @@ void ss_proto_cost_none(ss_proto_cost* c)
     c->eff[k] = 1;
 }
 
+/* Whether arch is one of r's architectures (r has some). */
+static int has_arch(const ss_protocol* r, int arch)
+{
+  for (size_t i = 0; i < sizeof(r->archs) / sizeof(r->archs[0]); i++)
+    if (r->archs[i] != 0 && r->archs[i] == arch)
+      return 1;
+  return 0;
+}
+
 int ss_proto_enabled(ss_proto p, const ss_proto_shape* s)
 {
-  if (p != SS_PROTO_LL128)
-    return p == SS_PROTO_LL || p == SS_PROTO_SIMPLE;
-  if (s->nodes != 1 || (s->arch != 70 && s->arch != 80))
+  if (p <= SS_PROTO_AUTO || p >= SS_PROTO_COUNT)
+    return 0;
+  const ss_protocol* r = &protocols[p];
+  if (r->archs[0] != 0 && !has_arch(r, s->arch))
+    return 0;
+  if (!r->one_nvlink_node)
+    return 1;
+  if (s->nodes != 1)
     return 0;
   for (int k = 0; k < SS_PHASE_COUNT; k++)
     if (s->steps[k] > 0 && s->hw[k] != SS_HW_NVLINK)
@@ -95,33 +107,32 @@ int ss_proto_enabled(ss_proto p, const ss_proto_shape* s)
   return 1;
 }
 
-/* Payload fraction of protocol index q on a phase of bus bandwidth bw (bytes/s). */
-static double efficiency(int q, const ss_proto_shape* s, double bw)
+/* Payload fraction of protocol r on a phase of bus bandwidth bw (bytes/s). */
+static double efficiency(const ss_protocol* r, const ss_proto_shape* s, double bw)
 {
   if (bw <= 0)
     return 1; /* a phase that does not run */
   double gb = bw / 1e9, bus = s->arch == 80 ? fmin(gb, A100_MAX_GBYTES_PER_S) : gb;
-  if (q == LL) {
-    int row = s->nodes == 1 && s->arch == 80, col = s->nodes <= 2 ? s->nodes - 1 : 2;
-    bus = fmin(bus * LL_FRACTION, ll_max_gbytes_per_s[row][col]);
-  } else if (q == LL128) {
-    bus *= s->ranks_per_node < 2 ? LL128_FRACTION_PPN1 : LL128_FRACTION;
-  }
+  bus *= s->ranks_per_node < 2 ? r->fraction_one_gpu : r->fraction;
+  int row = s->nodes == 1 && s->arch == 80, col = s->nodes <= 1 ? 0 : s->nodes == 2 ? 1 : 2;
+  if (r->max_gbytes_per_s[row][col] > 0)
+    bus = fmin(bus, r->max_gbytes_per_s[row][col]);
   return bus / gb;
 }
 
 void ss_proto_cost_of(ss_proto p, const ss_proto_shape* s, ss_proto_cost* c)
 {
-  int q = p == SS_PROTO_LL ? LL : p == SS_PROTO_LL128 ? LL128 : SIMPLE;
+  const ss_protocol* r = ss_proto_of(p);
+  int alg = s->tree ? 1 : 0;
   memset(c, 0, sizeof(*c));
   c->proto = p;
-  c->call_s = base_us[s->tree ? 1 : 0][q] * 1e-6;
+  c->call_s = r->call_us[alg] * 1e-6;
   for (int k = 0; k < SS_PHASE_COUNT; k++) {
-    double us = hw_us[s->hw[k]][k == SS_PHASE_TREE][q];
-    if (q == LL && s->nodes > 1 && s->hw[k] != SS_HW_NET)
-      us *= LL_INTRA_MULTINODE;
+    double us = r->step_us[s->hw[k]][k == SS_PHASE_TREE];
+    if (s->nodes > 1 && s->hw[k] != SS_HW_NET)
+      us *= r->multinode_step;
     c->step_s[k] = us * 1e-6;
-    c->eff[k] = efficiency(q, s, s->bus_bytes_per_s[k]);
+    c->eff[k] = efficiency(r, s, s->bus_bytes_per_s[k]);
   }
 }
 

@@ -1,19 +1,45 @@
-/* proto: NCCL's protocols (LL, LL128, Simple) and the per-call cost of an allreduce, as NCCL's tuner
- * models them (src/graph/tuning.cc of NCCL v2.10.3-1): a latency per call, a latency per step by the
- * hardware the step crosses, and the fraction of the bytes on the wire that is payload. Pure: no
- * SimGrid, no job; cost.c describes an allreduce to it and applies what it returns. */
+/* proto: NCCL's protocols (LL, LL128, Simple), one row of facts each, and the per-call cost of an
+ * allreduce, as NCCL's tuner models them (src/graph/tuning.cc of NCCL v2.10.3-1): a latency per
+ * call, a latency per step by the hardware the step crosses, the fraction of the bytes on the wire
+ * that is payload, and when NCCL enables each protocol. Pure: no SimGrid, no job, no platform;
+ * cost.c describes an allreduce to it and applies what it returns. */
 #ifndef SS_PROTO_H
 #define SS_PROTO_H
 
-#include "option.h"
-#include "platform.h"
+/* NCCL's protocols; AUTO picks one per collective as NCCL's tuner does (NCCL_PROTO unset). A new
+ * protocol is a value here, a name in ss_proto_names and a row of the table in proto.c. */
+typedef enum ss_proto { SS_PROTO_AUTO, SS_PROTO_LL, SS_PROTO_LL128, SS_PROTO_SIMPLE, SS_PROTO_COUNT } ss_proto;
 
-/* The hardware class of a path, as tuning.cc's hwLat rows: NVLink, PCIe, network. */
+/* The hardware class of a path, as tuning.cc's hwLat rows: NVLink, PCIe, network (cost.c maps the
+ * platform's link classes to them). */
 typedef enum ss_hw { SS_HW_NVLINK, SS_HW_PCI, SS_HW_NET, SS_HW_COUNT } ss_hw;
 
-/* The class of a link: nvlink and nvswitch are NVLink, nic the network, every other class
- * (pcie, socket, and any class this module does not know) PCIe. */
-ss_hw ss_proto_hw_of(ss_link_class cls);
+/* One protocol's facts (tuning.cc's, with their sources in proto.c). Latencies are by algorithm:
+ * [0] NCCL's ring (the simulator's ring and hierarchical), [1] its tree. */
+typedef struct ss_protocol {
+  const char* name;               /* NCCL's name, as reports print it: "LL", "LL128", "Simple" */
+  double call_us[2];              /* baseLat: the latency of a call (us) */
+  double step_us[SS_HW_COUNT][2]; /* hwLat: the latency of a step (us) by the class it crosses */
+  double multinode_step;          /* factor on the steps within an instance when there are several
+                                   * (LL 1.8; 1: none) */
+  double fraction;                /* the payload's share of the bus bandwidth (LL 1/4, LL128 0.92, Simple 1) */
+  double fraction_one_gpu;        /* the same with fewer than 2 GPUs per instance (LL128 0.7) */
+  double max_gbytes_per_s[2][3];  /* llMaxBw: the payload's cap (GB/s) [one instance of A100s or not]
+                                   * [1, 2, more instances]; 0: none */
+  int one_nvlink_node;            /* NCCL enables it by default only on one instance whose rings are
+                                   * all NVLink (LL128) ... */
+  int archs[2];                   /* ... and on GPUs all of one of these architectures (ss_proto_arch;
+                                   * {0}: any) */
+} ss_protocol;
+
+/* The row of protocol p (asserted a protocol: not AUTO). */
+const ss_protocol* ss_proto_of(ss_proto p);
+
+/* --protocol's values by value ("auto", "ll", "ll128", "simple"), NULL-terminated. */
+extern const char* const ss_proto_names[];
+
+/* NCCL's name of p (its row's: "LL128"), "auto" for AUTO, "?" for a value out of range. */
+const char* ss_proto_name(ss_proto p);
 
 /* The slower of two classes (network over PCIe over NVLink): a path's class is its slowest link's. */
 ss_hw ss_proto_hw_max(ss_hw a, ss_hw b);
@@ -50,16 +76,14 @@ typedef struct ss_proto_cost {
 /* The cost of no protocol: Simple at the links' rates and no latency (--no-call-cost, --ideal). */
 void ss_proto_cost_none(ss_proto_cost* c);
 
-/* Whether NCCL enables protocol p by default for the shape (LL128 only on one instance whose rings
- * are all NVLink, GPUs all of architecture 70 or all 80, as v2.10.3-1). */
+/* Whether NCCL enables protocol p by default for the shape, by its row (LL128 only on one instance
+ * whose rings are all NVLink, GPUs all of architecture 70 or all 80, as v2.10.3-1); 0 for AUTO. */
 int ss_proto_enabled(ss_proto p, const ss_proto_shape* s);
 
-/* The cost of protocol p (not AUTO) for the shape. */
+/* The cost of protocol p (asserted not AUTO) for the shape, from its row. */
 void ss_proto_cost_of(ss_proto p, const ss_proto_shape* s, ss_proto_cost* c);
 
 /* The latency part of c on the shape: call_s plus every step's step_s (s). */
 double ss_proto_latency_s(const ss_proto_shape* s, const ss_proto_cost* c);
-
-const char* ss_proto_name(ss_proto p);
 
 #endif

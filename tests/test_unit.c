@@ -615,10 +615,10 @@ static ss_proto_shape ring_shape(int n, ss_hw hw, double bw, int arch)
 /* The figures of NCCL 2.10.3-1's tuning.cc, typed here: classes, LL128's rule, latencies, caps. */
 static void test_proto_tuning(void)
 {
-  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_NVSWITCH), SS_HW_NVLINK);
-  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_SOCKET), SS_HW_PCI);
-  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_NIC), SS_HW_NET);
-  CU_ASSERT_EQUAL(ss_proto_hw_of(SS_LINK_CLASS_COUNT), SS_HW_PCI); /* a class it does not know */
+  CU_ASSERT_EQUAL(ss_cost_link_hw(SS_LINK_NVSWITCH), SS_HW_NVLINK);
+  CU_ASSERT_EQUAL(ss_cost_link_hw(SS_LINK_SOCKET), SS_HW_PCI);
+  CU_ASSERT_EQUAL(ss_cost_link_hw(SS_LINK_NIC), SS_HW_NET);
+  CU_ASSERT_EQUAL(ss_cost_link_hw(SS_LINK_CLASS_COUNT), SS_HW_PCI); /* a class it does not know */
   CU_ASSERT_EQUAL(ss_proto_hw_max(SS_HW_NVLINK, SS_HW_PCI), SS_HW_PCI);
   CU_ASSERT_EQUAL(ss_proto_arch("Tesla V100-SXM2-16GB"), 70);
   CU_ASSERT_EQUAL(ss_proto_arch("NVIDIA A100-SXM4-40GB"), 80);
@@ -676,6 +676,8 @@ static void test_proto_tuning(void)
   ss_proto_cost_none(&c);
   CU_ASSERT(c.proto == SS_PROTO_SIMPLE && c.call_s == 0 && c.eff[SS_PHASE_TREE] == 1);
   CU_ASSERT_STRING_EQUAL(ss_proto_name(SS_PROTO_LL128), "LL128");
+  CU_ASSERT_STRING_EQUAL(ss_proto_name(SS_PROTO_AUTO), "auto");
+  CU_ASSERT(!ss_proto_enabled(SS_PROTO_AUTO, &h));
 }
 
 /* ---- job ---- */
