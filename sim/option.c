@@ -210,7 +210,8 @@ const ss_optdef ss_option_table[] = {
      "gradients: reduced per bucket as backward fills it, blocking it), zero3 (and parameters: each layer's "
      "gathered before its forward and backward, prefetched); as PyTorch FSDP 2.1, fsdp-full (FULL_SHARD), "
      "fsdp-grad-op (SHARD_GRAD_OP: parameters kept from forward to backward), fsdp-hybrid (HYBRID_SHARD: full "
-     "shard inside each instance, gradients allreduced across)", 0},
+     "shard inside each instance, gradients allreduced across), fsdp-hybrid-zero2 (_HYBRID_SHARD_ZERO2: "
+     "fsdp-grad-op inside each instance, gradients allreduced across)", 0},
     {"wrap-params", 0, SS_KIND_REAL, OFF(wrap_params), 0, 1e13, 0, NULL, 0, RUNS, "host", "N", "a number of parameters",
      0, "0 (every layer with parameters)", 0, "wrap_params", "wrap_params", 0, NULL,
      "--shard fsdp-*: a layer of at least N parameters is an FSDP unit of its own; the smaller ones stay in the "
@@ -371,7 +372,8 @@ const ss_optdef ss_option_table[] = {
     {"shards", 0, SS_KIND_PATH, OFF(plan_shards), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
      "--shard's mode", 0, NULL, NULL, 0, NULL,
      "sharding modes to try, separated by commas (--shard's: none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, "
-     "fsdp-hybrid); tree only without sharding; a mode's own options go to that mode's configurations", 0},
+     "fsdp-hybrid, fsdp-hybrid-zero2); tree only without sharding; a mode's own options go to that mode's "
+     "configurations", 0},
     {"global-batch", 0, SS_KIND_COUNT, OFF(plan_global_batch), 1, 1e9, 0, NULL, 0, SS_CMD_PLAN, "plan", "G", NULL,
      -1, "none", 0, NULL, NULL, 0, NULL,
      "keep the global batch at G: each configuration's per-GPU batch is G / its GPUs (those where that is not "

@@ -477,8 +477,13 @@ static void write_table(FILE* f, const ss_planner* p)
               p->refused_by_first[i].msg);
   if (p->failed)
     fprintf(f, "  first failed: %s\n", p->failed_first.msg);
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %-12s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance",
-          "n", "GPUs", "allreduce", "shard", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall",
+  /* The shard column as wide as its longest name (fsdp-hybrid-zero2), 12 at least. */
+  int sw = 12;
+  for (int i = 0; i < p->nrows; i++)
+    if ((int)strlen(ss_shard_name(p->rows[i].shard)) > sw)
+      sw = (int)strlen(ss_shard_name(p->rows[i].shard));
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %-*s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance",
+          "n", "GPUs", "allreduce", sw, "shard", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall",
           "limited by", "GPU times", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
@@ -487,9 +492,9 @@ static void write_table(FILE* f, const ss_planner* p)
     if (r->stall < SS_CAT_COUNT)
       snprintf(stall, sizeof(stall), "%s %.1f%%", ss_category_of(r->stall)->word, 100 * r->part_s[r->stall] / r->iteration_s);
     snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
-    fprintf(f, "%4d  %-16s %3d %5d  %-12s %-12s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
-            r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch,
-            t, r->cost_usd,
+    fprintf(f, "%4d  %-16s %3d %5d  %-12s %-*s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
+            r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard),
+            r->batch, t, r->cost_usd,
             r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit, r->compute_scaling, r->pareto ? "*" : "");
   }
 }

@@ -7,7 +7,8 @@
 #include <string.h>
 
 const char* const ss_shard_names[] = {"none",  "zero1",        "zero2",       "zero3",
-                                      "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", NULL};
+                                      "fsdp-full", "fsdp-grad-op", "fsdp-hybrid", "fsdp-hybrid-zero2",
+                                      NULL};
 
 const char* const ss_overlap_comm_names[] = {"auto", "off", "on", NULL};
 
@@ -19,7 +20,8 @@ const char* const ss_overlap_comm_names[] = {"auto", "off", "on", NULL};
  * stream unless overlap_comm; both all-gather the updated parameters after the step. ZeRO-3 fetches
  * each module's parameters, overlap_comm on by default. FSDP (PyTorch 2.1-2.2): a reduce-scatter per
  * unit; FULL_SHARD frees a unit after forward, SHARD_GRAD_OP keeps it to backward; HYBRID_SHARD is
- * FULL_SHARD within each instance, replicated across. */
+ * FULL_SHARD within each instance, replicated across; _HYBRID_SHARD_ZERO2 is SHARD_GRAD_OP within
+ * each instance (NO_RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES), replicated across as HYBRID_SHARD. */
 static const ss_shard_mode modes[SS_SHARD_COUNT] = {
     [SS_SHARD_NONE] = {NULL, NULL, 0, 0, SS_GRADS_FRAMEWORK, SS_OP_ALLREDUCE, 1, 0, SS_UNITS_NONE, 0, 0,
                        SS_SOPT_FRAMEWORK},
@@ -36,6 +38,8 @@ static const ss_shard_mode modes[SS_SHARD_COUNT] = {
                                SS_OP_REDUCE_SCATTER, 1, 0, SS_UNITS_WRAP, 1, 0, FSDP_TAKES},
     [SS_SHARD_FSDP_HYBRID] = {"FSDP HYBRID_SHARD", "FSDP", ALL_STATES, 1, SS_GRADS_UNITS,
                               SS_OP_REDUCE_SCATTER, 1, 0, SS_UNITS_WRAP, 0, 0, FSDP_TAKES},
+    [SS_SHARD_FSDP_HYBRID_ZERO2] = {"FSDP _HYBRID_SHARD_ZERO2", "FSDP", ALL_STATES, 1, SS_GRADS_UNITS,
+                                    SS_OP_REDUCE_SCATTER, 1, 0, SS_UNITS_WRAP, 1, 0, FSDP_TAKES},
 };
 
 const ss_shard_mode* ss_shard_mode_of(ss_shard m)

@@ -12,8 +12,8 @@
 
 /* None (each GPU holds every state, gradients allreduced by --ddp's framework), DeepSpeed ZeRO stage
  * 1 (optimizer state sharded), stage 2 (and gradients) and stage 3 (and parameters), as DeepSpeed
- * v0.12.3 runs them; PyTorch FSDP's FULL_SHARD, SHARD_GRAD_OP and HYBRID_SHARD (PyTorch 2.1-2.2).
- * A new mode is a value here and a row of the table in shard.c. */
+ * v0.12.3 runs them; PyTorch FSDP's FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD and _HYBRID_SHARD_ZERO2
+ * (PyTorch 2.1-2.2). A new mode is a value here and a row of the table in shard.c. */
 typedef enum ss_shard {
   SS_SHARD_NONE,
   SS_SHARD_ZERO1,
@@ -22,6 +22,7 @@ typedef enum ss_shard {
   SS_SHARD_FSDP_FULL,
   SS_SHARD_FSDP_GRAD_OP,
   SS_SHARD_FSDP_HYBRID,
+  SS_SHARD_FSDP_HYBRID_ZERO2,
   SS_SHARD_COUNT
 } ss_shard;
 

@@ -43,6 +43,7 @@
   TEST(units_trace_counts)                                                                                         \
   TEST(units_memory)                                                                                               \
   TEST(hybrid_scopes)                                                                                              \
+  TEST(hybrid_zero2_closed_form)                                                                                   \
   /* e2e_loader.c */                                                                                                   \
   TEST(loader_stalls)                                                                                                  \
   TEST(init_io)                                                                                                        \

@@ -255,7 +255,8 @@ void test_zero_memory_and_trace(void)
  * a unit. FULL_SHARD: unit 0's all-gather is waited for (c); unit 1's is issued with it and unit 2's
  * at the start of layer 1 (prefetch), both done in time; backward gathers unit 2 again (waited: c)
  * while prefetching unit 1; each unit's reduce-scatter follows its backward, the last waited for (c):
- * 3c of stall. SHARD_GRAD_OP keeps the units from forward to backward: 2c. ZeRO-3: unit 0's
+ * 3c of stall. SHARD_GRAD_OP keeps the units from forward to backward: 2c; so does
+ * _HYBRID_SHARD_ZERO2 on one instance (its shard group is then every GPU). ZeRO-3: unit 0's
  * all-gather (c), then one prefetch of units 1-2 (5e7 elements cover them, done in time); every unit
  * is used again within 1e9 elements, so kept for backward; the gradients' one bucket of 12 MB is
  * reduced after backward, waited for: c + (n-1)(alpha + 12 MB / (n B)); in both fidelities. With
@@ -269,15 +270,15 @@ void test_units_closed_form(void)
   const double bw = 10e9, alpha = 10e-6;
   const struct { const char* file; int n; } stars[] = {{"star2", 2}, {"star4", 4}};
   const char* const modes[] = {"fsdp-full", "fsdp-grad-op", "zero3", "fsdp-full --no-param-prefetch",
-                               "zero3 --no-param-prefetch", "zero3 --overlap-comm off"};
+                               "zero3 --no-param-prefetch", "zero3 --overlap-comm off", "fsdp-hybrid-zero2"};
   for (size_t i = 0; i < 2 * sizeof(stars) / sizeof(stars[0]); i++)
-    for (int z = 0; z < 6; z++) {
+    for (int z = 0; z < 7; z++) {
       /* Both fidelities: the reference's chunk by chunk rings give the same on a star. */
       const char* fid = i % 2 ? " --fidelity reference" : "";
       int n = stars[i / 2].n;
       double c = (n - 1) * (alpha + 4e6 / (n * bw)), bucket = (n - 1) * (alpha + 12e6 / (n * bw));
       double pre = (n - 1) * (alpha + 8e6 / (n * bw));
-      double stalls[] = {3 * c, 2 * c, c + bucket, 9 * c, 3 * c + bucket, c + pre + bucket};
+      double stalls[] = {3 * c, 2 * c, c + bucket, 9 * c, 3 * c + bucket, c + pre + bucket, 2 * c};
       double stall = stalls[z], compute = 9e-3 + 0.5e-3 / n;
       cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s%s",
                           stars[i / 2].file, modes[z], fid);
@@ -355,6 +356,7 @@ static int named(const name_count* c, int kinds, const char* name)
  * - SHARD_GRAD_OP (4.4): no all-gather in backward: U + U;
  * - HYBRID_SHARD on 2 instances (4.4): FULL_SHARD's, plus an allreduce of each unit's shard across
  *   the instances: 2U + U + U;
+ * - _HYBRID_SHARD_ZERO2 on 2 instances (4.4): SHARD_GRAD_OP's, plus the same allreduce: U + U + U;
  * - ZeRO-3 (section 3): each layer's fetch or a prefetch of up to 5e7 elements by tensor. Forward:
  *   33 fetches (the head's one tensor of 1.3e8 elements is prefetched whole) and 34 prefetches, the
  *   last for backward (named so); the last three units are used again within 1e9 elements (2 x
@@ -374,6 +376,7 @@ void test_units_trace_counts(void)
       {"fsdp-full", "", 1, 33, 1, 33, 34, 0, 0, 0},
       {"fsdp-grad-op", "", 1, 33, 0, 0, 34, 0, 0, 0},
       {"fsdp-hybrid", "--instances 2", 1, 33, 1, 33, 34, 34, 0, 0},
+      {"fsdp-hybrid-zero2", "--instances 2", 1, 33, 0, 0, 34, 34, 0, 0},
       {"zero3", "", 33, 33, 29, 34, 0, 0, 17, 1},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -405,22 +408,32 @@ void test_units_trace_counts(void)
  * a p4d.24xlarge. FULL_SHARD: the FP32 parameters / 8 plus two decoder layers gathered at once (the
  * one running and the one prefetched: 2 x 202,383,360 x 2 bytes); the gradients / 8 plus one
  * layer's unsharded bf16 gradient; the optimizer / 8. SHARD_GRAD_OP keeps every unit gathered from
- * its forward to its backward: all P x 2 bytes at the end of forward. */
+ * its forward to its backward: all P x 2 bytes at the end of forward. _HYBRID_SHARD_ZERO2 on two of
+ * them keeps every unit too, and divides the states among each instance's 8 GPUs, where
+ * SHARD_GRAD_OP on the same two divides them among all 16. */
 void test_units_memory(void)
 {
   const double p = 6738415616.0, layer = 202383360.0;
-  const char* const modes[] = {"fsdp-full", "fsdp-grad-op"};
-  for (int z = 0; z < 2; z++) {
+  static const struct {
+    const char* mode;
+    int group, kept; /* the shard group; every unit kept from forward to backward */
+  } cases[] = {{"fsdp-full", 8, 0},
+               {"fsdp-grad-op", 8, 1},
+               {"fsdp-hybrid-zero2 --instances 2", 8, 1},
+               {"fsdp-grad-op --instances 2", 16, 1}};
+  for (size_t z = 0; z < sizeof(cases) / sizeof(cases[0]); z++) {
     cJSON* j = sim_json("platforms/p4d.24xl.xml workloads/llama2-7b-seq2048.json --synthetic --precision bf16 "
-                        "--ignore-memory --shard %s", modes[z]);
+                        "--ignore-memory --shard %s", cases[z].mode);
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
-    double params = p * 4 / 8 + (z == 0 ? 2 * layer * 2 : p * 2), grads = p * 4 / 8 + layer * 2, opt = p * 8 / 8;
-    CHECK(j && fabs(num(m, "parameters") - params) <= 1e-9 * params &&
+    double g = cases[z].group;
+    double params = p * 4 / g + (cases[z].kept ? p * 2 : 2 * layer * 2), grads = p * 4 / g + layer * 2,
+           opt = p * 8 / g;
+    CHECK(j && num(j, "shard_group") == g && fabs(num(m, "parameters") - params) <= 1e-9 * params &&
               fabs(num(m, "gradients") - grads) <= 1e-9 * grads && fabs(num(m, "optimizer") - opt) <= 1e-9 * opt &&
               num(m, "buffers") == 0,
-          "--shard %s: parameters %.0f B (expected %.0f), gradients %.0f B (expected %.0f), optimizer %.0f B (expected "
-          "%.0f), buffers %.0f", modes[z], num(m, "parameters"), params, num(m, "gradients"), grads,
-          num(m, "optimizer"), opt, num(m, "buffers"));
+          "--shard %s: shard group %g (expected %g), parameters %.0f B (expected %.0f), gradients %.0f B (expected "
+          "%.0f), optimizer %.0f B (expected %.0f), buffers %.0f", cases[z].mode, num(j, "shard_group"), g,
+          num(m, "parameters"), params, num(m, "gradients"), grads, num(m, "optimizer"), opt, num(m, "buffers"));
     cJSON_Delete(j);
   }
 }
@@ -456,4 +469,40 @@ void test_hybrid_scopes(void)
   cJSON_Delete(a);
   cJSON_Delete(f);
   cJSON_Delete(h12);
+}
+
+/* _HYBRID_SHARD_ZERO2 on m instances of a star of g GPUs (--ideal, synthetic data, tiny's three
+ * units of 4 MB as in units_closed_form): SHARD_GRAD_OP inside each instance, so unit 0's all-gather
+ * before forward and the last unit's reduce-scatter after backward are waited for, c each, with
+ * c = (g-1)(alpha 10 us + S / (g B)), B 10 GB/s: 2c of interconnect stall; and after each unit's
+ * reduce-scatter the allreduce of its shard among the same-index GPUs of the m instances, the last
+ * one waited for: x = 2(m-1)(alpha_x + S / (g m B_x)) of network stall, alpha_x 20 us (each end's
+ * GPU-to-NIC route: 5 us + 5 us) and B_x the NIC's 10 GB/s shared by the g rings. The step runs on
+ * 1/g of the parameters: 0.5 / g ms. HYBRID_SHARD gathers every unit again before its backward,
+ * the first of them waited for: 3c + x. Both fidelities. */
+void test_hybrid_zero2_closed_form(void)
+{
+  const double bw = 10e9, alpha = 10e-6, alpha_x = 20e-6, nic = 10e9, s = 4e6;
+  const struct { const char* file; int g; } stars[] = {{"star2", 2}, {"star4", 4}};
+  const char* const modes[] = {"fsdp-hybrid-zero2", "fsdp-hybrid"};
+  for (int i = 0; i < 2; i++)
+    for (int m = 2; m <= 3; m++)
+      for (int z = 0; z < 2; z++)
+        for (int f = 0; f < 2; f++) {
+          int g = stars[i].g;
+          double c = (g - 1) * (alpha + s / (g * bw)), x = 2 * (m - 1) * (alpha_x + s / (g * m) / (nic / g));
+          double inter = (z == 0 ? 2 : 3) * c, compute = 9e-3 + 0.5e-3 / g;
+          cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --instances %d --synthetic --ideal "
+                              "--shard %s%s", stars[i].file, m, modes[z], f ? " --fidelity reference" : "");
+          const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
+          CHECK(j && num(j, "shard_group") == g && fabs(num(b, "interconnect_stall_s") - inter) <= 1e-9 &&
+                    fabs(num(b, "network_stall_s") - x) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
+                    fabs(num(j, "iteration_s") - compute - inter - x) <= 1e-9,
+                "%d x %s, --shard %s%s: iteration %.9g s, compute %.9g s, interconnect %.9g s, network %.9g s, "
+                "shard group %g; expected %.9g, %.9g, %.9g, %.9g, %d", m, stars[i].file, modes[z],
+                f ? " --fidelity reference" : "", num(j, "iteration_s"), num(b, "compute_s"),
+                num(b, "interconnect_stall_s"), num(b, "network_stall_s"), num(j, "shard_group"),
+                compute + inter + x, compute, inter, x, g);
+          cJSON_Delete(j);
+        }
 }

@@ -13,6 +13,8 @@ repository root (ctest does). Cases:
   error line, without the file's name), and the one that holds it is ranked;
 - shards: --shards makes each sharding mode a configuration; its rows are the single runs with --shard,
   and what it refuses the single runs refuse (GPT-2 1.5B fits a p4d.24xlarge only sharded);
+- hybrid_zero2: --shards fsdp-hybrid,fsdp-hybrid-zero2 over 1 and 2 instances: each row is its single
+  run, and the table's shard column is as wide as fsdp-hybrid-zero2 (the columns after it line up);
 - deterministic: the same plan twice is byte for byte the same (table, JSON);
 - plot: --plot FILE.svg draws an SVG that names each instance type and the front, byte for byte the
   same twice, next to the same report as without --plot; without gnuplot on PATH, one line and exit 3
@@ -152,6 +154,24 @@ def case_shards():
           f"ranked = the single runs that fit: {sorted(ranked ^ fits)}")
     p4d = {r["shard"] for r in p["rows"] if r["platform"] == "p4d.24xlarge"}
     check("none" not in p4d and len(p4d) > 0, f"the p4d.24xlarge trains it only sharded: {sorted(p4d)}")
+
+
+def case_hybrid_zero2():
+    extra = ["--max-instances", "2", "--algorithms", "ring", "--shards", "fsdp-hybrid,fsdp-hybrid-zero2"]
+    p = json.loads(run(BASE[:4] + BASE[6:] + extra + ["--format", "json"]))
+    check(p["configurations"] == 2 * 2 * 2 and len(p["rows"]) == 8, f"8 configurations ranked: {p['configurations']}")
+    for r in p["rows"]:
+        one = json.loads(run([r["platform_file"], "tests/workloads/tiny.json", "--instances", str(r["instances"]),
+                              "--shard", r["shard"], "--samples", repr(p["samples"]), "--synthetic", "--iterations",
+                              "3", "--warmup", "1", "--format", "json"]))
+        check(r["iteration_s"] == one["iteration_s"], f"{r['platform']} x {r['instances']}, {r['shard']}: the row is "
+              f"the single run ({r['iteration_s']} vs {one['iteration_s']})")
+    lines = run(BASE[:4] + BASE[6:] + extra).splitlines()
+    head = [i for i, line in enumerate(lines) if line.startswith("rank")][0]
+    edge = lines[head].index("batch") + len("batch")
+    rows = lines[head + 1:head + 9]
+    check(len(rows) == 8 and all(line[edge - 1].isdigit() and line[edge] == " " for line in rows),
+          f"the batch column ends at {edge} on every row: {rows}")
 
 
 def case_deterministic():
