@@ -263,8 +263,9 @@ static void use(walk* k, int t, int* bucket, double* peak)
   *peak = fmax(*peak, k->live + k->persistent);
   cu->after0 = j->ncolls;
   if (!bwd) {
-    /* FULL_SHARD and HYBRID_SHARD free a non-root unit after its forward, SHARD_GRAD_OP keeps it;
-     * ZeRO-3 keeps what is used again soon. */
+    /* A mode that keeps a unit from forward to backward (SHARD_GRAD_OP, _HYBRID_SHARD_ZERO2) does
+     * not free it; FULL_SHARD and HYBRID_SHARD free a non-root unit after its forward; ZeRO-3 keeps
+     * what is used again soon. */
     int keep = k->mode->keep_after_forward ||
                (k->zero3 && reuse_distance(j, t, u) <= j->opt.reuse_distance);
     if (u >= 0 && !keep)
