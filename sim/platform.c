@@ -2,7 +2,6 @@
 #include "platform.h"
 
 #include "infile.h"
-#include "option.h"
 #include "units.h"
 #include "xml.h"
 
