@@ -16,9 +16,9 @@ const char* const ss_ddp_names[] = {"pytorch", "apex", "horovod", NULL};
  * - Horovod: a Python hook per tensor that enqueues it (15 us); the fusion's call (20 us) is made
  *   by the background thread, off the training process's thread. */
 static const ss_ddp_framework frameworks[SS_DDP_COUNT] = {
-    [SS_DDP_PYTORCH] = {20e-6, 10e-6, 0, 0, 0},
-    [SS_DDP_APEX] = {60e-6, 25e-6, 0, 0, 0},
-    [SS_DDP_HOROVOD] = {20e-6, 15e-6, 1, 1, 1},
+    [SS_DDP_PYTORCH] = {.collective_s = 20e-6, .tensor_s = 10e-6},
+    [SS_DDP_APEX] = {.collective_s = 60e-6, .tensor_s = 25e-6},
+    [SS_DDP_HOROVOD] = {.collective_s = 20e-6, .tensor_s = 15e-6, .background = 1, .cycles = 1, .one_buffer = 1},
 };
 
 const ss_ddp_framework* ss_ddp_of(ss_ddp d)
