@@ -3,6 +3,7 @@
 #include "engine.h"
 
 #include "actors.h"
+#include "array.h"
 #include "cleanup.h"
 #include "cluster.h"
 #include "coll.h"
@@ -476,18 +477,10 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     sg_mutex_destroy(me->mu);
     sg_cond_destroy(me->cv);
     sg_sem_destroy(me->pending);
-    free(me->ready);
-    free(me->batch_fetch_s);
-    free(me->batch_prep_s);
-    free(me->inbox);
-    free(me->next);
-    free(me->intra_inbox);
-    free(me->intra_next);
     if (me->seg_cv)
       sg_cond_destroy(me->seg_cv);
-    free(me->seg_start_s);
-    free(me->seg_end_s);
-    free(me->log.spans);
+    SS_FREE_ALL(me->ready, me->batch_fetch_s, me->batch_prep_s, me->inbox, me->next, me->intra_inbox, me->intra_next,
+                me->seg_start_s, me->seg_end_s, me->log.spans);
   }
   sg_barrier_destroy(s->bar_all);
   if (s->init_mu) {
@@ -498,26 +491,11 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     sg_barrier_destroy(s->bar_inst[i]);
   for (int k = 0; s->bar_cross && k < j->gpus_per_instance; k++)
     sg_barrier_destroy(s->bar_cross[k]);
-  free(s->bar_inst);
-  free(s->bar_cross);
-  free(s->alpha_cross);
-  free(s->phase_end);
-  free(s->coll_bytes);
-  free(s->coll_alg);
-  free(s->coll_op);
-  free(s->coll_scope);
-  free(s->coll_pc);
-  free(s->tree_rest);
-  free(s->cross_hidden);
-  free(s->coll_after_s);
+  SS_FREE_ALL(s->bar_inst, s->bar_cross, s->alpha_cross, s->phase_end, s->coll_bytes, s->coll_alg, s->coll_op,
+              s->coll_scope, s->coll_pc, s->tree_rest, s->cross_hidden, s->coll_after_s);
   ss_straggler_free(s);
-  free(s->ps_host);
   ss_ps_free(s);
-  free(s->ps_msgs);
-  free(s->ps_seen);
-  free(s->ps_version);
-  free(s->ranks);
-  free(args);
+  SS_FREE_ALL(s->ps_host, s->ps_msgs, s->ps_seen, s->ps_version, s->ranks, args);
 }
 
 static int sim_run(ss_sim* s, ss_err* err)
@@ -597,15 +575,10 @@ static void probe_free(ss_sim* s)
   link_probe* p = s->probe;
   if (!p)
     return;
-  free(p->links);
-  free(p->cls);
-  free(p->last);
-  free(p->begin);
+  SS_FREE_ALL(p->links, p->cls, p->last, p->begin);
   free(p);
   s->probe = NULL;
-  free(s->cpu_work_s);
-  free(s->disk_bytes);
-  free(s->loader_busy_s);
+  SS_FREE_ALL(s->cpu_work_s, s->disk_bytes, s->loader_busy_s);
 }
 
 /* Track the links' load from now on (once, from inside an actor as the plugin requires). */

@@ -1,6 +1,7 @@
 /* platform: read and validate one instance's SimGrid platform file before SimGrid sees it. */
 #include "platform.h"
 
+#include "array.h"
 #include "infile.h"
 #include "option.h"
 #include "units.h"
@@ -868,15 +869,8 @@ void ss_platform_free(ss_platform* p)
       free(p->routes[i].hops);
   for (int k = 0; k < p->nnics; k++)
     free(p->nics[k].name);
-  free(p->nics);
-  free(p->routes);
-  free(p->nccl_paths);
-  free(p->gpus);
-  free(p->links);
-  free(p->path);
-  free(p->zone_id);
-  free(p->instance_type);
-  free(p->disk_name);
+  SS_FREE_ALL(p->nics, p->routes, p->nccl_paths, p->gpus, p->links, p->path, p->zone_id, p->instance_type,
+              p->disk_name);
   free(p);
 }
 

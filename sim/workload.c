@@ -1,6 +1,7 @@
 /* workload: read and validate a workload JSON file (optionally gzipped). */
 #include "workload.h"
 
+#include "array.h"
 #include "infile.h"
 #include "names.h"
 #include "units.h"
@@ -835,12 +836,7 @@ void ss_workload_free(ss_workload* w)
     free(w->layers[i].name);
     free(w->layers[i].tensors);
   }
-  free(w->layers);
-  free(w->dataset.name);
-  free(w->path);
-  free(w->model);
-  free(w->precision);
-  free(w->ref_gpu_model);
+  SS_FREE_ALL(w->layers, w->dataset.name, w->path, w->model, w->precision, w->ref_gpu_model);
   for (int i = 0; i < w->ndevices; i++) {
     free(w->devices[i].gpu_model);
     free(w->devices[i].source);
