@@ -948,12 +948,9 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   ss_memory_in mem;
   ss_job_memory_in(j, &mem);
   j->memory_known = ss_memory_of(&mem, &j->memory);
-  if (j->memory_known && ss_memory_check(&mem, &j->memory, err)) {
-    ss_job_free(j);
-    return SS_EINPUT;
-  }
-  *out = j;
-  return SS_OK;
+  if (j->memory_known && ss_memory_check(&mem, &j->memory, err))
+    rc = SS_EINPUT;
+  return SS_HAND_OUT(rc, j, out, ss_job_free);
 }
 
 void ss_job_free(ss_job* j)

@@ -844,24 +844,16 @@ int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
     rc = parse_document(&c, doc);
   xmlFreeDoc(doc);
   free(c.route_lines);
-  if (rc) {
-    if (rc == SS_ENOMEM)
-      ss_err_nomem(err);
-    ss_platform_free(p);
-    return rc;
-  }
-  *out = p;
-  return SS_OK;
+  rc = ss_err_nomem_if(err, rc);
+  return SS_HAND_OUT(rc, p, out, ss_platform_free);
 }
 
 void ss_platform_free(ss_platform* p)
 {
   if (!p)
     return;
-  for (int i = 0; i < p->ngpus; i++) {
-    free(p->gpus[i].name);
-    free(p->gpus[i].model);
-  }
+  for (int i = 0; i < p->ngpus; i++)
+    SS_FREE_ALL(p->gpus[i].name, p->gpus[i].model);
   for (int i = 0; i < p->nlinks; i++)
     free(p->links[i].name);
   if (p->routes)
