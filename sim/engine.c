@@ -17,6 +17,7 @@
 #include "trainer.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <math.h>
 #include <simgrid/engine.h>
@@ -116,10 +117,21 @@ static int stacks_fit(size_t nactors)
   return 1;
 }
 
-static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, ss_actor_body body)
+/* Start an actor that runs body on host with its argument in the slot arg (its rank, -1 for a
+ * server; worker: the server's or the loader's index), named by the printf-style fmt. */
+static void spawn(ss_sim* s, ss_actor_arg* arg, int rank, int worker, sg_host_t host, ss_actor_body body,
+                  const char* fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void spawn(ss_sim* s, ss_actor_arg* arg, int rank, int worker, sg_host_t host, ss_actor_body body,
+                  const char* fmt, ...)
 {
+  char name[64];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(name, sizeof(name), fmt, ap);
+  va_end(ap);
+  *arg = (ss_actor_arg){s, rank, worker, body};
   sg_actor_t a = sg_actor_init(name, host);
-  arg->body = body;
   sg_actor_set_data(a, arg);
   sg_actor_start(a, actor_main, 0, NULL);
   s->actors_started++;
@@ -412,7 +424,6 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   s->init_mu = sg_mutex_init();
   s->init_cv = sg_cond_init();
   int na = 0;
-  char name[64];
   if (ps) {
     size_t nm = (size_t)n * (size_t)j->ps_nparts;
     s->ps_msgs = calloc(nm + 1, sizeof(ss_ps_msg));
@@ -430,9 +441,7 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     for (int k = 0; k < j->opt.servers; k++) {
       int h = ss_job_shard_host(j, k);
       sg_host_t host = dedicated ? s->ps_host[h] : hosts[h * (j->gpus_per_instance + 1) + j->gpus_per_instance];
-      args[na] = (ss_actor_arg){s, -1, k, NULL};
-      snprintf(name, sizeof(name), "server%d", k);
-      spawn(s, &args[na++], name, host, ss_ps_server_actor);
+      spawn(s, &args[na++], -1, k, host, ss_ps_server_actor, "server%d", k);
     }
   }
   free(hosts);
@@ -442,30 +451,16 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     return SS_ENOMEM;
   ss_straggler_setup(s);
   for (int r = 0; r < n; r++) {
-    if (!bench) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "trainer%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].host, ss_trainer_actor);
-    }
-    if (ps) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "push%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].host, ss_ps_push_actor);
-    } else if (n > 1) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "coll%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].host, ss_coll_actor);
-    }
-    if (host_thread) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "host%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].cpu, ss_host_actor);
-    }
-    for (int w = 0; w < loaders; w++) {
-      args[na] = (ss_actor_arg){s, r, w, NULL};
-      snprintf(name, sizeof(name), "loader%d.%d", r, w);
-      spawn(s, &args[na++], name, s->ranks[r].cpu, ss_loader_actor);
-    }
+    if (!bench)
+      spawn(s, &args[na++], r, 0, s->ranks[r].host, ss_trainer_actor, "trainer%d", r);
+    if (ps)
+      spawn(s, &args[na++], r, 0, s->ranks[r].host, ss_ps_push_actor, "push%d", r);
+    else if (n > 1)
+      spawn(s, &args[na++], r, 0, s->ranks[r].host, ss_coll_actor, "coll%d", r);
+    if (host_thread)
+      spawn(s, &args[na++], r, 0, s->ranks[r].cpu, ss_host_actor, "host%d", r);
+    for (int w = 0; w < loaders; w++)
+      spawn(s, &args[na++], r, w, s->ranks[r].cpu, ss_loader_actor, "loader%d.%d", r, w);
   }
   return SS_OK;
 }
