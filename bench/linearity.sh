@@ -7,19 +7,14 @@
 # Usage: bench/linearity.sh [BUILD_DIR] [MAX_GPUS] [REPEATS] [EXTRA]   (defaults: build, 4096, 1, none)
 #   EXTRA: one more option for every run, e.g. --no-symmetry (every instance simulated).
 set -euo pipefail
-. "$(dirname "$0")/../scripts/help-version.sh"
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 build=${1:-build}
 max=${2:-4096}
 reps=${3:-1}
 extra=${4:-}
-bin="$build/stash-sim"
-[ -x "$bin" ] || { echo "bench/linearity.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench/linearity.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
+bench_sim "$build"
 case "$max" in '' | *[!0-9]*) echo "bench/linearity.sh: MAX_GPUS '$max' is not a whole number" >&2; exit 2 ;; esac
 [ "$max" -gt 128 ] && [ $((max % 8)) -eq 0 ] || { echo "bench/linearity.sh: MAX_GPUS must be a multiple of 8 above 128" >&2; exit 2; }
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
 # The best wall time of REPEATS runs on gpus GPUs with allreduce alg.
 best() {
   local gpus=$1 alg=$2 b="" t

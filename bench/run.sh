@@ -2,13 +2,10 @@
 # bench/run.sh: wall time and peak memory (max RSS) of stash-sim runs, best of N, printed as a table.
 # Usage: bench/run.sh [BUILD_DIR] [REPEATS]   (default build, 5)
 set -euo pipefail
-. "$(dirname "$0")/../scripts/help-version.sh"
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 build=${1:-build}
 reps=${2:-5}
-bin="$build/stash-sim"
-[ -x "$bin" ] || { echo "bench/run.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench/run.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
+bench_sim "$build"
 printf '%-70s %12s %12s\n' "run" "wall_s(best)" "maxrss_MiB"
 run() {
   local best="" rss=0

@@ -16,18 +16,13 @@
 #   EXTRA: one more option for every run, e.g. --no-symmetry (every instance simulated, as before
 #         issue 17: the tables of docs/performance.md measured before it).
 set -euo pipefail
-. "$(dirname "$0")/../scripts/help-version.sh"
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 build=${1:-build}
 max=${2:-4096}
 data=${3:-synthetic}
 reps=${4:-1}
 more=${5:-}
-bin="$build/stash-sim"
-[ -x "$bin" ] || { echo "bench/scale.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench/scale.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
+bench_sim "$build"
 if [ "$data" = defaults ]; then
   # gpus, wall and CPU seconds (best), max RSS, the run's own figure of merit: its options.
   printf '%-6s %-13s %-44s %10s %10s %11s %16s\n' "gpus" "allreduce" "options" "wall_s" "cpu_s" "maxrss_MiB" "wall_ms_per_gpu_it"

@@ -7,16 +7,11 @@
 # activations do not fit a 40 GB A100 at this batch); the figures are the simulator's, not the model's.
 # Usage: bench/shard.sh [BUILD_DIR] [MAX_GPUS] [REPEATS]   (defaults: build, 1024, 1)
 set -euo pipefail
-. "$(dirname "$0")/../scripts/help-version.sh"
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 build=${1:-build}
 max=${2:-1024}
 reps=${3:-1}
-bin="$build/stash-sim"
-[ -x "$bin" ] || { echo "bench/shard.sh: $bin not built (cmake --build $build)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench/shard.sh: needs GNU time (apt-get install time)" >&2; exit 1; }
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
+bench_sim "$build"
 printf '%-6s %-13s %-14s %10s %10s %11s %14s\n' "gpus" "shard" "instances" "wall_s" "cpu_s" "maxrss_MiB" "iteration_ms"
 row() {
   local gpus=$1 mode=$2 sym=$3

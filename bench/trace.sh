@@ -4,8 +4,7 @@
 # time, ids offset).
 # Usage: bench/trace.sh [BUILD_DIR]. Prints wall time and peak memory (max RSS) of each.
 set -euo pipefail
-. "$(dirname "$0")/../scripts/help-version.sh"
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 bin="${1:-build}/stash-calibrate"
 src=tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz
 [ -x "$bin" ] || { echo "bench/trace.sh: $bin not built" >&2; exit 1; }

@@ -10,8 +10,7 @@
 # forked --stash runs, which _exit on purpose: not a leak. Exit status 1 on any memcheck error or
 # definitely/indirectly lost block.
 set -euo pipefail
-. "$(dirname "$0")/../scripts/help-version.sh"
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 build="${1:-build}"
 command -v valgrind >/dev/null || { echo "bench/valgrind.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 for b in stash-sim stash-calibrate tests/fuzz/replay_workload; do

@@ -247,17 +247,17 @@ static void add_change(cJSON* o, const char* name, const char* unit, double befo
 static cJSON* platform_json(const cal_rescale* r, const char* in, const char* out)
 {
   char classes[128];
-  cal_rescale_classes(r->classes, classes, sizeof(classes));
+  cal_rescale_classes(r->before.classes, classes, sizeof(classes));
   cJSON* j = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "input", in);
   cJSON_AddStringToObject(j, "output", out);
   cJSON_AddNumberToObject(j, "gpus", r->ngpus);
-  cJSON_AddNumberToObject(j, "rings", r->nrings);
+  cJSON_AddNumberToObject(j, "rings", r->before.nrings);
   cJSON_AddStringToObject(j, "link_classes", classes);
   cJSON_AddNumberToObject(j, "bandwidth_factor", r->bandwidth_factor);
   cJSON_AddNumberToObject(j, "latency_factor", r->latency_factor);
-  add_change(j, "busbw", "bytes_per_s", r->busbw_before_bytes_per_s, r->busbw_after_bytes_per_s);
-  add_change(j, "hop_latency", "s", r->hop_latency_before_s, r->hop_latency_after_s);
+  add_change(j, "busbw", "bytes_per_s", r->before.busbw_bytes_per_s, r->after.busbw_bytes_per_s);
+  add_change(j, "hop_latency", "s", r->before.hop_latency_s, r->after.hop_latency_s);
   cJSON* links = cJSON_AddArrayToObject(j, "links");
   for (int i = 0; i < r->nchanges; i++) {
     const cal_link_change* c = &r->changes[i];

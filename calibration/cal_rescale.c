@@ -12,15 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The simulator's view of a ring allreduce over all the GPUs of p. */
-typedef struct ring_figures {
-  int nrings;
-  unsigned classes;
-  double busbw_bytes_per_s;     /* sum of the rings' bottlenecks */
-  double hop_latency_s; /* largest route latency of a ring hop */
-  int max_hops;         /* most links on the route of a ring hop */
-} ring_figures;
-
 static double route_latency(const ss_platform* p, const ss_route* r)
 {
   double lat = 0;
@@ -29,7 +20,7 @@ static double route_latency(const ss_platform* p, const ss_route* r)
   return lat;
 }
 
-static int figures(const ss_platform* p, ring_figures* f)
+static int figures(const ss_platform* p, cal_ring_figures* f)
 {
   memset(f, 0, sizeof(*f));
   int* gpus = malloc(sizeof(int) * (size_t)p->ngpus);
@@ -79,10 +70,11 @@ static int between_gpus(const ss_platform* p, int l)
   return 0;
 }
 
-/* Decide the new figures of the links to rescale, and apply them to p (so that its rings can be
- * checked). */
-static int plan(ss_platform* p, const ring_figures* f, double busbw_bytes_per_s, double hop_latency_s, cal_rescale* res)
+/* Decide the new figures of the links to rescale (from the rings before), and apply them to p (so
+ * that its rings can be checked). */
+static int plan(ss_platform* p, double busbw_bytes_per_s, double hop_latency_s, cal_rescale* res)
 {
+  const cal_ring_figures* f = &res->before;
   res->bandwidth_factor = busbw_bytes_per_s / f->busbw_bytes_per_s;
   res->latency_factor = f->hop_latency_s > 0 ? hop_latency_s / f->hop_latency_s : 0;
   res->changes = calloc((size_t)p->nlinks, sizeof(cal_link_change));
@@ -177,8 +169,7 @@ static int edit_link(xmlNode* n, const cal_link_change* c, const char* note)
 }
 
 /* Rewrite the file: the changed links' attributes, with comments. */
-static int write_xml(const char* in, FILE* f, const char* out, const cal_rescale* res, const ring_figures* before,
-                     const char* note, ss_err* err)
+static int write_xml(const char* in, FILE* f, const char* out, const cal_rescale* res, const char* note, ss_err* err)
 {
   ss_err why;
   ss_err_clear(&why);
@@ -192,13 +183,14 @@ static int write_xml(const char* in, FILE* f, const char* out, const cal_rescale
     if (!ss_xml_is(z, "zone"))
       continue;
     char classes[128], text[3072];
-    cal_rescale_classes(before->classes, classes, sizeof(classes));
+    cal_rescale_classes(res->before.classes, classes, sizeof(classes));
     snprintf(text, sizeof(text),
              "stash-calibrate nccl rescaled the %d %s link(s) between GPUs of %s (the link classes its %d ring(s) "
              "cross): bandwidth x %.6g so that a ring allreduce over the %d GPUs has a bus bandwidth of %.6g "
              "GB/s (was %.6g), latency so that a ring hop takes %.6g us (was %.6g); %s. Rule: docs/calibration.md.",
-             res->nchanges, classes, in, before->nrings, res->bandwidth_factor, res->ngpus, res->busbw_after_bytes_per_s / 1e9,
-             res->busbw_before_bytes_per_s / 1e9, res->hop_latency_after_s * 1e6, res->hop_latency_before_s * 1e6, note);
+             res->nchanges, classes, in, res->before.nrings, res->bandwidth_factor, res->ngpus,
+             res->after.busbw_bytes_per_s / 1e9, res->before.busbw_bytes_per_s / 1e9, res->after.hop_latency_s * 1e6,
+             res->before.hop_latency_s * 1e6, note);
     rc = comment_before(z, text);
     for (xmlNode* n = z->children; n && !rc; n = n->next) {
       const cal_link_change* c = ss_xml_is(n, "link") ? change_of(res, n) : NULL;
@@ -215,12 +207,12 @@ static int write_xml(const char* in, FILE* f, const char* out, const cal_rescale
   return rc;
 }
 
-/* Read the written file back: it must load and give the rings and figures planned. */
-static int check_written(const char* written, const char* out, const cal_rescale* res, const ring_figures* planned,
-                         ss_err* err)
+/* Read the written file back: it must load and give the rings and figures planned (res->after). */
+static int check_written(const char* written, const char* out, const cal_rescale* res, ss_err* err)
 {
+  const cal_ring_figures* planned = &res->after;
   ss_platform* q = NULL;
-  ring_figures f;
+  cal_ring_figures f;
   ss_err why;
   ss_err_clear(&why);
   if (ss_platform_load(written, &q, &why)) {
@@ -233,12 +225,12 @@ static int check_written(const char* written, const char* out, const cal_rescale
   ss_platform_free(q);
   if (rc)
     return ss_err_nomem(err);
-  if (f.nrings != planned->nrings || fabs(f.busbw_bytes_per_s / res->busbw_after_bytes_per_s - 1) > 1e-8 ||
-      fabs(f.hop_latency_s - res->hop_latency_after_s) > 1e-8 * res->hop_latency_after_s + 1e-15)
+  if (f.nrings != planned->nrings || fabs(f.busbw_bytes_per_s / planned->busbw_bytes_per_s - 1) > 1e-8 ||
+      fabs(f.hop_latency_s - planned->hop_latency_s) > 1e-8 * planned->hop_latency_s + 1e-15)
     return ss_err_set(err, out, 0, "the rewritten platform gives %d ring(s) of %.9g GB/s and %.9g us per hop, "
                                    "not the %d of %.9g GB/s and %.9g us planned",
                       f.nrings, f.busbw_bytes_per_s / 1e9, f.hop_latency_s * 1e6, planned->nrings,
-                      res->busbw_after_bytes_per_s / 1e9, res->hop_latency_after_s * 1e6);
+                      planned->busbw_bytes_per_s / 1e9, planned->hop_latency_s * 1e6);
   return SS_OK;
 }
 
@@ -247,7 +239,8 @@ int cal_rescale_platform(const char* in, ss_outfile* out, const char* out_name, 
 {
   memset(res, 0, sizeof(*res));
   ss_platform* p = NULL;
-  ring_figures before, after;
+  const cal_ring_figures* before = &res->before;
+  const cal_ring_figures* after = &res->after;
   char classes[128];
   int rc = ss_platform_load(in, &p, err);
   if (rc)
@@ -257,31 +250,25 @@ int cal_rescale_platform(const char* in, ss_outfile* out, const char* out_name, 
     rc = ss_err_set(err, in, 0, "the platform has 1 GPU: no ring allreduce to calibrate");
     goto done;
   }
-  if ((rc = figures(p, &before)) || (rc = plan(p, &before, busbw_bytes_per_s, hop_latency_s, res)) ||
-      (rc = figures(p, &after))) {
+  if ((rc = figures(p, &res->before)) || (rc = plan(p, busbw_bytes_per_s, hop_latency_s, res)) ||
+      (rc = figures(p, &res->after))) {
     ss_err_nomem(err);
     goto done;
   }
-  res->nrings = before.nrings;
-  res->classes = before.classes;
-  res->busbw_before_bytes_per_s = before.busbw_bytes_per_s;
-  res->hop_latency_before_s = before.hop_latency_s;
-  res->busbw_after_bytes_per_s = after.busbw_bytes_per_s;
-  res->hop_latency_after_s = after.hop_latency_s;
-  cal_rescale_classes(before.classes, classes, sizeof(classes));
+  cal_rescale_classes(before->classes, classes, sizeof(classes));
   /* Equal factors keep the rings unless a link the rescaling leaves alone (another class) now
    * makes a better ring: the fitted bandwidth is then not a figure of these links alone. */
-  if (after.nrings != before.nrings || fabs(after.busbw_bytes_per_s / busbw_bytes_per_s - 1) > 1e-9) {
+  if (after->nrings != before->nrings || fabs(after->busbw_bytes_per_s / busbw_bytes_per_s - 1) > 1e-9) {
     rc = ss_err_set(err, in, 0, "a bus bandwidth of %.6g GB/s does not fit its %s links alone: scaled by %.6g, they "
                                 "no longer carry the rings (the simulator would build others, of %.6g GB/s)",
-                    busbw_bytes_per_s / 1e9, classes, res->bandwidth_factor, after.busbw_bytes_per_s / 1e9);
+                    busbw_bytes_per_s / 1e9, classes, res->bandwidth_factor, after->busbw_bytes_per_s / 1e9);
     goto done;
   }
   /* Written to a temporary file and read back before the caller puts it in place: a file that
    * does not do what it says is worse than none. */
-  rc = write_xml(in, ss_outfile_stream(out), out_name, res, &before, note, err);
+  rc = write_xml(in, ss_outfile_stream(out), out_name, res, note, err);
   if (!rc && ss_outfile_temp(out))
-    rc = check_written(ss_outfile_temp(out), out_name, res, &after, err);
+    rc = check_written(ss_outfile_temp(out), out_name, res, err);
 done:
   ss_platform_free(p);
   if (rc)

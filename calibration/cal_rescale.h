@@ -14,15 +14,22 @@ typedef struct cal_link_change {
   double latency_before_s, latency_after_s;
 } cal_link_change;
 
-/* What the rewrite did. The ring figures are those ss_topo_rings gives over all the platform's
- * GPUs: busbw is the sum of the rings' bottlenecks (the bus bandwidth of a large ring allreduce),
+/* The simulator's view of a ring allreduce over all the GPUs of a platform (the rings ss_topo_rings
+ * gives): busbw is the sum of the rings' bottlenecks (the bus bandwidth of a large ring allreduce),
  * hop latency the largest route latency of a ring hop (the per-step latency of the fast fidelity). */
-typedef struct cal_rescale {
-  int ngpus;
+typedef struct cal_ring_figures {
   int nrings;
   unsigned classes; /* bit set of ss_link_class: the link classes the rings cross */
-  double busbw_before_bytes_per_s, busbw_after_bytes_per_s;
-  double hop_latency_before_s, hop_latency_after_s;
+  double busbw_bytes_per_s;
+  double hop_latency_s;
+  int max_hops; /* most links on the route of a ring hop */
+} cal_ring_figures;
+
+/* What the rewrite did: the ring figures of the platform read and of the platform rewritten (the
+ * same rings: the rewrite fails otherwise). */
+typedef struct cal_rescale {
+  int ngpus;
+  cal_ring_figures before, after;
   double bandwidth_factor, latency_factor; /* latency_factor is 0 when the latencies were 0 */
   int nchanges;
   cal_link_change* changes;

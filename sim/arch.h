@@ -12,13 +12,10 @@ typedef enum ss_placement { SS_PS_DEDICATED, SS_PS_COLOCATED } ss_placement;
 /* Start-up reads (CNTK): none, every worker one after another, or all at once. */
 typedef enum ss_init_io { SS_INIT_NONE, SS_INIT_SEQUENTIAL, SS_INIT_PARALLEL } ss_init_io;
 
-/* Names by value, NULL-terminated: the options' values. */
+/* Names by value, NULL-terminated: the options' values (a value's name: ss_names_at, names.h). */
 extern const char* const ss_arch_names[];
 extern const char* const ss_placement_names[];
 extern const char* const ss_init_io_names[];
-const char* ss_arch_name(ss_arch a);
-const char* ss_placement_name(ss_placement p);
-const char* ss_init_io_name(ss_init_io m);
 
 /* Limit: parameter-server shards. */
 #define SS_MAX_SERVERS 4096

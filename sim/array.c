@@ -1,4 +1,4 @@
-/* array: arrays that grow by doubling. */
+/* array: arrays that grow by doubling, freed in a list. */
 #include "array.h"
 
 #include <stdint.h>
@@ -29,4 +29,10 @@ void* ss_array_grow(void* items, size_t* cap, size_t n, size_t size, size_t firs
   if (grown)
     *cap = c;
   return grown;
+}
+
+void ss_array_free_all(void* const* ptrs, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free(ptrs[i]);
 }

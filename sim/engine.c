@@ -3,6 +3,7 @@
 #include "engine.h"
 
 #include "actors.h"
+#include "array.h"
 #include "cleanup.h"
 #include "cluster.h"
 #include "coll.h"
@@ -16,6 +17,7 @@
 #include "trainer.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <math.h>
 #include <simgrid/engine.h>
@@ -115,10 +117,21 @@ static int stacks_fit(size_t nactors)
   return 1;
 }
 
-static void spawn(ss_sim* s, ss_actor_arg* arg, const char* name, sg_host_t host, ss_actor_body body)
+/* Start an actor that runs body on host with its argument in the slot arg (its rank, -1 for a
+ * server; worker: the server's or the loader's index), named by the printf-style fmt. */
+static void spawn(ss_sim* s, ss_actor_arg* arg, int rank, int worker, sg_host_t host, ss_actor_body body,
+                  const char* fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void spawn(ss_sim* s, ss_actor_arg* arg, int rank, int worker, sg_host_t host, ss_actor_body body,
+                  const char* fmt, ...)
 {
+  char name[64];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(name, sizeof(name), fmt, ap);
+  va_end(ap);
+  *arg = (ss_actor_arg){s, rank, worker, body};
   sg_actor_t a = sg_actor_init(name, host);
-  arg->body = body;
   sg_actor_set_data(a, arg);
   sg_actor_start(a, actor_main, 0, NULL);
   s->actors_started++;
@@ -411,7 +424,6 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   s->init_mu = sg_mutex_init();
   s->init_cv = sg_cond_init();
   int na = 0;
-  char name[64];
   if (ps) {
     size_t nm = (size_t)n * (size_t)j->ps_nparts;
     s->ps_msgs = calloc(nm + 1, sizeof(ss_ps_msg));
@@ -429,9 +441,7 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     for (int k = 0; k < j->opt.servers; k++) {
       int h = ss_job_shard_host(j, k);
       sg_host_t host = dedicated ? s->ps_host[h] : hosts[h * (j->gpus_per_instance + 1) + j->gpus_per_instance];
-      args[na] = (ss_actor_arg){s, -1, k, NULL};
-      snprintf(name, sizeof(name), "server%d", k);
-      spawn(s, &args[na++], name, host, ss_ps_server_actor);
+      spawn(s, &args[na++], -1, k, host, ss_ps_server_actor, "server%d", k);
     }
   }
   free(hosts);
@@ -441,30 +451,16 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
     return SS_ENOMEM;
   ss_straggler_setup(s);
   for (int r = 0; r < n; r++) {
-    if (!bench) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "trainer%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].host, ss_trainer_actor);
-    }
-    if (ps) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "push%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].host, ss_ps_push_actor);
-    } else if (n > 1) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "coll%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].host, ss_coll_actor);
-    }
-    if (host_thread) {
-      args[na] = (ss_actor_arg){s, r, 0, NULL};
-      snprintf(name, sizeof(name), "host%d", r);
-      spawn(s, &args[na++], name, s->ranks[r].cpu, ss_host_actor);
-    }
-    for (int w = 0; w < loaders; w++) {
-      args[na] = (ss_actor_arg){s, r, w, NULL};
-      snprintf(name, sizeof(name), "loader%d.%d", r, w);
-      spawn(s, &args[na++], name, s->ranks[r].cpu, ss_loader_actor);
-    }
+    if (!bench)
+      spawn(s, &args[na++], r, 0, s->ranks[r].host, ss_trainer_actor, "trainer%d", r);
+    if (ps)
+      spawn(s, &args[na++], r, 0, s->ranks[r].host, ss_ps_push_actor, "push%d", r);
+    else if (n > 1)
+      spawn(s, &args[na++], r, 0, s->ranks[r].host, ss_coll_actor, "coll%d", r);
+    if (host_thread)
+      spawn(s, &args[na++], r, 0, s->ranks[r].cpu, ss_host_actor, "host%d", r);
+    for (int w = 0; w < loaders; w++)
+      spawn(s, &args[na++], r, w, s->ranks[r].cpu, ss_loader_actor, "loader%d.%d", r, w);
   }
   return SS_OK;
 }
@@ -476,18 +472,10 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     sg_mutex_destroy(me->mu);
     sg_cond_destroy(me->cv);
     sg_sem_destroy(me->pending);
-    free(me->ready);
-    free(me->batch_fetch_s);
-    free(me->batch_prep_s);
-    free(me->inbox);
-    free(me->next);
-    free(me->intra_inbox);
-    free(me->intra_next);
     if (me->seg_cv)
       sg_cond_destroy(me->seg_cv);
-    free(me->seg_start_s);
-    free(me->seg_end_s);
-    free(me->log.spans);
+    SS_FREE_ALL(me->ready, me->batch_fetch_s, me->batch_prep_s, me->inbox, me->next, me->intra_inbox, me->intra_next,
+                me->seg_start_s, me->seg_end_s, me->log.spans);
   }
   sg_barrier_destroy(s->bar_all);
   if (s->init_mu) {
@@ -498,26 +486,11 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     sg_barrier_destroy(s->bar_inst[i]);
   for (int k = 0; s->bar_cross && k < j->gpus_per_instance; k++)
     sg_barrier_destroy(s->bar_cross[k]);
-  free(s->bar_inst);
-  free(s->bar_cross);
-  free(s->alpha_cross);
-  free(s->phase_end);
-  free(s->coll_bytes);
-  free(s->coll_alg);
-  free(s->coll_op);
-  free(s->coll_scope);
-  free(s->coll_pc);
-  free(s->tree_rest);
-  free(s->cross_hidden);
-  free(s->coll_after_s);
+  SS_FREE_ALL(s->bar_inst, s->bar_cross, s->alpha_cross, s->phase_end, s->coll_bytes, s->coll_alg, s->coll_op,
+              s->coll_scope, s->coll_pc, s->tree_rest, s->cross_hidden, s->coll_after_s);
   ss_straggler_free(s);
-  free(s->ps_host);
   ss_ps_free(s);
-  free(s->ps_msgs);
-  free(s->ps_seen);
-  free(s->ps_version);
-  free(s->ranks);
-  free(args);
+  SS_FREE_ALL(s->ps_host, s->ps_msgs, s->ps_seen, s->ps_version, s->ranks, args);
 }
 
 static int sim_run(ss_sim* s, ss_err* err)
@@ -597,15 +570,10 @@ static void probe_free(ss_sim* s)
   link_probe* p = s->probe;
   if (!p)
     return;
-  free(p->links);
-  free(p->cls);
-  free(p->last);
-  free(p->begin);
+  SS_FREE_ALL(p->links, p->cls, p->last, p->begin);
   free(p);
   s->probe = NULL;
-  free(s->cpu_work_s);
-  free(s->disk_bytes);
-  free(s->loader_busy_s);
+  SS_FREE_ALL(s->cpu_work_s, s->disk_bytes, s->loader_busy_s);
 }
 
 /* Track the links' load from now on (once, from inside an actor as the plugin requires). */

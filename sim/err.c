@@ -67,6 +67,11 @@ int ss_err_nomem(ss_err* err)
   return SS_ENOMEM;
 }
 
+int ss_err_nomem_if(ss_err* err, int rc)
+{
+  return rc == SS_ENOMEM ? ss_err_nomem(err) : rc;
+}
+
 int ss_err_kind(ss_err* err, int code)
 {
   if (err)

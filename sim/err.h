@@ -59,6 +59,15 @@ int ss_err_set_path(ss_err* err, const char* file, const char* path, const char*
 /* Out of memory: fill err (first error wins) with that kind; returns SS_ENOMEM. */
 int ss_err_nomem(ss_err* err);
 
+/* rc, after ss_err_nomem(err) when rc is SS_ENOMEM: for a reader whose parts return SS_ENOMEM
+ * without filling err. */
+int ss_err_nomem_if(ss_err* err, int rc);
+
+/* The end of a constructor that built obj (results come back through an out-parameter set only on
+ * success): with rc 0, *out = obj and SS_OK; otherwise obj freed by free_fn (which accepts NULL)
+ * and rc. rc and obj are evaluated more than once: pass variables. */
+#define SS_HAND_OUT(rc, obj, out, free_fn) ((rc) ? (free_fn(obj), (rc)) : (*(out) = (obj), SS_OK))
+
 /* Give the error in err the kind code (SS_EIO: an output could not be written; SS_ESIM: the
  * simulation broke, a bug); returns code, as in `return ss_err_kind(err, SS_EIO)` after a set. */
 int ss_err_kind(ss_err* err, int code);

@@ -7,19 +7,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What a file of mode m that is neither a regular file nor a directory (strerror(EISDIR) says that
+ * one) is, by its type bits. */
 static const char* kind_of(mode_t m)
 {
-  if (S_ISDIR(m))
-    return NULL; /* strerror(EISDIR) says it */
-  if (S_ISFIFO(m))
-    return "a FIFO";
-  if (S_ISCHR(m))
-    return "a character device";
-  if (S_ISBLK(m))
-    return "a block device";
-  if (S_ISSOCK(m))
-    return "a socket";
-  return "not a regular file";
+  switch (m & S_IFMT) {
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    default: return "not a regular file";
+  }
 }
 
 int ss_infile_open(const char* path, const char* what, long long max_bytes, ss_err* err)

@@ -1,6 +1,7 @@
 /* job: what to simulate, validated and derived. */
 #include "job.h"
 
+#include "array.h"
 #include "ddp.h"
 #include "price.h"
 #include "roofline.h"
@@ -983,12 +984,7 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
     rc = ss_err_nomem(err);
   if (!rc)
     rc = phase_check(j, err);
-  if (rc) {
-    ss_job_free(j);
-    return rc;
-  }
-  *out = j;
-  return SS_OK;
+  return SS_HAND_OUT(rc, j, out, ss_job_free);
 }
 
 void ss_job_free(ss_job* j)
@@ -997,22 +993,9 @@ void ss_job_free(ss_job* j)
     return;
   ss_topo_rings_free(&j->intra);
   ss_topo_rings_free(&j->rings);
-  free(j->fwd_flops);
-  free(j->bwd_flops);
-  free(j->buckets);
-  free(j->bucket_alg);
-  free(j->segs);
-  free(j->post_bytes);
-  free(j->colls);
-  free(j->units);
-  free(j->chunks);
-  free(j->host_fwd_s);
-  free(j->host_bwd_s);
-  free(j->bucket_post_s);
-  free(j->ps_bucket_part0);
-  free(j->ps_part_shard);
-  free(j->ps_part_bytes);
-  free(j->ps_shard_bytes);
+  SS_FREE_ALL(j->fwd_flops, j->bwd_flops, j->buckets, j->bucket_alg, j->segs, j->post_bytes, j->colls, j->units,
+              j->chunks, j->host_fwd_s, j->host_bwd_s, j->bucket_post_s, j->ps_bucket_part0, j->ps_part_shard,
+              j->ps_part_bytes, j->ps_shard_bytes);
   free(j);
 }
 

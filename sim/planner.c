@@ -1,6 +1,7 @@
 /* planner: stash-sim plan (planner.h). */
 #include "planner.h"
 
+#include "array.h"
 #include "csv.h"
 #include "outfile.h"
 #include "derive.h"
@@ -390,10 +391,7 @@ void ss_planner_free(ss_planner* p)
     free(p->rows[i].instance_type);
     free(p->rows[i].gpu_model);
   }
-  free(p->rows);
-  free(p->workload);
-  free(p->refused_by);
-  free(p->refused_by_first);
+  SS_FREE_ALL(p->rows, p->workload, p->refused_by, p->refused_by_first);
   p->rows = NULL;
   p->workload = NULL;
   p->refused_by = NULL;

@@ -1,6 +1,7 @@
 /* platform: read and validate one instance's SimGrid platform file before SimGrid sees it. */
 #include "platform.h"
 
+#include "array.h"
 #include "infile.h"
 #include "units.h"
 #include "xml.h"
@@ -842,24 +843,16 @@ int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
     rc = parse_document(&c, doc);
   xmlFreeDoc(doc);
   free(c.route_lines);
-  if (rc) {
-    if (rc == SS_ENOMEM)
-      ss_err_nomem(err);
-    ss_platform_free(p);
-    return rc;
-  }
-  *out = p;
-  return SS_OK;
+  rc = ss_err_nomem_if(err, rc);
+  return SS_HAND_OUT(rc, p, out, ss_platform_free);
 }
 
 void ss_platform_free(ss_platform* p)
 {
   if (!p)
     return;
-  for (int i = 0; i < p->ngpus; i++) {
-    free(p->gpus[i].name);
-    free(p->gpus[i].model);
-  }
+  for (int i = 0; i < p->ngpus; i++)
+    SS_FREE_ALL(p->gpus[i].name, p->gpus[i].model);
   for (int i = 0; i < p->nlinks; i++)
     free(p->links[i].name);
   if (p->routes)
@@ -867,15 +860,8 @@ void ss_platform_free(ss_platform* p)
       free(p->routes[i].hops);
   for (int k = 0; k < p->nnics; k++)
     free(p->nics[k].name);
-  free(p->nics);
-  free(p->routes);
-  free(p->nccl_paths);
-  free(p->gpus);
-  free(p->links);
-  free(p->path);
-  free(p->zone_id);
-  free(p->instance_type);
-  free(p->disk_name);
+  SS_FREE_ALL(p->nics, p->routes, p->nccl_paths, p->gpus, p->links, p->path, p->zone_id, p->instance_type,
+              p->disk_name);
   free(p);
 }
 

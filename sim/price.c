@@ -1,6 +1,7 @@
 /* price: instance prices by type and region (price.h). */
 #include "price.h"
 
+#include "array.h"
 #include "infile.h"
 #include "units.h"
 
@@ -145,11 +146,7 @@ void ss_prices_free(ss_prices* p)
     return;
   for (int i = 0; i < p->nrows; i++) {
     ss_price_row* r = &p->rows[i];
-    free(r->instance_type);
-    free(r->region);
-    free(r->kind);
-    free(r->date);
-    free(r->source);
+    SS_FREE_ALL(r->instance_type, r->region, r->kind, r->date, r->source);
   }
   free(p->rows);
   free(p->path);

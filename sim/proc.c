@@ -1,6 +1,7 @@
 /* proc: child processes: functions run in forked children, and programs run with their output captured. */
 #include "proc.h"
 
+#include "array.h"
 #include "cleanup.h"
 
 #include <errno.h>
@@ -165,13 +166,8 @@ int ss_proc_map(int n, size_t msg_size, ss_proc_work_fn work, ss_proc_done_fn do
   m.ended = calloc((size_t)n + 1, 1);
   map_call c = {work, ctx, 0, malloc(msg_size + 1), msg_size};
   if (!m.procs || !m.slot_of || !m.msgs || !m.results || !m.ended || !c.msg) {
-    free(m.procs);
-    free(m.slot_of);
-    free(m.msgs);
-    free(m.results);
-    free(m.ended);
-    free(c.msg);
-    return ss_err_nomem(err);
+    m.rc = ss_err_nomem(err);
+    goto done;
   }
   for (int s = 0; s < m.width; s++)
     m.slot_of[s] = -1;
@@ -194,12 +190,8 @@ int ss_proc_map(int n, size_t msg_size, ss_proc_work_fn work, ss_proc_done_fn do
     if (m.running > 0)
       map_wait(&m, msg_size);
   }
-  free(m.procs);
-  free(m.slot_of);
-  free(m.msgs);
-  free(m.results);
-  free(m.ended);
-  free(c.msg);
+done:
+  SS_FREE_ALL(m.procs, m.slot_of, m.msgs, m.results, m.ended, c.msg);
   return m.rc;
 }
 

@@ -4,6 +4,7 @@
  * it is sent, whatever its receiver is doing, as over TCP. */
 #include "ps.h"
 
+#include "array.h"
 #include "simtrace.h"
 #include "straggler.h"
 
@@ -52,12 +53,7 @@ void ss_ps_free(ss_sim* s)
   if (s->ps_fifo_sem)
     for (int k = 0; k < s->job->opt.servers; k++)
       sg_sem_destroy(s->ps_fifo_sem[k]);
-  free(s->ps_fifo_sem);
-  free(s->ps_fifo);
-  free(s->ps_fifo_head);
-  free(s->ps_fifo_len);
-  free(s->ps_push_mb);
-  free(s->ps_pull_mb);
+  SS_FREE_ALL(s->ps_fifo_sem, s->ps_fifo, s->ps_fifo_head, s->ps_fifo_len, s->ps_push_mb, s->ps_pull_mb);
 }
 
 void ss_ps_receive_pulls(ss_sim* s, int r)

@@ -7,6 +7,7 @@
 #include "csv.h"
 #include "transport.h"
 #include "err.h"
+#include "names.h"
 #include "proto.h"
 
 #include <math.h>
@@ -288,13 +289,13 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"precision\": \"%s\",\n  \"conv_tf32\": %s,\n", ss_precision_name(j->precision),
           j->conv_tf32 ? "true" : "false");
   fprintf(f, "  \"activation_checkpointing\": %s,\n", j->ckpt ? "true" : "false");
-  fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_arch_name(j->opt.arch), j->opt.nvlink ? "true" : "false");
+  fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_names_at(ss_arch_names, j->opt.arch), j->opt.nvlink ? "true" : "false");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
-          ss_init_io_name(j->opt.init_io), r->bd.init_s, j->init_bytes);
+          ss_names_at(ss_init_io_names, j->opt.init_io), r->bd.init_s, j->init_bytes);
   fprintf(f, "  \"samples\": %.17g,\n  \"time_to_train_s\": %.17g,\n", r->samples, r->time_to_train_s);
   if (j->opt.arch == SS_ARCH_PS) {
     fprintf(f, "  \"servers\": %d,\n  \"ps_placement\": \"%s\",\n  \"server_hosts\": %d,\n  \"async\": %s,\n",
-            j->opt.servers, ss_placement_name(j->opt.placement), j->ps_hosts, j->opt.async ? "true" : "false");
+            j->opt.servers, ss_names_at(ss_placement_names, j->opt.placement), j->ps_hosts, j->opt.async ? "true" : "false");
     fprintf(f, "  \"server_agg_gbytes_per_s\": %.17g,\n  \"staleness_mean\": %.17g,\n  \"staleness_max\": %.17g,\n",
             j->opt.server_agg_gbytes_per_s, r->bd.staleness_mean, r->bd.staleness_max);
     fprintf(f, "  \"worker_throughput_min_samples_per_s\": %.17g,\n  \"worker_throughput_max_samples_per_s\": %.17g,\n",
@@ -540,7 +541,7 @@ static void write_table(FILE* f, const ss_result* r)
     write_table_host(f, j);
   if (j->opt.init_io != SS_INIT_NONE)
     fprintf(f, "  start-up: %.2f s of %s reads, %.1f MB per worker from %s; %.0f samples in %.2f min with it\n",
-            r->bd.init_s, ss_init_io_name(j->opt.init_io), j->init_bytes / 1e6,
+            r->bd.init_s, ss_names_at(ss_init_io_names, j->opt.init_io), j->init_bytes / 1e6,
             j->opt.init_io == SS_INIT_SEQUENTIAL ? "instance 0's volume" : "each instance's volume", r->samples,
             r->time_to_train_s / 60);
   if (j->instances > 1) {
@@ -568,7 +569,7 @@ static void whatif_json_side(FILE* f, const char* name, const ss_result* r)
   fprintf(f, "  \"%s\": {\"platform\": ", name);
   ss_json_string(f, j->platform->instance_type);
   fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"batch_per_gpu\": %d, \"arch\": \"%s\",\n", j->instances,
-          j->ngpus, j->batch, ss_arch_name(j->opt.arch));
+          j->ngpus, j->batch, ss_names_at(ss_arch_names, j->opt.arch));
   fprintf(f, "    \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g, "
              "\"cost_usd_per_epoch\": %.17g,\n    \"breakdown\": {",
           r->bd.iteration_s, r->throughput_samples_per_s, r->epoch_s, r->cost_usd_per_epoch);

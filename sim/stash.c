@@ -210,12 +210,7 @@ int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* 
       rc = ss_derive_job(s->single, w, &single, &s->job[SS_RUN_SINGLE], err);
     }
   }
-  if (rc) {
-    ss_stash_free(s);
-    return rc;
-  }
-  *out = s;
-  return SS_OK;
+  return SS_HAND_OUT(rc, s, out, ss_stash_free);
 }
 
 void ss_stash_free(ss_stash* s)

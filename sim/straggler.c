@@ -3,6 +3,8 @@
  * "Stragglers"). */
 #include "straggler.h"
 
+#include "array.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -105,9 +107,7 @@ void ss_straggler_setup(ss_sim* s)
 
 void ss_straggler_free(ss_sim* s)
 {
-  free(s->arrive_last_s);
-  free(s->arrive_iter);
-  free(s->jitter_of);
+  SS_FREE_ALL(s->arrive_last_s, s->arrive_iter, s->jitter_of);
   s->arrive_last_s = NULL;
   s->arrive_iter = NULL;
   s->jitter_of = NULL;

@@ -1,6 +1,7 @@
 /* workload: read and validate a workload JSON file (optionally gzipped). */
 #include "workload.h"
 
+#include "array.h"
 #include "infile.h"
 #include "names.h"
 #include "units.h"
@@ -785,11 +786,8 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   char* text = NULL;
   size_t len = 0;
   int rc = read_all(path, &text, &len, err);
-  if (rc) {
-    if (rc == SS_ENOMEM)
-      ss_err_nomem(err);
-    return rc;
-  }
+  if (rc)
+    return ss_err_nomem_if(err, rc);
   /* len + 1 includes the NUL, so that require_null_terminated rejects trailing garbage. */
   const char* end = NULL;
   cJSON* root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
@@ -815,37 +813,21 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   }
   w->path = strdup(path);
   wctx c = {.file = path, .err = err};
-  rc = parse_root(&c, root, w);
+  rc = ss_err_nomem_if(err, parse_root(&c, root, w));
   cJSON_Delete(root);
-  if (rc) {
-    if (rc == SS_ENOMEM)
-      ss_err_nomem(err);
-    ss_workload_free(w);
-    return rc;
-  }
-  *out = w;
-  return SS_OK;
+  return SS_HAND_OUT(rc, w, out, ss_workload_free);
 }
 
 void ss_workload_free(ss_workload* w)
 {
   if (!w)
     return;
-  for (int i = 0; i < w->nlayers; i++) {
-    free(w->layers[i].name);
-    free(w->layers[i].tensors);
-  }
-  free(w->layers);
-  free(w->dataset.name);
-  free(w->path);
-  free(w->model);
-  free(w->precision);
-  free(w->ref_gpu_model);
-  for (int i = 0; i < w->ndevices; i++) {
-    free(w->devices[i].gpu_model);
-    free(w->devices[i].source);
-  }
-  free(w->devices);
+  SS_FREE_ALL(w->path, w->model, w->precision, w->ref_gpu_model, w->dataset.name);
+  for (int i = 0; i < w->nlayers; i++)
+    SS_FREE_ALL(w->layers[i].name, w->layers[i].tensors);
+  for (int i = 0; i < w->ndevices; i++)
+    SS_FREE_ALL(w->devices[i].gpu_model, w->devices[i].source);
+  SS_FREE_ALL(w->layers, w->devices);
   free(w);
 }
 

@@ -3,6 +3,8 @@
  * parallelism"; the sources are in calibration/sharding_sources.md, sections 3 and 4). */
 #include "wrap.h"
 
+#include "array.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -347,9 +349,6 @@ int ss_wrap_plan(const ss_wrap_in* in, ss_wrap* out)
 
 void ss_wrap_free(ss_wrap* w)
 {
-  free(w->units);
-  free(w->chunks);
-  free(w->colls);
-  free(w->post_bytes);
+  SS_FREE_ALL(w->units, w->chunks, w->colls, w->post_bytes);
   *w = (ss_wrap){0};
 }

@@ -151,6 +151,12 @@ void test_registry(void)
   cJSON_Delete(j);
 }
 
+/* The two jobs of test_price_choice (star2 x 3: its instance file has a price; p3.16xlarge x 2:
+ * the table's) and the user's price file. */
+#define PRICE_STAR "tests/platforms/star2.xml tests/workloads/tiny.json --instances 3"
+#define PRICE_P3 "platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2"
+#define PRICE_FILE "--price-file tests/fixtures/prices_test.csv"
+
 /* Prices: the cost of an epoch is the chosen price x instances x epoch time (closed form), whichever
  * of --price-file, the table (--region) and the instance file gives the price, and the report names
  * the source. */
@@ -161,20 +167,12 @@ void test_price_choice(void)
     double price;
     const char* source;
   } cases[] = {
-      {"tests/platforms/star2.xml tests/workloads/tiny.json --instances 3", 1, "instance file"},
-      {"tests/platforms/star2.xml tests/workloads/tiny.json --instances 3 --price-file tests/fixtures/prices_test.csv",
-       2.5, "--price-file tests/fixtures/prices_test.csv us-east-1"},
-      {"tests/platforms/star2.xml tests/workloads/tiny.json --instances 3 --price-file tests/fixtures/prices_test.csv "
-       "--region eu-west-1",
-       3.75, "--price-file tests/fixtures/prices_test.csv eu-west-1"},
-      {"platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2", 24.48,
-       "prices.csv us-east-1 2026-12-01 on-demand"},
-      {"platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2 "
-       "--region eu-west-1",
-       26.44, "prices.csv eu-west-1 2026-12-01 on-demand"},
-      {"platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2 "
-       "--region eu-west-1 --price-file tests/fixtures/prices_test.csv",
-       7.3, "--price-file tests/fixtures/prices_test.csv eu-west-1"},
+      {PRICE_STAR, 1, "instance file"},
+      {PRICE_STAR " " PRICE_FILE, 2.5, PRICE_FILE " us-east-1"},
+      {PRICE_STAR " " PRICE_FILE " --region eu-west-1", 3.75, PRICE_FILE " eu-west-1"},
+      {PRICE_P3, 24.48, "prices.csv us-east-1 2026-12-01 on-demand"},
+      {PRICE_P3 " --region eu-west-1", 26.44, "prices.csv eu-west-1 2026-12-01 on-demand"},
+      {PRICE_P3 " --region eu-west-1 " PRICE_FILE, 7.3, PRICE_FILE " eu-west-1"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     cJSON* j = sim_json("%s", cases[i].args);
