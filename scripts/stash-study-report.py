@@ -9,11 +9,14 @@
                                                   family: a line "PLATFORM WORKLOAD BATCH" as the
                                                   sweep was given them, none for a case run at
                                                   Stash's batch size (the mechanism sweep has it)
-  stash-study-report.py doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv MECHANISMS.csv OURS.csv
+  stash-study-report.py [--bin STASH_SIM] doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv MECHANISMS.csv OURS.csv
                                                   rewrite the part of DOC.md between the markers
                                                   '<!-- generated: ... -->' and '<!-- end generated -->'
+                                                  (the stalls of its tables: the categories STASH_SIM
+                                                  lists, default build/stash-sim)
 
-Standard library only; the output depends on the CSVs alone (same CSVs, same bytes).
+Standard library only; the output depends on the CSVs and the categories' names alone (same CSVs,
+same bytes).
 """
 import csv
 import io
@@ -21,13 +24,17 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from studylib import Report, help_version, replace_file  # noqa: E402
+from studylib import (CategoryError, Report, categories, default_bin, help_version, replace_file,  # noqa: E402
+                      short_name)
 
 REPORT = Report("stash-study")
 die = REPORT.die
 
-PARTS = [("interconnect_stall", "interconnect"), ("network_stall", "network"), ("prep_stall", "prep"),
-         ("fetch_stall", "fetch")]
+# The stalls of the table of every run, by category name (stash-sim list categories), in its column
+# order: Stash's four (no host stall); the network stall is '-' on a run with no single-instance
+# stand-in (one instance).
+STALLS = ["interconnect_stall", "network_stall", "prep_stall", "fetch_stall"]
+NEEDS_SINGLE = "network_stall"
 # The mechanism sweep's variants: (variant, column). Switched off one at a time: the change of the
 # interconnect stall; the last two are whole stacks: their stall itself.
 MECHS = [("--no-launch", "issuing"), ("--no-framework", "framework"), ("--no-staging", "staging"),
@@ -139,15 +146,17 @@ def family(r):
     return "K80, PCIe" if r["platform"].startswith("p2.") else "V100, NVLink"
 
 
-def table(rows):
-    out = ["| instances | model | iteration (RUN2) | epoch | $ per epoch | interconnect | network | prep | fetch |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+def table(rows, stalls):
+    """Every run: configuration, iteration, epoch, cost and Stash's percent of each of the stalls
+    (categories' rows)."""
+    out = ["| instances | model | iteration (RUN2) | epoch | $ per epoch | %s |" % " | ".join(map(short_name, stalls)),
+           "|---|---|---:|---:|---:|" + "---:|" * len(stalls)]
     for r in rows:
-        net = pct(fnum(r, "stash.network_stall_pct")) if r.get("stash.single_instance") else "-"
-        out.append("| %s | %s | %.1f ms | %.1f min | %.2f | %s | %s | %s | %s |" % (
+        cells = ["-" if c["name"] == NEEDS_SINGLE and not r.get("stash.single_instance")
+                 else pct(fnum(r, "stash.%s_pct" % c["name"])) for c in stalls]
+        out.append("| %s | %s | %.1f ms | %.1f min | %.2f | %s |" % (
             config(r), r["workload"], fnum(r, "stash.run2_s") * 1e3, fnum(r, "epoch_s") / 60,
-            fnum(r, "cost_usd_per_epoch"), pct(fnum(r, "stash.interconnect_stall_pct")), net,
-            pct(fnum(r, "stash.prep_stall_pct")), pct(fnum(r, "stash.fetch_stall_pct"))))
+            fnum(r, "cost_usd_per_epoch"), " | ".join(cells)))
     return out
 
 
@@ -339,7 +348,11 @@ def scaling_table(rows):
     return out
 
 
-def doc(path, inst_csv, batch_csv, scaling_csv, mech_csv, ours_csv):
+def doc(binary, path, inst_csv, batch_csv, scaling_csv, mech_csv, ours_csv):
+    try:
+        stalls = categories(binary, STALLS)
+    except CategoryError as e:
+        die(str(e))
     inst = ok(read(inst_csv))
     batches_all = read(batch_csv)
     batches = ok(batches_all, memory=True)
@@ -429,7 +442,7 @@ def doc(path, inst_csv, batch_csv, scaling_csv, mech_csv, ours_csv):
              "T(SINGLE); prep / T(RUN3); fetch / T(RUN2)); iteration, epoch and $ of RUN2, the real job.",
              "",
              "<details><summary>table</summary>",
-             ""] + table(inst) + [
+             ""] + table(inst, stalls) + [
              "",
              "</details>",
              "",
@@ -439,16 +452,19 @@ def doc(path, inst_csv, batch_csv, scaling_csv, mech_csv, ours_csv):
 
 def main(argv):
     help_version(__file__, __doc__, argv)
+    binary = default_bin()
+    if len(argv) >= 2 and argv[0] == "--bin":
+        binary, argv = argv[1], argv[2:]
     if len(argv) >= 3 and argv[0] == "merge":
         merge(argv[1], argv[2:])
     elif len(argv) >= 2 and argv[0] == "largest":
         for case in largest(argv[1:]):
             print(case)
     elif len(argv) == 7 and argv[0] == "doc":
-        doc(*argv[1:])
+        doc(binary, *argv[1:])
     else:
-        die("usage: stash-study-report.py merge OUT.csv IN.csv... | largest CSV... | doc DOC.md INSTANCES.csv "
-            "BATCHES.csv SCALING.csv MECHANISMS.csv OURS.csv")
+        die("usage: stash-study-report.py [--bin STASH_SIM] merge OUT.csv IN.csv... | largest CSV... | "
+            "doc DOC.md INSTANCES.csv BATCHES.csv SCALING.csv MECHANISMS.csv OURS.csv")
 
 
 if __name__ == "__main__":

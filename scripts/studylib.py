@@ -1,9 +1,12 @@
 """Shared pieces of the study reports (stash-study-report.py, ps-study-report.py,
-whatif-study-report.py) and the generators (gen_platforms.py, calibration/gen_models.py): --help and
---version, one error line and exit 2, reading a sweep's CSV, rewriting the generated part of a
+whatif-study-report.py), scripts/plot and the generators (gen_platforms.py,
+calibration/gen_models.py): --help and --version, one error line and exit 2, reading a sweep's CSV,
+the categories of an iteration's time as the simulator lists them, rewriting the generated part of a
 document between its markers, writing or checking generated files. Standard library only."""
 import csv
+import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -66,6 +69,51 @@ def write_generated(prog, files, check, rerun):
     for rel in stale:
         sys.stderr.write("%s: %s is not what the generator makes; run: %s\n" % (prog, rel, rerun))
     return 1 if stale else 0
+
+
+def default_bin():
+    """The stash-sim binary the scripts run when not given one (--bin): build/stash-sim of this
+    repository, as a path relative to the current folder."""
+    return os.path.relpath(os.path.join(REPO, "build", "stash-sim"))
+
+
+class CategoryError(Exception):
+    """The categories cannot be read from the binary, or a script names one it does not list: the
+    message is one line."""
+
+
+CATEGORY_FIELDS = ("name", "key", "label", "word", "host_wait")
+
+
+def categories(binary, names):
+    """The categories of an iteration's time named by names, in that order, as dicts with the
+    fields of `BINARY list categories --format json` (name, key, label, word, host_wait;
+    docs/formats.md): a script keeps which categories it shows and how (order, colours), the
+    simulator their names, keys and labels. Raises CategoryError when the binary does not print the
+    table or a name is not in it."""
+    if "/" in binary and not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        hint = " (build it: cmake --build build, or pass --bin)" if binary == default_bin() else ""
+        raise CategoryError("no stash-sim binary at '%s'%s" % (binary, hint))
+    try:
+        r = subprocess.run([binary, "list", "categories", "--format", "json"], capture_output=True, text=True)
+        table = json.loads(r.stdout) if r.returncode == 0 else None
+    except (OSError, ValueError):
+        table = None
+    if not isinstance(table, list) or not table or not all(
+            isinstance(c, dict) and all(isinstance(c.get(f), str) for f in CATEGORY_FIELDS) for c in table):
+        raise CategoryError("'%s' does not list the categories of an iteration's time "
+                            "(stash-sim list categories --format json)" % binary)
+    by_name = {c["name"]: c for c in table}
+    for n in names:
+        if n not in by_name:
+            raise CategoryError("'%s' lists no category '%s' (it lists %s)" % (binary, n, ", ".join(by_name)))
+    return [by_name[n] for n in names]
+
+
+def short_name(category):
+    """A category's name without its "_stall" ("prep", "compute"): the scripts' column headers."""
+    name = category["name"]
+    return name[:-len("_stall")] if name.endswith("_stall") else name
 
 
 END = "<!-- end of generated part -->"

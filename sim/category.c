@@ -1,6 +1,7 @@
 /* category: the names of the categories of an iteration's time, one row each. */
 #include "category.h"
 
+#include "csv.h"
 #include "err.h"
 
 #include <string.h>
@@ -34,18 +35,67 @@ const char* ss_detail_name(ss_detail d)
   return detail_names[d];
 }
 
-void ss_category_list(FILE* f, int json)
+/* The table as JSON: an array of {name, key, label, word, host_wait}. */
+static void write_json(FILE* f)
 {
-  if (json)
-    fprintf(f, "[\n");
+  fputc('[', f);
   for (int c = 0; c < SS_CAT_COUNT; c++) {
     const ss_category* k = &categories[c];
-    if (json)
-      fprintf(f, "  {\"name\": \"%s\", \"key\": \"%s_s\", \"label\": \"%s\", \"word\": \"%s\", \"host_wait\": \"%s\"}%s\n",
-              k->name, k->name, k->label, k->word, k->host_wait, c + 1 < SS_CAT_COUNT ? "," : "");
-    else
-      fprintf(f, "%-20s %s_s%*s %s\n", k->name, k->name, (int)(20 - strlen(k->name)), "", k->label);
+    char key[64];
+    snprintf(key, sizeof(key), "%s_s", k->name);
+    fprintf(f, "%s\n  {\"name\": ", c ? "," : "");
+    ss_json_string(f, k->name);
+    fputs(", \"key\": ", f);
+    ss_json_string(f, key);
+    fputs(", \"label\": ", f);
+    ss_json_string(f, k->label);
+    fputs(", \"word\": ", f);
+    ss_json_string(f, k->word);
+    fputs(", \"host_wait\": ", f);
+    ss_json_string(f, k->host_wait);
+    fputc('}', f);
   }
-  if (json)
-    fprintf(f, "]\n");
+  fputs("\n]\n", f);
+}
+
+/* {"categories": [...]}: the object csv.c makes a line per element of. */
+static void write_json_object(FILE* f, const void* arg)
+{
+  (void)arg;
+  fputs("{\"categories\": ", f);
+  write_json(f);
+  fputs("}\n", f);
+}
+
+static int max_int(int a, int b)
+{
+  return a > b ? a : b;
+}
+
+/* Aligned columns: name, key, label, word, host wait. */
+static void write_table(FILE* f)
+{
+  int wn = 0, wl = 0, ww = 0;
+  for (int c = 0; c < SS_CAT_COUNT; c++) {
+    wn = max_int(wn, (int)strlen(categories[c].name));
+    wl = max_int(wl, (int)strlen(categories[c].label));
+    ww = max_int(ww, (int)strlen(categories[c].word));
+  }
+  for (int c = 0; c < SS_CAT_COUNT; c++) {
+    const ss_category* k = &categories[c];
+    fprintf(f, "%-*s  %s_s%*s  %-*s  %-*s  %s\n", wn, k->name, k->name, wn - (int)strlen(k->name), "", wl, k->label, ww,
+            k->word, k->host_wait);
+  }
+}
+
+int ss_category_list(FILE* f, ss_format fmt)
+{
+  int rc = SS_OK;
+  if (fmt == SS_FORMAT_JSON)
+    write_json(f);
+  else if (fmt == SS_FORMAT_CSV)
+    rc = ss_csv_write_from(f, write_json_object, NULL, "categories");
+  else
+    write_table(f);
+  return rc ? rc : ferror(f) ? SS_EIO : SS_OK;
 }

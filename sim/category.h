@@ -5,6 +5,8 @@
 #ifndef SS_CATEGORY_H
 #define SS_CATEGORY_H
 
+#include "option.h"
+
 #include <stdio.h>
 
 /* What a rank's training process is doing; every instant of an iteration falls in one category. */
@@ -40,8 +42,10 @@ const ss_category* ss_category_of(ss_cat c);
 const char* ss_cat_name(ss_cat cat);
 const char* ss_detail_name(ss_detail d);
 
-/* Write the table (`stash-sim list categories`): JSON (an array of objects with the fields above,
- * "key": the breakdown's JSON key) when json, else one line a category. */
-void ss_category_list(FILE* f, int json);
+/* Write the table (`stash-sim list categories`) in fmt: JSON, an array of objects {name, key, label,
+ * word, host_wait} in the order of ss_cat ("key": the breakdown's JSON and CSV key, "prep_stall_s");
+ * CSV, a header and a line per category; a table, one aligned line per category. Returns 0, SS_ENOMEM
+ * or SS_EIO when writing failed. */
+int ss_category_list(FILE* f, ss_format fmt);
 
 #endif

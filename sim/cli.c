@@ -224,9 +224,11 @@ static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t
 {
   if (out->cmd == SS_CMD_LIST) {
     if (nargs == 0)
-      return usage_error(msg, size, "'stash-sim list' expects platforms or workloads, got nothing");
-    if (nargs > 1 || (strcmp(args[0], "platforms") != 0 && strcmp(args[0], "workloads") != 0))
-      return usage_error(msg, size, "'stash-sim list' expects platforms or workloads, got '%s'", args[nargs > 1]);
+      return usage_error(msg, size, "'stash-sim list' expects platforms, workloads or categories, got nothing");
+    if (nargs > 1 || (strcmp(args[0], "platforms") != 0 && strcmp(args[0], "workloads") != 0 &&
+                      strcmp(args[0], "categories") != 0))
+      return usage_error(msg, size, "'stash-sim list' expects platforms, workloads or categories, got '%s'",
+                         args[nargs > 1]);
     out->list_what = args[0];
     return 0;
   }

@@ -13,7 +13,7 @@ typedef struct ss_cli {
   int nchanges;
   char** changes;     /* whatif: borrowed strings of argv, array owned */
   ss_options changed; /* whatif: the options with every change applied */
-  const char* list_what; /* list: "platforms" or "workloads" */
+  const char* list_what; /* list: "platforms", "workloads" or "categories" */
   int help;
   int version;
   int list_options;   /* --list-options: print the registry */

@@ -1,6 +1,7 @@
 /* main: the stash-sim command: simulate one training job and report where the time goes. */
 #define _DEFAULT_SOURCE /* strndup */
 #include "catalog.h"
+#include "category.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "engine.h"
@@ -331,13 +332,17 @@ static int plan_main(const ss_cli* cli, ss_catalog* cat)
   return status;
 }
 
-/* stash-sim list platforms|workloads: the catalogue on the search path. */
+/* stash-sim list platforms|workloads: the catalogue on the search path; list categories: the
+ * categories of an iteration's time (sim/category.h), which the scripts read. */
 static int list_main(const ss_cli* cli, const ss_catalog* cat)
 {
   ss_err err;
   ss_err_clear(&err);
   ss_catalog_kind kind = strcmp(cli->list_what, "platforms") == 0 ? SS_CATALOG_PLATFORM : SS_CATALOG_WORKLOAD;
-  int rc = ss_catalog_list(cat, kind, cli->opt.format, stdout, &err);
+  int rc = strcmp(cli->list_what, "categories") == 0 ? ss_category_list(stdout, cli->opt.format)
+                                                      : ss_catalog_list(cat, kind, cli->opt.format, stdout, &err);
+  if (rc == SS_ENOMEM)
+    ss_err_nomem(&err);
   if (rc == SS_EIO || fflush(stdout))
     return write_failed(cli);
   return rc ? fail(&err) : SS_EXIT_OK;

@@ -34,8 +34,11 @@ const ss_command ss_commands[] = {
     {"whatif", SS_CMD_WHATIF, "stash-sim whatif PLATFORM WORKLOAD [options] --change KEY=VALUE ...",
      "simulate the job and the job with every change applied, each in a process of its own, and report both, "
      "the speedup and how each part of the iteration moved"},
-    {"list", SS_CMD_LIST, "stash-sim list platforms|workloads [--format FMT]",
-     "print the instance files or workloads that stash-sim finds by short name, one line each, sorted by name. "
+    {"list", SS_CMD_LIST, "stash-sim list platforms|workloads|categories [--format FMT]",
+     "print the instance files or workloads that stash-sim finds by short name, one line each, sorted by name; "
+     "or the categories of an iteration's time (compute and the stalls), one line each in the report's order: "
+     "name, the breakdown's key, the report's label, the planner's word and the trace's name of the host wait "
+     "(--format json: what scripts read). "
      "PLATFORM and WORKLOAD arguments may be short names (stash-sim p3.16xl resnet50): NAME is looked for as "
      "NAME.xml (NAME.json, then NAME.json.gz) in each folder of $STASH_SIM_PATH (colon-separated: DIR/platforms "
      "or DIR/workloads, then DIR), then the source tree's folders (a binary run from its build tree), then the "
@@ -1140,8 +1143,10 @@ void ss_option_help(FILE* f, unsigned cmd)
 {
   const ss_command* c = command_of(cmd);
   fprintf(f, "usage: %s\n\n", c->usage);
-  char summary[512];
-  snprintf(summary, sizeof(summary), "%c%s.", c->summary[0] - 'a' + 'A', c->summary + 1);
+  /* As large as the registry's JSON text of it (ss_option_list): list's was cut short at 512. */
+  char summary[1024];
+  int len = snprintf(summary, sizeof(summary), "%c%s.", c->summary[0] - 'a' + 'A', c->summary + 1);
+  ss_assert(len > 0 && (size_t)len < sizeof(summary));
   wrap(f, summary, 0, 0);
   for (const ss_optgroup* g = ss_option_groups; g->name; g++) {
     int first = 1;

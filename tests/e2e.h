@@ -88,7 +88,8 @@
   TEST(price_choice)                                                                                                   \
   TEST(help_version)                                                                                                   \
   TEST(registry)                                                                                                       \
-  TEST(gpu_memory)
+  TEST(gpu_memory)                                                                                                     \
+  TEST(list_categories)
 
 #define E2E_DECLARE(name) void test_##name(void);
 E2E_TESTS(E2E_DECLARE)

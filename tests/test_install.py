@@ -129,6 +129,10 @@ def case_install_prefix(a):
     check("p3.16xl" in complete("stash-sim", "p3.1"), "the completion completes the installed platform names")
     check("resnet50" in complete("stash-sim", "p3.16xl", "resn"), "the completion completes workload names")
     check(complete("stash-sim", "list", "w") == ["workloads"], "the completion completes list's argument")
+    check(complete("stash-sim", "list", "c") == ["categories"], "the completion completes list categories")
+    r = run([bin_, "list", "categories", "--format", "json"], cwd=work)
+    check(r.returncode == 0 and [c["name"] for c in json.loads(r.stdout or "[]")][:1] == ["compute"],
+          "the installed binary lists the categories", r.stdout[:200] + r.stderr)
     # Without its data folder (and none compiled in), the installed binary says so.
     os.rename(data, data + ".moved")
     r = run([bin_, "p3.16xl", "resnet50"], cwd=work)
@@ -268,8 +272,8 @@ def case_catalog_list(a):
     check("tiny batch 8" in " ".join(byname.get("solo", "").split()), "a workload's model and batch",
           byname.get("solo"))
     for args, want in [
-        ([], "stash-sim: error: 'stash-sim list' expects platforms or workloads, got nothing (see --help)"),
-        (["gpus"], "stash-sim: error: 'stash-sim list' expects platforms or workloads, got 'gpus' (see --help)"),
+        ([], "stash-sim: error: 'stash-sim list' expects platforms, workloads or categories, got nothing (see --help)"),
+        (["gpus"], "stash-sim: error: 'stash-sim list' expects platforms, workloads or categories, got 'gpus' (see --help)"),
         (["platforms", "--format", "xml"], "stash-sim: error: --format expects table, json or csv, got 'xml' (see --help)"),
         (["platforms", "--gpus"], "stash-sim: error: option '--gpus' is not for 'stash-sim list'; it is for training runs, 'stash-sim bench' and 'stash-sim plan' (see --help)"),
     ]:
@@ -320,6 +324,7 @@ def case_gen_options(a):
     check("--min-bytes" in complete(a.bin, "bench", "allreduce", "p3.16xl", "--m"), "bench options")
     check(complete(a.bin, "bench", "a") == ["allreduce", "all-gather"], "bench's allreduce and all-gather")
     check(complete(a.bin, "bench", "r") == ["reduce-scatter"], "bench's reduce-scatter")
+    check(complete(a.bin, "list", "") == ["platforms", "workloads", "categories"], "list's words, from its usage")
     check("nic_gbps=" in complete(a.bin, "whatif", "p3.16xl", "vgg11", "--change", "nic"), "whatif keys")
     check("p3.16xl" in complete(a.bin, "p3.1"), "platform short names")
     check("vgg11" in complete(a.bin, "whatif", "p3.16xl", "vg"), "workload short names")

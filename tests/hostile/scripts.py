@@ -264,7 +264,7 @@ def case_plot(binary, tmp):
     be one of the outputs."""
     box = Sandbox(binary, tmp)
     figs = os.path.join(box.out, "figs")
-    r = run([PLOT, box.earlier, figs])
+    r = run([PLOT, "--bin", binary, box.earlier, figs])
     check(r.returncode == 0, f"plot: {r.stderr!r}")
     box.before = snapshot(box.out)
     with open(box.earlier, encoding="utf-8") as f:
@@ -274,7 +274,7 @@ def case_plot(binary, tmp):
     with open(hostile, "w", encoding="utf-8") as f:
         f.write(text.splitlines()[0] + "\n" + line2.replace("star2", f"\"x\nsystem('touch {box.canary}/g')\n\"", 1)
                 + "\n")
-    r = run([PLOT, hostile, figs])
+    r = run([PLOT, "--bin", binary, hostile, figs])
     check(r.returncode == 1, f"plot, a newline in a value: exit 1, got {r.returncode}")
     one_error_line(r, "plot", "plot, a newline in a value")
     box.after("plot, a newline in a value")
@@ -287,7 +287,7 @@ def case_plot(binary, tmp):
             f.write(f"#!/bin/sh\n{body}\n")
         os.chmod(gp, 0o755)
         env = dict(os.environ, PATH=bad + os.pathsep + os.environ["PATH"])
-        p = subprocess.Popen([PLOT, box.earlier, figs], env=env, stdin=subprocess.DEVNULL,
+        p = subprocess.Popen([PLOT, "--bin", binary, box.earlier, figs], env=env, stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if sig:
             end = time.monotonic() + 30
@@ -300,7 +300,7 @@ def case_plot(binary, tmp):
         box.after(f"plot with {label}")
     shutil.copy(box.earlier, os.path.join(figs, "scaling.dat"))
     box.before = snapshot(box.out)
-    r = run([PLOT, os.path.join(figs, "scaling.dat"), figs])
+    r = run([PLOT, "--bin", binary, os.path.join(figs, "scaling.dat"), figs])
     check(r.returncode == 1 and "the input is also an output" in r.stderr, f"plot, input as output: {r.stderr!r}")
     box.after("plot, input as output")
     print("plot: hostile values refused, earlier figures kept")

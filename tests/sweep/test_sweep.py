@@ -251,7 +251,7 @@ def case_plot(binary, tmp):
              for ext in ("dat", "gp", "png", "svg")]
     svgs = []
     for outdir in (os.path.join(tmp, "plots1"), os.path.join(tmp, "plots2")):
-        r = run([PLOT, out, outdir])
+        r = run([PLOT, "--bin", binary, out, outdir])
         check(r.returncode == 0, f"plot exit 0, got {r.returncode}: {r.stderr.strip()}")
         check(sorted(r.stdout.splitlines()) == sorted(os.path.join(outdir, f) for f in files),
               f"plot lists the files it wrote, got {r.stdout!r}")
@@ -278,14 +278,40 @@ def case_plot(binary, tmp):
     one = os.path.join(tmp, "one.csv")
     sweep(binary, one, lists=["--platforms", "tests/platforms/star4.xml", "--workloads",
                               "tests/workloads/tiny.json"])
-    r = run([PLOT, one, os.path.join(tmp, "plots3")])
+    r = run([PLOT, "--bin", binary, one, os.path.join(tmp, "plots3")])
     check(r.returncode == 0 and len(r.stdout.splitlines()) == 12, "one run: 12 files")
     # Only error rows: one error line, exit 1.
     bad = os.path.join(tmp, "bad.csv")
     sweep(binary, bad, lists=["--platforms", "nope", "--workloads", "resnet50"])
-    r = run([PLOT, bad, os.path.join(tmp, "plots4")])
+    r = run([PLOT, f"--bin={binary}", bad, os.path.join(tmp, "plots4")])
     check(r.returncode == 1 and r.stderr.startswith("plot: error: ") and
           len(r.stderr.splitlines()) == 1, f"no ok row: exit 1, one line, got {r.stderr!r}")
+    # The parts drawn are the binary's categories (stash-sim list categories): their keys the
+    # columns read, their labels the legend; all but the host stall, in the report's order.
+    cats = json.loads(run([binary, "list", "categories", "--format", "json"]).stdout)
+    with open(os.path.join(tmp, "plots1", "breakdown.dat"), encoding="utf-8") as f:
+        check("\n# configuration\tcompute_pct\tprep_pct\tfetch_pct\tinterconnect_pct\tnetwork_pct\titeration_ms\n"
+              in f.read(), "breakdown.dat: a column per part drawn")
+    with open(os.path.join(tmp, "plots1", "breakdown.gp"), encoding="utf-8") as f:
+        gp = f.read()
+    titles = [c["label"] for c in cats if c["name"] != "host_stall"]
+    check(len(titles) == 5 and all(f"title '{t}'" in gp for t in titles), f"the legend: the labels {titles}")
+    # A binary that lacks a category drawn, or none: one error line, exit 2, no figure.
+    fake = os.path.join(tmp, "fake-stash-sim")
+    with open(fake, "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\necho '%s'\n" % json.dumps([c for c in cats if c["name"] != "fetch_stall"]))
+    os.chmod(fake, 0o755)
+    for what, argv, want in (
+            ("no fetch_stall", [PLOT, "--bin", fake, out, os.path.join(tmp, "plots5")],
+             f"plot: error: '{fake}' lists no category 'fetch_stall' (it lists compute, prep_stall, "),
+            ("no binary", [PLOT, "--bin", os.path.join(tmp, "none"), out, os.path.join(tmp, "plots5")],
+             f"plot: error: no stash-sim binary at '{os.path.join(tmp, 'none')}'"),
+            ("--bin without a file", [PLOT, out, os.path.join(tmp, "plots5"), "--bin"],
+             "plot: error: --bin needs a file")):
+        r = run(argv)
+        check(r.returncode == 2 and r.stderr.startswith(want) and len(r.stderr.splitlines()) == 1 and not r.stdout,
+              f"plot, {what}: exit 2, one line {want!r}, got {r.returncode} {r.stderr!r}")
+    check(not os.path.exists(os.path.join(tmp, "plots5")), "plot: no figure without the categories")
 
 
 def case_stash(binary, tmp):
@@ -311,7 +337,7 @@ def case_stash(binary, tmp):
         if r["status"] != "ok":
             check(r["error"].startswith(("platforms/nope.xml: error: ", "workloads/nosuch.json: error: ")),
                   f"run {r['run']}: error names the file: {r['error']!r}")
-    r = run([PLOT, out, os.path.join(tmp, "plots")])
+    r = run([PLOT, "--bin", binary, out, os.path.join(tmp, "plots")])
     check(r.returncode == 0, f"plot exit 0, got {r.returncode}: {r.stderr.strip()}")
     with open(os.path.join(tmp, "plots", "breakdown.gp"), encoding="utf-8") as f:
         check("differential" in f.read(), "the breakdown plot draws the differential (Stash) columns")
