@@ -78,14 +78,16 @@ static int no_comm(const char* path, int line, char** f, int i, ss_err* err)
 {
   double bytes = 0;
   if (!known_comm(f[i - 1]))
-    return ss_err_set(err, path, line, "field %d (%s): expected NONE, ALLREDUCE, ALLGATHER, ALLTOALL or "
-                                       "REDUCESCATTER, got '%s'",
+    return ss_err_set(err, path, line,
+                      "field %d (%s): expected NONE, ALLREDUCE, ALLGATHER, ALLTOALL or "
+                      "REDUCESCATTER, got '%s'",
                       i, field_names[i], f[i - 1]);
   if (count_field(path, line, f, i + 1, 1, &bytes, err))
     return SS_EINPUT;
   if (strcmp(f[i - 1], "NONE") != 0 && bytes > 0)
-    return ss_err_set(err, path, line, "field %d (%s) is %s of %.0f bytes: a data-parallel import communicates "
-                                       "weight gradients only",
+    return ss_err_set(err, path, line,
+                      "field %d (%s) is %s of %.0f bytes: a data-parallel import communicates "
+                      "weight gradients only",
                       i, field_names[i], f[i - 1], bytes);
   return SS_OK;
 }
@@ -95,8 +97,9 @@ static int parse_layer(const char* path, int line, char* text, const astra_args*
   char* f[ASTRA_FIELDS + 1];
   int nf = cal_fields(text, f, ASTRA_FIELDS + 1);
   if (nf != ASTRA_FIELDS)
-    return ss_err_set(err, path, line, "%d field%s, expected %d (name, reserved, then forward, input-gradient and "
-                                       "weight-gradient compute cycles, communication type and bytes, update delay)",
+    return ss_err_set(err, path, line,
+                      "%d field%s, expected %d (name, reserved, then forward, input-gradient and "
+                      "weight-gradient compute cycles, communication type and bytes, update delay)",
                       nf, nf == 1 ? "" : "s", ASTRA_FIELDS);
   double fwd = 0, ig = 0, wg = 0, upd = 0, bytes = 0, hz = a->clock_ghz * 1e9;
   long long reserved;
@@ -109,22 +112,25 @@ static int parse_layer(const char* path, int line, char* text, const astra_args*
       count_field(path, line, f, 9, 0, &wg, err))
     return SS_EINPUT;
   if (strcmp(f[9], "ALLREDUCE") != 0 && strcmp(f[9], "NONE") != 0)
-    return ss_err_set(err, path, line, "field 10 (%s): expected ALLREDUCE or NONE in a data-parallel workload, got "
-                                       "'%s'",
+    return ss_err_set(err, path, line,
+                      "field 10 (%s): expected ALLREDUCE or NONE in a data-parallel workload, got "
+                      "'%s'",
                       field_names[10], f[9]);
   if (count_field(path, line, f, 11, 1, &bytes, err) || count_field(path, line, f, 12, 0, &upd, err))
     return SS_EINPUT;
   l->params = strcmp(f[9], "NONE") == 0 ? 0 : bytes / a->grad_bytes;
   if (l->params != floor(l->params))
-    return ss_err_set(err, path, line, "weight-gradient bytes %.0f are not a whole number of %g-byte gradients (see "
-                                       "--grad-bytes)",
+    return ss_err_set(err, path, line,
+                      "weight-gradient bytes %.0f are not a whole number of %g-byte gradients (see "
+                      "--grad-bytes)",
                       bytes, a->grad_bytes);
   l->fwd_s = fwd / hz;
   l->bwd_s = (ig + wg) / hz;
   l->update_s = upd / hz;
   if (l->fwd_s > MAX_LAYER_S || l->bwd_s > MAX_LAYER_S)
-    return ss_err_set(err, path, line, "%.6g s of %s at %g GHz: more than stash-sim's %g s per layer (a wrong "
-                                       "--clock-ghz?)",
+    return ss_err_set(err, path, line,
+                      "%.6g s of %s at %g GHz: more than stash-sim's %g s per layer (a wrong "
+                      "--clock-ghz?)",
                       fmax(l->fwd_s, l->bwd_s), l->fwd_s > l->bwd_s ? "forward" : "backward", a->clock_ghz,
                       MAX_LAYER_S);
   return SS_OK;
@@ -140,8 +146,9 @@ static int parallelism(const char* path, char* text, ss_err* err)
   if (strcmp(f[0], "DATA") == 0)
     return SS_OK;
   if (strncmp(f[0], "HYBRID", 6) == 0 || strcmp(f[0], "MODEL") == 0 || strcmp(f[0], "MICRO") == 0)
-    return ss_err_set(err, path, 1, "parallelism %s is not supported: stash-sim simulates data parallelism (DATA) "
-                                    "only",
+    return ss_err_set(err, path, 1,
+                      "parallelism %s is not supported: stash-sim simulates data parallelism (DATA) "
+                      "only",
                       f[0]);
   return ss_err_set(err, path, 1, "expected the parallelism (DATA, MODEL or HYBRID_...) on line 1, got '%s'", f[0]);
 }
@@ -160,8 +167,9 @@ static int read_astra(const char* path, const astra_args* a, cal_lines* lines, a
   char* f[2];
   long long n;
   if (lines->n < 2 || cal_fields(lines->line[1], f, 2) != 1 || cal_integer(f[0], &n) || n < 1 || n > 1000000)
-    return ss_err_set(err, path, lines->n < 2 ? 1 : 2, "expected the number of layers (a whole number from 1) on line "
-                                                       "2%s",
+    return ss_err_set(err, path, lines->n < 2 ? 1 : 2,
+                      "expected the number of layers (a whole number from 1) on line "
+                      "2%s",
                       lines->n < 2 ? ", the file ends" : "");
   int have = 0;
   for (int i = 2; i < lines->n; i++)
@@ -192,29 +200,35 @@ static void provenance(cJSON* j, const char* path, const astra_args* a, int nlay
 {
   char s[2048];
   cJSON* p = cJSON_AddObjectToObject(j, "provenance");
-  snprintf(s, sizeof(s), "IMPORTED by stash-calibrate astra from %s (ASTRA-sim 1.0 text workload, DATA parallel, %d "
-                         "layers) at a clock of %g GHz",
+  snprintf(s, sizeof(s),
+           "IMPORTED by stash-calibrate astra from %s (ASTRA-sim 1.0 text workload, DATA parallel, %d "
+           "layers) at a clock of %g GHz",
            path, nlayers, a->clock_ghz);
   cJSON_AddStringToObject(p, "imported", s);
-  snprintf(s, sizeof(s), "fwd_s = forward compute cycles / %g GHz; bwd_s = (input-gradient + weight-gradient compute "
-                         "cycles) / %g GHz. Cycles of ASTRA-sim's simulated device, not a measurement",
+  snprintf(s, sizeof(s),
+           "fwd_s = forward compute cycles / %g GHz; bwd_s = (input-gradient + weight-gradient compute "
+           "cycles) / %g GHz. Cycles of ASTRA-sim's simulated device, not a measurement",
            a->clock_ghz, a->clock_ghz);
   cJSON_AddStringToObject(p, "per_layer_times", s);
-  snprintf(s, sizeof(s), "weight-gradient ALLREDUCE bytes / %g bytes per gradient (--grad-bytes); a layer whose "
-                         "weight gradient is not communicated (NONE) has 0",
+  snprintf(s, sizeof(s),
+           "weight-gradient ALLREDUCE bytes / %g bytes per gradient (--grad-bytes); a layer whose "
+           "weight gradient is not communicated (NONE) has 0",
            a->grad_bytes);
   cJSON_AddStringToObject(p, "params", s);
-  snprintf(s, sizeof(s), "sum of the layers' update delays (field 12) / %g GHz: ASTRA-sim waits that long after each "
-                         "layer's weight-gradient collective, stash-sim runs one optimizer step after the last",
+  snprintf(s, sizeof(s),
+           "sum of the layers' update delays (field 12) / %g GHz: ASTRA-sim waits that long after each "
+           "layer's weight-gradient collective, stash-sim runs one optimizer step after the last",
            a->clock_ghz);
   cJSON_AddStringToObject(p, "optimizer_s", s);
-  snprintf(s, sizeof(s), "%s: the device ASTRA-sim's cycles stand for is not in the file; gpu_flops %g (--gpu-flops, "
-                         "default a V100's FP32 peak, so that a V100 platform runs the cycles at the clock unscaled) "
-                         "scales the times to other GPUs by peak FLOPS",
+  snprintf(s, sizeof(s),
+           "%s: the device ASTRA-sim's cycles stand for is not in the file; gpu_flops %g (--gpu-flops, "
+           "default a V100's FP32 peak, so that a V100 platform runs the cycles at the clock unscaled) "
+           "scales the times to other GPUs by peak FLOPS",
            a->gpu_flops == 15.7e12 ? "ESTIMATE" : "GIVEN", a->gpu_flops);
   cJSON_AddStringToObject(p, "reference", s);
-  snprintf(s, sizeof(s), "%s: the file does not record the batch its cycles are for; %lld (--batch) is the reference "
-                         "and default batch",
+  snprintf(s, sizeof(s),
+           "%s: the file does not record the batch its cycles are for; %lld (--batch) is the reference "
+           "and default batch",
            a->batch == 1 ? "ESTIMATE" : "GIVEN", a->batch);
   cJSON_AddStringToObject(p, "batch", s);
   cJSON_AddStringToObject(p, "dataset", dataset_note);
@@ -235,8 +249,13 @@ static cJSON* workload_json(const char* path, const astra_args* a, const astra_l
     opt_s += l[i].update_s;
   char gpu[128];
   snprintf(gpu, sizeof(gpu), "ASTRA-sim device at %g GHz", a->clock_ghz);
-  cal_workload w = {.model = model, .precision = a->precision, .batch = (double)a->batch, .grad_bytes = a->grad_bytes,
-                    .gpu_model = a->gpu_model ? a->gpu_model : gpu, .gpu_flops = a->gpu_flops, .optimizer_s = opt_s};
+  cal_workload w = {.model = model,
+                    .precision = a->precision,
+                    .batch = (double)a->batch,
+                    .grad_bytes = a->grad_bytes,
+                    .gpu_model = a->gpu_model ? a->gpu_model : gpu,
+                    .gpu_flops = a->gpu_flops,
+                    .optimizer_s = opt_s};
   cJSON* layers = NULL;
   cJSON* j = cal_workload_json(&w, &layers);
   for (int i = 0; i < n; i++)
@@ -270,11 +289,16 @@ static const char astra_help[] =
 enum { OPT_CLOCK = 256, OPT_BATCH, OPT_MODEL, OPT_PRECISION, OPT_GRAD, OPT_GPU_MODEL, OPT_GPU_FLOPS, OPT_DATASET };
 
 static const struct option options[] = {
-    {"output", required_argument, NULL, 'o'},           {"clock-ghz", required_argument, NULL, OPT_CLOCK},
-    {"batch", required_argument, NULL, OPT_BATCH},       {"model", required_argument, NULL, OPT_MODEL},
-    {"precision", required_argument, NULL, OPT_PRECISION}, {"grad-bytes", required_argument, NULL, OPT_GRAD},
-    {"gpu-model", required_argument, NULL, OPT_GPU_MODEL}, {"gpu-flops", required_argument, NULL, OPT_GPU_FLOPS},
-    {"dataset-from", required_argument, NULL, OPT_DATASET}, {"help", no_argument, NULL, 'h'},
+    {"output", required_argument, NULL, 'o'},
+    {"clock-ghz", required_argument, NULL, OPT_CLOCK},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"grad-bytes", required_argument, NULL, OPT_GRAD},
+    {"gpu-model", required_argument, NULL, OPT_GPU_MODEL},
+    {"gpu-flops", required_argument, NULL, OPT_GPU_FLOPS},
+    {"dataset-from", required_argument, NULL, OPT_DATASET},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -330,10 +354,11 @@ static int dataset(const astra_args* a, ss_workload** from, ss_dataset* ds, char
     return SS_OK;
   }
   *ds = (ss_dataset){(char*)"imagenet-1k", 1281167, 113959, 0.004, 150528};
-  snprintf(note, size, "ESTIMATE: the ASTRA-sim file has no dataset; these are the ImageNet-1k figures of "
-                       "workloads/resnet50.json (1,281,167 samples of 113,959 bytes, 4 ms of CPU preparation each, a "
-                       "150,528-byte uint8 crop to the GPU), whose provenance gives their sources; --dataset-from "
-                       "copies another workload's");
+  snprintf(note, size,
+           "ESTIMATE: the ASTRA-sim file has no dataset; these are the ImageNet-1k figures of "
+           "workloads/resnet50.json (1,281,167 samples of 113,959 bytes, 4 ms of CPU preparation each, a "
+           "150,528-byte uint8 crop to the GPU), whose provenance gives their sources; --dataset-from "
+           "copies another workload's");
   return SS_OK;
 }
 

@@ -26,7 +26,7 @@
 
 typedef struct row {
   int line;
-  char* args; /* point into the file's lines */
+  char* args;  /* point into the file's lines */
   char* words; /* args split into words (owned) */
   char** argv; /* the simulator's argv (owned): [0] for the binary, the words, 3 free slots */
   int nwords;
@@ -95,8 +95,9 @@ static int header(const char* path, int line, char* text, int* col, int* ncols, 
     while (columns[c] && strcmp(columns[c], f[i]) != 0)
       c++;
     if (!columns[c])
-      return ss_err_set(err, path, line, "unknown column '%s' (columns: args, measured_iteration_s, and optionally "
-                                         "source, note)",
+      return ss_err_set(err, path, line,
+                        "unknown column '%s' (columns: args, measured_iteration_s, and optionally "
+                        "source, note)",
                         f[i]);
     if (col[c] >= 0)
       return ss_err_set(err, path, line, "column '%s' appears twice", f[i]);
@@ -168,7 +169,8 @@ static int data_row(const char* path, int line, char* text, const int* col, int 
     return ss_err_nomem(err);
   int na = cal_words(r->words, r->argv + 1, (int)(len / 2 + 1));
   if (na < 0)
-    return ss_err_set(err, path, line, "args: a quote is not closed or a backslash ends them (they are split "
+    return ss_err_set(err, path, line,
+                      "args: a quote is not closed or a backslash ends them (they are split "
                       "as a shell does)");
   if (na == 0)
     return ss_err_set(err, path, line, "empty args: expected stash-sim's arguments (PLATFORM.xml WORKLOAD.json ...)");
@@ -181,11 +183,15 @@ static int data_row(const char* path, int line, char* text, const int* col, int 
     if (strncmp(a[i], "--format", 8) == 0)
       return ss_err_set(err, path, line, "args set %s: compare reads stash-sim's JSON report from its output", a[i]);
     if (writes_file(a[i], opt, sizeof(opt)))
-      return ss_err_set(err, path, line, "args set %s, which writes a file: a row may only use options that write "
-                        "nothing (compare reads the report from standard output)", opt);
+      return ss_err_set(err, path, line,
+                        "args set %s, which writes a file: a row may only use options that write "
+                        "nothing (compare reads the report from standard output)",
+                        opt);
     if (strncmp(a[i], "--cfg", 5) == 0 || strncmp(a[i], "--log", 5) == 0)
-      return ss_err_set(err, path, line, "args set %.5s: SimGrid's options can write files (tracing, log "
-                        "appenders), which a row may not", a[i]);
+      return ss_err_set(err, path, line,
+                        "args set %.5s: SimGrid's options can write files (tracing, log "
+                        "appenders), which a row may not",
+                        a[i]);
   }
   return SS_OK;
 }
@@ -194,8 +200,10 @@ static int read_csv(const char* path, cal_lines* lines, row** rows, int* nrows, 
 {
   struct stat st;
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_CSV_BYTES)
-    return ss_err_set(err, path, 0, "%lld bytes: larger than compare reads (%d MiB; a row per measured "
-                      "configuration)", (long long)st.st_size, MAX_CSV_BYTES >> 20);
+    return ss_err_set(err, path, 0,
+                      "%lld bytes: larger than compare reads (%d MiB; a row per measured "
+                      "configuration)",
+                      (long long)st.st_size, MAX_CSV_BYTES >> 20);
   if (cal_lines_read(path, "measurements", lines, err))
     return SS_EINPUT;
   int col[MAX_COLUMNS], ncols = 0, have_header = 0;
@@ -215,8 +223,9 @@ static int read_csv(const char* path, cal_lines* lines, row** rows, int* nrows, 
     (*nrows)++;
   }
   if (*nrows == 0)
-    return ss_err_set(err, path, 0, "no rows: expected a header (args,measured_iteration_s[,source][,note]) and one "
-                                    "row per configuration");
+    return ss_err_set(err, path, 0,
+                      "no rows: expected a header (args,measured_iteration_s[,source][,note]) and one "
+                      "row per configuration");
   return SS_OK;
 }
 
@@ -379,8 +388,10 @@ static const char compare_help[] =
     "  -h, --help         this help\n";
 
 static const struct option options[] = {
-    {"output", required_argument, NULL, 'o'}, {"bin", required_argument, NULL, 'b'},
-    {"timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+    {"output", required_argument, NULL, 'o'},
+    {"bin", required_argument, NULL, 'b'},
+    {"timeout", required_argument, NULL, 't'},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 

@@ -33,11 +33,11 @@ typedef struct reader {
   int len, pos;
   long line;
   int eof;
-  int nul;  /* stopped at a NUL byte (JSON text has none) */
-  int zerr; /* stopped at a gzip error (zlib's code) */
-  int big;  /* stopped past RD_MAX_TOTAL bytes */
+  int nul;         /* stopped at a NUL byte (JSON text has none) */
+  int zerr;        /* stopped at a gzip error (zlib's code) */
+  int big;         /* stopped past RD_MAX_TOTAL bytes */
   long long total; /* bytes read so far */
-  text v;   /* the last value read */
+  text v;          /* the last value read */
 } reader;
 
 /* The next byte, or -1 at the end, a gzip error or a NUL byte (the reader stops there). */
@@ -185,8 +185,9 @@ static int rd_open(reader* r, ss_err* err)
   if (r->len >= 3 && memcmp(r->buf, "\xef\xbb\xbf", 3) == 0)
     r->pos = 3; /* a UTF-8 byte order mark */
   if (rd_skip_ws(r) != '{')
-    return r->eof && !r->zerr && !r->big && r->line == 1 ? ss_err_set(err, r->path, 0, "empty file (expected a Kineto trace)")
-                                              : syntax(r, err, "expected a JSON object");
+    return r->eof && !r->zerr && !r->big && r->line == 1
+               ? ss_err_set(err, r->path, 0, "empty file (expected a Kineto trace)")
+               : syntax(r, err, "expected a JSON object");
   rd_get(r);
   return SS_OK;
 }
@@ -249,8 +250,9 @@ static int rd_members(reader* r, cal_kineto_event_fn event, void* ctx, char* dev
     }
     if (c != '"' || (vrc = rd_value(r)))
       return syntax_at(r, err, r->line, vrc,
-                       c < 0 ? "the file ends inside the top-level object (truncated?)"
-                       : c == '"' ? "the file ends inside a key (truncated?)" : "expected a key");
+                       c < 0      ? "the file ends inside the top-level object (truncated?)"
+                       : c == '"' ? "the file ends inside a key (truncated?)"
+                                  : "expected a key");
     int events = strcmp(r->v.s, "\"traceEvents\"") == 0;
     int devices = strcmp(r->v.s, "\"deviceProperties\"") == 0;
     if (rd_skip_ws(r) != ':')

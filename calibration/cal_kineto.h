@@ -20,7 +20,6 @@ typedef int (*cal_kineto_event_fn)(void* ctx, const cJSON* event, ss_err* err);
  * ends in .gz, is truncated or corrupt gzip, holds a NUL byte, is not a JSON object with a
  * traceEvents array of objects, goes on after that object, or has a JSON value of more than
  * 16 MiB or 1e6 elements; or the error that event returned. */
-int cal_kineto_read(const char* path, cal_kineto_event_fn event, void* ctx, char* device, size_t size,
-                    ss_err* err);
+int cal_kineto_read(const char* path, cal_kineto_event_fn event, void* ctx, char* device, size_t size, ss_err* err);
 
 #endif

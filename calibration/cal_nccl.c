@@ -125,8 +125,9 @@ static int data_line(source* s, int line, char* text, nccl_data* d, ss_err* err)
       if (pair_row(s->path, line, f, d, err))
         return SS_EINPUT;
     } else if (nf != 0) {
-      return ss_err_set(err, s->path, line, "%d field%s: expected a result row of all_reduce_perf (%s) or 'size busbw_GBps' "
-                                            "pairs, or a comment starting with '#'",
+      return ss_err_set(err, s->path, line,
+                        "%d field%s: expected a result row of all_reduce_perf (%s) or 'size busbw_GBps' "
+                        "pairs, or a comment starting with '#'",
                         nf, nf == 1 ? "" : "s", table_form);
     }
     s->table_rows += (nf == 12 || nf == 13) && d->n > before;
@@ -162,8 +163,9 @@ static int read_log(source* s, nccl_data* d, ss_err* err)
   }
   cal_lines_free(&lines);
   if (!rc && s->table_rows + s->pair_rows == 0)
-    rc = ss_err_set(err, s->path, 0, "no result rows: expected the table of nccl-tests all_reduce_perf (%s) or "
-                                     "'size busbw_GBps' pairs",
+    rc = ss_err_set(err, s->path, 0,
+                    "no result rows: expected the table of nccl-tests all_reduce_perf (%s) or "
+                    "'size busbw_GBps' pairs",
                     table_form);
   return rc;
 }
@@ -290,10 +292,11 @@ static cJSON* params_json(const nccl_data* d, const nccl_fit* f)
   cJSON_AddNumberToObject(j, "residual_rms_rel", f->rms_rel);
   cJSON_AddNumberToObject(j, "residual_max_rel", f->max_rel);
   cJSON_AddBoolToObject(j, "alpha_clamped_to_0", f->clamped);
-  cJSON_AddStringToObject(j, "fit", "time_s = alpha_s + bytes / algbw_bytes_per_s, least squares on relative errors (weights "
-                                    "1/time^2) over all points; times are all_reduce_perf's out-of-place times, or "
-                                    "bytes / algbw with algbw = busbw x ranks / (2 (ranks - 1)) for 'size busbw' pairs; "
-                                    "busbw_bytes_per_s = algbw_bytes_per_s x 2 (ranks - 1) / ranks (nccl-tests)");
+  cJSON_AddStringToObject(j, "fit",
+                          "time_s = alpha_s + bytes / algbw_bytes_per_s, least squares on relative errors (weights "
+                          "1/time^2) over all points; times are all_reduce_perf's out-of-place times, or "
+                          "bytes / algbw with algbw = busbw x ranks / (2 (ranks - 1)) for 'size busbw' pairs; "
+                          "busbw_bytes_per_s = algbw_bytes_per_s x 2 (ranks - 1) / ranks (nccl-tests)");
   cJSON* srcs = cJSON_AddArrayToObject(j, "sources");
   for (int i = 0; i < d->nsrc; i++) {
     cJSON* s = cJSON_CreateObject();
@@ -337,9 +340,12 @@ static const char nccl_help[] =
 enum { OPT_RANKS = 256, OPT_PLATFORM, OPT_OUT_PLATFORM };
 
 static const struct option options[] = {
-    {"output", required_argument, NULL, 'o'},           {"ranks", required_argument, NULL, OPT_RANKS},
-    {"platform", required_argument, NULL, OPT_PLATFORM}, {"out-platform", required_argument, NULL, OPT_OUT_PLATFORM},
-    {"help", no_argument, NULL, 'h'},                    {NULL, 0, NULL, 0},
+    {"output", required_argument, NULL, 'o'},
+    {"ranks", required_argument, NULL, OPT_RANKS},
+    {"platform", required_argument, NULL, OPT_PLATFORM},
+    {"out-platform", required_argument, NULL, OPT_OUT_PLATFORM},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 typedef struct nccl_args {
@@ -431,8 +437,8 @@ static int nccl_run(void* args, int nlogs, char** logs, ss_err* err)
   }
   /* The rewritten platform goes in place after the JSON: a failure leaves both as they were. */
   if (rc || fit(&d, &f, err) ||
-      (a->platform && (ss_outfile_open(a->out_platform, "platform", &platform, err) ||
-                       rescale(a, &d, &f, platform, &r, err))))
+      (a->platform &&
+       (ss_outfile_open(a->out_platform, "platform", &platform, err) || rescale(a, &d, &f, platform, &r, err))))
     goto done;
   j = params_json(&d, &f);
   if (a->platform)

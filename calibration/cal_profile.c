@@ -30,14 +30,14 @@ typedef struct op {
   double ts, end;
   int tid;
   long ext;
-  long seq;     /* -1: none */
+  long seq; /* -1: none */
   op_kind kind;
-  int step;     /* ProfilerStep number (OP_STEP) */
-  double params; /* OP_LAYER, OP_NORM: parameters (weights and biases) */
+  int step;          /* ProfilerStep number (OP_STEP) */
+  double params;     /* OP_LAYER, OP_NORM: parameters (weights and biases) */
   double tensors[2]; /* OP_LAYER, OP_NORM: elements of its weight and bias, those it has */
   int ntensors;
-  double batch;  /* OP_LAYER: the first dimension of its input */
-  double input;  /* OP_LAYER: elements of its input */
+  double batch; /* OP_LAYER: the first dimension of its input */
+  double input; /* OP_LAYER: elements of its input */
   char layer_name[64];
   int special;  /* its outermost enclosing (or own) DataLoader, optimizer or autograd-node operator, -1 */
   int layer_op; /* its outermost enclosing (or own) operator with weights, -1 */
@@ -48,7 +48,7 @@ typedef struct op {
 typedef struct kernel {
   double ts, dur;
   long ext;
-  int htod;      /* a host-to-device copy */
+  int htod; /* a host-to-device copy */
   double bytes;
 } kernel;
 
@@ -133,7 +133,8 @@ static void classify(op* o, const char* name, const cJSON* args)
   } else if (strstr(name, "Backward") && !starts(name, "aten::")) {
     o->kind = OP_BACKWARD;
   } else if ((starts(name, "aten::conv") && strcmp(name, "aten::convolution_backward") != 0 &&
-              !strstr(name, "backward")) || strcmp(name, "aten::linear") == 0) {
+              !strstr(name, "backward")) ||
+             strcmp(name, "aten::linear") == 0) {
     double w = dims_product(dims, 1, &r1);
     double b = dims_product(dims, 2, &r2);
     double in = dims_product(dims, 0, &r0);
@@ -560,8 +561,8 @@ static void scan_backward(step_scan* c, const key_entry* seqs, size_t nseq)
       continue;
     /* Autograd work, and whatever the backward threads run between nodes (summing the gradients
      * a tensor receives from two uses): to the node before it. */
-    int autograd = o->special >= 0 && (t->ops[o->special].kind == OP_BACKWARD ||
-                                       t->ops[o->special].kind == OP_ACCUMULATE);
+    int autograd = o->special >= 0 &&
+                   (t->ops[o->special].kind == OP_BACKWARD || t->ops[o->special].kind == OP_ACCUMULATE);
     if (!autograd && (o->special >= 0 || o->tid == c->ftid)) {
       if (prev >= 0 && o->tid == t->ops[prev].tid && o->ts >= t->ops[prev].end)
         prev = -1; /* other work between two autograd operators of the thread */
@@ -631,8 +632,14 @@ static void scan_devices(step_scan* c, const step_index* x, int k)
 /* Analyse step k; layer_of (by operator) is -1 throughout, and so again on return. */
 static int analyse_step(const cal_profile* t, const step_index* x, int k, int* layer_of, cal_step* s, ss_err* err)
 {
-  step_scan c = {.t = t, .idx = x->op + x->op_start[k], .m = x->op_start[k + 1] - x->op_start[k],
-                 .cpu = t->nkernels == 0, .ftid = -1, .bwd_start = INFINITY, .layer_of = layer_of, .s = s};
+  step_scan c = {.t = t,
+                 .idx = x->op + x->op_start[k],
+                 .m = x->op_start[k + 1] - x->op_start[k],
+                 .cpu = t->nkernels == 0,
+                 .ftid = -1,
+                 .bwd_start = INFINITY,
+                 .layer_of = layer_of,
+                 .s = s};
   /* The forward thread: the thread of the first operator with weights in the step. */
   for (size_t j = 0; j < c.m; j++) {
     const op* o = &t->ops[c.idx[j]];
@@ -678,13 +685,15 @@ static int find_steps(const cal_profile* t, key_entry** map, size_t* nmap, cal_s
   }
   qsort(*map, *nmap, sizeof(key_entry), by_key);
   if (*nsteps == 0)
-    return ss_err_set(err, t->path, 0, "no profiler step (ProfilerStep#N) in the trace: profile with a schedule and "
-                                       "call prof.step() every iteration");
+    return ss_err_set(err, t->path, 0,
+                      "no profiler step (ProfilerStep#N) in the trace: profile with a schedule and "
+                      "call prof.step() every iteration");
   qsort(*steps, (size_t)*nsteps, sizeof(cal_step), by_start);
   for (int k = 1; k < *nsteps; k++)
     if ((*steps)[k].t0_us < (*steps)[k - 1].t1_us)
-      return ss_err_set(err, t->path, 0, "two profiler steps overlap (one starts at %.17g us, before the other ends): "
-                                         "expected the steps of one training process, one after another",
+      return ss_err_set(err, t->path, 0,
+                        "two profiler steps overlap (one starts at %.17g us, before the other ends): "
+                        "expected the steps of one training process, one after another",
                         (*steps)[k].t0_us);
   return SS_OK;
 }
@@ -697,8 +706,9 @@ static int check_steps(const cal_profile* t, const cal_step* steps, int nsteps, 
       return ss_err_set(err, t->path, 0, "profiler steps differ: %d layers in one, %d in another", steps[0].nlayers,
                         steps[k].nlayers);
   if (steps[0].batch <= 0)
-    return ss_err_set(err, t->path, 0, "no batch size in the first layer's input shape (profile with "
-                                       "record_shapes=True)");
+    return ss_err_set(err, t->path, 0,
+                      "no batch size in the first layer's input shape (profile with "
+                      "record_shapes=True)");
   if (steps[0].htod_bytes <= 0 && t->nkernels > 0)
     return ss_err_set(err, t->path, 0, "no host-to-device copy of the batch in a step");
   return SS_OK;

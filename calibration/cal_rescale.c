@@ -200,8 +200,9 @@ static int write_xml(const char* in, FILE* f, const char* out, const cal_rescale
   }
   if (rc)
     ss_err_nomem(err);
-  else if (xmlSaveFormatFileTo(xmlOutputBufferCreateFile(f, xmlFindCharEncodingHandler("UTF-8")), doc, "UTF-8",
-                               0) < 0 || fflush(f))
+  else if (xmlSaveFormatFileTo(xmlOutputBufferCreateFile(f, xmlFindCharEncodingHandler("UTF-8")), doc, "UTF-8", 0) <
+               0 ||
+           fflush(f))
     rc = ss_err_set(err, out, 0, "cannot write the platform: %s", errno ? strerror(errno) : "write error");
   xmlFreeDoc(doc);
   return rc;
@@ -227,8 +228,9 @@ static int check_written(const char* written, const char* out, const cal_rescale
     return ss_err_nomem(err);
   if (f.nrings != planned->nrings || fabs(f.busbw_bytes_per_s / planned->busbw_bytes_per_s - 1) > 1e-8 ||
       fabs(f.hop_latency_s - planned->hop_latency_s) > 1e-8 * planned->hop_latency_s + 1e-15)
-    return ss_err_set(err, out, 0, "the rewritten platform gives %d ring(s) of %.9g GB/s and %.9g us per hop, "
-                                   "not the %d of %.9g GB/s and %.9g us planned",
+    return ss_err_set(err, out, 0,
+                      "the rewritten platform gives %d ring(s) of %.9g GB/s and %.9g us per hop, "
+                      "not the %d of %.9g GB/s and %.9g us planned",
                       f.nrings, f.busbw_bytes_per_s / 1e9, f.hop_latency_s * 1e6, planned->nrings,
                       planned->busbw_bytes_per_s / 1e9, planned->hop_latency_s * 1e6);
   return SS_OK;
@@ -259,8 +261,9 @@ int cal_rescale_platform(const char* in, ss_outfile* out, const char* out_name, 
   /* Equal factors keep the rings unless a link the rescaling leaves alone (another class) now
    * makes a better ring: the fitted bandwidth is then not a figure of these links alone. */
   if (after->nrings != before->nrings || fabs(after->busbw_bytes_per_s / busbw_bytes_per_s - 1) > 1e-9) {
-    rc = ss_err_set(err, in, 0, "a bus bandwidth of %.6g GB/s does not fit its %s links alone: scaled by %.6g, they "
-                                "no longer carry the rings (the simulator would build others, of %.6g GB/s)",
+    rc = ss_err_set(err, in, 0,
+                    "a bus bandwidth of %.6g GB/s does not fit its %s links alone: scaled by %.6g, they "
+                    "no longer carry the rings (the simulator would build others, of %.6g GB/s)",
                     busbw_bytes_per_s / 1e9, classes, res->bandwidth_factor, after->busbw_bytes_per_s / 1e9);
     goto done;
   }

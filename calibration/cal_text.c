@@ -117,13 +117,13 @@ int cal_words(char* s, char** tok, int max)
     char* word = out;
     while (*s && *s != ' ' && *s != '\t') {
       if (*s == '\'') {
-        for (s++; *s && *s != '\''; )
+        for (s++; *s && *s != '\'';)
           *out++ = *s++;
         if (!*s)
           return -1;
         s++;
       } else if (*s == '"') {
-        for (s++; *s && *s != '"'; ) {
+        for (s++; *s && *s != '"';) {
           if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
             s++;
           *out++ = *s++;
@@ -235,7 +235,7 @@ int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err*
     struct stat st;
     const char* written = ss_outfile_temp(out) ? ss_outfile_temp(out)
                           : ss_outfile_stream(out) != stdout && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? path
-                                                                                                              : NULL;
+                                                                                                            : NULL;
     if (check && written && fflush(ss_outfile_stream(out)) == 0 && check(written, err)) {
       status = SS_EINPUT;
       if (strcmp(err->file, written) == 0) /* name the output, not its temporary file */

@@ -22,8 +22,8 @@
 static const struct {
   const char* prefix;
   double flops;
-} peak_fp32[] = {{"Tesla V100", 15.7e12}, {"NVIDIA A100", 19.5e12}, {"A100", 19.5e12},  {"Tesla T4", 8.1e12},
-                 {"NVIDIA H100", 67e12},  {"Tesla K80", 4.37e12}, {"NVIDIA A10G", 31.2e12}, {NULL, 0}};
+} peak_fp32[] = {{"Tesla V100", 15.7e12}, {"NVIDIA A100", 19.5e12}, {"A100", 19.5e12},        {"Tesla T4", 8.1e12},
+                 {"NVIDIA H100", 67e12},  {"Tesla K80", 4.37e12},   {"NVIDIA A10G", 31.2e12}, {NULL, 0}};
 
 static const char trace_usage[] =
     "usage: stash-calibrate trace TRACE.json[.gz] -o WORKLOAD.json --samples N [options]\n"
@@ -54,12 +54,16 @@ static const char trace_usage[] =
 
 enum { T_SAMPLES = 256, T_BYTES, T_DATASET, T_MODEL, T_FLOPS, T_GRAD, T_GPU };
 
-static const struct option trace_options[] = {
-    {"output", required_argument, NULL, 'o'},  {"samples", required_argument, NULL, T_SAMPLES},
-    {"bytes-per-sample", required_argument, NULL, T_BYTES}, {"dataset", required_argument, NULL, T_DATASET},
-    {"model", required_argument, NULL, T_MODEL}, {"gpu-flops", required_argument, NULL, T_FLOPS},
-    {"grad-bytes", required_argument, NULL, T_GRAD}, {"gpu-model", required_argument, NULL, T_GPU},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+static const struct option trace_options[] = {{"output", required_argument, NULL, 'o'},
+                                              {"samples", required_argument, NULL, T_SAMPLES},
+                                              {"bytes-per-sample", required_argument, NULL, T_BYTES},
+                                              {"dataset", required_argument, NULL, T_DATASET},
+                                              {"model", required_argument, NULL, T_MODEL},
+                                              {"gpu-flops", required_argument, NULL, T_FLOPS},
+                                              {"grad-bytes", required_argument, NULL, T_GRAD},
+                                              {"gpu-model", required_argument, NULL, T_GPU},
+                                              {"help", no_argument, NULL, 'h'},
+                                              {NULL, 0, NULL, 0}};
 
 typedef struct trace_opts {
   const char* in;
@@ -94,9 +98,16 @@ static int trace_option(int ch, const char* value, void* args)
   }
   if (positive(value, &v))
     return cal_usage_error("trace", "--%s expects a number > 0, got '%s'",
-                           trace_options[ch == T_SAMPLES ? 1 : ch == T_BYTES ? 2 : ch == T_FLOPS ? 5 : 6].name, value);
-  *(ch == T_SAMPLES ? &o->samples : ch == T_BYTES ? &o->bytes_per_sample : ch == T_FLOPS ? &o->gpu_flops
-                                                                                      : &o->grad_bytes) = v;
+                           trace_options[ch == T_SAMPLES ? 1
+                                         : ch == T_BYTES ? 2
+                                         : ch == T_FLOPS ? 5
+                                                         : 6]
+                               .name,
+                           value);
+  *(ch == T_SAMPLES ? &o->samples
+    : ch == T_BYTES ? &o->bytes_per_sample
+    : ch == T_FLOPS ? &o->gpu_flops
+                    : &o->grad_bytes) = v;
   return 0;
 }
 
@@ -157,8 +168,7 @@ static void variation_text(const cal_variation* v, char* buf, size_t size)
            "cv %.3g over %d steps (mean %.3f ms, sd %.4f ms, %.3f to %.3f ms); relative standard error of the cv "
            "about %.0f%%%s",
            v->cv, v->nsteps, v->mean_us * 1e-3, v->sd_us * 1e-3, v->min_us * 1e-3, v->max_us * 1e-3,
-           100 / sqrt(2.0 * (v->nsteps - 1)),
-           v->nsteps < CAL_VARIATION_STEPS ? ": few steps, an estimate" : "");
+           100 / sqrt(2.0 * (v->nsteps - 1)), v->nsteps < CAL_VARIATION_STEPS ? ": few steps, an estimate" : "");
 }
 
 /* Where each figure of the workload comes from. */
@@ -175,8 +185,9 @@ static void provenance(cJSON* w, const trace_opts* o, const char* device, const 
            "nodes of its operators, by sequence number, and AccumulateGrad after them)",
            o->in, nsteps);
   cJSON_AddStringToObject(pv, "per_layer_times", line);
-  cJSON_AddStringToObject(pv, "params", "DERIVED: the weight and bias shapes of each layer's operator, plus the "
-                                        "affine parameters of the norms that follow it");
+  cJSON_AddStringToObject(pv, "params",
+                          "DERIVED: the weight and bias shapes of each layer's operator, plus the "
+                          "affine parameters of the norms that follow it");
   cJSON_AddStringToObject(pv, "optimizer_s", "MEASURED: GPU kernels under Optimizer.step and Optimizer.zero_grad");
   cJSON_AddStringToObject(pv, "dataset.prep_cpu_s_per_sample",
                           "MEASURED: the DataLoader's __next__ span per step over the batch; with num_workers = 0 "
@@ -185,12 +196,13 @@ static void provenance(cJSON* w, const trace_opts* o, const char* device, const 
                           med->htod_bytes > 0 ? "MEASURED: the largest host-to-device copy of a step over the batch"
                                               : "DERIVED: no device copy in the trace (a CPU run): the first layer's "
                                                 "input shape, FP32, over the batch");
-  snprintf(line, sizeof(line), "%s: %g from --samples; bytes_per_sample %s", o->bytes_per_sample > 0 ? "GIVEN" : "GIVEN",
-           o->samples,
+  snprintf(line, sizeof(line), "%s: %g from --samples; bytes_per_sample %s",
+           o->bytes_per_sample > 0 ? "GIVEN" : "GIVEN", o->samples,
            o->bytes_per_sample > 0 ? "from --bytes-per-sample" : "ASSUMED equal to the decoded bytes (none given)");
   cJSON_AddStringToObject(pv, "dataset", line);
-  snprintf(line, sizeof(line), "%s peak FP32 flop/s of %s (%s)", o->gpu_flops > 0 ? "GIVEN:" : "NOT MEASURED: datasheet",
-           device, o->gpu_flops > 0 ? "--gpu-flops" : "stash-calibrate's table");
+  snprintf(line, sizeof(line), "%s peak FP32 flop/s of %s (%s)",
+           o->gpu_flops > 0 ? "GIVEN:" : "NOT MEASURED: datasheet", device,
+           o->gpu_flops > 0 ? "--gpu-flops" : "stash-calibrate's table");
   cJSON_AddStringToObject(pv, "reference.gpu_flops", line);
   cJSON_AddStringToObject(pv, "precision", "ASSUMED: fp32 (a trace does not say)");
   cJSON_AddStringToObject(pv, "tensors",
@@ -198,8 +210,9 @@ static void provenance(cJSON* w, const trace_opts* o, const char* device, const 
                                                "operator, then those of the norms that follow it, in the order they run"
                                              : "not written: a layer holds more than 16 parameter tensors");
   if (med->cpu) {
-    cJSON_AddStringToObject(pv, "host_times", "not written: in a CPU run the operators' time is the compute itself "
-                                              "(fwd_s, bwd_s), on the same thread");
+    cJSON_AddStringToObject(pv, "host_times",
+                            "not written: in a CPU run the operators' time is the compute itself "
+                            "(fwd_s, bwd_s), on the same thread");
     return;
   }
   snprintf(line, sizeof(line),
@@ -224,9 +237,16 @@ static cJSON* workload_json(const trace_opts* o, const char* device, double flop
     default_model(o->in, model, sizeof(model));
   /* On a CPU nothing is copied to a device: the batch tensor's FP32 bytes stand for it. */
   double decoded = med->htod_bytes > 0 ? med->htod_bytes / med->batch : med->input * 4 / med->batch;
-  cal_workload head = {.model = model, .precision = "fp32", .batch = med->batch, .grad_bytes = o->grad_bytes,
-                       .gpu_model = o->gpu_model ? o->gpu_model : device[0] ? device : "unknown",
-                       .gpu_flops = flops, .optimizer_s = med->opt_us * 1e-6, .has_host = !med->cpu,
+  cal_workload head = {.model = model,
+                       .precision = "fp32",
+                       .batch = med->batch,
+                       .grad_bytes = o->grad_bytes,
+                       .gpu_model = o->gpu_model ? o->gpu_model
+                                    : device[0]  ? device
+                                                 : "unknown",
+                       .gpu_flops = flops,
+                       .optimizer_s = med->opt_us * 1e-6,
+                       .has_host = !med->cpu,
                        .host_optimizer_s = med->host_opt_us * 1e-6};
   cJSON* layers = NULL;
   cJSON* w = cal_workload_json(&head, &layers);

@@ -9,9 +9,11 @@
 
 const cal_command cal_commands[] = {
     {"trace", cal_trace_main, "a PyTorch profiler (Kineto) trace to a stash-sim workload"},
-    {"nccl", cal_nccl_main, "fit latency and bandwidth to nccl-tests all_reduce_perf logs; rescale a platform's GPU links"},
+    {"nccl", cal_nccl_main,
+     "fit latency and bandwidth to nccl-tests all_reduce_perf logs; rescale a platform's GPU links"},
     {"astra", cal_astra_main, "import an ASTRA-sim 1.0 text workload (data parallel) as a stash-sim workload"},
-    {"compare", cal_compare_main, "measured iteration times against stash-sim's predictions: error per row, median, max"},
+    {"compare", cal_compare_main,
+     "measured iteration times against stash-sim's predictions: error per row, median, max"},
     {NULL, NULL, NULL},
 };
 

@@ -48,24 +48,24 @@ typedef struct ss_stopwatch {
 /* One rank: its GPU, its data queue (filled by loader workers) and its collective stream. */
 typedef struct ss_rank {
   int rank;
-  int inst;     /* instance */
-  int local;    /* GPU index inside the instance */
+  int inst;  /* instance */
+  int local; /* GPU index inside the instance */
   sg_host_t host;
-  sg_host_t cpu;   /* the CPU host of its instance */
+  sg_host_t cpu; /* the CPU host of its instance */
   sg_disk_t disk;
-  sg_mutex_t mu;         /* guards the fields below */
-  sg_cond_t cv;          /* signalled when a batch is ready, consumed, or a bucket is reduced */
-  char* ready;           /* [iter]: the batch of that iteration is in the queue */
-  double* batch_fetch_s; /* [iter]: storage time spent producing the batch */
-  double* batch_prep_s;  /* [iter]: CPU time spent producing the batch */
-  int consumed;          /* batches taken by the trainer */
-  int reduced;           /* buckets whose collective has finished, over all iterations */
-  sg_sem_t pending;      /* buckets submitted to the collective stream and not yet started */
-  sg_mailbox_t* inbox;   /* [ring]: where the previous rank of each global ring sends */
-  int* next;             /* [ring]: the next rank in each global ring */
+  sg_mutex_t mu;             /* guards the fields below */
+  sg_cond_t cv;              /* signalled when a batch is ready, consumed, or a bucket is reduced */
+  char* ready;               /* [iter]: the batch of that iteration is in the queue */
+  double* batch_fetch_s;     /* [iter]: storage time spent producing the batch */
+  double* batch_prep_s;      /* [iter]: CPU time spent producing the batch */
+  int consumed;              /* batches taken by the trainer */
+  int reduced;               /* buckets whose collective has finished, over all iterations */
+  sg_sem_t pending;          /* buckets submitted to the collective stream and not yet started */
+  sg_mailbox_t* inbox;       /* [ring]: where the previous rank of each global ring sends */
+  int* next;                 /* [ring]: the next rank in each global ring */
   sg_mailbox_t* intra_inbox; /* [ring]: the same for the rings inside the instance */
   int* intra_next;
-  sg_mailbox_t cross_inbox;  /* where the same GPU of the previous instance sends */
+  sg_mailbox_t cross_inbox; /* where the same GPU of the previous instance sends */
   int cross_next;
   /* Double binary tree over the same GPU of every instance (tree allreduce): for each tree, the
    * parent and children ranks (-1: none), this rank's slot (0 or 1) among its parent's children,
@@ -89,17 +89,17 @@ typedef struct ss_rank {
   /* The host thread (host.c) and the GPU stream (trainer.c), when the host side is simulated
    * (ss_job.host). Segments (ss_segment) are counted over all iterations; guarded by mu, signalled
    * on seg_cv (not cv, which every reduced bucket signals). */
-  long seg_started;     /* segments the host has begun issuing */
-  long seg_issued;      /* ... has finished issuing */
-  long seg_done;        /* segments the GPU has finished */
+  long seg_started;       /* segments the host has begun issuing */
+  long seg_issued;        /* ... has finished issuing */
+  long seg_done;          /* segments the GPU has finished */
   double launches_issued; /* kernel launches issued and finished (the launch queue) */
   double launches_done;
-  double* seg_start_s;  /* [SS_HOST_RING]: when the host began / finished issuing segment k % ring */
+  double* seg_start_s; /* [SS_HOST_RING]: when the host began / finished issuing segment k % ring */
   double* seg_end_s;
-  ss_hostlog log;       /* what the host thread did when (for the GPU's waits on it) */
-  sg_cond_t seg_cv;     /* signalled when one of the counters above changes and someone waits */
-  int seg_waiters;      /* host or GPU blocked on seg_cv (else no notify) */
-  double bwd_start_s;   /* when the GPU began this iteration's backward (Horovod's cycles) */
+  ss_hostlog log;     /* what the host thread did when (for the GPU's waits on it) */
+  sg_cond_t seg_cv;   /* signalled when one of the counters above changes and someone waits */
+  int seg_waiters;    /* host or GPU blocked on seg_cv (else no notify) */
+  double bwd_start_s; /* when the GPU began this iteration's backward (Horovod's cycles) */
   /* Stragglers (straggler.c, docs/model.md): this rank's random stream, the factor on its compute
    * this iteration, when its trainer began waiting for the gradients (INFINITY when it is not
    * waiting), the waits of its collectives for the last rank to arrive, summed inside such waits,
@@ -126,12 +126,12 @@ typedef struct ss_sim {
   int progress; /* rank 0 writes each iteration's (bench: size's) end on standard error (a terminal, a long run) */
   ss_timeline* tl;
   ss_rank* ranks;
-  sg_bar_t bar_all;     /* all ranks */
-  sg_bar_t* bar_inst;   /* [instance]: its GPUs */
-  sg_bar_t* bar_cross;  /* [local GPU]: that GPU of every instance */
-  double alpha_global;  /* largest latency of a hop of the global rings (s) */
-  double alpha_intra;   /* ... of the rings inside an instance */
-  double* alpha_cross;  /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
+  sg_bar_t bar_all;    /* all ranks */
+  sg_bar_t* bar_inst;  /* [instance]: its GPUs */
+  sg_bar_t* bar_cross; /* [local GPU]: that GPU of every instance */
+  double alpha_global; /* largest latency of a hop of the global rings (s) */
+  double alpha_intra;  /* ... of the rings inside an instance */
+  double* alpha_cross; /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
   /* Fast rings whose hops differ, unless --ideal (coll.c): for each group of ranks that runs phases
    * together ([0] all, [1 + instance] one instance's, [1 + instances + local] one GPU index's
    * across instances), two dates by parity; NULL: every phase costs steps x the largest latency. */
@@ -147,10 +147,10 @@ typedef struct ss_sim {
    * the latest date a rank arrived at it and i (two iterations in flight at most); NULL without. */
   double* arrive_last_s;
   int* arrive_iter;
-  double* jitter_of; /* identical instances simulated by fewer: [iter * ranks + rank], its factor (straggler.c) */
+  double* jitter_of;   /* identical instances simulated by fewer: [iter * ranks + rank], its factor (straggler.c) */
   ss_coll_op* coll_op; /* each collective's operation: allreduce, reduce-scatter or all-gather */
   ss_coll_scope* coll_scope; /* the GPUs it runs among: all, each instance's, or same-index across */
-  double* tree_rest; /* [(coll * 2 + reduce) * gpus per instance + GPU]: a fast tree phase's time after its flows */
+  double* tree_rest;    /* [(coll * 2 + reduce) * gpus per instance + GPU]: a fast tree phase's time after its flows */
   double* cross_hidden; /* [coll * gpus per instance + GPU]: latency its transfers across instances hide (cost.c) */
   ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),

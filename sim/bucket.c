@@ -12,8 +12,8 @@
 typedef struct fill {
   const ss_workload* w;
   const ss_options* o;
-  const double* bwd_s;     /* [layer]: backward seconds on the job's GPU (Horovod's readiness) */
-  double bytes_per_param;  /* the sharded modes' buckets' */
+  const double* bwd_s;    /* [layer]: backward seconds on the job's GPU (Horovod's readiness) */
+  double bytes_per_param; /* the sharded modes' buckets' */
   ss_bucket* buckets;
   int nbuckets;
 } fill;

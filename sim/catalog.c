@@ -43,7 +43,6 @@ static const char* const list_key[SS_CATALOG_KIND_COUNT] = {"platforms", "worklo
 /* File name endings of each kind, in lookup order. */
 static const char* const kind_ext[SS_CATALOG_KIND_COUNT][3] = {{".xml", NULL}, {".json", ".json.gz", NULL}};
 
-
 /* Append s (owned; freed on failure). Returns 0 or -1 when out of memory. */
 static int list_push(str_list* l, char* s)
 {
@@ -254,8 +253,10 @@ static int not_found(const ss_catalog* c, ss_catalog_kind kind, const char* name
   }
   const str_list* dirs = &c->dirs[kind];
   if (dirs->n == 0)
-    return ss_err_set(err, name, 0, "no %s of that name (looked for %s, but no folder of $STASH_SIM_PATH or "
-                      "installed data folder exists)", kind_word[kind], files);
+    return ss_err_set(err, name, 0,
+                      "no %s of that name (looked for %s, but no folder of $STASH_SIM_PATH or "
+                      "installed data folder exists)",
+                      kind_word[kind], files);
   char where[SS_ERR_MSG_MAX];
   used = 0;
   where[0] = '\0';

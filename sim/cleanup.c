@@ -170,7 +170,8 @@ static void say(const char* s)
 #if defined(__SANITIZE_ADDRESS__)
 __attribute__((no_sanitize_address))
 #endif
-static void on_signal(int sig)
+static void
+on_signal(int sig)
 {
   int saved = errno;
   pid_t me = getpid();
@@ -178,8 +179,9 @@ static void on_signal(int sig)
   end_children(me);
   if (me == main_pid && prog_name) {
     say(prog_name);
-    say(sig == SIGINT ? ": interrupted by SIGINT\n" : sig == SIGTERM ? ": interrupted by SIGTERM\n"
-                                                                     : ": interrupted by SIGHUP\n");
+    say(sig == SIGINT    ? ": interrupted by SIGINT\n"
+        : sig == SIGTERM ? ": interrupted by SIGTERM\n"
+                         : ": interrupted by SIGHUP\n");
   }
   errno = saved;
   _exit(128 + sig);

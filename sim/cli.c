@@ -51,7 +51,7 @@ static int make_tables(getopt_tables* t)
   for (const ss_optdef* d = ss_option_table; d->name; d++) {
     if (d->positional)
       continue;
-    int has_arg = d->kind == SS_KIND_SWITCH                 ? no_argument
+    int has_arg = d->kind == SS_KIND_SWITCH                ? no_argument
                   : d->kind == SS_KIND_ENUM && d->set != 0 ? optional_argument
                                                            : required_argument;
     t->longs[k++] = (struct option){d->name, has_arg, NULL, OPT_ROW + ss_option_index(d)};
@@ -71,14 +71,10 @@ static int make_tables(getopt_tables* t)
 static const char* command_words(unsigned cmd)
 {
   switch (cmd) {
-    case SS_CMD_BENCH:
-      return "'stash-sim bench'";
-    case SS_CMD_WHATIF:
-      return "'stash-sim whatif'";
-    case SS_CMD_LIST:
-      return "'stash-sim list'";
-    case SS_CMD_PLAN:
-      return "'stash-sim plan'";
+    case SS_CMD_BENCH: return "'stash-sim bench'";
+    case SS_CMD_WHATIF: return "'stash-sim whatif'";
+    case SS_CMD_LIST: return "'stash-sim list'";
+    case SS_CMD_PLAN: return "'stash-sim plan'";
   }
   return "training runs";
 }
@@ -94,7 +90,10 @@ static int wrong_command(const ss_optdef* d, unsigned cmd, char* msg, size_t siz
   for (const ss_command* c = ss_commands; c->name; c++)
     if ((d->commands & c->bit) && !(c->bit == SS_CMD_WHATIF && (d->commands & SS_CMD_RUN))) {
       k++;
-      n += (size_t)snprintf(where + n, sizeof(where) - n, "%s%s", k == 1 ? "" : k == total ? " and " : ", ",
+      n += (size_t)snprintf(where + n, sizeof(where) - n, "%s%s",
+                            k == 1       ? ""
+                            : k == total ? " and "
+                                         : ", ",
                             command_words(c->bit));
     }
   return usage_error(msg, size, "option '--%s' is not for %s; it is for %s", d->name, command_words(cmd), where);
@@ -225,8 +224,8 @@ static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t
   if (out->cmd == SS_CMD_LIST) {
     if (nargs == 0)
       return usage_error(msg, size, "'stash-sim list' expects platforms, workloads or categories, got nothing");
-    if (nargs > 1 || (strcmp(args[0], "platforms") != 0 && strcmp(args[0], "workloads") != 0 &&
-                      strcmp(args[0], "categories") != 0))
+    if (nargs > 1 ||
+        (strcmp(args[0], "platforms") != 0 && strcmp(args[0], "workloads") != 0 && strcmp(args[0], "categories") != 0))
       return usage_error(msg, size, "'stash-sim list' expects platforms, workloads or categories, got '%s'",
                          args[nargs > 1]);
     out->list_what = args[0];
@@ -241,14 +240,19 @@ static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t
   }
   if (out->cmd == SS_CMD_PLAN) {
     if (nargs != 1)
-      return usage_error(msg, size, "'stash-sim plan' expects one WORKLOAD (the instance types come from "
-                         "--platforms), got %s", nargs == 0 ? "none" : "more");
+      return usage_error(msg, size,
+                         "'stash-sim plan' expects one WORKLOAD (the instance types come from "
+                         "--platforms), got %s",
+                         nargs == 0 ? "none" : "more");
     out->opt.workload_path = args[0];
     return 0;
   }
   if (nargs != 2)
     return usage_error(msg, size, "expected PLATFORM and WORKLOAD, got %s argument%s",
-                       nargs == 0 ? "no" : nargs == 1 ? "one" : "more than two", nargs == 1 ? "" : "s");
+                       nargs == 0   ? "no"
+                       : nargs == 1 ? "one"
+                                    : "more than two",
+                       nargs == 1 ? "" : "s");
   out->opt.platform_path = args[0];
   out->opt.workload_path = args[1];
   return 0;

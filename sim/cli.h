@@ -7,16 +7,16 @@
 #include <stdio.h>
 
 typedef struct ss_cli {
-  unsigned cmd;       /* SS_CMD_RUN, SS_CMD_BENCH, SS_CMD_WHATIF or SS_CMD_LIST */
+  unsigned cmd; /* SS_CMD_RUN, SS_CMD_BENCH, SS_CMD_WHATIF or SS_CMD_LIST */
   ss_options opt;
-  ss_optset given;    /* the options on the command line */
+  ss_optset given; /* the options on the command line */
   int nchanges;
-  char** changes;     /* whatif: borrowed strings of argv, array owned */
-  ss_options changed; /* whatif: the options with every change applied */
+  char** changes;        /* whatif: borrowed strings of argv, array owned */
+  ss_options changed;    /* whatif: the options with every change applied */
   const char* list_what; /* list: "platforms", "workloads" or "categories" */
   int help;
   int version;
-  int list_options;   /* --list-options: print the registry */
+  int list_options; /* --list-options: print the registry */
   int ncfg;
   char** cfg; /* borrowed strings of argv, array owned */
 } ss_cli;

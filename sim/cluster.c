@@ -116,7 +116,7 @@ double ss_cluster_ring_cross_bandwidth(const ss_job* j)
   double* out = calloc(2 * (size_t)n, sizeof(double));
   if (!out)
     return 0;
-  double* into = out + n, eff = 1e300;
+  double *into = out + n, eff = 1e300;
   for (int c = 0; c < in->nrings; c++) {
     out[ss_platform_gpu_nic(p, in->rings[c].order[g - 1])] += in->rings[c].share;
     into[ss_platform_gpu_nic(p, in->rings[c].order[0])] += in->rings[c].share;
@@ -241,8 +241,8 @@ static void put_links(FILE* f, const ss_job* j, int inst, const char* indent)
     ss_cluster_link_name(j, inst * p->nlinks + l, name, sizeof(name));
     fprintf(f, "%s<link id=\"", indent);
     put_escaped(f, name);
-    fprintf(f, "\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n", ss_cluster_link_bandwidth(j, l),
-            ss_cluster_link_latency(j, l), sharing_names[p->links[l].sharing]);
+    fprintf(f, "\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n",
+            ss_cluster_link_bandwidth(j, l), ss_cluster_link_latency(j, l), sharing_names[p->links[l].sharing]);
   }
 }
 
@@ -269,7 +269,8 @@ static void put_instance(FILE* f, const ss_job* j, int inst)
   put_host_name(f, j, inst * g1 + g1 - 1);
   fprintf(f, "\" speed=\"%.17gf\" core=\"%d\"><disk id=\"", p->cpu_speed_flops, p->cpu_cores);
   put_escaped(f, p->disk_name);
-  fprintf(f, "\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/></host>\n", p->disk_read_bytes_per_s, p->disk_write_bytes_per_s);
+  fprintf(f, "\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/></host>\n", p->disk_read_bytes_per_s,
+          p->disk_write_bytes_per_s);
   for (int g = 0; g < j->gpus_per_instance; g++) {
     fputs("   <host id=\"", f);
     put_host_name(f, j, inst * g1 + g);
@@ -316,12 +317,14 @@ static void put_instance(FILE* f, const ss_job* j, int inst)
 static void put_server(FILE* f, const ss_job* j, int k)
 {
   const ss_platform* p = j->platform;
-  fprintf(f, "  <zone id=\"s%d\" routing=\"Full\">\n   <host id=\"s%d/cpu\" speed=\"%.17gf\" core=\"%d\"/>\n"
-             "   <router id=\"s%d/gw\"/>\n"
-             "   <route src=\"s%d/cpu\" dst=\"s%d/gw\" symmetrical=\"NO\"><link_ctn id=\"s%d/nic\" direction=\"UP\"/></route>\n"
-             "   <route src=\"s%d/gw\" dst=\"s%d/cpu\" symmetrical=\"NO\"><link_ctn id=\"s%d/nic\" direction=\"DOWN\"/></route>\n"
-             "  </zone>\n",
-          k, k, p->cpu_speed_flops, p->cpu_cores, k, k, k, k, k, k, k);
+  fprintf(
+      f,
+      "  <zone id=\"s%d\" routing=\"Full\">\n   <host id=\"s%d/cpu\" speed=\"%.17gf\" core=\"%d\"/>\n"
+      "   <router id=\"s%d/gw\"/>\n"
+      "   <route src=\"s%d/cpu\" dst=\"s%d/gw\" symmetrical=\"NO\"><link_ctn id=\"s%d/nic\" direction=\"UP\"/></route>\n"
+      "   <route src=\"s%d/gw\" dst=\"s%d/cpu\" symmetrical=\"NO\"><link_ctn id=\"s%d/nic\" direction=\"DOWN\"/></route>\n"
+      "  </zone>\n",
+      k, k, p->cpu_speed_flops, p->cpu_cores, k, k, k, k, k, k, k);
 }
 
 /* The zone routes between zone "prefix K" and the switch, over its port (and the core, going up). */

@@ -238,9 +238,17 @@ static void coll_ring(ss_sim* s, int r, int coll)
   const ss_proto_cost* pc = &s->coll_pc[coll];
   double bytes = s->coll_bytes[coll];
   int n = s->full->ngpus;
-  ring_phase ph = {RING_GLOBAL, ss_cost_op_passes(s->coll_op[coll]) * (n - 1), bytes / n / pc->eff[SS_PHASE_GLOBAL],
-                   s->bar_all, s->alpha_global, s->full->instances > 1, s->coll_after_s[coll],
-                   pc->step_s[SS_PHASE_GLOBAL], pc->call_s, s->phase_end ? s->phase_end[0] : NULL, 0};
+  ring_phase ph = {RING_GLOBAL,
+                   ss_cost_op_passes(s->coll_op[coll]) * (n - 1),
+                   bytes / n / pc->eff[SS_PHASE_GLOBAL],
+                   s->bar_all,
+                   s->alpha_global,
+                   s->full->instances > 1,
+                   s->coll_after_s[coll],
+                   pc->step_s[SS_PHASE_GLOBAL],
+                   pc->call_s,
+                   s->phase_end ? s->phase_end[0] : NULL,
+                   0};
   ring_run(s, r, &ph);
 }
 
@@ -257,9 +265,17 @@ static void two_level(ss_sim* s, int r, int coll, across_fn across)
   const ss_proto_cost* pc = &s->coll_pc[coll];
   ss_coll_op op = s->coll_op[coll];
   int g = s->job->gpus_per_instance, first_in = op != SS_OP_ALL_GATHER, last_in = op != SS_OP_REDUCE_SCATTER;
-  ring_phase in = {RING_INTRA, g - 1, s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA], s->bar_inst[me->inst],
-                   s->alpha_intra, 0, 0, pc->step_s[SS_PHASE_INTRA], pc->call_s,
-                   s->phase_end ? s->phase_end[1 + me->inst] : NULL, 0};
+  ring_phase in = {RING_INTRA,
+                   g - 1,
+                   s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA],
+                   s->bar_inst[me->inst],
+                   s->alpha_intra,
+                   0,
+                   0,
+                   pc->step_s[SS_PHASE_INTRA],
+                   pc->call_s,
+                   s->phase_end ? s->phase_end[1 + me->inst] : NULL,
+                   0};
   if (first_in)
     ring_run(s, r, &in);
   across(s, r, coll, first_in ? 0 : pc->call_s, last_in ? 0 : s->coll_after_s[coll]);
@@ -278,9 +294,15 @@ static void ring_across(ss_sim* s, int r, int coll, double call, double tail)
   int g = j->gpus_per_instance, m = s->full->instances;
   const ss_rank* me = &s->ranks[r];
   const ss_proto_cost* pc = &s->coll_pc[coll];
-  ring_phase across = {RING_CROSS, ss_cost_op_passes(s->coll_op[coll]) * (m - 1),
-                       s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS], s->bar_cross[me->local],
-                       s->alpha_cross[me->local], 1, tail, pc->step_s[SS_PHASE_CROSS], call,
+  ring_phase across = {RING_CROSS,
+                       ss_cost_op_passes(s->coll_op[coll]) * (m - 1),
+                       s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS],
+                       s->bar_cross[me->local],
+                       s->alpha_cross[me->local],
+                       1,
+                       tail,
+                       pc->step_s[SS_PHASE_CROSS],
+                       call,
                        s->phase_end ? s->phase_end[1 + j->instances + me->local] : NULL,
                        s->cross_hidden[(size_t)coll * (size_t)g + (size_t)me->local]};
   ring_run(s, r, &across);
@@ -294,11 +316,11 @@ static void coll_hierarchical(ss_sim* s, int r, int coll)
 /* One tree's share of a pipelined phase on one rank: where chunks come from, where they go. */
 typedef struct tree_flow {
   int nsrc, ndst;
-  sg_mailbox_t src[2];    /* this rank's inboxes the sources send to */
-  sg_mailbox_t dst[2];    /* the destinations' inboxes */
-  int received[2];        /* chunks received from each source */
-  int sent;               /* chunks sent to every destination */
-  int sending;            /* sends of chunk `sent` still in flight */
+  sg_mailbox_t src[2]; /* this rank's inboxes the sources send to */
+  sg_mailbox_t dst[2]; /* the destinations' inboxes */
+  int received[2];     /* chunks received from each source */
+  int sent;            /* chunks sent to every destination */
+  int sending;         /* sends of chunk `sent` still in flight */
 } tree_flow;
 
 typedef struct pending {
@@ -450,10 +472,17 @@ static void coll_instance(ss_sim* s, int r, int coll)
   const ss_rank* me = &s->ranks[r];
   const ss_proto_cost* pc = &s->coll_pc[coll];
   int g = s->job->gpus_per_instance;
-  ring_phase in = {RING_INTRA, ss_cost_op_passes(s->coll_op[coll]) * (g - 1),
-                   s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA], s->bar_inst[me->inst], s->alpha_intra, 0,
-                   s->coll_after_s[coll], pc->step_s[SS_PHASE_INTRA], pc->call_s,
-                   s->phase_end ? s->phase_end[1 + me->inst] : NULL, 0};
+  ring_phase in = {RING_INTRA,
+                   ss_cost_op_passes(s->coll_op[coll]) * (g - 1),
+                   s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA],
+                   s->bar_inst[me->inst],
+                   s->alpha_intra,
+                   0,
+                   s->coll_after_s[coll],
+                   pc->step_s[SS_PHASE_INTRA],
+                   pc->call_s,
+                   s->phase_end ? s->phase_end[1 + me->inst] : NULL,
+                   0};
   ring_run(s, r, &in);
 }
 
@@ -462,8 +491,9 @@ static int moves(const ss_sim* s, int c)
 {
   const ss_job* j = s->job;
   ss_coll_scope scope = s->coll_scope[c];
-  int group = scope == SS_SCOPE_INSTANCE ? j->gpus_per_instance : scope == SS_SCOPE_CROSS ? s->full->instances
-                                                                                          : j->ngpus;
+  int group = scope == SS_SCOPE_INSTANCE ? j->gpus_per_instance
+              : scope == SS_SCOPE_CROSS  ? s->full->instances
+                                         : j->ngpus;
   return group > 1 && s->coll_bytes[c] > 0;
 }
 

@@ -11,8 +11,13 @@ typedef enum ss_compute_model { SS_COMPUTE_PEAK, SS_COMPUTE_ROOFLINE, SS_COMPUTE
 
 /* The precision the layers run at (--precision): FP32, TF32 tensor cores, mixed precision (FP16
  * tensor cores, FP32 master weights and gradients, as torch.cuda.amp and apex O1), BF16. */
-typedef enum ss_precision { SS_PRECISION_WORKLOAD, SS_PRECISION_FP32, SS_PRECISION_TF32, SS_PRECISION_AMP,
-                            SS_PRECISION_BF16 } ss_precision;
+typedef enum ss_precision {
+  SS_PRECISION_WORKLOAD,
+  SS_PRECISION_FP32,
+  SS_PRECISION_TF32,
+  SS_PRECISION_AMP,
+  SS_PRECISION_BF16
+} ss_precision;
 
 /* Activation checkpointing (--checkpoint-activations): the workload's default
  * (activation_checkpointing), off, or on (the checkpointed layers' forward re-run in backward). */

@@ -34,7 +34,8 @@ double ss_cost_alpha_intra(const ss_job* j)
   double alpha = 0;
   for (int c = 0; c < j->intra.nrings && g > 1; c++)
     for (int i = 0; i < g; i++)
-      alpha = fmax(alpha, ss_cluster_route_latency(j, j->intra.rings[c].order[i], j->intra.rings[c].order[(i + 1) % g]));
+      alpha = fmax(alpha,
+                   ss_cluster_route_latency(j, j->intra.rings[c].order[i], j->intra.rings[c].order[(i + 1) % g]));
   return alpha;
 }
 
@@ -240,8 +241,7 @@ static int tree_sends(int s, int k, int reduce, const int* height, const int* de
 
 /* Transfers leaving (out) and entering (in) each node at step s of the lock-step schedule, both
  * trees together; s < 0 counts every edge at once (the fast fidelity's flows). */
-static void tree_counts(int m, int s, int k, int reduce, int* const height[2], int* const depth[2], int* out,
-                        int* in)
+static void tree_counts(int m, int s, int k, int reduce, int* const height[2], int* const depth[2], int* out, int* in)
 {
   memset(out, 0, sizeof(int) * (size_t)m);
   memset(in, 0, sizeof(int) * (size_t)m);
@@ -267,7 +267,7 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   double b1 = cross_bandwidth(j), alpha = ss_cost_alpha_cross(j);
   int* lv = malloc(sizeof(int) * 6 * (size_t)m);
   int* cnt = malloc(sizeof(int) * 2 * (size_t)m * (size_t)(d + k + 1)); /* [step][out m | in m] */
-  double* done = calloc(2 * (size_t)m, sizeof(double)); /* [tree][node]: its last transfer ended */
+  double* done = calloc(2 * (size_t)m, sizeof(double));                 /* [tree][node]: its last transfer ended */
   if (!lv || !cnt || !done)
     ss_nomem_exit("the cost of a tree phase");
   int* height[2] = {lv, lv + m};
@@ -291,34 +291,34 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   for (int c = 0; c < k; c++)
     for (int t = 0; t < 2; t++)
       for (int n = 0; n < m; n++) {
-          int i = order[t][n], level = reduce ? height[t][i] : depth[t][i];
-          int parent, child[2], slot;
-          ss_topo_btree(m, t, i, &parent, child, &slot);
-          double ready = done[t * m + i]; /* its previous chunk left */
-          int busy = 0, step = c + level;
-          const int* out = cnt + 2 * m * step;
-          const int* in = out + m;
-          if (reduce) {
-            if (parent < 0)
-              continue;
-            for (int q = 0; q < 2; q++)
-              if (child[q] >= 0)
-                ready = fmax(ready, done[t * m + child[q]]);
-            busy = out[i] > in[parent] ? out[i] : in[parent];
-          } else {
-            if (child[0] < 0 && child[1] < 0)
-              continue;
-            if (parent >= 0)
-              ready = fmax(ready, done[t * m + parent]);
-            busy = out[i];
-            for (int q = 0; q < 2; q++)
-              if (child[q] >= 0 && in[child[q]] > busy)
-                busy = in[child[q]];
-          }
-          done[t * m + i] = ready + alpha + chunk * busy / b1;
-          end = fmax(end, done[t * m + i]);
+        int i = order[t][n], level = reduce ? height[t][i] : depth[t][i];
+        int parent, child[2], slot;
+        ss_topo_btree(m, t, i, &parent, child, &slot);
+        double ready = done[t * m + i]; /* its previous chunk left */
+        int busy = 0, step = c + level;
+        const int* out = cnt + 2 * m * step;
+        const int* in = out + m;
+        if (reduce) {
+          if (parent < 0)
+            continue;
+          for (int q = 0; q < 2; q++)
+            if (child[q] >= 0)
+              ready = fmax(ready, done[t * m + child[q]]);
+          busy = out[i] > in[parent] ? out[i] : in[parent];
+        } else {
+          if (child[0] < 0 && child[1] < 0)
+            continue;
+          if (parent >= 0)
+            ready = fmax(ready, done[t * m + parent]);
+          busy = out[i];
+          for (int q = 0; q < 2; q++)
+            if (child[q] >= 0 && in[child[q]] > busy)
+              busy = in[child[q]];
         }
-  int* out = cnt, *in = cnt + m;
+        done[t * m + i] = ready + alpha + chunk * busy / b1;
+        end = fmax(end, done[t * m + i]);
+      }
+  int *out = cnt, *in = cnt + m;
   tree_counts(m, -1, k, reduce, height, depth, out, in);
   int all = 0;
   for (int i = 0; i < 2 * m; i++)
@@ -417,7 +417,8 @@ static double cost_intra(const ss_job* j, int passes, double bytes, const ss_pro
 {
   int g = j->gpus_per_instance;
   return (double)passes * (g - 1) *
-         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] + bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
+          bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
 }
 
 /* Reduce-scatter inside the instance, a pipelined reduce then broadcast of each half of the shard
@@ -446,8 +447,9 @@ static double cost_ring(const ss_job* j, int passes, double bytes, const ss_prot
   /* Between instances, the NICs the rings cross by (one per ring and instance boundary), not all. */
   if (j->instances > 1)
     bw = fmin(bw, ss_cluster_ring_cross_bandwidth(j));
-  return pc->call_s + (double)passes * (n - 1) *
-                          (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + bytes / n / (bw * pc->eff[SS_PHASE_GLOBAL]));
+  return pc->call_s +
+         (double)passes * (n - 1) *
+             (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + bytes / n / (bw * pc->eff[SS_PHASE_GLOBAL]));
 }
 
 /* Across m instances, on the ring of same-index GPUs, (m-1) steps of S/(g m) per pass, the g rings of
@@ -456,7 +458,8 @@ static double cost_cross(const ss_job* j, int passes, double bytes, const ss_pro
 {
   int g = j->gpus_per_instance, m = j->instances;
   return (double)passes * (m - 1) *
-         (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] + bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
+         (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] +
+          bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
 }
 
 static double cost_hierarchical(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)

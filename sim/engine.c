@@ -162,8 +162,7 @@ static void sort_by_name(void* items, size_t n, size_t size, const char* (*name_
 }
 
 /* Index of the item named name in items sorted by name, or n. */
-static size_t find_name(const void* items, size_t n, size_t size, const char* (*name_of)(const void*),
-                        const char* name)
+static size_t find_name(const void* items, size_t n, size_t size, const char* (*name_of)(const void*), const char* name)
 {
   size_t lo = 0, hi = n;
   while (lo < hi) {
@@ -348,7 +347,8 @@ static int coll_setup(ss_sim* s, const ss_job* j)
     } else {
       if (!bucket)
         s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO || !ss_cost_op_has(op, f->opt.allreduce)
-                             ? ss_cost_choose(f, op, bytes) : f->opt.allreduce;
+                             ? ss_cost_choose(f, op, bytes)
+                             : f->opt.allreduce;
       else
         s->coll_alg[c] = f->bucket_alg[spec->index];
       ss_cost_protocol(f, op, s->coll_alg[c], bytes, &s->coll_pc[c]);
@@ -634,8 +634,8 @@ void ss_limit_end(ss_sim* s)
     return;
   for (size_t i = 0; i < p->n; i++)
     if (p->cls[i] >= 0)
-      u[p->cls[i]] = fmax(u[p->cls[i]], (sg_link_get_cum_load(p->links[i]) - p->begin[i]) /
-                                            (sg_link_get_bandwidth(p->links[i]) * w));
+      u[p->cls[i]] = fmax(u[p->cls[i]],
+                          (sg_link_get_cum_load(p->links[i]) - p->begin[i]) / (sg_link_get_bandwidth(p->links[i]) * w));
 }
 
 /* After the run: the CPUs' and disks' work in the window, counted as each piece ended (the pieces
@@ -643,7 +643,7 @@ void ss_limit_end(ss_sim* s)
 static void limit_finish(ss_sim* s)
 {
   const ss_job* j = s->job;
-  double* u = s->tl->util, w = s->window_end_s - s->window_begin_s;
+  double *u = s->tl->util, w = s->window_end_s - s->window_begin_s;
   if (s->window != 2 || w <= 0)
     return;
   for (int i = 0; i < j->instances; i++) {
@@ -658,8 +658,8 @@ static void limit_finish(ss_sim* s)
 
 void ss_trace_links(ss_sim* s)
 {
-  static const char* const names[SS_LINK_CLASS_COUNT] = {"NVLink use", "NVSwitch use", "PCIe use", "inter-socket use",
-                                                         "NIC use", "host-memory (SHM) use"};
+  static const char* const names[SS_LINK_CLASS_COUNT] = {"NVLink use",       "NVSwitch use", "PCIe use",
+                                                         "inter-socket use", "NIC use",      "host-memory (SHM) use"};
   link_probe* p = s->probe;
   if (!p)
     return;
@@ -695,7 +695,8 @@ void ss_trace_links(ss_sim* s)
 /* Out of memory building a run: a resources error (exit 3) that says what needed the memory. */
 static int nomem(const ss_job* job, ss_err* err)
 {
-  ss_err_set(err, NULL, 0, "out of memory for the simulation of %d GPUs over %d iterations (warm-up and loader "
+  ss_err_set(err, NULL, 0,
+             "out of memory for the simulation of %d GPUs over %d iterations (warm-up and loader "
              "cycles included): give fewer --iterations, --instances or --gpus",
              job->ngpus, job->niters);
   return ss_err_kind(err, SS_ENOMEM);

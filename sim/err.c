@@ -39,15 +39,14 @@ void ss_text_mark_cut(char* buf, unsigned long size)
   memcpy(buf + ss_utf8_boundary(buf, size - 4), "...", 4);
 }
 
-static int err_vset(ss_err* err, const char* file, int line, int col, const char* path, const char* fmt,
-                    va_list ap)
+static int err_vset(ss_err* err, const char* file, int line, int col, const char* path, const char* fmt, va_list ap)
 {
   if (!err || ss_err_isset(err))
     return SS_EINPUT;
   if (snprintf(err->file, sizeof(err->file), "%s", file ? file : "") >= (int)sizeof(err->file))
     ss_text_mark_cut(err->file, sizeof(err->file));
   err->line = line;
-  err->col  = col;
+  err->col = col;
   if (snprintf(err->path, sizeof(err->path), "%s", path ? path : "") >= (int)sizeof(err->path))
     ss_text_mark_cut(err->path, sizeof(err->path));
   if (vsnprintf(err->msg, sizeof(err->msg), fmt, ap) >= (int)sizeof(err->msg))
@@ -82,14 +81,11 @@ int ss_err_kind(ss_err* err, int code)
 int ss_err_exit_code(const ss_err* err)
 {
   switch (err ? err->code : SS_EINPUT) {
-    case SS_OK:
-      return SS_EXIT_OK;
+    case SS_OK: return SS_EXIT_OK;
     case SS_ENOMEM:
     case SS_EIO:
-    case SS_ESYS:
-      return SS_EXIT_RESOURCE;
-    case SS_ESIM:
-      return SS_EXIT_INTERNAL;
+    case SS_ESYS: return SS_EXIT_RESOURCE;
+    case SS_ESIM: return SS_EXIT_INTERNAL;
   }
   return SS_EXIT_INPUT;
 }
@@ -175,8 +171,7 @@ void ss_err_on_exit(const char* prog, void (*cleanup)(void))
 
 void ss_nomem_exit(const char* what)
 {
-  fprintf(stderr, "%s: error: out of memory for %s: give fewer --iterations, --instances or --gpus\n", exit_prog,
-          what);
+  fprintf(stderr, "%s: error: out of memory for %s: give fewer --iterations, --instances or --gpus\n", exit_prog, what);
   fflush(stderr);
   if (exit_cleanup)
     exit_cleanup();

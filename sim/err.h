@@ -45,8 +45,7 @@ void ss_err_clear(ss_err* err);
 
 /* Fill err (if not NULL and not already set) with file, line and a printf-style message; returns
  * SS_EINPUT so that callers can write `return ss_err_set(...)`. The first error wins. */
-int ss_err_set(ss_err* err, const char* file, int line, const char* fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int ss_err_set(ss_err* err, const char* file, int line, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Same as ss_err_set with a column. */
 int ss_err_set_col(ss_err* err, const char* file, int line, int col, const char* fmt, ...)

@@ -56,8 +56,8 @@ void ss_host_book(ss_sim* s, int r, int iter, double from, double to)
   /* What the log does not hold yet is the segment the host is issuing now: the last part. */
   if (to - from > covered) {
     ss_timeline_add(s->tl, r, iter, SS_CAT_HOST, to - from - covered);
-    ss_simtrace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(SS_CAT_HOST)->host_wait, ss_cat_name(SS_CAT_HOST),
-                  to - (to - from - covered), to - from - covered, NULL);
+    ss_simtrace_rank(s, r, SS_TRACK_TRAINER(s->ranks[r].local), ss_category_of(SS_CAT_HOST)->host_wait,
+                     ss_cat_name(SS_CAT_HOST), to - (to - from - covered), to - from - covered, NULL);
   }
 }
 

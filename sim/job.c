@@ -227,8 +227,7 @@ int ss_job_seg_colls(const ss_job* j)
 }
 
 /* Append a collective to j->colls. */
-static ss_coll_spec* add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index,
-                              double bytes)
+static ss_coll_spec* add_coll(ss_job* j, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope, int index, double bytes)
 {
   return ss_sched_add(j->colls, &j->ncolls, j->colls_cap, kind, op, scope, index, bytes);
 }
@@ -243,25 +242,15 @@ void ss_coll_name(const ss_job* j, int c, char* buf, size_t size)
     snprintf(units, sizeof(units), "unit %d%s", s->index,
              j->nunits > 0 && s->index < j->nunits && j->units[s->index].root ? " (root)" : "");
   switch (s->kind) {
-  case SS_CK_BUCKET:
-    snprintf(buf, size, "%s bucket %d", ss_coll_op_name(s->op), s->index);
-    return;
-  case SS_CK_GATHER:
-    snprintf(buf, size, "all-gather %s for %s%s", units, s->bwd ? "backward" : "forward",
-             s->prefetch ? " (prefetch)" : "");
-    return;
-  case SS_CK_REDUCE:
-    snprintf(buf, size, "reduce-scatter %s", units);
-    return;
-  case SS_CK_REPLICA:
-    snprintf(buf, size, "allreduce %s across instances", units);
-    return;
-  case SS_CK_PARAMS:
-    snprintf(buf, size, "all-gather parameters %d", s->index);
-    return;
-  case SS_CK_METRIC:
-    snprintf(buf, size, "allreduce metric %d", s->index);
-    return;
+    case SS_CK_BUCKET: snprintf(buf, size, "%s bucket %d", ss_coll_op_name(s->op), s->index); return;
+    case SS_CK_GATHER:
+      snprintf(buf, size, "all-gather %s for %s%s", units, s->bwd ? "backward" : "forward",
+               s->prefetch ? " (prefetch)" : "");
+      return;
+    case SS_CK_REDUCE: snprintf(buf, size, "reduce-scatter %s", units); return;
+    case SS_CK_REPLICA: snprintf(buf, size, "allreduce %s across instances", units); return;
+    case SS_CK_PARAMS: snprintf(buf, size, "all-gather parameters %d", s->index); return;
+    case SS_CK_METRIC: snprintf(buf, size, "allreduce metric %d", s->index); return;
   }
   ss_assert(0);
 }
@@ -464,8 +453,7 @@ static int unit_segments(ss_job* j, double host_opt_s)
  * before; then the collectives after the step. */
 static int wrap_units(ss_job* j)
 {
-  ss_wrap_in in = {j->workload, &j->opt, j->instances, j->buckets, j->nbuckets, j->shard_bytes_per_param,
-                   j->nmetric};
+  ss_wrap_in in = {j->workload, &j->opt, j->instances, j->buckets, j->nbuckets, j->shard_bytes_per_param, j->nmetric};
   ss_wrap out;
   int rc = ss_wrap_plan(&in, &out);
   if (rc)
@@ -506,7 +494,8 @@ static int host_side(ss_job* j)
     j->host_fwd_s[l] = w->layers[l].host_fwd_s * host_ratio;
     j->host_bwd_s[l] = w->layers[l].host_bwd_s * host_ratio + (recomputed(j, l) ? j->host_fwd_s[l] : 0);
   }
-  if (o->framework && (j->nbuckets > 0 || (ss_shard_has_units(o->shard) && j->ngpus > 1)) && o->arch == SS_ARCH_ALLREDUCE) {
+  if (o->framework && (j->nbuckets > 0 || (ss_shard_has_units(o->shard) && j->ngpus > 1)) &&
+      o->arch == SS_ARCH_ALLREDUCE) {
     j->collective_host_s = o->collective_host_us >= 0 ? o->collective_host_us * 1e-6 : ss_ddp_of(o->ddp)->collective_s;
     j->tensor_host_s = o->tensor_host_us >= 0 ? o->tensor_host_us * 1e-6 : ss_ddp_of(o->ddp)->tensor_s;
     double bw = p->gpus[0].memory_bytes_per_s;
@@ -519,8 +508,8 @@ static int host_side(ss_job* j)
    * or took from a worker without the loaders copying ahead. Pageable memory stages through a
    * pinned buffer: one core's memcpy of every byte, alongside the DMA. */
   if (o->synthetic == SS_SYNTH_HOST)
-    j->copy_bytes = j->batch * (o->synthetic_sample_bytes > 0 ? o->synthetic_sample_bytes
-                                                              : w->dataset.decoded_bytes_per_sample);
+    j->copy_bytes = j->batch *
+                    (o->synthetic_sample_bytes > 0 ? o->synthetic_sample_bytes : w->dataset.decoded_bytes_per_sample);
   else if (!o->synthetic && (!o->async_copy || j->workers == 0))
     j->copy_bytes = j->h2d_bytes;
   if (o->staging && j->copy_bytes > 0 && p->memcpy_bytes_per_s > 0)
@@ -539,9 +528,9 @@ static int host_side(ss_job* j)
   double host_s = 0;
   for (int l = 0; l < nl; l++)
     host_s += j->host_fwd_s[l] + j->host_bwd_s[l];
-  j->host = host_s > 0 || host_opt_s > 0 || j->collective_host_s > 0 ||
-            j->tensor_host_s > 0 || j->copy_s_per_byte > 0 || j->staging_s > 0 || j->handoff_s > 0 ||
-            j->nmetric > 0 || o->cuda_sync || o->synthetic == SS_SYNTH_HOST;
+  j->host = host_s > 0 || host_opt_s > 0 || j->collective_host_s > 0 || j->tensor_host_s > 0 ||
+            j->copy_s_per_byte > 0 || j->staging_s > 0 || j->handoff_s > 0 || j->nmetric > 0 || o->cuda_sync ||
+            o->synthetic == SS_SYNTH_HOST;
   if (ss_shard_has_units(o->shard) && j->ngpus > 1) {
     int rc = wrap_units(j);
     return rc ? rc : unit_segments(j, host_opt_s);
@@ -660,8 +649,8 @@ static int half_precision(ss_precision prec)
 /* The GPU's peak at precision prec (0: it has no such rate). */
 static double peak_at(const ss_gpu* g, ss_precision prec)
 {
-  return prec == SS_PRECISION_TF32 ? g->tf32_flops
-         : prec == SS_PRECISION_AMP ? g->fp16_flops
+  return prec == SS_PRECISION_TF32   ? g->tf32_flops
+         : prec == SS_PRECISION_AMP  ? g->fp16_flops
          : prec == SS_PRECISION_BF16 ? g->bf16_flops
                                      : g->speed_flops;
 }
@@ -677,10 +666,10 @@ static ss_precision workload_precision(const ss_workload* w)
  * one), and the GPU's rate at the precision. why says what asked for it. */
 static int roofline_check(const ss_platform* p, const ss_workload* w, ss_precision prec, const char* why, ss_err* err)
 {
-  const char* missing = !w->has_work                                   ? "the workload's layers give no work (fwd_flops, ...)"
-                        : !(w->ref_bytes_per_s > 0)                     ? "the workload's reference gives no memory_gbytes_per_s"
-                        : workload_precision(w) != SS_PRECISION_FP32    ? "the workload's times are not FP32 ones"
-                                                                       : NULL;
+  const char* missing = !w->has_work                ? "the workload's layers give no work (fwd_flops, ...)"
+                        : !(w->ref_bytes_per_s > 0) ? "the workload's reference gives no memory_gbytes_per_s"
+                        : workload_precision(w) != SS_PRECISION_FP32 ? "the workload's times are not FP32 ones"
+                                                                     : NULL;
   if (missing)
     return ss_err_set(err, w->path, 0, "%s: %s (--compute-model peak scales by peak FLOPS)", why, missing);
   if (!(p->gpus[0].memory_bytes_per_s > 0))
@@ -699,7 +688,8 @@ static double transposes_s(double elements, double per_call, double bytes_per, c
 {
   if (!(elements > 0) || !(per_call > 0))
     return 0;
-  return 2 * (elements / per_call) * dev->kernel_s + 2 * elements * bytes_per / (dev->bytes_per_s * ss_fit_default.memory);
+  return 2 * (elements / per_call) * dev->kernel_s +
+         2 * elements * bytes_per / (dev->bytes_per_s * ss_fit_default.memory);
 }
 
 /* Each layer's forward and backward time on the platform's GPU at the job's batch from the
@@ -741,10 +731,8 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   for (int l = 0; l < w->nlayers; l++) {
     const ss_layer* y = &w->layers[l];
     /* Forward reads the weights; backward reads them and writes their gradients. */
-    const ss_work fwd = {y->fwd_flops, y->fwd_bytes, 4 * y->params, y->fwd_kernels,
-                         y->fwd_outputs / SS_ROOFLINE_TILE};
-    const ss_work bwd = {y->bwd_flops, y->bwd_bytes, 8 * y->params, y->bwd_kernels,
-                         y->bwd_outputs / SS_ROOFLINE_TILE};
+    const ss_work fwd = {y->fwd_flops, y->fwd_bytes, 4 * y->params, y->fwd_kernels, y->fwd_outputs / SS_ROOFLINE_TILE};
+    const ss_work bwd = {y->bwd_flops, y->bwd_bytes, 8 * y->params, y->bwd_kernels, y->bwd_outputs / SS_ROOFLINE_TILE};
     ss_work fwd_at = fwd, bwd_at = bwd;
     fwd_at.bytes *= act;
     bwd_at.bytes *= act;
@@ -779,9 +767,21 @@ const char* ss_job_compute_scaling(const ss_job* j)
 
 void ss_job_memory_in(const ss_job* j, ss_memory_in* in)
 {
-  *in = (ss_memory_in){j->workload, &j->opt, j->batch, half_precision(j->precision), j->ckpt,
-                       j->platform->gpus[0].memory_bytes, j->platform->gpus[0].model, j->ngpus, j->shard_group,
-                       j->buckets, j->nbuckets, j->units, j->nunits, j->shard_bytes_per_param, j->gathered_peak};
+  *in = (ss_memory_in){j->workload,
+                       &j->opt,
+                       j->batch,
+                       half_precision(j->precision),
+                       j->ckpt,
+                       j->platform->gpus[0].memory_bytes,
+                       j->platform->gpus[0].model,
+                       j->ngpus,
+                       j->shard_group,
+                       j->buckets,
+                       j->nbuckets,
+                       j->units,
+                       j->nunits,
+                       j->shard_bytes_per_param,
+                       j->gathered_peak};
 }
 
 /* Phase 1, the job's size from the inputs and options alone: the cluster, the GPUs and actors, the
@@ -794,7 +794,8 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   int ckpt = o->checkpoint_activations == SS_CKPT_WORKLOAD ? w->activation_checkpointing
                                                            : o->checkpoint_activations == SS_CKPT_ON;
   if (ckpt && !w->has_ckpt)
-    return ss_err_set(err, w->path, 0, "--checkpoint-activations on: no layer gives ckpt_bytes (the bytes a "
+    return ss_err_set(err, w->path, 0,
+                      "--checkpoint-activations on: no layer gives ckpt_bytes (the bytes a "
                       "checkpointed block keeps: its input), so the workload does not say which layers to checkpoint");
   int per_instance = o->gpus > 0 ? o->gpus : p->ngpus;
   int ngpus = per_instance * o->instances;
@@ -821,8 +822,15 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_nomem(err);
-  *j = (ss_job){.platform = p, .workload = w, .opt = *o, .ngpus = ngpus, .instances = o->instances,
-                .gpus_per_instance = per_instance, .price_usd_per_h = price, .batch = batch, .workers = workers,
+  *j = (ss_job){.platform = p,
+                .workload = w,
+                .opt = *o,
+                .ngpus = ngpus,
+                .instances = o->instances,
+                .gpus_per_instance = per_instance,
+                .price_usd_per_h = price,
+                .batch = batch,
+                .workers = workers,
                 .ckpt = ckpt};
   memcpy(j->price_source, price_source, sizeof(price_source));
   /* The W loader processes of a GPU deliver their batches in bursts, W at a time: a loader-bound

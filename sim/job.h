@@ -17,48 +17,48 @@
 typedef enum ss_seg_kind { SS_SEG_FORWARD, SS_SEG_BACKWARD, SS_SEG_OPTIMIZER } ss_seg_kind;
 typedef struct ss_segment {
   ss_seg_kind kind;
-  int first_layer;  /* forward: first..last; backward: first down to last; -1 when none */
+  int first_layer; /* forward: first..last; backward: first down to last; -1 when none */
   int last_layer;
-  int before0;      /* the collectives issued at its start (prefetches): before0 .. before0 + nbefore - 1 */
+  int before0; /* the collectives issued at its start (prefetches): before0 .. before0 + nbefore - 1 */
   int nbefore;
-  int gate;         /* the collective it waits for before it starts (a unit's parameters), or -1 */
-  int unit;         /* the wrapping unit whose layers it runs (-1: none, or no units) */
-  int bucket0;      /* the collectives launched at its end: bucket0 .. bucket0 + nlaunch - 1 (indices
+  int gate;    /* the collective it waits for before it starts (a unit's parameters), or -1 */
+  int unit;    /* the wrapping unit whose layers it runs (-1: none, or no units) */
+  int bucket0; /* the collectives launched at its end: bucket0 .. bucket0 + nlaunch - 1 (indices
                      * into ss_job.colls; the buckets come first) */
   int nlaunch;
-  int wait_after;   /* the next segment waits for those (ZeRO-2: reduced on the default stream) */
-  double flops;     /* GPU work: the layers' kernels and the launched buckets' flatten copies */
-  double host_s;    /* host work: the layers' host times, the hooks, the collective calls */
-  double lag_s;     /* the GPU starts it no earlier than this after the host starts issuing it */
-  double tail_s;    /* GPU time of its last operator: it ends no earlier than the host's end + tail */
-  double launches;  /* kernel launches it takes (for the launch queue) */
+  int wait_after;  /* the next segment waits for those (ZeRO-2: reduced on the default stream) */
+  double flops;    /* GPU work: the layers' kernels and the launched buckets' flatten copies */
+  double host_s;   /* host work: the layers' host times, the hooks, the collective calls */
+  double lag_s;    /* the GPU starts it no earlier than this after the host starts issuing it */
+  double tail_s;   /* GPU time of its last operator: it ends no earlier than the host's end + tail */
+  double launches; /* kernel launches it takes (for the launch queue) */
 } ss_segment;
 
 typedef struct ss_job {
   const ss_platform* platform; /* borrowed */
   const ss_workload* workload; /* borrowed */
-  ss_options opt;      /* as given */
-  ss_options resolved; /* as used: the values the options left to the job filled in (-1 no more) */
-  int ngpus;          /* ranks: instances x gpus_per_instance; rank r runs on GPU r % gpus_per_instance
+  ss_options opt;              /* as given */
+  ss_options resolved;         /* as used: the values the options left to the job filled in (-1 no more) */
+  int ngpus;                   /* ranks: instances x gpus_per_instance; rank r runs on GPU r % gpus_per_instance
                        * of instance r / gpus_per_instance */
   int instances;
   int gpus_per_instance;
-  double price_usd_per_h; /* what one instance costs an hour (price.h: --price-file, the table, the file) */
-  char price_source[320]; /* where that price comes from, as the report says it */
+  double price_usd_per_h;            /* what one instance costs an hour (price.h: --price-file, the table, the file) */
+  char price_source[320];            /* where that price comes from, as the report says it */
   double core_bandwidth_bytes_per_s; /* the switch core when oversubscribed (derive.c) */
-  ss_net_transport net_transport; /* NCCL's transport over the NIC as simulated (never AUTO; OFF with
+  ss_net_transport net_transport;    /* NCCL's transport over the NIC as simulated (never AUTO; OFF with
                                    * --ideal or a file that names none) */
-  ss_net_figures net;             /* its figures: the NIC links' share of line rate, host time per message */
+  ss_net_figures net;                /* its figures: the NIC links' share of line rate, host time per message */
   int batch;
   int workers;
   double cache;
-  int warmup;         /* the iterations run before measuring, resolved */
-  int iterations;     /* the iterations measured, resolved */
-  int cooldown;       /* iterations simulated after the measured ones, not measured */
-  int niters;         /* warmup + iterations + cooldown */
-  double* fwd_flops;  /* per layer, on the platform's GPU */
+  int warmup;        /* the iterations run before measuring, resolved */
+  int iterations;    /* the iterations measured, resolved */
+  int cooldown;      /* iterations simulated after the measured ones, not measured */
+  int niters;        /* warmup + iterations + cooldown */
+  double* fwd_flops; /* per layer, on the platform's GPU */
   double* bwd_flops;
-  double fwd_total_flops; /* the whole forward pass */
+  double fwd_total_flops;  /* the whole forward pass */
   const ss_device* device; /* the workload's measured ratio for the platform's GPU, or NULL: peak FLOPS */
   int roofline;            /* the times come from the roofline model (roofline.h), from a measured entry or not */
   int conv_tf32;           /* at fp32 the convolutions ran at the GPU's TF32 rate (PyTorch's default) */
@@ -66,55 +66,55 @@ typedef struct ss_job {
   int ckpt;                /* activation checkpointing on: the layers with ckpt_bytes re-run their forward
                             * in backward (--checkpoint-activations, or the workload's default) */
   double opt_flops;
-  double h2d_bytes;   /* one batch */
+  double h2d_bytes; /* one batch */
   double prep_flops_per_sample;
   int nbuckets;
-  ss_bucket* buckets; /* in the order their collectives start */
+  ss_bucket* buckets;       /* in the order their collectives start */
   ss_allreduce* bucket_alg; /* [bucket]: the algorithm of its allreduce, AUTO resolved by the plan */
-  ss_rings intra;      /* rings among the GPUs of one instance (local indices) */
-  ss_rings rings;      /* rings among all ranks: each intra ring as a chain per instance, joined by
+  ss_rings intra;           /* rings among the GPUs of one instance (local indices) */
+  ss_rings rings;           /* rings among all ranks: each intra ring as a chain per instance, joined by
                         * one hop from the last GPU of instance i to the first of instance i+1 */
   /* Parameter servers (arch PS): the gradients of bucket b go to the servers as parts
    * ps_bucket_part0[b] .. ps_bucket_part0[b+1]-1, each part_bytes[] of it for shard part_shard[]. */
   int ps_nparts;
-  int* ps_bucket_part0;  /* [nbuckets + 1] */
+  int* ps_bucket_part0; /* [nbuckets + 1] */
   int* ps_part_shard;
   double* ps_part_bytes;
   double* ps_shard_bytes; /* [servers]: the parameters each shard holds */
   int ps_hosts;           /* server hosts: dedicated ones, or the worker instances they share */
   double init_bytes;      /* start-up read of each worker: the model's parameters and its input shard */
   /* The host side (docs/model.md, "The host side"); every figure 0 when its mechanism is off. */
-  int host;               /* the training process's CPU thread is simulated (an actor of its own) */
+  int host; /* the training process's CPU thread is simulated (an actor of its own) */
   int nsegs;
-  ss_segment* segs;       /* [nsegs]: one iteration's GPU work, in order */
-  double* host_fwd_s;     /* [layer]: host time issuing its forward / backward (0 with --no-launch) */
+  ss_segment* segs;   /* [nsegs]: one iteration's GPU work, in order */
+  double* host_fwd_s; /* [layer]: host time issuing its forward / backward (0 with --no-launch) */
   double* host_bwd_s;
   double collective_host_s; /* the framework's host time per collective call, per gradient tensor */
   double tensor_host_s;
-  double copy_s_per_byte;  /* GPU copy kernels: seconds per byte moved (0: GPU memory bandwidth unknown) */
-  double* bucket_post_s;   /* [bucket]: copies after its allreduce (scale, unflatten) on its stream */
-  double copy_bytes;       /* bytes the training process copies to its GPU per iteration (0: none) */
-  double staging_s;        /* host time staging that copy through pageable memory */
-  double handoff_s;        /* host time taking a batch from a loader worker */
-  int nmetric;             /* one-element allreduces per iteration after the gradients' */
-  int ncolls;              /* one iteration's collectives, in issue order: those the segments issue, */
-  ss_coll_spec* colls;     /* then the npost after the step, then the nmetric metric allreduces */
-  int colls_cap;           /* room in colls */
-  int nunits;              /* --shard zero3, fsdp-*: the wrapping units, in forward order */
+  double copy_s_per_byte; /* GPU copy kernels: seconds per byte moved (0: GPU memory bandwidth unknown) */
+  double* bucket_post_s;  /* [bucket]: copies after its allreduce (scale, unflatten) on its stream */
+  double copy_bytes;      /* bytes the training process copies to its GPU per iteration (0: none) */
+  double staging_s;       /* host time staging that copy through pageable memory */
+  double handoff_s;       /* host time taking a batch from a loader worker */
+  int nmetric;            /* one-element allreduces per iteration after the gradients' */
+  int ncolls;             /* one iteration's collectives, in issue order: those the segments issue, */
+  ss_coll_spec* colls;    /* then the npost after the step, then the nmetric metric allreduces */
+  int colls_cap;          /* room in colls */
+  int nunits;             /* --shard zero3, fsdp-*: the wrapping units, in forward order */
   ss_unit* units;
-  int nchunks;             /* the layers cut at the units, with each pass's collectives */
+  int nchunks; /* the layers cut at the units, with each pass's collectives */
   ss_chunk* chunks;
-  int shard_group;         /* the GPUs each sharded state is divided among (1: none) */
+  int shard_group;              /* the GPUs each sharded state is divided among (1: none) */
   double shard_bytes_per_param; /* bytes per parameter of the sharded modes' all-gathers and reduce-scatters */
-  double gathered_peak;    /* the parameters' bytes gathered at once at most (current, prefetched, kept) */
+  double gathered_peak;         /* the parameters' bytes gathered at once at most (current, prefetched, kept) */
   /* --shard zero1/zero2: the all-gathers of the updated parameters after the optimizer step, in
    * chunks of SS_ZERO_BUCKET_ELEMENTS (DeepSpeed's allgather_bucket_size); the iteration waits for them. */
   int npost;
-  double* post_bytes;      /* [npost] */
-  double interference;     /* f: while a collective runs on a GPU its compute takes 1 + f times as
+  double* post_bytes;  /* [npost] */
+  double interference; /* f: while a collective runs on a GPU its compute takes 1 + f times as
                             * long (docs/model.md, "Compute slowed by communication"); 0: off */
-  int memory_known;        /* the GPU's memory and the workload's activations are given */
-  ss_memory memory;        /* one GPU's memory (memory.h) when memory_known */
+  int memory_known;    /* the GPU's memory and the workload's activations are given */
+  ss_memory memory;    /* one GPU's memory (memory.h) when memory_known */
 } ss_job;
 
 /* What the memory of one of job j's GPUs depends on (memory.h), its phases complete; borrowed from j. */

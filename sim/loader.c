@@ -30,8 +30,8 @@ static void prepare(ss_sim* s, int rank, int tid, long long count, double* prep_
   sg_exec_set_host(e, s->ranks[rank].cpu);
   sg_exec_start(e);
   sg_exec_wait(e);
-  ss_limit_work(s, SS_RES_CPU, s->ranks[rank].inst, (double)count * j->prep_flops_per_sample /
-                sg_host_get_speed(s->ranks[rank].cpu), t);
+  ss_limit_work(s, SS_RES_CPU, s->ranks[rank].inst,
+                (double)count * j->prep_flops_per_sample / sg_host_get_speed(s->ranks[rank].cpu), t);
   ss_limit_loader_busy(s, s->ranks[rank].inst, t);
   *prep_s += simgrid_get_clock() - t;
   ss_simtrace_rank(s, rank, tid, "prepare", "loader", t, simgrid_get_clock() - t, NULL);

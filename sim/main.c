@@ -71,11 +71,11 @@ typedef struct named_path {
 static int check_same_files(const ss_cli* cli)
 {
   const ss_options* o = &cli->opt;
-  const named_path in[] = {{"the platform", o->platform_path},
-                           {"the workload", o->workload_path},
-                           {"--stash-single", o->stash_single},
-                           {"the changed platform (--change platform=)",
-                            cli->cmd == SS_CMD_WHATIF ? cli->changed.platform_path : NULL}};
+  const named_path in[] = {
+      {"the platform", o->platform_path},
+      {"the workload", o->workload_path},
+      {"--stash-single", o->stash_single},
+      {"the changed platform (--change platform=)", cli->cmd == SS_CMD_WHATIF ? cli->changed.platform_path : NULL}};
   const named_path out[] = {
       {"--output", o->output}, {"--trace", o->trace}, {"--plot", cli->cmd == SS_CMD_PLAN ? o->plan_plot : NULL}};
   for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++)
@@ -136,14 +136,20 @@ static int bench_main(const ss_cli* cli)
   /* The collective needs no workload beyond its sizes: a one-layer stand-in drives the job (its
    * dataset a sample for each of the most GPUs, so that an epoch is at least one iteration). */
   ss_layer layer = {.name = (char*)"allreduce"};
-  ss_workload w = {.path = (char*)"-", .model = (char*)"allreduce", .precision = (char*)"fp32", .batch_per_gpu = 1, .grad_bytes_per_param = 1,
-                   .ref_gpu_flops = 1e12, .ref_batch = 1, .nlayers = 1, .layers = &layer,
+  ss_workload w = {.path = (char*)"-",
+                   .model = (char*)"allreduce",
+                   .precision = (char*)"fp32",
+                   .batch_per_gpu = 1,
+                   .grad_bytes_per_param = 1,
+                   .ref_gpu_flops = 1e12,
+                   .ref_batch = 1,
+                   .nlayers = 1,
+                   .layers = &layer,
                    .dataset = {.samples = SS_MAX_GPUS, .bytes_per_sample = 1, .decoded_bytes_per_sample = 1}};
   ss_options o = cli->opt;
   o.synthetic = 1;
   ss_outfile* out = NULL;
-  if (ss_platform_load(o.platform_path, &p, &err) || prepare(p, &o, &err) ||
-      ss_derive_job(p, &w, &o, &job, &err)) {
+  if (ss_platform_load(o.platform_path, &p, &err) || prepare(p, &o, &err) || ss_derive_job(p, &w, &o, &job, &err)) {
     status = fail(&err);
     goto done;
   }
@@ -163,7 +169,8 @@ static int bench_main(const ss_cli* cli)
     goto done;
   }
   FILE* f = ss_outfile_stream(out);
-  status = ss_report_bench(f, job, nsizes, bytes, time_s, algs, protos, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
+  status = ss_report_bench(f, job, nsizes, bytes, time_s, algs, protos, cli->opt.format) ? write_failed(cli)
+                                                                                         : SS_EXIT_OK;
 done:
   if (out)
     status = close_output(out, status);
@@ -340,7 +347,7 @@ static int list_main(const ss_cli* cli, const ss_catalog* cat)
   ss_err_clear(&err);
   ss_catalog_kind kind = strcmp(cli->list_what, "platforms") == 0 ? SS_CATALOG_PLATFORM : SS_CATALOG_WORKLOAD;
   int rc = strcmp(cli->list_what, "categories") == 0 ? ss_category_list(stdout, cli->opt.format)
-                                                      : ss_catalog_list(cat, kind, cli->opt.format, stdout, &err);
+                                                     : ss_catalog_list(cat, kind, cli->opt.format, stdout, &err);
   if (rc == SS_ENOMEM)
     ss_err_nomem(&err);
   if (rc == SS_EIO || fflush(stdout))
@@ -413,7 +420,7 @@ int main(int argc, char** argv)
   if (ss_platform_load(cli.opt.platform_path, &p, &err) || prepare(p, &cli.opt, &err) ||
       ss_workload_load(cli.opt.workload_path, &w, &err) ||
       (cli.opt.stash ? ss_stash_plan(p, w, &cli.opt, &cli.given, cli.opt.stash_single, &stash, &err)
-                 : ss_derive_job(p, w, &cli.opt, &job, &err))) {
+                     : ss_derive_job(p, w, &cli.opt, &job, &err))) {
     status = fail(&err);
     goto done;
   }

@@ -19,13 +19,10 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o)
   /* torch.optim.SGD keeps a momentum_buffer per parameter only with momentum; torch.optim.Adam and
    * AdamW keep exp_avg and exp_avg_sq (zeros_like the parameter: FP32), amsgrad off. */
   switch (o) {
-  case SS_OPT_SGD:
-    return 0;
-  case SS_OPT_SGD_MOMENTUM:
-    return 4;
-  case SS_OPT_ADAM:
-  case SS_OPT_ADAMW:
-    return 8;
+    case SS_OPT_SGD: return 0;
+    case SS_OPT_SGD_MOMENTUM: return 4;
+    case SS_OPT_ADAM:
+    case SS_OPT_ADAMW: return 8;
   }
   ss_assert(0);
   return 0;
@@ -55,8 +52,8 @@ static double activation_bytes(const ss_workload* w, int half, int ckpt)
   return kept + largest;
 }
 
-void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, double buffers_bytes,
-                       double capacity_bytes, ss_memory* out)
+void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, double buffers_bytes, double capacity_bytes,
+                       ss_memory* out)
 {
   double params = 0, cast = 0;
   for (int l = 0; l < w->nlayers; l++) {
@@ -176,12 +173,11 @@ int ss_memory_check(const ss_memory_in* j, const ss_memory* m, ss_err* err)
     else
       snprintf(what, sizeof(what), "the unit of layer '%s' (%.4g parameters)",
                j->workload->layers[un->first_layer].name, un->params);
-    return ss_err_set(err, j->workload->path, 0,
-                      "%s needs %.1f GiB gathered with its gradient, more than the %.4g GiB of a %s: %s", what,
-                      alone / GIB, m->capacity / GIB, j->gpu_model,
-                      ss_shard_mode_of(j->o->shard)->units == SS_UNITS_WRAP
-                          ? "wrap smaller units (--wrap-params)"
-                          : "ZeRO-3 gathers a layer whole on every GPU");
+    return ss_err_set(
+        err, j->workload->path, 0, "%s needs %.1f GiB gathered with its gradient, more than the %.4g GiB of a %s: %s",
+        what, alone / GIB, m->capacity / GIB, j->gpu_model,
+        ss_shard_mode_of(j->o->shard)->units == SS_UNITS_WRAP ? "wrap smaller units (--wrap-params)"
+                                                              : "ZeRO-3 gathers a layer whole on every GPU");
   }
   char parts[256];
   ss_memory_parts_text(m, parts, sizeof(parts));

@@ -57,18 +57,18 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
  * (SS_MEMORY_CAST_BYTES); ckpt (activation checkpointing): the checkpointed layers' ckpt_bytes
  * (ckpt_bytes_half) instead, plus the largest checkpointed block's activations, recomputed in its
  * backward; the buffers and capacity as given, the reserve SS_MEMORY_RESERVE_BYTES. */
-void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, double buffers_bytes,
-                       double capacity_bytes, ss_memory* out);
+void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, double buffers_bytes, double capacity_bytes,
+                       ss_memory* out);
 
 /* What one GPU's memory depends on besides the workload's layers: the job's complete earlier phases
  * (its batch, its buckets, the sharded modes' units and their peak), borrowed. */
 typedef struct ss_memory_in {
   const ss_workload* workload;
-  const ss_options* o;      /* the framework, the sharding mode, --fusion-mib, --wrap-params, --ignore-memory */
+  const ss_options* o; /* the framework, the sharding mode, --fusion-mib, --wrap-params, --ignore-memory */
   int batch;
-  int half;                 /* as ss_memory_compute */
+  int half; /* as ss_memory_compute */
   int ckpt;
-  double capacity_bytes;    /* of the GPU; 0: unknown */
+  double capacity_bytes; /* of the GPU; 0: unknown */
   const char* gpu_model;
   int ngpus;
   int shard_group;
@@ -77,7 +77,7 @@ typedef struct ss_memory_in {
   const ss_unit* units;
   int nunits;
   double shard_bytes_per_param;
-  double gathered_peak;     /* bytes */
+  double gathered_peak; /* bytes */
 } ss_memory_in;
 
 /* The communication buffers of the framework, per GPU: PyTorch DDP's bucket buffers (the gradients

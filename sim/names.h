@@ -7,7 +7,7 @@
 
 /* Zero-initialised it is empty; free with ss_names_free. */
 typedef struct ss_names {
-  char** name;  /* [index]: copies, owned */
+  char** name; /* [index]: copies, owned */
   int n;
   size_t cap;   /* of name */
   int* slot;    /* hash table: index + 1, 0 when free */

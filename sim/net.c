@@ -35,11 +35,8 @@ const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
  *   time than over IB verbs, which NCCL's model (proto.c) covers; the extra is taken as much again as
  *   the model's network step costs over a PCIe one (9.6 - 5.7 us). */
 static const ss_net_figures defaults[SS_NET_COUNT] = {
-    [SS_NET_AUTO] = {1, 0},
-    [SS_NET_OFF] = {1, 0},
-    [SS_NET_SOCKET] = {0.54, 20},
-    [SS_NET_IB] = {0.96, 0},
-    [SS_NET_EFA] = {0.60, 3.9},
+    [SS_NET_AUTO] = {1, 0},  [SS_NET_OFF] = {1, 0},      [SS_NET_SOCKET] = {0.54, 20},
+    [SS_NET_IB] = {0.96, 0}, [SS_NET_EFA] = {0.60, 3.9},
 };
 
 ss_net_figures ss_net_default(ss_net_transport t)

@@ -51,17 +51,16 @@ const ss_command ss_commands[] = {
      "stall, and the time-cost Pareto front; --budget and --deadline drop configurations, with counts"},
     {NULL, 0, NULL, NULL}};
 
-const ss_optgroup ss_option_groups[] = {
-    {"input", "Inputs"},
-    {"run", "Training run"},
-    {"data", "Data loading"},
-    {"cluster", "Cluster and network"},
-    {"ps", "Parameter servers and start-up"},
-    {"bench", "Collective benchmark"},
-    {"host", "Host side and data-parallel framework"},
-    {"output", "Output"},
-    {"plan", "Planner (stash-sim plan)"},
-    {NULL, NULL}};
+const ss_optgroup ss_option_groups[] = {{"input", "Inputs"},
+                                        {"run", "Training run"},
+                                        {"data", "Data loading"},
+                                        {"cluster", "Cluster and network"},
+                                        {"ps", "Parameter servers and start-up"},
+                                        {"bench", "Collective benchmark"},
+                                        {"host", "Host side and data-parallel framework"},
+                                        {"output", "Output"},
+                                        {"plan", "Planner (stash-sim plan)"},
+                                        {NULL, NULL}};
 
 #define OFF(field) offsetof(ss_options, field)
 #define RUNS (SS_CMD_RUN | SS_CMD_WHATIF | SS_CMD_PLAN)
@@ -72,6 +71,7 @@ const ss_optgroup ss_option_groups[] = {
 
 /* name, short, kind, field, min, max, min_open, values, set, commands, group, metavar, what, default,
  * default text, writes_file, whatif key, report key, positional, alias, help. */
+/* clang-format off */
 const ss_optdef ss_option_table[] = {
     {"platform", 0, SS_KIND_PATH, OFF(platform_path), 0, 0, 0, NULL, 0, NOT_PLAN(ALL), "input", "PLATFORM", NULL, 0, NULL, 0,
      "platform", "platform", 1, NULL,
@@ -395,6 +395,7 @@ const ss_optdef ss_option_table[] = {
      NULL, NULL, 0, NULL,
      "draw the time-cost scatter and its Pareto front to FILE (.png or .svg) with gnuplot", 0},
     {NULL, 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL, 0}};
+/* clang-format on */
 
 _Static_assert(sizeof(ss_option_table) / sizeof(ss_option_table[0]) <= 64 * SS_OPTSET_WORDS + 1,
                "an optset has a bit per row");
@@ -550,9 +551,7 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size)
   number_text(d->min, lo, sizeof(lo));
   number_text(d->max, hi, sizeof(hi));
   switch (d->kind) {
-    case SS_KIND_COUNT:
-      snprintf(buf, size, "a whole number from %s to %s", lo, hi);
-      return;
+    case SS_KIND_COUNT: snprintf(buf, size, "a whole number from %s to %s", lo, hi); return;
     case SS_KIND_REAL:
       if (d->min_open)
         snprintf(buf, size, "%s greater than %s and at most %s", d->what, lo, hi);
@@ -571,12 +570,8 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size)
       }
       return;
     }
-    case SS_KIND_SWITCH:
-      snprintf(buf, size, "no value");
-      return;
-    case SS_KIND_PATH:
-      snprintf(buf, size, "%s", d->what ? d->what : "a file");
-      return;
+    case SS_KIND_SWITCH: snprintf(buf, size, "no value"); return;
+    case SS_KIND_PATH: snprintf(buf, size, "%s", d->what ? d->what : "a file"); return;
   }
 }
 
@@ -586,8 +581,8 @@ static int parse_size(const char* s, double* out)
   static const struct {
     const char* suffix;
     double factor;
-  } mult[] = {{"", 1},      {"k", 1e3},          {"K", 1e3},          {"M", 1e6},           {"G", 1e9},
-              {"T", 1e12},  {"Ki", 1024.0},      {"Mi", 1048576.0},   {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
+  } mult[] = {{"", 1},     {"k", 1e3},     {"K", 1e3},        {"M", 1e6},           {"G", 1e9},
+              {"T", 1e12}, {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
   char* end = NULL;
   double v = strtod(s, &end);
   if (end == s || !isfinite(v))
@@ -608,9 +603,9 @@ static double real_floor(const ss_optdef* d)
   static const struct {
     const char* name;
     double floor;
-  } floors[] = {{"nic-latency-us", SS_BOUND_LATENCY_LO * 1e6}, {"handoff-us", SS_BOUND_TIME_LO * 1e6},
+  } floors[] = {{"nic-latency-us", SS_BOUND_LATENCY_LO * 1e6},  {"handoff-us", SS_BOUND_TIME_LO * 1e6},
                 {"collective-host-us", SS_BOUND_TIME_LO * 1e6}, {"tensor-host-us", SS_BOUND_TIME_LO * 1e6},
-                {"cycle-ms", SS_BOUND_TIME_LO / 1e-3},           {"bucket-mib", SS_BOUND_SIZE_LO / 1048576.0},
+                {"cycle-ms", SS_BOUND_TIME_LO / 1e-3},          {"bucket-mib", SS_BOUND_SIZE_LO / 1048576.0},
                 {"fusion-mib", SS_BOUND_SIZE_LO / 1048576.0},   {"init-shard-mib", SS_BOUND_SIZE_LO / 1048576.0}};
   for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++)
     if (strcmp(d->name, floors[i].name) == 0)
@@ -618,16 +613,13 @@ static double real_floor(const ss_optdef* d)
   return SS_BOUND_TINY;
 }
 
-int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const char* shown, char* msg,
-                    size_t size)
+int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const char* shown, char* msg, size_t size)
 {
   char* end = NULL;
   double v = 0;
   int ok = 1;
   switch (d->kind) {
-    case SS_KIND_SWITCH:
-      *int_field(d, o) = d->set;
-      return 0;
+    case SS_KIND_SWITCH: *int_field(d, o) = d->set; return 0;
     case SS_KIND_PATH:
       if (!*value) {
         snprintf(msg, size, "%s expects %s, got nothing", shown, d->what ? d->what : "a file");
@@ -706,7 +698,6 @@ int ss_option_shard_takes(const ss_optdef* d, ss_shard m)
   return ss_shard_takes(m, d->shard_opt);
 }
 
-
 /* s as a JSON string into buf. */
 static int json_text(const char* s, char* buf, size_t size)
 {
@@ -742,8 +733,7 @@ int ss_option_value_text(const ss_optdef* d, const ss_options* o, int json, char
       const char* s = enum_name(d->values, int_value(d, o));
       return json ? json_text(s, buf, size) : snprintf(buf, size, "%s", s);
     }
-    case SS_KIND_SWITCH:
-      return snprintf(buf, size, "%s", int_value(d, o) ? "true" : "false");
+    case SS_KIND_SWITCH: return snprintf(buf, size, "%s", int_value(d, o) ? "true" : "false");
     case SS_KIND_COUNT:
       if (derived && int_value(d, o) < 0)
         return snprintf(buf, size, "%s", json ? "null" : "");
@@ -810,8 +800,10 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
   if (!o->handoff && ss_optset_has(given, "handoff-us"))
     FAIL("--handoff-us has no effect with --no-handoff");
   if (ss_optset_has(given, "handoff-us") && (o->synthetic || o->workers == 0 || o->async_copy))
-    FAIL("--handoff-us has no effect %s: no batch comes from a DataLoader worker",
-         o->synthetic ? "with --synthetic" : o->workers == 0 ? "with --workers 0" : "with --async-copy");
+    FAIL("--handoff-us has no effect %s: no batch comes from a DataLoader worker", o->synthetic ? "with --synthetic"
+                                                                                   : o->workers == 0
+                                                                                       ? "with --workers 0"
+                                                                                       : "with --async-copy");
   if (o->stash && o->synthetic)
     FAIL("--stash makes its own synthetic and real-data runs: drop --synthetic");
   if (o->synthetic != SS_SYNTH_HOST && !o->stash && ss_optset_has(given, "synthetic-sample-bytes"))
@@ -888,7 +880,9 @@ static int check_shards(const ss_options* o, const ss_optset* given, char* msg, 
       takers += ss_option_shard_takes(d, (ss_shard)m);
     ss_shard_takers_text(d->shard_opt, with, sizeof(with));
     FAIL("--%s goes with %s, and --shards %s", d->name, with,
-         takers == 1 ? "does not have it" : takers == 2 ? "has neither" : "has none of them");
+         takers == 1   ? "does not have it"
+         : takers == 2 ? "has neither"
+                       : "has none of them");
   }
   return 0;
 }
@@ -918,8 +912,9 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
   const ss_shard_mode* mode = ss_shard_mode_of(o->shard);
   if (tree)
     FAIL("%s tree cannot be combined with --shard %s: its all-gathers%s run on rings only in NCCL (ring, "
-         "hierarchical or auto)", o->allreduce == SS_ALLREDUCE_TREE ? "--allreduce" : "--algorithms",
-         ss_shard_name(o->shard), mode->bucket_op == SS_OP_REDUCE_SCATTER ? " and reduce-scatters" : "");
+         "hierarchical or auto)",
+         o->allreduce == SS_ALLREDUCE_TREE ? "--allreduce" : "--algorithms", ss_shard_name(o->shard),
+         mode->bucket_op == SS_OP_REDUCE_SCATTER ? " and reduce-scatters" : "");
   const ss_optdef* f = untaken(given, &o->shard, 1, 1);
   if (f)
     FAIL("--%s has no effect with --shard %s (%s decides how and when the gradients are reduced)", f->name,
@@ -1171,11 +1166,13 @@ void ss_option_help(FILE* f, unsigned cmd)
   fprintf(f, "\nGeneral:\n");
   help_row(f, &(ss_optdef){.name = "help", .short_name = 'h', .help = "print this help and exit"});
   help_row(f, &(ss_optdef){.name = "version", .help = "print the version and exit"});
-  help_row(f, &(ss_optdef){.name = "list-options", .help = "print every option (--format json: the registry, "
-                                                           "as scripts read it) and exit"});
+  help_row(f, &(ss_optdef){.name = "list-options",
+                           .help = "print every option (--format json: the registry, "
+                                   "as scripts read it) and exit"});
   if (cmd != SS_CMD_LIST)
-    help_row(f, &(ss_optdef){.name = "cfg=NAME:VALUE, --log=...", .help = "passed to SimGrid after stash-sim's "
-                                                                           "own defaults (checked first)"});
+    help_row(f, &(ss_optdef){.name = "cfg=NAME:VALUE, --log=...",
+                             .help = "passed to SimGrid after stash-sim's "
+                                     "own defaults (checked first)"});
   fprintf(f, "\nCommands:\n");
   for (const ss_command* k = ss_commands; k->name; k++)
     fprintf(f, "  %s\n", k->usage);
@@ -1189,8 +1186,8 @@ static void list_row_json(FILE* f, const ss_optdef* d)
   static const char* const kinds[] = {"count", "real", "size", "enum", "switch", "path"};
   char buf[1024];
   json_text(d->name, buf, sizeof(buf));
-  fprintf(f, "    {\"name\": %s, \"short\": \"%s%s\", \"kind\": \"%s\", ", buf, d->short_name ? (char[]){d->short_name, 0} : "",
-          "", kinds[d->kind]);
+  fprintf(f, "    {\"name\": %s, \"short\": \"%s%s\", \"kind\": \"%s\", ", buf,
+          d->short_name ? (char[]){d->short_name, 0} : "", "", kinds[d->kind]);
   json_text(d->metavar ? d->metavar : "", buf, sizeof(buf));
   fprintf(f, "\"metavar\": %s, \"group\": \"%s\", \"positional\": %s,\n     \"commands\": [", buf, d->group,
           d->positional ? "true" : "false");

@@ -18,7 +18,6 @@
 
 typedef enum ss_format { SS_FORMAT_TABLE, SS_FORMAT_JSON, SS_FORMAT_CSV } ss_format;
 
-
 /* The stack of Stash's runs under --stash: Stash's own scripts, or the job's options; AUTO is Stash's,
  * or the job's with --ideal. */
 typedef enum ss_stash_stack { SS_STACK_AUTO, SS_STACK_STASH, SS_STACK_OURS } ss_stash_stack;
@@ -32,90 +31,90 @@ typedef enum ss_objective { SS_OBJECTIVE_TIME, SS_OBJECTIVE_COST } ss_objective;
 typedef struct ss_options {
   const char* platform_path;
   const char* workload_path;
-  int gpus;          /* GPUs of each instance to use; -1: all */
-  int instances;     /* copies of the instance joined by a network */
-  double nic_gbps;   /* network bandwidth of each instance in Gb/s, split over its NICs; -1: the file's */
-  double nic_latency_us; /* latency of each NIC link; -1: the file's */
-  double oversub;    /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
+  int gpus;                       /* GPUs of each instance to use; -1: all */
+  int instances;                  /* copies of the instance joined by a network */
+  double nic_gbps;                /* network bandwidth of each instance in Gb/s, split over its NICs; -1: the file's */
+  double nic_latency_us;          /* latency of each NIC link; -1: the file's */
+  double oversub;                 /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
   ss_net_transport net_transport; /* NCCL's transport over the NIC; AUTO: the instance file's */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
-  int symmetry; /* fast fidelity: identical instances simulated by SS_SYMMETRY_INSTANCES of them (job.c) */
-  ss_proto protocol;   /* NCCL's protocol of every collective; AUTO: the tuner's choice by size */
-  int call_cost;       /* collectives pay NCCL's per-call and per-step latency and their protocol's
+  int symmetry;      /* fast fidelity: identical instances simulated by SS_SYMMETRY_INSTANCES of them (job.c) */
+  ss_proto protocol; /* NCCL's protocol of every collective; AUTO: the tuner's choice by size */
+  int call_cost;     /* collectives pay NCCL's per-call and per-step latency and their protocol's
                         * efficiency (proto.c); 0: alpha-beta at the links' rates */
   ss_arch arch;
-  int servers;       /* parameter-server shards */
+  int servers; /* parameter-server shards */
   ss_placement placement;
-  int server_hosts;  /* dedicated placement: server hosts; -1: one per shard */
-  int async;         /* ASGD: every worker pushes and pulls on its own */
+  int server_hosts;               /* dedicated placement: server hosts; -1: one per shard */
+  int async;                      /* ASGD: every worker pushes and pulls on its own */
   double server_agg_gbytes_per_s; /* GB/s of gradient one server core sums (and applies) */
-  ss_init_io init_io;  /* start-up: each worker reads the model and its input shard from shared storage */
-  double init_shard_mib; /* MiB of input each worker reads at start-up */
-  const char* region;     /* --region: the region whose price the cost uses; NULL: us-east-1 */
-  const char* price_file; /* --price-file: the user's price CSV; NULL: none */
-  double samples;    /* samples to train for the time-to-train figure; -1: one epoch */
-  double max_events; /* refuse a run whose estimated simulated events exceed it (ss_job_check_work) */
-  int ignore_memory; /* run a job even when its GPU memory exceeds the GPU's (memory.h) */
-  int channels_last; /* NHWC activations: no layout transposes around tensor-core convolutions */
-  int cudnn_tf32;    /* FP32 convolutions on TF32 tensor cores where the GPU has them (PyTorch's default) */
-  int batch;         /* per-GPU batch; -1: the workload's */
-  int iterations;    /* measured iterations after warm-up; -1: 10, or with data loading whole
+  ss_init_io init_io;             /* start-up: each worker reads the model and its input shard from shared storage */
+  double init_shard_mib;          /* MiB of input each worker reads at start-up */
+  const char* region;             /* --region: the region whose price the cost uses; NULL: us-east-1 */
+  const char* price_file;         /* --price-file: the user's price CSV; NULL: none */
+  double samples;                 /* samples to train for the time-to-train figure; -1: one epoch */
+  double max_events;              /* refuse a run whose estimated simulated events exceed it (ss_job_check_work) */
+  int ignore_memory;              /* run a job even when its GPU memory exceeds the GPU's (memory.h) */
+  int channels_last;              /* NHWC activations: no layout transposes around tensor-core convolutions */
+  int cudnn_tf32;         /* FP32 convolutions on TF32 tensor cores where the GPU has them (PyTorch's default) */
+  int batch;              /* per-GPU batch; -1: the workload's */
+  int iterations;         /* measured iterations after warm-up; -1: 10, or with data loading whole
                       * cycles of the loader processes per GPU (job.c) */
-  int warmup;        /* iterations run before measuring; -1: 2 */
-  double bucket_mib; /* DDP bucket cap in MiB */
-  double compute_scale; /* what-if factor on every GPU kernel time (0.5: kernels twice as fast) */
-  double jitter;     /* coefficient of variation of each GPU's compute time per iteration (0: none) */
-  int seed;          /* of the random generator (sim/rng.h) that draws it */
-  int overlap;       /* start each bucket's collective as soon as it is full */
+  int warmup;             /* iterations run before measuring; -1: 2 */
+  double bucket_mib;      /* DDP bucket cap in MiB */
+  double compute_scale;   /* what-if factor on every GPU kernel time (0.5: kernels twice as fast) */
+  double jitter;          /* coefficient of variation of each GPU's compute time per iteration (0: none) */
+  int seed;               /* of the random generator (sim/rng.h) that draws it */
+  int overlap;            /* start each bucket's collective as soon as it is full */
   ss_synthetic synthetic; /* no data loading (SS_SYNTH_DEVICE, SS_SYNTH_HOST) */
-  int workers;       /* loader processes per GPU; -1: vCPUs / GPUs */
-  int prefetch;      /* batches each loader process keeps ahead (PyTorch prefetch_factor) */
-  int nvlink;        /* 0, what-if: GPU-to-GPU traffic over PCIe (ss_platform_drop_nvlink) */
-  int p2p_level;     /* NCCL_P2P_LEVEL what-if: 0 auto, else 1 + the deepest ss_path (transport.h) of P2P */
-  int shm;           /* NCCL's transports: pairs without P2P stage through host memory (transport.c) */
-  int async_copy;    /* the loader copies each batch to the GPU ahead of use (DALI); else the training
+  int workers;            /* loader processes per GPU; -1: vCPUs / GPUs */
+  int prefetch;           /* batches each loader process keeps ahead (PyTorch prefetch_factor) */
+  int nvlink;             /* 0, what-if: GPU-to-GPU traffic over PCIe (ss_platform_drop_nvlink) */
+  int p2p_level;          /* NCCL_P2P_LEVEL what-if: 0 auto, else 1 + the deepest ss_path (transport.h) of P2P */
+  int shm;                /* NCCL's transports: pairs without P2P stage through host memory (transport.c) */
+  int async_copy;         /* the loader copies each batch to the GPU ahead of use (DALI); else the training
                       * process copies it when it takes the batch (PyTorch's default) */
-  double cache;      /* fraction of the dataset in the page cache; -1: what fits in 80% of memory */
+  double cache;           /* fraction of the dataset in the page cache; -1: what fits in 80% of memory */
   ss_format format;
-  const char* output; /* NULL: stdout; "-": stdout */
-  const char* trace;  /* --trace: a Chrome trace of the run to this file ("-": stdout); NULL: none */
-  int stash;          /* --stash: Stash's differential breakdown (several runs) */
+  const char* output;       /* NULL: stdout; "-": stdout */
+  const char* trace;        /* --trace: a Chrome trace of the run to this file ("-": stdout); NULL: none */
+  int stash;                /* --stash: Stash's differential breakdown (several runs) */
   const char* stash_single; /* --stash-single: the instance file of the single-instance run */
-  double min_bytes;   /* bench: smallest and largest size, doubling in between */
+  double min_bytes;         /* bench: smallest and largest size, doubling in between */
   double max_bytes;
-  int bench_iters;    /* bench: collectives per size */
+  int bench_iters;     /* bench: collectives per size */
   ss_coll_op bench_op; /* bench: the collective (the subcommand's word) */
-  int verbose;        /* bench: print the rings and each hop's transport */
+  int verbose;         /* bench: print the rings and each hop's transport */
   /* The host side (docs/model.md, "The host side"): each mechanism can be switched off. */
   ss_ddp ddp;
-  ss_shard shard;      /* --shard: which states are divided among the GPUs */
-  double wrap_params;  /* --shard fsdp-*: a layer of at least this many parameters is a unit of its own */
-  int param_prefetch;  /* --shard zero3, fsdp-*: parameters gathered ahead of their use */
+  ss_shard shard;               /* --shard: which states are divided among the GPUs */
+  double wrap_params;           /* --shard fsdp-*: a layer of at least this many parameters is a unit of its own */
+  int param_prefetch;           /* --shard zero3, fsdp-*: parameters gathered ahead of their use */
   ss_overlap_comm overlap_comm; /* --shard zero2, zero3: DeepSpeed's collectives on side streams */
-  double prefetch_bucket; /* --shard zero3: elements each prefetch gathers (stage3_prefetch_bucket_size) */
-  double reuse_distance;  /* --shard zero3: parameters used again within this many elements stay gathered */
-  double message_size; /* apex: elements a bucket holds before it ships */
-  double fusion_mib;   /* Horovod: fusion buffer (HOROVOD_FUSION_THRESHOLD) in MiB */
-  double cycle_ms;     /* Horovod: background cycle (HOROVOD_CYCLE_TIME) in ms */
-  int ideal;           /* every mechanism of the host side off: links and kernels only */
-  int launch;          /* the training process's CPU thread issues the operators (host times) */
-  int framework;       /* per-collective and per-tensor costs of the data-parallel framework */
-  int staging;         /* pageable host-to-device copies stage through host memory */
-  int handoff;         /* the training process takes each batch from a loader worker */
-  int interference;    /* compute on a GPU slows down while a collective runs on it (docs/model.md) */
-  double comm_interference; /* its factor f (compute 1 + f times as long); -1: the instance file's */
-  double collective_host_us; /* host cost per collective call; -1: the framework's (ddp.c) */
-  double tensor_host_us;     /* host cost per gradient tensor (hook); -1: the framework's */
-  double handoff_us;   /* host cost of taking one batch from a worker; -1: the default */
-  int launch_queue;    /* operators the host may issue ahead of the GPU */
-  int metric_allreduces; /* one-element allreduces per iteration, then .item() */
-  int cuda_sync;       /* torch.cuda.synchronize() after the data and after the step */
-  int item_sync;       /* loss.item() after each step: the host waits for the GPU */
+  double prefetch_bucket;       /* --shard zero3: elements each prefetch gathers (stage3_prefetch_bucket_size) */
+  double reuse_distance;        /* --shard zero3: parameters used again within this many elements stay gathered */
+  double message_size;          /* apex: elements a bucket holds before it ships */
+  double fusion_mib;            /* Horovod: fusion buffer (HOROVOD_FUSION_THRESHOLD) in MiB */
+  double cycle_ms;              /* Horovod: background cycle (HOROVOD_CYCLE_TIME) in ms */
+  int ideal;                    /* every mechanism of the host side off: links and kernels only */
+  int launch;                   /* the training process's CPU thread issues the operators (host times) */
+  int framework;                /* per-collective and per-tensor costs of the data-parallel framework */
+  int staging;                  /* pageable host-to-device copies stage through host memory */
+  int handoff;                  /* the training process takes each batch from a loader worker */
+  int interference;             /* compute on a GPU slows down while a collective runs on it (docs/model.md) */
+  double comm_interference;     /* its factor f (compute 1 + f times as long); -1: the instance file's */
+  double collective_host_us;    /* host cost per collective call; -1: the framework's (ddp.c) */
+  double tensor_host_us;        /* host cost per gradient tensor (hook); -1: the framework's */
+  double handoff_us;            /* host cost of taking one batch from a worker; -1: the default */
+  int launch_queue;             /* operators the host may issue ahead of the GPU */
+  int metric_allreduces;        /* one-element allreduces per iteration, then .item() */
+  int cuda_sync;                /* torch.cuda.synchronize() after the data and after the step */
+  int item_sync;                /* loss.item() after each step: the host waits for the GPU */
   ss_stash_stack stash_stack;
   double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
   ss_compute_model compute_model;
-  ss_precision precision; /* SS_PRECISION_WORKLOAD: the workload's own */
+  ss_precision precision;         /* SS_PRECISION_WORKLOAD: the workload's own */
   ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
   /* stash-sim plan (planner.h): what it enumerates, and what it keeps. */
   const char* plan_platforms;  /* instance types: a comma-separated list or a folder; NULL: the catalogue */
@@ -128,7 +127,7 @@ typedef struct ss_options {
   double plan_budget_usd;      /* the most a training may cost; -1: no limit */
   double plan_deadline_h;      /* the longest a training may take; -1: no limit */
   ss_objective plan_objective;
-  const char* plan_plot;       /* the time-cost scatter drawn there, or NULL */
+  const char* plan_plot; /* the time-cost scatter drawn there, or NULL */
 } ss_options;
 
 /* The commands an option belongs to (a bit each). */
@@ -136,31 +135,38 @@ enum { SS_CMD_RUN = 1, SS_CMD_BENCH = 2, SS_CMD_WHATIF = 4, SS_CMD_LIST = 8, SS_
 
 /* Kinds of option values: a whole number, a real number, a size in bytes (suffixes k, M, G, Ki, Mi,
  * Gi), one name of a list (stored as its index), a flag without a value, a file path. */
-typedef enum ss_opt_kind { SS_KIND_COUNT, SS_KIND_REAL, SS_KIND_SIZE, SS_KIND_ENUM, SS_KIND_SWITCH, SS_KIND_PATH } ss_opt_kind;
+typedef enum ss_opt_kind {
+  SS_KIND_COUNT,
+  SS_KIND_REAL,
+  SS_KIND_SIZE,
+  SS_KIND_ENUM,
+  SS_KIND_SWITCH,
+  SS_KIND_PATH
+} ss_opt_kind;
 
 /* One row of the registry. */
 typedef struct ss_optdef {
-  const char* name;        /* long name: --name; for a positional argument, its key */
-  char short_name;         /* -x, or 0 */
+  const char* name; /* long name: --name; for a positional argument, its key */
+  char short_name;  /* -x, or 0 */
   ss_opt_kind kind;
-  size_t offset;           /* of the field in ss_options (int, double, or const char*) */
-  double min, max;         /* accepted range (COUNT, REAL, SIZE) */
-  int min_open;            /* min itself excluded */
+  size_t offset;             /* of the field in ss_options (int, double, or const char*) */
+  double min, max;           /* accepted range (COUNT, REAL, SIZE) */
+  int min_open;              /* min itself excluded */
   const char* const* values; /* ENUM: the names, NULL-terminated, by index */
-  int set;                 /* SWITCH: the value a given switch stores */
-  unsigned commands;       /* SS_CMD_* it is accepted by */
-  const char* group;       /* help group (ss_option_groups) */
-  const char* metavar;     /* the value's name in help ("K"), NULL for a switch */
-  const char* what;        /* in range errors: "a bandwidth in Gb/s"; NULL: from the kind */
-  double dflt;             /* default value of a number, enum index or switch (paths: NULL) */
-  const char* dflt_text;   /* the default as help says it */
-  int writes_file;         /* the value is a file written (never an input; "-" is stdout) */
-  const char* whatif_key;  /* whatif --change KEY=..., or NULL */
-  const char* report_key;  /* key of the "options" echo in reports, or NULL */
-  int positional;          /* an argument, not an option (whatif may still change it) */
-  const char* alias;       /* an older spelling still accepted, or NULL */
-  const char* help;        /* one sentence, wrapped by the help writer */
-  unsigned shard_opt;      /* the sharding modes' options it is one of (SS_SOPT_*, shard.h), or 0: every mode's */
+  int set;                   /* SWITCH: the value a given switch stores */
+  unsigned commands;         /* SS_CMD_* it is accepted by */
+  const char* group;         /* help group (ss_option_groups) */
+  const char* metavar;       /* the value's name in help ("K"), NULL for a switch */
+  const char* what;          /* in range errors: "a bandwidth in Gb/s"; NULL: from the kind */
+  double dflt;               /* default value of a number, enum index or switch (paths: NULL) */
+  const char* dflt_text;     /* the default as help says it */
+  int writes_file;           /* the value is a file written (never an input; "-" is stdout) */
+  const char* whatif_key;    /* whatif --change KEY=..., or NULL */
+  const char* report_key;    /* key of the "options" echo in reports, or NULL */
+  int positional;            /* an argument, not an option (whatif may still change it) */
+  const char* alias;         /* an older spelling still accepted, or NULL */
+  const char* help;          /* one sentence, wrapped by the help writer */
+  unsigned shard_opt;        /* the sharding modes' options it is one of (SS_SOPT_*, shard.h), or 0: every mode's */
 } ss_optdef;
 
 /* The registry, terminated by a row with a NULL name, and its help groups {name, title}. */
@@ -202,8 +208,7 @@ int ss_optset_has(const ss_optset* s, const char* name);
 /* Parse value for option d into o: bounds, names and units from the row. Returns 0, or -1 with one
  * sentence in msg ("--gpus expects a whole number from 1 to 65536, got 'x'"). shown is how the
  * option is named in the message ("--gpus", or "--change gpus=x"). */
-int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const char* shown, char* msg,
-                    size_t size);
+int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const char* shown, char* msg, size_t size);
 
 /* The accepted values of d in words ("a whole number from 1 to 65536", "ring, tree or auto"). */
 void ss_option_expects(const ss_optdef* d, char* buf, size_t size);

@@ -273,9 +273,9 @@ static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const 
   int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing;
   const char* hint = shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
                                      "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
-                     : shard ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
-                     : ckpt  ? "; activation checkpointing may make it fit: --checkpoint-activations on"
-                             : "";
+                     : shard       ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
+                     : ckpt        ? "; activation checkpointing may make it fit: --checkpoint-activations on"
+                                   : "";
   return ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s%s",
                     out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
 }
@@ -488,12 +488,13 @@ static void write_table(FILE* f, const ss_planner* p)
     char t[32], stall[48] = "none", limit[48];
     duration(t, sizeof(t), r->time_to_train_s);
     if (r->stall < SS_CAT_COUNT)
-      snprintf(stall, sizeof(stall), "%s %.1f%%", ss_category_of(r->stall)->word, 100 * r->part_s[r->stall] / r->iteration_s);
+      snprintf(stall, sizeof(stall), "%s %.1f%%", ss_category_of(r->stall)->word,
+               100 * r->part_s[r->stall] / r->iteration_s);
     snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
     fprintf(f, "%4d  %-16s %3d %5d  %-12s %-*s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
             r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard),
-            r->batch, t, r->cost_usd,
-            r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit, r->compute_scaling, r->pareto ? "*" : "");
+            r->batch, t, r->cost_usd, r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit,
+            r->compute_scaling, r->pareto ? "*" : "");
   }
 }
 
@@ -522,7 +523,8 @@ int ss_planner_plot_ready(ss_err* err)
   ss_proc_output_free(&r);
   if (ok)
     return SS_OK;
-  ss_err_set(err, NULL, 0, "--plot needs gnuplot, which is not on PATH: install it (Debian, Ubuntu: "
+  ss_err_set(err, NULL, 0,
+             "--plot needs gnuplot, which is not on PATH: install it (Debian, Ubuntu: "
              "apt-get install gnuplot-nox) or drop --plot");
   return ss_err_kind(err, SS_EIO);
 }
@@ -613,8 +615,8 @@ static int write_script(FILE* f, const ss_planner* p, const char* output, int sv
   gp_string(f, output);
   fprintf(f, "\nset title ");
   char title[512];
-  snprintf(title, sizeof(title), "stash-sim plan: %s, %.4g epoch%s (%d configurations ranked)", p->workload,
-           p->epochs, p->epochs == 1 ? "" : "s", p->nrows);
+  snprintf(title, sizeof(title), "stash-sim plan: %s, %.4g epoch%s (%d configurations ranked)", p->workload, p->epochs,
+           p->epochs == 1 ? "" : "s", p->nrows);
   gp_string(f, title);
   fprintf(f, "\nset xlabel 'time to train (hours)'\nset ylabel 'total cost (US$)'\n");
   log_when_wide(f, "x", tlo, thi);

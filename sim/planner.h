@@ -20,7 +20,7 @@ typedef struct ss_planner_platform {
 /* One simulated configuration: what it is, and the figures of its run, as the run's own report
  * gives them (stash-sim PLATFORM WORKLOAD --instances N --allreduce A --batch B --samples S). */
 typedef struct ss_planner_row {
-  int platform;   /* index into the platforms given */
+  int platform; /* index into the platforms given */
   char* instance_type;
   char* gpu_model;
   int instances, gpus, batch;
@@ -30,30 +30,30 @@ typedef struct ss_planner_row {
   double time_to_train_s; /* start-up and the samples to train at the steady-state throughput */
   double cost_usd;        /* price x instances x time to train */
   double part_s[SS_CAT_COUNT];
-  ss_res limit;           /* the resource that limits the run (ss_stall_limit) */
-  double limit_util;      /* its utilisation in the measured window, 0..1 */
-  ss_cat stall;           /* the largest stall (SS_CAT_COUNT when there is none) */
+  ss_res limit;                /* the resource that limits the run (ss_stall_limit) */
+  double limit_util;           /* its utilisation in the measured window, 0..1 */
+  ss_cat stall;                /* the largest stall (SS_CAT_COUNT when there is none) */
   const char* compute_scaling; /* how its GPU's times were obtained (ss_job_compute_scaling) */
-  int pareto;             /* no other kept row is as fast and as cheap, and better in one */
+  int pareto;                  /* no other kept row is as fast and as cheap, and better in one */
 } ss_planner_row;
 
 /* What a plan found. */
 typedef struct ss_planner {
   const ss_planner_platform* platforms;
   int nplatforms;
-  char* workload;        /* the model's name */
-  double samples;        /* trained by each configuration */
-  double epochs;         /* samples in epochs of the dataset */
+  char* workload; /* the model's name */
+  double samples; /* trained by each configuration */
+  double epochs;  /* samples in epochs of the dataset */
   ss_objective objective;
-  int configurations;    /* enumerated */
-  int refused;           /* the job's checks refused (an epoch shorter than an iteration, ...) */
-  int* refused_by;       /* [nplatforms]: refused on each platform */
+  int configurations;       /* enumerated */
+  int refused;              /* the job's checks refused (an epoch shorter than an iteration, ...) */
+  int* refused_by;          /* [nplatforms]: refused on each platform */
   ss_err* refused_by_first; /* [nplatforms]: the first on each (GPU memory: what the platform's GPU lacks) */
-  int not_whole;         /* --global-batch not a whole number of samples per GPU */
-  int failed;            /* simulated and failed */
+  int not_whole;            /* --global-batch not a whole number of samples per GPU */
+  int failed;               /* simulated and failed */
   ss_err failed_first;
   int over_budget, over_deadline;
-  ss_planner_row* rows;  /* kept, ranked */
+  ss_planner_row* rows; /* kept, ranked */
   int nrows;
 } ss_planner;
 

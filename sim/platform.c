@@ -12,8 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket",
-                                                                  "nic", "shm"};
+static const char* const link_class_names[SS_LINK_CLASS_COUNT] = {"nvlink", "nvswitch", "pcie", "socket", "nic", "shm"};
 
 /* sharing_policy values, by ss_sharing. */
 static const char* const sharing_names[] = {"SHARED", "SPLITDUPLEX", "FATPIPE"};
@@ -37,8 +36,8 @@ static int name_index(const char* s, const char* const* names, int n)
 typedef struct pctx {
   ss_xml x;
   ss_platform* p;
-  int cpu_line;      /* line of the cpu host, 0 if none yet */
-  int* route_lines;  /* line of the <route> that defined [src][dst], 0 if none */
+  int cpu_line;     /* line of the cpu host, 0 if none yet */
+  int* route_lines; /* line of the <route> that defined [src][dst], 0 if none */
 } pctx;
 
 /* Parse a whole positive number no larger than max. */
@@ -65,8 +64,7 @@ static int leaf_content(pctx* c, const xmlNode* n)
     int ok = (ss_xml_is(n, "host") && (ss_xml_is(k, "prop") || ss_xml_is(k, "disk"))) ||
              (ss_xml_is(n, "link") && ss_xml_is(k, "prop")) || (ss_xml_is(n, "route") && ss_xml_is(k, "link_ctn"));
     if (!ok)
-      return ss_xml_error(&c->x, k, "<%s>: unsupported element <%s>", (const char*)n->name,
-                          (const char*)k->name);
+      return ss_xml_error(&c->x, k, "<%s>: unsupported element <%s>", (const char*)n->name, (const char*)k->name);
     if (leaf_content(c, k))
       return SS_EINPUT;
   }
@@ -162,8 +160,7 @@ static int device_props(pctx* c, const xmlNode* n, const char* what, double v[DE
   for (int k = 0; k < DEV_COUNT; k++) {
     const dev_prop* d = &dev_props[k];
     double x = 0;
-    if (ss_xml_prop(n, d->name) &&
-        ss_xml_num_prop(&c->x, n, what, d->name, 0, d->lo / d->unit, d->hi / d->unit, &x))
+    if (ss_xml_prop(n, d->name) && ss_xml_num_prop(&c->x, n, what, d->name, 0, d->lo / d->unit, d->hi / d->unit, &x))
       return SS_EINPUT;
     if (d->whole && x != (double)(long)x)
       return ss_xml_error(&c->x, ss_xml_prop(n, d->name), "%s property '%s' must be a whole number, got %g", what,
@@ -179,8 +176,10 @@ static int same_on_every_gpu(pctx* c, const xmlNode* n, const char* id, const ch
 {
   if (c->p->ngpus == 0 || v == first)
     return SS_OK;
-  return ss_xml_error(&c->x, n, "host '%s': property '%s' is %g, on %s %g: all GPUs of an instance must have the "
-                      "same (0 when absent)", id, name, v, c->p->gpus[0].name, first);
+  return ss_xml_error(&c->x, n,
+                      "host '%s': property '%s' is %g, on %s %g: all GPUs of an instance must have the "
+                      "same (0 when absent)",
+                      id, name, v, c->p->gpus[0].name, first);
 }
 
 static int parse_cpu_host(pctx* c, const xmlNode* n)
@@ -194,27 +193,29 @@ static int parse_cpu_host(pctx* c, const xmlNode* n)
   long cores = 1;
   int rc = core ? parse_count(core, 1 << 20, &cores) : SS_OK;
   if (rc)
-    ss_xml_error(&c->x, n, "host 'cpu': attribute 'core': expected a positive whole number, got '%s'",
-                 core);
+    ss_xml_error(&c->x, n, "host 'cpu': attribute 'core': expected a positive whole number, got '%s'", core);
   free(core);
   if (rc)
     return rc;
   p->cpu_cores = (int)cores;
   const xmlNode* intf = ss_xml_prop(n, "comm_interference");
   if (intf)
-    return ss_xml_error(&c->x, intf, "host 'cpu': property 'comm_interference' belongs to GPU hosts (the "
+    return ss_xml_error(&c->x, intf,
+                        "host 'cpu': property 'comm_interference' belongs to GPU hosts (the "
                         "collectives' share of a GPU)");
   for (int k = 0; k < DEV_COUNT; k++)
     if (ss_xml_prop(n, dev_props[k].name))
-      return ss_xml_error(&c->x, ss_xml_prop(n, dev_props[k].name), "host 'cpu': property '%s' belongs to GPU hosts "
-                          "(a figure of the device)", dev_props[k].name);
+      return ss_xml_error(&c->x, ss_xml_prop(n, dev_props[k].name),
+                          "host 'cpu': property '%s' belongs to GPU hosts "
+                          "(a figure of the device)",
+                          dev_props[k].name);
   double shm_gbytes_per_s = 0, shm_latency_us = 0;
   if (ss_xml_quantity(&c->x, n, "speed", SS_UNIT_SPEED, &p->cpu_speed_flops) ||
       opt_gbytes_prop(c, n, "host 'cpu'", 0, &p->memcpy_bytes_per_s) ||
-      (ss_xml_prop(n, "shm_gbytes_per_s") &&
-       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_gbytes_per_s", 0, GB_LO, SS_PLATFORM_MAX_GBYTES_PER_S, &shm_gbytes_per_s)) ||
-      (ss_xml_prop(n, "shm_latency_us") &&
-       ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_latency_us", 1, US_LO, SS_PLATFORM_MAX_SHM_LATENCY_US, &shm_latency_us)))
+      (ss_xml_prop(n, "shm_gbytes_per_s") && ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_gbytes_per_s", 0, GB_LO,
+                                                             SS_PLATFORM_MAX_GBYTES_PER_S, &shm_gbytes_per_s)) ||
+      (ss_xml_prop(n, "shm_latency_us") && ss_xml_num_prop(&c->x, n, "host 'cpu'", "shm_latency_us", 1, US_LO,
+                                                           SS_PLATFORM_MAX_SHM_LATENCY_US, &shm_latency_us)))
     return SS_EINPUT;
   p->shm_bytes_per_s = shm_gbytes_per_s * 1e9;
   p->shm_latency_s = shm_latency_us * 1e-6;
@@ -242,8 +243,10 @@ static int interference_prop(pctx* c, const xmlNode* n, const char* id, int on_c
   const ss_platform* p = c->p;
   const xmlNode* prop = ss_xml_prop(n, "comm_interference");
   if (prop && on_cpu)
-    return ss_xml_error(&c->x, prop, "host '%s': property 'comm_interference' has no effect with compute_on 'cpu' "
-                        "(no collective runs on the cores it computes on)", id);
+    return ss_xml_error(&c->x, prop,
+                        "host '%s': property 'comm_interference' has no effect with compute_on 'cpu' "
+                        "(no collective runs on the cores it computes on)",
+                        id);
   char what[128];
   snprintf(what, sizeof(what), "host '%s'", id);
   if (prop && ss_xml_num_prop(&c->x, n, what, "comm_interference", 1, SS_BOUND_TINY, SS_MAX_INTERFERENCE,
@@ -283,16 +286,16 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
     on_cpu = strcmp(v, "cpu") == 0;
     int known = on_cpu || strcmp(v, "gpu") == 0;
     if (!known)
-      ss_xml_error(&c->x, n, "host '%s': property 'compute_on' must be 'gpu' or 'cpu', not '%s'", id,
-                   v);
+      ss_xml_error(&c->x, n, "host '%s': property 'compute_on' must be 'gpu' or 'cpu', not '%s'", id, v);
     free(v);
     if (!known)
       return SS_EINPUT;
   }
   if (p->ngpus > 0 && on_cpu != p->compute_on_cpu)
-    return ss_xml_error(&c->x, n, "host '%s' computes on the %s, %s on the %s: all GPUs of an "
-                        "instance must compute in the same place (property 'compute_on')", id, on_cpu ? "cpu" : "gpu",
-                        p->gpus[0].name, on_cpu ? "gpu" : "cpu");
+    return ss_xml_error(&c->x, n,
+                        "host '%s' computes on the %s, %s on the %s: all GPUs of an "
+                        "instance must compute in the same place (property 'compute_on')",
+                        id, on_cpu ? "cpu" : "gpu", p->gpus[0].name, on_cpu ? "gpu" : "cpu");
   p->compute_on_cpu = on_cpu;
   if (opt_gbytes_prop(c, n, what, 1, &g->memory_bytes_per_s))
     return SS_EINPUT;
@@ -333,10 +336,21 @@ static int parse_host(pctx* c, const xmlNode* n)
   static const char* const host_attrs[] = {"id", "speed", "core", NULL};
   char* id = NULL;
   char* role = NULL;
-  static const char* const host_props[] = {"role", "gpu_model", "compute_on", "memory_gbytes_per_s",
-                                           "memcpy_gbytes_per_s", "shm_gbytes_per_s", "shm_latency_us",
-                                           "comm_interference", "tf32_tflops", "fp16_tflops", "bf16_tflops",
-                                           "sm_count", "boost_mhz", "memory_gib", NULL};
+  static const char* const host_props[] = {"role",
+                                           "gpu_model",
+                                           "compute_on",
+                                           "memory_gbytes_per_s",
+                                           "memcpy_gbytes_per_s",
+                                           "shm_gbytes_per_s",
+                                           "shm_latency_us",
+                                           "comm_interference",
+                                           "tf32_tflops",
+                                           "fp16_tflops",
+                                           "bf16_tflops",
+                                           "sm_count",
+                                           "boost_mhz",
+                                           "memory_gib",
+                                           NULL};
   if (ss_xml_check_attrs(&c->x, n, host_attrs) || ss_xml_check_props(&c->x, n, host_props) ||
       ss_xml_req_attr(&c->x, n, "id", &id))
     return SS_EINPUT;
@@ -349,8 +363,7 @@ static int parse_host(pctx* c, const xmlNode* n)
   } else if (!rc && strcmp(role, "gpu") == 0) {
     rc = parse_gpu_host(c, n, id);
   } else if (!rc) {
-    rc = ss_xml_error(&c->x, n, "host '%s': property 'role' must be 'cpu' or 'gpu', not '%s'", id,
-                      role);
+    rc = ss_xml_error(&c->x, n, "host '%s': property 'role' must be 'cpu' or 'gpu', not '%s'", id, role);
   }
   free(id);
   free(role);
@@ -414,8 +427,8 @@ static int parse_link(pctx* c, const xmlNode* n)
   int sharing = policy ? name_index(policy, sharing_names, 3) : SS_SHARING_SHARED;
   int rc = SS_OK;
   if (sharing < 0)
-    rc = ss_err_set(c->x.err, c->x.file, l->line, "link '%s': sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, not '%s'",
-                    l->name, policy);
+    rc = ss_err_set(c->x.err, c->x.file, l->line,
+                    "link '%s': sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, not '%s'", l->name, policy);
   else
     l->sharing = (ss_sharing)sharing;
   if (!rc)
@@ -428,7 +441,8 @@ static int parse_link(pctx* c, const xmlNode* n)
   int found = rc ? -1 : name_index(cls, link_class_names, SS_LINK_SHM);
   if (!rc && found < 0)
     rc = ss_err_set(c->x.err, c->x.file, l->line,
-                    "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name, cls);
+                    "link '%s': property 'class' must be nvlink, nvswitch, pcie, socket or nic, not '%s'", l->name,
+                    cls);
   else if (!rc)
     l->cls = (ss_link_class)found;
   free(policy);
@@ -543,8 +557,7 @@ static int parse_route(pctx* c, const xmlNode* n)
     for (int i = 0; i < nhops; i++)
       found |= hops[i].link == li;
     if (!found) {
-      ss_xml_error(&c->x, n, "route from '%s' to '%s' does not use the NIC's link '%s'", src, dst,
-                   p->links[li].name);
+      ss_xml_error(&c->x, n, "route from '%s' to '%s' does not use the NIC's link '%s'", src, dst, p->links[li].name);
       goto out;
     }
   }
@@ -569,7 +582,10 @@ static int zone_enum_prop(pctx* c, const xmlNode* z, const char* name, const cha
   if (k < 0) {
     char list[128] = "";
     for (int i = 0; i < n; i++)
-      snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s'%s'", i == 0 ? "" : i + 1 < n ? ", " : " or ",
+      snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s'%s'",
+               i == 0      ? ""
+               : i + 1 < n ? ", "
+                           : " or ",
                names[i]);
     ss_xml_error(&c->x, ss_xml_prop(z, name), "the zone property '%s' must be %s, not '%s'", name, list, v);
   }
@@ -603,7 +619,8 @@ static int parse_net_props(pctx* c, const xmlNode* z)
   for (int k = 0; k < 2; k++)
     if (ss_xml_prop(z, figures[k]) && p->net_transport == SS_NET_OFF)
       return ss_xml_error(&c->x, ss_xml_prop(z, figures[k]),
-                          "the zone property '%s' needs 'net_transport' (it is a figure of that transport)", figures[k]);
+                          "the zone property '%s' needs 'net_transport' (it is a figure of that transport)",
+                          figures[k]);
   if ((ss_xml_prop(z, "net_line_fraction") &&
        ss_xml_num_prop(&c->x, z, what, "net_line_fraction", 0, SS_BOUND_RATIO_LO, 1, &p->net_line_fraction)) ||
       (ss_xml_prop(z, "net_message_us") &&
@@ -617,11 +634,12 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
-  static const char* const zone_props[] = {"instance_type", "price_usd_per_h", "vcpus", "memory_gib", "network_gbps",
-                                           "cpu_vendor", "pci_view", "net_transport", "net_line_fraction",
-                                           "net_message_us", NULL};
+  static const char* const zone_props[] = {"instance_type",     "price_usd_per_h", "vcpus",    "memory_gib",
+                                           "network_gbps",      "cpu_vendor",      "pci_view", "net_transport",
+                                           "net_line_fraction", "net_message_us",  NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
-      ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI, &p->price_usd_per_h) ||
+      ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI,
+                      &p->price_usd_per_h) ||
       ss_xml_num_prop(&c->x, z, what, "vcpus", 0, 1, 1 << 20, &vcpus) ||
       ss_xml_num_prop(&c->x, z, what, "memory_gib", 0, 1e-6, 1e9, &p->memory_gib) ||
       ss_xml_num_prop(&c->x, z, what, "network_gbps", 0, SS_BOUND_BANDWIDTH_LO * 8 / 1e9,
@@ -698,17 +716,14 @@ static int parse_zone(pctx* c, const xmlNode* z)
       continue;
     /* SimGrid reads in one pass: zone properties first, then hosts and links, then routes. */
     if (ss_xml_is(k, "prop") && (seen_host_or_link || seen_route))
-      return ss_xml_error(&c->x, k, "zone '%s': <prop> must come before hosts, links and routes",
-                          p->zone_id);
+      return ss_xml_error(&c->x, k, "zone '%s': <prop> must come before hosts, links and routes", p->zone_id);
     int node = ss_xml_is(k, "host") || ss_xml_is(k, "link") || ss_xml_is(k, "router");
     if (node && seen_route)
-      return ss_xml_error(&c->x, k, "zone '%s': <%s> must come before the routes", p->zone_id,
-                          (const char*)k->name);
+      return ss_xml_error(&c->x, k, "zone '%s': <%s> must come before the routes", p->zone_id, (const char*)k->name);
     seen_host_or_link |= node;
     seen_route |= ss_xml_is(k, "route");
     if (!node && !ss_xml_is(k, "route") && !ss_xml_is(k, "prop"))
-      return ss_xml_error(&c->x, k, "zone '%s': unsupported element <%s>", p->zone_id,
-                          (const char*)k->name);
+      return ss_xml_error(&c->x, k, "zone '%s': unsupported element <%s>", p->zone_id, (const char*)k->name);
     if (leaf_content(c, k))
       return SS_EINPUT;
     nhosts += ss_xml_is(k, "host");
@@ -716,14 +731,14 @@ static int parse_zone(pctx* c, const xmlNode* z)
     nrouters += ss_xml_is(k, "router");
     /* The routes are a matrix over the hosts and routers, and names are looked up by scanning. */
     int most = nhosts > SS_PLATFORM_MAX_GPUS + 1 ? SS_PLATFORM_MAX_GPUS + 1
-             : nlinks > SS_PLATFORM_MAX_LINKS    ? SS_PLATFORM_MAX_LINKS
-             : nrouters > SS_PLATFORM_MAX_NICS   ? SS_PLATFORM_MAX_NICS
+               : nlinks > SS_PLATFORM_MAX_LINKS  ? SS_PLATFORM_MAX_LINKS
+               : nrouters > SS_PLATFORM_MAX_NICS ? SS_PLATFORM_MAX_NICS
                                                  : 0;
     if (most)
-      return ss_xml_error(&c->x, k, "zone '%s': more than %d <%s> elements (the most an instance may have)",
-                          p->zone_id, most, (const char*)k->name);
+      return ss_xml_error(&c->x, k, "zone '%s': more than %d <%s> elements (the most an instance may have)", p->zone_id,
+                          most, (const char*)k->name);
   }
-  p->gpus  = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
+  p->gpus = calloc((size_t)nhosts + 1, sizeof(ss_gpu));
   p->links = calloc((size_t)nlinks + 1, sizeof(ss_link));
   p->nics = calloc((size_t)nrouters + 1, sizeof(ss_nic));
   if (!p->gpus || !p->links || !p->nics)
@@ -737,8 +752,9 @@ static int parse_zone(pctx* c, const xmlNode* z)
     return ss_xml_error(&c->x, z, "zone '%s' has no GPU (a host with property role=gpu)", p->zone_id);
   for (int i = 0; i < p->ngpus; i++)
     if (gpu_name_index(p->gpus[i].name) >= p->ngpus)
-      return ss_err_set(c->x.err, c->x.file, p->gpus[i].line, "zone '%s': GPU '%s' but only %d GPUs (name them gpu0..gpu%d)",
-                        p->zone_id, p->gpus[i].name, p->ngpus, p->ngpus - 1);
+      return ss_err_set(c->x.err, c->x.file, p->gpus[i].line,
+                        "zone '%s': GPU '%s' but only %d GPUs (name them gpu0..gpu%d)", p->zone_id, p->gpus[i].name,
+                        p->ngpus, p->ngpus - 1);
   /* Names are unique and all below ngpus, so they are exactly gpu0..gpuN-1: put gpu<i> at index i. */
   for (int i = 0; i < p->ngpus; i++)
     while (gpu_name_index(p->gpus[i].name) != i) {
@@ -776,8 +792,8 @@ static int parse_zone(pctx* c, const xmlNode* z)
       if (same_route(route_at(p, hosts - 1, a), route_at(p, hosts - 1, b)))
         return ss_err_set(c->x.err, c->x.file, c->route_lines[(hosts - 1) * p->nnodes + b],
                           "zone '%s': the routes from 'cpu' to '%s' (line %d) and to '%s' are the same: each GPU "
-                          "needs a link of its own", p->zone_id, p->gpus[a].name,
-                          c->route_lines[(hosts - 1) * p->nnodes + a], p->gpus[b].name);
+                          "needs a link of its own",
+                          p->zone_id, p->gpus[a].name, c->route_lines[(hosts - 1) * p->nnodes + a], p->gpus[b].name);
   for (int g = 0; g < p->ngpus && p->nnics; g++)
     if (ss_platform_gpu_nic(p, g) < 0 || route_at(p, ss_platform_nic_node(p, ss_platform_gpu_nic(p, g)), g)->nhops == 0)
       return ss_xml_error(&c->x, z, "zone '%s': '%s' has no route to and from a NIC router", p->zone_id,
@@ -790,7 +806,8 @@ static int parse_document(pctx* c, const xmlDoc* doc)
   /* SimGrid's own parser requires <!DOCTYPE platform ...> and knows no internal subset. */
   const xmlDtd* dtd = doc->intSubset;
   if (!dtd || !dtd->name || strcmp((const char*)dtd->name, "platform") != 0)
-    return ss_err_set(c->x.err, c->x.file, 1, "expected <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">");
+    return ss_err_set(c->x.err, c->x.file, 1,
+                      "expected <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">");
   if (dtd->children)
     return ss_xml_error(&c->x, (const xmlNode*)dtd, "the DOCTYPE must not have an internal subset");
   const xmlNode* root = xmlDocGetRootElement(doc);
@@ -811,8 +828,7 @@ static int parse_document(pctx* c, const xmlDoc* doc)
     if (k->type != XML_ELEMENT_NODE)
       continue;
     if (!ss_xml_is(k, "zone"))
-      return ss_xml_error(&c->x, k, "<platform>: unsupported element <%s> (expected one <zone>)",
-                          (const char*)k->name);
+      return ss_xml_error(&c->x, k, "<platform>: unsupported element <%s> (expected one <zone>)", (const char*)k->name);
     if (zone)
       return ss_xml_error(&c->x, k, "<platform> has a second <zone> (one instance per file)");
     zone = k;

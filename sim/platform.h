@@ -19,11 +19,7 @@ typedef enum ss_link_class {
 /* The CPU maker an instance file names (zone prop cpu_vendor): NCCL's P2P rule depends on it. */
 typedef enum ss_cpu_vendor { SS_CPU_UNKNOWN, SS_CPU_INTEL, SS_CPU_AMD, SS_CPU_ARM } ss_cpu_vendor;
 
-typedef enum ss_sharing {
-  SS_SHARING_SHARED,
-  SS_SHARING_SPLITDUPLEX,
-  SS_SHARING_FATPIPE
-} ss_sharing;
+typedef enum ss_sharing { SS_SHARING_SHARED, SS_SHARING_SPLITDUPLEX, SS_SHARING_FATPIPE } ss_sharing;
 
 typedef struct ss_link {
   char* name;
@@ -89,7 +85,7 @@ typedef struct ss_platform {
                                    * transport's default (net.c) */
   double net_message_us;          /* its cost per message in us (prop net_message_us); -1: the default */
   int cpu_cores;
-  double cpu_speed_flops; /* per core; 1e9 is one reference core */
+  double cpu_speed_flops;    /* per core; 1e9 is one reference core */
   double memcpy_bytes_per_s; /* what one core copies per second with memcpy between pageable
                               * buffers (cpu host prop memcpy_gbytes_per_s x 1e9); 0: unknown */
   char* disk_name;
@@ -98,18 +94,18 @@ typedef struct ss_platform {
   int ngpus;
   ss_gpu* gpus;
   ss_cpu_vendor cpu_vendor; /* zone prop cpu_vendor (intel, amd, arm); UNKNOWN when absent */
-  int pci_flat;       /* zone prop pci_view "flat": the virtual machine shows NCCL every GPU on its root
+  int pci_flat;             /* zone prop pci_view "flat": the virtual machine shows NCCL every GPU on its root
                        * bus (PHB between GPUs without NVLink); "physical" or absent: the routes' PCIe tree */
-  double shm_bytes_per_s; /* cpu host props shm_gbytes_per_s x 1e9, shm_latency_us x 1e-6: NCCL's SHM */
-  double shm_latency_s;   /* transport's host-memory stage; 0 when absent (transport.h's defaults) */
-  int compute_on_cpu; /* the "GPUs" compute on the cpu host's cores, sharing them with the loaders
+  double shm_bytes_per_s;   /* cpu host props shm_gbytes_per_s x 1e9, shm_latency_us x 1e-6: NCCL's SHM */
+  double shm_latency_s;     /* transport's host-memory stage; 0 when absent (transport.h's defaults) */
+  int compute_on_cpu;       /* the "GPUs" compute on the cpu host's cores, sharing them with the loaders
                        * (CPU training; GPU host prop compute_on="cpu", the same on every GPU) */
   int nlinks;
   ss_link* links;
   int nnics;
   ss_nic* nics;
-  int nnodes;       /* ngpus + 1 + nnics */
-  ss_route* routes; /* nnodes^2 routes, [src * nnodes + dst], both directions resolved */
+  int nnodes;                /* ngpus + 1 + nnics */
+  ss_route* routes;          /* nnodes^2 routes, [src * nnodes + dst], both directions resolved */
   unsigned char* nccl_paths; /* [a * ngpus + b]: the path type NCCL derived for GPUs a, b (transport.c's
                               * ss_path), kept when it reroutes pairs through host memory; NULL before */
 } ss_platform;

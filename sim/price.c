@@ -339,8 +339,7 @@ int ss_price_resolve(const char* platform_path, const char* type, double file_pr
     const ss_price_row* r = ss_prices_find(&user, type, reg);
     if (r) {
       *usd_per_h = r->usd_per_h;
-      snprintf(source, size, "--price-file %s%s%s", price_file, user.has_region ? " " : "",
-               user.has_region ? reg : "");
+      snprintf(source, size, "--price-file %s%s%s", price_file, user.has_region ? " " : "", user.has_region ? reg : "");
       ss_prices_free(&user);
       return SS_OK;
     }
@@ -376,8 +375,8 @@ int ss_price_resolve(const char* platform_path, const char* type, double file_pr
     rc = ss_err_set(err, NULL, 0, "--region %s: unknown region: no price of it in %s (regions known: %s)", reg,
                     where[0] ? where : "the instance file (us-east-1 only; no prices.csv next to it)", regions);
   } else
-    rc = ss_err_set(err, NULL, 0, "no price for %s in %s: no row of it in %s (give one with --price-file FILE)",
-                    type, reg, where);
+    rc = ss_err_set(err, NULL, 0, "no price for %s in %s: no row of it in %s (give one with --price-file FILE)", type,
+                    reg, where);
   ss_prices_free(&user);
   ss_prices_free(&table);
   return rc;

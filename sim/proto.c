@@ -34,10 +34,16 @@ const char* const ss_proto_names[] = {"auto", "ll", "ll128", "simple", NULL};
  * LL128's rule); AUTO has a name and no facts: it is the tuner's choice among the others. */
 static const ss_protocol protocols[SS_PROTO_COUNT] = {
     [SS_PROTO_AUTO] = {.name = "auto"},
-    [SS_PROTO_LL] = {"LL", {3.6, 4.4}, {{.47, .52}, {1.0, 1.0}, {2.7, 5.0}}, 1.8, 0.25, 0.25,
-                     {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}}, 0, {0}},
-    [SS_PROTO_LL128] = {"LL128", {10.0, 4.4}, {{1.9, 1.25}, {2.5, 1.9}, {4.0, 8.5}}, 1, 0.92, 0.7, {{0}}, 1,
-                        {70, 80}},
+    [SS_PROTO_LL] = {"LL",
+                     {3.6, 4.4},
+                     {{.47, .52}, {1.0, 1.0}, {2.7, 5.0}},
+                     1.8,
+                     0.25,
+                     0.25,
+                     {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}},
+                     0,
+                     {0}},
+    [SS_PROTO_LL128] = {"LL128", {10.0, 4.4}, {{1.9, 1.25}, {2.5, 1.9}, {4.0, 8.5}}, 1, 0.92, 0.7, {{0}}, 1, {70, 80}},
     [SS_PROTO_SIMPLE] = {"Simple", {8.4, 0}, {{3.4, 28}, {5.7, 28}, {9.6, 28}}, 1, 1, 1, {{0}}, 0, {0}},
 };
 #define A100_MAX_GBYTES_PER_S 235.0
@@ -46,8 +52,8 @@ static const ss_protocol protocols[SS_PROTO_COUNT] = {
 static const struct {
   const char* name;
   int arch;
-} arch_table[] = {{"K80", 37}, {"M60", 52}, {"P100", 60}, {"V100", 70}, {"T4", 75}, {"2080", 75},
-                  {"A100", 80}, {"A10G", 86}, {"H100", 90}, {"H200", 90}};
+} arch_table[] = {{"K80", 37},  {"M60", 52},  {"P100", 60}, {"V100", 70}, {"T4", 75},
+                  {"2080", 75}, {"A100", 80}, {"A10G", 86}, {"H100", 90}, {"H200", 90}};
 
 const ss_protocol* ss_proto_of(ss_proto p)
 {

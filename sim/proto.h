@@ -51,16 +51,22 @@ int ss_proto_arch(const char* gpu_model);
 /* The phases of the simulator's allreduces: a ring over all GPUs, the rings inside an instance
  * (hierarchical and tree), the ring of same-index GPUs across instances (hierarchical), the levels
  * of the trees across instances (tree: a step is one level up or down). */
-typedef enum ss_proto_phase { SS_PHASE_GLOBAL, SS_PHASE_INTRA, SS_PHASE_CROSS, SS_PHASE_TREE, SS_PHASE_COUNT } ss_proto_phase;
+typedef enum ss_proto_phase {
+  SS_PHASE_GLOBAL,
+  SS_PHASE_INTRA,
+  SS_PHASE_CROSS,
+  SS_PHASE_TREE,
+  SS_PHASE_COUNT
+} ss_proto_phase;
 
 /* One allreduce as the tuner sees it. */
 typedef struct ss_proto_shape {
-  int tree;                         /* NCCL's tree algorithm latencies (the simulator's tree), else ring's */
-  int nodes;                        /* instances */
-  int ranks_per_node;               /* GPUs of each instance */
-  int arch;                         /* ss_proto_arch of the GPUs, 0 when unknown or not all alike */
-  int steps[SS_PHASE_COUNT];        /* steps of each phase (0: the phase does not run) */
-  ss_hw hw[SS_PHASE_COUNT];         /* the class of each phase's hops */
+  int tree;                               /* NCCL's tree algorithm latencies (the simulator's tree), else ring's */
+  int nodes;                              /* instances */
+  int ranks_per_node;                     /* GPUs of each instance */
+  int arch;                               /* ss_proto_arch of the GPUs, 0 when unknown or not all alike */
+  int steps[SS_PHASE_COUNT];              /* steps of each phase (0: the phase does not run) */
+  ss_hw hw[SS_PHASE_COUNT];               /* the class of each phase's hops */
   double bus_bytes_per_s[SS_PHASE_COUNT]; /* each phase's bus bandwidth, all its rings together (NCCL's
                                      * nChannels x speed), for the tuner's caps */
 } ss_proto_shape;

@@ -113,7 +113,8 @@ static void server_work(const ss_sim* s, double bytes)
 static void send_pull(ss_sim* s, int r, int p)
 {
   const ss_job* j = s->job;
-  sg_comm_t c = sg_mailbox_put_init(s->ps_pull_mb[(size_t)r * (size_t)j->ps_nparts + (size_t)p], &s->ps_msgs[(size_t)r * (size_t)j->ps_nparts + (size_t)p],
+  sg_comm_t c = sg_mailbox_put_init(s->ps_pull_mb[(size_t)r * (size_t)j->ps_nparts + (size_t)p],
+                                    &s->ps_msgs[(size_t)r * (size_t)j->ps_nparts + (size_t)p],
                                     (long)j->ps_part_bytes[p]);
   sg_comm_detach(c, NULL);
 }

@@ -48,8 +48,7 @@ static int per_worker(const ss_result* r)
   return r->tl && r->job->opt.arch == SS_ARCH_PS && r->job->opt.async;
 }
 
-int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out,
-                             ss_err* err)
+int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double simulated_s, ss_result* out, ss_err* err)
 {
   memset(out, 0, sizeof(*out));
   if (ss_job_check_iteration(job, "the iteration", bd->iteration_s, err))
@@ -149,7 +148,8 @@ static void write_json_memory(FILE* f, const ss_job* j)
   }
   fprintf(f, "  \"gpu_memory_bytes\": {\"parameters\": %.17g, \"gradients\": %.17g, \"optimizer\": %.17g, ",
           m->parameters, m->gradients, m->optimizer);
-  fprintf(f, "\"activations\": %.17g, \"buffers\": %.17g, \"reserve\": %.17g, \"total\": %.17g, \"capacity\": %.17g},\n",
+  fprintf(f,
+          "\"activations\": %.17g, \"buffers\": %.17g, \"reserve\": %.17g, \"total\": %.17g, \"capacity\": %.17g},\n",
           m->activations, m->buffers, m->reserve, m->total, m->capacity);
 }
 
@@ -201,9 +201,9 @@ static void write_table_memory(FILE* f, const ss_job* j)
 {
   const ss_memory* m = &j->memory;
   if (!j->memory_known) {
-    fprintf(f, "  GPU memory not checked: %s\n", j->platform->gpus[0].memory_bytes > 0
-                                                    ? "the workload gives no per-layer work (act_bytes)"
-                                                    : "the instance file gives no memory_gib");
+    fprintf(f, "  GPU memory not checked: %s\n",
+            j->platform->gpus[0].memory_bytes > 0 ? "the workload gives no per-layer work (act_bytes)"
+                                                  : "the instance file gives no memory_gib");
     return;
   }
   char parts[256];
@@ -220,8 +220,9 @@ static void write_table_ckpt(FILE* f, const ss_job* j)
     layers += j->workload->layers[l].ckpt_bytes >= 0;
     blocks += j->workload->layers[l].ckpt_bytes > 0;
   }
-  fprintf(f, "  compute: activation checkpointing on: %d of %d layers (%d block%s) keep their block's input and "
-             "re-run their forward in backward\n",
+  fprintf(f,
+          "  compute: activation checkpointing on: %d of %d layers (%d block%s) keep their block's input and "
+          "re-run their forward in backward\n",
           layers, j->workload->nlayers, blocks, blocks == 1 ? "" : "s");
 }
 
@@ -255,8 +256,8 @@ static void write_json(FILE* f, const ss_result* r)
             d + 1 < SS_DETAIL_COUNT ? "," : "");
   fprintf(f, "  },\n  \"breakdown_pct\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
-    fprintf(f, "    \"%s_pct\": %.17g%s\n", ss_cat_name((ss_cat)c),
-            100 * r->bd.part_s[c] / r->bd.iteration_s, c + 1 < SS_CAT_COUNT ? "," : "");
+    fprintf(f, "    \"%s_pct\": %.17g%s\n", ss_cat_name((ss_cat)c), 100 * r->bd.part_s[c] / r->bd.iteration_s,
+            c + 1 < SS_CAT_COUNT ? "," : "");
   fprintf(f, "  },\n  \"limit\": {\"resource\": \"%s\", \"utilisation\": %.17g, \"per_class\": {",
           ss_res_name(r->bd.limit), r->bd.util[r->bd.limit]);
   for (int k = 0; k < SS_RES_COUNT; k++)
@@ -269,9 +270,10 @@ static void write_json(FILE* f, const ss_result* r)
           j->cache);
   fprintf(f, "  \"bucket_mib\": %.17g,\n  \"buckets\": %d,\n  \"rings\": %d,\n", j->opt.bucket_mib, j->nbuckets,
           j->ngpus > 1 ? j->rings.nrings : 0);
-  fprintf(f, "  \"shard_group\": %d,\n  \"units\": %d,\n  \"collectives_per_iteration\": %d,\n  "
-          "\"gathered_peak_bytes\": %.17g,\n", j->ngpus > 1 ? j->shard_group : 1, j->nunits, ss_job_colls_per_iter(j),
-          j->gathered_peak);
+  fprintf(f,
+          "  \"shard_group\": %d,\n  \"units\": %d,\n  \"collectives_per_iteration\": %d,\n  "
+          "\"gathered_peak_bytes\": %.17g,\n",
+          j->ngpus > 1 ? j->shard_group : 1, j->nunits, ss_job_colls_per_iter(j), j->gathered_peak);
   fprintf(f, "  \"allreduce\": \"%s\",\n  \"bucket_algorithms\": [", ss_allreduce_name(j->opt.allreduce));
   for (int b = 0; b < j->nbuckets; b++)
     fprintf(f, "%s\"%s\"", b ? ", " : "", ss_allreduce_name(j->bucket_alg[b]));
@@ -284,18 +286,19 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_reference\": {\"gpu_model\": ", ss_job_compute_scaling(j));
   /* Where the times come from: the measured entry's GPU and batch, or the workload's reference. */
   ss_json_string(f, j->device ? j->device->gpu_model : j->workload->ref_gpu_model);
-  fprintf(f, ", \"batch\": %d},\n  \"compute_scale\": %.17g,\n",
-          ss_job_reference_batch(j), j->opt.compute_scale);
+  fprintf(f, ", \"batch\": %d},\n  \"compute_scale\": %.17g,\n", ss_job_reference_batch(j), j->opt.compute_scale);
   fprintf(f, "  \"precision\": \"%s\",\n  \"conv_tf32\": %s,\n", ss_precision_name(j->precision),
           j->conv_tf32 ? "true" : "false");
   fprintf(f, "  \"activation_checkpointing\": %s,\n", j->ckpt ? "true" : "false");
-  fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_names_at(ss_arch_names, j->opt.arch), j->opt.nvlink ? "true" : "false");
+  fprintf(f, "  \"arch\": \"%s\",\n  \"nvlink\": %s,\n", ss_names_at(ss_arch_names, j->opt.arch),
+          j->opt.nvlink ? "true" : "false");
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
           ss_names_at(ss_init_io_names, j->opt.init_io), r->bd.init_s, j->init_bytes);
   fprintf(f, "  \"samples\": %.17g,\n  \"time_to_train_s\": %.17g,\n", r->samples, r->time_to_train_s);
   if (j->opt.arch == SS_ARCH_PS) {
     fprintf(f, "  \"servers\": %d,\n  \"ps_placement\": \"%s\",\n  \"server_hosts\": %d,\n  \"async\": %s,\n",
-            j->opt.servers, ss_names_at(ss_placement_names, j->opt.placement), j->ps_hosts, j->opt.async ? "true" : "false");
+            j->opt.servers, ss_names_at(ss_placement_names, j->opt.placement), j->ps_hosts,
+            j->opt.async ? "true" : "false");
     fprintf(f, "  \"server_agg_gbytes_per_s\": %.17g,\n  \"staleness_mean\": %.17g,\n  \"staleness_max\": %.17g,\n",
             j->opt.server_agg_gbytes_per_s, r->bd.staleness_mean, r->bd.staleness_max);
     fprintf(f, "  \"worker_throughput_min_samples_per_s\": %.17g,\n  \"worker_throughput_max_samples_per_s\": %.17g,\n",
@@ -322,7 +325,6 @@ static double tidy(double v)
   return fabs(v) < 1e-12 ? 0 : v;
 }
 
-
 /* The differential breakdown under the RUN2 report: the runs, then each part per iteration, per
  * epoch, in Stash's percent and in percent of RUN2, beside RUN2's timeline; then the notes. */
 static void write_table_stash(FILE* f, const ss_stash* s)
@@ -339,7 +341,9 @@ static void write_table_stash(FILE* f, const ss_stash* s)
       snprintf(what, sizeof(what), "SINGLE synthetic, %d GPUs on one %s", j->ngpus, j->platform->instance_type);
     else
       snprintf(what, sizeof(what), "RUN%d %s, %d GPU%s", k,
-               k <= SS_RUN1 ? "synthetic" : k == SS_RUN2 ? "real data, cold cache" : "real data, all cached",
+               k <= SS_RUN1   ? "synthetic"
+               : k == SS_RUN2 ? "real data, cold cache"
+                              : "real data, all cached",
                j->ngpus, j->ngpus == 1 ? "" : "s");
     fprintf(f, "  %-44s %9.3f ms %8.2f min %8.2f $\n", what, s->bd[k].iteration_s * 1e3, s->epoch_s[k] / 60,
             s->cost_usd_per_epoch[k]);
@@ -361,8 +365,10 @@ static void write_table_stash(FILE* f, const ss_stash* s)
     fprintf(f, "  %-32s %9.3f ms %8.1f s %7.1f%% %7.1f%% %13.3f ms\n", label, v * 1e3, v * s->iterations_per_epoch,
             tidy(s->pct[d]), 100 * v / s->bd[SS_RUN2].iteration_s, tl[ss_stash_diff_cat((ss_diff)d)] * 1e3);
   }
-  fprintf(f, "  Stash %%: interconnect / %s, network / SINGLE, prep / RUN3 (at least 0), fetch / RUN2, as Stash's "
-             "tool/analyze.py; compute / RUN2\n", single ? "SINGLE" : "RUN1");
+  fprintf(f,
+          "  Stash %%: interconnect / %s, network / SINGLE, prep / RUN3 (at least 0), fetch / RUN2, as Stash's "
+          "tool/analyze.py; compute / RUN2\n",
+          single ? "SINGLE" : "RUN1");
   for (int i = 0; i < s->nnotes; i++)
     fprintf(f, "  note: %s\n", s->notes[i]);
 }
@@ -381,8 +387,8 @@ static void write_table_ps(FILE* f, const ss_result* r)
   else
     snprintf(where, sizeof(where), "colocated with the workers");
   fprintf(f, "  gradients: %d bucket%s %s%s, pushed to %d parameter server%s %s, %s\n", j->nbuckets,
-          j->nbuckets == 1 ? "" : "s", cap, j->opt.overlap ? " as backward fills them" : " after backward", j->opt.servers,
-          j->opt.servers == 1 ? "" : "s", where, j->opt.async ? "asynchronous (ASGD)" : "synchronous");
+          j->nbuckets == 1 ? "" : "s", cap, j->opt.overlap ? " as backward fills them" : " after backward",
+          j->opt.servers, j->opt.servers == 1 ? "" : "s", where, j->opt.async ? "asynchronous (ASGD)" : "synchronous");
   if (!j->opt.async)
     return;
   fprintf(f, "  workers: %.1f to %.1f samples/s each; staleness %.2f updates on average, %.0f at most\n",
@@ -407,13 +413,12 @@ static void write_table_host(FILE* f, const ss_job* j)
     issue += j->segs[g].host_s;
   fprintf(f, "  host: %.3f ms issuing per iteration (%s%.3f ms optimizer and calls after the step)", issue * 1e3,
           j->resolved.launch && j->workload->has_host_times ? "the workload's host times, "
-          : j->resolved.launch                             ? "no host times in the workload, "
-                                                           : "--no-launch, ",
+          : j->resolved.launch                              ? "no host times in the workload, "
+                                                            : "--no-launch, ",
           opt * 1e3);
   if (j->nbuckets > 0 && j->resolved.framework)
     fprintf(f, "; %s: %.0f us per collective, %.0f us per tensor%s", ss_ddp_name(j->opt.ddp),
-            j->collective_host_s * 1e6, j->tensor_host_s * 1e6,
-            j->copy_s_per_byte > 0 ? ", GPU copies" : "");
+            j->collective_host_s * 1e6, j->tensor_host_s * 1e6, j->copy_s_per_byte > 0 ? ", GPU copies" : "");
   if (j->copy_bytes > 0)
     fprintf(f, "; pageable copy of %.1f MB%s", j->copy_bytes / 1e6, j->staging_s > 0 ? " staged" : "");
   if (j->handoff_s > 0)
@@ -446,16 +451,15 @@ static void write_table(FILE* f, const ss_result* r)
     if (strcmp(j->platform->gpus[g].model, j->platform->gpus[0].model) != 0)
       snprintf(gpus, sizeof(gpus), "%d GPUs of mixed models (GPU 0: %s)", j->ngpus, j->platform->gpus[0].model);
   if (j->instances > 1)
-    fprintf(f, "stash-sim %s: %s on %d x %s, %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
-            j->instances, j->platform->instance_type, gpus, j->batch);
+    fprintf(f, "stash-sim %s: %s on %d x %s, %s, batch %d per GPU\n", SS_VERSION, j->workload->model, j->instances,
+            j->platform->instance_type, gpus, j->batch);
   else
     fprintf(f, "stash-sim %s: %s on %s, %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
             j->platform->instance_type, gpus, j->batch);
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);
   fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
-          r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances,
-          j->instances == 1 ? "" : "s");
+          r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances, j->instances == 1 ? "" : "s");
   if (j->opt.region || j->opt.price_file)
     fprintf(f, "  price        %s\n", j->price_source);
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
@@ -465,13 +469,15 @@ static void write_table(FILE* f, const ss_result* r)
       fprintf(f, "    %-20s %10.3f ms %6.1f%%\n", ss_category_of((ss_cat)c)->label, b->part_s[c] * 1e3,
               100 * b->part_s[c] / b->iteration_s);
   if (b->detail_s[SS_DETAIL_INTERFERENCE] > 0 || b->detail_s[SS_DETAIL_STRAGGLER] > 0)
-    fprintf(f, "    of the stalls: %.3f ms compute slowed by collectives (interference), %.3f ms waiting for the "
-               "slowest GPU (stragglers)\n",
+    fprintf(f,
+            "    of the stalls: %.3f ms compute slowed by collectives (interference), %.3f ms waiting for the "
+            "slowest GPU (stragglers)\n",
             b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
   write_table_limit(f, b);
   if (j->device && j->roofline)
-    fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "
-               "batch %d, carried to batch %d by the roofline model fitted on them\n",
+    fprintf(f,
+            "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "
+            "batch %d, carried to batch %d by the roofline model fitted on them\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio,
             ss_job_reference_batch(j), j->batch);
   else if (j->device)
@@ -516,7 +522,7 @@ static void write_table(FILE* f, const ss_result* r)
     const char* when = sharded && !mode->bucket_in_backward ? ", after backward"
                        : sharded && ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm)
                            ? ", each as backward fills it, overlapped with backward (--overlap-comm on)"
-                       : sharded         ? ", each as backward fills it, backward waiting"
+                       : sharded        ? ", each as backward fills it, backward waiting"
                        : j->opt.overlap ? ", overlapped with backward"
                                         : ", after backward (--no-overlap)";
     fprintf(f, "  gradients: %d bucket%s %s%s; %s", j->nbuckets, j->nbuckets == 1 ? "" : "s", cap, when,
@@ -534,8 +540,10 @@ static void write_table(FILE* f, const ss_result* r)
       fprintf(f, "; compute %g times as long while they run (interference)", 1 + j->interference);
     fprintf(f, "\n");
     if (j->npost > 0)
-      fprintf(f, "  parameters: the step on 1/%d of them, then %d all-gather%s of %.0f MB after it, which the next "
-              "forward waits for\n", j->ngpus, j->npost, j->npost == 1 ? "" : "s", j->post_bytes[0] / 1e6);
+      fprintf(f,
+              "  parameters: the step on 1/%d of them, then %d all-gather%s of %.0f MB after it, which the next "
+              "forward waits for\n",
+              j->ngpus, j->npost, j->npost == 1 ? "" : "s", j->post_bytes[0] / 1e6);
   }
   if (j->host)
     write_table_host(f, j);
@@ -554,8 +562,9 @@ static void write_table(FILE* f, const ss_result* r)
     fputc('\n', f);
     int sim = ss_job_sim_instances(j);
     if (sim < j->instances)
-      fprintf(f, "  simulated: %d of the %d identical instances, the collectives with the whole cluster's steps "
-                 "and sizes (docs/model.md, \"Identical instances\"; --no-symmetry: all)\n",
+      fprintf(f,
+              "  simulated: %d of the %d identical instances, the collectives with the whole cluster's steps "
+              "and sizes (docs/model.md, \"Identical instances\"; --no-symmetry: all)\n",
               sim, j->instances);
   }
   if (r->stash)
@@ -568,16 +577,16 @@ static void whatif_json_side(FILE* f, const char* name, const ss_result* r)
   const ss_job* j = r->job;
   fprintf(f, "  \"%s\": {\"platform\": ", name);
   ss_json_string(f, j->platform->instance_type);
-  fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"batch_per_gpu\": %d, \"arch\": \"%s\",\n", j->instances,
-          j->ngpus, j->batch, ss_names_at(ss_arch_names, j->opt.arch));
-  fprintf(f, "    \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g, "
-             "\"cost_usd_per_epoch\": %.17g,\n    \"breakdown\": {",
+  fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"batch_per_gpu\": %d, \"arch\": \"%s\",\n", j->instances, j->ngpus,
+          j->batch, ss_names_at(ss_arch_names, j->opt.arch));
+  fprintf(f,
+          "    \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g, "
+          "\"cost_usd_per_epoch\": %.17g,\n    \"breakdown\": {",
           r->bd.iteration_s, r->throughput_samples_per_s, r->epoch_s, r->cost_usd_per_epoch);
   for (int c = 0; c < SS_CAT_COUNT; c++)
     fprintf(f, "%s\"%s_s\": %.17g", c ? ", " : "", ss_cat_name((ss_cat)c), r->bd.part_s[c]);
   fprintf(f, "}}");
 }
-
 
 /* Write a report in JSON by json(f, arg), or in CSV from that JSON (csv.c), whose columns are
  * then the JSON's paths; rows_key names the array whose elements are the CSV's lines, if any. */
@@ -617,8 +626,8 @@ static void json_whatif(FILE* f, const void* arg)
   fprintf(f, "\n}\n");
 }
 
-int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes,
-                     int nchanges, ss_format fmt)
+int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes, int nchanges,
+                     ss_format fmt)
 {
   if (fmt != SS_FORMAT_TABLE) {
     whatif_arg a = {base, changed, changes, nchanges};
@@ -643,8 +652,9 @@ int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, c
   fprintf(f, "  per iteration:\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
     if (shown((ss_cat)c, base->job) || shown((ss_cat)c, changed->job))
-      fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", ss_category_of((ss_cat)c)->label, base->bd.part_s[c] * 1e3,
-              changed->bd.part_s[c] * 1e3, (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
+      fprintf(f, "    %-20s %11.3f ms %11.3f ms %+9.3f ms\n", ss_category_of((ss_cat)c)->label,
+              base->bd.part_s[c] * 1e3, changed->bd.part_s[c] * 1e3,
+              (changed->bd.part_s[c] - base->bd.part_s[c]) * 1e3);
   fprintf(f, "  speedup: x%.3f (throughput, changed over base)\n", speedup);
   return ferror(f) ? SS_EIO : SS_OK;
 }
@@ -704,8 +714,9 @@ static void json_bench(FILE* f, const void* arg)
     double algbw, busbw;
     const char* proto;
     const char* alg = bench_figures(a, k, &proto, &algbw, &busbw);
-    fprintf(f, "%s\n    {\"size_bytes\": %.0f, \"count\": %.0f, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
-               "\"time_s\": %.9e, \"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f}",
+    fprintf(f,
+            "%s\n    {\"size_bytes\": %.0f, \"count\": %.0f, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
+            "\"time_s\": %.9e, \"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f}",
             k ? "," : "", a->bytes[k], floor(a->bytes[k] / 4), alg, proto, a->time_s[k], algbw, busbw);
   }
   fprintf(f, "\n  ]\n}\n");
@@ -732,8 +743,8 @@ int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes,
     double algbw, busbw;
     const char* proto;
     const char* alg = bench_figures(&a, k, &proto, &algbw, &busbw);
-    fprintf(f, " %14.0f %12.0f %13s%*s %12.2f %11.2f %11.2f\n", bytes[k], floor(bytes[k] / 4), alg,
-            proto_col ? 9 : 0, proto_col ? proto : "", time_s[k] * 1e6, algbw, busbw);
+    fprintf(f, " %14.0f %12.0f %13s%*s %12.2f %11.2f %11.2f\n", bytes[k], floor(bytes[k] / 4), alg, proto_col ? 9 : 0,
+            proto_col ? proto : "", time_s[k] * 1e6, algbw, busbw);
   }
   return ferror(f) ? SS_EIO : SS_OK;
 }

@@ -39,8 +39,8 @@ int ss_report_write(FILE* f, const ss_result* r, ss_format fmt);
 /* Write a whatif comparison (base against changed, after the changes given) in format fmt: both
  * runs' iteration, throughput, epoch, cost and breakdown, and the speedup (changed throughput over
  * base throughput). Returns 0, or SS_EIO when writing failed (SS_ENOMEM when memory did). */
-int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes,
-                     int nchanges, ss_format fmt);
+int ss_report_whatif(FILE* f, const ss_result* base, const ss_result* changed, const char* const* changes, int nchanges,
+                     ss_format fmt);
 
 /* Write a collective benchmark (stash-sim bench allreduce) in format fmt: for each of the nsizes
  * sizes bytes[k], the mean time time_s[k] of one allreduce by algorithm algs[k] with protocol

@@ -82,15 +82,15 @@ static int run_done(void* arg, int i, const ss_proc_result* r)
   return SS_OK;
 }
 
-int ss_runs_all(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
-                ss_breakdown* bd, double* simulated_s, ss_err* err)
+int ss_runs_all(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg, ss_breakdown* bd,
+                double* simulated_s, ss_err* err)
 {
   fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err, NULL, NULL, 0, n};
   return ss_proc_map(n, sizeof(run_msg), run_child, run_done, &c, err);
 }
 
-int ss_runs_each(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg,
-                 ss_breakdown* bd, double* simulated_s, int* rcs, ss_err* errs, int progress, ss_err* err)
+int ss_runs_each(const ss_job* const* jobs, const char* const* names, int n, int ncfg, char** cfg, ss_breakdown* bd,
+                 double* simulated_s, int* rcs, ss_err* errs, int progress, ss_err* err)
 {
   fork_ctx c = {jobs, names, ncfg, cfg, bd, simulated_s, err, rcs, errs, progress, n};
   return ss_proc_map(n, sizeof(run_msg), run_child, run_done, &c, err);

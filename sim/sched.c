@@ -3,8 +3,8 @@
 
 #include "err.h"
 
-ss_coll_spec* ss_sched_add(ss_coll_spec* colls, int* n, int cap, ss_coll_kind kind, ss_coll_op op,
-                           ss_coll_scope scope, int index, double bytes)
+ss_coll_spec* ss_sched_add(ss_coll_spec* colls, int* n, int cap, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope,
+                           int index, double bytes)
 {
   ss_assert(*n < cap);
   ss_coll_spec* c = &colls[(*n)++];

@@ -25,10 +25,10 @@ typedef struct ss_coll_spec {
   ss_coll_kind kind;
   ss_coll_op op;
   ss_coll_scope scope;
-  int index;   /* the bucket, unit, chunk or metric */
-  int last;    /* SS_CK_GATHER: the last unit it gathers parameters of (a prefetch may span several) */
-  int bwd;     /* SS_CK_GATHER: for backward */
-  int prefetch;/* SS_CK_GATHER: issued ahead of the unit's use */
+  int index;    /* the bucket, unit, chunk or metric */
+  int last;     /* SS_CK_GATHER: the last unit it gathers parameters of (a prefetch may span several) */
+  int bwd;      /* SS_CK_GATHER: for backward */
+  int prefetch; /* SS_CK_GATHER: issued ahead of the unit's use */
   double bytes; /* the whole buffer, as nccl-tests counts it: n times each GPU's shard */
 } ss_coll_spec;
 
@@ -37,8 +37,8 @@ typedef struct ss_coll_spec {
 typedef struct ss_unit {
   int first_layer;
   int last_layer;
-  double params;     /* the parameters gathered (ZeRO-3: without the persistent ones) */
-  int root;          /* FSDP's outermost unit: the layers no smaller unit wraps */
+  double params; /* the parameters gathered (ZeRO-3: without the persistent ones) */
+  int root;      /* FSDP's outermost unit: the layers no smaller unit wraps */
 } ss_unit;
 
 /* What one pass (forward or backward) over a chunk issues and waits for: the collectives
@@ -61,7 +61,7 @@ typedef struct ss_chunk {
 
 /* Append a collective to colls[*n] (allocated large enough by the caller: asserted against cap);
  * returns it, index and last set to index. */
-ss_coll_spec* ss_sched_add(ss_coll_spec* colls, int* n, int cap, ss_coll_kind kind, ss_coll_op op,
-                           ss_coll_scope scope, int index, double bytes);
+ss_coll_spec* ss_sched_add(ss_coll_spec* colls, int* n, int cap, ss_coll_kind kind, ss_coll_op op, ss_coll_scope scope,
+                           int index, double bytes);
 
 #endif

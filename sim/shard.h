@@ -45,28 +45,28 @@ typedef enum ss_shard_units { SS_UNITS_NONE, SS_UNITS_LAYERS, SS_UNITS_WRAP } ss
 /* The options a mode may take besides the common ones (bits; an option's registry row says which
  * one it is: ss_optdef.shard_opt). */
 enum {
-  SS_SOPT_FRAMEWORK = 1,        /* --ddp and its framework's options: the unsharded mode's */
-  SS_SOPT_WRAP_PARAMS = 2,      /* FSDP's wrapping policy */
-  SS_SOPT_PARAM_PREFETCH = 4,   /* --no-param-prefetch */
-  SS_SOPT_ZERO3 = 8,            /* --prefetch-bucket, --reuse-distance: DeepSpeed's stage 3 settings */
-  SS_SOPT_OVERLAP_COMM = 16     /* --overlap-comm: DeepSpeed's */
+  SS_SOPT_FRAMEWORK = 1,      /* --ddp and its framework's options: the unsharded mode's */
+  SS_SOPT_WRAP_PARAMS = 2,    /* FSDP's wrapping policy */
+  SS_SOPT_PARAM_PREFETCH = 4, /* --no-param-prefetch */
+  SS_SOPT_ZERO3 = 8,          /* --prefetch-bucket, --reuse-distance: DeepSpeed's stage 3 settings */
+  SS_SOPT_OVERLAP_COMM = 16   /* --overlap-comm: DeepSpeed's */
 };
 
 /* One mode's facts. */
 typedef struct ss_shard_mode {
-  const char* label;       /* the report's words ("DeepSpeed ZeRO-3", "FSDP FULL_SHARD"); NULL for none */
-  const char* engine;      /* who decides how and when gradients are reduced ("DeepSpeed's engine", "FSDP") */
-  unsigned divides;        /* SS_STATE_* divided among the shard group */
-  int hybrid;              /* the shard group is each instance's GPUs, replicated across instances (each
+  const char* label;  /* the report's words ("DeepSpeed ZeRO-3", "FSDP FULL_SHARD"); NULL for none */
+  const char* engine; /* who decides how and when gradients are reduced ("DeepSpeed's engine", "FSDP") */
+  unsigned divides;   /* SS_STATE_* divided among the shard group */
+  int hybrid;         /* the shard group is each instance's GPUs, replicated across instances (each
                             * unit's reduced shard allreduced among the same-index GPUs) */
   ss_shard_grads grads;
-  ss_coll_op bucket_op;    /* the collective of each gradient bucket */
-  int bucket_in_backward;  /* buckets go out as backward fills them (ZeRO-1: after backward) */
-  int post_gather;         /* the updated parameters all-gathered after the step (ZeRO-1 and 2) */
+  ss_coll_op bucket_op;   /* the collective of each gradient bucket */
+  int bucket_in_backward; /* buckets go out as backward fills them (ZeRO-1: after backward) */
+  int post_gather;        /* the updated parameters all-gathered after the step (ZeRO-1 and 2) */
   ss_shard_units units;
-  int keep_after_forward;  /* a unit gathered for forward stays gathered for backward (SHARD_GRAD_OP) */
-  int overlap_comm;        /* DeepSpeed's overlap_comm default (its collectives on side streams) */
-  unsigned takes;          /* SS_SOPT_* */
+  int keep_after_forward; /* a unit gathered for forward stays gathered for backward (SHARD_GRAD_OP) */
+  int overlap_comm;       /* DeepSpeed's overlap_comm default (its collectives on side streams) */
+  unsigned takes;         /* SS_SOPT_* */
 } ss_shard_mode;
 
 /* The row of mode m (a valid ss_shard). */

@@ -67,23 +67,22 @@ static const char* const cfg_bools[] = {"0", "1", "yes", "no", "on", "off", "tru
 static const char* const cfg_optims[] = {"Lazy", "Full", NULL};
 static const char* const cfg_factories[] = {"raw", "ucontext", "boost", "thread", NULL};
 
-static const cfg_allowed cfg_allow[] = {
-    {"network/model", cfg_models, 0, 0},
-    {"network/TCP-gamma", NULL, 0, 1e12},
-    {"network/crosstraffic", cfg_bools, 0, 0},
-    {"network/latency-factor", NULL, 0.01, 100},
-    {"network/bandwidth-factor", NULL, 0.01, 100},
-    {"network/weight-S", NULL, 0, 1e9},
-    {"network/maxmin-selective-update", cfg_bools, 0, 0},
-    {"network/optim", cfg_optims, 0, 0},
-    {"cpu/optim", cfg_optims, 0, 0},
-    {"cpu/maxmin-selective-update", cfg_bools, 0, 0},
-    {"maxmin/precision", NULL, 1e-9, 1e-3},
-    {"surf/precision", NULL, 1e-12, 1e-6},
-    {"contexts/factory", cfg_factories, 0, 0},
-    {"contexts/stack-size", NULL, 64, 65536},
-    {"contexts/guard-size", NULL, 0, 64},
-    {NULL, NULL, 0, 0}};
+static const cfg_allowed cfg_allow[] = {{"network/model", cfg_models, 0, 0},
+                                        {"network/TCP-gamma", NULL, 0, 1e12},
+                                        {"network/crosstraffic", cfg_bools, 0, 0},
+                                        {"network/latency-factor", NULL, 0.01, 100},
+                                        {"network/bandwidth-factor", NULL, 0.01, 100},
+                                        {"network/weight-S", NULL, 0, 1e9},
+                                        {"network/maxmin-selective-update", cfg_bools, 0, 0},
+                                        {"network/optim", cfg_optims, 0, 0},
+                                        {"cpu/optim", cfg_optims, 0, 0},
+                                        {"cpu/maxmin-selective-update", cfg_bools, 0, 0},
+                                        {"maxmin/precision", NULL, 1e-9, 1e-3},
+                                        {"surf/precision", NULL, 1e-12, 1e-6},
+                                        {"contexts/factory", cfg_factories, 0, 0},
+                                        {"contexts/stack-size", NULL, 64, 65536},
+                                        {"contexts/guard-size", NULL, 0, 64},
+                                        {NULL, NULL, 0, 0}};
 
 /* Log thresholds: --log=CATEGORY.thres:LEVEL (also .thresh, .threshold) and --log=no_loc. */
 static const char* const log_levels[] = {"trace", "debug", "verbose", "info", "warning", "error", "critical", NULL};
@@ -122,8 +121,10 @@ static int check_log(const char* arg, const char* v, ss_err* err)
   }
   char levels[160];
   join_names(log_levels, levels, sizeof(levels));
-  return ss_err_set(err, NULL, 0, "%s: stash-sim accepts --log=CATEGORY.thres:LEVEL (LEVEL %s) and --log=no_loc "
-                    "(README, SimGrid options)", arg, levels);
+  return ss_err_set(err, NULL, 0,
+                    "%s: stash-sim accepts --log=CATEGORY.thres:LEVEL (LEVEL %s) and --log=no_loc "
+                    "(README, SimGrid options)",
+                    arg, levels);
 }
 
 /* Whether one pass-through argument is on the allow-list, with its value in range. */

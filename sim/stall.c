@@ -77,13 +77,16 @@ ss_res ss_stall_limit(const ss_breakdown* b)
 
 _Static_assert((int)SS_RES_CPU == (int)SS_LINK_CLASS_COUNT, "the link classes come first among the resources");
 
-static const char* const res_labels[SS_RES_COUNT] = {"NVLink", "NVSwitch",   "PCIe", "inter-socket link",
-                                                     "NIC",    "host memory (SHM)", "loader CPU", "disk", "GPU"};
+static const char* const res_labels[SS_RES_COUNT] = {
+    "NVLink", "NVSwitch", "PCIe", "inter-socket link", "NIC", "host memory (SHM)", "loader CPU", "disk", "GPU"};
 
 const char* ss_res_name(ss_res r)
 {
   ss_assert(r >= 0 && r < SS_RES_COUNT);
-  return r < SS_RES_CPU ? ss_link_class_name((ss_link_class)r) : r == SS_RES_CPU ? "cpu" : r == SS_RES_DISK ? "disk" : "gpu";
+  return r < SS_RES_CPU     ? ss_link_class_name((ss_link_class)r)
+         : r == SS_RES_CPU  ? "cpu"
+         : r == SS_RES_DISK ? "disk"
+                            : "gpu";
 }
 
 const char* ss_res_label(ss_res r)

@@ -65,8 +65,10 @@ static int find_single(const ss_platform* p, int want, ss_platform** out, ss_err
   struct dirent** names = NULL;
   int n = scandir(dir, &names, xml_name, alphasort);
   if (n < 0)
-    return ss_err_set(err, p->path, 0, "cannot list the directory '%s' to find a single instance with %d GPUs (give "
-                      "one with --stash-single)", dir, want);
+    return ss_err_set(err, p->path, 0,
+                      "cannot list the directory '%s' to find a single instance with %d GPUs (give "
+                      "one with --stash-single)",
+                      dir, want);
   ss_platform* best = NULL;
   for (int i = 0; i < n; i++) {
     char path[PATH_MAX + 256];
@@ -86,8 +88,10 @@ static int find_single(const ss_platform* p, int want, ss_platform** out, ss_err
   }
   free(names);
   if (!best)
-    return ss_err_set(err, p->path, 0, "no instance file in '%s' has GPU model '%s' and loads (give one with "
-                      "--stash-single)", dir, p->gpus[0].model);
+    return ss_err_set(err, p->path, 0,
+                      "no instance file in '%s' has GPU model '%s' and loads (give one with "
+                      "--stash-single)",
+                      dir, p->gpus[0].model);
   *out = best;
   return SS_OK;
 }
@@ -147,16 +151,20 @@ static void stash_stack(const ss_platform* p, const ss_workload* w, const ss_opt
              ss_optset_has(given, "synthetic-sample-bytes");
   const char* lead = kept ? "(the options given on the command line replace the script's) " : "";
   if (bert)
-    snprintf(what, size, "%sStash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
-             "torch.cuda.synchronize() after the data and the step", lead);
+    snprintf(what, size,
+             "%sStash's BERT script: PyTorch DDP, synthetic batches copied from host memory, "
+             "torch.cuda.synchronize() after the data and the step",
+             lead);
   else
-    snprintf(what, size, "%sStash's CNN script: apex DDP with one allreduce per parameter tensor, %s, fp32 synthetic "
+    snprintf(what, size,
+             "%sStash's CNN script: apex DDP with one allreduce per parameter tensor, %s, fp32 synthetic "
              "batches copied from pageable host memory, DALI for real data, torch.cuda.synchronize() after the "
              "data and the step, three metric allreduces and .item() per iteration in RUN1-3 (--stash-stack "
-             "ours: the job's options)", lead,
+             "ours: the job's options)",
+             lead,
              ideal_amp ? "AMP as V100 kernels x0.306 (an estimate)"
              : amp     ? "AMP (--precision amp, NCHW: apex O1)"
-                 : "AMP (no FP16 tensor cores on this GPU, or no layer work in the workload: FP32 kernels)");
+                       : "AMP (no FP16 tensor cores on this GPU, or no layer work in the workload: FP32 kernels)");
 }
 
 int ss_stash_plan(const ss_platform* p, const ss_workload* w, const ss_options* o, const ss_optset* given,
@@ -279,25 +287,29 @@ static void explain(ss_stash* s)
   double data_d = d[SS_DIFF_PREP] + d[SS_DIFF_FETCH];
   double data_t = tl[SS_CAT_PREP] + tl[SS_CAT_FETCH];
   if (s->job[SS_RUN_SINGLE] && !s->single_exact)
-    note(s, "no %s instance file has %d GPUs: the network stall compares with %d GPUs on one %s, so it also holds "
-            "the difference of scale",
+    note(s,
+         "no %s instance file has %d GPUs: the network stall compares with %d GPUs on one %s, so it also holds "
+         "the difference of scale",
          s->single->gpus[0].model, s->job[SS_RUN1]->ngpus, s->job[SS_RUN_SINGLE]->ngpus, s->single->instance_type);
   if (differ(comm_d, comm_t, t2))
-    note(s, "communication: the differential view charges %.3f ms (RUN1 - RUN0), the timeline %.3f ms of waits on "
-            "collectives in RUN2: %s",
+    note(s,
+         "communication: the differential view charges %.3f ms (RUN1 - RUN0), the timeline %.3f ms of waits on "
+         "collectives in RUN2: %s",
          comm_d * 1e3, comm_t * 1e3,
          comm_t > comm_d ? "with real data the loaders' host-to-device copies share PCIe and host links with the "
                            "collectives, which then take longer than in the synthetic RUN1"
                          : "with real data the GPUs reach each collective out of step, and the time a GPU waits for a "
                            "late one is booked by the late one as data stall");
   if (differ(data_d, data_t, t2))
-    note(s, "data: the differential view charges %.3f ms (RUN2 - RUN1), the timeline %.3f ms of waits for data in "
-            "RUN2: RUN2 also changes how communication overlaps, see above",
+    note(s,
+         "data: the differential view charges %.3f ms (RUN2 - RUN1), the timeline %.3f ms of waits for data in "
+         "RUN2: RUN2 also changes how communication overlaps, see above",
          data_d * 1e3, data_t * 1e3);
   else if (differ(d[SS_DIFF_PREP], tl[SS_CAT_PREP], t2))
-    note(s, "prep vs fetch: Stash charges prep with the wait left when every sample is cached (RUN3 - RUN1, "
-            "%.3f ms) and fetch with all the wait that reading adds to it (RUN2 - RUN3, %.3f ms); the timeline "
-            "splits each wait in proportion to the loader's disk and CPU time on that batch (%.3f and %.3f ms), %s",
+    note(s,
+         "prep vs fetch: Stash charges prep with the wait left when every sample is cached (RUN3 - RUN1, "
+         "%.3f ms) and fetch with all the wait that reading adds to it (RUN2 - RUN3, %.3f ms); the timeline "
+         "splits each wait in proportion to the loader's disk and CPU time on that batch (%.3f and %.3f ms), %s",
          d[SS_DIFF_PREP] * 1e3, d[SS_DIFF_FETCH] * 1e3, tl[SS_CAT_PREP] * 1e3, tl[SS_CAT_FETCH] * 1e3,
          tl[SS_CAT_FETCH] < d[SS_DIFF_FETCH]
              ? "so reads get their share of the wait, not the whole increase they cause on a loader that is already "

@@ -26,17 +26,17 @@ typedef enum ss_diff {
 #define SS_STASH_MAX_NOTES 6
 
 typedef struct ss_stash {
-  ss_job* job[SS_RUN_COUNT]; /* owned; job[SS_RUN_SINGLE] is NULL unless the job spans instances */
-  ss_platform* single;       /* owned: the instance of the SINGLE run */
-  int single_exact;          /* it has the job's number of GPUs (else the nearest of that GPU model) */
-  ss_breakdown bd[SS_RUN_COUNT];  /* each run's timeline breakdown; bd[].iteration_s is its time T */
+  ss_job* job[SS_RUN_COUNT];     /* owned; job[SS_RUN_SINGLE] is NULL unless the job spans instances */
+  ss_platform* single;           /* owned: the instance of the SINGLE run */
+  int single_exact;              /* it has the job's number of GPUs (else the nearest of that GPU model) */
+  ss_breakdown bd[SS_RUN_COUNT]; /* each run's timeline breakdown; bd[].iteration_s is its time T */
   double simulated_s[SS_RUN_COUNT];
-  double part_s[SS_DIFF_COUNT];   /* seconds per iteration; they sum to T(RUN2) */
-  double pct[SS_DIFF_COUNT];      /* Stash's percentages (tool/analyze.py denominators) */
-  double iterations_per_epoch;    /* of the job: samples / (batch x GPUs) */
-  double epoch_s[SS_RUN_COUNT];   /* an epoch at each run's speed (RUN0: one GPU does all of it) */
+  double part_s[SS_DIFF_COUNT];            /* seconds per iteration; they sum to T(RUN2) */
+  double pct[SS_DIFF_COUNT];               /* Stash's percentages (tool/analyze.py denominators) */
+  double iterations_per_epoch;             /* of the job: samples / (batch x GPUs) */
+  double epoch_s[SS_RUN_COUNT];            /* an epoch at each run's speed (RUN0: one GPU does all of it) */
   double cost_usd_per_epoch[SS_RUN_COUNT]; /* the instances each run rents x their price x epoch_s */
-  char stack[512];                /* the stack the runs used, in words */
+  char stack[512];                         /* the stack the runs used, in words */
   int nnotes;
   char notes[SS_STASH_MAX_NOTES][512]; /* where the differential and timeline views disagree, and why */
 } ss_stash;

@@ -4,7 +4,6 @@
 
 #include "category.h"
 
-
 /* The resources whose utilisation a run measures over its measured window (docs/model.md, "What
  * limits a run"): the link classes, in ss_link_class's order (sim/platform.h; the engine checks
  * it), the CPUs that prepare the data, the disks, and the GPUs (from the breakdown, sim/stall.c). */
@@ -26,14 +25,14 @@ typedef struct ss_timeline {
   int niters;
   double* start_s; /* [rank * niters + iter] */
   double* end_s;
-  double* acc_s;   /* [(rank * niters + iter) * SS_CAT_COUNT + cat] */
-  double* det_s;   /* [(rank * niters + iter) * SS_DETAIL_COUNT + detail] */
+  double* acc_s; /* [(rank * niters + iter) * SS_CAT_COUNT + cat] */
+  double* det_s; /* [(rank * niters + iter) * SS_DETAIL_COUNT + detail] */
   /* Asynchronous parameter servers: updates applied, and the staleness of each (updates other
    * workers applied to its part since its worker last pulled it): sum and largest. */
   long ps_updates;
   double ps_staleness_sum;
   long ps_staleness_max;
-  long* rank_updates;             /* [rank]: the same, per worker */
+  long* rank_updates; /* [rank]: the same, per worker */
   double* rank_staleness_sum;
   /* [rank * niters + iter]: how many of the cluster's ranks it stands for in that iteration's means
    * (1 each, unless identical instances are simulated by a few with compute jitter: straggler.c). */
@@ -57,6 +56,5 @@ void ss_timeline_detail(ss_timeline* t, int rank, int iter, ss_detail d, double 
 
 /* Record the simulated start and end date of (rank, iter). */
 void ss_timeline_span(ss_timeline* t, int rank, int iter, double start_s, double end_s);
-
 
 #endif

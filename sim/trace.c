@@ -157,16 +157,16 @@ void ss_trace_process(ss_trace* t, int pid, const char* name)
 {
   char e[256];
   escaped(name, e, sizeof(e));
-  put(t, "%s{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"%s\"}}",
-      sep(t), pid, e);
+  put(t, "%s{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"%s\"}}", sep(t),
+      pid, e);
 }
 
 void ss_trace_thread(ss_trace* t, int pid, int tid, const char* name, int sort_index)
 {
   char e[256];
   escaped(name, e, sizeof(e));
-  put(t, "%s{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}",
-      sep(t), pid, tid, e);
+  put(t, "%s{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"%s\"}}", sep(t),
+      pid, tid, e);
   put(t, "%s{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, \"tid\": %d, \"args\": {\"sort_index\": %d}}",
       sep(t), pid, tid, sort_index);
 }

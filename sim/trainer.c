@@ -121,8 +121,10 @@ static void trace_lost(ss_sim* s, int rank, double start_s, double end_s, double
     if (!(part[k] > 0))
       continue;
     char detail[192];
-    snprintf(detail, sizeof(detail), "the compute before ran %g times slower while collectives ran: %.3f ms of its "
-             "%.3f ms lost, drawn at its end", 1 + s->job->interference, lost * 1e3, (end_s - start_s) * 1e3);
+    snprintf(detail, sizeof(detail),
+             "the compute before ran %g times slower while collectives ran: %.3f ms of its "
+             "%.3f ms lost, drawn at its end",
+             1 + s->job->interference, lost * 1e3, (end_s - start_s) * 1e3);
     ss_simtrace_rank(s, rank, SS_TRACK_TRAINER(s->ranks[rank].local), names[k], ss_cat_name(cats[k]), at, part[k],
                      detail);
     at += part[k];
@@ -270,7 +272,7 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
   int ps = j->opt.arch == SS_ARCH_PS;
   int ps_net = ps && ss_cluster_networked(j);
   int per_iter = ss_job_colls_per_iter(j); /* collectives per iteration */
-  long k = 0;                               /* segments run, over all iterations */
+  long k = 0;                              /* segments run, over all iterations */
   if (ps)
     ss_ps_receive_pulls(s, a->rank);
   if (a->rank == 0)
@@ -306,8 +308,8 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
       }
       if (seg->kind == SS_SEG_BACKWARD && (g == 0 || j->segs[g - 1].kind != SS_SEG_BACKWARD))
         me->bwd_start_s = simgrid_get_clock();
-      execute_traced(s, me, seg->flops * me->jitter, seg->first_layer, seg->last_layer,
-                     seg->kind == SS_SEG_BACKWARD, &m, NULL);
+      execute_traced(s, me, seg->flops * me->jitter, seg->first_layer, seg->last_layer, seg->kind == SS_SEG_BACKWARD,
+                     &m, NULL);
       if (j->host)
         end_segment(s, me, &m, seg, k);
       for (int b = 0; b < seg->nlaunch; b++)
@@ -351,13 +353,15 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     if (a->rank == 0 && i == j->warmup + j->iterations - 1)
       ss_limit_end(s);
     if (s->progress && a->rank == 0)
-      fprintf(stderr, "\rstash-sim: iteration %d of %d (simulated time %.3f s)%s", i + 1, j->niters, simgrid_get_clock(),
-              i + 1 == j->niters ? "\n" : "");
+      fprintf(stderr, "\rstash-sim: iteration %d of %d (simulated time %.3f s)%s", i + 1, j->niters,
+              simgrid_get_clock(), i + 1 == j->niters ? "\n" : "");
     if (s->trace) {
       char name[32];
       snprintf(name, sizeof(name), "iteration %d", i);
       ss_simtrace_rank(s, a->rank, SS_TRACK_TRAINER(me->local), name, "iteration", start, m.t - start,
-                       i < j->warmup ? "warm-up" : i < j->warmup + j->iterations ? "measured" : "cool-down");
+                       i < j->warmup                   ? "warm-up"
+                       : i < j->warmup + j->iterations ? "measured"
+                                                       : "cool-down");
     }
   }
 }

@@ -46,8 +46,8 @@ static int top_link(const ss_platform* p, int g)
 typedef struct sockets {
   const ss_platform* p;
   int ngroups;
-  int* group;   /* [gpu]: its tree, -1 for a GPU the CPU has no route to */
-  int* nhops;   /* [ga * ngroups + gb] */
+  int* group; /* [gpu]: its tree, -1 for a GPU the CPU has no route to */
+  int* nhops; /* [ga * ngroups + gb] */
   ss_hop (*hops)[MAX_SOCKET_HOPS];
 } sockets;
 

@@ -11,7 +11,15 @@
 /* NCCL's path types between two GPUs, closest first (NCCL src/graph/topo.h, PATH_LOC .. PATH_SYS):
  * the same GPU, NVLink, one PCIe switch, several PCIe switches, through a CPU's root complex,
  * across the inter-socket link. */
-typedef enum ss_path { SS_PATH_LOC, SS_PATH_NVL, SS_PATH_PIX, SS_PATH_PXB, SS_PATH_PHB, SS_PATH_SYS, SS_PATH_COUNT } ss_path;
+typedef enum ss_path {
+  SS_PATH_LOC,
+  SS_PATH_NVL,
+  SS_PATH_PIX,
+  SS_PATH_PXB,
+  SS_PATH_PHB,
+  SS_PATH_SYS,
+  SS_PATH_COUNT
+} ss_path;
 
 /* CUDA lets a GPU open peer access to at most this many other GPUs (CUDA_ERROR_TOO_MANY_PEERS:
  * tensorflow/tensorflow#5789 on a p2.16xlarge, ../shared/data/nccl_transports.md). */

@@ -13,28 +13,22 @@ typedef struct unit_entry {
   double factor;
 } unit_entry;
 
-static const unit_entry bandwidth_units[] = {
-    {"Bps", 1.0},      {"kBps", 1e3},           {"MBps", 1e6},           {"GBps", 1e9},
-    {"TBps", 1e12},    {"KiBps", 1024.0},       {"MiBps", 1048576.0},    {"GiBps", 1073741824.0},
-    {"TiBps", 1099511627776.0}, {"bps", 0.125}, {"kbps", 125.0},         {"Mbps", 125e3},
-    {"Gbps", 125e6},   {"Tbps", 125e9},         {NULL, 0}};
-static const unit_entry latency_units[] = {
-    {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}, {NULL, 0}};
-static const unit_entry speed_units[] = {
-    {"f", 1.0}, {"kf", 1e3}, {"Mf", 1e6}, {"Gf", 1e9}, {"Tf", 1e12}, {"Pf", 1e15}, {NULL, 0}};
+static const unit_entry bandwidth_units[] = {{"Bps", 1.0},         {"kBps", 1e3},           {"MBps", 1e6},
+                                             {"GBps", 1e9},        {"TBps", 1e12},          {"KiBps", 1024.0},
+                                             {"MiBps", 1048576.0}, {"GiBps", 1073741824.0}, {"TiBps", 1099511627776.0},
+                                             {"bps", 0.125},       {"kbps", 125.0},         {"Mbps", 125e3},
+                                             {"Gbps", 125e6},      {"Tbps", 125e9},         {NULL, 0}};
+static const unit_entry latency_units[] = {{"s", 1.0},   {"ms", 1e-3},  {"us", 1e-6},
+                                           {"ns", 1e-9}, {"ps", 1e-12}, {NULL, 0}};
+static const unit_entry speed_units[] = {{"f", 1.0},   {"kf", 1e3},  {"Mf", 1e6}, {"Gf", 1e9},
+                                         {"Tf", 1e12}, {"Pf", 1e15}, {NULL, 0}};
 
 static const unit_entry* units_table(ss_unit_kind kind, const char** what)
 {
   switch (kind) {
-    case SS_UNIT_BANDWIDTH:
-      *what = "a bandwidth with a unit (e.g. 10GBps, 25Gbps)";
-      return bandwidth_units;
-    case SS_UNIT_LATENCY:
-      *what = "a latency with a unit (e.g. 2us, 0.5ms)";
-      return latency_units;
-    case SS_UNIT_SPEED:
-      *what = "a speed with a unit (e.g. 15.7Tf, 1Gf)";
-      return speed_units;
+    case SS_UNIT_BANDWIDTH: *what = "a bandwidth with a unit (e.g. 10GBps, 25Gbps)"; return bandwidth_units;
+    case SS_UNIT_LATENCY: *what = "a latency with a unit (e.g. 2us, 0.5ms)"; return latency_units;
+    case SS_UNIT_SPEED: *what = "a speed with a unit (e.g. 15.7Tf, 1Gf)"; return speed_units;
   }
   ss_assert(0);
   return NULL;
@@ -106,7 +100,7 @@ static void qty_value_text(const qty_entry* e, double v, char* buf, unsigned lon
   static const struct {
     const char* p;
     double f;
-  } prefixes[] = {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3},
+  } prefixes[] = {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9},  {"M", 1e6},  {"k", 1e3},
                   {"", 1},     {"m", 1e-3}, {"u", 1e-6}, {"n", 1e-9}, {"p", 1e-12}};
   const char* sep = e->unit[0] ? " " : "";
   if (e->prefixed)

@@ -57,8 +57,11 @@ static int gz_fail(gzFile f, const char* path, ss_err* err)
  * overlong forms, no surrogates, nothing above U+10FFFF). */
 static size_t utf8_len(const unsigned char* s, size_t n)
 {
-  size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-             : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+  size_t len = s[0] < 0x80                    ? 1
+               : s[0] >= 0xc2 && s[0] <= 0xdf ? 2
+               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+                                              : 0;
   if (len == 0 || len > n)
     return 0;
   for (size_t i = 1; i < len; i++)
@@ -266,8 +269,9 @@ static int get_number(wctx* c, const cJSON* obj, const char* path, const char* k
   double x = v->valuedouble;
   const char* what = whole ? "whole number" : "number";
   if (!isfinite(x)) /* cJSON read 1e400 as infinity */
-    return ss_err_set_path(c->err, c->file, p, "expected a %s %s %g and at most %g, got a number beyond a double's range",
-                           what, lo_open ? "greater than" : "at least", lo, hi);
+    return ss_err_set_path(c->err, c->file, p,
+                           "expected a %s %s %g and at most %g, got a number beyond a double's range", what,
+                           lo_open ? "greater than" : "at least", lo, hi);
   if (x < lo || (lo_open && x == lo) || x > hi)
     return ss_err_set_path(c->err, c->file, p, "expected a %s %s %g and at most %g, got %.17g", what,
                            lo_open ? "greater than" : "at least", lo, hi, x);
@@ -312,10 +316,10 @@ static int get_time(wctx* c, const cJSON* obj, const char* path, const char* key
 #define MAX_BATCH 1e7
 #define MAX_SAMPLES 1e13
 #define MAX_SAMPLE_BYTES 1e10
-#define MAX_HOST_S 10.0  /* one layer's or the optimizer's host time per iteration */
+#define MAX_HOST_S 10.0 /* one layer's or the optimizer's host time per iteration */
 #define MAX_TENSORS 100000
 #define MAX_KERNELS 100000 /* one layer's CUDA kernels per pass (a transformer block launches ~30) */
-#define MIN_RATE 1e-6 /* a device entry's samples per second */
+#define MIN_RATE 1e-6      /* a device entry's samples per second */
 #define MAX_RATE 1e9
 
 /* An array of entries with names: where it is, how an entry is read, and the error when a name
@@ -378,8 +382,9 @@ static int parse_tensors(wctx* c, const cJSON* l, const char* p, ss_workload* w,
   if (n > MAX_TENSORS)
     return ss_err_set_path(c->err, c->file, q, "expected at most %d tensors, got %d", MAX_TENSORS, n);
   if ((n == 0) != (y->params == 0))
-    return ss_err_set_path(c->err, c->file, q, "%s", n == 0 ? "expected at least one tensor (params is not 0)"
-                                                            : "expected no tensor: params is 0");
+    return ss_err_set_path(c->err, c->file, q, "%s",
+                           n == 0 ? "expected at least one tensor (params is not 0)"
+                                  : "expected no tensor: params is 0");
   y->tensors = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   if (!y->tensors)
     return SS_ENOMEM;
@@ -390,10 +395,10 @@ static int parse_tensors(wctx* c, const cJSON* l, const char* p, ss_workload* w,
     join_path(r, sizeof(r), q, NULL, k);
     if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 1 || e->valuedouble > MAX_PARAMS ||
         e->valuedouble != floor(e->valuedouble))
-      return cJSON_IsNumber(e) ? ss_err_set_path(c->err, c->file, r,
-                                                 "expected a whole number at least 1 and at most %g, got %.17g",
-                                                 MAX_PARAMS, e->valuedouble)
-                               : ss_err_set_path(c->err, c->file, r, "expected a number, got %s", json_kind(e));
+      return cJSON_IsNumber(e)
+                 ? ss_err_set_path(c->err, c->file, r, "expected a whole number at least 1 and at most %g, got %.17g",
+                                   MAX_PARAMS, e->valuedouble)
+                 : ss_err_set_path(c->err, c->file, r, "expected a number, got %s", json_kind(e));
     y->tensors[k] = e->valuedouble;
     sum += e->valuedouble;
   }
@@ -424,7 +429,7 @@ static int all_or_none(wctx* c, const cJSON* l, const char* p, int i, const char
 }
 
 /* The work keys of a layer, all or none of them in every layer. */
-static const char* const work_keys[] = {"fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
+static const char* const work_keys[] = {"fwd_flops", "bwd_flops",   "fwd_bytes",   "bwd_bytes",
                                         "act_bytes", "fwd_kernels", "bwd_kernels", NULL};
 
 /* A layer's work per sample: FLOPs and bytes 0 or within the bounds of a FLOP count and a size
@@ -451,8 +456,7 @@ static int parse_work(wctx* c, const cJSON* l, const char* p, ss_layer* y)
 }
 
 /* The elements a layer's main kernels write per sample, optional beside the work keys. */
-static const char* const output_keys[] = {"fwd_outputs", "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements",
-                                          NULL};
+static const char* const output_keys[] = {"fwd_outputs", "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements", NULL};
 
 static int parse_outputs(wctx* c, const cJSON* l, const char* p, ss_layer* y)
 {
@@ -481,30 +485,49 @@ static int parse_ckpt(wctx* c, const cJSON* l, const char* p, ss_workload* w, in
   char q[SS_ERR_PATH_MAX];
   if (y->ckpt_bytes == 0 && (i == 0 || w->layers[i - 1].ckpt_bytes < 0)) {
     join_path(q, sizeof(q), p, "ckpt_bytes", 0);
-    return ss_err_set_path(c->err, c->file, q, "0 continues the checkpointed block of the layer before, and %s: the "
+    return ss_err_set_path(c->err, c->file, q,
+                           "0 continues the checkpointed block of the layer before, and %s: the "
                            "first layer of a block keeps its input (give its bytes)",
                            i == 0 ? "there is none" : "that layer is in none");
   }
   join_path(q, sizeof(q), p, "ckpt_bytes_half", 0);
   if (half && (y->ckpt_bytes == 0) != (y->ckpt_bytes_half == 0))
-    return ss_err_set_path(c->err, c->file, q, "expected 0 exactly where ckpt_bytes is 0 (a layer that continues its "
-                           "block), got %.17g with ckpt_bytes %.17g", y->ckpt_bytes_half, y->ckpt_bytes);
+    return ss_err_set_path(c->err, c->file, q,
+                           "expected 0 exactly where ckpt_bytes is 0 (a layer that continues its "
+                           "block), got %.17g with ckpt_bytes %.17g",
+                           y->ckpt_bytes_half, y->ckpt_bytes);
   return SS_OK;
 }
 
 static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, int i, const char** name)
 {
-  static const char* const layer_keys[] = {"name", "fwd_s", "bwd_s", "params", "tensors", "host_fwd_s",
-                                           "host_bwd_s", "fwd_flops", "bwd_flops", "fwd_bytes", "bwd_bytes",
-                                           "act_bytes", "act_bytes_half", "fwd_kernels", "bwd_kernels", "fwd_outputs",
-                                           "bwd_outputs", "fwd_nchw_elements", "bwd_nchw_elements", "ckpt_bytes",
-                                           "ckpt_bytes_half", NULL};
+  static const char* const layer_keys[] = {"name",
+                                           "fwd_s",
+                                           "bwd_s",
+                                           "params",
+                                           "tensors",
+                                           "host_fwd_s",
+                                           "host_bwd_s",
+                                           "fwd_flops",
+                                           "bwd_flops",
+                                           "fwd_bytes",
+                                           "bwd_bytes",
+                                           "act_bytes",
+                                           "act_bytes_half",
+                                           "fwd_kernels",
+                                           "bwd_kernels",
+                                           "fwd_outputs",
+                                           "bwd_outputs",
+                                           "fwd_nchw_elements",
+                                           "bwd_nchw_elements",
+                                           "ckpt_bytes",
+                                           "ckpt_bytes_half",
+                                           NULL};
   static const char* const host_keys[] = {"host_fwd_s", "host_bwd_s", NULL};
   ss_layer* y = &w->layers[i];
   w->nlayers = i + 1;
   if (check_keys(c, l, p, layer_keys) || get_string(c, l, p, "name", &y->name) ||
-      get_time(c, l, p, "fwd_s", 1, MAX_TIME_S, &y->fwd_s) ||
-      get_time(c, l, p, "bwd_s", 1, MAX_TIME_S, &y->bwd_s) ||
+      get_time(c, l, p, "fwd_s", 1, MAX_TIME_S, &y->fwd_s) || get_time(c, l, p, "bwd_s", 1, MAX_TIME_S, &y->bwd_s) ||
       get_number(c, l, p, "params", 0, 0, MAX_PARAMS, 1, &y->params))
     return SS_EINPUT;
   *name = y->name;
@@ -514,8 +537,7 @@ static int parse_layer(wctx* c, const cJSON* l, const char* p, ss_workload* w, i
   if (all_or_none(c, l, p, i, host_keys, "host times", &w->has_host_times) ||
       (w->has_host_times && (get_time(c, l, p, "host_fwd_s", 1, MAX_HOST_S, &y->host_fwd_s) ||
                              get_time(c, l, p, "host_bwd_s", 1, MAX_HOST_S, &y->host_bwd_s))) ||
-      all_or_none(c, l, p, i, work_keys, "work figures", &w->has_work) ||
-      (w->has_work && parse_work(c, l, p, y)) ||
+      all_or_none(c, l, p, i, work_keys, "work figures", &w->has_work) || (w->has_work && parse_work(c, l, p, y)) ||
       all_or_none(c, l, p, i, output_keys, "output elements", &w->has_outputs))
     return SS_EINPUT;
   if (!w->has_work && cJSON_GetObjectItemCaseSensitive(l, "act_bytes_half"))
@@ -544,8 +566,8 @@ static int parse_layers(wctx* c, const cJSON* root, ss_workload* w)
 
 static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
 {
-  static const char* const keys[] = {"name", "samples", "bytes_per_sample", "prep_cpu_s_per_sample",
-                                     "decoded_bytes_per_sample", NULL};
+  static const char* const keys[] = {
+      "name", "samples", "bytes_per_sample", "prep_cpu_s_per_sample", "decoded_bytes_per_sample", NULL};
   const cJSON* d = need(c, root, "$", "dataset");
   ss_dataset* ds = &w->dataset;
   const char* p = "$.dataset";
@@ -553,7 +575,8 @@ static int parse_dataset(wctx* c, const cJSON* root, ss_workload* w)
       get_number(c, d, p, "samples", 0, 1, MAX_SAMPLES, 1, &ds->samples) ||
       get_bounded(c, d, p, "bytes_per_sample", 0, SS_BOUND_SIZE_LO, MAX_SAMPLE_BYTES, &ds->bytes_per_sample) ||
       get_time(c, d, p, "prep_cpu_s_per_sample", 1, MAX_TIME_S, &ds->prep_cpu_s_per_sample) ||
-      get_bounded(c, d, p, "decoded_bytes_per_sample", 0, SS_BOUND_SIZE_LO, MAX_SAMPLE_BYTES, &ds->decoded_bytes_per_sample))
+      get_bounded(c, d, p, "decoded_bytes_per_sample", 0, SS_BOUND_SIZE_LO, MAX_SAMPLE_BYTES,
+                  &ds->decoded_bytes_per_sample))
     return SS_EINPUT;
   return SS_OK;
 }
@@ -577,8 +600,16 @@ static int device_ratio(wctx* c, const char* p, const char* from, const ss_devic
  * throughputs on both. */
 static int parse_device(wctx* c, const cJSON* d, const char* p, ss_workload* w, int i, const char** name)
 {
-  static const char* const keys[] = {"gpu_model", "fwd_s", "bwd_s", "reference_fwd_s", "reference_bwd_s",
-                                     "samples_per_s", "reference_samples_per_s", "host_ratio", "batch", "source",
+  static const char* const keys[] = {"gpu_model",
+                                     "fwd_s",
+                                     "bwd_s",
+                                     "reference_fwd_s",
+                                     "reference_bwd_s",
+                                     "samples_per_s",
+                                     "reference_samples_per_s",
+                                     "host_ratio",
+                                     "batch",
+                                     "source",
                                      NULL};
   ss_device* dev = &w->devices[i];
   w->ndevices = i + 1;
@@ -686,7 +717,8 @@ static int parse_ref_device(wctx* c, const cJSON* ref, ss_workload* w)
   int has_bw = cJSON_GetObjectItemCaseSensitive(ref, "memory_gbytes_per_s") != NULL;
   int has_sm = cJSON_GetObjectItemCaseSensitive(ref, "sm_count") != NULL;
   if (has_bw != has_sm)
-    return ss_err_set_path(c->err, c->file, "$.reference", "give memory_gbytes_per_s and sm_count together (the "
+    return ss_err_set_path(c->err, c->file, "$.reference",
+                           "give memory_gbytes_per_s and sm_count together (the "
                            "reference device's figures for the roofline model), or neither");
   double gbytes = 0, sms = 0;
   if (has_bw && (get_bounded(c, ref, "$.reference", "memory_gbytes_per_s", 0, SS_BOUND_BANDWIDTH_LO / 1e9,
@@ -700,9 +732,21 @@ static int parse_ref_device(wctx* c, const cJSON* ref, ss_workload* w)
 
 static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
 {
-  static const char* const keys[] = {"schema", "model", "precision", "batch_per_gpu", "grad_bytes_per_param",
-                                     "reference", "optimizer_s", "host_optimizer_s", "optimizer", "layers",
-                                     "dataset", "devices", "provenance", "activation_checkpointing", NULL};
+  static const char* const keys[] = {"schema",
+                                     "model",
+                                     "precision",
+                                     "batch_per_gpu",
+                                     "grad_bytes_per_param",
+                                     "reference",
+                                     "optimizer_s",
+                                     "host_optimizer_s",
+                                     "optimizer",
+                                     "layers",
+                                     "dataset",
+                                     "devices",
+                                     "provenance",
+                                     "activation_checkpointing",
+                                     NULL};
   static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", "memory_gbytes_per_s", "sm_count", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
   char* schema = NULL;
@@ -720,8 +764,8 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
   for (const char* const* s = precisions; *s; s++)
     known |= strcmp(w->precision, *s) == 0;
   if (!known)
-    return ss_err_set_path(c->err, c->file, "$.precision", "expected one of fp32, tf32, fp16, bf16, amp, fp64, got '%s'",
-                           w->precision);
+    return ss_err_set_path(c->err, c->file, "$.precision",
+                           "expected one of fp32, tf32, fp16, bf16, amp, fp64, got '%s'", w->precision);
   if (get_number(c, root, "$", "batch_per_gpu", 0, 1, MAX_BATCH, 1, &batch) ||
       get_bounded(c, root, "$", "grad_bytes_per_param", 0, 1.0 / 64, 8, &w->grad_bytes_per_param) ||
       !(ref = need(c, root, "$", "reference")) || check_keys(c, ref, "$.reference", ref_keys) ||

@@ -9,10 +9,10 @@ typedef struct ss_layer {
   char* name;
   double fwd_s;
   double bwd_s;
-  double params; /* parameters whose gradients this layer produces (a whole number) */
-  int ntensors;   /* its parameter tensors (weight, bias, norm scale and shift...): 1 when the
+  double params;     /* parameters whose gradients this layer produces (a whole number) */
+  int ntensors;      /* its parameter tensors (weight, bias, norm scale and shift...): 1 when the
                    * file gives no list, 0 when params is 0 */
-  double* tensors; /* [ntensors]: elements of each, in registration order; they sum to params */
+  double* tensors;   /* [ntensors]: elements of each, in registration order; they sum to params */
   double host_fwd_s; /* the training process's CPU thread issuing its forward / backward operators */
   double host_bwd_s; /* (seconds of one reference core, not scaled with the batch); 0 when not given */
   /* The layer's work per SAMPLE at the reference precision (FP32 activations, 4 bytes); all 0 when
@@ -59,9 +59,9 @@ typedef struct ss_dataset {
  * benchmark run on both (times in seconds at one batch, or throughputs). It gives that device's
  * compute times in place of the peak-FLOPS ratio. */
 typedef struct ss_device {
-  char* gpu_model;   /* matched against the platform's gpu_model */
-  double fwd_ratio;  /* device time / reference time, forward */
-  double bwd_ratio;  /* ... backward (and the optimizer: the ratio of the totals) */
+  char* gpu_model;  /* matched against the platform's gpu_model */
+  double fwd_ratio; /* device time / reference time, forward */
+  double bwd_ratio; /* ... backward (and the optimizer: the ratio of the totals) */
   double total_ratio;
   double host_ratio; /* host times on that device's instance / on the reference one (1 when not given) */
   int batch;         /* the batch of the comparison; 0: the reference batch */
@@ -79,16 +79,16 @@ typedef struct ss_workload {
   double ref_bytes_per_s; /* the reference device's memory bandwidth (reference.memory_gbytes_per_s); 0: not given */
   int ref_sm_count;       /* its SMs (reference.sm_count); 0: not given */
   int ref_batch;
-  double optimizer_s; /* on the reference device; not scaled with the batch */
+  double optimizer_s;      /* on the reference device; not scaled with the batch */
   double host_optimizer_s; /* the CPU thread issuing the optimizer step; 0 when not given */
-  int has_host_times;  /* the file gives host times (every layer has them) */
-  int has_tensors;     /* the file lists every layer's parameter tensors */
-  int has_work;        /* the file gives every layer's FLOPs, bytes and kernels */
-  int has_outputs;     /* ... and every layer's fwd_outputs, bwd_outputs, fwd_nchw_elements and bwd_nchw_elements */
-  int has_ckpt;        /* some layer gives ckpt_bytes: the workload can run with activation checkpointing */
+  int has_host_times;      /* the file gives host times (every layer has them) */
+  int has_tensors;         /* the file lists every layer's parameter tensors */
+  int has_work;            /* the file gives every layer's FLOPs, bytes and kernels */
+  int has_outputs;         /* ... and every layer's fwd_outputs, bwd_outputs, fwd_nchw_elements and bwd_nchw_elements */
+  int has_ckpt;            /* some layer gives ckpt_bytes: the workload can run with activation checkpointing */
   int activation_checkpointing; /* the file's default for it ("activation_checkpointing", false when absent) */
   ss_optimizer optimizer;
-  int ntensors;        /* parameter tensors of the model */
+  int ntensors; /* parameter tensors of the model */
   int nlayers;
   ss_layer* layers; /* forward order */
   ss_dataset dataset;

@@ -107,12 +107,12 @@ static int make_chunks(plan* j)
 typedef struct walk {
   plan* j;
   const ss_shard_mode* mode;
-  int zero3, hybrid_scope;  /* zero3: ZeRO-3's per-layer units; hybrid_scope: the shard group's scope */
-  double* avail;            /* [unit]: its elements gathered or being gathered */
-  int* next_tensor;         /* [unit] ZeRO-3: its first tensor not yet gathered */
-  int* last_gather;         /* [unit]: the latest collective that gathers some of it */
-  double live;              /* elements gathered now */
-  double persistent;        /* ZeRO-3: elements kept gathered */
+  int zero3, hybrid_scope; /* zero3: ZeRO-3's per-layer units; hybrid_scope: the shard group's scope */
+  double* avail;           /* [unit]: its elements gathered or being gathered */
+  int* next_tensor;        /* [unit] ZeRO-3: its first tensor not yet gathered */
+  int* last_gather;        /* [unit]: the latest collective that gathers some of it */
+  double live;             /* elements gathered now */
+  double persistent;       /* ZeRO-3: elements kept gathered */
 } walk;
 
 /* The unit of use t of the trace: the chunks' forward passes, then their backward passes. */
@@ -124,7 +124,7 @@ static int use_unit(const plan* j, int t)
 static ss_coll_spec* gather(walk* k, int index, int bwd, int prefetch, double elements)
 {
   ss_coll_spec* c = add(k->j, SS_CK_GATHER, SS_OP_ALL_GATHER, k->hybrid_scope, index,
-                                    elements * k->j->shard_bytes_per_param);
+                        elements * k->j->shard_bytes_per_param);
   c->bwd = bwd;
   c->prefetch = prefetch;
   k->live += elements;
@@ -268,8 +268,7 @@ static void use(walk* k, int t, int* bucket, double* peak)
     /* A mode that keeps a unit from forward to backward (SHARD_GRAD_OP, _HYBRID_SHARD_ZERO2) does
      * not free it; FULL_SHARD and HYBRID_SHARD free a non-root unit after its forward; ZeRO-3 keeps
      * what is used again soon. */
-    int keep = k->mode->keep_after_forward ||
-               (k->zero3 && reuse_distance(j, t, u) <= j->opt.reuse_distance);
+    int keep = k->mode->keep_after_forward || (k->zero3 && reuse_distance(j, t, u) <= j->opt.reuse_distance);
     if (u >= 0 && !keep)
       release(k, u);
   } else if (k->mode->grads == SS_GRADS_ZERO_BUCKETS) {
@@ -314,8 +313,14 @@ static int walk_all(plan* j)
                 (size_t)j->nmetric + 4;
   j->colls_cap = (int)most;
   j->colls = calloc(most, sizeof(ss_coll_spec));
-  walk k = {j, mode, zero3, hybrid ? SS_SCOPE_INSTANCE : SS_SCOPE_ALL, calloc((size_t)j->nunits + 1, sizeof(double)),
-            calloc((size_t)j->nunits + 1, sizeof(int)), calloc((size_t)j->nunits + 1, sizeof(int)), 0,
+  walk k = {j,
+            mode,
+            zero3,
+            hybrid ? SS_SCOPE_INSTANCE : SS_SCOPE_ALL,
+            calloc((size_t)j->nunits + 1, sizeof(double)),
+            calloc((size_t)j->nunits + 1, sizeof(int)),
+            calloc((size_t)j->nunits + 1, sizeof(int)),
+            0,
             zero3 ? persistent : 0};
   if (!j->colls || !k.avail || !k.next_tensor || !k.last_gather) {
     free(k.avail);
@@ -337,11 +342,26 @@ static int walk_all(plan* j)
 
 int ss_wrap_plan(const ss_wrap_in* in, ss_wrap* out)
 {
-  plan j = {in->w, *in->o, in->instances, in->buckets, in->nbuckets, in->bytes_per_param, in->nmetric, 0,
-            NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0};
+  plan j = {in->w,
+            *in->o,
+            in->instances,
+            in->buckets,
+            in->nbuckets,
+            in->bytes_per_param,
+            in->nmetric,
+            0,
+            NULL,
+            0,
+            NULL,
+            0,
+            NULL,
+            0,
+            NULL,
+            0,
+            0};
   int rc = walk_all(&j);
-  *out = (ss_wrap){j.units, j.nunits, j.chunks, j.nchunks, j.colls, j.ncolls, j.colls_cap, j.post_bytes, j.npost,
-                   j.gathered_peak};
+  *out = (ss_wrap){j.units,  j.nunits,    j.chunks,     j.nchunks, j.colls,
+                   j.ncolls, j.colls_cap, j.post_bytes, j.npost,   j.gathered_peak};
   if (rc)
     ss_wrap_free(out);
   return rc;

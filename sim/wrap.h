@@ -16,20 +16,20 @@ typedef struct ss_wrap_in {
   int instances;            /* hybrid modes: the shard group is each instance's GPUs when more than 1 */
   const ss_bucket* buckets; /* ZeRO-3's gradient buckets, reduced as backward fills them */
   int nbuckets;
-  double bytes_per_param;   /* of the all-gathers and reduce-scatters */
-  int nmetric;              /* collectives the caller appends after the walk's (metrics): room is left */
+  double bytes_per_param; /* of the all-gathers and reduce-scatters */
+  int nmetric;            /* collectives the caller appends after the walk's (metrics): room is left */
 } ss_wrap_in;
 
 /* What it makes; free with ss_wrap_free. */
 typedef struct ss_wrap {
-  ss_unit* units;  /* in forward order; FSDP's root last */
+  ss_unit* units; /* in forward order; FSDP's root last */
   int nunits;
   ss_chunk* chunks; /* the layers cut at the units, with each pass's collectives */
   int nchunks;
   ss_coll_spec* colls; /* the passes' collectives in issue order, room for colls_cap */
   int ncolls;
   int colls_cap;
-  double* post_bytes;  /* ZeRO-3: the persistent parameters' all-gather after the step (npost 0 or 1) */
+  double* post_bytes; /* ZeRO-3: the persistent parameters' all-gather after the step (npost 0 or 1) */
   int npost;
   double gathered_peak; /* the parameters' bytes gathered at once at most */
 } ss_wrap;

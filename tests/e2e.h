@@ -15,7 +15,7 @@
   TEST(ring_closed_form)                                                                                               \
   TEST(hierarchical_closed_form)                                                                                       \
   TEST(tree_closed_form)                                                                                               \
-  TEST(rs_ag_closed_form)                                                                                               \
+  TEST(rs_ag_closed_form)                                                                                              \
   TEST(auto_choice)                                                                                                    \
   TEST(auto_fastest)                                                                                                   \
   TEST(fast_vs_reference)                                                                                              \
@@ -36,14 +36,14 @@
   TEST(network_stall)                                                                                                  \
   TEST(no_overlap_never_faster)                                                                                        \
   TEST(resnet50_v100_calibration)                                                                                      \
-  TEST(zero_closed_form)                                                                                      \
-  TEST(zero_memory_and_trace)                                                                                      \
-  TEST(zero_overlap_comm)                                                                                          \
-  TEST(units_closed_form)                                                                                          \
-  TEST(units_trace_counts)                                                                                         \
-  TEST(units_memory)                                                                                               \
-  TEST(hybrid_scopes)                                                                                              \
-  TEST(hybrid_zero2_closed_form)                                                                                   \
+  TEST(zero_closed_form)                                                                                               \
+  TEST(zero_memory_and_trace)                                                                                          \
+  TEST(zero_overlap_comm)                                                                                              \
+  TEST(units_closed_form)                                                                                              \
+  TEST(units_trace_counts)                                                                                             \
+  TEST(units_memory)                                                                                                   \
+  TEST(hybrid_scopes)                                                                                                  \
+  TEST(hybrid_zero2_closed_form)                                                                                       \
   /* e2e_loader.c */                                                                                                   \
   TEST(loader_stalls)                                                                                                  \
   TEST(init_io)                                                                                                        \
@@ -57,7 +57,7 @@
   TEST(ps_closed_form)                                                                                                 \
   TEST(ps_shards)                                                                                                      \
   TEST(ps_async)                                                                                                       \
-  /* e2e_host.c */                                                                                                  \
+  /* e2e_host.c */                                                                                                     \
   TEST(launch_bound)                                                                                                   \
   TEST(apex_per_tensor)                                                                                                \
   TEST(horovod_fusion)                                                                                                 \
@@ -72,11 +72,11 @@
   TEST(straggler_seed)                                                                                                 \
   TEST(straggler_breakdown)                                                                                            \
   TEST(straggler_ps)                                                                                                   \
-  /* e2e_symmetry.c */                                                                                                \
+  /* e2e_symmetry.c */                                                                                                 \
   TEST(symmetry_exact)                                                                                                 \
   TEST(symmetry_jitter)                                                                                                \
   TEST(symmetry_fallback)                                                                                              \
-  /* e2e_interference.c */                                                                                            \
+  /* e2e_interference.c */                                                                                             \
   TEST(interference_closed_form)                                                                                       \
   TEST(interference_off)                                                                                               \
   TEST(interference_trace)                                                                                             \

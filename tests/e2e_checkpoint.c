@@ -17,7 +17,9 @@ void test_checkpoint_closed_form(void)
     const char* option;
     double iteration_s;
     int on;
-  } runs_[] = {{"", 0.0155, 1}, {"--checkpoint-activations on", 0.0155, 1}, {"--checkpoint-activations off", 0.0125, 0},
+  } runs_[] = {{"", 0.0155, 1},
+               {"--checkpoint-activations on", 0.0155, 1},
+               {"--checkpoint-activations off", 0.0125, 0},
                {"--checkpoint-activations workload", 0.0155, 1}};
   for (size_t k = 0; k < sizeof(runs_) / sizeof(runs_[0]); k++) {
     cJSON* j = sim_json("tests/platforms/star2.xml tests/workloads/tiny_ckpt.json --gpus 1 --synthetic --ideal %s",
@@ -27,8 +29,8 @@ void test_checkpoint_closed_form(void)
                                                          "checkpoint_activations");
     const cJSON* key = cJSON_GetObjectItemCaseSensitive(j, "activation_checkpointing");
     double t = j ? num(j, "iteration_s") : NAN, want = runs_[k].iteration_s;
-    CHECK(j && fabs(t - want) <= 1e-9 * want && fabs(num(b, "compute_s") - want) <= 1e-9 * want &&
-              cJSON_IsBool(key) && cJSON_IsTrue(key) == runs_[k].on && cJSON_IsString(echo) &&
+    CHECK(j && fabs(t - want) <= 1e-9 * want && fabs(num(b, "compute_s") - want) <= 1e-9 * want && cJSON_IsBool(key) &&
+              cJSON_IsTrue(key) == runs_[k].on && cJSON_IsString(echo) &&
               strcmp(echo->valuestring, runs_[k].on ? "on" : "off") == 0,
           "tiny_ckpt --ideal %s: iteration %.12g s (expected %.12g), activation_checkpointing %s, options echo %s",
           runs_[k].option, t, want, key ? (cJSON_IsTrue(key) ? "true" : "false") : "missing",
@@ -56,8 +58,8 @@ void test_checkpoint_memory(void)
   const char* const options[] = {"", "--checkpoint-activations off"};
   const double want[] = {64000.0 * 8, 72000.0 * 8};
   for (int k = 0; k < 2; k++) {
-    cJSON* j =
-        sim_json("platforms/p3.2xl.xml tests/workloads/tiny_ckpt.json --synthetic -n 1 --warmup 0 %s", options[k]);
+    cJSON* j = sim_json("platforms/p3.2xl.xml tests/workloads/tiny_ckpt.json --synthetic -n 1 --warmup 0 %s",
+                        options[k]);
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
     double act = cJSON_IsObject(m) ? num(m, "activations") : NAN;
     CHECK(act == want[k], "tiny_ckpt %s: activations %.17g B, expected %.17g", options[k], act, want[k]);

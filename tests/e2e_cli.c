@@ -32,12 +32,13 @@ void test_deterministic(void)
 void test_whatif(void)
 {
   static const char* const cases[][3] = {
-      {"platforms/p3.16xl.xml workloads/vgg11.json --instances 2 --synthetic", "--change nic_gbps=100", "--nic-gbps 100"},
+      {"platforms/p3.16xl.xml workloads/vgg11.json --instances 2 --synthetic", "--change nic_gbps=100",
+       "--nic-gbps 100"},
       {"platforms/p3.16xl.xml workloads/vgg11.json --synthetic --bucket-mb 0", "--change nvlink=off", "--no-nvlink"},
-      {"platforms/p3.8xl.xml workloads/resnet50.json --instances 2 --arch ps --async --synthetic", "--change arch=allreduce",
-       "--arch allreduce"},
-      {"platforms/p3.8xl.xml workloads/resnet50.json --synthetic", "--change platform=platforms/p2.8xl.xml --change gpus=4",
-       "--gpus 4"},
+      {"platforms/p3.8xl.xml workloads/resnet50.json --instances 2 --arch ps --async --synthetic",
+       "--change arch=allreduce", "--arch allreduce"},
+      {"platforms/p3.8xl.xml workloads/resnet50.json --synthetic",
+       "--change platform=platforms/p2.8xl.xml --change gpus=4", "--gpus 4"},
       {"platforms/p3.8xl.xml workloads/alexnet.json --cache 1", "--change workers=1", "--workers 1"}};
   for (int c = 0; c < 5; c++) {
     cJSON* j = NULL;
@@ -186,8 +187,8 @@ void test_price_choice(void)
     CHECK(price == cases[i].price, "%s: price %.17g, expected %.17g", cases[i].args, price, cases[i].price);
     CHECK(fabs(cost - cases[i].price * inst * epoch / 3600) <= 1e-12 * cost, "%s: cost %.17g, expected %.17g",
           cases[i].args, cost, cases[i].price * inst * epoch / 3600);
-    CHECK(cJSON_IsString(src) && strcmp(src->valuestring, cases[i].source) == 0, "%s: price_source '%s'",
-          cases[i].args, cJSON_IsString(src) ? src->valuestring : "none");
+    CHECK(cJSON_IsString(src) && strcmp(src->valuestring, cases[i].source) == 0, "%s: price_source '%s'", cases[i].args,
+          cJSON_IsString(src) ? src->valuestring : "none");
     cJSON_Delete(j);
   }
 }
@@ -214,7 +215,8 @@ void test_gpu_memory(void)
   /* 334,094,338 parameters with AdamW: 4 + 4 + 8 B each, DDP's buckets 4 more; 1,741,164,544 B a sample. */
   CHECK(cJSON_GetObjectItemCaseSensitive(m, "optimizer")->valuedouble == 334094338.0 * 8, "BERT-large's AdamW state");
   CHECK(cJSON_GetObjectItemCaseSensitive(m, "buffers")->valuedouble == 334094338.0 * 4, "BERT-large's DDP buckets");
-  CHECK(cJSON_GetObjectItemCaseSensitive(m, "activations")->valuedouble == 1741164544.0 * 64, "BERT-large's activations");
+  CHECK(cJSON_GetObjectItemCaseSensitive(m, "activations")->valuedouble == 1741164544.0 * 64,
+        "BERT-large's activations");
   CHECK(total > cJSON_GetObjectItemCaseSensitive(m, "capacity")->valuedouble, "BERT-large at 64 fits?");
   cJSON_Delete(j);
   /* GPT-2 1.5B at batch 1: not on a 16 GB V100, on an 80 GB H100. */
@@ -243,8 +245,8 @@ void test_gpu_memory(void)
  * the table form a line each, the CSV a header and a line each. */
 void test_list_categories(void)
 {
-  static const char* const names[] = {"compute", "prep_stall", "fetch_stall", "interconnect_stall", "network_stall",
-                                      "host_stall"};
+  static const char* const names[] = {"compute",       "prep_stall", "fetch_stall", "interconnect_stall",
+                                      "network_stall", "host_stall"};
   run_result r = runs(SS_SIM_BIN, "list categories --format json");
   cJSON* cats = r.status == 0 && !*r.err ? cJSON_Parse(r.out) : NULL;
   CHECK(cJSON_IsArray(cats) && cJSON_GetArraySize(cats) == 6, "list categories --format json: exit %d, %s", r.status,

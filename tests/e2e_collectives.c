@@ -49,9 +49,12 @@ void test_ring_closed_form(void)
 {
   const double bw = 10e9; /* tests/platforms/star*.xml: links of 5 us, 10 GB/s */
   const double sizes[] = {1e6, 1e8, 4e9};
-  const struct { const char* file; int n, instances; double alpha; } cases[] = {
-      {"star2", 2, 1, 10e-6}, {"star4", 4, 1, 10e-6}, {"star8", 8, 1, 10e-6}, {"star4", 8, 2, 20e-6},
-      {"star4", 16, 4, 20e-6}, {"star2", 8, 4, 20e-6}};
+  const struct {
+    const char* file;
+    int n, instances;
+    double alpha;
+  } cases[] = {{"star2", 2, 1, 10e-6}, {"star4", 4, 1, 10e-6},  {"star8", 8, 1, 10e-6},
+               {"star4", 8, 2, 20e-6}, {"star4", 16, 4, 20e-6}, {"star2", 8, 4, 20e-6}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = 0; k < 3; k++) {
       int n = cases[i].n;
@@ -75,9 +78,12 @@ void test_hierarchical_closed_form(void)
 {
   const double bw = 10e9;
   const double sizes[] = {1e6, 1e8, 4e9};
-  const struct { const char* file; int g, m; double oversub; } cases[] = {
-      {"star4", 4, 2, 1}, {"star4", 4, 4, 1}, {"star2", 2, 8, 1}, {"star8", 8, 1, 1}, {"star2", 2, 4, 4},
-      {"star4", 4, 2, 1.5}};
+  const struct {
+    const char* file;
+    int g, m;
+    double oversub;
+  } cases[] = {{"star4", 4, 2, 1}, {"star4", 4, 4, 1}, {"star2", 2, 8, 1},
+               {"star8", 8, 1, 1}, {"star2", 2, 4, 4}, {"star4", 4, 2, 1.5}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = 0; k < 3; k++) {
       int g = cases[i].g, m = cases[i].m;
@@ -107,14 +113,16 @@ void test_tree_closed_form(void)
 {
   const double bw = 10e9;
   const double sizes[] = {1e4, 1e6, 1e8, 4e9};
-  const struct { const char* file; int g, m; } cases[] = {{"star2", 1, 3}, {"star2", 1, 7}, {"star2", 2, 7},
-                                                          {"star4", 4, 3}};
+  const struct {
+    const char* file;
+    int g, m;
+  } cases[] = {{"star2", 1, 3}, {"star2", 1, 7}, {"star2", 2, 7}, {"star4", 4, 3}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = 0; k < 4; k++) {
       int g = cases[i].g, m = cases[i].m, depth = m == 3 ? 1 : 2;
       char base[256];
-      snprintf(base, sizeof(base), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree", cases[i].file,
-               g, m);
+      snprintf(base, sizeof(base), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree", cases[i].file, g,
+               m);
       double s = sizes[k], half = s / g / 2, chunks = fmin(64, fmax(1, ceil(half / (512.0 * 1024)))), expect[NPROTOS];
       for (size_t q = 0; q < NPROTOS; q++) {
         const proto_case* pc = &protos[q];
@@ -135,9 +143,14 @@ void test_rs_ag_closed_form(void)
 {
   const double bw = 10e9, sizes[] = {1e6, 1e8};
   const char* const ops[] = {"reduce-scatter", "all-gather"};
-  const struct { const char* file; const char* alg; int g, m; double oversub; } cases[] = {
-      {"star4", "ring", 4, 1, 1},         {"star4", "ring", 4, 2, 1},         {"star2", "ring", 2, 4, 1},
-      {"star4", "hierarchical", 4, 2, 1}, {"star2", "hierarchical", 2, 8, 1}, {"star4", "hierarchical", 4, 2, 1.5}};
+  const struct {
+    const char* file;
+    const char* alg;
+    int g, m;
+    double oversub;
+  } cases[] = {{"star4", "ring", 4, 1, 1},         {"star4", "ring", 4, 2, 1},
+               {"star2", "ring", 2, 4, 1},         {"star4", "hierarchical", 4, 2, 1},
+               {"star2", "hierarchical", 2, 8, 1}, {"star4", "hierarchical", 4, 2, 1.5}};
   for (int o = 0; o < 2; o++)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
       for (int k = 0; k < 2; k++) {
@@ -145,14 +158,17 @@ void test_rs_ag_closed_form(void)
         double s = sizes[k], cross = fmin(bw / g, m * bw / cases[i].oversub / (g * m));
         for (size_t q = 0; q < NPROTOS; q++) {
           const proto_case* pc = &protos[q];
-          double expect = ring ? pc->call_ring + (n - 1) * ((m > 1 ? 20e-6 : 10e-6) + (m > 1 ? pc->step_net : pc->step_pci) +
-                                                            s / (n * bw * pc->eff))
-                               : pc->call_ring + (g - 1) * (10e-6 + pc->step_pci * pc->intra_multi + s / g / (bw * pc->eff)) +
+          double expect = ring ? pc->call_ring +
+                                     (n - 1) * ((m > 1 ? 20e-6 : 10e-6) + (m > 1 ? pc->step_net : pc->step_pci) +
+                                                s / (n * bw * pc->eff))
+                               : pc->call_ring +
+                                     (g - 1) * (10e-6 + pc->step_pci * pc->intra_multi + s / g / (bw * pc->eff)) +
                                      (m - 1) * (20e-6 + pc->step_net + s / g / m / (cross * pc->eff));
           for (int f = 0; f < 2; f++) {
             char args[320], ran[64];
-            int len = snprintf(args, sizeof(args), "tests/platforms/%s.xml --instances %d --allreduce %s --fidelity %s %s",
-                               cases[i].file, m, cases[i].alg, fidelities[f], pc->opt);
+            int len = snprintf(args, sizeof(args),
+                               "tests/platforms/%s.xml --instances %d --allreduce %s --fidelity %s %s", cases[i].file,
+                               m, cases[i].alg, fidelities[f], pc->opt);
             if (m > 1)
               snprintf(args + len, sizeof(args) - (size_t)len, " --oversub %g", cases[i].oversub);
             double t = bench_op_time(ops[o], args, s, ran, sizeof(ran));
@@ -171,7 +187,13 @@ void test_rs_ag_closed_form(void)
  * 231.57 GB/s): LL, LL128, Simple (test_auto_choice: LL128 never across instances nor on PCIe). */
 void test_protocol_switch(void)
 {
-  const struct { const char* args; int n; double bus, lat_a, eff_a, lat_b, eff_b; const char* a; const char* b; } cases[] = {
+  const struct {
+    const char* args;
+    int n;
+    double bus, lat_a, eff_a, lat_b, eff_b;
+    const char* a;
+    const char* b;
+  } cases[] = {
       {"tests/platforms/star4.xml", 4, 10e9, 3.6e-6 + 6 * 1.0e-6, 0.25, 8.4e-6 + 6 * 5.7e-6, 1, "LL", "Simple"},
       {"platforms/p4d.24xl.xml", 8, 231.57e9, 3.6e-6 + 14 * 0.47e-6, 0.25, 10e-6 + 14 * 1.9e-6, 0.92, "LL", "LL128"},
       {"platforms/p4d.24xl.xml", 8, 231.57e9, 10e-6 + 14 * 1.9e-6, 0.92, 8.4e-6 + 14 * 3.4e-6, 1, "LL128", "Simple"},
@@ -215,7 +237,12 @@ void test_protocol_forced(void)
  * V100s over NVLink at 4 MiB, Simple there across instances or over PCIe (T4), none with --ideal. */
 void test_auto_choice(void)
 {
-  const struct { const char* args; double bytes; const char* want; int proto; } cases[] = {
+  const struct {
+    const char* args;
+    double bytes;
+    const char* want;
+    int proto;
+  } cases[] = {
       {"platforms/p3.16xl.xml", 8, "ring", 0},
       {"platforms/p3.16xl.xml", 1073741824, "ring", 0},
       {"platforms/p3.16xl.xml --instances 16", 8, "tree", 0},
@@ -252,14 +279,17 @@ void test_auto_fastest(void)
       double t[4] = {0}, best = 1e300, s = sizes[o / 2];
       for (int a = 0; a < (o % 2 == 0 ? 4 : 3); a++) {
         cJSON* j = sim_json("bench %s platforms/%s --instances 2 --allreduce %s --min-bytes %g --max-bytes %g "
-                            "--iters 1", ops[o % 2], plats[p], algs[a], s, s);
+                            "--iters 1",
+                            ops[o % 2], plats[p], algs[a], s, s);
         t[a] = num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0), "time_s");
         if (a > 0)
           best = fmin(best, t[a]);
         cJSON_Delete(j);
       }
-      CHECK(t[0] > 0 && t[0] <= best * (1 + 1e-9), "%s %g B %s x 2: auto %.6g s, the fastest %.6g s (ring %.6g, "
-            "hierarchical %.6g, tree %.6g)", ops[o % 2], s, plats[p], t[0], best, t[1], t[2], t[3]);
+      CHECK(t[0] > 0 && t[0] <= best * (1 + 1e-9),
+            "%s %g B %s x 2: auto %.6g s, the fastest %.6g s (ring %.6g, "
+            "hierarchical %.6g, tree %.6g)",
+            ops[o % 2], s, plats[p], t[0], best, t[1], t[2], t[3]);
     }
 }
 
@@ -273,7 +303,10 @@ void test_auto_fastest(void)
  * see docs/performance.md). */
 void test_fast_vs_reference(void)
 {
-  const struct { const char* args; int first_size; } cases[] = {
+  const struct {
+    const char* args;
+    int first_size;
+  } cases[] = {
       {"platforms/p2.16xl.xml --allreduce ring", 0},
       {"platforms/g4dn.12xl.xml --instances 4 --allreduce ring", 0},
       {"platforms/g4dn.12xl.xml --instances 4 --allreduce hierarchical", 0},
@@ -301,7 +334,10 @@ void test_fast_vs_reference(void)
             fast, ref, 100 * (fast - ref) / ref);
     }
   /* Reduce-scatter and all-gather, where the phases contend as the allreduce's do. */
-  const struct { const char* op; const char* args; } halves[] = {
+  const struct {
+    const char* op;
+    const char* args;
+  } halves[] = {
       {"reduce-scatter", "platforms/g4dn.12xl.xml --instances 4 --allreduce ring"},
       {"all-gather", "platforms/g4dn.12xl.xml --instances 4 --allreduce hierarchical"},
       {"reduce-scatter", "platforms/p3.16xl.xml --instances 4 --allreduce hierarchical"},
@@ -329,10 +365,16 @@ void test_fast_vs_reference(void)
  * docs/performance.md, "Cluster scale with the defaults"). */
 void test_fast_vs_reference_scale(void)
 {
-  const struct { const char* platform; int instances; const char* alg; double bytes; } cases[] = {
-      {"g4dn.12xl", 256, "hierarchical", 8388608}, {"g4dn.12xl", 256, "tree", 65536},
-      {"g4dn.12xl", 256, "tree", 67108864},         {"p3.16xl", 128, "hierarchical", 8388608},
-      {"p3.16xl", 128, "hierarchical", 67108864}};
+  const struct {
+    const char* platform;
+    int instances;
+    const char* alg;
+    double bytes;
+  } cases[] = {{"g4dn.12xl", 256, "hierarchical", 8388608},
+               {"g4dn.12xl", 256, "tree", 65536},
+               {"g4dn.12xl", 256, "tree", 67108864},
+               {"p3.16xl", 128, "hierarchical", 8388608},
+               {"p3.16xl", 128, "hierarchical", 67108864}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     char args[256];
     snprintf(args, sizeof(args), "platforms/%s.xml --instances %d --allreduce %s --fidelity fast", cases[i].platform,
@@ -341,8 +383,8 @@ void test_fast_vs_reference_scale(void)
     snprintf(args, sizeof(args), "platforms/%s.xml --instances %d --allreduce %s --fidelity reference",
              cases[i].platform, cases[i].instances, cases[i].alg);
     double ref = bench_time(args, cases[i].bytes, NULL, 0);
-    CHECK(fabs(fast - ref) <= 0.01 * ref, "%s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", args, cases[i].bytes, fast,
-          ref, 100 * (fast - ref) / ref);
+    CHECK(fabs(fast - ref) <= 0.01 * ref, "%s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", args, cases[i].bytes,
+          fast, ref, 100 * (fast - ref) / ref);
   }
 }
 
@@ -374,7 +416,11 @@ void test_no_nvlink(void)
 void test_net_transport(void)
 {
   const double bw = 10e9, sizes[] = {1e3, 1e8};
-  const struct { const char* file; const char* transport; double f, m_us; } cases[] = {
+  const struct {
+    const char* file;
+    const char* transport;
+    double f, m_us;
+  } cases[] = {
       {"star2", "auto", 1, 0},
       {"star2", "off", 1, 0},
       {"star2", "socket", ss_net_default(SS_NET_SOCKET).line_fraction, ss_net_default(SS_NET_SOCKET).message_us},
@@ -392,9 +438,10 @@ void test_net_transport(void)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
       for (int k = 0; k < 2; k++) {
         char args[256];
-        snprintf(args, sizeof(args),
-                 "tests/platforms/%s.xml --instances 2 --allreduce ring --fidelity %s --no-call-cost --net-transport %s",
-                 cases[i].file, fidelities[fi], cases[i].transport);
+        snprintf(
+            args, sizeof(args),
+            "tests/platforms/%s.xml --instances 2 --allreduce ring --fidelity %s --no-call-cost --net-transport %s",
+            cases[i].file, fidelities[fi], cases[i].transport);
         double t = bench_time(args, sizes[k], NULL, 0);
         double expect = 2.0 * 3 * (20e-6 + cases[i].m_us * 1e-6 + sizes[k] / (4 * cases[i].f * bw));
         CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", args, sizes[k], t, expect);

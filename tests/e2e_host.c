@@ -29,8 +29,9 @@ void test_launch_bound(void)
   double fast = iteration(TINY_HOST, "--no-item-sync --compute-scale 0.1");
   CHECK(near(fast, 0.022, 1e-9), "a 10x faster GPU: %.12g s, expected 0.022 s", fast);
   /* A device entry's host_ratio: the same work on a CPU twice as fast, 11 ms, still above the GPU's. */
-  double fast_cpu = iteration("tests/platforms/star2.xml tests/workloads/tiny_host_fast_cpu.json --synthetic --gpus 1 --jitter 0",
-                              "--no-item-sync");
+  double fast_cpu = iteration(
+      "tests/platforms/star2.xml tests/workloads/tiny_host_fast_cpu.json --synthetic --gpus 1 --jitter 0",
+      "--no-item-sync");
   CHECK(near(fast_cpu, 0.011, 1e-9), "host_ratio 0.5: %.12g s, expected 0.011 s", fast_cpu);
   double gpu = iteration(TINY_HOST, "--no-item-sync --no-launch");
   CHECK(near(gpu, 0.0095, 1e-9), "--no-launch: %.12g s, expected the GPU's 0.0095 s", gpu);
@@ -105,8 +106,7 @@ void test_horovod_fusion(void)
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     double n = sim_num("buckets", "%s %s", base, cases[i].extra);
-    CHECK(n == cases[i].buckets, "%s: %g fusions, expected %d (%s)", cases[i].extra, n, cases[i].buckets,
-          cases[i].why);
+    CHECK(n == cases[i].buckets, "%s: %g fusions, expected %d (%s)", cases[i].extra, n, cases[i].buckets, cases[i].why);
   }
   /* A fusion starts at its cycle: one cycle of 10 ms after a backward of 6 ms holds the iteration
    * 4 ms longer than no cycle does (its collectives start at 10 ms, not when layer0's ends). */

@@ -7,7 +7,8 @@
 
 /* The same job as a closed form: tiny.json's three layers (forward 1 ms, backward 2 ms, 4 MB of
  * gradients each, optimizer 0.5 ms) on two GPUs, one allreduce per layer, no host side. */
-#define INTF_JOB "tests/workloads/tiny.json --synthetic --bucket-mib 0 --no-launch --no-framework --jitter 0 --no-call-cost"
+#define INTF_JOB                                                                                                       \
+  "tests/workloads/tiny.json --synthetic --bucket-mib 0 --no-launch --no-framework --jitter 0 --no-call-cost"
 
 static int close_to(double a, double b, double abs_tol)
 {
@@ -22,8 +23,11 @@ static int close_to(double a, double b, double abs_tol)
 void test_interference_closed_form(void)
 {
   const double fs[] = {0.25, 1, 2.5, 10};
-  const struct { const char* where; double alpha; int net; } cases[] = {
-      {"tests/platforms/star2.xml", 10e-6, 0}, {"tests/platforms/star2.xml --gpus 1 --instances 2", 20e-6, 1}};
+  const struct {
+    const char* where;
+    double alpha;
+    int net;
+  } cases[] = {{"tests/platforms/star2.xml", 10e-6, 0}, {"tests/platforms/star2.xml --gpus 1 --instances 2", 20e-6, 1}};
   for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
     for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
       double f = fs[i], t_coll = 2 * (cases[c].alpha + 4e6 / (2 * 10e9)), lost = 2 * t_coll * f / (1 + f);
@@ -37,8 +41,9 @@ void test_interference_closed_form(void)
             f, it, 9.5e-3 + stall);
       CHECK(close_to(num(b, "compute_s"), 9.5e-3, 1e-12), "f = %g: compute %.15g s, expected 9.5 ms", f,
             num(b, "compute_s"));
-      CHECK(close_to(num(d, "interference_s"), lost, 1e-12), "%s, f = %g: interference %.15g s, elapsed x f/(1+f) %.15g s",
-            cases[c].where, f, num(d, "interference_s"), lost);
+      CHECK(close_to(num(d, "interference_s"), lost, 1e-12),
+            "%s, f = %g: interference %.15g s, elapsed x f/(1+f) %.15g s", cases[c].where, f, num(d, "interference_s"),
+            lost);
       double net = num(b, "network_stall_s"), inter = num(b, "interconnect_stall_s");
       /* The other stall is 0 but for rounding: the collective's and its phases' times are two sums. */
       CHECK(close_to(cases[c].net ? net : inter, stall, 1e-12) && close_to(cases[c].net ? inter : net, 0, 1e-15),

@@ -84,8 +84,10 @@ void test_init_io(void)
   /* Sequential start-up grows with the workers: 4 instances take 4 times as long as one. */
   cJSON* four = sim_json("%s --init-io sequential --instances 4", base);
   cJSON* single = sim_json("%s --init-io sequential --instances 1", base);
-  CHECK(four && single && num(four, "init_s") > 3.9 * num(single, "init_s"), "sequential start-up: %.6g s on 4 "
-        "instances, %.6g s on one", four ? num(four, "init_s") : NAN, single ? num(single, "init_s") : NAN);
+  CHECK(four && single && num(four, "init_s") > 3.9 * num(single, "init_s"),
+        "sequential start-up: %.6g s on 4 "
+        "instances, %.6g s on one",
+        four ? num(four, "init_s") : NAN, single ? num(single, "init_s") : NAN);
   cJSON_Delete(four);
   cJSON_Delete(single);
 }

@@ -7,7 +7,7 @@ static const test_entry tests[] = {E2E_TESTS(E2E_ENTRY)};
 
 int main(int argc, char** argv)
 {
-  const test_program program = {"test_e2e", tests, sizeof(tests) / sizeof(tests[0]), "tests/bad/cases.txt",
-                                SS_SIM_BIN, NULL, NULL};
+  const test_program program = {"test_e2e", tests, sizeof(tests) / sizeof(tests[0]), "tests/bad/cases.txt", SS_SIM_BIN,
+                                NULL,       NULL};
   return test_main(argc, argv, &program);
 }

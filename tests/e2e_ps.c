@@ -43,7 +43,8 @@ void test_ps_closed_form(void)
    * transport's cost per message m once: 2NS/(f B) + 2 (15 us + m). */
   ss_net_figures net = ss_net_default(SS_NET_SOCKET);
   double t = ps_iteration("--gpus 4 --instances 2 --server-agg-gbps 1e6 --net-transport socket", NULL);
-  double expect = 0.0035 + 2.0 * 8 * 1e8 / (net.line_fraction * 1e10) + 2 * (15e-6 + net.message_us * 1e-6) + 9 * 1e8 / 1e15;
+  double expect = 0.0035 + 2.0 * 8 * 1e8 / (net.line_fraction * 1e10) + 2 * (15e-6 + net.message_us * 1e-6) +
+                  9 * 1e8 / 1e15;
   CHECK(fabs(t - expect) <= 1e-6 * expect, "socket transport: iteration %.9g s, expected %.9g", t, expect);
   /* The server's CPU: 8 sums and an update of 100 MB at 2 GB/s on one core. */
   t = ps_iteration("--instances 2", NULL);
@@ -97,7 +98,8 @@ void test_ps_async(void)
         "asynchronous staleness %.3g (max %.3g)", async ? num(async, "staleness_mean") : NAN,
         async ? num(async, "staleness_max") : NAN);
   CHECK(ta < ts, "ASGD %.6g s per step, synchronous %.6g s", ta, ts);
-  CHECK(async && num(async, "worker_throughput_min_samples_per_s") <= num(async, "worker_throughput_max_samples_per_s") &&
+  CHECK(async &&
+            num(async, "worker_throughput_min_samples_per_s") <= num(async, "worker_throughput_max_samples_per_s") &&
             num(async, "worker_throughput_min_samples_per_s") > 0,
         "per-worker throughput");
   cJSON_Delete(sync);
@@ -131,8 +133,10 @@ void test_ps_async(void)
     CHECK(fabs(mean - num(async, "staleness_mean")) <= 1e-9 * mean, "staleness %.9g against the workers' %.9g",
           num(async, "staleness_mean"), mean);
     for (int r = 0; r < 3; r++)
-      CHECK(tp[3] < 0.75 * tp[r] && st[3] > st[r], "the slow GPU's worker: %.6g samples/s (staleness %.3g) against "
-            "worker %d's %.6g (%.3g)", tp[3], st[3], r, tp[r], st[r]);
+      CHECK(tp[3] < 0.75 * tp[r] && st[3] > st[r],
+            "the slow GPU's worker: %.6g samples/s (staleness %.3g) against "
+            "worker %d's %.6g (%.3g)",
+            tp[3], st[3], r, tp[r], st[r]);
     /* Synchronous: every worker runs at the slowest one's pace, which ASGD's fast workers beat. */
     double pace = num(sync, "batch_per_gpu") / num(sync, "iteration_s");
     CHECK(tp[0] > 1.3 * pace && tp[3] > 0.9 * pace,

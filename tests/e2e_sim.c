@@ -56,8 +56,8 @@ double iteration(const char* args, const char* extra)
 static double bench_field(const char* op, const char* args, double bytes, const char* key, char* out, size_t out_size)
 {
   char all[1024];
-  snprintf(all, sizeof(all), "bench %s %s --min-bytes %.17g --max-bytes %.17g --iters 2 --format json", op, args,
-           bytes, bytes);
+  snprintf(all, sizeof(all), "bench %s %s --min-bytes %.17g --max-bytes %.17g --iters 2 --format json", op, args, bytes,
+           bytes);
   run_result r = runs(SS_SIM_BIN, all);
   cJSON* j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
   const cJSON* row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0);

@@ -91,8 +91,7 @@ static void stash_check_runs(const char* job, const char* single)
   CHECK(fabs(num(s, "run2_cost_usd_per_epoch") - num(j, "cost_usd_per_epoch")) <= 1e-9, "%s: RUN2 cost", job);
   CHECK(fabs(num(s, "iterations_per_epoch") - 1281167 / (batch * gpus)) <= 1e-9, "%s: iterations per epoch", job);
   CHECK(fabs(num(s, "run0_epoch_s") - 1281167 / batch * t[0]) <= 1e-6, "%s: RUN0 epoch", job);
-  CHECK(fabs(num(s, "run0_cost_usd_per_epoch") - 1281167 / batch * t[0] * price / 3600) <= 1e-9, "%s: RUN0 cost",
-        job);
+  CHECK(fabs(num(s, "run0_cost_usd_per_epoch") - 1281167 / batch * t[0] * price / 3600) <= 1e-9, "%s: RUN0 cost", job);
   cJSON_Delete(j);
 }
 
@@ -107,8 +106,7 @@ void test_stash_differential(void)
   const cJSON* s = j ? cJSON_GetObjectItemCaseSensitive(j, "stash") : NULL;
   CHECK(s && num(s, "prep_stall_s") > 0.01 && num(s, "fetch_stall_s") > 0.005, "no data stalls with 1 worker");
   /* notes[0] names the stack */
-  CHECK(note_says(s, 1, "prep vs fetch"),
-        "the prep/fetch disagreement is not explained");
+  CHECK(note_says(s, 1, "prep vs fetch"), "the prep/fetch disagreement is not explained");
   cJSON_Delete(j);
   /* The table shows both views. */
   run_result r = runs(SS_SIM_BIN, "platforms/p3.16xl.xml workloads/resnet50.json --iterations 3 --warmup 1 "

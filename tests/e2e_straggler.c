@@ -46,15 +46,15 @@ void test_straggler_slowest(void)
   double collective = t0 - STRAG_C, mean, var;
   lognormal_max(STRAG_N, cv, &mean, &var);
   double expect = STRAG_C * mean + collective, se = STRAG_C * sqrt(var / STRAG_ITERS);
-  CHECK(fabs(t - expect) <= 5 * se, "iteration %.9g s, expected max f x C + T = %.9g s (E[max of 8] %.6f) +- %.2g",
-        t, expect, mean, 5 * se);
+  CHECK(fabs(t - expect) <= 5 * se, "iteration %.9g s, expected max f x C + T = %.9g s (E[max of 8] %.6f) +- %.2g", t,
+        expect, mean, 5 * se);
   /* The slowest GPU's factor less the mean one, times C: each GPU waits for the slowest. */
   CHECK(fabs(strag - (t - collective - compute)) <= 1e-9 * t, "straggler wait %.12g s, expected %.12g s", strag,
         t - collective - compute);
   CHECK(fabs((stall - stall0) - strag) <= 1e-9 * t, "the stall grew by %.12g s, the straggler wait is %.12g s",
         stall - stall0, strag);
-  CHECK(fabs(compute / STRAG_C - 1) <= 5 * cv / sqrt((double)STRAG_N * STRAG_ITERS),
-        "mean factor %.6f, expected 1", compute / STRAG_C);
+  CHECK(fabs(compute / STRAG_C - 1) <= 5 * cv / sqrt((double)STRAG_N * STRAG_ITERS), "mean factor %.6f, expected 1",
+        compute / STRAG_C);
   cJSON_Delete(off);
   cJSON_Delete(on);
 }
@@ -94,7 +94,7 @@ void test_straggler_seed(void)
  * with --jitter 0 and with --ideal. */
 void test_straggler_breakdown(void)
 {
-  static const char* const keys[] = {"compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
+  static const char* const keys[] = {"compute_s",       "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
                                      "network_stall_s", "host_stall_s"};
   static const char* const cases[] = {
       "platforms/p3.16xl.xml workloads/resnet50.json --synthetic --jitter 0.05",

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char* const parts[] = {"compute_s",           "prep_stall_s",    "fetch_stall_s",
-                                    "interconnect_stall_s", "network_stall_s", "host_stall_s"};
+static const char* const parts[] = {"compute_s",       "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
+                                    "network_stall_s", "host_stall_s"};
 
 /* A report's figure, NAN when it has none. */
 static double part(const cJSON* j, const char* key)
@@ -111,7 +111,10 @@ void test_symmetry_jitter(void)
  * most 8 instances. */
 void test_symmetry_fallback(void)
 {
-  const struct { const char* extra; int sim; } cases[] = {
+  const struct {
+    const char* extra;
+    int sim;
+  } cases[] = {
       {"", SS_SYMMETRY_INSTANCES},
       {"--fidelity reference --bucket-mb 100", 9},
       {"--arch ps", 9},
@@ -123,18 +126,23 @@ void test_symmetry_fallback(void)
       {"--no-symmetry", 9},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-    double got = sim_num("simulated_instances", "platforms/p3.2xl.xml tests/workloads/tiny.json --instances 9 "
-                         "--synthetic --iterations 1 --warmup 0 %s", cases[i].extra);
+    double got = sim_num("simulated_instances",
+                         "platforms/p3.2xl.xml tests/workloads/tiny.json --instances 9 "
+                         "--synthetic --iterations 1 --warmup 0 %s",
+                         cases[i].extra);
     CHECK(got == cases[i].sim, "--instances 9 %s: %g instances simulated, expected %d", cases[i].extra, got,
           cases[i].sim);
   }
-  double got = sim_num("simulated_instances", "platforms/p3.2xl.xml tests/workloads/tiny.json --instances 8 --synthetic");
+  double got = sim_num("simulated_instances",
+                       "platforms/p3.2xl.xml tests/workloads/tiny.json --instances 8 --synthetic");
   CHECK(got == 8, "--instances 8: %g instances simulated", got);
   /* 32,000 GPUs: more simulated processes than fit when all are simulated (bad.cli_instances_*),
    * 64 GPUs' worth simulated. */
   cJSON* j = sim_json("tests/platforms/star8.xml workloads/resnet50.json --instances 4000 --synthetic --batch 16 "
                       "--iterations 1 --warmup 0");
-  CHECK(j && num(j, "gpus") == 32000 && num(j, "simulated_instances") == SS_SYMMETRY_INSTANCES && num(j, "iteration_s") > 0,
-        "star8 x 4000: %g GPUs, %g instances simulated", j ? num(j, "gpus") : NAN, j ? num(j, "simulated_instances") : NAN);
+  CHECK(j && num(j, "gpus") == 32000 && num(j, "simulated_instances") == SS_SYMMETRY_INSTANCES &&
+            num(j, "iteration_s") > 0,
+        "star8 x 4000: %g GPUs, %g instances simulated", j ? num(j, "gpus") : NAN,
+        j ? num(j, "simulated_instances") : NAN);
   cJSON_Delete(j);
 }

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #define NCATS 6
-static const char* const cats[NCATS] = {"compute",         "prep_stall",    "fetch_stall",
-                                        "interconnect_stall", "network_stall", "host_stall"};
+static const char* const cats[NCATS] = {"compute",       "prep_stall", "fetch_stall", "interconnect_stall",
+                                        "network_stall", "host_stall"};
 
 /* What the trace's spans add up to over the GPUs. */
 typedef struct trace_tally {
@@ -95,8 +95,8 @@ static void check_spans(const cJSON* rep, const cJSON* tr, int layers)
     char key[64];
     snprintf(key, sizeof(key), "%s_s", cats[c]);
     double part = num(bd, key), traced = t.sum[c] / 1e6 / (gpus * iters);
-    CHECK(fabs(traced - part) <= 1e-6 * num(rep, "iteration_s"), "%s: traced %.9g s, reported %.9g s", cats[c],
-          traced, part);
+    CHECK(fabs(traced - part) <= 1e-6 * num(rep, "iteration_s"), "%s: traced %.9g s, reported %.9g s", cats[c], traced,
+          part);
   }
 }
 
@@ -140,7 +140,8 @@ void test_trace(void)
   const char* path = trace_path(".json");
   char args[512];
   /* Link counters per class, between 0 and 1, and the report still the same, over two instances. */
-  const char* two = "platforms/p3.16xl.xml workloads/resnet50.json --instances 2 --synthetic --iterations 2 --format json";
+  const char* two =
+      "platforms/p3.16xl.xml workloads/resnet50.json --instances 2 --synthetic --iterations 2 --format json";
   snprintf(args, sizeof(args), "%s --trace %s", two, path);
   run_result a = runs(SS_SIM_BIN, args);
   run_result b = runs(SS_SIM_BIN, two);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char* const breakdown_keys[] = {"compute_s", "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
-                                              "network_stall_s", "host_stall_s"};
+static const char* const breakdown_keys[] = {"compute_s",       "prep_stall_s", "fetch_stall_s", "interconnect_stall_s",
+                                             "network_stall_s", "host_stall_s"};
 #define NPARTS 6
 
 /* Compute on another device: a measured ratio in the workload wins over the peak-FLOPS ratio
@@ -17,7 +17,8 @@ static const char* const breakdown_keys[] = {"compute_s", "prep_stall_s", "fetch
  * file without a NIC runs on its own. */
 void test_compute_scaling(void)
 {
-  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny_devices.json --gpus 1 --synthetic --jitter 0", "");
+  double t = iteration("tests/platforms/star2.xml tests/workloads/tiny_devices.json --gpus 1 --synthetic --jitter 0",
+                       "");
   double expect = 3 * 0.001 * 2 + 3 * 0.002 * 3 + 0.0005 * 8 / 3;
   CHECK(fabs(t - expect) <= 1e-9 * expect, "iteration %.12g s, expected %.12g", t, expect);
   t = iteration("tests/bad/cluster_no_nic.xml tests/workloads/tiny.json --gpus 1 --synthetic --jitter 0", "");
@@ -94,9 +95,13 @@ void test_more_bandwidth_never_slower(void)
 void test_network_stall(void)
 {
   const char* base = "tests/platforms/star4.xml workloads/resnet50.json --synthetic";
-  const struct { const char* extra; int net, inter; } cases[] = {
-      {"", 0, 1}, {"--instances 2 --allreduce ring", 1, 0}, {"--instances 2 --allreduce hierarchical", 1, 1},
-      {"--instances 3 --allreduce tree", 1, 1}};
+  const struct {
+    const char* extra;
+    int net, inter;
+  } cases[] = {{"", 0, 1},
+               {"--instances 2 --allreduce ring", 1, 0},
+               {"--instances 2 --allreduce hierarchical", 1, 1},
+               {"--instances 3 --allreduce tree", 1, 1}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     cJSON* j = sim_json("%s %s", base, cases[i].extra);
     if (!j)
@@ -131,7 +136,8 @@ void test_network_stall(void)
 
 void test_no_overlap_never_faster(void)
 {
-  const char* cases[] = {"platforms/p3.16xl.xml workloads/resnet50.json", "platforms/p3.8xl.xml workloads/resnet50.json",
+  const char* cases[] = {"platforms/p3.16xl.xml workloads/resnet50.json",
+                         "platforms/p3.8xl.xml workloads/resnet50.json",
                          "tests/platforms/star4.xml tests/workloads/tiny.json",
                          "tests/platforms/star8.xml workloads/resnet50.json --synthetic"};
   for (int i = 0; i < 4; i++) {
@@ -163,24 +169,28 @@ void test_resnet50_v100_calibration(void)
 void test_zero_closed_form(void)
 {
   const double s = 12e6, bw = 10e9, alpha = 10e-6;
-  const struct { const char* file; int n; } stars[] = {{"star2", 2}, {"star4", 4}};
+  const struct {
+    const char* file;
+    int n;
+  } stars[] = {{"star2", 2}, {"star4", 4}};
   const char* const modes[] = {"zero1", "zero2"};
   for (size_t i = 0; i < sizeof(stars) / sizeof(stars[0]); i++)
     for (int z = 0; z < 2; z++) {
       int n = stars[i].n;
       double step = alpha + s / (n * bw), stall = (z == 0 ? 2 : 1) * (n - 1) * step + (n - 1) * step;
       double compute = 9e-3 + 0.5e-3 / n;
-      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s", stars[i].file,
-                          modes[z]);
+      cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --synthetic --ideal --shard %s",
+                          stars[i].file, modes[z]);
       const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
       const cJSON* o = cJSON_GetObjectItemCaseSensitive(j, "options");
       const cJSON* echo = cJSON_GetObjectItemCaseSensitive(o, "shard");
-      CHECK(j && fabs(num(b, "interconnect_stall_s") - stall) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
-                fabs(num(j, "iteration_s") - compute - stall) <= 1e-9 && num(j, "buckets") == 1 && cJSON_IsString(echo) &&
-                strcmp(echo->valuestring, modes[z]) == 0,
-            "%s x %d GPUs, --shard %s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, %.9g",
-            stars[i].file, n, modes[z], num(j, "iteration_s"), num(b, "compute_s"), num(b, "interconnect_stall_s"),
-            compute + stall, compute, stall);
+      CHECK(
+          j && fabs(num(b, "interconnect_stall_s") - stall) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
+              fabs(num(j, "iteration_s") - compute - stall) <= 1e-9 && num(j, "buckets") == 1 && cJSON_IsString(echo) &&
+              strcmp(echo->valuestring, modes[z]) == 0,
+          "%s x %d GPUs, --shard %s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, %.9g",
+          stars[i].file, n, modes[z], num(j, "iteration_s"), num(b, "compute_s"), num(b, "interconnect_stall_s"),
+          compute + stall, compute, stall);
       cJSON_Delete(j);
     }
 }
@@ -212,8 +222,8 @@ void test_zero_memory_and_trace(void)
   const double p = 1557611200.0;
   const char* const modes[] = {"none", "zero1", "zero2"};
   for (int z = 0; z < 3; z++) {
-    cJSON* j = sim_json("platforms/p4d.24xl.xml workloads/gpt2-1.5b.json --synthetic --batch 1 --ignore-memory --shard %s",
-                        modes[z]);
+    cJSON* j = sim_json(
+        "platforms/p4d.24xl.xml workloads/gpt2-1.5b.json --synthetic --batch 1 --ignore-memory --shard %s", modes[z]);
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
     double opt = z == 0 ? p * 8 : p, grad = z == 2 ? p * 4 / 8 : p * 4, buffers = num(m, "buffers");
     CHECK(j && fabs(num(m, "optimizer") - opt) <= 1e-9 * opt && fabs(num(m, "gradients") - grad) <= 1e-9 * grad &&
@@ -226,8 +236,10 @@ void test_zero_memory_and_trace(void)
       continue;
     char trace[64], args[512];
     snprintf(trace, sizeof(trace), "e2e_zero_%d.json", z);
-    snprintf(args, sizeof(args), "platforms/p4d.24xl.xml workloads/gpt2-1.5b.json --synthetic --batch 1 --ignore-memory "
-             "--shard %s --warmup 0 --iterations 1 --trace %s", modes[z], trace);
+    snprintf(args, sizeof(args),
+             "platforms/p4d.24xl.xml workloads/gpt2-1.5b.json --synthetic --batch 1 --ignore-memory "
+             "--shard %s --warmup 0 --iterations 1 --trace %s",
+             modes[z], trace);
     run_result r = runs(SS_SIM_BIN, args);
     int grads = 0, gathers = 0, other = 0;
     const char* want = z == 1 ? "\"name\": \"allreduce bucket " : "\"name\": \"reduce-scatter bucket ";
@@ -237,12 +249,13 @@ void test_zero_memory_and_trace(void)
     for (const char* q = text; q && (q = strstr(q, "\"name\": \"")); q++) {
       grads += strncmp(q, want, strlen(want)) == 0;
       gathers += strncmp(q, gather, strlen(gather)) == 0;
-      other += strncmp(q, not, strlen(not)) == 0;
+      other += strncmp(q, not, strlen(not )) == 0;
     }
     /* Per GPU and simulated iteration (the trace holds them all): each bucket's collective, 3 all-gathers. */
-    CHECK(text && buckets > 1 && grads > 0 && grads % (8 * buckets) == 0 && gathers * buckets == grads * 3 && other == 0,
-          "--shard %s trace: %d gradient collectives, %d all-gathers, %d of the other kind (%d buckets)", modes[z], grads,
-          gathers, other, buckets);
+    CHECK(text && buckets > 1 && grads > 0 && grads % (8 * buckets) == 0 && gathers * buckets == grads * 3 &&
+              other == 0,
+          "--shard %s trace: %d gradient collectives, %d all-gathers, %d of the other kind (%d buckets)", modes[z],
+          grads, gathers, other, buckets);
     free(text);
     remove(trace);
     run_free(&r);
@@ -268,9 +281,17 @@ void test_zero_memory_and_trace(void)
 void test_units_closed_form(void)
 {
   const double bw = 10e9, alpha = 10e-6;
-  const struct { const char* file; int n; } stars[] = {{"star2", 2}, {"star4", 4}};
-  const char* const modes[] = {"fsdp-full", "fsdp-grad-op", "zero3", "fsdp-full --no-param-prefetch",
-                               "zero3 --no-param-prefetch", "zero3 --overlap-comm off", "fsdp-hybrid-zero2"};
+  const struct {
+    const char* file;
+    int n;
+  } stars[] = {{"star2", 2}, {"star4", 4}};
+  const char* const modes[] = {"fsdp-full",
+                               "fsdp-grad-op",
+                               "zero3",
+                               "fsdp-full --no-param-prefetch",
+                               "zero3 --no-param-prefetch",
+                               "zero3 --overlap-comm off",
+                               "fsdp-hybrid-zero2"};
   for (size_t i = 0; i < 2 * sizeof(stars) / sizeof(stars[0]); i++)
     for (int z = 0; z < 7; z++) {
       /* Both fidelities: the reference's chunk by chunk rings give the same on a star. */
@@ -286,7 +307,8 @@ void test_units_closed_form(void)
       CHECK(j && fabs(num(b, "interconnect_stall_s") - stall) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
                 fabs(num(j, "iteration_s") - compute - stall) <= 1e-9,
             "%s x %d GPUs, --shard %s%s: iteration %.9g s, compute %.9g s, interconnect %.9g s; expected %.9g, %.9g, "
-            "%.9g", stars[i / 2].file, n, modes[z], fid, num(j, "iteration_s"), num(b, "compute_s"),
+            "%.9g",
+            stars[i / 2].file, n, modes[z], fid, num(j, "iteration_s"), num(b, "compute_s"),
             num(b, "interconnect_stall_s"), compute + stall, compute, stall);
       cJSON_Delete(j);
     }
@@ -390,16 +412,19 @@ void test_units_trace_counts(void)
                   named(c, k, "all-gather unit  for backward"),
                   named(c, k, "all-gather unit  for backward (prefetch)") +
                       named(c, k, "all-gather units - for backward (prefetch)"),
-                  named(c, k, "reduce-scatter unit "), named(c, k, "allreduce unit  across instances"),
-                  named(c, k, "reduce-scatter bucket "), named(c, k, "all-gather parameters ")};
+                  named(c, k, "reduce-scatter unit "),
+                  named(c, k, "allreduce unit  across instances"),
+                  named(c, k, "reduce-scatter bucket "),
+                  named(c, k, "all-gather parameters ")};
     int want[8] = {cases[i].fwd_fetch, cases[i].fwd_pre, cases[i].bwd_fetch, cases[i].bwd_pre,
                    cases[i].reduce,    cases[i].replica, cases[i].bucket,    cases[i].post};
     CHECK(memcmp(got, want, sizeof(got)) == 0 && named(c, k, "wait for unit 's parameters (interconnect)") +
-                                                         named(c, k, "wait for unit 's parameters (network)") > 0,
+                                                         named(c, k, "wait for unit 's parameters (network)") >
+                                                     0,
           "--shard %s: forward all-gathers %d + %d prefetched, backward %d + %d, reduce-scatters %d, allreduces "
-          "across %d, buckets %d, after the step %d; expected %d + %d, %d + %d, %d, %d, %d, %d", cases[i].mode, got[0],
-          got[1], got[2], got[3], got[4], got[5], got[6], got[7], want[0], want[1], want[2], want[3], want[4], want[5],
-          want[6], want[7]);
+          "across %d, buckets %d, after the step %d; expected %d + %d, %d + %d, %d, %d, %d, %d",
+          cases[i].mode, got[0], got[1], got[2], got[3], got[4], got[5], got[6], got[7], want[0], want[1], want[2],
+          want[3], want[4], want[5], want[6], want[7]);
   }
 }
 
@@ -423,17 +448,18 @@ void test_units_memory(void)
                {"fsdp-grad-op --instances 2", 16, 1}};
   for (size_t z = 0; z < sizeof(cases) / sizeof(cases[0]); z++) {
     cJSON* j = sim_json("platforms/p4d.24xl.xml workloads/llama2-7b-seq2048.json --synthetic --precision bf16 "
-                        "--ignore-memory --shard %s", cases[z].mode);
+                        "--ignore-memory --shard %s",
+                        cases[z].mode);
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(j, "gpu_memory_bytes");
     double g = cases[z].group;
-    double params = p * 4 / g + (cases[z].kept ? p * 2 : 2 * layer * 2), grads = p * 4 / g + layer * 2,
-           opt = p * 8 / g;
+    double params = p * 4 / g + (cases[z].kept ? p * 2 : 2 * layer * 2), grads = p * 4 / g + layer * 2, opt = p * 8 / g;
     CHECK(j && num(j, "shard_group") == g && fabs(num(m, "parameters") - params) <= 1e-9 * params &&
               fabs(num(m, "gradients") - grads) <= 1e-9 * grads && fabs(num(m, "optimizer") - opt) <= 1e-9 * opt &&
               num(m, "buffers") == 0,
           "--shard %s: shard group %g (expected %g), parameters %.0f B (expected %.0f), gradients %.0f B (expected "
-          "%.0f), optimizer %.0f B (expected %.0f), buffers %.0f", cases[z].mode, num(j, "shard_group"), g,
-          num(m, "parameters"), params, num(m, "gradients"), grads, num(m, "optimizer"), opt, num(m, "buffers"));
+          "%.0f), optimizer %.0f B (expected %.0f), buffers %.0f",
+          cases[z].mode, num(j, "shard_group"), g, num(m, "parameters"), params, num(m, "gradients"), grads,
+          num(m, "optimizer"), opt, num(m, "buffers"));
     cJSON_Delete(j);
   }
 }
@@ -464,7 +490,8 @@ void test_hybrid_scopes(void)
   CHECK(hier && a && f && h12 && ar > 0 && fabs(stall - ar12) <= 1e-9 &&
             fabs(num(a, "iteration_s") - num(f, "iteration_s")) <= 1e-9 * num(a, "iteration_s"),
         "fsdp-hybrid, one 12 MB unit on 2 x star2: stall %.9g s, the hierarchical allreduce of 12 MB %.9g s; fast "
-        "%.9g s, reference %.9g s", stall, ar12, num(a, "iteration_s"), num(f, "iteration_s"));
+        "%.9g s, reference %.9g s",
+        stall, ar12, num(a, "iteration_s"), num(f, "iteration_s"));
   cJSON_Delete(hier);
   cJSON_Delete(a);
   cJSON_Delete(f);
@@ -483,7 +510,10 @@ void test_hybrid_scopes(void)
 void test_hybrid_zero2_closed_form(void)
 {
   const double bw = 10e9, alpha = 10e-6, alpha_x = 20e-6, nic = 10e9, s = 4e6;
-  const struct { const char* file; int g; } stars[] = {{"star2", 2}, {"star4", 4}};
+  const struct {
+    const char* file;
+    int g;
+  } stars[] = {{"star2", 2}, {"star4", 4}};
   const char* const modes[] = {"fsdp-hybrid-zero2", "fsdp-hybrid"};
   for (int i = 0; i < 2; i++)
     for (int m = 2; m <= 3; m++)
@@ -493,15 +523,16 @@ void test_hybrid_zero2_closed_form(void)
           double c = (g - 1) * (alpha + s / (g * bw)), x = 2 * (m - 1) * (alpha_x + s / (g * m) / (nic / g));
           double inter = (z == 0 ? 2 : 3) * c, compute = 9e-3 + 0.5e-3 / g;
           cJSON* j = sim_json("tests/platforms/%s.xml tests/workloads/tiny.json --instances %d --synthetic --ideal "
-                              "--shard %s%s", stars[i].file, m, modes[z], f ? " --fidelity reference" : "");
+                              "--shard %s%s",
+                              stars[i].file, m, modes[z], f ? " --fidelity reference" : "");
           const cJSON* b = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
           CHECK(j && num(j, "shard_group") == g && fabs(num(b, "interconnect_stall_s") - inter) <= 1e-9 &&
                     fabs(num(b, "network_stall_s") - x) <= 1e-9 && fabs(num(b, "compute_s") - compute) <= 1e-9 &&
                     fabs(num(j, "iteration_s") - compute - inter - x) <= 1e-9,
                 "%d x %s, --shard %s%s: iteration %.9g s, compute %.9g s, interconnect %.9g s, network %.9g s, "
-                "shard group %g; expected %.9g, %.9g, %.9g, %.9g, %d", m, stars[i].file, modes[z],
-                f ? " --fidelity reference" : "", num(j, "iteration_s"), num(b, "compute_s"),
-                num(b, "interconnect_stall_s"), num(b, "network_stall_s"), num(j, "shard_group"),
+                "shard group %g; expected %.9g, %.9g, %.9g, %.9g, %d",
+                m, stars[i].file, modes[z], f ? " --fidelity reference" : "", num(j, "iteration_s"),
+                num(b, "compute_s"), num(b, "interconnect_stall_s"), num(b, "network_stall_s"), num(j, "shard_group"),
                 compute + inter + x, compute, inter, x, g);
           cJSON_Delete(j);
         }

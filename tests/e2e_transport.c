@@ -58,10 +58,10 @@ void test_transport_rule(void)
     const char* rule; /* "shm": every pair SHM; "nvlink": P2P iff NVLinked; "board": P2P iff a/2 == b/2;
                        * "socket": P2P iff NVLinked or both on one socket (GPU/4) */
   } cases[] = {
-      {"platforms/p2.8xl.xml", 0, 0, "shm"},     {"platforms/p2.16xl.xml", 0, 0, "shm"},
-      {"platforms/g4dn.12xl.xml", 0, 0, "shm"},  {"platforms/p3.16xl.xml", 0, 0, "nvlink"},
-      {"platforms/p3.8xl.xml", 0, 0, "nvlink"},  {"platforms/p4d.24xl.xml", 0, 0, "nvlink"},
-      {"platforms/p2.8xl.xml", 0, 1, "board"},   {"platforms/p3.16xl.xml", 7, 0, "socket"},
+      {"platforms/p2.8xl.xml", 0, 0, "shm"},    {"platforms/p2.16xl.xml", 0, 0, "shm"},
+      {"platforms/g4dn.12xl.xml", 0, 0, "shm"}, {"platforms/p3.16xl.xml", 0, 0, "nvlink"},
+      {"platforms/p3.8xl.xml", 0, 0, "nvlink"}, {"platforms/p4d.24xl.xml", 0, 0, "nvlink"},
+      {"platforms/p2.8xl.xml", 0, 1, "board"},  {"platforms/p3.16xl.xml", 7, 0, "socket"},
       {"platforms/p3.16xl.xml", 1, 0, "shm"}, /* --p2p-level loc: P2P off */
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -75,10 +75,10 @@ void test_transport_rule(void)
           continue;
         const char* r = cases[i].rule;
         int nv = nvlinked(cases[i].path, a, b);
-        int want = strcmp(r, "nvlink") == 0 ? nv
-                 : strcmp(r, "board") == 0  ? a / 2 == b / 2
-                 : strcmp(r, "socket") == 0 ? nv || a / 4 == b / 4
-                                            : 0;
+        int want = strcmp(r, "nvlink") == 0   ? nv
+                   : strcmp(r, "board") == 0  ? a / 2 == b / 2
+                   : strcmp(r, "socket") == 0 ? nv || a / 4 == b / 4
+                                              : 0;
         int got = !ss_transport_is_shm(p, a, b);
         p2p += got;
         shm += !got;
@@ -116,8 +116,8 @@ void test_shm_ring_closed_form(void)
       snprintf(args, sizeof(args), "%s --no-call-cost", cases[i].args);
       double t = bench_time(args, sizes[k], NULL, 0);
       double expect = 2.0 * (n - 1) * (cases[i].alpha + sizes[k] / n / bw);
-      CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", cases[i].args, sizes[k],
-            t, expect);
+      CHECK(fabs(t - expect) <= 1e-6 * expect, "%s, S=%g: %.12g s, closed form %.12g s", cases[i].args, sizes[k], t,
+            expect);
     }
   /* --no-shm: the same p2.8xlarge ring at PCIe's 9.6 GB/s, as before transports existed. */
   double t = bench_time("platforms/p2.8xl.xml --no-shm --no-call-cost", 268435456, NULL, 0);

@@ -74,7 +74,8 @@ static void test_nccl_2080ti(void)
   CHECK(num(j, "ranks") == 2 && num(j, "points") == 13, "ranks %g, points %g", num(j, "ranks"), num(j, "points"));
   CHECK(near(num(j, "alpha_s"), 32.20377512619718e-6, 1e-9), "alpha %.12g s", num(j, "alpha_s"));
   CHECK(near(num(j, "algbw_bytes_per_s"), 20.16405577783004e9, 1e-9), "algbw %.12g B/s", num(j, "algbw_bytes_per_s"));
-  CHECK(num(j, "busbw_bytes_per_s") == num(j, "algbw_bytes_per_s"), "2 ranks: busbw %.12g must equal algbw", num(j, "busbw_bytes_per_s"));
+  CHECK(num(j, "busbw_bytes_per_s") == num(j, "algbw_bytes_per_s"), "2 ranks: busbw %.12g must equal algbw",
+        num(j, "busbw_bytes_per_s"));
   CHECK(near(num(j, "residual_rms_rel"), 0.13514948434158952, 1e-9), "rms %.12g", num(j, "residual_rms_rel"));
   CHECK(near(num(j, "residual_max_rel"), 0.2791972453806677, 1e-9), "max %.12g", num(j, "residual_max_rel"));
   /* Each point: the time is the size over the busbw (2 ranks), the error that of the fit. */
@@ -109,8 +110,8 @@ static void test_nccl_table(void)
     cJSON* j = read_json(out);
     if (!j)
       return;
-    CHECK(num(j, "ranks") == 4 && num(j, "points") == points[k], "%s: ranks %g, points %g", inputs[k],
-          num(j, "ranks"), num(j, "points"));
+    CHECK(num(j, "ranks") == 4 && num(j, "points") == points[k], "%s: ranks %g, points %g", inputs[k], num(j, "ranks"),
+          num(j, "points"));
     /* times are printed to 0.01 us: 5 us is known to 0.1% */
     CHECK(near(num(j, "alpha_s"), 5e-6, 2e-3), "%s: alpha %.9g s", inputs[k], num(j, "alpha_s"));
     CHECK(near(num(j, "algbw_bytes_per_s"), 10e9, 1e-4), "%s: algbw %.9g B/s", inputs[k], num(j, "algbw_bytes_per_s"));
@@ -194,8 +195,7 @@ static void test_astra_resnet50(void)
     return;
   const cJSON* layers = cJSON_GetObjectItemCaseSensitive(j, "layers");
   const cJSON* layers2 = cJSON_GetObjectItemCaseSensitive(j2, "layers");
-  CHECK(cJSON_GetArraySize(layers) == 54 && cJSON_GetArraySize(layers2) == 54, "%d layers",
-        cJSON_GetArraySize(layers));
+  CHECK(cJSON_GetArraySize(layers) == 54 && cJSON_GetArraySize(layers2) == 54, "%d layers", cJSON_GetArraySize(layers));
   double params = 0, fwd = 0, bwd = 0;
   for (int i = 0; i < cJSON_GetArraySize(layers); i++) {
     const cJSON* l = cJSON_GetArrayItem(layers, i);
@@ -203,7 +203,8 @@ static void test_astra_resnet50(void)
     params += num(l, "params");
     fwd += num(l, "fwd_s");
     bwd += num(l, "bwd_s");
-    CHECK(l2 && near(num(l2, "fwd_s"), num(l, "fwd_s") / 2, 1e-12) && near(num(l2, "bwd_s"), num(l, "bwd_s") / 2, 1e-12),
+    CHECK(l2 && near(num(l2, "fwd_s"), num(l, "fwd_s") / 2, 1e-12) &&
+              near(num(l2, "bwd_s"), num(l, "bwd_s") / 2, 1e-12),
           "layer %d: twice the clock, half the time", i);
   }
   CHECK(params == 25502912, "params %.0f", params);
@@ -338,8 +339,8 @@ static void test_compare_quoting(void)
     return;
   const char* rest = "tests/workloads/tiny.json --synthetic";
   fprintf(c, "args,measured_iteration_s\n");
-  fprintf(c, "'%s' %s --gpus 1,0.01\n", plain, rest);                      /* '...' */
-  fprintf(c, "\"%s/star\\ 2.xml %s \"\"--gpus\"\" 1\",0.01\n", tmpdir, rest); /* \ and "..." */
+  fprintf(c, "'%s' %s --gpus 1,0.01\n", plain, rest);                                     /* '...' */
+  fprintf(c, "\"%s/star\\ 2.xml %s \"\"--gpus\"\" 1\",0.01\n", tmpdir, rest);             /* \ and "..." */
   fprintf(c, "\"\"\"%s/it's \\\"\"2\\\"\".xml\"\" %s --gpus '1'\",0.01\n", tmpdir, rest); /* \" in "..." */
   fclose(c);
   run_result r = runf(SS_CAL_BIN, "compare %s -o %s", csv, out);
@@ -525,8 +526,8 @@ static double layer_sum(const cJSON* w, const char* key, int* ntensors)
 /* Whether layer i of w lists the tensors want[0..n). */
 static int has_tensors(const cJSON* w, int i, const double* want, int n)
 {
-  const cJSON* t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w, "layers"), i),
-                                                    "tensors");
+  const cJSON* t = cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w, "layers"), i), "tensors");
   int ok = cJSON_GetArraySize(t) == n;
   for (int k = 0; ok && k < n; k++)
     ok = cJSON_IsNumber(cJSON_GetArrayItem(t, k)) && cJSON_GetArrayItem(t, k)->valuedouble == want[k];
@@ -743,7 +744,7 @@ static void cleanup(void)
 
 int main(int argc, char** argv)
 {
-  const test_program program = {"test_cal", tests, sizeof(tests) / sizeof(tests[0]), "tests/bad/cal_cases.txt",
-                                SS_CAL_BIN, setup, cleanup};
+  const test_program program = {
+      "test_cal", tests, sizeof(tests) / sizeof(tests[0]), "tests/bad/cal_cases.txt", SS_CAL_BIN, setup, cleanup};
   return test_main(argc, argv, &program);
 }

@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define NEAR(a, b, rel) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel) * fabs((double)(b)))
+#define NEAR(a, b, rel) CU_ASSERT(fabs((double)(a) - (double)(b)) <= (rel)*fabs((double)(b)))
 
 /* The error record of the load under way (load_platform, load_workload). */
 static ss_err load_err;
@@ -200,13 +200,13 @@ static void test_platform_p3_16xl(void)
 
 static void test_platform_all_files(void)
 {
-  const char* files[] = {"platforms/p3.2xl.xml",      "platforms/p3.8xl.xml",      "platforms/p2.xl.xml",
-                         "platforms/p2.8xl.xml",      "platforms/p2.16xl.xml",     "platforms/p3dn.24xl.xml",
-                         "platforms/g4dn.xl.xml",     "platforms/g4dn.12xl.xml",   "platforms/g5.48xl.xml",
-                         "platforms/p4d.24xl.xml",    "platforms/p5.48xl.xml",     "platforms/p4de.24xl.xml",
-                         "tests/platforms/star2.xml", "tests/platforms/star4.xml", "tests/platforms/star8.xml",
-                         "tests/platforms/star4_fast.xml", "tests/platforms/star4_slow.xml",
-                         "tests/platforms/star2_cpu.xml"};
+  const char* files[] = {
+      "platforms/p3.2xl.xml",           "platforms/p3.8xl.xml",           "platforms/p2.xl.xml",
+      "platforms/p2.8xl.xml",           "platforms/p2.16xl.xml",          "platforms/p3dn.24xl.xml",
+      "platforms/g4dn.xl.xml",          "platforms/g4dn.12xl.xml",        "platforms/g5.48xl.xml",
+      "platforms/p4d.24xl.xml",         "platforms/p5.48xl.xml",          "platforms/p4de.24xl.xml",
+      "tests/platforms/star2.xml",      "tests/platforms/star4.xml",      "tests/platforms/star8.xml",
+      "tests/platforms/star4_fast.xml", "tests/platforms/star4_slow.xml", "tests/platforms/star2_cpu.xml"};
   const int gpus[] = {1, 4, 1, 8, 16, 8, 1, 4, 8, 8, 8, 8, 2, 4, 8, 4, 4, 2};
   for (int i = 0; i < 18; i++) {
     ss_platform* p = load_platform(files[i]);
@@ -588,7 +588,8 @@ static void test_cost_nic_hidden(void)
       CU_ASSERT(hidden[l] >= 0 && hidden[l] <= steps * bytes * (1 / share - 1 / ss_cluster_cross_bandwidth(j, l, l)));
       last = fmax(last, fast - hidden[l]);
       /* 64 B: under 1% of the latencies; 64 KiB: over half of them, under all. */
-      CU_ASSERT(k == 0 ? hidden[l] < 0.01 * steps * alpha : hidden[l] > 0.5 * steps * alpha && hidden[l] < steps * alpha);
+      CU_ASSERT(k == 0 ? hidden[l] < 0.01 * steps * alpha
+                       : hidden[l] > 0.5 * steps * alpha && hidden[l] < steps * alpha);
     }
     CU_ASSERT(last >= steps * 8 * bytes / nic * (1 - 1e-12));
   }
@@ -878,11 +879,13 @@ static void test_cli(void)
   ss_cli_free(&c);
   /* An option with no effect in the chosen mode names both. */
   CU_ASSERT(parse("stash-sim p.xml w.json --synthetic -w 3", &c, msg) == 2);
-  CU_ASSERT_STRING_EQUAL(msg, "stash-sim: error: --workers has no effect with --synthetic (no data loading) (see --help)");
+  CU_ASSERT_STRING_EQUAL(msg,
+                         "stash-sim: error: --workers has no effect with --synthetic (no data loading) (see --help)");
   ss_cli_free(&c);
   /* Old spellings stay aliases; whatif keys go through the option of the same name. */
   CU_ASSERT(parse("stash-sim whatif p.xml w.json --bucket-mb 5 --instances 2 --change bucket_mb=7 --change nvlink=off "
-                  "--change nic_gbps=100", &c, msg) == 0);
+                  "--change nic_gbps=100",
+                  &c, msg) == 0);
   CU_ASSERT(c.opt.bucket_mib == 5 && c.changed.bucket_mib == 7 && c.opt.nvlink == 1 && c.changed.nvlink == 0);
   CU_ASSERT(c.changed.nic_gbps == 100 && c.opt.nic_gbps == -1);
   ss_cli_free(&c);
@@ -968,8 +971,9 @@ static void test_report_json(void)
   fclose(f);
   cJSON* json = cJSON_Parse(buf);
   CU_ASSERT_FATAL(json != NULL);
-  const char* keys[] = {"platform", "workload", "instances", "gpus", "batch_per_gpu", "iteration_s",
-                        "throughput_samples_per_s", "cost_usd_per_epoch", "breakdown"};
+  const char* keys[] = {
+      "platform",           "workload", "instances", "gpus", "batch_per_gpu", "iteration_s", "throughput_samples_per_s",
+      "cost_usd_per_epoch", "breakdown"};
   for (int k = 0; k < 9; k++)
     CU_ASSERT(cJSON_GetObjectItemCaseSensitive(json, keys[k]) != NULL);
   const cJSON* b = cJSON_GetObjectItemCaseSensitive(json, "breakdown");
@@ -1073,16 +1077,17 @@ static void test_price_resolve(void)
   char src[320];
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, NULL, NULL, &usd, src, sizeof(src),
-                             &err) == SS_OK);
+  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, NULL, NULL, &usd, src, sizeof(src), &err) ==
+            SS_OK);
   CU_ASSERT(usd == 24.48 && strcmp(src, "prices.csv us-east-1 2026-12-01 on-demand") == 0);
-  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, "us-west-2", NULL, &usd, src,
-                             sizeof(src), &err) == SS_OK && usd == 24.48);
-  CU_ASSERT(ss_price_resolve("tests/platforms/star2.xml", "test-star2", 1, NULL, NULL, &usd, src, sizeof(src),
-                             &err) == SS_OK);
+  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, "us-west-2", NULL, &usd, src, sizeof(src),
+                             &err) == SS_OK &&
+            usd == 24.48);
+  CU_ASSERT(ss_price_resolve("tests/platforms/star2.xml", "test-star2", 1, NULL, NULL, &usd, src, sizeof(src), &err) ==
+            SS_OK);
   CU_ASSERT(usd == 1 && strcmp(src, "instance file") == 0);
-  CU_ASSERT(ss_price_resolve("platforms/p5.48xl.xml", "p5.48xlarge", 98.32, "eu-west-1", NULL, &usd, src,
-                             sizeof(src), &err) == SS_EINPUT);
+  CU_ASSERT(ss_price_resolve("platforms/p5.48xl.xml", "p5.48xlarge", 98.32, "eu-west-1", NULL, &usd, src, sizeof(src),
+                             &err) == SS_EINPUT);
   CU_ASSERT(strstr(err.msg, "p5.48xlarge in eu-west-1") != NULL);
 }
 
@@ -1249,9 +1254,9 @@ static void test_outfile_same(void)
   CU_ASSERT(link(a, at(b, sizeof(b), dir, "hard.json")) == 0);
   CU_ASSERT(symlink("a.json", at(c, sizeof(c), dir, "soft.json")) == 0);
   CU_ASSERT(symlink("new.json", at(d, sizeof(d), dir, "dangling.json")) == 0);
-  CU_ASSERT(ss_outfile_same(a, b));                                          /* a hard link */
-  CU_ASSERT(ss_outfile_same(c, a));                                          /* a symbolic link */
-  CU_ASSERT(ss_outfile_same(d, at(e, sizeof(e), dir, "new.json")));          /* a link to no file yet */
+  CU_ASSERT(ss_outfile_same(a, b));                                           /* a hard link */
+  CU_ASSERT(ss_outfile_same(c, a));                                           /* a symbolic link */
+  CU_ASSERT(ss_outfile_same(d, at(e, sizeof(e), dir, "new.json")));           /* a link to no file yet */
   CU_ASSERT(ss_outfile_same(at(e, sizeof(e), dir, "x/../new.json"), d) == 0); /* x does not exist */
   CU_ASSERT(ss_outfile_same(a, at(e, sizeof(e), dir, "new.json")) == 0);
   CU_ASSERT(ss_outfile_same("-", "-") == 0);
@@ -1338,7 +1343,6 @@ static void test_outfile_write_error(void)
   CU_ASSERT(ss_outfile_commit(o, &err) == SS_EIO);
   CU_ASSERT(strcmp(err.file, "/dev/full") == 0 && strstr(err.msg, "cannot write the trace: ") != NULL);
 }
-
 
 /* roofline: closed forms of a compute-bound and a memory-bound pass, the waves, and a fit that gives
  * back the measured time on the reference device and carries its fractions to another device. */
@@ -1519,26 +1523,46 @@ typedef struct suite_def {
 } suite_def;
 
 static const suite_def suites[] = {
-    {"units", {{"parse", test_units}, {"bounds", test_units_bounds}, {"trace_name", test_trace_name}, {"err_cut", test_err_cut}}},
-    {"platform", {{"p3_16xl", test_platform_p3_16xl}, {"all_files", test_platform_all_files}, {"nics", test_platform_nics}, {"device_figures", test_platform_device_figures},
-                  {"errors", test_platform_errors}}},
-    {"workload", {{"resnet50", test_workload_resnet50}, {"work", test_workload_work}, {"gzip", test_workload_gzip}, {"error_position", test_workload_error_position}}},
+    {"units",
+     {{"parse", test_units},
+      {"bounds", test_units_bounds},
+      {"trace_name", test_trace_name},
+      {"err_cut", test_err_cut}}},
+    {"platform",
+     {{"p3_16xl", test_platform_p3_16xl},
+      {"all_files", test_platform_all_files},
+      {"nics", test_platform_nics},
+      {"device_figures", test_platform_device_figures},
+      {"errors", test_platform_errors}}},
+    {"workload",
+     {{"resnet50", test_workload_resnet50},
+      {"work", test_workload_work},
+      {"gzip", test_workload_gzip},
+      {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
     {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}, {"nic_hidden", test_cost_nic_hidden}}},
     {"proto", {{"tuning", test_proto_tuning}}},
-    {"job", {{"buckets", test_job_buckets}, {"gpus_beyond_instance", test_job_gpus_beyond_instance},
-             {"checkpoint", test_job_checkpoint}}},
+    {"job",
+     {{"buckets", test_job_buckets},
+      {"gpus_beyond_instance", test_job_gpus_beyond_instance},
+      {"checkpoint", test_job_checkpoint}}},
     {"timeline", {{"breakdown", test_timeline_breakdown}}},
     {"cli", {{"parse", test_cli}}},
     {"option", {{"registry", test_option_registry}}},
     {"report", {{"json", test_report_json}}},
     {"price", {{"reader", test_price_reader}, {"resolve", test_price_resolve}}},
-    {"outfile", {{"same", test_outfile_same}, {"commit", test_outfile_commit}, {"write_error", test_outfile_write_error},
-                 {"nameless", test_outfile_nameless}}},
+    {"outfile",
+     {{"same", test_outfile_same},
+      {"commit", test_outfile_commit},
+      {"write_error", test_outfile_write_error},
+      {"nameless", test_outfile_nameless}}},
     {"memory", {{"parts", test_memory_parts}, {"job", test_memory_job}, {"checkpoint", test_memory_checkpoint}}},
     {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},
-    {"rng", {{"streams", test_rng_streams}, {"moments", test_rng_moments}, {"jitter", test_rng_jitter},
-             {"slowest", test_rng_slowest}}},
+    {"rng",
+     {{"streams", test_rng_streams},
+      {"moments", test_rng_moments},
+      {"jitter", test_rng_jitter},
+      {"slowest", test_rng_slowest}}},
 };
 
 int main(int argc, char** argv)

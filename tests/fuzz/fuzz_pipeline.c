@@ -82,9 +82,10 @@ static void bprintf(buf* b, const char* fmt, ...)
 }
 
 /* Values no sane file holds, and the edges of a double. */
-static const char* const specials[] = {"0",    "-0",   "1e-300", "1e-310", "4.9e-324", "1e300", "1.7976931348623157e308",
-                                       "1e999", "-1",  "nan",    "inf",    "1e-9",     "1e9",   "1e15",
-                                       "1e-15", "1.5", "65536",  "2147483648"};
+static const char* const specials[] = {
+    "0",     "-0",  "1e-300", "1e-310",    "4.9e-324", "1e300", "1.7976931348623157e308",
+    "1e999", "-1",  "nan",    "inf",       "1e-9",     "1e9",   "1e15",
+    "1e-15", "1.5", "65536",  "2147483648"};
 #define NSPECIAL (sizeof(specials) / sizeof(specials[0]))
 
 /* A real number as text: byte 0 the nominal value, 1..199 the nominal times 2^((k-100)/10) (a
@@ -124,8 +125,10 @@ static int add_link(rd* r, buf* x, const char* id, const char* cls, double gbyte
   const char* policy = pol < 200 ? policies[0] : policies[pol % 3];
   const char* bw = real(r, gbytes, b1, sizeof(b1));
   const char* lat = real(r, 5, b2, sizeof(b2));
-  bprintf(x, "    <link id=\"%s\" bandwidth=\"%sGBps\" latency=\"%sus\" sharing_policy=\"%s\">\n"
-             "      <prop id=\"class\" value=\"%s\"/>\n    </link>\n", id, bw, lat, policy, cls);
+  bprintf(x,
+          "    <link id=\"%s\" bandwidth=\"%sGBps\" latency=\"%sus\" sharing_policy=\"%s\">\n"
+          "      <prop id=\"class\" value=\"%s\"/>\n    </link>\n",
+          id, bw, lat, policy, cls);
   return policy == policies[0];
 }
 
@@ -150,11 +153,12 @@ static void platform(rd* r, buf* x)
   v[1] = whole(r, 8, 16, b[1], 64);
   v[2] = real(r, 64, b[2], 64);
   v[3] = real(r, 80, b[3], 64);
-  bprintf(x, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-             "<platform version=\"4.1\">\n  <zone id=\"fz\" routing=\"Full\">\n"
-             "    <prop id=\"instance_type\" value=\"fuzz\"/>\n    <prop id=\"price_usd_per_h\" value=\"%s\"/>\n"
-             "    <prop id=\"vcpus\" value=\"%s\"/>\n    <prop id=\"memory_gib\" value=\"%s\"/>\n"
-             "    <prop id=\"network_gbps\" value=\"%s\"/>\n",
+  bprintf(x,
+          "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+          "<platform version=\"4.1\">\n  <zone id=\"fz\" routing=\"Full\">\n"
+          "    <prop id=\"instance_type\" value=\"fuzz\"/>\n    <prop id=\"price_usd_per_h\" value=\"%s\"/>\n"
+          "    <prop id=\"vcpus\" value=\"%s\"/>\n    <prop id=\"memory_gib\" value=\"%s\"/>\n"
+          "    <prop id=\"network_gbps\" value=\"%s\"/>\n",
           v[0], v[1], v[2], v[3]);
   if (transport) {
     static const char* const tr[] = {"", "socket", "ib", "efa"};
@@ -175,14 +179,14 @@ static void platform(rd* r, buf* x)
     bprintf(x, "    <prop id=\"comm_interference\" value=\"%s\"/>\n", real(r, 0.4, b[0], 64));
   v[0] = real(r, 1, b[0], 64);
   v[1] = whole(r, 8, 16, b[1], 64);
-  bprintf(x, "    <host id=\"cpu\" speed=\"%sGf\" core=\"%s\">\n      <prop id=\"role\" value=\"cpu\"/>\n",
-          v[0], v[1]);
+  bprintf(x, "    <host id=\"cpu\" speed=\"%sGf\" core=\"%s\">\n      <prop id=\"role\" value=\"cpu\"/>\n", v[0], v[1]);
   if (flags & 128) {
     v[0] = real(r, 3.9, b[0], 64);
     v[1] = real(r, 2, b[1], 64);
     v[2] = real(r, 6, b[2], 64);
-    bprintf(x, "      <prop id=\"shm_gbytes_per_s\" value=\"%s\"/>\n      <prop id=\"shm_latency_us\" value=\"%s\"/>\n"
-               "      <prop id=\"memcpy_gbytes_per_s\" value=\"%s\"/>\n",
+    bprintf(x,
+            "      <prop id=\"shm_gbytes_per_s\" value=\"%s\"/>\n      <prop id=\"shm_latency_us\" value=\"%s\"/>\n"
+            "      <prop id=\"memcpy_gbytes_per_s\" value=\"%s\"/>\n",
             v[0], v[1], v[2]);
   }
   v[0] = real(r, 10, b[0], 64);
@@ -191,8 +195,9 @@ static void platform(rd* r, buf* x)
   for (int g = 0; g < ngpus; g++) {
     unsigned m = u8(r);
     v[0] = real(r, 10, b[0], 64);
-    bprintf(x, "    <host id=\"gpu%d\" speed=\"%sTf\">\n      <prop id=\"role\" value=\"gpu\"/>\n"
-               "      <prop id=\"gpu_model\" value=\"%s\"/>\n%s    </host>\n",
+    bprintf(x,
+            "    <host id=\"gpu%d\" speed=\"%sTf\">\n      <prop id=\"role\" value=\"gpu\"/>\n"
+            "      <prop id=\"gpu_model\" value=\"%s\"/>\n%s    </host>\n",
             g, v[0], m & 1 ? "fz-gpu-b" : "fz-gpu-a",
             m == 255 ? "      <prop id=\"compute_on\" value=\"cpu\"/>\n" : "");
   }
@@ -263,10 +268,12 @@ static void workload(rd* r, buf* j)
   v[2] = real(r, 1e13, b[2], 64);
   v[3] = whole(r, 8, 64, b[3], 64);
   v[4] = real(r, 0.0005, b[4], 64);
-  bprintf(j, "{\"schema\": \"stash-sim-workload/1\", \"model\": \"fz\", \"precision\": \"fp32\", \"batch_per_gpu\": %s,"
-             " \"grad_bytes_per_param\": %s, \"reference\": {\"gpu_model\": \"fz-gpu-a\", \"gpu_flops\": %s, \"batch\": %s},"
-             " \"optimizer_s\": %s, \"layers\": [",
-          v[0], v[1], v[2], v[3], v[4]);
+  bprintf(
+      j,
+      "{\"schema\": \"stash-sim-workload/1\", \"model\": \"fz\", \"precision\": \"fp32\", \"batch_per_gpu\": %s,"
+      " \"grad_bytes_per_param\": %s, \"reference\": {\"gpu_model\": \"fz-gpu-a\", \"gpu_flops\": %s, \"batch\": %s},"
+      " \"optimizer_s\": %s, \"layers\": [",
+      v[0], v[1], v[2], v[3], v[4]);
   for (int i = 0; i < nlayers; i++) {
     v[0] = real(r, 0.001, b[0], 64);
     v[1] = real(r, 0.002, b[1], 64);
@@ -278,14 +285,16 @@ static void workload(rd* r, buf* j)
   v[1] = real(r, 1e5, b[1], 64);
   v[2] = real(r, 0.002, b[2], 64);
   v[3] = real(r, 602112, b[3], 64);
-  bprintf(j, "], \"dataset\": {\"name\": \"d\", \"samples\": %s, \"bytes_per_sample\": %s, \"prep_cpu_s_per_sample\": %s,"
-             " \"decoded_bytes_per_sample\": %s}",
+  bprintf(j,
+          "], \"dataset\": {\"name\": \"d\", \"samples\": %s, \"bytes_per_sample\": %s, \"prep_cpu_s_per_sample\": %s,"
+          " \"decoded_bytes_per_sample\": %s}",
           v[0], v[1], v[2], v[3]);
   if (flags & 4) {
     v[0] = real(r, 1, b[0], 64);
     v[1] = real(r, 1, b[1], 64);
-    bprintf(j, ", \"devices\": [{\"gpu_model\": \"fz-gpu-b\", \"fwd_s\": %s, \"bwd_s\": %s, \"reference_fwd_s\": 1,"
-               " \"reference_bwd_s\": 1, \"source\": \"fuzz\"}]",
+    bprintf(j,
+            ", \"devices\": [{\"gpu_model\": \"fz-gpu-b\", \"fwd_s\": %s, \"bwd_s\": %s, \"reference_fwd_s\": 1,"
+            " \"reference_bwd_s\": 1, \"source\": \"fuzz\"}]",
             v[0], v[1]);
   }
   bprintf(j, ", \"provenance\": {}}\n");
@@ -313,9 +322,10 @@ static void arg(args* a, const char* fmt, ...)
 static const struct {
   const char* name;
   long max;
-} small[] = {{"iterations", 3}, {"warmup", 2},     {"instances", 4}, {"gpus", 8},     {"servers", 4},
-             {"server-hosts", 4}, {"iters", 3},    {"metric-allreduces", 4}, {"workers", 4}, {"prefetch", 4},
-             {"launch-queue", 64}, {"batch", 64},  {"seed", 100}};
+} small[] = {{"iterations", 3}, {"warmup", 2},       {"instances", 4},     {"gpus", 8},
+             {"servers", 4},    {"server-hosts", 4}, {"iters", 3},         {"metric-allreduces", 4},
+             {"workers", 4},    {"prefetch", 4},     {"launch-queue", 64}, {"batch", 64},
+             {"seed", 100}};
 
 /* Options the target sets itself or that write files. */
 static int skipped(const ss_optdef* d)
@@ -337,28 +347,27 @@ static const char* value(rd* r, const ss_optdef* d, int whatif, char* out, size_
       return whole(r, d->dflt > 0 ? (long)d->dflt : 1, small[i].max, out, size);
   unsigned k;
   switch (d->kind) {
-  case SS_KIND_SWITCH:
-    return whatif ? (u8(r) & 1 ? "off" : "on") : "";
-  case SS_KIND_ENUM: {
-    int n = 0;
-    while (d->values[n])
-      n++;
-    k = u8(r) % (unsigned)(n + 1);
-    return (int)k < n ? d->values[k] : "bogus";
-  }
-  case SS_KIND_COUNT:
-    return whole(r, d->dflt > 0 ? (long)d->dflt : 1, d->max < 1000 ? (long)d->max : 1000, out, size);
-  default:
-    k = u8(r);
-    if (k == 250)
-      snprintf(out, size, "%.17g", d->min);
-    else if (k == 251)
-      snprintf(out, size, "%.17g", d->max);
-    else if (k == 252)
-      snprintf(out, size, "%.17g", nextafter(d->min, d->max));
-    else
-      return real_k(k, d->dflt > 0 ? d->dflt : d->max > 1 ? 1 : d->max / 2, out, size);
-    return out;
+    case SS_KIND_SWITCH: return whatif ? (u8(r) & 1 ? "off" : "on") : "";
+    case SS_KIND_ENUM: {
+      int n = 0;
+      while (d->values[n])
+        n++;
+      k = u8(r) % (unsigned)(n + 1);
+      return (int)k < n ? d->values[k] : "bogus";
+    }
+    case SS_KIND_COUNT:
+      return whole(r, d->dflt > 0 ? (long)d->dflt : 1, d->max < 1000 ? (long)d->max : 1000, out, size);
+    default:
+      k = u8(r);
+      if (k == 250)
+        snprintf(out, size, "%.17g", d->min);
+      else if (k == 251)
+        snprintf(out, size, "%.17g", d->max);
+      else if (k == 252)
+        snprintf(out, size, "%.17g", nextafter(d->min, d->max));
+      else
+        return real_k(k, d->dflt > 0 ? d->dflt : d->max > 1 ? 1 : d->max / 2, out, size);
+      return out;
   }
 }
 
@@ -486,7 +495,8 @@ static int run_child(args* a, double* took, pid_t* child)
   ss_assert(pid >= 0);
   *child = pid;
   if (pid == 0) {
-    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600), err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+        err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int in = open("/dev/null", O_RDONLY);
     if (out < 0 || err < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
       _exit(120);
@@ -718,8 +728,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
       snprintf(kind, sizeof(kind), "signal %d", WTERMSIG(st));
       if (san[0])
         snprintf(detail, sizeof(detail), "%s", san);
-    }
-    else if (WEXITSTATUS(st) == 0) {
+    } else if (WEXITSTATUS(st) == 0) {
       cJSON* rep = cJSON_Parse(out);
       const cJSON* it = cJSON_GetObjectItemCaseSensitive(rep, "iteration_s");
       if (!rep)

@@ -39,11 +39,13 @@ static const ss_workload* workload(void)
 static void check_platform(const ss_platform* p)
 {
   ss_assert(p->ngpus >= 1 && p->nnodes == p->ngpus + 1 + p->nnics);
-  ss_assert(p->cpu_cores >= 1 && p->cpu_speed_flops > 0 && p->disk_read_bytes_per_s > 0 && p->disk_write_bytes_per_s > 0);
+  ss_assert(p->cpu_cores >= 1 && p->cpu_speed_flops > 0 && p->disk_read_bytes_per_s > 0 &&
+            p->disk_write_bytes_per_s > 0);
   for (int g = 0; g < p->ngpus; g++)
     ss_assert(p->gpus[g].speed_flops > 0 && isfinite(p->gpus[g].speed_flops) && p->gpus[g].model);
   for (int l = 0; l < p->nlinks; l++)
-    ss_assert(p->links[l].bandwidth_bytes_per_s > 0 && isfinite(p->links[l].bandwidth_bytes_per_s) && p->links[l].latency_s >= 0);
+    ss_assert(p->links[l].bandwidth_bytes_per_s > 0 && isfinite(p->links[l].bandwidth_bytes_per_s) &&
+              p->links[l].latency_s >= 0);
   for (int a = 0; a < p->nnodes; a++)
     for (int b = 0; b < p->nnodes; b++) {
       const ss_route* r = ss_platform_route(p, a, b);
@@ -72,8 +74,8 @@ static void check_job(const ss_platform* p)
   FILE* f = open_memstream(&xml, &len);
   ss_assert(f && ss_cluster_write(j, f) == SS_OK);
   fclose(f);
-  xmlDoc* doc = xmlReadMemory(xml, (int)len, "cluster.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                                                    XML_PARSE_NOWARNING);
+  xmlDoc* doc = xmlReadMemory(xml, (int)len, "cluster.xml", NULL,
+                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (!doc) {
     fprintf(stderr, "fuzz: the composed cluster platform is not well-formed XML:\n%s\n", xml);
     abort();
