@@ -288,19 +288,16 @@ static const char astra_help[] =
 
 enum { OPT_CLOCK = 256, OPT_BATCH, OPT_MODEL, OPT_PRECISION, OPT_GRAD, OPT_GPU_MODEL, OPT_GPU_FLOPS, OPT_DATASET };
 
+/* clang-format off */
 static const struct option options[] = {
-    {"output", required_argument, NULL, 'o'},
-    {"clock-ghz", required_argument, NULL, OPT_CLOCK},
-    {"batch", required_argument, NULL, OPT_BATCH},
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"precision", required_argument, NULL, OPT_PRECISION},
-    {"grad-bytes", required_argument, NULL, OPT_GRAD},
-    {"gpu-model", required_argument, NULL, OPT_GPU_MODEL},
-    {"gpu-flops", required_argument, NULL, OPT_GPU_FLOPS},
-    {"dataset-from", required_argument, NULL, OPT_DATASET},
-    {"help", no_argument, NULL, 'h'},
+    {"output", required_argument, NULL, 'o'},           {"clock-ghz", required_argument, NULL, OPT_CLOCK},
+    {"batch", required_argument, NULL, OPT_BATCH},       {"model", required_argument, NULL, OPT_MODEL},
+    {"precision", required_argument, NULL, OPT_PRECISION}, {"grad-bytes", required_argument, NULL, OPT_GRAD},
+    {"gpu-model", required_argument, NULL, OPT_GPU_MODEL}, {"gpu-flops", required_argument, NULL, OPT_GPU_FLOPS},
+    {"dataset-from", required_argument, NULL, OPT_DATASET}, {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+/* clang-format on */
 
 static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
 

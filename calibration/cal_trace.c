@@ -54,16 +54,14 @@ static const char trace_usage[] =
 
 enum { T_SAMPLES = 256, T_BYTES, T_DATASET, T_MODEL, T_FLOPS, T_GRAD, T_GPU };
 
-static const struct option trace_options[] = {{"output", required_argument, NULL, 'o'},
-                                              {"samples", required_argument, NULL, T_SAMPLES},
-                                              {"bytes-per-sample", required_argument, NULL, T_BYTES},
-                                              {"dataset", required_argument, NULL, T_DATASET},
-                                              {"model", required_argument, NULL, T_MODEL},
-                                              {"gpu-flops", required_argument, NULL, T_FLOPS},
-                                              {"grad-bytes", required_argument, NULL, T_GRAD},
-                                              {"gpu-model", required_argument, NULL, T_GPU},
-                                              {"help", no_argument, NULL, 'h'},
-                                              {NULL, 0, NULL, 0}};
+/* clang-format off */
+static const struct option trace_options[] = {
+    {"output", required_argument, NULL, 'o'},  {"samples", required_argument, NULL, T_SAMPLES},
+    {"bytes-per-sample", required_argument, NULL, T_BYTES}, {"dataset", required_argument, NULL, T_DATASET},
+    {"model", required_argument, NULL, T_MODEL}, {"gpu-flops", required_argument, NULL, T_FLOPS},
+    {"grad-bytes", required_argument, NULL, T_GRAD}, {"gpu-model", required_argument, NULL, T_GPU},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+/* clang-format on */
 
 typedef struct trace_opts {
   const char* in;
