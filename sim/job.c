@@ -410,7 +410,7 @@ static void seg_uses(const ss_job* j, ss_segment* g, pipe* p, const ss_chunk_use
 }
 
 /* With wrapping units (--shard zero3, fsdp-*): a forward segment per chunk, then a backward one per
- * chunk in reverse, each issuing and waiting for its pass's collectives (shard.c), then the
+ * chunk in reverse, each issuing and waiting for its pass's collectives (wrap.c), then the
  * optimizer. */
 static int unit_segments(ss_job* j, double host_opt_s)
 {

@@ -134,7 +134,7 @@ int ss_memory_of(const ss_memory_in* j, ss_memory* out)
   }
   /* ZeRO-3 and FSDP divide all three among the shard group; each GPU keeps its FP32 shard of the
    * parameters and holds the gathered ones (in the model's dtype: no autocast copies) while they
-   * are used, prefetched or kept (shard.c's peak); FSDP also a unit's unsharded gradient until its
+   * are used, prefetched or kept (wrap.c's peak); FSDP also a unit's unsharded gradient until its
    * reduce-scatter (the largest unit's), ZeRO-3 its bucket (the buffers). */
   if (mode->units != SS_UNITS_NONE && j->ngpus > 1) {
     const ss_workload* w = j->workload;
