@@ -11,7 +11,8 @@ the exit status and the one line of standard error:
   one whose standard error is a pipe does not;
 - layers_*: one collective per layer over 20,000 layers runs within a time limit; the limits are 4x
   the time measured on a loaded 2-core machine (ps: 7.7 s there, 53 s before the per-part mailboxes;
-  allreduce: about 10 s), so a step quadratic in the layers fails them.
+  allreduce: about 10 s), so a step quadratic in the layers fails them; times SS_TEST_SLOWDOWN (set
+  to 3 by ctest for the sanitizer build, which runs them about 3 times as long).
 """
 import json
 import os
@@ -23,6 +24,7 @@ from asan import without_asan_notes  # noqa: E402
 import tempfile
 
 SIM, CAL, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+SLOWDOWN = float(os.environ.get("SS_TEST_SLOWDOWN", "1"))
 STAR2, TINY = "tests/platforms/star2.xml", "tests/workloads/tiny.json"
 
 
@@ -77,9 +79,9 @@ def main():
                                  refused([CAL, "nccl", big], big, "nccl-tests log", "larger than 256 MiB")),
             "progress": progress,
             "layers_ps": lambda: expect_ok(run([SIM, STAR2, layers_workload(tmp, 20000), "--arch", "ps",
-                                                "--bucket-mb", "0", "--iterations", "1", "--synthetic"], 30)),
+                                                "--bucket-mb", "0", "--iterations", "1", "--synthetic"], 30 * SLOWDOWN)),
             "layers_allreduce": lambda: expect_ok(run([SIM, STAR2, layers_workload(tmp, 20000), "--bucket-mb", "0",
-                                                       "--iterations", "1", "--synthetic"], 40)),
+                                                       "--iterations", "1", "--synthetic"], 40 * SLOWDOWN)),
         }
         if CASE not in cases:
             sys.exit(f"cost.py: unknown case {CASE!r} ({', '.join(cases)})")
