@@ -1,6 +1,7 @@
 /* shard: the sharded data-parallel modes and their facts, one row each. */
 #include "shard.h"
 
+#include "err.h"
 #include "names.h"
 
 #include <stdio.h>
@@ -12,7 +13,12 @@ const char* const ss_shard_names[] = {
 const char* const ss_overlap_comm_names[] = {"auto", "off", "on", NULL};
 
 #define ALL_STATES (SS_STATE_OPTIMIZER | SS_STATE_GRADIENTS | SS_STATE_PARAMETERS)
-#define FSDP_TAKES (SS_SOPT_WRAP_PARAMS | SS_SOPT_PARAM_PREFETCH)
+
+/* What every FSDP mode shares: all three states sharded, wrapping units (--wrap-params, the next unit
+ * prefetched), a reduce-scatter per unit as backward reaches it; the rows add what sets them apart. */
+#define FSDP_MODE                                                                                                      \
+  .engine = "FSDP", .divides = ALL_STATES, .grads = SS_GRADS_UNITS, .bucket_op = SS_OP_REDUCE_SCATTER,                 \
+  .bucket_in_backward = 1, .units = SS_UNITS_WRAP, .takes = SS_SOPT_WRAP_PARAMS | SS_SOPT_PARAM_PREFETCH
 
 /* DeepSpeed v0.12.3 (stage_1_and_2.py, stage3.py): ZeRO-1 reduces its buckets after backward and
  * forces overlap_comm off; ZeRO-2 reduce-scatters each bucket as backward fills it, on the default
@@ -49,47 +55,17 @@ static const ss_shard_mode modes[SS_SHARD_COUNT] = {
                         .units = SS_UNITS_LAYERS,
                         .overlap_comm = 1,
                         .takes = SS_SOPT_PARAM_PREFETCH | SS_SOPT_ZERO3 | SS_SOPT_OVERLAP_COMM},
-    [SS_SHARD_FSDP_FULL] = {.label = "FSDP FULL_SHARD",
-                            .engine = "FSDP",
-                            .divides = ALL_STATES,
-                            .grads = SS_GRADS_UNITS,
-                            .bucket_op = SS_OP_REDUCE_SCATTER,
-                            .bucket_in_backward = 1,
-                            .units = SS_UNITS_WRAP,
-                            .takes = FSDP_TAKES},
-    [SS_SHARD_FSDP_GRAD_OP] = {.label = "FSDP SHARD_GRAD_OP",
-                               .engine = "FSDP",
-                               .divides = ALL_STATES,
-                               .grads = SS_GRADS_UNITS,
-                               .bucket_op = SS_OP_REDUCE_SCATTER,
-                               .bucket_in_backward = 1,
-                               .units = SS_UNITS_WRAP,
-                               .keep_after_forward = 1,
-                               .takes = FSDP_TAKES},
-    [SS_SHARD_FSDP_HYBRID] = {.label = "FSDP HYBRID_SHARD",
-                              .engine = "FSDP",
-                              .divides = ALL_STATES,
-                              .hybrid = 1,
-                              .grads = SS_GRADS_UNITS,
-                              .bucket_op = SS_OP_REDUCE_SCATTER,
-                              .bucket_in_backward = 1,
-                              .units = SS_UNITS_WRAP,
-                              .takes = FSDP_TAKES},
-    [SS_SHARD_FSDP_HYBRID_ZERO2] = {.label = "FSDP _HYBRID_SHARD_ZERO2",
-                                    .engine = "FSDP",
-                                    .divides = ALL_STATES,
-                                    .hybrid = 1,
-                                    .grads = SS_GRADS_UNITS,
-                                    .bucket_op = SS_OP_REDUCE_SCATTER,
-                                    .bucket_in_backward = 1,
-                                    .units = SS_UNITS_WRAP,
-                                    .keep_after_forward = 1,
-                                    .takes = FSDP_TAKES},
+    [SS_SHARD_FSDP_FULL] = {FSDP_MODE, .label = "FSDP FULL_SHARD"},
+    [SS_SHARD_FSDP_GRAD_OP] = {FSDP_MODE, .label = "FSDP SHARD_GRAD_OP", .keep_after_forward = 1},
+    [SS_SHARD_FSDP_HYBRID] = {FSDP_MODE, .label = "FSDP HYBRID_SHARD", .hybrid = 1},
+    [SS_SHARD_FSDP_HYBRID_ZERO2] = {FSDP_MODE, .label = "FSDP _HYBRID_SHARD_ZERO2", .hybrid = 1,
+                                    .keep_after_forward = 1},
 };
 
 const ss_shard_mode* ss_shard_mode_of(ss_shard m)
 {
-  return &modes[m >= 0 && m < SS_SHARD_COUNT ? m : SS_SHARD_NONE];
+  ss_assert(m >= 0 && m < SS_SHARD_COUNT);
+  return &modes[m];
 }
 
 const char* ss_shard_name(ss_shard m)

@@ -69,7 +69,7 @@ typedef struct ss_shard_mode {
   unsigned takes;         /* SS_SOPT_* */
 } ss_shard_mode;
 
-/* The row of mode m (a valid ss_shard). */
+/* The row of mode m (a valid ss_shard: asserted). */
 const ss_shard_mode* ss_shard_mode_of(ss_shard m);
 
 /* Names by value, NULL-terminated: --shard's values. */
