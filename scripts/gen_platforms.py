@@ -62,6 +62,14 @@ EFA_LIST = ("AWS EC2 User Guide, Elastic Fabric Adapter, 'Supported instance typ
             "p4d.24xlarge, trn1.32xlarge (awsdocs/amazon-ec2-user-guide doc_source/efa.md; NOT in shared/data)")
 
 
+NIC_VENDOR_SRC = ("nic_vendor ena: the instance's network interface is AWS's Elastic Network Adapter (PCI vendor "
+                  "0x1d0f), which NCCL's socket transport detects to open 2 threads x 8 sockets per connection "
+                  "from NCCL 2.4.8 on (sim/nccl.c) and on which AWS caps each TCP flow between instances (5 Gb/s, "
+                  "10 inside a cluster placement group: ../shared/data/aws_network_limits.md); every GPU instance "
+                  "type of this catalogue has ENA (AWS EC2 User Guide, 'Enhanced networking on Linux': all "
+                  "current generation instance types, and P2; NOT in shared/data)")
+
+
 def net_transport_note(inst, transport, extra=""):
     """The comment on the zone property net_transport: which transport NCCL uses there, and why."""
     figures = (f"Its share of the line rate and cost per message are the simulator's defaults for {transport} "
@@ -165,9 +173,10 @@ def p3_platform(stem):
     inst, ngpu, price, vcpus, mem, net, ebs_gbps, ebs = INSTANCES[stem]
     zone_t, cpu_t, t_note = transport_props(stem, "broadwell", 3)
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", price), ("vcpus", vcpus),
-                        ("memory_gib", mem), ("network_gbps", net), ("net_transport", "socket")] + zone_t,
+                        ("memory_gib", mem), ("network_gbps", net), ("net_transport", "socket"),
+                        ("nic_vendor", "ena")] + zone_t,
                  [f"AWS {inst}: {ngpu} x {V100}. Zone props: {INSTANCE_SRC}.", NOTES[stem],
-                  net_transport_note(inst, "socket"), t_note])
+                  net_transport_note(inst, "socket"), NIC_VENDOR_SRC, t_note])
     p.note(f"cpu host: core = {vcpus} vCPUs ({DATA}/instances.csv); speed 1Gf is a convention "
            "(one reference core, CPU work is given in reference-core-seconds x 1e9), not a "
            f"measurement. CPU Xeon E5-2686 v4 (instances.csv notes). Disk ebs: {ebs_gbps} Gbps "
@@ -749,9 +758,10 @@ def catalog_platform(stem):
                                             else 4)
     transport, extra = c["transport"]
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"]), ("vcpus", c["vcpus"]),
-                        ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport)] + zone_t,
+                        ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport),
+                        ("nic_vendor", "ena")] + zone_t,
                  [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"],
-                  net_transport_note(inst, transport, extra), t_note])
+                  net_transport_note(inst, transport, extra), NIC_VENDOR_SRC, t_note])
     disk, disk_src = c["disk"]
     p.note(f"cpu host: core = {c['vcpus']} vCPUs ({c.get('spec_src', CAT_SRC)}); speed 1Gf is a convention (one reference "
            f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write. "

@@ -77,9 +77,10 @@ typedef struct ss_rank {
   /* Time its collectives spent in phases that cross instances, for splitting the trainer's wait
    * between network and interconnect. */
   ss_stopwatch net;
-  /* Fast rings whose hops differ (coll.c): the latency of this rank's hop out, per ring kind
-   * (global, inside the instance, across instances), and the parity of its next phase of each. */
-  double hop_alpha[3];
+  /* Fast rings (coll.c): this rank's position in each global ring's pattern ([ring]) and in each
+   * ring inside its instance ([nrings + ring]), and the parity of its next phase of each kind
+   * (global, inside the instance, across instances). */
+  int* ring_pos;
   int phase_parity[3];
   /* The time a collective runs on its GPU, and the executions that take the collective's share of
    * the GPU meanwhile (job.interference > 0). */
@@ -117,6 +118,25 @@ typedef struct ss_ps_msg {
   int part;
 } ss_ps_msg;
 
+/* A group of ranks that runs fast ring phases together, unless --ideal: its rings' hop latencies by
+ * position in their pattern, and for the phase in progress (two by parity: a rank may enter the next
+ * phase before another has left this one) the largest per-step time each hop's chunk took, the
+ * latest arrival and the phase's end once computed (coll.c, ss_cost_ring_chain). */
+typedef struct ss_chain {
+  int period;      /* positions of a ring's pattern: GPUs per instance, 1 across instances */
+  int nrings;
+  double* a;       /* [ring * period + q]: latency of the hop out of position q */
+  double* x[2];    /* by parity: [ring * period + q], per-step time of that hop's chunk (largest) */
+  double* t0[2];   /* by parity: [ring * period + q], when that position's rank arrived (latest) */
+  double end[2];   /* by parity: the phase's end, or -1 until its first rank past the barrier sets it */
+  double* scratch; /* ss_cost_ring_chain's */
+  /* The last phase computed (its steps, latencies and per-step times) and its length: the same
+   * phase again (every iteration's same bucket) is not computed again. */
+  double* last_x; /* [2 * rings * period]: its per-step times, then its arrivals less its first */
+  int last_steps;
+  double last_lat, last_call, last_len;
+} ss_chain;
+
 typedef struct ss_sim {
   /* The job simulated: the cluster's, or with identical instances (ss_job_sim_instances)
    * a copy with fewer of them; full is the cluster's, whose GPU and instance counts give the
@@ -132,10 +152,11 @@ typedef struct ss_sim {
   double alpha_global; /* largest latency of a hop of the global rings (s) */
   double alpha_intra;  /* ... of the rings inside an instance */
   double* alpha_cross; /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
-  /* Fast rings whose hops differ, unless --ideal (coll.c): for each group of ranks that runs phases
-   * together ([0] all, [1 + instance] one instance's, [1 + instances + local] one GPU index's
-   * across instances), two dates by parity; NULL: every phase costs steps x the largest latency. */
-  double (*phase_end)[2];
+  /* Fast rings, unless --ideal (coll.c): for each group of ranks that runs phases together ([0]
+   * all, [1 + instance] one instance's, [1 + instances + local] one GPU index's across instances),
+   * what its phases end by (ss_chain); NULL: every phase costs steps x the largest latency. */
+  ss_chain* chain;
+  int nchain;
   /* The collectives of the run, [bucket] in training, [size] in the benchmark: their bytes, their
    * algorithm (AUTO resolved), and for the tree, the sleep that completes each fast phase (reduce,
    * broadcast) to the step-by-step pipeline (ss_cost_tree_phase). */

@@ -102,8 +102,16 @@ double ss_cluster_cross_latency(const ss_job* j, int a, int b)
 
 double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b)
 {
-  double bw = path_bandwidth(j, route(j, a, gpu_nic_node(j, a)), 1e300);
+  double bw = j->conn_cap_bytes_per_s > 0 ? j->conn_cap_bytes_per_s : 1e300;
+  bw = path_bandwidth(j, route(j, a, gpu_nic_node(j, a)), bw);
   return path_bandwidth(j, route(j, gpu_nic_node(j, b), b), bw);
+}
+
+double ss_cluster_port_bandwidth(const ss_job* j, int server)
+{
+  if (!(j->flow_cap_bytes_per_s > 0))
+    return SS_CLUSTER_PORT_UNLIMITED;
+  return server ? j->flow_cap_bytes_per_s * SS_NET_PS_SOCKETS : j->conn_cap_bytes_per_s;
 }
 
 double ss_cluster_ring_cross_bandwidth(const ss_job* j)
@@ -366,16 +374,20 @@ int ss_cluster_write(const ss_job* j, FILE* f)
   if (multi) {
     /* Without oversubscription the switch adds no constraint: a shared link there would put
      * every inter-instance flow into one sharing system and make each solve cost O(flows). SimGrid
-     * wants a link on every zone route: each instance gets a switch port that never limits (a
-     * FATPIPE of 1 PB/s, no latency), which ties together only flows its NIC already does. */
+     * wants a link on every zone route: each instance gets a switch port (a FATPIPE, no latency),
+     * which ties together only flows its NIC already does. A FATPIPE limits each flow that crosses
+     * it on its own, not their sum: the ports carry the cap of one connection between instances
+     * (its TCP flows x AWS's cap per flow: ss_cluster_port_bandwidth), or never limit (1 PB/s). */
     int core = j->opt.oversub > 1;
     if (core)
       fprintf(f, "  <link id=\"net/core\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SHARED\"/>\n",
               j->core_bandwidth_bytes_per_s);
     for (int i = 0; i < n; i++)
-      fprintf(f, "  <link id=\"net/port%d\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", i);
+      fprintf(f, "  <link id=\"net/port%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", i,
+              ss_cluster_port_bandwidth(j, 0));
     for (int k = 0; k < nservers; k++)
-      fprintf(f, "  <link id=\"net/sport%d\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", k);
+      fprintf(f, "  <link id=\"net/sport%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
+              k, ss_cluster_port_bandwidth(j, 1));
     /* The core is on the way up only: a flow crosses it once, not on both of its zone routes. */
     for (int i = 0; i < n; i++)
       put_zone_routes(f, "i", i, "port", core);

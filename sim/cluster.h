@@ -52,9 +52,16 @@ double ss_cluster_route_latency(const ss_job* j, int a, int b);
 double ss_cluster_nic_bandwidth(const ss_job* j);
 
 /* Latency (s) and bottleneck bandwidth (bytes/s) of the path from GPU a of one instance to GPU b of
- * another one: a's route to its NIC, the switch, then b's NIC's route to b. */
+ * another one: a's route to its NIC, the switch (a connection's cap), then b's NIC's route to b. */
 double ss_cluster_cross_latency(const ss_job* j, int a, int b);
 double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b);
+
+/* What a switch port lets one flow carry (bytes/s): an instance's port (server 0) one connection
+ * between instances, its TCP flows x AWS's cap per flow (ss_job.conn_cap_bytes_per_s); a dedicated
+ * parameter server's (server 1) one flow's cap; SS_CLUSTER_PORT_UNLIMITED without a cap. Each flow
+ * between instances crosses two ports (FATPIPE links: each flow capped on its own). */
+#define SS_CLUSTER_PORT_UNLIMITED 1e15
+double ss_cluster_port_bandwidth(const ss_job* j, int server);
 
 /* The bandwidth (bytes/s) the flat rings among all GPUs (ss_job.rings) get between two instances,
  * all rings together: each ring crosses from the last GPU of its chain in one instance to the first

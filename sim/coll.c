@@ -5,13 +5,16 @@
 
 #include "cost.h"
 #include "ddp.h"
+#include "nccl.h"
 #include "simtrace.h"
 #include "straggler.h"
 
+#include <simgrid/actor.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
+#include <simgrid/semaphore.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +37,7 @@ typedef struct ring_phase {
                   * phase), folded into the phase's last sleep: one simulated event less */
   double lat;    /* the protocol's latency of each step (proto.c) */
   double call;   /* the collective's per-call latency, paid in this phase (its first) */
-  double* slots; /* fast fidelity on rings whose hops differ (not --ideal): the group's two dates (by
-                  * parity) where each rank leaves the latest end of its hop's remaining steps */
+  ss_chain* chain; /* fast fidelity, not --ideal: the group's pipelined-ring state (actors.h) */
   double hidden; /* of those remaining steps' latencies, what this rank's ring across instances
                   * hides behind the other rings' chunks on its NIC (ss_cost_nic_hidden) */
 } ring_phase;
@@ -133,40 +135,172 @@ double ss_coll_wait_reduced(ss_sim* s, int r, long want)
 }
 
 /* Send `bytes` to the next rank of each ring of the phase (in proportion to its share) and receive
- * as much from the previous one; returns when all of it has arrived, with the date the last of this
- * rank's sends completed. */
-static double exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_comm_t* comms, void** data)
+ * as much from the previous one; returns when all of it has arrived. With sent (not NULL), sent[c]
+ * is the date ring c's send completed (-1 for a ring that moves nothing). */
+static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_comm_t* comms, void** data, double* sent)
 {
   ss_rank* me = &s->ranks[r];
-  int k = 0;
+  int k = 0, ring[2 * SS_TOPO_MAX_CHANNELS];
   for (int c = 0; c < nrings(s, ph->kind); c++) {
+    if (sent)
+      sent[c] = -1;
     /* Every ring moves something, however small the collective: its latency is paid anyway. */
     double part = bytes * share(s, ph->kind, c);
     if (part <= 0)
       continue;
     long size = part < 1 ? 1 : (long)llround(part);
+    ring[k] = c;
     comms[k++] = sg_mailbox_put_async(inbox(&s->ranks[next(me, ph->kind, c)], ph->kind, c), &token, size);
+    ring[k] = -1;
     comms[k++] = sg_mailbox_get_async(inbox(me, ph->kind, c), &data[c]);
   }
-  if (!ph->slots) {
+  if (!sent) {
     sg_comm_wait_all(comms, (size_t)k);
-    return simgrid_get_clock();
+    return;
   }
-  /* Sends are at even places; wait_any swaps the last pending one into the place of the finished. */
-  int is_send[2 * SS_TOPO_MAX_CHANNELS];
-  double sent = 0;
-  for (int i = 0; i < k; i++)
-    is_send[i] = i % 2 == 0;
+  /* wait_any swaps the last pending one into the place of the finished. */
   while (k > 0) {
     ssize_t done = sg_comm_wait_any(comms, (size_t)k);
     ss_assert(done >= 0 && done < k);
-    if (is_send[done])
-      sent = simgrid_get_clock();
+    if (ring[done] >= 0)
+      sent[ring[done]] = simgrid_get_clock();
     comms[done] = comms[k - 1];
-    is_send[done] = is_send[k - 1];
+    ring[done] = ring[k - 1];
     k--;
   }
-  return sent;
+}
+
+/* A fast ring phase as NCCL pipelines it (not --ideal): one flow per hop carries all the steps'
+ * chunks and gives each hop's per-step time under the phase's contention; the group's ranks record
+ * them and their arrival (the largest at each position of the rings' pattern: identical instances
+ * repeat it); past the barrier the first rank computes the phase's end (ss_cost_ring_chain, each
+ * ring apart, the slowest ending the phase) and every rank waits until then, less what the rank's
+ * ring across instances hides on its NIC (hidden). Returns the time left to wait. */
+static double ring_chain(ss_sim* s, int r, const ring_phase* ph, sg_comm_t* comms, void** data)
+{
+  ss_rank* me = &s->ranks[r];
+  ss_chain* ch = ph->chain;
+  int* parity = &me->phase_parity[ph->kind], par = *parity, nr = nrings(s, ph->kind), per = ch->period;
+  const int* pos = ph->kind == RING_GLOBAL  ? me->ring_pos
+                   : ph->kind == RING_INTRA ? me->ring_pos + s->job->rings.nrings
+                                            : NULL;
+  double t0 = simgrid_get_clock(), sent[SS_TOPO_MAX_CHANNELS];
+  exchange(s, r, ph, ph->bytes * ph->steps, comms, data, sent);
+  ss_assert(nr == ch->nrings);
+  for (int c = 0; c < nr; c++) {
+    size_t at = (size_t)c * (size_t)per + (size_t)(pos ? pos[c] : 0);
+    ch->x[par][at] = fmax(ch->x[par][at], sent[c]); /* the per-step time once every arrival is known */
+    ch->t0[par][at] = fmax(ch->t0[par][at], t0);
+  }
+  sg_barrier_wait(ph->bar);
+  if (ch->end[par] < 0) {
+    size_t n = (size_t)nr * (size_t)per;
+    double first = INFINITY, *rel = ch->scratch;
+    for (size_t i = 0; i < n; i++)
+      if (ch->t0[par][i] >= 0)
+        first = fmin(first, ch->t0[par][i]);
+    for (size_t i = 0; i < n; i++)
+      rel[i] = ch->t0[par][i] >= 0 ? ch->t0[par][i] - first : 0;
+    /* A hop's flow started when both its ends were there: its per-step time is what it took from
+     * then, less the hop's latency, over the steps. */
+    for (int c = 0; c < nr; c++)
+      for (int q = 0; q < per; q++) {
+        size_t at = (size_t)c * (size_t)per + (size_t)q, to = (size_t)c * (size_t)per + (size_t)((q + 1) % per);
+        double done = ch->x[par][at], from = first + fmax(rel[at], rel[to]);
+        ch->x[par][at] = fmax(0, done - from - ch->a[at]) / ph->steps;
+      }
+    if (ph->steps != ch->last_steps || ph->lat != ch->last_lat || ph->call != ch->last_call ||
+        memcmp(ch->x[par], ch->last_x, n * sizeof(double)) != 0 || memcmp(rel, ch->last_x + n, n * sizeof(double)) != 0) {
+      double len = 0;
+      for (int c = 0; c < nr; c++) {
+        size_t o = (size_t)c * (size_t)per;
+        len = fmax(len, ss_cost_ring_chain(ph->steps, per, rel + o, ch->x[par] + o, ch->a + o, ph->lat, ph->call,
+                                           ch->scratch + n));
+      }
+      memcpy(ch->last_x, ch->x[par], n * sizeof(double));
+      memcpy(ch->last_x + n, rel, n * sizeof(double));
+      ch->last_steps = ph->steps;
+      ch->last_lat = ph->lat;
+      ch->last_call = ph->call;
+      ch->last_len = len;
+    }
+    ch->end[par] = first + ch->last_len;
+    /* The other parity's phase has ended for every rank of the group: clear it for the next one. */
+    memset(ch->x[1 - par], 0, n * sizeof(double));
+    for (size_t i = 0; i < n; i++)
+      ch->t0[1 - par][i] = -1;
+    ch->end[1 - par] = -1;
+  }
+  *parity = 1 - par;
+  double rest = ch->end[par] - ph->hidden - simgrid_get_clock();
+  return rest > SS_SIM_PRECISION_S ? rest : 0;
+}
+
+/* The reference ring as NCCL runs it: each ring (channel) goes on by itself, in an actor of its own
+ * on the rank's GPU; on a ring, a rank sends step k's chunk once step k-1's has arrived and the
+ * step's latency has passed, without waiting for its earlier sends to land, while its peer has a
+ * free buffer slot (at most SS_NCCL_STEPS sends in flight; receives posted that many steps ahead).
+ * A chunk's latency therefore adds up along the ring's chain of hops, not step by step at the
+ * slowest hop or the slowest ring (docs/model.md, "Allreduce algorithms"). */
+typedef struct ring_channel {
+  ss_sim* s;
+  int r, c;
+  const ring_phase* ph;
+  long size;     /* bytes per step */
+  void** data;   /* where its receives put their payload */
+  sg_sem_t done; /* released when the channel has sent and received every step */
+} ring_channel;
+
+static void channel_main(int argc, char** argv)
+{
+  (void)argc;
+  (void)argv;
+  const ring_channel* ch = sg_actor_self_get_data();
+  const ring_phase* ph = ch->ph;
+  ss_rank* me = &ch->s->ranks[ch->r];
+  sg_mailbox_t in = inbox(me, ph->kind, ch->c), out = inbox(&ch->s->ranks[next(me, ph->kind, ch->c)], ph->kind, ch->c);
+  sg_comm_t sends[SS_NCCL_STEPS] = {NULL}, recvs[SS_NCCL_STEPS] = {NULL};
+  for (int k = 0; k < ph->steps && k < SS_NCCL_STEPS; k++)
+    recvs[k] = sg_mailbox_get_async(in, ch->data);
+  for (int k = 0; k < ph->steps; k++) {
+    int slot = k % SS_NCCL_STEPS;
+    double wait = ph->lat + (k == 0 ? ph->call : 0);
+    if (wait > 0)
+      sg_actor_sleep_for(wait);
+    /* The peer's slot of step k - SS_NCCL_STEPS is free once that step's chunk has landed there. */
+    if (sends[slot])
+      sg_comm_wait(sends[slot]);
+    sends[slot] = sg_mailbox_put_async(out, &token, ch->size);
+    /* This step's chunk: the next step sends what it brings. */
+    sg_comm_wait(recvs[slot]);
+    recvs[slot] = k + SS_NCCL_STEPS < ph->steps ? sg_mailbox_get_async(in, ch->data) : NULL;
+  }
+  for (int slot = 0; slot < SS_NCCL_STEPS; slot++)
+    if (sends[slot])
+      sg_comm_wait(sends[slot]);
+  sg_sem_release(ch->done);
+}
+
+static void ring_reference(ss_sim* s, int r, const ring_phase* ph, void** data)
+{
+  ring_channel ch[SS_TOPO_MAX_CHANNELS];
+  int n = 0;
+  sg_sem_t done = sg_sem_init(0);
+  for (int c = 0; c < nrings(s, ph->kind); c++) {
+    /* Every ring moves something, however small the collective: its latency is paid anyway. */
+    double part = ph->bytes * share(s, ph->kind, c);
+    if (part <= 0)
+      continue;
+    ch[n] = (ring_channel){s, r, c, ph, part < 1 ? 1 : (long)llround(part), &data[c], done};
+    char name[48];
+    snprintf(name, sizeof(name), "ring%d.%d", r, c);
+    sg_actor_t a = sg_actor_init(name, s->ranks[r].host);
+    sg_actor_set_data(a, &ch[n++]);
+    sg_actor_start(a, channel_main, 0, NULL);
+  }
+  for (int i = 0; i < n; i++)
+    sg_sem_acquire(done);
+  sg_sem_destroy(done);
 }
 
 /* Run one ring phase on rank r. Reference: the per-call latency, then `steps` exchanges of one
@@ -188,37 +322,25 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   if (ph->net)
     watch_start(&me->net);
   double rest = 0; /* the latency of the steps after the first (fast fidelity) */
-  if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
+  if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE && !s->job->opt.ideal) {
+    ring_reference(s, r, ph, data);
+  } else if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     for (int step = 0; step < ph->steps; step++) {
       double wait = ph->lat + (step == 0 ? ph->call : 0);
       if (wait > 0)
         sg_actor_sleep_for(wait);
-      exchange(s, r, ph, ph->bytes, comms, data);
+      exchange(s, r, ph, ph->bytes, comms, data, NULL);
     }
-  } else if (!ph->slots) {
-    exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
+  } else if (!ph->chain) {
+    exchange(s, r, ph, ph->bytes * ph->steps, comms, data, NULL);
     sg_barrier_wait(ph->bar);
     if (ph->steps > 1 && ph->alpha > 0)
       rest = (ph->steps - 1) * ph->alpha;
   } else {
-    /* A lock-step ring whose hops differ: each step takes its slowest hop's latency + chunk / rate.
-     * One flow per hop gives each hop's rate; hop i would end its steps at its flow's end plus
-     * (steps - 1) x its latency, and the phase ends with the latest of them. */
-    double sent = exchange(s, r, ph, ph->bytes * ph->steps, comms, data);
-    int* parity = &me->phase_parity[ph->kind];
-    double mine = sent + fmax(0, (ph->steps - 1) * me->hop_alpha[ph->kind] - ph->hidden);
-    if (mine > ph->slots[*parity])
-      ph->slots[*parity] = mine;
-    sg_barrier_wait(ph->bar);
-    /* Read before anything blocks: the group's next writes come after a later exchange. */
-    rest = ph->slots[*parity] - simgrid_get_clock();
-    ph->slots[1 - *parity] = 0;
-    *parity = 1 - *parity;
-    if (rest <= SS_SIM_PRECISION_S)
-      rest = 0;
+    rest = ring_chain(s, r, ph, comms, data);
   }
-  /* The protocol's step and call latencies (proto.c), in both fast variants. */
-  if (s->job->opt.fidelity != SS_FIDELITY_REFERENCE && (ph->lat > 0 || ph->call > 0))
+  /* The protocol's step and call latencies (proto.c): the pipelined ring has them already. */
+  if (s->job->opt.fidelity != SS_FIDELITY_REFERENCE && !ph->chain && (ph->lat > 0 || ph->call > 0))
     rest += ph->steps * ph->lat + ph->call;
   /* Time in a phase that crosses instances is network time; the tail after it is not. */
   if (ph->net) {
@@ -247,7 +369,7 @@ static void coll_ring(ss_sim* s, int r, int coll)
                    s->coll_after_s[coll],
                    pc->step_s[SS_PHASE_GLOBAL],
                    pc->call_s,
-                   s->phase_end ? s->phase_end[0] : NULL,
+                   s->chain ? &s->chain[0] : NULL,
                    0};
   ring_run(s, r, &ph);
 }
@@ -274,7 +396,7 @@ static void two_level(ss_sim* s, int r, int coll, across_fn across)
                    0,
                    pc->step_s[SS_PHASE_INTRA],
                    pc->call_s,
-                   s->phase_end ? s->phase_end[1 + me->inst] : NULL,
+                   s->chain ? &s->chain[1 + me->inst] : NULL,
                    0};
   if (first_in)
     ring_run(s, r, &in);
@@ -303,7 +425,7 @@ static void ring_across(ss_sim* s, int r, int coll, double call, double tail)
                        tail,
                        pc->step_s[SS_PHASE_CROSS],
                        call,
-                       s->phase_end ? s->phase_end[1 + j->instances + me->local] : NULL,
+                       s->chain ? &s->chain[1 + j->instances + me->local] : NULL,
                        s->cross_hidden[(size_t)coll * (size_t)g + (size_t)me->local]};
   ring_run(s, r, &across);
 }
@@ -481,7 +603,7 @@ static void coll_instance(ss_sim* s, int r, int coll)
                    s->coll_after_s[coll],
                    pc->step_s[SS_PHASE_INTRA],
                    pc->call_s,
-                   s->phase_end ? s->phase_end[1 + me->inst] : NULL,
+                   s->chain ? &s->chain[1 + me->inst] : NULL,
                    0};
   ring_run(s, r, &in);
 }

@@ -2,6 +2,7 @@
 #include "cost.h"
 
 #include "cluster.h"
+#include "nccl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -577,4 +578,38 @@ ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes)
     }
   }
   return best;
+}
+
+double ss_cost_ring_chain(int steps, int period, const double* t0, const double* x, const double* a, double lat,
+                          double call, double* scratch)
+{
+  const int w = SS_NCCL_STEPS;
+  double *prev = scratch, *cur = scratch + period, *landed = scratch + 2 * (size_t)period;
+  if (steps <= 0 || period <= 0)
+    return 0;
+  for (int k = 0; k < steps; k++) {
+    for (int q = 0; q < period; q++) {
+      /* When rank q sends step k: its chunk of step k-1 arrived from q-1 (step 0: its own data),
+       * the step's latency passed, and its send of step k-w landed (landed[k % w], read before the
+       * same place takes step k). */
+      double start = k == 0 ? (t0 ? t0[q] : 0) + call + lat : prev[(q + period - 1) % period] + lat;
+      double* slot = &landed[(size_t)(k % w) * (size_t)period + (size_t)q];
+      if (k >= w && *slot > start)
+        start = *slot;
+      /* The chunk moves after the hop's latency, behind the chunks before it on the hop. */
+      double go = start + a[q];
+      if (k > 0 && prev[q] > go)
+        go = prev[q];
+      cur[q] = go + x[q];
+      *slot = cur[q];
+    }
+    double* t = prev;
+    prev = cur;
+    cur = t;
+  }
+  /* Every rank has then sent its last chunk and received its last (its predecessor's). */
+  double end = 0;
+  for (int q = 0; q < period; q++)
+    end = fmax(end, prev[q]);
+  return end;
 }

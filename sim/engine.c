@@ -8,6 +8,7 @@
 #include "cluster.h"
 #include "coll.h"
 #include "cost.h"
+#include "nccl.h"
 #include "host.h"
 #include "loader.h"
 #include "outfile.h"
@@ -240,8 +241,9 @@ static int rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_di
   me->next = calloc((size_t)nr + 1, sizeof(int));
   me->intra_inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
   me->intra_next = calloc((size_t)nr + 1, sizeof(int));
+  me->ring_pos = calloc(2 * (size_t)nr + 1, sizeof(int));
   if (!me->ready || !me->batch_fetch_s || !me->batch_prep_s || !me->inbox || !me->next || !me->intra_inbox ||
-      !me->intra_next)
+      !me->intra_next || !me->ring_pos)
     return SS_ENOMEM;
   for (int c = 0; c < nr; c++) {
     me->inbox[c] = mailbox("ring", c, r);
@@ -279,6 +281,65 @@ static void ring_setup(ss_sim* s, const ss_job* j)
   }
 }
 
+static int chain_init(ss_chain* ch, int period, int nrings)
+{
+  size_t n = (size_t)period * (size_t)nrings;
+  ch->period = period;
+  ch->nrings = nrings;
+  ch->a = calloc(9 * n + (SS_NCCL_STEPS + 2) * (size_t)period, sizeof(double));
+  if (!ch->a)
+    return SS_ENOMEM;
+  ch->x[0] = ch->a + n;
+  ch->x[1] = ch->a + 2 * n;
+  ch->t0[0] = ch->a + 3 * n;
+  ch->t0[1] = ch->a + 4 * n;
+  ch->last_x = ch->a + 5 * n; /* 2n */
+  ch->scratch = ch->a + 7 * n; /* the arrivals relative to the first (n), then ss_cost_ring_chain's */
+  for (size_t i = 0; i < 2 * n; i++)
+    ch->t0[0][i] = -1; /* t0[1] follows t0[0] */
+  ch->end[0] = ch->end[1] = -1;
+  ch->last_steps = -1;
+  return SS_OK;
+}
+
+/* The groups of fast ring phases and where each rank sits in its rings' patterns: a global ring is
+ * one chain per instance in instance order (job.c), so position i of its order is position i mod g
+ * of the pattern; the hop out of a chain's last GPU crosses to the next instance. */
+static int chain_setup(ss_sim* s, const ss_job* j)
+{
+  int m = j->instances, g = j->gpus_per_instance, n = j->ngpus, nr = j->rings.nrings;
+  s->nchain = 1 + m + g;
+  s->chain = calloc((size_t)s->nchain, sizeof(ss_chain));
+  if (!s->chain || chain_init(&s->chain[0], g, nr))
+    return SS_ENOMEM;
+  for (int i = 0; i < m; i++)
+    if (chain_init(&s->chain[1 + i], g, nr))
+      return SS_ENOMEM;
+  for (int k = 0; k < g; k++) {
+    if (chain_init(&s->chain[1 + m + k], 1, 1))
+      return SS_ENOMEM;
+    s->chain[1 + m + k].a[0] = s->alpha_cross[k];
+  }
+  for (int c = 0; c < nr; c++) {
+    const int* o = j->rings.rings[c].order;
+    for (int i = 0; i < n; i++) {
+      ss_rank* me = &s->ranks[o[i]];
+      ss_assert(o[i] / g == i / g);
+      me->ring_pos[c] = i % g;
+      s->chain[0].a[(size_t)c * (size_t)g + (size_t)(i % g)] = ss_cost_hop_latency(j, o[i], me->next[c]);
+    }
+    const int* lo = j->intra.rings[c].order;
+    for (int i = 0; i < g; i++)
+      for (int inst = 0; inst < m; inst++) {
+        ss_rank* me = &s->ranks[inst * g + lo[i]];
+        me->ring_pos[nr + c] = i;
+        s->chain[1 + inst].a[(size_t)c * (size_t)g + (size_t)i] =
+            ss_cluster_route_latency(j, lo[i], me->intra_next[c] % g);
+      }
+  }
+  return SS_OK;
+}
+
 /* Barriers of the fast collectives, their latencies, and each collective's algorithm. */
 static int coll_setup(ss_sim* s, const ss_job* j)
 {
@@ -301,22 +362,10 @@ static int coll_setup(ss_sim* s, const ss_job* j)
     return SS_ENOMEM;
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
-  /* Fast rings whose hops differ end with their slowest hop's steps (coll.c); --ideal keeps the
+  /* Fast rings end as NCCL's pipelined ring would (coll.c, ss_cost_ring_chain); --ideal keeps the
    * largest latency for every step, as before. */
-  if (!j->opt.ideal && j->opt.fidelity == SS_FIDELITY_FAST && j->ngpus > 1) {
-    s->phase_end = calloc((size_t)(1 + m + g), sizeof(*s->phase_end));
-    if (!s->phase_end)
-      return SS_ENOMEM;
-    for (int r = 0; r < j->ngpus; r++) {
-      ss_rank* me = &s->ranks[r];
-      for (int c = 0; c < j->rings.nrings; c++) {
-        me->hop_alpha[0] = fmax(me->hop_alpha[0], ss_cost_hop_latency(j, r, me->next[c]));
-        if (g > 1)
-          me->hop_alpha[1] = fmax(me->hop_alpha[1], ss_cluster_route_latency(j, me->local, me->intra_next[c] % g));
-      }
-      me->hop_alpha[2] = s->alpha_cross[me->local];
-    }
-  }
+  if (!j->opt.ideal && j->opt.fidelity == SS_FIDELITY_FAST && j->ngpus > 1 && chain_setup(s, j))
+    return SS_ENOMEM;
   /* Training: an iteration's collectives, in the order the job lists them (ss_job.colls). */
   s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : ss_job_colls_per_iter(j);
   s->coll_bytes = calloc((size_t)s->ncoll + 1, sizeof(double));
@@ -359,7 +408,7 @@ static int coll_setup(ss_sim* s, const ss_job* j)
     int mf = f->instances;
     int across = s->coll_scope[c] == SS_SCOPE_CROSS ||
                  (s->coll_scope[c] == SS_SCOPE_ALL && s->coll_alg[c] == SS_ALLREDUCE_HIERARCHICAL);
-    if (across && mf > 1 && s->phase_end)
+    if (across && mf > 1 && s->chain)
       ss_cost_nic_hidden(f, s->coll_pc[c].step_s[SS_PHASE_CROSS], bytes / g / mf / s->coll_pc[c].eff[SS_PHASE_CROSS],
                          ss_cost_op_passes(op) * (mf - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
@@ -368,7 +417,7 @@ static int coll_setup(ss_sim* s, const ss_job* j)
         int k = 0;
         ss_cost_tree_split(f, bytes, &k, &chunk);
         double phase = ss_cost_tree_phase(f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
-        if (s->phase_end)
+        if (s->chain)
           ss_cost_tree_hidden(f, k, phase, rest); /* what each GPU's trees hide, then their rest */
         for (int l = 0; l < g; l++)
           rest[l] = fmax(0, phase - rest[l] - flows);
@@ -475,7 +524,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     if (me->seg_cv)
       sg_cond_destroy(me->seg_cv);
     SS_FREE_ALL(me->ready, me->batch_fetch_s, me->batch_prep_s, me->inbox, me->next, me->intra_inbox, me->intra_next,
-                me->seg_start_s, me->seg_end_s, me->log.spans);
+                me->ring_pos, me->seg_start_s, me->seg_end_s, me->log.spans);
   }
   sg_barrier_destroy(s->bar_all);
   if (s->init_mu) {
@@ -486,7 +535,9 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
     sg_barrier_destroy(s->bar_inst[i]);
   for (int k = 0; s->bar_cross && k < j->gpus_per_instance; k++)
     sg_barrier_destroy(s->bar_cross[k]);
-  SS_FREE_ALL(s->bar_inst, s->bar_cross, s->alpha_cross, s->phase_end, s->coll_bytes, s->coll_alg, s->coll_op,
+  for (int k = 0; s->chain && k < s->nchain; k++)
+    free(s->chain[k].a);
+  SS_FREE_ALL(s->bar_inst, s->bar_cross, s->alpha_cross, s->chain, s->coll_bytes, s->coll_alg, s->coll_op,
               s->coll_scope, s->coll_pc, s->tree_rest, s->cross_hidden, s->coll_after_s);
   ss_straggler_free(s);
   ss_ps_free(s);

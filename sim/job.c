@@ -576,6 +576,17 @@ static void resolve_net(ss_job* j)
       j->net.message_us = p->net_message_us;
   }
   j->resolved.net_transport = t;
+  /* Flows between instances (docs/model.md, "Flows between instances"): NCCL's socket transport opens
+   * its sockets per connection; on AWS's ENA each TCP flow is capped. A parameter server's connection
+   * is one TCP flow whatever NCCL's transport. */
+  const ss_options* o = &j->opt;
+  int ps = o->arch == SS_ARCH_PS;
+  j->net_sockets = t == SS_NET_SOCKET ? (o->nccl_sockets > 0 ? o->nccl_sockets : ss_nccl_sockets(o->nccl_version, p->nic_vendor)) : 0;
+  j->flow_cap_bytes_per_s = 0;
+  if (o->flow_cap && !o->ideal && p->nic_vendor == SS_NIC_ENA && (t == SS_NET_SOCKET || ps))
+    j->flow_cap_bytes_per_s = (o->placement_group == 0 ? SS_NET_FLOW_GBPS_IN_GROUP : SS_NET_FLOW_GBPS_OUTSIDE) * 1e9 / 8;
+  j->conn_cap_bytes_per_s = j->flow_cap_bytes_per_s * (ps ? SS_NET_PS_SOCKETS : j->net_sockets);
+  j->resolved.nccl_sockets = j->net_sockets > 0 ? j->net_sockets : -1;
 }
 
 /* The instances simulated of a cluster of m under options o (ss_job_sim_instances). */

@@ -49,6 +49,11 @@ typedef struct ss_job {
   ss_net_transport net_transport;    /* NCCL's transport over the NIC as simulated (never AUTO; OFF with
                                    * --ideal or a file that names none) */
   ss_net_figures net;                /* its figures: the NIC links' share of line rate, host time per message */
+  int net_sockets;                   /* TCP sockets (flows) per connection of NCCL's socket transport (nccl.h);
+                                      * 0 when NCCL runs another transport */
+  double flow_cap_bytes_per_s;       /* AWS's cap on each TCP flow between instances (net.h); 0: none */
+  double conn_cap_bytes_per_s;       /* what one connection between instances may carry: its flows x the
+                                      * cap (NCCL's sockets, or one for a parameter server's); 0: no cap */
   int batch;
   int workers;
   double cache;

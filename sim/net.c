@@ -4,6 +4,7 @@
 #include <string.h>
 
 const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
+const char* const ss_net_group_names[] = {"on", "off", NULL};
 
 /* line_fraction: busbw of a network-bound ring allreduce (nccl-tests all_reduce_perf at large sizes,
  * where busbw is what each NIC carries) over the NIC's line rate. message_us: the host time of one

@@ -31,6 +31,21 @@ typedef struct ss_net_figures {
 /* The default figures of transport t (the table in net.c, with its sources); OFF and AUTO: {1, 0}. */
 ss_net_figures ss_net_default(ss_net_transport t);
 
+/* AWS's cap on one TCP flow (a 5-tuple) between two instances, in Gb/s (Amazon EC2 User Guide, "Amazon
+ * EC2 instance network bandwidth"; ../shared/data/aws_network_limits.md): up to 10 inside one cluster
+ * placement group, 5 otherwise (ENA Express, 25, is not modelled). EFA's SRD traffic is no TCP flow
+ * and has no such cap. By --placement-group on (the default: AWS's advice for tightly coupled jobs)
+ * or off. */
+#define SS_NET_FLOW_GBPS_IN_GROUP 10.0
+#define SS_NET_FLOW_GBPS_OUTSIDE 5.0
+
+/* --placement-group's values ("on", "off"), NULL-terminated; on is 0, the default. */
+extern const char* const ss_net_group_names[];
+
+/* TCP flows of one parameter-server connection: gRPC runs a channel over one HTTP/2 connection,
+ * ps-lite (ZeroMQ) one TCP connection per pair of nodes. */
+#define SS_NET_PS_SOCKETS 1
+
 /* The transport an instance file may name (socket, ib or efa), or -1 for any other name. */
 int ss_net_file_transport(const char* name);
 

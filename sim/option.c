@@ -20,7 +20,8 @@ static const char* const p2p_level_names[] = {"auto", "loc", "nvl", "pix", "pxb"
 _Static_assert(sizeof(ss_allreduce) == sizeof(int) && sizeof(ss_fidelity) == sizeof(int) &&
                    sizeof(ss_arch) == sizeof(int) && sizeof(ss_placement) == sizeof(int) &&
                    sizeof(ss_init_io) == sizeof(int) && sizeof(ss_format) == sizeof(int) &&
-                   sizeof(ss_net_transport) == sizeof(int) && sizeof(ss_proto) == sizeof(int),
+                   sizeof(ss_net_transport) == sizeof(int) && sizeof(ss_proto) == sizeof(int) &&
+                   sizeof(ss_nccl) == sizeof(int),
                "enum fields are stored as int");
 
 const ss_command ss_commands[] = {
@@ -174,6 +175,22 @@ const ss_optdef ss_option_table[] = {
      "what-if: the transport NCCL uses over the NIC between instances, with its fraction of the line rate and "
      "its cost per message (docs/model.md, Network transports): socket (TCP), ib (InfiniBand verbs), efa (AWS "
      "EFA); off: the NIC links at line rate and their latency, as --ideal", 0},
+    {"placement-group", 0, SS_KIND_ENUM, OFF(placement_group), 0, 0, 0, ss_net_group_names, 0, ALL, "cluster", "G", NULL,
+     0, "on", 0, "placement_group", "placement_group", 0, NULL,
+     "whether the instances are in one cluster placement group: AWS caps each TCP flow between instances at 10 "
+     "Gb/s inside one, 5 Gb/s outside (docs/model.md, Flows between instances); EFA is not capped", 0},
+    {"no-flow-cap", 0, SS_KIND_SWITCH, OFF(flow_cap), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
+     "capped where the NIC is AWS's ENA and NCCL runs its socket transport", 0, "flow_cap", "flow_cap", 0, NULL,
+     "switch off the cap on each TCP flow between instances (--placement-group): every connection as fast as "
+     "its NIC lets it", 0},
+    {"nccl-version", 0, SS_KIND_ENUM, OFF(nccl_version), 0, 0, 0, ss_nccl_names, 0, ALL, "cluster", "V", NULL,
+     SS_NCCL_LATEST, "2.21", 0, "nccl_version", "nccl_version", 0, NULL,
+     "the NCCL release the job runs (a row holds from its release to the next one's): how many TCP sockets "
+     "its socket transport opens per connection (one up to 2.4.7; from 2.4.8, 2 threads x 8 on AWS's ENA)", 0},
+    {"nccl-sockets", 0, SS_KIND_COUNT, OFF(nccl_sockets), 1, SS_NCCL_MAX_SOCKETS, 0, NULL, 0, ALL, "cluster", "K",
+     NULL, -1, "the release's for the instance's NIC", 0, "nccl_sockets", "nccl_sockets", 0, NULL,
+     "what-if NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD: TCP sockets (flows) per connection of NCCL's "
+     "socket transport, each capped by --placement-group", 0},
     {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, ss_allreduce_names, 0, NOT_PLAN(ALL), "cluster", "ALG", NULL,
      SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
      "allreduce algorithm; auto: ring on one instance, else per collective the shortest predicted time, as "

@@ -7,6 +7,7 @@
 #include "collective.h"
 #include "compute.h"
 #include "ddp.h"
+#include "nccl.h"
 #include "net.h"
 #include "proto.h"
 #include "rng.h"
@@ -37,6 +38,10 @@ typedef struct ss_options {
   double nic_latency_us;          /* latency of each NIC link; -1: the file's */
   double oversub;                 /* switch oversubscription: the core carries instances x NIC bandwidth / oversub */
   ss_net_transport net_transport; /* NCCL's transport over the NIC; AUTO: the instance file's */
+  int placement_group;            /* 0 on: the instances in one cluster placement group; 1 off (net.h) */
+  int flow_cap;                   /* AWS's cap on each TCP flow between instances (net.h, nccl.h) */
+  ss_nccl nccl_version;           /* the NCCL release the job runs (nccl.h) */
+  int nccl_sockets;               /* TCP sockets per connection of NCCL's socket transport; -1: the release's */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
   int symmetry;      /* fast fidelity: identical instances simulated by SS_SYMMETRY_INSTANCES of them (job.c) */

@@ -636,7 +636,7 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   double vcpus = 0;
   static const char* const zone_props[] = {"instance_type",     "price_usd_per_h", "vcpus",    "memory_gib",
                                            "network_gbps",      "cpu_vendor",      "pci_view", "net_transport",
-                                           "net_line_fraction", "net_message_us",  NULL};
+                                           "net_line_fraction", "net_message_us",  "nic_vendor", NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI,
                       &p->price_usd_per_h) ||
@@ -654,6 +654,10 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   if (zone_enum_prop(c, z, "cpu_vendor", vendors, 3, &vendor) || zone_enum_prop(c, z, "pci_view", views, 2, &view))
     return SS_EINPUT;
   p->cpu_vendor = (ss_cpu_vendor)vendor; /* 0 when absent: SS_CPU_UNKNOWN; intel is 1 */
+  int nic = 0;
+  if (zone_enum_prop(c, z, "nic_vendor", ss_nic_vendor_names, SS_NIC_VENDOR_COUNT, &nic))
+    return SS_EINPUT;
+  p->nic_vendor = nic > 0 ? (ss_nic_vendor)(nic - 1) : SS_NIC_OTHER;
   p->pci_flat = view == 2;
   return parse_net_props(c, z);
 }

@@ -3,6 +3,7 @@
 #define SS_PLATFORM_H
 
 #include "err.h"
+#include "nccl.h"
 #include "net.h"
 
 /* What a link is; from its <prop id="class">. */
@@ -94,6 +95,7 @@ typedef struct ss_platform {
   int ngpus;
   ss_gpu* gpus;
   ss_cpu_vendor cpu_vendor; /* zone prop cpu_vendor (intel, amd, arm); UNKNOWN when absent */
+  ss_nic_vendor nic_vendor; /* zone prop nic_vendor (ena, gvnic, other); OTHER when absent */
   int pci_flat;             /* zone prop pci_view "flat": the virtual machine shows NCCL every GPU on its root
                        * bus (PHB between GPUs without NVLink); "physical" or absent: the routes' PCIe tree */
   double shm_bytes_per_s;   /* cpu host props shm_gbytes_per_s x 1e9, shm_latency_us x 1e-6: NCCL's SHM */

@@ -283,6 +283,8 @@ static void write_json(FILE* f, const ss_result* r)
           nic_latency_us(j), j->opt.oversub);
   fprintf(f, "  \"net_transport\": \"%s\",\n  \"net_line_fraction\": %.17g,\n  \"net_message_us\": %.17g,\n",
           ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
+  fprintf(f, "  \"nccl_version\": \"%s\",\n  \"socket_flows_per_connection\": %d,\n  \"flow_cap_gbps\": %.17g,\n",
+          ss_nccl_name(j->opt.nccl_version), j->net_sockets, j->flow_cap_bytes_per_s * 8 / 1e9);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_reference\": {\"gpu_model\": ", ss_job_compute_scaling(j));
   /* Where the times come from: the measured entry's GPU and batch, or the workload's reference. */
   ss_json_string(f, j->device ? j->device->gpu_model : j->workload->ref_gpu_model);
@@ -557,6 +559,12 @@ static void write_table(FILE* f, const ss_result* r)
     if (j->net_transport != SS_NET_OFF)
       fprintf(f, "; NCCL over %s: %g%% of line rate, %g us per message", ss_net_names[j->net_transport],
               100 * j->net.line_fraction, j->net.message_us);
+    if (j->net_sockets > 0)
+      fprintf(f, ", %d TCP flow%s per connection (NCCL %s)", j->net_sockets, j->net_sockets == 1 ? "" : "s",
+              ss_nccl_name(j->opt.nccl_version));
+    if (j->flow_cap_bytes_per_s > 0)
+      fprintf(f, ", each capped at %g Gb/s (%s a placement group)", j->flow_cap_bytes_per_s * 8 / 1e9,
+              j->opt.placement_group == 0 ? "inside" : "outside");
     if (j->opt.oversub > 1)
       fprintf(f, ", switch oversubscribed %g:1", j->opt.oversub);
     fputc('\n', f);
