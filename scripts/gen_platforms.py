@@ -10,7 +10,8 @@ Writes the instance catalogue platforms/*.xml (AWS P2, P3, P3dn, G4dn, G5, P4d, 
 table platforms/README.md, and tests/platforms/star{2,4,8}.xml, tests/platforms/star4_fast.xml
 (homogeneous stars for closed-form tests), tests/platforms/star4_slow.xml (star4 whose GPU 3
 runs at half speed, for workers that differ), tests/platforms/star2_net.xml (star2 naming a network
-transport with figures of its own: net_transport socket, 0.5 of line rate, 30 us per message) and
+transport with figures of its own: net_transport socket, 0.5 of line rate, 30 us per message, on an ENA
+NIC: AWS's cap on each TCP flow) and
 tests/platforms/star2_cpu.xml (star2 whose two
 "GPUs" are CPU training processes computing on a cpu host of 2 cores: compute_on="cpu"). Run from anywhere:
     python3 scripts/gen_platforms.py
@@ -1079,7 +1080,8 @@ def main():
     outputs["tests/platforms/star4_slow.xml"] = star_platform(4, 10, slow=3)
     outputs["tests/platforms/star2_cpu.xml"] = star_platform(2, 10, cpu_cores=2)
     outputs["tests/platforms/star2_net.xml"] = star_platform(
-        2, 10, net=[("net_transport", "socket"), ("net_line_fraction", "0.5"), ("net_message_us", "30")])
+        2, 10, net=[("net_transport", "socket"), ("net_line_fraction", "0.5"), ("net_message_us", "30"),
+                    ("nic_vendor", "ena")])
     for stem in PAIRS:
         outputs[f"tests/platforms/{stem}.xml"] = pair_platform(stem)
     outputs["platforms/README.md"] = readme(platforms)

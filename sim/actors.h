@@ -123,7 +123,7 @@ typedef struct ss_ps_msg {
  * phase before another has left this one) the largest per-step time each hop's chunk took, the
  * latest arrival and the phase's end once computed (coll.c, ss_cost_ring_chain). */
 typedef struct ss_chain {
-  int period;      /* positions of a ring's pattern: GPUs per instance, 1 across instances */
+  int period; /* positions of a ring's pattern: GPUs per instance, 1 across instances */
   int nrings;
   double* a;       /* [ring * period + q]: latency of the hop out of position q */
   double* x[2];    /* by parity: [ring * period + q], per-step time of that hop's chunk (largest) */

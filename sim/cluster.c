@@ -386,8 +386,8 @@ int ss_cluster_write(const ss_job* j, FILE* f)
       fprintf(f, "  <link id=\"net/port%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", i,
               ss_cluster_port_bandwidth(j, 0));
     for (int k = 0; k < nservers; k++)
-      fprintf(f, "  <link id=\"net/sport%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
-              k, ss_cluster_port_bandwidth(j, 1));
+      fprintf(f, "  <link id=\"net/sport%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", k,
+              ss_cluster_port_bandwidth(j, 1));
     /* The core is on the way up only: a flow crosses it once, not on both of its zone routes. */
     for (int i = 0; i < n; i++)
       put_zone_routes(f, "i", i, "port", core);

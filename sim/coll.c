@@ -3,6 +3,7 @@
  * chunk and step, or one flow per hop and phase). */
 #include "coll.h"
 
+#include "cluster.h"
 #include "cost.h"
 #include "ddp.h"
 #include "nccl.h"
@@ -28,17 +29,17 @@ typedef enum ring_kind { RING_GLOBAL, RING_INTRA, RING_CROSS } ring_kind;
 
 typedef struct ring_phase {
   ring_kind kind;
-  int steps;     /* communication steps */
-  double bytes;  /* bytes each rank sends per step, over all of its rings together */
-  sg_bar_t bar;  /* the ranks of the phase (fast fidelity) */
-  double alpha;  /* the largest hop latency of the phase (fast fidelity) */
-  int net;       /* the phase crosses instances */
-  double tail;   /* the stream's time after the phase (the framework's copies after a collective's last
+  int steps;       /* communication steps */
+  double bytes;    /* bytes each rank sends per step, over all of its rings together */
+  sg_bar_t bar;    /* the ranks of the phase (fast fidelity) */
+  double alpha;    /* the largest hop latency of the phase (fast fidelity) */
+  int net;         /* the phase crosses instances */
+  double tail;     /* the stream's time after the phase (the framework's copies after a collective's last
                   * phase), folded into the phase's last sleep: one simulated event less */
-  double lat;    /* the protocol's latency of each step (proto.c) */
-  double call;   /* the collective's per-call latency, paid in this phase (its first) */
+  double lat;      /* the protocol's latency of each step (proto.c) */
+  double call;     /* the collective's per-call latency, paid in this phase (its first) */
   ss_chain* chain; /* fast fidelity, not --ideal: the group's pipelined-ring state (actors.h) */
-  double hidden; /* of those remaining steps' latencies, what this rank's ring across instances
+  double hidden;   /* of those remaining steps' latencies, what this rank's ring across instances
                   * hides behind the other rings' chunks on its NIC (ss_cost_nic_hidden) */
 } ring_phase;
 
@@ -180,7 +181,7 @@ static double ring_chain(ss_sim* s, int r, const ring_phase* ph, sg_comm_t* comm
 {
   ss_rank* me = &s->ranks[r];
   ss_chain* ch = ph->chain;
-  int* parity = &me->phase_parity[ph->kind], par = *parity, nr = nrings(s, ph->kind), per = ch->period;
+  int *parity = &me->phase_parity[ph->kind], par = *parity, nr = nrings(s, ph->kind), per = ch->period;
   const int* pos = ph->kind == RING_GLOBAL  ? me->ring_pos
                    : ph->kind == RING_INTRA ? me->ring_pos + s->job->rings.nrings
                                             : NULL;
@@ -210,12 +211,13 @@ static double ring_chain(ss_sim* s, int r, const ring_phase* ph, sg_comm_t* comm
         ch->x[par][at] = fmax(0, done - from - ch->a[at]) / ph->steps;
       }
     if (ph->steps != ch->last_steps || ph->lat != ch->last_lat || ph->call != ch->last_call ||
-        memcmp(ch->x[par], ch->last_x, n * sizeof(double)) != 0 || memcmp(rel, ch->last_x + n, n * sizeof(double)) != 0) {
+        memcmp(ch->x[par], ch->last_x, n * sizeof(double)) != 0 ||
+        memcmp(rel, ch->last_x + n, n * sizeof(double)) != 0) {
       double len = 0;
       for (int c = 0; c < nr; c++) {
         size_t o = (size_t)c * (size_t)per;
-        len = fmax(len, ss_cost_ring_chain(ph->steps, per, rel + o, ch->x[par] + o, ch->a + o, ph->lat, ph->call,
-                                           ch->scratch + n));
+        len = fmax(len, ss_cost_ring_chain(ph->steps, ss_nccl_window(ph->bytes * share(s, ph->kind, c)), per, rel + o,
+                                           ch->x[par] + o, ch->a + o, ph->lat, ph->call, ch->scratch + n));
       }
       memcpy(ch->last_x, ch->x[par], n * sizeof(double));
       memcpy(ch->last_x + n, rel, n * sizeof(double));
@@ -239,7 +241,7 @@ static double ring_chain(ss_sim* s, int r, const ring_phase* ph, sg_comm_t* comm
 /* The reference ring as NCCL runs it: each ring (channel) goes on by itself, in an actor of its own
  * on the rank's GPU; on a ring, a rank sends step k's chunk once step k-1's has arrived and the
  * step's latency has passed, without waiting for its earlier sends to land, while its peer has a
- * free buffer slot (at most SS_NCCL_STEPS sends in flight; receives posted that many steps ahead).
+ * free buffer slot (at most ss_nccl_window sends in flight; receives posted that many steps ahead).
  * A chunk's latency therefore adds up along the ring's chain of hops, not step by step at the
  * slowest hop or the slowest ring (docs/model.md, "Allreduce algorithms"). */
 typedef struct ring_channel {
@@ -260,22 +262,23 @@ static void channel_main(int argc, char** argv)
   ss_rank* me = &ch->s->ranks[ch->r];
   sg_mailbox_t in = inbox(me, ph->kind, ch->c), out = inbox(&ch->s->ranks[next(me, ph->kind, ch->c)], ph->kind, ch->c);
   sg_comm_t sends[SS_NCCL_STEPS] = {NULL}, recvs[SS_NCCL_STEPS] = {NULL};
-  for (int k = 0; k < ph->steps && k < SS_NCCL_STEPS; k++)
+  int w = ss_nccl_window((double)ch->size);
+  for (int k = 0; k < ph->steps && k < w; k++)
     recvs[k] = sg_mailbox_get_async(in, ch->data);
   for (int k = 0; k < ph->steps; k++) {
-    int slot = k % SS_NCCL_STEPS;
+    int slot = k % w;
     double wait = ph->lat + (k == 0 ? ph->call : 0);
     if (wait > 0)
       sg_actor_sleep_for(wait);
-    /* The peer's slot of step k - SS_NCCL_STEPS is free once that step's chunk has landed there. */
+    /* The peer's slot of step k - w is free once that step's chunk has landed there. */
     if (sends[slot])
       sg_comm_wait(sends[slot]);
     sends[slot] = sg_mailbox_put_async(out, &token, ch->size);
     /* This step's chunk: the next step sends what it brings. */
     sg_comm_wait(recvs[slot]);
-    recvs[slot] = k + SS_NCCL_STEPS < ph->steps ? sg_mailbox_get_async(in, ch->data) : NULL;
+    recvs[slot] = k + w < ph->steps ? sg_mailbox_get_async(in, ch->data) : NULL;
   }
-  for (int slot = 0; slot < SS_NCCL_STEPS; slot++)
+  for (int slot = 0; slot < w; slot++)
     if (sends[slot])
       sg_comm_wait(sends[slot]);
   sg_sem_release(ch->done);

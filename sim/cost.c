@@ -580,10 +580,10 @@ ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes)
   return best;
 }
 
-double ss_cost_ring_chain(int steps, int period, const double* t0, const double* x, const double* a, double lat,
-                          double call, double* scratch)
+double ss_cost_ring_chain(int steps, int window, int period, const double* t0, const double* x, const double* a,
+                          double lat, double call, double* scratch)
 {
-  const int w = SS_NCCL_STEPS;
+  const int w = window < 1 ? 1 : window > SS_NCCL_STEPS ? SS_NCCL_STEPS : window;
   double *prev = scratch, *cur = scratch + period, *landed = scratch + 2 * (size_t)period;
   if (steps <= 0 || period <= 0)
     return 0;

@@ -53,14 +53,14 @@ void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, do
  * identical instances: one instance's chain, whose last hop crosses to the next instance). Hop q
  * has latency a[q] and moves one step's chunk in x[q] seconds. A rank sends its step-0 chunk after
  * the call's and the step's latency (call + lat); step k's once step k-1's has arrived and lat has
- * passed, and once its send of step k - SS_NCCL_STEPS has landed (the peer's buffer slots); its
+ * passed, and once its send of step k - window has landed (the peer's buffer slots: ss_nccl_window); its
  * chunks leave one after the other on its hop, each after the hop's latency. Returns when the last
  * rank has sent and received every step: the longest path through those dependencies, in
  * O(steps x period). t0[q]: when position q's rank enters the phase (NULL: all at 0). Equal hops give call + steps x (lat + a + x); the lock-step ring's
  * steps x (largest a) holds only when each step waits at the slowest hop. scratch: (SS_NCCL_STEPS
  * + 2) x period doubles. */
-double ss_cost_ring_chain(int steps, int period, const double* t0, const double* x, const double* a, double lat,
-                          double call, double* scratch);
+double ss_cost_ring_chain(int steps, int window, int period, const double* t0, const double* x, const double* a,
+                          double lat, double call, double* scratch);
 
 /* The same for the tree's phase that ss_cost_tree_phase prices at `phase` seconds for k chunks:
  * depth + k - 1 steps of its largest latency and the bytes that make up the rest. */

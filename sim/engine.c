@@ -293,7 +293,7 @@ static int chain_init(ss_chain* ch, int period, int nrings)
   ch->x[1] = ch->a + 2 * n;
   ch->t0[0] = ch->a + 3 * n;
   ch->t0[1] = ch->a + 4 * n;
-  ch->last_x = ch->a + 5 * n; /* 2n */
+  ch->last_x = ch->a + 5 * n;  /* 2n */
   ch->scratch = ch->a + 7 * n; /* the arrivals relative to the first (n), then ss_cost_ring_chain's */
   for (size_t i = 0; i < 2 * n; i++)
     ch->t0[0][i] = -1; /* t0[1] follows t0[0] */
@@ -333,8 +333,8 @@ static int chain_setup(ss_sim* s, const ss_job* j)
       for (int inst = 0; inst < m; inst++) {
         ss_rank* me = &s->ranks[inst * g + lo[i]];
         me->ring_pos[nr + c] = i;
-        s->chain[1 + inst].a[(size_t)c * (size_t)g + (size_t)i] =
-            ss_cluster_route_latency(j, lo[i], me->intra_next[c] % g);
+        s->chain[1 + inst].a[(size_t)c * (size_t)g + (size_t)i] = ss_cluster_route_latency(j, lo[i],
+                                                                                           me->intra_next[c] % g);
       }
   }
   return SS_OK;

@@ -581,10 +581,13 @@ static void resolve_net(ss_job* j)
    * is one TCP flow whatever NCCL's transport. */
   const ss_options* o = &j->opt;
   int ps = o->arch == SS_ARCH_PS;
-  j->net_sockets = t == SS_NET_SOCKET ? (o->nccl_sockets > 0 ? o->nccl_sockets : ss_nccl_sockets(o->nccl_version, p->nic_vendor)) : 0;
+  j->net_sockets = t == SS_NET_SOCKET
+                       ? (o->nccl_sockets > 0 ? o->nccl_sockets : ss_nccl_sockets(o->nccl_version, p->nic_vendor))
+                       : 0;
   j->flow_cap_bytes_per_s = 0;
   if (o->flow_cap && !o->ideal && p->nic_vendor == SS_NIC_ENA && (t == SS_NET_SOCKET || ps))
-    j->flow_cap_bytes_per_s = (o->placement_group == 0 ? SS_NET_FLOW_GBPS_IN_GROUP : SS_NET_FLOW_GBPS_OUTSIDE) * 1e9 / 8;
+    j->flow_cap_bytes_per_s = (o->placement_group == 0 ? SS_NET_FLOW_GBPS_IN_GROUP : SS_NET_FLOW_GBPS_OUTSIDE) * 1e9 /
+                              8;
   j->conn_cap_bytes_per_s = j->flow_cap_bytes_per_s * (ps ? SS_NET_PS_SOCKETS : j->net_sockets);
   j->resolved.nccl_sockets = j->net_sockets > 0 ? j->net_sockets : -1;
 }
@@ -972,6 +975,11 @@ static int phase_collectives(ss_job* j)
 static int phase_check(ss_job* j, ss_err* err)
 {
   const ss_options* o = &j->opt;
+  if (o->nccl_sockets > 0 && j->net_sockets == 0)
+    return ss_err_set(err, j->platform->path, 0,
+                      "--nccl-sockets has no effect: NCCL runs over %s between these instances, not its socket "
+                      "transport (give --net-transport socket)",
+                      j->net_transport == SS_NET_OFF ? "the NIC links as they are" : ss_net_names[j->net_transport]);
   if (j->host && check_actors(o, j->gpus_per_instance * sim_instances(o, o->instances), 3, j->workers, err))
     return SS_EINPUT;
   ss_memory_in mem;

@@ -49,13 +49,21 @@ extern const char* const ss_nccl_names[];
  * peer before the peer frees one (src/include/devcomm.h). */
 #define SS_NCCL_STEPS 8
 
+/* Bytes of a connection's buffer (NCCL_BUFFSIZE's default, 4 MiB), split into its SS_NCCL_STEPS
+ * slots: at most that much of a connection's data is in flight. */
+#define SS_NCCL_BUFFSIZE 4194304.0
+
+/* Steps of `chunk` bytes a connection has in flight at most: as many as its buffer holds, from 1 to
+ * SS_NCCL_STEPS. */
+int ss_nccl_window(double chunk);
+
 /* Largest number of sockets a connection may have (NCCL's MAX_SOCKETS) and of helper threads (MAX_THREADS). */
 #define SS_NCCL_MAX_SOCKETS 64
 #define SS_NCCL_MAX_THREADS 16
 
 /* One release's facts. */
 typedef struct ss_nccl_release {
-  int threads[SS_NIC_VENDOR_COUNT];     /* the socket transport's helper threads per connection by NIC
+  int threads[SS_NIC_VENDOR_COUNT];          /* the socket transport's helper threads per connection by NIC
                                          * vendor (NCCL_SOCKET_NTHREADS' default); 0: none, the proxy
                                          * thread drives one socket */
   int socks_per_thread[SS_NIC_VENDOR_COUNT]; /* sockets per helper thread (NCCL_NSOCKS_PERTHREAD's default) */

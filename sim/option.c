@@ -803,6 +803,12 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
     FAIL("--ddp has no effect with --arch ps: parameter servers take the gradients as pushes");
   if (o->ideal && ss_optset_has(given, "net-transport"))
     FAIL("--net-transport has no effect with --ideal (the NIC links run at their line rate and latency)");
+  static const char* const flows[] = {"placement-group", "no-flow-cap", "nccl-sockets", NULL};
+  for (int i = 0; o->ideal && flows[i]; i++)
+    if (ss_optset_has(given, flows[i]))
+      FAIL("--%s has no effect with --ideal (no TCP flow is capped)", flows[i]);
+  if (!o->flow_cap && ss_optset_has(given, "placement-group"))
+    FAIL("--placement-group has no effect with --no-flow-cap (its only effect is the cap on each TCP flow)");
   for (int i = 0; o->ideal && costs[i]; i++)
     if (ss_optset_has(given, costs[i]))
       FAIL("--%s has no effect with --ideal (every host-side cost is off)", costs[i]);
@@ -956,7 +962,9 @@ static int check_collective(const ss_options* o, unsigned cmd, char* msg, size_t
 static int check_effect(const ss_options* o, const ss_optset* given, int plan, char* msg, size_t size)
 {
   static const char* const loader[] = {"workers", "prefetch", "async-copy", "cache", NULL};
-  static const char* const network[] = {"nic-gbps", "nic-latency-us", "oversub", "net-transport", NULL};
+  static const char* const network[] = {"nic-gbps",      "nic-latency-us",  "oversub",
+                                        "net-transport", "placement-group", "no-flow-cap",
+                                        "nccl-version",  "nccl-sockets",    NULL};
   for (int i = 0; o->synthetic && loader[i]; i++)
     if (ss_optset_has(given, loader[i]))
       FAIL("--%s has no effect with --synthetic (no data loading)", loader[i]);

@@ -634,8 +634,8 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
-  static const char* const zone_props[] = {"instance_type",     "price_usd_per_h", "vcpus",    "memory_gib",
-                                           "network_gbps",      "cpu_vendor",      "pci_view", "net_transport",
+  static const char* const zone_props[] = {"instance_type",     "price_usd_per_h", "vcpus",      "memory_gib",
+                                           "network_gbps",      "cpu_vendor",      "pci_view",   "net_transport",
                                            "net_line_fraction", "net_message_us",  "nic_vendor", NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI,

@@ -22,6 +22,7 @@
   TEST(fast_vs_reference_scale)                                                                                        \
   TEST(no_nvlink)                                                                                                      \
   TEST(net_transport)                                                                                                  \
+  TEST(flow_cap)                                                                                                       \
   TEST(protocol_switch)                                                                                                \
   TEST(protocol_forced)                                                                                                \
   /* e2e_transport.c */                                                                                                \

@@ -132,7 +132,7 @@ static void test_nccl_table(void)
 
 /* Rescale a platform to the 2080 Ti fit and check the simulator: on 2 GPUs an allreduce of S bytes
  * takes alpha + S / algbw exactly; on p3.8xlarge (4 GPUs, 4 NVLink rings) the fitted busbw and
- * hop latency, 2(n-1)(alpha/2 + S/(n busbw)). Large sizes: busbw within 0.5% of the fit. */
+ * hop latency, 2(n-1)(alpha/2 + S/(n busbw)) at most, within 0.3%. Large sizes: busbw within 0.5% of the fit. */
 static void test_nccl_platform(void)
 {
   const char* platforms[] = {"tests/calibration/rtx2080ti_x2.xml", "platforms/p3.8xl.xml"};
@@ -171,7 +171,12 @@ static void test_nccl_platform(void)
       double expect = 2.0 * (n - 1) * (alpha / 2 + sizes[s] / (n * busbw));
       if (n == 2)
         CHECK(near(expect, alpha + sizes[s] / algbw, 1e-12), "2 GPUs: %g", expect);
-      CHECK(near(t, expect, 1e-6), "%s, %g B: %.9g s, expected %.9g s", q, sizes[s], t, expect);
+      /* On p3.8xlarge the 4 rings' hops are not all alike (the rings share NVLinks unevenly): NCCL's
+       * pipelined ring meets each hop in turn, not the slowest at every step, so its time is at most
+       * the lock-step form above, and within 0.3% of it (docs/model.md, "Allreduce algorithms"). */
+      double tol = n == 2 ? 1e-6 : 3e-3;
+      CHECK(near(t, expect, tol) && t <= expect * (1 + 1e-9), "%s, %g B: %.9g s, expected %.9g s", q, sizes[s], t,
+            expect);
       if (sizes[s] > 1e9)
         CHECK(near(bus, busbw, 5e-3), "%s: busbw %.6g at 1 GiB, fit %.6g", q, bus, busbw);
     }

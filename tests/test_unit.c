@@ -7,6 +7,7 @@
 #include "err.h"
 #include "job.h"
 #include "memory.h"
+#include "nccl.h"
 #include "derive.h"
 #include "platform.h"
 #include "price.h"
@@ -376,6 +377,53 @@ static void test_workload_error_position(void)
 }
 
 /* ---- topo ---- */
+/* NCCL's pipelined ring (ss_cost_ring_chain): alike hops give the lock-step ring's call + steps x
+ * (lat + a + x); a chunk's latencies add up along the ring's chain (two 10 us hops and a 20 us one:
+ * 6 steps meet the 20 us hop twice); at large chunks the slowest hop sets the pace, its latency once;
+ * a window of one chunk makes every step wait for the previous one to land. */
+static void test_cost_ring_chain(void)
+{
+  double scratch[(SS_NCCL_STEPS + 2) * 3];
+  const double a1[] = {5e-6}, x1[] = {1e-6};
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(10, SS_NCCL_STEPS, 1, NULL, x1, a1, 2e-6, 3e-6, scratch),
+                         3e-6 + 10 * (2e-6 + 5e-6 + 1e-6), 1e-15);
+  const double a[] = {10e-6, 10e-6, 20e-6}, small[] = {0, 0, 0}, big[] = {1e-3, 1e-3, 2e-3};
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, NULL, small, a, 0, 0, scratch), 80e-6, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, NULL, big, a, 0, 0, scratch), 20e-6 + 6 * 2e-3, 1e-12);
+  /* Window 1: the 20 us hop pays its latency at every step. */
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, 1, 3, NULL, small, a, 0, 0, scratch), 6 * 20e-6, 1e-15);
+  /* A rank that arrives late: its own chunk starts then, and goes around all the steps. */
+  const double t0[] = {0, 0, 1e-3}, same[] = {10e-6, 10e-6, 10e-6};
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, t0, small, same, 0, 0, scratch), 1e-3 + 60e-6, 1e-15);
+  /* The buffer's slots: chunks of 512 KiB fill 8, of 4 MiB one, of 8 MiB still one. */
+  CU_ASSERT_EQUAL(ss_nccl_window(524288), 8);
+  CU_ASSERT_EQUAL(ss_nccl_window(1048576), 4);
+  CU_ASSERT_EQUAL(ss_nccl_window(4194304), 1);
+  CU_ASSERT_EQUAL(ss_nccl_window(8388608), 1);
+  CU_ASSERT_EQUAL(ss_nccl_window(0), SS_NCCL_STEPS);
+}
+
+/* NCCL's releases: sockets per connection by NIC vendor (sim/nccl.c's sources). */
+static void test_nccl_releases(void)
+{
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_2_3, SS_NIC_ENA), 1);
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_2_4, SS_NIC_ENA), 1);
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_2_4_8, SS_NIC_ENA), 16);
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_2_4_8, SS_NIC_GVNIC), 1);
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_2_4_8, SS_NIC_OTHER), 1);
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_2_5, SS_NIC_GVNIC), 4);
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_LATEST, SS_NIC_ENA), 16);
+  CU_ASSERT_EQUAL(ss_nccl_sockets(SS_NCCL_LATEST, SS_NIC_OTHER), 1);
+  for (int r = 0; r < SS_NCCL_COUNT; r++)
+    for (int v = 0; v < SS_NIC_VENDOR_COUNT; v++) {
+      const ss_nccl_release* k = ss_nccl_of((ss_nccl)r);
+      CU_ASSERT(ss_nccl_sockets((ss_nccl)r, (ss_nic_vendor)v) <= SS_NCCL_MAX_SOCKETS);
+      CU_ASSERT(k->threads[v] <= SS_NCCL_MAX_THREADS);
+    }
+  CU_ASSERT_STRING_EQUAL(ss_nccl_name(SS_NCCL_2_4_8), "2.4.8");
+  CU_ASSERT_PTR_NULL(ss_nccl_names[SS_NCCL_COUNT]);
+}
+
 static void test_topo_star(void)
 {
   ss_platform* p = load_platform("tests/platforms/star4.xml");
@@ -1542,6 +1590,7 @@ static const suite_def suites[] = {
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
     {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}, {"nic_hidden", test_cost_nic_hidden}}},
     {"proto", {{"tuning", test_proto_tuning}}},
+    {"nccl", {{"releases", test_nccl_releases}, {"ring_chain", test_cost_ring_chain}}},
     {"job",
      {{"buckets", test_job_buckets},
       {"gpus_beyond_instance", test_job_gpus_beyond_instance},
