@@ -55,9 +55,15 @@ QPI_SRC = ("estimate, not in shared/data: Xeon E5-2686 v4 (CPU named in instance
            "(38.4 GB/s theoretical), one link's worth is kept as an allowance for protocol overhead. "
            "Not binding: each socket feeds it through two 9.6 GB/s switch uplinks. Latency 1us: "
            "estimate, same order as a PCIe hop")
-NIC_LAT = "25us"
-NIC_LAT_SRC = ("latency 25us is an estimate: one-way latency inside an EC2 placement group is of the "
-               "order of tens of microseconds (round trip ~50 us); no measurement in shared/data")
+NIC_LAT = "10us"
+NIC_LAT_SRC = ("latency 10us: a message between instances crosses two NIC links, so 20 us one-way on the wire: "
+               "CALIBRATED on microbenchmarks (calibration/network_latency_sources.md; NOT in shared/data): ICMP "
+               "ping between two c5 instances in a cluster placement group, RTT avg 42 us, min 37 us "
+               "(amzn/amzn-drivers#148, 2020-11-18), one-way 21 us [derived]; osu_latency over EFA between two "
+               "instances in a placement group, one-way 17.2-21.7 us at 8 B on c5n.18xlarge and 21.85 us on "
+               "p5.48xlarge (aws/aws-parallelcluster test references, 742ba685), which include libfabric on both "
+               "hosts. The transports add their cost per message on top (sim/net.c). Not fitted on any "
+               "allreduce or training figure")
 EFA_LIST = ("AWS EC2 User Guide, Elastic Fabric Adapter, 'Supported instance types', accelerated computing: "
             "dl1.24xlarge, g4dn.8xlarge, g4dn.12xlarge, g4dn.metal, g5.48xlarge, inf1.24xlarge, p3dn.24xlarge, "
             "p4d.24xlarge, trn1.32xlarge (awsdocs/amazon-ec2-user-guide doc_source/efa.md; NOT in shared/data)")

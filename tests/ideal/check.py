@@ -15,7 +15,8 @@ its own platform and workload files:
     identical instances were simulated, a way of simulating, not a mechanism), which the table
     gained;
   - a JSON report: every key of the old report, with the same value (numbers as printed, %.17g, so
-    the same double), except the options echo, which gained the host side's options and spells
+    the same double), except the platform file's path (the cases run on tests/ideal/platforms/,
+    the instance files the outputs were last made with) and the options echo, which gained the host side's options and spells
     synthetic as a mode ("off", "device", "host") where it was true or false.
 To regenerate an expected file, run the case with a build of f535137 from a checkout of f535137 (its
 platform files predate the properties that build rejects) and write its output there.
@@ -32,12 +33,21 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import studylib  # noqa: E402
 
 
+# A recalibrated hardware figure of an instance file (issue 29: the NIC links' latency, 25 us then
+# 10 us) changes --ideal's outputs too: it is no mechanism. The cases run on the catalogue's files as
+# the expected outputs were last made with (copies of platforms/ at 86c655e), so that what this
+# check holds stays the mechanisms' code under --ideal.
+PLATFORMS = "tests/ideal/platforms/"
+
+
 def cases():
     with open(os.path.join(HERE, "cases.txt"), encoding="utf-8") as f:
         for line in f:
             if line.strip() and not line.startswith("#"):
                 name, args = (x.strip() for x in line.split("|", 1))
-                yield name, args.split()
+                # The instance files the expected outputs were made with (PLATFORMS).
+                yield name, [PLATFORMS + a[len("platforms/"):] if a.startswith("platforms/") else a
+                             for a in args.split()]
 
 
 def json_diff(old, new, path="$"):
@@ -47,8 +57,8 @@ def json_diff(old, new, path="$"):
             return ["%s: an object before, %r now" % (path, new)]
         out = []
         for k, v in old.items():
-            if path == "$" and k == "options":
-                continue
+            if path == "$" and k in ("options", "platform_file"):
+                continue  # the platform file's path is PLATFORMS's copy
             if k not in new:
                 out.append("%s.%s: gone" % (path, k))
             else:
