@@ -3,7 +3,6 @@
  * chunk and step, or one flow per hop and phase). */
 #include "coll.h"
 
-#include "cluster.h"
 #include "cost.h"
 #include "ddp.h"
 #include "nccl.h"

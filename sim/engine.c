@@ -449,6 +449,9 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
                               sizeof(ss_actor_arg));
   *args_out = args;
   size_t nactors = (size_t)n * (size_t)(2 + host_thread + loaders) + (ps ? (size_t)j->opt.servers : 0);
+  /* The reference fidelity's rings run a channel actor per ring and rank while a phase runs (coll.c). */
+  if (j->opt.fidelity == SS_FIDELITY_REFERENCE && !j->opt.ideal)
+    nactors += (size_t)n * (size_t)(j->rings.nrings > j->intra.nrings ? j->rings.nrings : j->intra.nrings);
   if (!hosts || !disks || !s->ranks || !args || !stacks_fit(nactors)) {
     free(hosts);
     free(disks);
