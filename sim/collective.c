@@ -3,7 +3,7 @@
 
 #include "names.h"
 
-const char* const ss_allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
+const char* const ss_allreduce_names[] = {"auto", "ring", "tree", "hierarchical", "fastest", NULL};
 const char* const ss_coll_op_names[] = {"allreduce", "reduce-scatter", "all-gather", NULL};
 const char* const ss_fidelity_names[] = {"fast", "reference", NULL};
 

@@ -3,14 +3,20 @@
 #ifndef SS_COLLECTIVE_H
 #define SS_COLLECTIVE_H
 
-/* Allreduce algorithms (coll.c); AUTO picks one per collective from its size and the cluster. */
+/* Allreduce algorithms (coll.c); AUTO is NCCL's choice per collective by its tuning model (tuner.h),
+ * FASTEST the simulator's fastest predicted algorithm (cost.h, a what-if). Both are resolved before
+ * a collective runs. */
 typedef enum ss_allreduce {
   SS_ALLREDUCE_AUTO,
   SS_ALLREDUCE_RING,
   SS_ALLREDUCE_TREE,
   SS_ALLREDUCE_HIERARCHICAL,
+  SS_ALLREDUCE_FASTEST,
   SS_ALLREDUCE_COUNT
 } ss_allreduce;
+
+/* The last algorithm that runs (the choices come after it). */
+#define SS_ALLREDUCE_LAST SS_ALLREDUCE_HIERARCHICAL
 
 /* The collectives (coll.c): allreduce; reduce-scatter and all-gather, the halves sharded data
  * parallelism issues apart (NCCL runs them on rings only: no tree). */

@@ -508,7 +508,7 @@ static double cost_any(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_coll
  * A scope's communicator has one instance (the shard group's) or one GPU per instance (the
  * replicas'): NCCL's rules see that shape. */
 static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_coll_scope scope, double bytes,
-                         ss_proto_cost* pc, double* time_s)
+                         ss_proto forced, ss_proto_cost* pc, double* time_s)
 {
   if (!j->resolved.call_cost) {
     ss_proto_cost_none(pc);
@@ -524,7 +524,6 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_co
     s.ranks_per_node = 1;
     s.steps[SS_PHASE_INTRA] = 0;
   }
-  ss_proto forced = j->resolved.protocol;
   *time_s = -1;
   for (int p = SS_PROTO_LL; p < SS_PROTO_COUNT; p++) {
     if (forced != SS_PROTO_AUTO ? p != (int)forced : !ss_proto_enabled((ss_proto)p, &s))
@@ -543,13 +542,19 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_co
 ss_proto ss_cost_protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc)
 {
   double t;
-  return protocol(j, op, alg, SS_SCOPE_ALL, bytes, pc, &t);
+  return protocol(j, op, alg, SS_SCOPE_ALL, bytes, j->resolved.protocol, pc, &t);
+}
+
+void ss_cost_protocol_as(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto p, ss_proto_cost* pc)
+{
+  double t;
+  protocol(j, op, alg, SS_SCOPE_ALL, bytes, p, pc, &t);
 }
 
 ss_proto ss_cost_protocol_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes, ss_proto_cost* pc)
 {
   double t;
-  return protocol(j, op, SS_ALLREDUCE_RING, scope, bytes, pc, &t);
+  return protocol(j, op, SS_ALLREDUCE_RING, scope, bytes, j->resolved.protocol, pc, &t);
 }
 
 double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes)
@@ -558,7 +563,7 @@ double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, doub
     return 0;
   ss_proto_cost pc;
   double t;
-  protocol(j, op, alg, SS_SCOPE_ALL, bytes, &pc, &t);
+  protocol(j, op, alg, SS_SCOPE_ALL, bytes, j->resolved.protocol, &pc, &t);
   return t;
 }
 
@@ -568,7 +573,7 @@ ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes)
     return SS_ALLREDUCE_RING;
   ss_allreduce best = SS_ALLREDUCE_RING;
   double best_s = ss_cost_collective(j, op, best, bytes);
-  for (int a = SS_ALLREDUCE_RING + 1; a < SS_ALLREDUCE_COUNT; a++) {
+  for (int a = SS_ALLREDUCE_RING + 1; a <= SS_ALLREDUCE_LAST; a++) {
     if (!ss_cost_op_has(op, (ss_allreduce)a))
       continue;
     double t = ss_cost_collective(j, op, (ss_allreduce)a, bytes);

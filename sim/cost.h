@@ -104,4 +104,7 @@ ss_proto ss_cost_protocol_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope s
  * among those NCCL runs op with (each with its best protocol, as NCCL's tuner picks both at once). */
 ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes);
 
+/* The cost of a collective with protocol p (not AUTO) forced, as --protocol p would. */
+void ss_cost_protocol_as(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto p, ss_proto_cost* pc);
+
 #endif

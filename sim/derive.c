@@ -3,6 +3,7 @@
 
 #include "cluster.h"
 #include "cost.h"
+#include "tuner.h"
 
 int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
@@ -13,8 +14,8 @@ int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* 
   /* The switch core is hardware: it carries the NICs' line rate, whatever the transport gets out of them. */
   j->core_bandwidth_bytes_per_s = j->instances * ss_cluster_nic_line_bandwidth(j) / o->oversub;
   for (int b = 0; b < j->nbuckets; b++)
-    if (o->allreduce == SS_ALLREDUCE_AUTO)
-      j->bucket_alg[b] = ss_cost_choose(j, ss_shard_mode_of(j->opt.shard)->bucket_op, j->buckets[b].bytes);
+    if (o->allreduce == SS_ALLREDUCE_AUTO || o->allreduce == SS_ALLREDUCE_FASTEST)
+      j->bucket_alg[b] = ss_tuner_algorithm(j, ss_shard_mode_of(j->opt.shard)->bucket_op, j->buckets[b].bytes);
   if (p->nnics > 0) {
     j->resolved.nic_gbps = ss_cluster_nic_line_bandwidth(j) * 8 / 1e9;
     j->resolved.nic_latency_us = ss_cluster_nic_wire_latency(j) * 1e6;

@@ -9,6 +9,7 @@
 #include "coll.h"
 #include "cost.h"
 #include "nccl.h"
+#include "tuner.h"
 #include "host.h"
 #include "loader.h"
 #include "outfile.h"
@@ -395,12 +396,13 @@ static int coll_setup(ss_sim* s, const ss_job* j)
       ss_cost_protocol_scoped(f, op, s->coll_scope[c], bytes, &s->coll_pc[c]);
     } else {
       if (!bucket)
-        s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO || !ss_cost_op_has(op, f->opt.allreduce)
-                             ? ss_cost_choose(f, op, bytes)
+        s->coll_alg[c] = f->opt.allreduce == SS_ALLREDUCE_AUTO || f->opt.allreduce == SS_ALLREDUCE_FASTEST ||
+                                 !ss_cost_op_has(op, f->opt.allreduce)
+                             ? ss_tuner_algorithm(f, op, bytes)
                              : f->opt.allreduce;
       else
         s->coll_alg[c] = f->bucket_alg[spec->index];
-      ss_cost_protocol(f, op, s->coll_alg[c], bytes, &s->coll_pc[c]);
+      ss_tuner_cost(f, op, s->coll_alg[c], bytes, &s->coll_pc[c]);
     }
     /* Fast, not --ideal: what the transfers across instances of GPUs whose routes differ hide of
      * their latency behind each other's data on a shared NIC, as the reference runs them (the ring

@@ -604,7 +604,8 @@ static int sim_instances(const ss_options* o, int m)
   /* An oversubscribed core carries the flows of every instance: scaled to the instances simulated,
    * it gives each flow of a ring its share (m flows cross it, one per instance), not each flow of
    * a tree (m - 1 edges per tree). */
-  if (o->oversub > 1 && (o->allreduce == SS_ALLREDUCE_TREE || o->allreduce == SS_ALLREDUCE_AUTO))
+  if (o->oversub > 1 && (o->allreduce == SS_ALLREDUCE_TREE || o->allreduce == SS_ALLREDUCE_AUTO ||
+                         o->allreduce == SS_ALLREDUCE_FASTEST))
     return m;
   return SS_SYMMETRY_INSTANCES;
 }

@@ -1,0 +1,371 @@
+/* tuner: NCCL's choice of algorithm and protocol by its tuning model, per release. */
+#include "tuner.h"
+
+#include "cluster.h"
+#include "cost.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Sources: NCCL's src/graph/tuning.cc, src/graph/search.cc and src/enqueue.cc read at the release
+ * tags of github.com/NVIDIA/nccl (v2.5.6-1, v2.7.8-1, v2.10.3-1, v2.12.12-1, v2.18.3-1, v2.21.5-1)
+ * and src/init.cc of v2.4.8-1 for the 2.4 rule; the tables with their tags are in
+ * calibration/nccl_release_sources.md, section 2. Figures in us (latencies) and GB/s (bandwidths).
+ *
+ * The model's eras: a release uses the row of the latest era it is at or after. */
+typedef enum era {
+  ERA_2_2, /* no tree, no tuning.cc: the ring; its protocol by the 2.5 tables (an ESTIMATE: 2.2's LL
+            * threshold was not read) */
+  ERA_2_4, /* the tree by a computed threshold (init.cc ncclTreeThreshold); protocols as ERA_2_2 */
+  ERA_2_5, /* tuning.cc: every ring step at the class of the phase's hops */
+  ERA_2_7, /* 2(nNodes-1) network steps of a ring, LL x 1.8 inside several nodes, plateau, tree factors */
+  ERA_2_8, /* llMaxBw and per-channel tree caps (Volta 26.5/18.5/10, Ampere 24/22.5/16), tree net
+            * Simple 28 */
+  ERA_2_10, /* Ampere tree caps 24/23.6/17.8, LL128 20 per channel */
+  ERA_2_12, /* 2 nNodes network steps; ring net Simple 28 */
+  ERA_2_14, /* ring net Simple 9.6 again */
+  ERA_2_18, /* baseLat 6.6/14/8.4 (ring), 6.8/14/0 (tree); hwLat NVLink .6, tree Simple 4/6/14, net
+             * ring Simple 14; the plugin's latency added; Hopper caps; plateau 1.9 / 1.4 */
+  ERA_2_19, /* tree Simple 28 again */
+  ERA_COUNT
+} era;
+
+static era era_of(ss_nccl r)
+{
+  if (r >= SS_NCCL_2_19)
+    return ERA_2_19;
+  if (r >= SS_NCCL_2_18)
+    return ERA_2_18;
+  if (r >= SS_NCCL_2_14)
+    return ERA_2_14;
+  if (r >= SS_NCCL_2_12)
+    return ERA_2_12;
+  if (r >= SS_NCCL_2_10)
+    return ERA_2_10;
+  if (r >= SS_NCCL_2_8)
+    return ERA_2_8;
+  if (r >= SS_NCCL_2_7)
+    return ERA_2_7;
+  if (r >= SS_NCCL_2_5)
+    return ERA_2_5;
+  if (r >= SS_NCCL_2_4)
+    return ERA_2_4;
+  return ERA_2_2;
+}
+
+enum { A_TREE, A_RING };
+enum { H_NVL, H_PCI, H_NET };
+
+/* baseLat [tree, ring][LL, LL128, Simple]. */
+static const double base_2_5[2][3] = {{4.4, 4.4, 0}, {3.6, 3.6, 8.4}};
+static const double base_2_7[2][3] = {{4.4, 4.4, 0}, {3.6, 10.0, 8.4}};
+static const double base_2_18[2][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}};
+
+/* hwLat [NVLink, PCIe, network][tree, ring][LL, LL128, Simple], by era. */
+static const double hw_2_5[3][2][3] = {{{.5, 1.9, 28}, {.4, 2.5, 5.7}},
+                                       {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
+                                       {{5.0, 7.5, 50}, {.9, 2.5, 6.6}}};
+static const double hw_2_7[3][2][3] = {{{.52, 1.2, 28}, {.47, 1.9, 3.4}},
+                                       {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
+                                       {{5.0, 8.5, 50}, {2.7, 4.0, 9.6}}};
+static const double hw_2_8[3][2][3] = {{{.52, 1.25, 28}, {.47, 1.9, 3.4}},
+                                       {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
+                                       {{5.0, 8.5, 28}, {2.7, 4.0, 9.6}}};
+static const double hw_2_12[3][2][3] = {{{.52, 1.25, 28}, {.47, 1.9, 3.4}},
+                                        {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
+                                        {{5.0, 8.5, 28}, {2.7, 4.0, 28}}};
+static const double hw_2_18[3][2][3] = {{{.6, 1.25, 4}, {.6, 1.9, 3.4}},
+                                        {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}},
+                                        {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}}};
+static const double hw_2_19[3][2][3] = {{{.6, 1.25, 28}, {.6, 1.9, 3.4}},
+                                        {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
+                                        {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}}};
+
+/* The tree's correction factor on its bandwidth by protocol and log2(bytes / 64), 64 B to 256 MiB
+ * (tuning.cc treeCorrectionFactor, 2.10.3 and 2.18.3; 2.7.8's rows differ a little and are taken as
+ * these). */
+static const double tree_correction[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+/* The speeds the search tries for a channel through a NIC (GB/s, highest first): 2.7.8's single
+ * list (taken for 2.5 to 2.11), speedArrayInter of 2.12 and 2.18.3, and 2.18.3's for compute
+ * capability 9.0. */
+static const double speeds_2_7[] = {42, 24, 21, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12, 0};
+static const double speeds_2_12[] = {48, 30, 24, 22, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12, 0};
+static const double speeds_2_18[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12, 0};
+static const double speeds_sm90[] = {48, 45, 42, 40, 30, 24, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12, 0};
+
+/* The latency the aws-ofi-nccl plugin reports to NCCL for its net devices (us), by instance type
+ * (aws-ofi-nccl's platform-aws.c, since v1.7.0-aws: 75 on p4d, p4de and p5, 150 on p3dn); none
+ * elsewhere. NCCL adds it from 2.18 (2.12 to 2.17 let it replace the network's hwLat): plugins that
+ * report it came with NCCL 2.18 and later, so it is taken from 2.18 on (an ASSUMPTION). */
+static double plugin_latency_us(const ss_job* j)
+{
+  static const struct {
+    const char* type;
+    double us;
+  } plugin[] = {{"p4d.24xlarge", 75}, {"p4de.24xlarge", 75}, {"p5.48xlarge", 75}, {"p3dn.24xlarge", 150}};
+  if (j->net_transport != SS_NET_EFA || era_of(j->opt.nccl_version) < ERA_2_18)
+    return 0;
+  for (size_t i = 0; i < sizeof(plugin) / sizeof(plugin[0]); i++)
+    if (j->platform->instance_type && strcmp(j->platform->instance_type, plugin[i].type) == 0)
+      return plugin[i].us;
+  return 0;
+}
+
+/* Whether GPU g reaches its NIC within its PCIe switch (NCCL's PXB or closer: GPUDirect RDMA), not
+ * up to the CPU's root complex: its route has one PCIe link, the GPU's own. */
+static int gpu_near_nic(const ss_job* j, int g)
+{
+  const ss_platform* p = j->platform;
+  int k = ss_platform_gpu_nic(p, g);
+  if (k < 0)
+    return 0;
+  const ss_route* r = ss_platform_route(p, g, ss_platform_nic_node(p, k));
+  int pcie = 0;
+  for (int i = 0; i < r->nhops; i++)
+    pcie += p->links[r->hops[i].link].cls == SS_LINK_PCIE || p->links[r->hops[i].link].cls == SS_LINK_SOCKET ||
+            p->links[r->hops[i].link].cls == SS_LINK_SHM;
+  return pcie <= 1;
+}
+
+void ss_tuner_channels(const ss_job* j, int* channels, double* speed)
+{
+  const ss_platform* p = j->platform;
+  era e = era_of(j->opt.nccl_version);
+  *channels = 0;
+  *speed = 0;
+  if (p->nnics == 0)
+    return;
+  /* Each NIC's width as NCCL sees it: 12 GB/s whatever it is in 2.5 (NET_WIDTH), its speed after. */
+  double nic = ss_cluster_nic_line_bandwidth(j) / p->nnics / 1e9;
+  if (e <= ERA_2_5)
+    nic = 12;
+  double widest = 0;
+  for (int g = 0; g < j->gpus_per_instance; g++) {
+    int k = ss_platform_gpu_nic(p, g);
+    if (k >= 0)
+      widest = fmax(widest, ss_platform_route_bandwidth(p, g, ss_platform_nic_node(p, k)) / 1e9);
+  }
+  const double* list = e >= ERA_2_18 ? (ss_proto_arch(p->gpus[0].model) >= 90 ? speeds_sm90 : speeds_2_18)
+                       : e >= ERA_2_12 ? speeds_2_12
+                                       : speeds_2_7;
+  double top = fmin(widest, nic);
+  int i = 0;
+  while (list[i] > 0 && list[i] > top)
+    i++;
+  if (!(list[i] > 0))
+    return;
+  *speed = list[i];
+  /* A channel per speed's worth of each NIC, as many as the rings inside the instance carry at that
+   * speed, at most half of MAXCHANNELS (32): the tuner counts the search's channels, which NCCL then
+   * doubles. */
+  int per_nic = (int)floor(nic / *speed + 1e-9);
+  int n = per_nic * p->nnics;
+  double intra = 0;
+  ss_proto_shape s;
+  ss_cost_shape(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_HIERARCHICAL, &s);
+  intra = s.bus_bytes_per_s[SS_PHASE_INTRA] / 1e9;
+  if (j->gpus_per_instance > 1 && intra > 0)
+    n = (int)fmin(n, floor(intra / *speed + 1e-9));
+  *channels = n < 1 ? 1 : n > 16 ? 16 : n;
+}
+
+/* llMaxBw (2.8+): [one instance: A100 or not / several: AMD CPUs or not][1, 2, more instances]. */
+static double ll_max(const ss_job* j, int arch, int nodes)
+{
+  static const double table[2][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}};
+  int row = nodes > 1 ? j->platform->cpu_vendor == SS_CPU_AMD : arch >= 80;
+  return table[row][nodes <= 2 ? nodes - 1 : 2];
+}
+
+/* The tree's per-channel cap (2.8+) by architecture and instances. */
+static double tree_cap(era e, int arch, int nodes)
+{
+  static const double volta[3] = {26.5, 18.5, 10.0}, ampere_2_8[3] = {24.0, 22.5, 16.0},
+                      ampere[3] = {24.0, 23.6, 17.8}, hopper[3] = {38.7, 41.4, 36.0};
+  const double* row = arch >= 90 && e >= ERA_2_14 ? hopper : arch >= 80 ? (e >= ERA_2_10 ? ampere : ampere_2_8) : volta;
+  return row[nodes <= 2 ? nodes - 1 : 2];
+}
+
+/* Whether NCCL enables LL128 on this job by default. */
+static int ll128_on(const ss_job* j, era e, int arch, int nvlink_inside)
+{
+  if (e < ERA_2_5 || !nvlink_inside)
+    return 0;
+  int near = 1;
+  for (int g = 0; g < j->gpus_per_instance && j->instances > 1; g++)
+    near = near && gpu_near_nic(j, g);
+  if (e == ERA_2_5)
+    return arch == 70 && near;
+  return near && (arch == 70 || arch == 80 || (e >= ERA_2_18 && arch == 90));
+}
+
+void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce* alg, ss_proto* proto,
+                     ss_tuner_entry table[2][3])
+{
+  era e = era_of(j->opt.nccl_version), te = e < ERA_2_5 ? ERA_2_5 : e;
+  int nodes = j->instances, ppn = j->gpus_per_instance, ranks = j->ngpus;
+  int steps = op == SS_OP_ALLREDUCE ? 2 * (ranks - 1) : ranks - 1;
+  ss_proto_shape shape;
+  ss_cost_shape(j, op, SS_ALLREDUCE_HIERARCHICAL, &shape);
+  int arch = shape.arch, nvlink_inside = ppn < 2 || shape.hw[SS_PHASE_INTRA] == SS_HW_NVLINK;
+  const double(*base)[3] = te >= ERA_2_18 ? base_2_18 : te >= ERA_2_7 ? base_2_7 : base_2_5;
+  const double(*hw)[2][3] = te >= ERA_2_19   ? hw_2_19
+                            : te >= ERA_2_18 ? hw_2_18
+                            : te >= ERA_2_14 ? hw_2_8
+                            : te >= ERA_2_12 ? hw_2_12
+                            : te >= ERA_2_8  ? hw_2_8
+                            : te >= ERA_2_7  ? hw_2_7
+                                             : hw_2_5;
+  int in_hw = nvlink_inside ? H_NVL : H_PCI;
+  /* The bus bandwidth NCCL's graphs give: inside one instance its rings', across instances the
+   * channels its search finds through the NICs. */
+  int nch = 1;
+  double bus = shape.bus_bytes_per_s[SS_PHASE_INTRA] / 1e9;
+  if (nodes > 1) {
+    double speed = 0;
+    ss_tuner_channels(j, &nch, &speed);
+    bus = nch * speed;
+  } else {
+    nch = j->intra.nrings > 0 ? j->intra.nrings : 1;
+  }
+  double plugin = plugin_latency_us(j);
+  ss_tuner_entry local[2][3];
+  ss_tuner_entry(*tab)[3] = table ? table : local;
+  double best = -1;
+  *alg = SS_ALLREDUCE_RING;
+  *proto = SS_PROTO_SIMPLE;
+  for (int a = 0; a < 2; a++)
+    for (int p = 0; p < 3; p++) {
+      ss_tuner_entry* out = &tab[a][p];
+      *out = (ss_tuner_entry){-1, 0, 0};
+      int algo = a == 0 ? A_RING : A_TREE;
+      /* The tree: allreduce across instances, from 2.4 on (the simulator's tree spans instances). */
+      if (algo == A_TREE && (op != SS_OP_ALLREDUCE || nodes < 2 || e < ERA_2_4))
+        continue;
+      if (p == 1 && !ll128_on(j, te, arch, nvlink_inside))
+        continue;
+      /* Bandwidth, by protocol and algorithm. */
+      double bw = bus;
+      if (algo == A_RING && p == 0)
+        bw = te >= ERA_2_8 ? fmin(ll_max(j, arch, nodes), bw / 4) : bw / 4;
+      else if (algo == A_RING && p == 1)
+        bw = te >= ERA_2_18   ? fmin(bw * (ppn < 2 ? 0.7 : 0.92), nch * (arch >= 90 ? 36.7 : 20.0))
+             : te >= ERA_2_10 ? fmin(bw * (ppn < 2 ? 0.7 : 0.92), 20.0 * nch)
+             : te >= ERA_2_7  ? fmin(bw * (ppn < 2 ? 0.7 : 0.92), 16.7 * nch)
+                              : fmin(bw * 120.0 / 128.0, 100.0);
+      else if (algo == A_TREE) {
+        bw = te >= ERA_2_8   ? fmin(bw * .92, nch * tree_cap(te, arch, nodes))
+             : te >= ERA_2_7 ? fmin(bw * .9, nodes > 2 ? 80.0 : 110.0)
+                             : fmin(bw * .9, nodes > 1 ? 70.0 : 90.0);
+        if (p == 0)
+          bw = te >= ERA_2_8 ? fmin(bw / 3.8, ll_max(j, arch, nodes)) : te >= ERA_2_7 ? bw / 3.8 : bw / 3;
+        else if (p == 1)
+          bw = te >= ERA_2_10 ? fmin(bw * 120.0 / 128.0, 20.0 * nch) : bw * (te >= ERA_2_7 ? 0.915 : 7.0 / 9.0);
+      }
+      if (te >= ERA_2_7 && te < ERA_2_18 && arch == 80)
+        bw = fmin(bw, 235.0);
+      if (te >= ERA_2_18 && arch >= 90)
+        bw = fmin(bw, 370.0);
+      double alg_bw = algo == A_RING ? bw * ranks / steps : bw * 0.5;
+      /* Latency. */
+      double intra = hw[in_hw][algo == A_RING][p], inter = hw[H_NET][algo == A_RING][p];
+      if (nodes > 1 && p == 0 && te >= ERA_2_7)
+        intra *= 1.8;
+      if (te >= ERA_2_18 && nodes > 1) {
+        inter += plugin * (p == 2 ? 2 : 1);
+        intra = fmax(intra, (j->platform->cpu_vendor == SS_CPU_AMD ? 2.0 : 1.0) * (p == 2 ? 3 : 1));
+      }
+      double lat = base[algo == A_RING][p];
+      if (algo == A_RING) {
+        int inter_steps = nodes < 2 ? 0
+                          : op != SS_OP_ALLREDUCE ? nodes - 1
+                          : te >= ERA_2_12      ? 2 * nodes
+                                                : 2 * (nodes - 1);
+        if (te == ERA_2_5)
+          lat += steps * (nodes > 1 ? hw[H_NET][1][p] : intra);
+        else
+          lat += (steps - inter_steps) * intra + inter_steps * inter;
+        if (p == 2 && op == SS_OP_ALLREDUCE && nodes > 1 && te >= ERA_2_7) {
+          if (te >= ERA_2_18 ? bytes / (2.0 * nch * ranks) >= 64 : bytes >= ranks / 16.0 * 65536)
+            lat *= te >= ERA_2_18 && arch >= 80 ? 1.4 : 1.9;
+        }
+      } else {
+        lat += 2 * ((ppn - 1) * intra + floor(log2(nodes)) * inter);
+        if (te >= ERA_2_7) {
+          int k = (int)floor(log2(fmax(bytes, 64) / 64));
+          alg_bw *= tree_correction[p][k < 0 ? 0 : k > 22 ? 22 : k];
+        }
+      }
+      if (!(alg_bw > 0))
+        continue;
+      double t = (lat + bytes / (1000 * alg_bw)) * 1e-6;
+      *out = (ss_tuner_entry){t, lat, bw};
+      if (best < 0 || t < best) {
+        best = t;
+        *alg = algo == A_RING ? SS_ALLREDUCE_RING : SS_ALLREDUCE_TREE;
+        *proto = (ss_proto)(SS_PROTO_LL + p);
+      }
+    }
+  /* 2.4: the tree below a threshold computed at init (init.cc ncclTreeThreshold): per channel a ring
+   * moves 5000 (x the channels over NVLink), a tree 2/3 of it (3/4 over NVLink, x 2 on exactly two
+   * instances); a ring step costs 6 and a tree level 15 plus 4 per GPU of an instance. */
+  if (e == ERA_2_4 && op == SS_OP_ALLREDUCE && nodes > 1) {
+    double ring_bw = 5000.0 * (nvlink_inside ? nch : 1), tree_bw = ring_bw * (nvlink_inside ? 0.75 : 2.0 / 3.0);
+    if (nvlink_inside && nodes == 2)
+      tree_bw *= 2;
+    double ring_lat = 6.0 * (ranks - 1), tree_lat = 15.0 * log2(nodes) + 4.0 * (ppn - 1);
+    double ring_t = ring_lat + bytes / ring_bw, tree_t = tree_lat + bytes / tree_bw;
+    *alg = tree_t < ring_t ? SS_ALLREDUCE_TREE : SS_ALLREDUCE_RING;
+    /* The protocol: the 2.5 model's best for that algorithm. */
+    int a = *alg == SS_ALLREDUCE_RING ? 0 : 1;
+    double t = -1;
+    for (int p = 0; p < 3; p++)
+      if (tab[a][p].time_s >= 0 && (t < 0 || tab[a][p].time_s < t)) {
+        t = tab[a][p].time_s;
+        *proto = (ss_proto)(SS_PROTO_LL + p);
+      }
+  }
+}
+
+/* NCCL decides (not --ideal: the idealised model keeps the simulator's fastest, as before). */
+static int nccl_decides(const ss_job* j)
+{
+  return j->opt.allreduce == SS_ALLREDUCE_AUTO && !j->opt.ideal && j->instances > 1;
+}
+
+ss_allreduce ss_tuner_algorithm(const ss_job* j, ss_coll_op op, double bytes)
+{
+  if (j->opt.allreduce == SS_ALLREDUCE_FASTEST || (j->opt.allreduce == SS_ALLREDUCE_AUTO && !nccl_decides(j)))
+    return ss_cost_choose(j, op, bytes);
+  if (j->opt.allreduce != SS_ALLREDUCE_AUTO)
+    return ss_cost_op_has(op, j->opt.allreduce) ? j->opt.allreduce : ss_cost_choose(j, op, bytes);
+  ss_allreduce alg;
+  ss_proto proto;
+  ss_tuner_choose(j, op, bytes, &alg, &proto, NULL);
+  return alg;
+}
+
+void ss_tuner_cost(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc)
+{
+  if (!nccl_decides(j) || !j->resolved.call_cost || j->resolved.protocol != SS_PROTO_AUTO) {
+    ss_cost_protocol(j, op, alg, bytes, pc);
+    return;
+  }
+  ss_tuner_entry table[2][3];
+  ss_allreduce a;
+  ss_proto p;
+  ss_tuner_choose(j, op, bytes, &a, &p, table);
+  /* NCCL's best protocol for the algorithm that runs (its own choice, or a twin it has none of). */
+  int row = alg == SS_ALLREDUCE_TREE ? 1 : 0;
+  double best = -1;
+  for (int k = 0; k < 3; k++)
+    if (table[row][k].time_s >= 0 && (best < 0 || table[row][k].time_s < best)) {
+      best = table[row][k].time_s;
+      p = (ss_proto)(SS_PROTO_LL + k);
+    }
+  ss_cost_protocol_as(j, op, alg, bytes, p, pc);
+}
