@@ -117,23 +117,31 @@ double ss_cluster_port_bandwidth(const ss_job* j, int server)
 double ss_cluster_ring_cross_bandwidth(const ss_job* j)
 {
   const ss_platform* p = j->platform;
-  const ss_rings* in = &j->intra;
+  const ss_rings* in = &j->rings;
   int g = j->gpus_per_instance, n = p->nnics;
-  if (n == 0 || in->nrings == 0)
+  if (n == 0 || in->nrings == 0 || in->nranks < 2 * g)
     return 0;
-  double* out = calloc(2 * (size_t)n, sizeof(double));
+  /* The shares that leave by each NIC and GPU, and enter by each. */
+  double* out = calloc(2 * (size_t)(n + g), sizeof(double));
   if (!out)
     return 0;
-  double *into = out + n, eff = 1e300;
+  double *into = out + n, *gout = out + 2 * n, *gin = gout + g, eff = 1e300;
+  /* Each ring leaves an instance from the last GPU of its chain there and enters the next at the
+   * first of the next chain (the global order's positions g - 1 and g). */
   for (int c = 0; c < in->nrings; c++) {
-    out[ss_platform_gpu_nic(p, in->rings[c].order[g - 1])] += in->rings[c].share;
-    into[ss_platform_gpu_nic(p, in->rings[c].order[0])] += in->rings[c].share;
+    int last = in->rings[c].order[g - 1] % g, first = in->rings[c].order[g] % g;
+    double s = in->rings[c].share;
+    out[ss_platform_gpu_nic(p, last)] += s;
+    into[ss_platform_gpu_nic(p, first)] += s;
+    gout[last] += s;
+    gin[first] += s;
   }
   for (int c = 0; c < in->nrings; c++) {
-    int last = in->rings[c].order[g - 1], first = in->rings[c].order[0];
+    int last = in->rings[c].order[g - 1] % g, first = in->rings[c].order[g] % g;
     int ko = ss_platform_gpu_nic(p, last), ki = ss_platform_gpu_nic(p, first);
     double s = in->rings[c].share;
-    double bw = ss_cluster_cross_bandwidth(j, last, first);
+    /* The path's bottleneck, shared by the rings that leave by its GPU (or enter by it). */
+    double bw = ss_cluster_cross_bandwidth(j, last, first) * s / fmax(gout[last], gin[first]);
     bw = fmin(bw, ss_cluster_link_bandwidth(j, p->nics[ko].link) * s / out[ko]);
     bw = fmin(bw, ss_cluster_link_bandwidth(j, p->nics[ki].link) * s / into[ki]);
     if (s > 0)

@@ -64,8 +64,8 @@ double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b);
 double ss_cluster_port_bandwidth(const ss_job* j, int server);
 
 /* The bandwidth (bytes/s) the flat rings among all GPUs (ss_job.rings) get between two instances,
- * all rings together: each ring crosses from the last GPU of its chain in one instance to the first
- * in the next, by those GPUs' NICs, which the rings crossing there share in proportion to their
+ * all rings together (0 on one instance): each ring crosses from the last GPU of its chain in one
+ * instance to the first in the next, by those GPUs' NICs, which the rings crossing there share in proportion to their
  * shares; the phase ends with the ring slowest for its share. 0 without NICs. */
 double ss_cluster_ring_cross_bandwidth(const ss_job* j);
 

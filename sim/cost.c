@@ -441,6 +441,29 @@ static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
   return t + pc->call_s;
 }
 
+/* The pipelined ring's time (not --ideal): each ring's chunks meet the hops of its pattern in turn
+ * (ss_cost_ring_chain), at the rings' common rate. */
+static double ring_chained(const ss_job* j, int steps, double chunk, double x, const ss_proto_cost* pc)
+{
+  int g = j->gpus_per_instance, n = j->ngpus;
+  double* a = malloc(sizeof(double) * (size_t)g * (SS_NCCL_STEPS + 4));
+  if (!a)
+    ss_nomem_exit("a ring's chain");
+  double *xs = a + g, *scratch = a + 2 * (size_t)g, t = 0;
+  for (int c = 0; c < j->rings.nrings; c++) {
+    const int* o = j->rings.rings[c].order;
+    for (int q = 0; q < g; q++) {
+      a[q] = ss_cost_hop_latency(j, o[q], o[(q + 1) % n]);
+      xs[q] = x;
+    }
+    double share = j->rings.rings[c].share;
+    t = fmax(t, ss_cost_ring_chain(steps, ss_nccl_window(chunk * share), g, NULL, xs, a, pc->step_s[SS_PHASE_GLOBAL],
+                                   pc->call_s, scratch));
+  }
+  free(a);
+  return t;
+}
+
 static double cost_ring(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int n = j->ngpus;
@@ -448,9 +471,10 @@ static double cost_ring(const ss_job* j, int passes, double bytes, const ss_prot
   /* Between instances, the NICs the rings cross by (one per ring and instance boundary), not all. */
   if (j->instances > 1)
     bw = fmin(bw, ss_cluster_ring_cross_bandwidth(j));
-  return pc->call_s +
-         (double)passes * (n - 1) *
-             (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + bytes / n / (bw * pc->eff[SS_PHASE_GLOBAL]));
+  double chunk = bytes / n / pc->eff[SS_PHASE_GLOBAL], x = chunk / bw;
+  if (!j->opt.ideal && j->rings.nrings > 0)
+    return ring_chained(j, passes * (n - 1), chunk, x, pc);
+  return pc->call_s + (double)passes * (n - 1) * (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + x);
 }
 
 /* Across m instances, on the ring of same-index GPUs, (m-1) steps of S/(g m) per pass, the g rings of

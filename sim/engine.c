@@ -218,7 +218,7 @@ static sg_mailbox_t mailbox(const char* kind, int c, int r)
 static int rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_disk_t* disks)
 {
   ss_rank* me = &s->ranks[r];
-  int g = j->gpus_per_instance, nr = j->rings.nrings;
+  int g = j->gpus_per_instance, nr = j->rings.nrings > j->intra.nrings ? j->rings.nrings : j->intra.nrings;
   me->rank = r;
   me->inst = r / g;
   me->local = r % g;
@@ -242,7 +242,7 @@ static int rank_setup(ss_sim* s, const ss_job* j, int r, sg_host_t* hosts, sg_di
   me->next = calloc((size_t)nr + 1, sizeof(int));
   me->intra_inbox = calloc((size_t)nr + 1, sizeof(sg_mailbox_t));
   me->intra_next = calloc((size_t)nr + 1, sizeof(int));
-  me->ring_pos = calloc(2 * (size_t)nr + 1, sizeof(int));
+  me->ring_pos = calloc((size_t)(j->rings.nrings + j->intra.nrings) + 1, sizeof(int));
   if (!me->ready || !me->batch_fetch_s || !me->batch_prep_s || !me->inbox || !me->next || !me->intra_inbox ||
       !me->intra_next || !me->ring_pos)
     return SS_ENOMEM;
@@ -272,6 +272,8 @@ static void ring_setup(ss_sim* s, const ss_job* j)
     const int* o = j->rings.rings[c].order;
     for (int i = 0; i < n; i++)
       s->ranks[o[i]].next[c] = o[(i + 1) % n];
+  }
+  for (int c = 0; c < j->intra.nrings; c++) {
     const int* lo = j->intra.rings[c].order;
     for (int r = 0; r < n; r++) {
       int base = r / g * g;
@@ -308,13 +310,13 @@ static int chain_init(ss_chain* ch, int period, int nrings)
  * of the pattern; the hop out of a chain's last GPU crosses to the next instance. */
 static int chain_setup(ss_sim* s, const ss_job* j)
 {
-  int m = j->instances, g = j->gpus_per_instance, n = j->ngpus, nr = j->rings.nrings;
+  int m = j->instances, g = j->gpus_per_instance, n = j->ngpus, nr = j->rings.nrings, ni = j->intra.nrings;
   s->nchain = 1 + m + g;
   s->chain = calloc((size_t)s->nchain, sizeof(ss_chain));
   if (!s->chain || chain_init(&s->chain[0], g, nr))
     return SS_ENOMEM;
   for (int i = 0; i < m; i++)
-    if (chain_init(&s->chain[1 + i], g, nr))
+    if (chain_init(&s->chain[1 + i], g, ni))
       return SS_ENOMEM;
   for (int k = 0; k < g; k++) {
     if (chain_init(&s->chain[1 + m + k], 1, 1))
@@ -329,6 +331,8 @@ static int chain_setup(ss_sim* s, const ss_job* j)
       me->ring_pos[c] = i % g;
       s->chain[0].a[(size_t)c * (size_t)g + (size_t)(i % g)] = ss_cost_hop_latency(j, o[i], me->next[c]);
     }
+  }
+  for (int c = 0; c < ni; c++) {
     const int* lo = j->intra.rings[c].order;
     for (int i = 0; i < g; i++)
       for (int inst = 0; inst < m; inst++) {

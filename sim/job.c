@@ -88,9 +88,77 @@ static int make_ps_parts(ss_job* j)
   return SS_OK;
 }
 
-/* The rings among all ranks: per instance, each intra ring cut into a chain, chains joined. */
+/* The first GPU (in use) that reaches the network by NIC k, after `after` (-1: any), or -1. */
+static int gpu_of_nic(const ss_job* j, int k, int after)
+{
+  for (int g = after + 1; g < j->gpus_per_instance; g++)
+    if (ss_platform_gpu_nic(j->platform, g) == k)
+      return g;
+  return -1;
+}
+
+/* NCCL's channels between instances with several NICs (docs/model.md, "Several NICs"): two per NIC
+ * (its search puts one channel on each NIC at a speed within the NIC's width, then doubles them),
+ * channel c entering each instance at the first GPU of NIC c mod nics and leaving it from that NIC's
+ * last GPU, or where a NIC has one GPU from the first GPU of the next NIC (PXN sends through the
+ * NIC of another GPU: each NIC then carries one channel's way out and another's way in); the other
+ * GPUs between them in the order of the first ring inside the instance; equal shares. */
+static int nic_rings(ss_job* j)
+{
+  const ss_platform* p = j->platform;
+  int g = j->gpus_per_instance, n = j->ngpus, nics = p->nnics, nr = 2 * nics;
+  if (nr > SS_TOPO_MAX_CHANNELS)
+    nr = SS_TOPO_MAX_CHANNELS;
+  j->rings.nranks = n;
+  j->rings.nrings = nr;
+  for (int c = 0; c < nr; c++) {
+    int k = c % nics, entry = gpu_of_nic(j, k, -1), exit = entry >= 0 ? gpu_of_nic(j, k, entry) : -1;
+    if (exit < 0)
+      exit = gpu_of_nic(j, (k + 1) % nics, -1);
+    ss_ring* r = &j->rings.rings[c];
+    r->share = 1.0 / nr;
+    r->bandwidth_bytes_per_s = j->intra.rings[0].bandwidth_bytes_per_s / nr;
+    r->order = malloc(sizeof(int) * (size_t)n);
+    if (!r->order)
+      return SS_ENOMEM;
+    int* chain = malloc(sizeof(int) * (size_t)g);
+    if (!chain)
+      return SS_ENOMEM;
+    int len = 0;
+    chain[len++] = entry;
+    for (int i = 0; i < g; i++) {
+      int q = j->intra.rings[0].order[i];
+      if (q != entry && q != exit)
+        chain[len++] = q;
+    }
+    chain[len++] = exit;
+    ss_assert(len == g);
+    for (int i = 0; i < n; i++)
+      r->order[i] = i / g * g + chain[i % g];
+    free(chain);
+  }
+  return SS_OK;
+}
+
+/* Whether the rings across instances are NCCL's channels through every NIC (nic_rings): several
+ * instances, several NICs each, every GPU in use with one, not --ideal or --no-multi-nic. */
+int ss_job_nic_rings(const ss_job* j)
+{
+  const ss_platform* p = j->platform;
+  if (j->instances < 2 || p->nnics < 2 || j->opt.ideal || !j->opt.multi_nic || j->gpus_per_instance < 2)
+    return 0;
+  for (int k = 0; k < p->nnics; k++)
+    if (gpu_of_nic(j, k, -1) < 0)
+      return 0;
+  return 1;
+}
+
+/* The rings among all ranks: per instance, each intra ring cut into a chain, chains joined; or
+ * NCCL's channels through every NIC. */
 static int global_rings(ss_job* j)
 {
+  if (ss_job_nic_rings(j))
+    return nic_rings(j);
   int g = j->gpus_per_instance, n = j->ngpus;
   j->rings.nranks = n;
   j->rings.nrings = j->intra.nrings;
@@ -604,8 +672,8 @@ static int sim_instances(const ss_options* o, int m)
   /* An oversubscribed core carries the flows of every instance: scaled to the instances simulated,
    * it gives each flow of a ring its share (m flows cross it, one per instance), not each flow of
    * a tree (m - 1 edges per tree). */
-  if (o->oversub > 1 && (o->allreduce == SS_ALLREDUCE_TREE || o->allreduce == SS_ALLREDUCE_AUTO ||
-                         o->allreduce == SS_ALLREDUCE_FASTEST))
+  if (o->oversub > 1 &&
+      (o->allreduce == SS_ALLREDUCE_TREE || o->allreduce == SS_ALLREDUCE_AUTO || o->allreduce == SS_ALLREDUCE_FASTEST))
     return m;
   return SS_SYMMETRY_INSTANCES;
 }

@@ -183,6 +183,10 @@ const ss_optdef ss_option_table[] = {
      "capped where the NIC is AWS's ENA and NCCL runs its socket transport", 0, "flow_cap", "flow_cap", 0, NULL,
      "switch off the cap on each TCP flow between instances (--placement-group): every connection as fast as "
      "its NIC lets it", 0},
+    {"no-multi-nic", 0, SS_KIND_SWITCH, OFF(multi_nic), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
+     "NCCL's channels through every NIC", 0, "multi_nic", "multi_nic", 0, NULL,
+     "the rings across instances as the rings inside one, each crossing by its last GPU's NIC (as before "
+     "issue 29), where NCCL runs two channels through each NIC of an instance that has several (p4d, p5)", 0},
     {"nccl-version", 0, SS_KIND_ENUM, OFF(nccl_version), 0, 0, 0, ss_nccl_names, 0, ALL, "cluster", "V", NULL,
      SS_NCCL_LATEST, "2.21", 0, "nccl_version", "nccl_version", 0, NULL,
      "the NCCL release the job runs (a row holds from its release to the next one's): how many TCP sockets "
@@ -193,8 +197,9 @@ const ss_optdef ss_option_table[] = {
      "socket transport, each capped by --placement-group", 0},
     {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, ss_allreduce_names, 0, NOT_PLAN(ALL), "cluster", "ALG", NULL,
      SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
-     "allreduce algorithm; auto: ring on one instance, else per collective the shortest predicted time, as "
-     "NCCL's tuner does", 0},
+     "allreduce algorithm; auto: NCCL's own choice per collective, ring or tree and the protocol, by its tuning "
+     "model for --nccl-version (ring on one instance; the fastest with --ideal); fastest (what-if): the "
+     "algorithm of shortest predicted time, hierarchical included", 0},
     {"no-nvlink", 0, SS_KIND_SWITCH, OFF(nvlink), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "NVLink used", 0,
      "nvlink", "nvlink", 0, NULL, "what-if: traffic between GPUs over PCIe, as if NVLink were off", 0},
     {"p2p-level", 0, SS_KIND_ENUM, OFF(p2p_level), 0, 0, 0, p2p_level_names, 0, ALL, "cluster", "L", NULL, 0,

@@ -40,6 +40,7 @@ typedef struct ss_options {
   ss_net_transport net_transport; /* NCCL's transport over the NIC; AUTO: the instance file's */
   int placement_group;            /* 0 on: the instances in one cluster placement group; 1 off (net.h) */
   int flow_cap;                   /* AWS's cap on each TCP flow between instances (net.h, nccl.h) */
+  int multi_nic;                  /* rings across instances as NCCL's channels through every NIC (job.c) */
   ss_nccl nccl_version;           /* the NCCL release the job runs (nccl.h) */
   int nccl_sockets;               /* TCP sockets per connection of NCCL's socket transport; -1: the release's */
   ss_allreduce allreduce;

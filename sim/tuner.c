@@ -14,12 +14,12 @@
  *
  * The model's eras: a release uses the row of the latest era it is at or after. */
 typedef enum era {
-  ERA_2_2, /* no tree, no tuning.cc: the ring; its protocol by the 2.5 tables (an ESTIMATE: 2.2's LL
+  ERA_2_2,  /* no tree, no tuning.cc: the ring; its protocol by the 2.5 tables (an ESTIMATE: 2.2's LL
             * threshold was not read) */
-  ERA_2_4, /* the tree by a computed threshold (init.cc ncclTreeThreshold); protocols as ERA_2_2 */
-  ERA_2_5, /* tuning.cc: every ring step at the class of the phase's hops */
-  ERA_2_7, /* 2(nNodes-1) network steps of a ring, LL x 1.8 inside several nodes, plateau, tree factors */
-  ERA_2_8, /* llMaxBw and per-channel tree caps (Volta 26.5/18.5/10, Ampere 24/22.5/16), tree net
+  ERA_2_4,  /* the tree by a computed threshold (init.cc ncclTreeThreshold); protocols as ERA_2_2 */
+  ERA_2_5,  /* tuning.cc: every ring step at the class of the phase's hops */
+  ERA_2_7,  /* 2(nNodes-1) network steps of a ring, LL x 1.8 inside several nodes, plateau, tree factors */
+  ERA_2_8,  /* llMaxBw and per-channel tree caps (Volta 26.5/18.5/10, Ampere 24/22.5/16), tree net
             * Simple 28 */
   ERA_2_10, /* Ampere tree caps 24/23.6/17.8, LL128 20 per channel */
   ERA_2_12, /* 2 nNodes network steps; ring net Simple 28 */
@@ -62,24 +62,18 @@ static const double base_2_7[2][3] = {{4.4, 4.4, 0}, {3.6, 10.0, 8.4}};
 static const double base_2_18[2][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}};
 
 /* hwLat [NVLink, PCIe, network][tree, ring][LL, LL128, Simple], by era. */
-static const double hw_2_5[3][2][3] = {{{.5, 1.9, 28}, {.4, 2.5, 5.7}},
-                                       {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                       {{5.0, 7.5, 50}, {.9, 2.5, 6.6}}};
-static const double hw_2_7[3][2][3] = {{{.52, 1.2, 28}, {.47, 1.9, 3.4}},
-                                       {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                       {{5.0, 8.5, 50}, {2.7, 4.0, 9.6}}};
-static const double hw_2_8[3][2][3] = {{{.52, 1.25, 28}, {.47, 1.9, 3.4}},
-                                       {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                       {{5.0, 8.5, 28}, {2.7, 4.0, 9.6}}};
-static const double hw_2_12[3][2][3] = {{{.52, 1.25, 28}, {.47, 1.9, 3.4}},
-                                        {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                        {{5.0, 8.5, 28}, {2.7, 4.0, 28}}};
-static const double hw_2_18[3][2][3] = {{{.6, 1.25, 4}, {.6, 1.9, 3.4}},
-                                        {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}},
-                                        {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}}};
-static const double hw_2_19[3][2][3] = {{{.6, 1.25, 28}, {.6, 1.9, 3.4}},
-                                        {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                        {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}}};
+static const double hw_2_5[3][2][3] = {
+    {{.5, 1.9, 28}, {.4, 2.5, 5.7}}, {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}}, {{5.0, 7.5, 50}, {.9, 2.5, 6.6}}};
+static const double hw_2_7[3][2][3] = {
+    {{.52, 1.2, 28}, {.47, 1.9, 3.4}}, {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}}, {{5.0, 8.5, 50}, {2.7, 4.0, 9.6}}};
+static const double hw_2_8[3][2][3] = {
+    {{.52, 1.25, 28}, {.47, 1.9, 3.4}}, {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}}, {{5.0, 8.5, 28}, {2.7, 4.0, 9.6}}};
+static const double hw_2_12[3][2][3] = {
+    {{.52, 1.25, 28}, {.47, 1.9, 3.4}}, {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}}, {{5.0, 8.5, 28}, {2.7, 4.0, 28}}};
+static const double hw_2_18[3][2][3] = {
+    {{.6, 1.25, 4}, {.6, 1.9, 3.4}}, {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}}, {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}}};
+static const double hw_2_19[3][2][3] = {
+    {{.6, 1.25, 28}, {.6, 1.9, 3.4}}, {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}}, {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}}};
 
 /* The tree's correction factor on its bandwidth by protocol and log2(bytes / 64), 64 B to 256 MiB
  * (tuning.cc treeCorrectionFactor, 2.10.3 and 2.18.3; 2.7.8's rows differ a little and are taken as
@@ -149,7 +143,7 @@ void ss_tuner_channels(const ss_job* j, int* channels, double* speed)
     if (k >= 0)
       widest = fmax(widest, ss_platform_route_bandwidth(p, g, ss_platform_nic_node(p, k)) / 1e9);
   }
-  const double* list = e >= ERA_2_18 ? (ss_proto_arch(p->gpus[0].model) >= 90 ? speeds_sm90 : speeds_2_18)
+  const double* list = e >= ERA_2_18   ? (ss_proto_arch(p->gpus[0].model) >= 90 ? speeds_sm90 : speeds_2_18)
                        : e >= ERA_2_12 ? speeds_2_12
                                        : speeds_2_7;
   double top = fmin(widest, nic);
@@ -184,8 +178,8 @@ static double ll_max(const ss_job* j, int arch, int nodes)
 /* The tree's per-channel cap (2.8+) by architecture and instances. */
 static double tree_cap(era e, int arch, int nodes)
 {
-  static const double volta[3] = {26.5, 18.5, 10.0}, ampere_2_8[3] = {24.0, 22.5, 16.0},
-                      ampere[3] = {24.0, 23.6, 17.8}, hopper[3] = {38.7, 41.4, 36.0};
+  static const double volta[3] = {26.5, 18.5, 10.0}, ampere_2_8[3] = {24.0, 22.5, 16.0}, ampere[3] = {24.0, 23.6, 17.8},
+                      hopper[3] = {38.7, 41.4, 36.0};
   const double* row = arch >= 90 && e >= ERA_2_14 ? hopper : arch >= 80 ? (e >= ERA_2_10 ? ampere : ampere_2_8) : volta;
   return row[nodes <= 2 ? nodes - 1 : 2];
 }
@@ -281,10 +275,10 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
       }
       double lat = base[algo == A_RING][p];
       if (algo == A_RING) {
-        int inter_steps = nodes < 2 ? 0
+        int inter_steps = nodes < 2               ? 0
                           : op != SS_OP_ALLREDUCE ? nodes - 1
-                          : te >= ERA_2_12      ? 2 * nodes
-                                                : 2 * (nodes - 1);
+                          : te >= ERA_2_12        ? 2 * nodes
+                                                  : 2 * (nodes - 1);
         if (te == ERA_2_5)
           lat += steps * (nodes > 1 ? hw[H_NET][1][p] : intra);
         else

@@ -14,8 +14,8 @@
  * not enable it), and the figures that make it. */
 typedef struct ss_tuner_entry {
   double time_s;
-  double latency_us; /* the model's latency of a call */
-  double bus_gbytes_per_s;  /* its bus bandwidth (after the protocol's factor and caps) */
+  double latency_us;       /* the model's latency of a call */
+  double bus_gbytes_per_s; /* its bus bandwidth (after the protocol's factor and caps) */
 } ss_tuner_entry;
 
 /* NCCL's choice for op on bytes among all the job's GPUs: the algorithm (ring or tree; ring on one

@@ -18,6 +18,7 @@
 #include "stall.h"
 #include "timeline.h"
 #include "topo.h"
+#include "tuner.h"
 #include "trace.h"
 #include "units.h"
 #include "workload.h"
@@ -524,6 +525,55 @@ static ss_job* cluster_job(const ss_platform* p, const ss_workload* w, int insta
   return j;
 }
 
+/* NCCL's choice (tuner.c) on 2 x p3dn.24xlarge, 8 bytes, NCCL 2.21: the ring's latency is its base
+ * 6.6, 26 steps inside at NVLink's .6 x 1.8 (LL on several nodes; above the 1 us network overhead)
+ * and 2 nNodes = 4 network steps at 2.7 + the plugin's 150 us: 645.48 us; the tree's 6.8 + 2 (7 x 1.08
+ * + log2(2) x (5 + 150)) = 331.92 us: NCCL takes the tree. With NCCL 2.3 it has no tree; with 2.4, on
+ * two NVLink instances, the tree at every size. */
+static void test_tuner_choice(void)
+{
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_platform* p = load_platform("platforms/p3dn.24xl.xml");
+  const ss_nccl versions[] = {SS_NCCL_LATEST, SS_NCCL_2_3, SS_NCCL_2_4};
+  for (int v = 0; v < 3; v++) {
+    ss_options o;
+    ss_options_default(&o);
+    o.instances = 2;
+    o.synthetic = 1;
+    o.batch = 1;
+    o.nccl_version = versions[v];
+    ss_job* j = NULL;
+    ss_err err;
+    ss_err_clear(&err);
+    CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
+    ss_tuner_entry table[2][3];
+    ss_allreduce alg;
+    ss_proto proto;
+    ss_tuner_choose(j, SS_OP_ALLREDUCE, 8, &alg, &proto, table);
+    if (v == 0) {
+      NEAR(table[0][0].latency_us, 645.48, 1e-9);
+      NEAR(table[1][0].latency_us, 331.92, 1e-9);
+      CU_ASSERT_EQUAL(alg, SS_ALLREDUCE_TREE);
+      CU_ASSERT_EQUAL(proto, SS_PROTO_LL);
+      /* p3dn reaches its NIC through the CPU (no GPUDirect RDMA): no LL128. */
+      CU_ASSERT(table[0][1].time_s < 0 && table[1][1].time_s < 0);
+    } else if (v == 1) {
+      CU_ASSERT_EQUAL(alg, SS_ALLREDUCE_RING);
+      CU_ASSERT(table[1][0].time_s < 0 && table[1][2].time_s < 0);
+    } else {
+      CU_ASSERT_EQUAL(alg, SS_ALLREDUCE_TREE);
+      ss_tuner_choose(j, SS_OP_ALLREDUCE, 1e9, &alg, &proto, NULL);
+      CU_ASSERT_EQUAL(alg, SS_ALLREDUCE_TREE);
+    }
+    /* Reduce-scatter: rings only. */
+    ss_tuner_choose(j, SS_OP_REDUCE_SCATTER, 8, &alg, &proto, NULL);
+    CU_ASSERT_EQUAL(alg, SS_ALLREDUCE_RING);
+    ss_job_free(j);
+  }
+  ss_platform_free(p);
+  ss_workload_free(w);
+}
+
 static size_t count(const char* text, const char* needle)
 {
   size_t n = 0;
@@ -591,7 +641,10 @@ static void test_cost_star(void)
   NEAR(ss_cost_alpha_intra(j), 10e-6, 1e-12);
   NEAR(ss_cost_alpha_cross(j), 20e-6, 1e-12);
   NEAR(ss_cost_alpha_global(j), 20e-6, 1e-12);
-  NEAR(ss_cost_collective(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_RING, 8e6), 2 * 7 * (20e-6 + 8e6 / 8 / 10e9), 1e-12);
+  /* The pipelined ring: 14 steps whose chunk meets the hop across 4 times (ceil(14 / 4)), the hop
+   * inside 10 times. */
+  NEAR(ss_cost_collective(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_RING, 8e6), 4 * 20e-6 + 10 * 10e-6 + 14 * 8e6 / 8 / 10e9,
+       1e-12);
   NEAR(ss_cost_collective(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_HIERARCHICAL, 8e6),
        2 * 3 * (10e-6 + 2e6 / 10e9) + 2 * 1 * (20e-6 + 1e6 / 2.5e9), 1e-12);
   CU_ASSERT_EQUAL(ss_cost_tree_chunks(1), 1);
@@ -1590,7 +1643,7 @@ static const suite_def suites[] = {
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
     {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}, {"nic_hidden", test_cost_nic_hidden}}},
     {"proto", {{"tuning", test_proto_tuning}}},
-    {"nccl", {{"releases", test_nccl_releases}, {"ring_chain", test_cost_ring_chain}}},
+    {"nccl", {{"releases", test_nccl_releases}, {"ring_chain", test_cost_ring_chain}, {"tuner", test_tuner_choice}}},
     {"job",
      {{"buckets", test_job_buckets},
       {"gpus_beyond_instance", test_job_gpus_beyond_instance},
