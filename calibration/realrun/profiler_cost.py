@@ -2,6 +2,7 @@
 """profiler_cost.py: what PyTorch's profiler adds to each CPU operator, measured on this machine.
 
 usage: /usr/bin/python3 calibration/realrun/profiler_cost.py [--ops N] [--reps R] [--json FILE]
+       calibration/realrun/profiler_cost.py --help | --version
 
 Times a loop of N small eager operators (torch.add of two 64-element tensors, the size where an
 operator's time is its dispatch), R times without the profiler and R times under torch.profiler
@@ -15,12 +16,17 @@ torch}. Exit 77 (skip) when torch cannot be imported.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from studylib import help_version, replace_file  # noqa: E402
+
 
 def main():
+    help_version(__file__, __doc__, sys.argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ops", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=15)
@@ -64,10 +70,7 @@ def main():
                                             out["plain_us_per_op"], out["profiled_us_per_op"], a.reps, a.ops,
                                             out["torch"]))
     if a.json:
-        with open(a.json + ".tmp", "w") as f:
-            json.dump(out, f, indent=1)
-        import os
-        os.replace(a.json + ".tmp", a.json)
+        replace_file(a.json, json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":
