@@ -36,6 +36,7 @@ SCRIPTS = [
     ("scripts/csv2workload.py", "csv2workload.py"),
     ("calibration/gen_models.py", "gen_models.py"),
     ("calibration/realrun/run.sh", "run.sh"),
+    ("calibration/realrun/profiler_cost.py", "profiler_cost.py"),
     ("bench/run.sh", "bench/run.sh"),
     ("bench/scale.sh", "bench/scale.sh"),
     ("bench/linearity.sh", "bench/linearity.sh"),
