@@ -134,6 +134,15 @@ double ss_coll_wait_reduced(ss_sim* s, int r, long want)
   return fmax(0, fmin(ss_coll_net_time(s, r) - net0, wait));
 }
 
+/* The bytes ring c of the phase sends of `bytes` (its share, in whole bytes): 0 for a ring that has no
+ * share; every other ring moves something, however small the collective, since its latency is paid
+ * anyway. */
+static long ring_bytes(const ss_sim* s, const ring_phase* ph, double bytes, int c)
+{
+  double part = bytes * share(s, ph->kind, c);
+  return part <= 0 ? 0 : part < 1 ? 1 : (long)llround(part);
+}
+
 /* Send `bytes` to the next rank of each ring of the phase (in proportion to its share) and receive
  * as much from the previous one; returns when all of it has arrived. With sent (not NULL), sent[c]
  * is the date ring c's send completed (-1 for a ring that moves nothing). */
@@ -144,11 +153,9 @@ static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_co
   for (int c = 0; c < nrings(s, ph->kind); c++) {
     if (sent)
       sent[c] = -1;
-    /* Every ring moves something, however small the collective: its latency is paid anyway. */
-    double part = bytes * share(s, ph->kind, c);
-    if (part <= 0)
+    long size = ring_bytes(s, ph, bytes, c);
+    if (size == 0)
       continue;
-    long size = part < 1 ? 1 : (long)llround(part);
     ring[k] = c;
     comms[k++] = sg_mailbox_put_async(inbox(&s->ranks[next(me, ph->kind, c)], ph->kind, c), &token, size);
     ring[k] = -1;
@@ -289,11 +296,10 @@ static void ring_reference(ss_sim* s, int r, const ring_phase* ph, void** data)
   int n = 0;
   sg_sem_t done = sg_sem_init(0);
   for (int c = 0; c < nrings(s, ph->kind); c++) {
-    /* Every ring moves something, however small the collective: its latency is paid anyway. */
-    double part = ph->bytes * share(s, ph->kind, c);
-    if (part <= 0)
+    long size = ring_bytes(s, ph, ph->bytes, c);
+    if (size == 0)
       continue;
-    ch[n] = (ring_channel){s, r, c, ph, part < 1 ? 1 : (long)llround(part), &data[c], done};
+    ch[n] = (ring_channel){s, r, c, ph, size, &data[c], done};
     char name[48];
     snprintf(name, sizeof(name), "ring%d.%d", r, c);
     sg_actor_t a = sg_actor_init(name, s->ranks[r].host);
@@ -305,11 +311,13 @@ static void ring_reference(ss_sim* s, int r, const ring_phase* ph, void** data)
   sg_sem_destroy(done);
 }
 
-/* Run one ring phase on rank r. Reference: the per-call latency, then `steps` exchanges of one
- * chunk, each after the step's latency and waiting for the previous one, as NCCL's ring. Fast: one
- * exchange of all the steps' bytes per hop, a barrier (the phase ends with its slowest hop, as a
- * lock-step ring does), then the call's latency, every step's and the hop latency of the other
- * steps-1 steps. Both give call + steps x (alpha + lat + chunk / bandwidth) on a homogeneous ring. */
+/* Run one ring phase on rank r. Reference: NCCL's pipelined ring, a channel actor per ring
+ * (ring_reference). Fast: one exchange of all the steps' bytes per hop, then the phase's end by the
+ * pipelined ring's longest path (ring_chain). With --ideal, the lock-step ring at both fidelities:
+ * the reference's `steps` exchanges of one chunk, each after the step's latency and the previous
+ * exchange; the fast one exchange per hop, a barrier, then the call's latency, every step's and the
+ * largest hop latency of the other steps-1 steps. All give call + steps x (alpha + lat + chunk /
+ * bandwidth) on a homogeneous ring. */
 static void ring_run(ss_sim* s, int r, const ring_phase* ph)
 {
   if (ph->steps <= 0 || ph->bytes <= 0) {

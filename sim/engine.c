@@ -289,7 +289,8 @@ static int chain_init(ss_chain* ch, int period, int nrings)
   size_t n = (size_t)period * (size_t)nrings;
   ch->period = period;
   ch->nrings = nrings;
-  ch->a = calloc(9 * n + (SS_NCCL_STEPS + 2) * (size_t)period, sizeof(double));
+  /* a, x[2], t0[2], last_x (2n), then the scratch: the relative arrivals (n) and the chain's. */
+  ch->a = calloc(8 * n + (SS_NCCL_STEPS + 2) * (size_t)period, sizeof(double));
   if (!ch->a)
     return SS_ENOMEM;
   ch->x[0] = ch->a + n;
