@@ -37,7 +37,7 @@ typedef struct ring_phase {
                   * phase), folded into the phase's last sleep: one simulated event less */
   double lat;      /* the protocol's latency of each step (proto.c) */
   double call;     /* the collective's per-call latency, paid in this phase (its first) */
-  ss_chain* chain; /* fast fidelity, not --ideal: the group's pipelined-ring state (actors.h) */
+  ss_chain* chain; /* fast fidelity, rings pipelined (ss_job_ring_pipelined): the group's state (actors.h) */
   double hidden;   /* of those remaining steps' latencies, what this rank's ring across instances
                   * hides behind the other rings' chunks on its NIC (ss_cost_nic_hidden) */
 } ring_phase;
@@ -177,7 +177,7 @@ static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_co
   }
 }
 
-/* A fast ring phase as NCCL pipelines it (not --ideal): one flow per hop carries all the steps'
+/* A fast ring phase as NCCL pipelines it (not --ideal or --no-ring-pipeline): one flow per hop carries all the steps'
  * chunks and gives each hop's per-step time under the phase's contention; the group's ranks record
  * them and their arrival (the largest at each position of the rings' pattern: identical instances
  * repeat it); past the barrier the first rank computes the phase's end (ss_cost_ring_chain, each
@@ -313,10 +313,10 @@ static void ring_reference(ss_sim* s, int r, const ring_phase* ph, void** data)
 
 /* Run one ring phase on rank r. Reference: NCCL's pipelined ring, a channel actor per ring
  * (ring_reference). Fast: one exchange of all the steps' bytes per hop, then the phase's end by the
- * pipelined ring's longest path (ring_chain). With --ideal, the lock-step ring at both fidelities:
- * the reference's `steps` exchanges of one chunk, each after the step's latency and the previous
- * exchange; the fast one exchange per hop, a barrier, then the call's latency, every step's and the
- * largest hop latency of the other steps-1 steps. All give call + steps x (alpha + lat + chunk /
+ * pipelined ring's longest path (ring_chain). With --ideal or --no-ring-pipeline, the lock-step ring
+ * at both fidelities: the reference's `steps` exchanges of one chunk, each after the step's latency
+ * and the previous exchange; the fast one exchange per hop, a barrier, then the call's latency,
+ * every step's and the largest hop latency of the other steps-1 steps. All give call + steps x (alpha + lat + chunk /
  * bandwidth) on a homogeneous ring. */
 static void ring_run(ss_sim* s, int r, const ring_phase* ph)
 {
@@ -332,7 +332,7 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   if (ph->net)
     watch_start(&me->net);
   double rest = 0; /* the latency of the steps after the first (fast fidelity) */
-  if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE && !s->job->opt.ideal) {
+  if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE && ss_job_ring_pipelined(s->job)) {
     ring_reference(s, r, ph, data);
   } else if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     for (int step = 0; step < ph->steps; step++) {

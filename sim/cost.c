@@ -441,7 +441,7 @@ static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
   return t + pc->call_s;
 }
 
-/* The pipelined ring's time (not --ideal): each ring's chunks meet the hops of its pattern in turn
+/* The pipelined ring's time (ss_job_ring_pipelined): each ring's chunks meet the hops of its pattern in turn
  * (ss_cost_ring_chain), at the rings' common rate. */
 static double ring_chained(const ss_job* j, int steps, double chunk, double x, const ss_proto_cost* pc)
 {
@@ -472,7 +472,7 @@ static double cost_ring(const ss_job* j, int passes, double bytes, const ss_prot
   if (j->instances > 1)
     bw = fmin(bw, ss_cluster_ring_cross_bandwidth(j));
   double chunk = bytes / n / pc->eff[SS_PHASE_GLOBAL], x = chunk / bw;
-  if (!j->opt.ideal && j->rings.nrings > 0)
+  if (ss_job_ring_pipelined(j) && j->rings.nrings > 0)
     return ring_chained(j, passes * (n - 1), chunk, x, pc);
   return pc->call_s + (double)passes * (n - 1) * (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + x);
 }

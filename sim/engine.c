@@ -368,9 +368,9 @@ static int coll_setup(ss_sim* s, const ss_job* j)
     return SS_ENOMEM;
   for (int k = 0; k < g; k++)
     s->alpha_cross[k] = m > 1 ? ss_cluster_cross_latency(j, k, k) : 0;
-  /* Fast rings end as NCCL's pipelined ring would (coll.c, ss_cost_ring_chain); --ideal keeps the
-   * largest latency for every step, as before. */
-  if (!j->opt.ideal && j->opt.fidelity == SS_FIDELITY_FAST && j->ngpus > 1 && chain_setup(s, j))
+  /* Fast rings end as NCCL's pipelined ring would (coll.c, ss_cost_ring_chain); --ideal and
+   * --no-ring-pipeline keep the largest latency for every step, as before. */
+  if (ss_job_ring_pipelined(j) && j->opt.fidelity == SS_FIDELITY_FAST && j->ngpus > 1 && chain_setup(s, j))
     return SS_ENOMEM;
   /* Training: an iteration's collectives, in the order the job lists them (ss_job.colls). */
   s->ncoll = s->bench_nsizes > 0 ? s->bench_nsizes : ss_job_colls_per_iter(j);
@@ -457,7 +457,7 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   *args_out = args;
   size_t nactors = (size_t)n * (size_t)(2 + host_thread + loaders) + (ps ? (size_t)j->opt.servers : 0);
   /* The reference fidelity's rings run a channel actor per ring and rank while a phase runs (coll.c). */
-  if (j->opt.fidelity == SS_FIDELITY_REFERENCE && !j->opt.ideal)
+  if (j->opt.fidelity == SS_FIDELITY_REFERENCE && ss_job_ring_pipelined(j))
     nactors += (size_t)n * (size_t)(j->rings.nrings > j->intra.nrings ? j->rings.nrings : j->intra.nrings);
   if (!hosts || !disks || !s->ranks || !args || !stacks_fit(nactors)) {
     free(hosts);

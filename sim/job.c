@@ -153,6 +153,11 @@ int ss_job_nic_rings(const ss_job* j)
   return 1;
 }
 
+int ss_job_ring_pipelined(const ss_job* j)
+{
+  return j->opt.ring_pipeline && !j->opt.ideal;
+}
+
 /* The rings among all ranks: per instance, each intra ring cut into a chain, chains joined; or
  * NCCL's channels through every NIC. */
 static int global_rings(ss_job* j)
@@ -624,6 +629,7 @@ static void resolve_options(ss_job* j)
   r->checkpoint_activations = j->ckpt ? SS_CKPT_ON : SS_CKPT_OFF;
   if (r->ideal)
     r->jitter = 0; /* stragglers are a mechanism of the realistic model */
+  r->ring_pipeline = ss_job_ring_pipelined(j);
 }
 
 /* The network transport as simulated (docs/model.md, "Network transports"): the option's, or the

@@ -195,6 +195,9 @@ int ss_job_seg_colls(const struct ss_job* j);
 /* Whether the rings across instances are NCCL's channels through every NIC (job.c, nic_rings). */
 int ss_job_nic_rings(const ss_job* j);
 
+/* Whether the rings run as NCCL pipelines them (not --ideal or --no-ring-pipeline): coll.c, cost.c. */
+int ss_job_ring_pipelined(const ss_job* j);
+
 /* The instances a run of job simulates: SS_SYMMETRY_INSTANCES when its instances are identical
  * and more (fast fidelity, no shared servers, no trace, --no-symmetry not given), else all. */
 int ss_job_sim_instances(const ss_job* j);

@@ -187,6 +187,11 @@ const ss_optdef ss_option_table[] = {
      "NCCL's channels through every NIC", 0, "multi_nic", "multi_nic", 0, NULL,
      "the rings across instances as the rings inside one, each crossing by its last GPU's NIC (as before "
      "issue 29), where NCCL runs two channels through each NIC of an instance that has several (p4d, p5)", 0},
+    {"no-ring-pipeline", 0, SS_KIND_SWITCH, OFF(ring_pipeline), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
+     "NCCL's pipelined ring", 0, "ring_pipeline", "ring_pipeline", 0, NULL,
+     "the rings in lock-step (every GPU sends its step's chunk when the previous step has ended everywhere, as "
+     "before issue 29, and as --ideal), where NCCL pipelines each channel's chunks through 8 slots of its 4 MiB "
+     "buffer (docs/model.md, Allreduce algorithms)", 0},
     {"nccl-version", 0, SS_KIND_ENUM, OFF(nccl_version), 0, 0, 0, ss_nccl_names, 0, ALL, "cluster", "V", NULL,
      SS_NCCL_LATEST, "2.21", 0, "nccl_version", "nccl_version", 0, NULL,
      "the NCCL release the job runs (a row holds from its release to the next one's): how many TCP sockets "

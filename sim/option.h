@@ -41,6 +41,7 @@ typedef struct ss_options {
   int placement_group;            /* 0 on: the instances in one cluster placement group; 1 off (net.h) */
   int flow_cap;                   /* AWS's cap on each TCP flow between instances (net.h, nccl.h) */
   int multi_nic;                  /* rings across instances as NCCL's channels through every NIC (job.c) */
+  int ring_pipeline;              /* rings pipelined as NCCL runs them (coll.c, cost.c); 0: lock-step */
   ss_nccl nccl_version;           /* the NCCL release the job runs (nccl.h) */
   int nccl_sockets;               /* TCP sockets per connection of NCCL's socket transport; -1: the release's */
   ss_allreduce allreduce;

@@ -87,7 +87,6 @@ void test_ring_closed_form(void)
     double alpha;
   } cases[] = {{"star2", 2, 1, 10e-6}, {"star4", 4, 1, 10e-6},  {"star8", 8, 1, 10e-6},
                {"star4", 8, 2, 20e-6}, {"star4", 16, 4, 20e-6}, {"star2", 8, 4, 20e-6}};
-  (void)cases[0].alpha;
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = 0; k < 3; k++) {
       int n = cases[i].n;
@@ -105,7 +104,27 @@ void test_ring_closed_form(void)
       check_closed_forms_tol(base, sizes[k], expect, "ring",
                              cases[i].instances > 1 && ss_nccl_window(sizes[k] / cases[i].n) == 1 ? RING_BOUND_TOL
                                                                                                   : 1e-6);
+      /* --no-ring-pipeline: the lock-step ring, every step after the previous one has ended everywhere,
+       * so each step pays the largest hop latency (20 us across stars): call + 2(N-1)(alpha + step +
+       * S/(N B eff)), at both fidelities. */
+      snprintf(base, sizeof(base), "tests/platforms/%s.xml --instances %d --allreduce ring --no-ring-pipeline",
+               cases[i].file, cases[i].instances);
+      for (size_t q = 0; q < NPROTOS; q++) {
+        double step = cases[i].instances > 1 ? protos[q].step_net : protos[q].step_pci;
+        expect[q] = protos[q].call_ring + 2.0 * (n - 1) * (cases[i].alpha + step + sizes[k] / (n * bw * protos[q].eff));
+      }
+      check_closed_forms(base, sizes[k], expect, "ring");
     }
+  /* What the run reports: the switch as used (--ideal turns the pipelined ring off too). */
+  const char* lockstep[] = {"", "--no-ring-pipeline", "--ideal"};
+  for (int k = 0; k < 3; k++) {
+    cJSON* j = sim_json("tests/platforms/star4.xml tests/workloads/tiny.json --instances 2 --synthetic %s",
+                        lockstep[k]);
+    cJSON* o = j ? cJSON_GetObjectItemCaseSensitive(j, "options") : NULL;
+    cJSON* v = o ? cJSON_GetObjectItemCaseSensitive(o, "ring_pipeline") : NULL;
+    CHECK(v && (k == 0 ? cJSON_IsTrue(v) : cJSON_IsFalse(v)), "%s: options.ring_pipeline", lockstep[k]);
+    cJSON_Delete(j);
+  }
 }
 
 /* Hierarchical allreduce on m stars of g GPUs: the call, then reduce-scatter and allgather inside
