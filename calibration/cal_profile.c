@@ -43,7 +43,20 @@ typedef struct op {
   int layer_op; /* its outermost enclosing (or own) operator with weights, -1 */
   int parent;   /* the operator it runs inside, -1 */
   double self;  /* its time without that of the operators inside it */
+  int stack;    /* it recorded its Python call stack (with_stack) */
+  int name;     /* its name, interned in cal_profile.names */
+  int leaf;     /* no operator runs inside it */
+  int nmem;     /* [memory] events inside it and none of its children (profile_memory) */
+  int nrt;      /* CUDA runtime calls inside it and none of its children */
 } op;
+
+/* An event the profiler records inside an operator: an allocation or free, a CUDA runtime call. */
+typedef enum mark_kind { MARK_MEMORY, MARK_RUNTIME } mark_kind;
+typedef struct mark {
+  double ts;
+  int tid;
+  mark_kind kind;
+} mark;
 
 typedef struct kernel {
   double ts, dur;
@@ -58,9 +71,14 @@ struct cal_profile {
   size_t nops, capops;
   kernel* kernels;
   size_t nkernels, capkernels;
+  mark* marks;
+  size_t nmarks, capmarks;
   ss_names threads; /* their names: a trace may name many */
+  ss_names names;   /* the operators' */
   char gpu_model[128];
   long events;
+  cal_profiler_cost cost; /* removed from the host times (cal_profile_set_cost) */
+  int stack_pairs;        /* operator kinds the stack's cost was measured on (stack_cost) */
 };
 
 /* A key (an operator's External id, a Sequence number) and what has it (an operator, a layer). */
@@ -177,6 +195,18 @@ static void classify(op* o, const char* name, const cJSON* args)
   }
 }
 
+/* An event's thread, its name interned (a number or a string in traces). */
+static int thread_of(cal_profile* t, const cJSON* e)
+{
+  const cJSON* tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+  char tname[64];
+  if (cJSON_IsString(tid))
+    snprintf(tname, sizeof(tname), "%s", tid->valuestring);
+  else
+    snprintf(tname, sizeof(tname), "%.0f", cJSON_IsNumber(tid) ? tid->valuedouble : -1);
+  return ss_names_add(&t->threads, tname, NULL);
+}
+
 /* An operator of the trace, its thread's name interned. */
 static int keep_op(cal_profile* t, const cJSON* e, const char* name, const cJSON* args, double ts, double dur)
 {
@@ -188,16 +218,14 @@ static int keep_op(cal_profile* t, const cJSON* e, const char* name, const cJSON
   memset(o, 0, sizeof(*o));
   o->ts = ts;
   o->end = ts + dur;
-  const cJSON* tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
-  char tname[64];
-  if (cJSON_IsString(tid))
-    snprintf(tname, sizeof(tname), "%s", tid->valuestring);
-  else
-    snprintf(tname, sizeof(tname), "%.0f", cJSON_IsNumber(tid) ? tid->valuedouble : -1);
-  if ((o->tid = ss_names_add(&t->threads, tname, NULL)) < 0)
+  if ((o->tid = thread_of(t, e)) < 0)
     return SS_ENOMEM;
   o->ext = id_arg(args, "External id", -1);
   o->seq = id_arg(args, "Sequence number", -1);
+  const cJSON* stack = cJSON_GetObjectItemCaseSensitive(args, "Call stack");
+  o->stack = cJSON_IsString(stack) && stack->valuestring[0];
+  if ((o->name = ss_names_add(&t->names, name, NULL)) < 0)
+    return SS_ENOMEM;
   classify(o, name, args);
   t->nops++;
   return SS_OK;
@@ -219,7 +247,23 @@ static int keep_kernel(cal_profile* t, const char* name, const cJSON* args, doub
   return SS_OK;
 }
 
-/* A cal_kineto_event_fn: keeps an operator or a kernel of the trace in t (ctx). */
+/* An allocation, free or CUDA runtime call at ts, on its thread. */
+static int keep_mark(cal_profile* t, const cJSON* e, double ts, mark_kind kind)
+{
+  mark* grown = ss_array_grow(t->marks, &t->capmarks, t->nmarks + 1, sizeof(mark), 4096);
+  if (!grown)
+    return SS_ENOMEM;
+  t->marks = grown;
+  mark* m = &t->marks[t->nmarks];
+  m->ts = ts;
+  m->kind = kind;
+  if ((m->tid = thread_of(t, e)) < 0)
+    return SS_ENOMEM;
+  t->nmarks++;
+  return SS_OK;
+}
+
+/* A cal_kineto_event_fn: keeps an operator, a kernel, or a mark (keep_mark) of the trace in t (ctx). */
 static int keep_event(void* ctx, const cJSON* e, ss_err* err)
 {
   cal_profile* t = ctx;
@@ -228,6 +272,12 @@ static int keep_event(void* ctx, const cJSON* e, ss_err* err)
   const cJSON* name = cJSON_GetObjectItemCaseSensitive(e, "name");
   const cJSON* args = cJSON_GetObjectItemCaseSensitive(e, "args");
   t->events++;
+  /* profile_memory's instant events; a time that is not a number is no mark. */
+  if (cJSON_IsString(ph) && strcmp(ph->valuestring, "i") == 0 && cJSON_IsString(name) &&
+      strcmp(name->valuestring, "[memory]") == 0) {
+    double ts = num_arg(e, "ts", NAN);
+    return isfinite(ts) && keep_mark(t, e, ts, MARK_MEMORY) ? ss_err_nomem(err) : SS_OK;
+  }
   if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") != 0 || !cJSON_IsString(cat) || !cJSON_IsString(name))
     return SS_OK;
   double ts = num_arg(e, "ts", NAN), dur = num_arg(e, "dur", NAN);
@@ -241,6 +291,8 @@ static int keep_event(void* ctx, const cJSON* e, ss_err* err)
   else if (strcmp(c, "Kernel") == 0 || strcmp(c, "kernel") == 0 || strcmp(c, "Memset") == 0 ||
            strcmp(c, "gpu_memset") == 0 || strcmp(c, "Memcpy") == 0 || strcmp(c, "gpu_memcpy") == 0)
     rc = keep_kernel(t, name->valuestring, args, ts, dur);
+  else if (strcmp(c, "Runtime") == 0 || strcmp(c, "cuda_runtime") == 0 || strcmp(c, "cuda_driver") == 0)
+    rc = keep_mark(t, e, ts, MARK_RUNTIME);
   return rc ? ss_err_nomem(err) : SS_OK;
 }
 
@@ -258,6 +310,17 @@ int cal_profile_load(const char* path, cal_profile** out, ss_err* err)
   return rc;
 }
 
+void cal_profile_set_cost(cal_profile* t, const cal_profiler_cost* cost)
+{
+  t->cost = *cost;
+}
+
+cal_profiler_cost cal_profile_cost(const cal_profile* t, int* stack_pairs)
+{
+  *stack_pairs = t->stack_pairs;
+  return t->cost;
+}
+
 const char* cal_profile_device(const cal_profile* t)
 {
   return t->gpu_model;
@@ -269,7 +332,9 @@ void cal_profile_free(cal_profile* t)
     return;
   free(t->ops);
   free(t->kernels);
+  free(t->marks);
   ss_names_free(&t->threads);
+  ss_names_free(&t->names);
   free(t);
 }
 
@@ -291,6 +356,94 @@ static int is_special(op_kind k)
   return k == OP_DATA || k == OP_OPTIMIZER || k == OP_BACKWARD || k == OP_ACCUMULATE;
 }
 
+/* A leaf operator's kind (its name, the CUDA runtime calls and [memory] events in it), whether it
+ * recorded its call stack, and its time. */
+typedef struct leaf_time {
+  int name, nrt, nmem, stack;
+  double us;
+} leaf_time;
+
+static int by_leaf(const void* a, const void* b)
+{
+  const leaf_time* x = a;
+  const leaf_time* y = b;
+  int kx[4] = {x->name, x->nrt, x->nmem, x->stack}, ky[4] = {y->name, y->nrt, y->nmem, y->stack};
+  for (int k = 0; k < 4; k++)
+    if (kx[k] != ky[k])
+      return kx[k] < ky[k] ? -1 : 1;
+  return x->us < y->us ? -1 : x->us > y->us;
+}
+
+/* The median of v[0..n), sorted. */
+static double sorted_median(const leaf_time* v, size_t n)
+{
+  return n % 2 ? v[n / 2].us : (v[n / 2 - 1].us + v[n / 2].us) / 2;
+}
+
+/* What recording its Python call stack (with_stack) adds to an operator, measured in the trace
+ * itself: the same kind of leaf operator (no operator inside it; the same name, CUDA runtime calls
+ * and [memory] events) runs on the training thread, called from Python, with a stack, and on the
+ * autograd engine's threads, from C++, without one. For each kind recorded at least
+ * CAL_STACK_PAIR_MIN times each way, the difference of the median times; the cost is the median of
+ * those differences to *cost (*pairs: their number); *cost -1 when no kind is (a trace without
+ * stacks, or with too few operators). SS_OK or SS_ENOMEM. */
+static double median(double* v, int n);
+static int stack_cost(const cal_profile* t, double* cost, int* pairs)
+{
+  *pairs = 0;
+  leaf_time* v = malloc(sizeof(leaf_time) * (t->nops + 1));
+  double* diff = malloc(sizeof(double) * (t->nops + 1));
+  if (!v || !diff) {
+    free(v);
+    free(diff);
+    return SS_ENOMEM;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < t->nops; i++) {
+    const op* o = &t->ops[i];
+    if (o->leaf && o->kind == OP_OTHER)
+      v[n++] = (leaf_time){o->name, o->nrt, o->nmem, o->stack, o->end - o->ts};
+  }
+  qsort(v, n, sizeof(leaf_time), by_leaf);
+  for (size_t a = 0, e; a < n; a = e) {
+    size_t m = a; /* the kind is [a, e): [a, m) without a stack, [m, e) with one */
+    for (e = a; e < n && v[e].name == v[a].name && v[e].nrt == v[a].nrt && v[e].nmem == v[a].nmem; e++)
+      m += !v[e].stack;
+    if (m - a >= CAL_STACK_PAIR_MIN && e - m >= CAL_STACK_PAIR_MIN)
+      diff[(*pairs)++] = sorted_median(v + m, e - m) - sorted_median(v + a, m - a);
+  }
+  *cost = *pairs > 0 ? median(diff, *pairs) : -1;
+  free(v);
+  free(diff);
+  return SS_OK;
+}
+
+/* Each mark to the innermost operator of its thread that holds it: the last operator to start at or
+ * before it (ops sorted by thread and start, the enclosing one first), or the first of its
+ * ancestors still running then (operators nest, so those that hold the mark are its ancestors). */
+static void attach_marks(cal_profile* t)
+{
+  for (size_t k = 0; k < t->nmarks; k++) {
+    const mark* m = &t->marks[k];
+    size_t lo = 0, hi = t->nops; /* the first operator after (tid, ts) */
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      const op* o = &t->ops[mid];
+      if (o->tid < m->tid || (o->tid == m->tid && o->ts <= m->ts))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    int i = lo > 0 && t->ops[lo - 1].tid == m->tid ? (int)lo - 1 : -1;
+    while (i >= 0 && t->ops[i].end < m->ts)
+      i = t->ops[i].parent;
+    if (i >= 0 && m->kind == MARK_MEMORY)
+      t->ops[i].nmem++;
+    else if (i >= 0)
+      t->ops[i].nrt++;
+  }
+}
+
 /* Nesting on each thread (an operator inside another starts and ends within it): each operator's
  * outermost special and weighted ancestors, and its own time without its children's. */
 static int nest(cal_profile* t)
@@ -309,9 +462,11 @@ static int nest(cal_profile* t)
     o->special = -1;
     o->layer_op = -1;
     o->parent = depth > 0 ? (int)stack[depth - 1] : -1;
+    o->leaf = 1;
     if (depth > 0) {
       op* parent = &t->ops[stack[depth - 1]];
       parent->self -= o->end - o->ts;
+      parent->leaf = 0;
       o->special = parent->special;
       o->layer_op = parent->layer_op;
     }
@@ -325,6 +480,7 @@ static int nest(cal_profile* t)
     if (t->ops[i].self < 0)
       t->ops[i].self = 0;
   free(stack);
+  attach_marks(t);
   return SS_OK;
 }
 
@@ -486,15 +642,33 @@ typedef struct step_scan {
   cal_step* s;
 } step_scan;
 
+/* What the profiler added to operator o's own time: its event, its call stack, the marks in it. */
+static double op_cost(const cal_profile* t, const op* o)
+{
+  const cal_profiler_cost* c = &t->cost;
+  return c->op_us + (o->stack ? c->stack_us : 0) + c->memory_us * o->nmem + c->runtime_us * o->nrt;
+}
+
+/* Operator o's own time less the profiler's cost in it, which step s counts. */
+static double own_time(const cal_profile* t, const op* o, cal_step* s)
+{
+  s->events[0]++;
+  s->events[1] += o->stack;
+  s->events[2] += o->nmem;
+  s->events[3] += o->nrt;
+  s->profiler_us += op_cost(t, o);
+  return o->self - op_cost(t, o);
+}
+
 /* Host time of operator i, in the part of the operators whose layer_of is lo or more: its own
- * time to *us, and when it is a top-level operator of the part (its parent is not in it: the step,
+ * time (less the profiler's, own_time) to *us, and when it is a top-level operator of the part (its parent is not in it: the step,
  * a wrapper, nothing), the time since the end of the previous one, *prev (-1: none), which it
  * becomes: the Python or autograd engine's time between two operators. */
 static void host_time(const step_scan* c, size_t i, int lo, double* us, int* prev)
 {
   const op* ops = c->t->ops;
   const op* o = &ops[i];
-  *us += o->self;
+  *us += own_time(c->t, o, c->s);
   if (o->parent >= 0 && c->layer_of[o->parent] >= lo)
     return;
   if (*prev >= 0 && o->ts > ops[*prev].end)
@@ -537,7 +711,7 @@ static int scan_forward(step_scan* c, ss_err* err)
     if (o->kind == OP_NORM)
       add_norm(l, o);
     if (c->cpu)
-      l->fwd_us += o->self;
+      l->fwd_us += o->self - op_cost(t, o);
     if (o->ts < c->bwd_start)
       host_time(c, i, 0, &l->host_fwd_us, &prev);
   }
@@ -587,7 +761,7 @@ static void scan_backward(step_scan* c, const key_entry* seqs, size_t nseq)
     c->layer_of[i] = nl + last;
     cal_layer* l = &c->s->layers[last];
     if (c->cpu)
-      l->bwd_us += o->self;
+      l->bwd_us += o->self - op_cost(t, o);
     host_time(c, i, nl, &l->host_bwd_us, &prev);
   }
 }
@@ -620,13 +794,33 @@ static void scan_devices(step_scan* c, const step_index* x, int k)
     const op* o = &t->ops[i];
     if (o->special < 0)
       continue;
+    op_kind sk = t->ops[o->special].kind;
     if (o->special == (int)i && o->kind == OP_OPTIMIZER)
       s->host_opt_us += o->end - o->ts;
     if (o->special == (int)i && o->kind == OP_DATA)
       s->data_us += o->end - o->ts;
-    else if (c->cpu && t->ops[o->special].kind == OP_OPTIMIZER)
-      s->opt_us += o->self;
+    else if (c->cpu && sk == OP_OPTIMIZER)
+      s->opt_us += o->self - op_cost(t, o);
+    /* The spans hold the profiler's cost of every operator inside them (own_time counts it). */
+    if (sk == OP_OPTIMIZER || sk == OP_DATA)
+      *(sk == OP_OPTIMIZER ? &s->host_opt_us : &s->data_us) -= o->self - own_time(t, o, s);
   }
+}
+
+/* A time the profiler's cost was taken from (cal_profiler_cost) is never below 0: a cost given
+ * larger than what the trace's operators took removes all of it, no more. */
+static void clamp_times(cal_step* s)
+{
+  for (int l = 0; l < s->nlayers; l++) {
+    cal_layer* y = &s->layers[l];
+    y->fwd_us = fmax(y->fwd_us, 0);
+    y->bwd_us = fmax(y->bwd_us, 0);
+    y->host_fwd_us = fmax(y->host_fwd_us, 0);
+    y->host_bwd_us = fmax(y->host_bwd_us, 0);
+  }
+  s->opt_us = fmax(s->opt_us, 0);
+  s->host_opt_us = fmax(s->host_opt_us, 0);
+  s->data_us = fmax(s->data_us, 0);
 }
 
 /* Analyse step k; layer_of (by operator) is -1 throughout, and so again on return. */
@@ -663,6 +857,7 @@ static int analyse_step(const cal_profile* t, const step_index* x, int k, int* l
     qsort(seqs, nseq, sizeof(key_entry), by_key_value);
     scan_backward(&c, seqs, nseq);
     scan_devices(&c, x, k);
+    clamp_times(s);
   }
   for (size_t j = 0; j < c.m; j++)
     layer_of[c.idx[j]] = -1;
@@ -729,8 +924,10 @@ static int medians(cal_step* steps, int nsteps, cal_step* med)
 {
   static const size_t layer_times[] = {offsetof(cal_layer, fwd_us), offsetof(cal_layer, bwd_us),
                                        offsetof(cal_layer, host_fwd_us), offsetof(cal_layer, host_bwd_us)};
-  static const size_t step_times[] = {offsetof(cal_step, opt_us), offsetof(cal_step, host_opt_us),
-                                      offsetof(cal_step, data_us)};
+  static const size_t step_times[] = {offsetof(cal_step, opt_us),    offsetof(cal_step, host_opt_us),
+                                      offsetof(cal_step, data_us),   offsetof(cal_step, events[0]),
+                                      offsetof(cal_step, events[1]), offsetof(cal_step, events[2]),
+                                      offsetof(cal_step, events[3]), offsetof(cal_step, profiler_us)};
   double* v = calloc((size_t)nsteps, sizeof(double));
   if (!v)
     return SS_ENOMEM;
@@ -788,6 +985,13 @@ int cal_profile_measure(cal_profile* t, cal_step* med, int* nsteps, cal_variatio
   step_index x = {0};
   int* layer_of = NULL;
   int rc = nest(t) ? ss_err_nomem(err) : find_steps(t, &map, &nmap, &steps, &n, err);
+  /* A stack's cost not given (< 0): measured in the trace, else the default (CAL_PROFILER_STACK_US). */
+  if (!rc && t->cost.stack_us < 0) {
+    double c = -1;
+    if (stack_cost(t, &c, &t->stack_pairs))
+      rc = ss_err_nomem(err);
+    t->cost.stack_us = c >= 0 ? c : CAL_PROFILER_STACK_US;
+  }
   if (!rc) {
     layer_of = malloc(sizeof(int) * (t->nops + 1));
     if (!layer_of || index_steps(t, map, nmap, steps, n, &x))

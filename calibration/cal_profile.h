@@ -34,7 +34,29 @@ typedef struct cal_step {
   int nlayers;
   cal_layer* layers;
   double opt_us, host_opt_us, data_us, htod_bytes, batch, input;
+  /* The profiler's events in the host times (operators, those with a call stack, [memory] events,
+   * CUDA runtime calls) and the time removed for them (cal_profiler_cost), us. */
+  double events[4], profiler_us;
 } cal_step;
+
+/* What the profiler adds to the CPU time of each event it records (us; docs/calibration.md, "The
+ * profiler's own cost"): every operator event (record_shapes), more for one that records its Python
+ * call stack (with_stack), per allocation or free it records ("[memory]": profile_memory), per CUDA
+ * runtime call (CUPTI's callback). cal_profile_measure removes them from the host times. */
+typedef struct cal_profiler_cost {
+  double op_us, stack_us, memory_us, runtime_us;
+} cal_profiler_cost;
+
+/* The defaults, MEASURED on the project's machine by calibration/realrun/profiler_cost.py (torch
+ * 1.13 on the CPU; the medians of its runs in docs/calibration.md, "The profiler's own cost"); a
+ * CUDA runtime call's cost is not measured (no GPU there): 0 unless given. */
+#define CAL_PROFILER_OP_US 0.8
+#define CAL_PROFILER_STACK_US 2.1
+#define CAL_PROFILER_MEMORY_US 0.4
+#define CAL_PROFILER_MAX_US 1000 /* a figure per event beyond it is not a profiler's */
+#define CAL_STACK_PAIR_MIN 20    /* operators of a kind each way for its stack's cost (cal_profile.c) */
+#define CAL_XSTR(x) #x
+#define CAL_STR(x) CAL_XSTR(x)
 
 /* Read the Kineto trace at path (plain or gzipped; path is borrowed and must outlive the profile)
  * and keep what the figures need of its events. On success *out owns the profile (free with
@@ -64,6 +86,15 @@ typedef struct cal_variation {
  * input shape, no host-to-device copy in a step of a GPU trace. On success *med owns its arrays
  * (free with cal_step_free). */
 int cal_profile_measure(cal_profile* p, cal_step* med, int* nsteps, cal_variation* var, ss_err* err);
+
+/* The profiler's cost per event that cal_profile_measure removes from p's host times (default: none).
+ * The host times of a layer or the optimizer never go below 0. A stack_us below 0: measured in the
+ * trace (operators of one kind recorded with and without a call stack), else CAL_PROFILER_STACK_US. */
+void cal_profile_set_cost(cal_profile* p, const cal_profiler_cost* cost);
+
+/* The cost cal_profile_measure removed, and in *stack_pairs the operator kinds the stack's cost was
+ * measured on in the trace (0: given, or the default). */
+cal_profiler_cost cal_profile_cost(const cal_profile* p, int* stack_pairs);
 
 /* Free the layers of s (not s itself). */
 void cal_step_free(cal_step* s);

@@ -50,9 +50,23 @@ static const char trace_usage[] =
     "      --grad-bytes B       bytes of one gradient element (default 4, FP32)\n"
     "      --gpu-model NAME     the device's name in the workload (default: the trace's GPU; a CPU\n"
     "                           trace has none: name it as the platform's gpu_model to match)\n"
-    "  -h, --help               print this help\n";
+    "\n"
+    "The profiler's own cost is taken out of the times it inflates (the host times, the optimizer's\n"
+    "and the DataLoader's spans, a CPU run's operators), per event the trace records\n"
+    "(docs/calibration.md, \"The profiler's own cost\"); each figure in us, 0 or more:\n"
+    "      --profiler-op-us X       per operator event (default " CAL_STR(
+        CAL_PROFILER_OP_US) ", measured)\n"
+                            "      --profiler-stack-us X    more per operator event with a Python call stack (with_stack;\n"
+                            "                               default: measured in the trace, operators of a kind with and\n"
+                            "                               without a stack; else " CAL_STR(
+                                CAL_PROFILER_STACK_US) ", measured here)\n"
+                                                       "      --profiler-memory-us X   per [memory] event (profile_memory; default " CAL_STR(
+                                                           CAL_PROFILER_MEMORY_US) ", measured)\n"
+                                                                                   "      --profiler-runtime-us X  per CUDA runtime call (CUPTI; default 0: not measured)\n"
+                                                                                   "      --no-profiler-correction the host times as recorded, the profiler's cost in them\n"
+                                                                                   "  -h, --help               print this help\n";
 
-enum { T_SAMPLES = 256, T_BYTES, T_DATASET, T_MODEL, T_FLOPS, T_GRAD, T_GPU };
+enum { T_SAMPLES = 256, T_BYTES, T_DATASET, T_MODEL, T_FLOPS, T_GRAD, T_GPU, T_POP, T_PSTACK, T_PMEM, T_PRT, T_NOP };
 
 /* clang-format off */
 static const struct option trace_options[] = {
@@ -60,6 +74,9 @@ static const struct option trace_options[] = {
     {"bytes-per-sample", required_argument, NULL, T_BYTES}, {"dataset", required_argument, NULL, T_DATASET},
     {"model", required_argument, NULL, T_MODEL}, {"gpu-flops", required_argument, NULL, T_FLOPS},
     {"grad-bytes", required_argument, NULL, T_GRAD}, {"gpu-model", required_argument, NULL, T_GPU},
+    {"profiler-op-us", required_argument, NULL, T_POP}, {"profiler-stack-us", required_argument, NULL, T_PSTACK},
+    {"profiler-memory-us", required_argument, NULL, T_PMEM}, {"profiler-runtime-us", required_argument, NULL, T_PRT},
+    {"no-profiler-correction", no_argument, NULL, T_NOP},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 /* clang-format on */
 
@@ -70,6 +87,9 @@ typedef struct trace_opts {
   const char* dataset;
   const char* model;
   const char* gpu_model;
+  cal_profiler_cost cost; /* the profiler's, per event (us) */
+  int given[4];           /* which of cost's figures an option gave */
+  int no_correction;
 } trace_opts;
 
 static int positive(const char* arg, double* out)
@@ -92,7 +112,19 @@ static int trace_option(int ch, const char* value, void* args)
     case T_DATASET: o->dataset = value; return 0;
     case T_MODEL: o->model = value; return 0;
     case T_GPU: o->gpu_model = value; return 0;
+    case T_NOP: o->no_correction = 1; return 0;
     default: break;
+  }
+  if (ch >= T_POP && ch <= T_PRT) {
+    char* end = NULL;
+    v = strtod(value, &end);
+    if (end == value || *end || !isfinite(v) || v < 0 || v > CAL_PROFILER_MAX_US)
+      return cal_usage_error("trace", "--%s expects microseconds from 0 to %g, got '%s'",
+                             trace_options[8 + (ch - T_POP)].name, (double)CAL_PROFILER_MAX_US, value);
+    double* f[] = {&o->cost.op_us, &o->cost.stack_us, &o->cost.memory_us, &o->cost.runtime_us};
+    *f[ch - T_POP] = v;
+    o->given[ch - T_POP] = 1;
+    return 0;
   }
   if (positive(value, &v))
     return cal_usage_error("trace", "--%s expects a number > 0, got '%s'",
@@ -169,9 +201,46 @@ static void variation_text(const cal_variation* v, char* buf, size_t size)
            100 / sqrt(2.0 * (v->nsteps - 1)), v->nsteps < CAL_VARIATION_STEPS ? ": few steps, an estimate" : "");
 }
 
+/* The profiler's cost taken out (cal_profiler_cost), in one sentence: what a step recorded, each
+ * figure and where it comes from, the time removed. */
+static void profiler_text(const trace_opts* o, const cal_profile* p, const cal_step* med, char* buf, size_t size)
+{
+  int pairs = 0;
+  cal_profiler_cost c = cal_profile_cost(p, &pairs);
+  if (o->no_correction) {
+    snprintf(buf, size,
+             "not removed (--no-profiler-correction): %.0f operator events a step (%.0f with a call "
+             "stack), %.0f [memory] events, %.0f CUDA runtime calls",
+             med->events[0], med->events[1], med->events[2], med->events[3]);
+    return;
+  }
+  char stack[256];
+  if (o->given[1])
+    snprintf(stack, sizeof(stack), "GIVEN (--profiler-stack-us)");
+  else if (pairs > 0)
+    snprintf(stack, sizeof(stack),
+             "MEASURED in this trace: the median over %d kinds of leaf operator recorded at least %d times with a "
+             "call stack (training thread) and without (autograd threads) of the difference of their median times",
+             pairs, CAL_STACK_PAIR_MIN);
+  else
+    snprintf(stack, sizeof(stack),
+             "MEASURED on the project's machine (profiler_cost.py): no kind of operator in "
+             "this trace to measure it on");
+  snprintf(buf, size,
+           "REMOVED: the profiler's own cost, %.3f ms a step (median): %.0f operator events x %g us (%s), %.0f of "
+           "them with a call stack x %g us more (%s), %.0f [memory] events x %g us (%s), %.0f CUDA runtime calls x "
+           "%g us (%s)",
+           med->profiler_us * 1e-3, med->events[0], c.op_us,
+           o->given[0] ? "GIVEN (--profiler-op-us)" : "MEASURED on the project's machine, profiler_cost.py",
+           med->events[1], c.stack_us, stack, med->events[2], c.memory_us,
+           o->given[2] ? "GIVEN (--profiler-memory-us)" : "MEASURED on the project's machine, profiler_cost.py",
+           med->events[3], c.runtime_us,
+           o->given[3] ? "GIVEN (--profiler-runtime-us)" : "NOT MEASURED: no GPU where it could be; 0");
+}
+
 /* Where each figure of the workload comes from. */
-static void provenance(cJSON* w, const trace_opts* o, const char* device, const cal_step* med, int nsteps,
-                       const cal_variation* var)
+static void provenance(cJSON* w, const trace_opts* o, const cal_profile* p, const char* device, const cal_step* med,
+                       int nsteps, const cal_variation* var)
 {
   cJSON* pv = cJSON_AddObjectToObject(w, "provenance");
   char line[1024];
@@ -207,10 +276,12 @@ static void provenance(cJSON* w, const trace_opts* o, const char* device, const 
                           tensors_known(med) ? "DERIVED: the weight and bias shapes (Input Dims) of each layer's "
                                                "operator, then those of the norms that follow it, in the order they run"
                                              : "not written: a layer holds more than 16 parameter tensors");
+  profiler_text(o, p, med, line, sizeof(line));
+  cJSON_AddStringToObject(pv, "profiler_cost", line);
   if (med->cpu) {
     cJSON_AddStringToObject(pv, "host_times",
-                            "not written: in a CPU run the operators' time is the compute itself "
-                            "(fwd_s, bwd_s), on the same thread");
+                            "not written: in a CPU run the operators' time (less the profiler's own cost, "
+                            "profiler_cost) is the compute itself (fwd_s, bwd_s), on the same thread");
     return;
   }
   snprintf(line, sizeof(line),
@@ -218,15 +289,14 @@ static void provenance(cJSON* w, const trace_opts* o, const char* device, const 
            "thread's operators of the layer (their spans, which hold their launch calls, plus the Python time "
            "between two top-level operators) until the step's first autograd node; host_bwd_s, the autograd "
            "threads' operators of the layer, with the engine's time between them; host_optimizer_s, the spans of "
-           "Optimizer.step and Optimizer.zero_grad. The profiler's own bookkeeping is in them (more with "
-           "record_shapes, profile_memory, with_stack): an upper bound for an unprofiled run",
+           "Optimizer.step and Optimizer.zero_grad; less the profiler's own cost (profiler_cost)",
            nsteps);
   cJSON_AddStringToObject(pv, "host_times", line);
 }
 
 /* The workload (stash-sim-workload/1) of the medians med over nsteps steps. */
-static cJSON* workload_json(const trace_opts* o, const char* device, double flops, const cal_step* med, int nsteps,
-                            const cal_variation* var)
+static cJSON* workload_json(const trace_opts* o, const cal_profile* p, const char* device, double flops,
+                            const cal_step* med, int nsteps, const cal_variation* var)
 {
   char model[128];
   if (o->model)
@@ -259,7 +329,7 @@ static cJSON* workload_json(const trace_opts* o, const char* device, double flop
   ss_dataset ds = {(char*)o->dataset, o->samples, o->bytes_per_sample > 0 ? o->bytes_per_sample : decoded,
                    med->data_us * 1e-6 / med->batch, decoded};
   cal_workload_dataset(w, &ds);
-  provenance(w, o, device, med, nsteps, var);
+  provenance(w, o, p, device, med, nsteps, var);
   return w;
 }
 
@@ -271,7 +341,7 @@ static int write_workload(const trace_opts* o, const cal_profile* p, const cal_s
   if (flops <= 0)
     return ss_err_set(err, o->in, 0, "the traced device '%s' has no known peak speed: give --gpu-flops",
                       device[0] ? device : "(none in deviceProperties)");
-  cJSON* w = workload_json(o, device, flops, med, nsteps, var);
+  cJSON* w = workload_json(o, p, device, flops, med, nsteps, var);
   /* Read back before it replaces anything: a trace (or options) that gives figures out of the
    * simulator's ranges (a weight shape of 1e300, a layer of hours, --samples 1e20) is an error
    * here, not a file the simulator rejects later. Not checked when written directly (-o
@@ -309,14 +379,24 @@ static int trace_run(void* args, int n, char** operands, ss_err* err)
   memset(&med, 0, sizeof(med));
   int nsteps = 0;
   cal_variation var;
+  for (int k = 0; o->no_correction && k < 4; k++)
+    if (o->given[k])
+      return cal_usage_error("trace", "--%s has no effect with --no-profiler-correction (no cost is removed)",
+                             trace_options[8 + k].name);
+  if (o->no_correction)
+    memset(&o->cost, 0, sizeof(o->cost));
   int rc = cal_profile_load(o->in, &p, err);
-  if (!rc)
+  if (!rc) {
+    cal_profile_set_cost(p, &o->cost);
     rc = cal_profile_measure(p, &med, &nsteps, &var, err);
+  }
   if (!rc)
     rc = write_workload(o, p, &med, nsteps, &var, err);
   if (!rc) {
     /* stash-sim's --jitter is this cv (docs/model.md, "Stragglers"). */
     char line[1024];
+    profiler_text(o, p, &med, line, sizeof(line));
+    printf("%s: %s\n", o->out, line);
     variation_text(&var, line, sizeof(line));
     printf("%s: %s\n", o->out, line);
   }
@@ -329,6 +409,6 @@ static const cal_cli trace_cli = {"trace", trace_usage, trace_options, trace_opt
 
 int cal_trace_main(int argc, char** argv)
 {
-  trace_opts o = {.grad_bytes = 4, .dataset = "unknown"};
+  trace_opts o = {.grad_bytes = 4, .dataset = "unknown", .cost = {CAL_PROFILER_OP_US, -1, CAL_PROFILER_MEMORY_US, 0}};
   return cal_cli_main(&trace_cli, argc, argv, &o);
 }

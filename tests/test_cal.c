@@ -545,8 +545,9 @@ static int has_tensors(const cJSON* w, int i, const double* want, int n)
 static void test_trace_resnet50(void)
 {
   char out[512];
-  cJSON* w = import("tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz", "--model resnet50", out,
-                    sizeof(out));
+  /* The rules as recorded: the profiler's cost left in (test_trace_profiler_cost takes it out). */
+  cJSON* w = import("tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz",
+                    "--model resnet50 --no-profiler-correction", out, sizeof(out));
   if (!w)
     return;
   double fwd, bwd, params;
@@ -589,7 +590,8 @@ static void test_trace_synthetic(void)
   /* conv: 7 us + the norm's 2; backward 11 + the norm's 3 + AccumulateGrad's 2; 2x3x3x3 + 2x2.
    * linear: addmm 5 + loss 1; backward: loss 1 + addmm 6 + AccumulateGrad 1; 4x18 + 4. */
   static const double layers[2][3] = {{9e-6, 16e-6, 58}, {6e-6, 8e-6, 76}};
-  cJSON* w = import_two_layers("tests/calibration/synthetic.json", "", layers, out, sizeof(out));
+  cJSON* w = import_two_layers("tests/calibration/synthetic.json", "--no-profiler-correction", layers, out,
+                               sizeof(out));
   if (!w)
     return;
   CHECK(fabs(num(w, "optimizer_s") - 4e-6) < 1e-12 && num(w, "batch_per_gpu") == 4, "optimizer and batch");
@@ -597,7 +599,7 @@ static void test_trace_synthetic(void)
   cJSON_Delete(w);
   /* The same trace twice gives the same file. */
   char* first = read_text(out);
-  cJSON_Delete(import("tests/calibration/synthetic.json", "", out, sizeof(out)));
+  cJSON_Delete(import("tests/calibration/synthetic.json", "--no-profiler-correction", out, sizeof(out)));
   char* again = read_text(out);
   CHECK(first && again && strcmp(first, again) == 0, "two imports differ");
   free(first);
@@ -611,7 +613,7 @@ static void test_trace_synthetic(void)
 static void test_trace_host(void)
 {
   char out[512];
-  cJSON* w = import("tests/calibration/host.json", "", out, sizeof(out));
+  cJSON* w = import("tests/calibration/host.json", "--no-profiler-correction", out, sizeof(out));
   if (!w)
     return;
   const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
@@ -648,7 +650,8 @@ static void test_trace_cpu(void)
   /* conv: conv2d's own 10 us + convolution's 50 + relu's 15; backward: the wrapper's 10 + the node's 90.
    * linear: its own 10 + addmm 30 + loss 10 + ones_like 5; backward: loss 10 + addmm 60 + AccumulateGrad 10. */
   static const double layers[2][3] = {{75e-6, 100e-6, 112}, {55e-6, 80e-6, 7850}};
-  cJSON* w = import_two_layers("tests/calibration/cpu_ddp.json", "--gpu-flops 1e11 --gpu-model cpu-core", layers, out,
+  cJSON* w = import_two_layers("tests/calibration/cpu_ddp.json",
+                               "--gpu-flops 1e11 --gpu-model cpu-core --no-profiler-correction", layers, out,
                                sizeof(out));
   if (!w)
     return;
@@ -665,6 +668,63 @@ static void test_trace_cpu(void)
   static const double conv_t[] = {108, 4}, lin_t[] = {7840, 10};
   CHECK(has_tensors(w, 0, conv_t, 2) && has_tensors(w, 1, lin_t, 2), "CPU run tensors");
   cJSON_Delete(w);
+}
+
+/* The profiler's own cost, taken out per recorded event (docs/calibration.md, "The profiler's own
+ * cost"). On host.json with 1 us an operator event and 3 us a CUDA runtime call (no stack, no
+ * [memory] event there): the conv's forward holds 4 operator events and 1 runtime call (67 -> 60
+ * us), the linear's 4 (68 -> 64), the conv's backward 9 (70 -> 61), the linear's 4 (45 -> 41), the
+ * optimizer's spans 4 (70 -> 66), the DataLoader's 1 (50 us -> 49 for 4 samples). A cost larger
+ * than the operators' times takes them to 0, no lower. On the shared ResNet-50 trace (with_stack,
+ * profile_memory) the stack's cost is measured in the trace, 14 us over 7 kinds of operator, and
+ * the workload then predicts the run's GPU-bound step (98.7 ms of kernels) within 3%. */
+static void test_trace_profiler_cost(void)
+{
+  char out[512];
+  cJSON* w = import("tests/calibration/host.json",
+                    "--profiler-op-us 1 --profiler-runtime-us 3 --profiler-stack-us 4 --profiler-memory-us 5", out,
+                    sizeof(out));
+  if (!w)
+    return;
+  const cJSON* layers = cJSON_GetObjectItemCaseSensitive(w, "layers");
+  const cJSON* conv = cJSON_GetArrayItem(layers, 0);
+  const cJSON* lin = cJSON_GetArrayItem(layers, 1);
+  CHECK(conv && lin && near(num(conv, "host_fwd_s"), 60e-6, 1e-12) && near(num(lin, "host_fwd_s"), 64e-6, 1e-12) &&
+            near(num(conv, "host_bwd_s"), 61e-6, 1e-12) && near(num(lin, "host_bwd_s"), 41e-6, 1e-12),
+        "host %g %g %g %g s", num(conv, "host_fwd_s"), num(lin, "host_fwd_s"), num(conv, "host_bwd_s"),
+        num(lin, "host_bwd_s"));
+  CHECK(near(num(w, "host_optimizer_s"), 66e-6, 1e-12), "optimizer host %g s", num(w, "host_optimizer_s"));
+  check_dataset(w, 768, 49e-6 / 4, "the DataLoader's span less its operator's 1 us");
+  const cJSON* pv = cJSON_GetObjectItemCaseSensitive(w, "provenance");
+  const cJSON* pc = cJSON_GetObjectItemCaseSensitive(pv, "profiler_cost");
+  CHECK(cJSON_IsString(pc) && strstr(pc->valuestring, "GIVEN (--profiler-runtime-us)") &&
+            strstr(pc->valuestring, "1 CUDA runtime calls x 3 us"),
+        "provenance: %s", cJSON_IsString(pc) ? pc->valuestring : "(none)");
+  cJSON_Delete(w);
+  w = import("tests/calibration/host.json", "--profiler-op-us 1000", out, sizeof(out));
+  conv = w ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w, "layers"), 0) : NULL;
+  CHECK(conv && num(conv, "host_fwd_s") == 0 && num(conv, "host_bwd_s") == 0 && num(w, "host_optimizer_s") == 0,
+        "a cost beyond the times: 0, no lower");
+  cJSON_Delete(w);
+  /* The shared trace: the stack's cost from the trace itself, and the step it predicts. */
+  w = import("tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz", "--model resnet50", out, sizeof(out));
+  if (!w)
+    return;
+  pc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(w, "provenance"), "profiler_cost");
+  CHECK(cJSON_IsString(pc) && strstr(pc->valuestring, "with a call stack x 14 us more (MEASURED in this trace: the "
+                                                      "median over 7 kinds"),
+        "provenance: %s", cJSON_IsString(pc) ? pc->valuestring : "(none)");
+  cJSON_Delete(w);
+  char args[1024];
+  snprintf(args, sizeof(args), "platforms/p3.2xl.xml %s --synthetic --batch 32", out);
+  double it = sim_iteration(args);
+  CHECK(fabs(it - 0.0987) <= 0.03 * 0.0987, "synthetic step %.4g s, the run's GPU-bound step 98.7 ms", it);
+  /* As recorded, the profiler's cost makes the host the bottleneck: 10% over. */
+  w = import("tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz", "--no-profiler-correction", out,
+             sizeof(out));
+  cJSON_Delete(w);
+  it = sim_iteration(args);
+  CHECK(it > 1.08 * 0.0987, "without the correction %.4g s", it);
 }
 
 /* The step-to-step variation of the GPU compute per step (stash-sim's --jitter), printed and in the
@@ -710,6 +770,7 @@ static void test_trace_variation(void)
   TEST(trace_host)                                                                                                     \
   TEST(trace_cpu)                                                                                                      \
   TEST(trace_variation)                                                                                                \
+  TEST(trace_profiler_cost)                                                                                            \
   TEST(nccl_2080ti)                                                                                                    \
   TEST(nccl_table)                                                                                                     \
   TEST(nccl_platform)                                                                                                  \
