@@ -9,6 +9,7 @@
 #include "err.h"
 #include "names.h"
 #include "proto.h"
+#include "tuner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -724,8 +725,17 @@ static void json_bench(FILE* f, const void* arg)
     const char* alg = bench_figures(a, k, &proto, &algbw, &busbw);
     fprintf(f,
             "%s\n    {\"size_bytes\": %.0f, \"count\": %.0f, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
-            "\"time_s\": %.9e, \"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f}",
+            "\"time_s\": %.9e, \"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f",
             k ? "," : "", a->bytes[k], floor(a->bytes[k] / 4), alg, proto, a->time_s[k], algbw, busbw);
+    /* NCCL's own prediction (its tuning model) of the same call, beside the simulated time. */
+    ss_allreduce model_alg;
+    ss_proto model_proto;
+    double model_s = ss_tuner_predict(job, job->opt.bench_op, a->bytes[k], &model_alg, &model_proto);
+    if (model_s >= 0)
+      fprintf(f, ", \"nccl_model_time_s\": %.9e, \"nccl_model_algorithm\": \"%s\", \"nccl_model_protocol\": \"%s\"}",
+              model_s, ss_allreduce_name(model_alg), ss_proto_name(model_proto));
+    else
+      fprintf(f, ", \"nccl_model_time_s\": null, \"nccl_model_algorithm\": null, \"nccl_model_protocol\": null}");
   }
   fprintf(f, "\n  ]\n}\n");
 }

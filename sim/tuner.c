@@ -363,3 +363,29 @@ void ss_tuner_cost(const ss_job* j, ss_coll_op op, ss_allreduce alg, double byte
     }
   ss_cost_protocol_as(j, op, alg, bytes, p, pc);
 }
+
+/* The fastest protocol of a row of the model's table, or -1 where none is enabled. */
+static int best_protocol(const ss_tuner_entry row[3])
+{
+  int best = -1;
+  for (int k = 0; k < 3; k++)
+    if (row[k].time_s >= 0 && (best < 0 || row[k].time_s < row[best].time_s))
+      best = k;
+  return best;
+}
+
+double ss_tuner_predict(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce* alg, ss_proto* proto)
+{
+  ss_tuner_entry table[2][3];
+  ss_tuner_choose(j, op, bytes, alg, proto, table);
+  if (j->opt.allreduce == SS_ALLREDUCE_RING || j->opt.allreduce == SS_ALLREDUCE_TREE) {
+    *alg = j->opt.allreduce;
+    int k = best_protocol(table[*alg == SS_ALLREDUCE_TREE]);
+    if (k < 0)
+      return -1;
+    *proto = (ss_proto)(SS_PROTO_LL + k);
+  }
+  if (j->resolved.protocol != SS_PROTO_AUTO)
+    *proto = j->resolved.protocol;
+  return table[*alg == SS_ALLREDUCE_TREE][*proto - SS_PROTO_LL].time_s;
+}

@@ -34,6 +34,12 @@ ss_allreduce ss_tuner_algorithm(const ss_job* j, ss_coll_op op, double bytes);
  * ss_cost_protocol. */
 void ss_tuner_cost(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc);
 
+/* What NCCL's model predicts for a collective of bytes as the job runs it (s; < 0 where the model
+ * has no entry, e.g. a tree for reduce-scatter): the algorithm NCCL chooses, or the one --allreduce
+ * forces (ring or tree: NCCL_ALGO), with the protocol NCCL's model picks for it, or the one
+ * --protocol forces (NCCL_PROTO); *alg and *proto receive them. */
+double ss_tuner_predict(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce* alg, ss_proto* proto);
+
 /* NCCL's view of the network between instances: the channels its ring search finds and their speed
  * (GB/s each), as the tuning model uses them (the search's count, before NCCL doubles it). */
 void ss_tuner_channels(const ss_job* j, int* channels, double* speed);

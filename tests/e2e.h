@@ -25,6 +25,7 @@
   TEST(flow_cap)                                                                                                       \
   TEST(protocol_switch)                                                                                                \
   TEST(protocol_forced)                                                                                                \
+  TEST(bench_nccl_model)                                                                                               \
   /* e2e_transport.c */                                                                                                \
   TEST(transport_rule)                                                                                                 \
   TEST(shm_ring_closed_form)                                                                                           \

@@ -595,3 +595,39 @@ void test_flow_cap(void)
     cJSON_Delete(j);
   }
 }
+
+/* bench's JSON gives NCCL's own prediction beside the simulated time: on 2 x p3dn.24xlarge at 8 B
+ * with NCCL 2.21 its model takes the tree with LL, 331.92 us of latency (unit.nccl's figures:
+ * 6.8 + 2 (7 x 1.08 + log2(2) x (5 + 150))); with --allreduce ring (NCCL_ALGO=ring) the ring with
+ * LL, 645.48 us; the bandwidth term adds under 0.01% at 8 B. The tree on one instance, which NCCL
+ * does not enable there, has no prediction (null). */
+void test_bench_nccl_model(void)
+{
+  const struct {
+    const char* args;
+    const char* alg;
+    double latency_s;
+  } cases[] = {
+      {"platforms/p3dn.24xl.xml --instances 2 --nccl-version 2.21", "tree", 331.92e-6},
+      {"platforms/p3dn.24xl.xml --instances 2 --nccl-version 2.21 --allreduce ring", "ring", 645.48e-6},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    cJSON* j = sim_json("bench allreduce %s --min-bytes 8 --max-bytes 8 --iters 2 --format json", cases[i].args);
+    const cJSON* row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0);
+    const cJSON* alg = cJSON_GetObjectItemCaseSensitive(row, "nccl_model_algorithm");
+    const cJSON* proto = cJSON_GetObjectItemCaseSensitive(row, "nccl_model_protocol");
+    double t = row ? num(row, "nccl_model_time_s") : NAN;
+    CHECK(cJSON_IsString(alg) && strcmp(alg->valuestring, cases[i].alg) == 0 && cJSON_IsString(proto) &&
+              strcmp(proto->valuestring, "LL") == 0 && t >= cases[i].latency_s && t <= cases[i].latency_s * 1.0001,
+          "%s: NCCL's model %.12g s (%s, %s), expected %s LL at %.12g s", cases[i].args, t,
+          cJSON_IsString(alg) ? alg->valuestring : "?", cJSON_IsString(proto) ? proto->valuestring : "?", cases[i].alg,
+          cases[i].latency_s);
+    cJSON_Delete(j);
+  }
+  cJSON* j = sim_json("bench allreduce platforms/p3.16xl.xml --allreduce tree --min-bytes 8 --max-bytes 8 --iters 2 "
+                      "--format json");
+  const cJSON* row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "results"), 0);
+  CHECK(row && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "nccl_model_time_s")),
+        "one instance, --allreduce tree: NCCL's model has no tree there, its time should be null");
+  cJSON_Delete(j);
+}

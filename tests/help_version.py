@@ -28,6 +28,7 @@ SCRIPTS = [
     ("scripts/validate-devices", "validate-devices"),
     ("scripts/validate-batch", "validate-batch"),
     ("scripts/validate-memory", "validate-memory"),
+    ("scripts/latency-table", "latency-table"),
     ("scripts/trace-screenshot.sh", "trace-screenshot.sh"),
     ("scripts/fuzz.sh", "fuzz.sh"),
     ("scripts/install-deps.sh", "install-deps.sh"),
