@@ -91,20 +91,25 @@ def test_csv_round_trip():
     check(near(handoff.summarize(back)["handoff_us"], 1500), "summary of the CSV read back")
 
 
-def fake_run(out, name, ranks, batch, workers, wait_s, sim_handoff_us):
-    """OUT/NAME as run.sh leaves it: train.py's steps.csv and run.json, stash-sim's sim.json and sim.args."""
-    d = os.path.join(out, name)
+def fake_steps(d, ranks, batch, wait_s, secs=(0.20, 0.21, 0.22), share=0.001):
+    """train.py's steps.csv and run.json in d: each rank's measured steps take secs."""
     os.makedirs(d)
     with open(os.path.join(d, "steps.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["rank", "step", "phase", "seconds", "data_wait_s"])
         for r in range(ranks):
             w.writerow([r, 0, "warmup", 1.0, 0.5])
-            for k, sec in enumerate((0.20, 0.21, 0.22)):
+            for k, sec in enumerate(secs):
                 w.writerow([r, k + 1, "measured", sec, wait_s])
     with open(os.path.join(d, "run.json"), "w") as f:
-        json.dump({"argv": ["--batch", str(batch)], "other_cpu_share": 0.001,
+        json.dump({"argv": ["--batch", str(batch)], "other_cpu_share": share,
                    "environment": {"cpu_model": "test CPU", "vcpus": 2, "torch": "0"}}, f)
+
+
+def fake_run(out, name, ranks, batch, workers, wait_s, sim_handoff_us):
+    """OUT/NAME as run.sh leaves it: train.py's steps.csv and run.json, stash-sim's sim.json and sim.args."""
+    d = os.path.join(out, name)
+    fake_steps(d, ranks, batch, wait_s)
     with open(os.path.join(d, "sim.json"), "w") as f:
         json.dump({"iteration_s": 0.2, "gpus": ranks, "batch_per_gpu": batch, "workers_per_gpu": workers,
                    "synthetic": False, "options": {"handoff_us": sim_handoff_us},
@@ -144,6 +149,45 @@ def test_report():
         check(got == {"single": ("1500.0", "1500.0"), "B": ("", "0.0")}, "summary.csv handoff columns: %s" % got)
 
 
+def test_repetitions():
+    """run.sh --reps: the measured time is the median of the repetitions' medians (OUT/NAME, then
+    OUT/NAME/repK); --refuse writes nothing and exits 3 when other processes took more than 5% of the
+    CPU during a repetition or the repetitions spread by more than 10%; without it, a warning."""
+    def report(out, *extra):
+        return subprocess.run([sys.executable, os.path.join(REALRUN, "report.py"), out, "B"] + list(extra),
+                              capture_output=True, text=True)
+
+    with tempfile.TemporaryDirectory() as out:
+        fake_run(out, "B", 2, 64, 0, 0.030, 0.0)  # medians 0.21
+        fake_steps(os.path.join(out, "B", "rep2"), 2, 64, 0.030, secs=(0.22, 0.22, 0.23))  # 0.22
+        fake_steps(os.path.join(out, "B", "rep10"), 2, 64, 0.030, secs=(0.20, 0.20, 0.20))  # 0.20
+        p = report(out, "--refuse")
+        check(p.returncode == 0, "quiet repetitions: exit %d: %s" % (p.returncode, p.stderr))
+        with open(os.path.join(out, "summary.csv"), newline="") as f:
+            row = next(csv.DictReader(f))
+        check(row["measured_median_s"] == "0.210000" and row["repetitions"] == "3"
+              and row["repetition_spread"] == "0.0952", "median of 0.21, 0.22, 0.20 and spread 0.02 / 0.21: %s" % row)
+        with open(os.path.join(out, "measured.csv"), newline="") as f:
+            src = next(csv.DictReader(f))["source"]
+        check("median over 3 repetition(s) (spread 9.5%)" in src, "measured.csv source: %s" % src)
+    with tempfile.TemporaryDirectory() as out:
+        fake_run(out, "B", 2, 64, 0, 0.030, 0.0)
+        fake_steps(os.path.join(out, "B", "rep2"), 2, 64, 0.030, share=0.3)  # disturbed
+        p = report(out, "--refuse")
+        check(p.returncode == 3 and "refused" in p.stderr and not os.path.exists(os.path.join(out, "measured.csv"))
+              and "other processes took 30% of the machine's CPU time during repetition 2" in p.stdout,
+              "a disturbed repetition: exit %d, %s / %s" % (p.returncode, p.stdout, p.stderr))
+        p = report(out)
+        check(p.returncode == 0 and "warning: run B: other processes took 30%" in p.stdout,
+              "without --refuse, a warning: %s" % p.stdout)
+    with tempfile.TemporaryDirectory() as out:
+        fake_run(out, "B", 2, 64, 0, 0.030, 0.0)
+        fake_steps(os.path.join(out, "B", "rep2"), 2, 64, 0.030, secs=(0.30, 0.30, 0.30))  # 43% slower
+        p = report(out, "--refuse")
+        check(p.returncode == 3 and "its 2 repetitions spread by" in p.stdout,
+              "repetitions spread: exit %d, %s" % (p.returncode, p.stdout))
+
+
 def test_compile():
     scripts = sorted(glob.glob(os.path.join(REALRUN, "*.py")))
     check(len(scripts) >= 5, "only %d scripts in calibration/realrun" % len(scripts))
@@ -156,7 +200,7 @@ def test_compile():
 
 
 def main():
-    for t in (test_summary, test_quantile, test_csv_round_trip, test_report, test_compile):
+    for t in (test_summary, test_quantile, test_csv_round_trip, test_report, test_repetitions, test_compile):
         t()
     print("realrun_handoff: %d failure(s)" % len(failures))
     return 1 if failures else 0

@@ -4,27 +4,34 @@
 # data preparation, the handoff of a batch from a DataLoader worker) and a gloo allreduce sweep,
 # then measures 2-process DDP runs and simulates the same jobs.
 #
-#   calibration/realrun/run.sh [BUILD_DIR] [--small] [--out DIR]
+#   calibration/realrun/run.sh [BUILD_DIR] [--small] [--reps N] [--out DIR]
 #   calibration/realrun/run.sh --help | --version
 #
 # BUILD_DIR holds stash-sim (default: build). --small: fewer images and steps (CI, about a minute);
-# the default is the full run whose figures docs/validation.md reports. --out: where everything
-# goes (default calibration/realrun/out/full or .../small, gitignored). Exit 77 (skip) when
-# /usr/bin/python3 cannot import torch, torchvision and PIL (Debian: apt-get install python3-torch
-# python3-torchvision python3-pil; REALRUN_PYTHON names another interpreter); 1 when a simulated
-# time is off the measured one by more than a factor 3 (a sanity bound; the real errors are printed).
-# Measures wall time on this machine: anything else running meanwhile slows the real runs down, and
-# the report warns when other processes took more than 5% of the CPU during a run.
+# the default is the full run whose figures docs/validation.md reports. --reps N: each real run
+# (the single-process check and the 2-process runs) measured N times, the repetitions interleaved
+# (every run once, then every run again), so that a drift of the machine's speed meets them all
+# (default 3; 1 with --small). --out: where everything goes (default calibration/realrun/out/full or
+# .../small, gitignored). Exit 77 (skip) when /usr/bin/python3 cannot import torch, torchvision and
+# PIL (Debian: apt-get install python3-torch python3-torchvision python3-pil; REALRUN_PYTHON names
+# another interpreter); 1 when a simulated time is off the measured one by more than a factor 3 (a
+# sanity bound; the real errors are printed); 3 when the full run refuses to report: other
+# processes took more than 5% of the machine's CPU during a repetition, or a run's repetitions
+# spread by more than 10% (report.py --refuse; --small only warns).
+# Measures wall time on this machine: anything else running meanwhile slows the real runs down.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=build
 small=0
+reps=""
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --small) small=1 ;;
+    --reps) reps=${2:?--reps needs a count}; shift ;;
+    --reps=*) reps=${1#--reps=} ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --out=*) out=${1#--out=} ;;
     -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -46,12 +53,19 @@ sim="$build/stash-sim"
 
 cd "$root"
 if [ "$small" = 1 ]; then
-  mode=small warmup=3 steps=8 reps=15 wl_iters=12 prep_batches=40
+  mode=small warmup=3 steps=8 sweep_reps=15 wl_iters=12 prep_batches=40 refuse=""
 else
-  mode=full warmup=5 steps=30 reps=40 wl_iters=20 prep_batches=40
+  mode=full warmup=5 steps=30 sweep_reps=40 wl_iters=20 prep_batches=40 refuse=--refuse
 fi
+reps=${reps:-$([ "$small" = 1 ] && echo 1 || echo 3)}
+case "$reps" in ''|*[!0-9]*) echo "run.sh: error: --reps expects a count from 1 to 20, got '$reps'" >&2; exit 2 ;; esac
+[ "$reps" -ge 1 ] && [ "$reps" -le 20 ] || { echo "run.sh: error: --reps expects a count from 1 to 20, got '$reps'" >&2; exit 2; }
 out=${out:-calibration/realrun/out/$mode}
 mkdir -p "$out"
+# Repetitions of an earlier run with more of them would be read as this one's: gone first.
+for d in "$out"/*/rep[0-9]*; do
+  if [ -d "$d" ]; then rm -rf -- "$d"; fi
+done
 # Paths in measured.csv are relative to the repository root when the output is inside it.
 case "$out" in /*) ;; *) out=$(cd "$out" && pwd) ;; esac
 rel=${out#"$root"/}
@@ -74,7 +88,7 @@ step "single-process calibration: per-layer times, optimizer, data preparation (
   --prep-batches "$prep_batches" -o "$out/workload.json"
 
 step "gloo allreduce sweep, 2 processes over loopback, 4 KiB .. 64 MiB"
-$T --out "$out/sweep" --allreduce-sweep --sweep-reps "$reps"
+$T --out "$out/sweep" --allreduce-sweep --sweep-reps "$sweep_reps"
 
 step "platform: this machine (machine.py), checked with stash-sim bench allreduce"
 "$PY" "$here/machine.py" --workload "$out/workload.json" --allreduce "$out/sweep/allreduce.csv" \
@@ -144,9 +158,21 @@ for c in $configs; do
   names="$names $name"
 done
 
-step "measured against simulated ($mode run, $(( $(date +%s) - t_all )) s so far)"
+# The repetitions: every run again, in the same order, reps - 1 times (without the profiler), into
+# NAME/repK; report.py takes the median over them and refuses a disturbed run.
+for k in $(seq 2 "$reps"); do
+  step "repetition $k of $reps: every run again"
+  $T --out "$out/single/rep$k" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps"
+  for c in $configs; do
+    IFS=: read -r name batch workers extra <<<"$c"
+    # shellcheck disable=SC2086  # extra is empty or one flag
+    $T --out "$out/$name/rep$k" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $extra
+  done
+done
+
+step "measured against simulated ($mode run, $reps repetition(s), $(( $(date +%s) - t_all )) s so far)"
 # shellcheck disable=SC2086
-"$PY" "$here/report.py" "$out" $names | tee "$out/report.txt"
+"$PY" "$here/report.py" "$out" $names $refuse | tee "$out/report.txt"
 grep -q 'error = simulated / measured - 1' "$out/report.txt"
 
 cal="$build/stash-calibrate"
