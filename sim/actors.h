@@ -185,6 +185,8 @@ typedef struct ss_sim {
    * ps_fifo_head, ps_fifo_len of them, posted to ps_fifo_sem), as from one mailbox. */
   sg_mailbox_t* ps_push_mb;
   sg_mailbox_t* ps_pull_mb;
+  sg_mailbox_t* ps_local_mb; /* [2 n] --ps-aggregate instance: each rank's inbox of the local reduce-scatter (n
+                              * first), then of the local all-gather */
   const ss_ps_msg** ps_fifo;
   long* ps_fifo_head;
   long* ps_fifo_len;

@@ -1024,6 +1024,7 @@ static int phase_collectives(ss_job* j)
     rc = zero_post(j);
   if (!rc && o->arch == SS_ARCH_PS) {
     j->ps_hosts = o->placement == SS_PS_COLOCATED ? j->instances : o->server_hosts > 0 ? o->server_hosts : o->servers;
+    j->ps_local = o->ps_aggregate == SS_PS_AGG_INSTANCE ? j->gpus_per_instance : 1;
     rc = make_ps_parts(j);
   }
   int n = j->gpus_per_instance;

@@ -87,6 +87,8 @@ typedef struct ss_job {
   double* ps_part_bytes;
   double* ps_shard_bytes; /* [servers]: the parameters each shard holds */
   int ps_hosts;           /* server hosts: dedicated ones, or the worker instances they share */
+  int ps_local;           /* GPUs that reduce together before pushing (--ps-aggregate instance), else 1: each
+                           * pushes and pulls 1/ps_local of every part */
   double init_bytes;      /* start-up read of each worker: the model's parameters and its input shard */
   /* The host side (docs/model.md, "The host side"); every figure 0 when its mechanism is off. */
   int host; /* the training process's CPU thread is simulated (an actor of its own) */

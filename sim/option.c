@@ -321,6 +321,12 @@ const ss_optdef ss_option_table[] = {
     {"ps-placement", 0, SS_KIND_ENUM, OFF(placement), 0, 0, 0, ss_placement_names, 0, RUNS, "ps", "P", NULL,
      SS_PS_DEDICATED, "dedicated", 0, "ps_placement", "ps_placement", 0, NULL,
      "dedicated: servers on hosts of their own; colocated: on the CPU hosts of the worker instances", 0},
+    {"ps-aggregate", 0, SS_KIND_ENUM, OFF(ps_aggregate), 0, 0, 0, ss_ps_aggregate_names, 0, RUNS, "ps", "A", NULL,
+     SS_PS_AGG_GPU, "gpu", 0, "ps_aggregate", "ps_aggregate", 0, NULL,
+     "gpu: every GPU pushes its gradients to the servers and pulls the parameters (CNTK, MXNet's kvstore); "
+     "instance: each instance's GPUs first reduce-scatter their gradients among themselves, each pushes its "
+     "share and pulls it back, then they all-gather the parameters (TensorFlow's distributed_replicated, "
+     "BytePS; docs/model.md, Parameter servers)", 0},
     {"server-hosts", 0, SS_KIND_COUNT, OFF(server_hosts), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "M", NULL, -1,
      "one per server", 0, "server_hosts", "server_hosts", 0, NULL, "dedicated parameter-server hosts", 0},
     {"sync", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 0, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, NULL, NULL,
@@ -780,7 +786,8 @@ int ss_option_value_text(const ss_optdef* d, const ss_options* o, int json, char
 /* The parameter-server options need --arch ps; dedicated servers have hosts of their own. */
 static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
-  static const char* const ps_only[] = {"servers", "ps-placement", "server-hosts", "server-agg-gbytes-per-s", NULL};
+  static const char* const ps_only[] = {
+      "servers", "ps-placement", "ps-aggregate", "server-hosts", "server-agg-gbytes-per-s", NULL};
   if (ss_optset_has(given, "sync") && ss_optset_has(given, "async"))
     FAIL("give --sync or --async, not both");
   if (o->arch != SS_ARCH_PS && o->async)
@@ -788,6 +795,9 @@ static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size
   for (int i = 0; o->arch != SS_ARCH_PS && ps_only[i]; i++)
     if (ss_optset_has(given, ps_only[i]))
       FAIL("--%s goes with --arch ps", ps_only[i]);
+  if (o->async && o->ps_aggregate == SS_PS_AGG_INSTANCE)
+    FAIL("--ps-aggregate instance reduces each instance's gradients together before the servers: it needs "
+         "synchronous workers, not --async");
   if (o->arch == SS_ARCH_PS && ss_optset_has(given, "allreduce"))
     FAIL("--allreduce has no effect with --arch ps: parameter servers do not allreduce");
   if (o->arch == SS_ARCH_PS && o->placement == SS_PS_COLOCATED && o->server_hosts > 0)

@@ -53,6 +53,7 @@ typedef struct ss_options {
   ss_arch arch;
   int servers; /* parameter-server shards */
   ss_placement placement;
+  ss_ps_aggregate ps_aggregate;   /* each GPU pushes, or each instance reduces first (arch.h) */
   int server_hosts;               /* dedicated placement: server hosts; -1: one per shard */
   int async;                      /* ASGD: every worker pushes and pulls on its own */
   double server_agg_gbytes_per_s; /* GB/s of gradient one server core sums (and applies) */

@@ -1,7 +1,9 @@
 /* ps: parameter servers: workers push each bucket's gradient to the server shards as backward
  * produces it, servers sum (synchronous) or apply (asynchronous) it on their CPU, and send the
  * parameters back. Messages go to mailboxes with a permanent receiver, so a transfer starts when
- * it is sent, whatever its receiver is doing, as over TCP. */
+ * it is sent, whatever its receiver is doing, as over TCP. With --ps-aggregate instance the GPUs
+ * of an instance first reduce-scatter each bucket among themselves, each pushes and pulls its
+ * 1/g share of every part, and they all-gather the parameters before the next step. */
 #include "ps.h"
 
 #include "array.h"
@@ -46,6 +48,16 @@ void ss_ps_setup(ss_sim* s)
     ss_nomem_exit("the parameter servers' queues");
   for (size_t k = 0; k < ns; k++)
     s->ps_fifo_sem[k] = sg_sem_init(0);
+  if (j->ps_local > 1) {
+    size_t n = (size_t)j->ngpus;
+    s->ps_local_mb = calloc(2 * n + 1, sizeof(sg_mailbox_t));
+    if (!s->ps_local_mb)
+      ss_nomem_exit("the local rings' mailboxes");
+    for (size_t r = 0; r < 2 * n; r++) {
+      snprintf(name, sizeof(name), "ps.%s.%zu", r < n ? "rs" : "ag", r % n);
+      s->ps_local_mb[r] = sg_mailbox_by_name(name);
+    }
+  }
 }
 
 void ss_ps_free(ss_sim* s)
@@ -53,7 +65,8 @@ void ss_ps_free(ss_sim* s)
   if (s->ps_fifo_sem)
     for (int k = 0; k < s->job->opt.servers; k++)
       sg_sem_destroy(s->ps_fifo_sem[k]);
-  SS_FREE_ALL(s->ps_fifo_sem, s->ps_fifo, s->ps_fifo_head, s->ps_fifo_len, s->ps_push_mb, s->ps_pull_mb);
+  SS_FREE_ALL(s->ps_fifo_sem, s->ps_fifo, s->ps_fifo_head, s->ps_fifo_len, s->ps_push_mb, s->ps_pull_mb,
+              s->ps_local_mb);
 }
 
 void ss_ps_receive_pulls(ss_sim* s, int r)
@@ -85,7 +98,8 @@ static sg_comm_t push(ss_sim* s, int k, const ss_ps_msg* msg)
   ss_assert(s->ps_fifo_len[k] < s->ps_fifo_cap);
   long at = (s->ps_fifo_head[k] + s->ps_fifo_len[k]++) % s->ps_fifo_cap;
   s->ps_fifo[(size_t)k * (size_t)s->ps_fifo_cap + (size_t)at] = msg;
-  sg_comm_t c = sg_mailbox_put_async(s->ps_push_mb[q], (void*)msg, (long)s->job->ps_part_bytes[msg->part]);
+  sg_comm_t c = sg_mailbox_put_async(s->ps_push_mb[q], (void*)msg,
+                                     (long)(s->job->ps_part_bytes[msg->part] / s->job->ps_local));
   sg_sem_release(s->ps_fifo_sem[k]);
   return c;
 }
@@ -115,7 +129,7 @@ static void send_pull(ss_sim* s, int r, int p)
   const ss_job* j = s->job;
   sg_comm_t c = sg_mailbox_put_init(s->ps_pull_mb[(size_t)r * (size_t)j->ps_nparts + (size_t)p],
                                     &s->ps_msgs[(size_t)r * (size_t)j->ps_nparts + (size_t)p],
-                                    (long)j->ps_part_bytes[p]);
+                                    (long)(j->ps_part_bytes[p] / j->ps_local));
   sg_comm_detach(c, NULL);
 }
 
@@ -135,7 +149,7 @@ void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a)
     int p = msg->part;
     double bytes = j->ps_part_bytes[p];
     double t0 = simgrid_get_clock();
-    server_work(s, bytes);
+    server_work(s, bytes / j->ps_local);
     if (s->trace) {
       char name[64];
       snprintf(name, sizeof(name), "%s part %d of GPU %d", j->opt.async ? "apply" : "sum", p, msg->rank);
@@ -165,6 +179,21 @@ void ss_ps_server_actor(ss_sim* s, const ss_actor_arg* a)
   free(count);
 }
 
+/* A ring among the ps_local GPUs of rank r's instance, in lock-step: g - 1 steps, each GPU sending
+ * bytes / g to the next and taking the previous one's from its inbox (mbs[r]): a reduce-scatter or
+ * an all-gather of bytes, whose traffic is the same. */
+static void local_ring(ss_sim* s, int r, double bytes, const sg_mailbox_t* mbs)
+{
+  int g = s->job->ps_local, me = s->ranks[r].local, first = r - me;
+  if (g < 2 || bytes <= 0)
+    return;
+  for (int step = 0; step < g - 1; step++) {
+    sg_comm_t c = sg_mailbox_put_async(mbs[first + (me + 1) % g], &s->ranks[r], (long)(bytes / g));
+    sg_mailbox_get(mbs[r]);
+    sg_comm_wait(c);
+  }
+}
+
 void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
 {
   const ss_job* j = s->job;
@@ -181,6 +210,12 @@ void ss_ps_push_actor(ss_sim* s, const ss_actor_arg* a)
       sg_sem_acquire(me->pending);
       double t0 = simgrid_get_clock();
       ss_straggler_arrive(s, a->rank, i, b, t0);
+      if (j->ps_local > 1) { /* the instance's GPUs reduce-scatter the bucket first */
+        double bucket = 0;
+        for (int p = j->ps_bucket_part0[b]; p < j->ps_bucket_part0[b + 1]; p++)
+          bucket += j->ps_part_bytes[p];
+        local_ring(s, a->rank, bucket, s->ps_local_mb);
+      }
       /* A bucket goes to its shards at once, buckets one after the other, as from one stream. */
       int nc = 0;
       for (int p = j->ps_bucket_part0[b]; p < j->ps_bucket_part0[b + 1]; p++)
@@ -199,4 +234,15 @@ void ss_ps_pull_all(ss_sim* s, int r)
 {
   for (int p = 0; p < s->job->ps_nparts; p++)
     sg_mailbox_get(s->ps_pull_mb[(size_t)r * (size_t)s->job->ps_nparts + (size_t)p]);
+}
+
+void ss_ps_gather_local(ss_sim* s, int r)
+{
+  const ss_job* j = s->job;
+  if (j->ps_local < 2)
+    return;
+  double bytes = 0;
+  for (int p = 0; p < j->ps_nparts; p++)
+    bytes += j->ps_part_bytes[p];
+  local_ring(s, r, bytes, s->ps_local_mb + j->ngpus);
 }

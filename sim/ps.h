@@ -21,4 +21,8 @@ void ss_ps_free(ss_sim* s);
 /* Receive the parameters of every part of one iteration (called by rank r's trainer). */
 void ss_ps_pull_all(ss_sim* s, int r);
 
+/* --ps-aggregate instance: rank r all-gathers the parameters its instance's GPUs pulled, 1/g each
+ * (a lock-step ring); nothing otherwise. */
+void ss_ps_gather_local(ss_sim* s, int r);
+
 #endif

@@ -389,9 +389,12 @@ static void write_table_ps(FILE* f, const ss_result* r)
     snprintf(where, sizeof(where), "on %d dedicated host%s", j->ps_hosts, j->ps_hosts == 1 ? "" : "s");
   else
     snprintf(where, sizeof(where), "colocated with the workers");
-  fprintf(f, "  gradients: %d bucket%s %s%s, pushed to %d parameter server%s %s, %s\n", j->nbuckets,
+  fprintf(f, "  gradients: %d bucket%s %s%s, pushed to %d parameter server%s %s, %s%s\n", j->nbuckets,
           j->nbuckets == 1 ? "" : "s", cap, j->opt.overlap ? " as backward fills them" : " after backward",
-          j->opt.servers, j->opt.servers == 1 ? "" : "s", where, j->opt.async ? "asynchronous (ASGD)" : "synchronous");
+          j->opt.servers, j->opt.servers == 1 ? "" : "s", where, j->opt.async ? "asynchronous (ASGD)" : "synchronous",
+          j->ps_local > 1 ? "; each instance's GPUs reduce-scatter them first and push and pull their shares, then "
+                            "all-gather the parameters (--ps-aggregate instance)"
+                          : "");
   if (!j->opt.async)
     return;
   fprintf(f, "  workers: %.1f to %.1f samples/s each; staleness %.2f updates on average, %.0f at most\n",

@@ -328,9 +328,16 @@ void ss_trainer_actor(ss_sim* s, const ss_actor_arg* a)
     else
       net = ss_coll_wait_reduced(s, a->rank, (long)i * per_iter + ss_job_seg_colls(j));
     double now = simgrid_get_clock(), wait = now - m.t;
-    ss_straggler_wait_end(s, a->rank, i, wait);
     if (ps && ps_net)
       net = wait;
+    /* --ps-aggregate instance: the parameters pulled in shares are all-gathered inside the
+     * instance, interconnect time. */
+    if (ps && j->ps_local > 1) {
+      ss_ps_gather_local(s, a->rank);
+      now = simgrid_get_clock();
+      wait = now - m.t;
+    }
+    ss_straggler_wait_end(s, a->rank, i, wait);
     book_wait(s, me, &m, net, now, "gradients");
     const ss_segment* opt = &j->segs[j->nsegs - 1];
     if (j->host)

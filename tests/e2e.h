@@ -57,6 +57,7 @@
   TEST(stash_stack)                                                                                                    \
   /* e2e_ps.c */                                                                                                       \
   TEST(ps_closed_form)                                                                                                 \
+  TEST(ps_aggregate)                                                                                                   \
   TEST(ps_shards)                                                                                                      \
   TEST(ps_async)                                                                                                       \
   /* e2e_host.c */                                                                                                     \

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Parameter servers on star4 instances (every link 10 GB/s, 5 us), one layer of S = 100 MB, no
  * overlap: N workers push S each through the server's NIC, then pull it back: 2NS/B, plus the
@@ -59,6 +60,30 @@ void test_ps_closed_form(void)
   const cJSON* b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
   CHECK(b && num(b, "network_stall_s") == 0 && num(b, "interconnect_stall_s") > 0.08, "colocated: interconnect");
   cJSON_Delete(j);
+}
+
+/* --ps-aggregate instance on 2 x star4 (one server on a host of its own): the 4 GPUs of an instance
+ * reduce-scatter the 100 MB in a lock-step ring, 3 steps of S/4 over two 5 us links at 10 GB/s;
+ * each of the 8 pushes S/4 and pulls it back, 2S through the server's NIC each way; then the
+ * all-gather, 3 more steps: 3.5 ms + 2 x 3 (10 us + S/(4B)) + 2 (2S/B + 15 us), where every GPU
+ * pushing all of S takes 2 x 8S/B (test_ps_closed_form). The all-gather is interconnect stall. One
+ * GPU per instance: the same as gpu. */
+void test_ps_aggregate(void)
+{
+  cJSON* j = NULL;
+  double t = ps_iteration("--instances 2 --server-agg-gbps 1e6 --ps-aggregate instance", &j);
+  double expect = 0.0035 + 2 * 3 * (10e-6 + 1e8 / 4 / 1e10) + 2 * (2 * 1e8 / 1e10 + 15e-6) + (8 * 25e6 + 1e8) / 1e15;
+  CHECK(fabs(t - expect) <= 1e-6 * expect, "aggregated: iteration %.9g s, expected %.9g", t, expect);
+  const cJSON* b = j ? cJSON_GetObjectItemCaseSensitive(j, "breakdown") : NULL;
+  CHECK(b && fabs(num(b, "interconnect_stall_s") - 3 * (10e-6 + 1e8 / 4 / 1e10)) <= 1e-9,
+        "the all-gather is interconnect stall: %g s", b ? num(b, "interconnect_stall_s") : NAN);
+  const cJSON* o = j ? cJSON_GetObjectItemCaseSensitive(j, "options") : NULL;
+  const cJSON* v = o ? cJSON_GetObjectItemCaseSensitive(o, "ps_aggregate") : NULL;
+  CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "instance") == 0, "options.ps_aggregate");
+  cJSON_Delete(j);
+  double one = ps_iteration("--gpus 1 --instances 2 --server-agg-gbps 1e6 --ps-aggregate instance", NULL);
+  double gpu = ps_iteration("--gpus 1 --instances 2 --server-agg-gbps 1e6", NULL);
+  CHECK(one == gpu, "one GPU per instance: %.9g s aggregated, %.9g s not", one, gpu);
 }
 
 void test_ps_shards(void)
