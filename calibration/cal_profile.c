@@ -661,9 +661,10 @@ static double own_time(const cal_profile* t, const op* o, cal_step* s)
 }
 
 /* Host time of operator i, in the part of the operators whose layer_of is lo or more: its own
- * time (less the profiler's, own_time) to *us, and when it is a top-level operator of the part (its parent is not in it: the step,
- * a wrapper, nothing), the time since the end of the previous one, *prev (-1: none), which it
- * becomes: the Python or autograd engine's time between two operators. */
+ * time (less the profiler's, own_time) to *us, and when it is a top-level operator of the part
+ * (its parent is not in it: the step, a wrapper, nothing), the time since the end of the previous
+ * one, *prev (-1: none), which it becomes: the Python or autograd engine's time between two
+ * operators. */
 static void host_time(const step_scan* c, size_t i, int lo, double* us, int* prev)
 {
   const op* ops = c->t->ops;
