@@ -29,6 +29,7 @@ SCRIPTS = [
     ("scripts/validate-batch", "validate-batch"),
     ("scripts/validate-memory", "validate-memory"),
     ("scripts/latency-table", "latency-table"),
+    ("scripts/validate-compare", "validate-compare"),
     ("scripts/trace-screenshot.sh", "trace-screenshot.sh"),
     ("scripts/fuzz.sh", "fuzz.sh"),
     ("scripts/install-deps.sh", "install-deps.sh"),
