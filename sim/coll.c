@@ -7,6 +7,7 @@
 #include "ddp.h"
 #include "nccl.h"
 #include "simtrace.h"
+#include "sockcpu.h"
 #include "straggler.h"
 
 #include <simgrid/actor.h>
@@ -149,19 +150,31 @@ static long ring_bytes(const ss_sim* s, const ring_phase* ph, double bytes, int 
 static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_comm_t* comms, void** data, double* sent)
 {
   ss_rank* me = &s->ranks[r];
-  int k = 0, ring[2 * SS_TOPO_MAX_CHANNELS];
+  int k = 0, ring[2 * SS_TOPO_MAX_CHANNELS], socks = 0;
+  double moved[SS_TOPO_MAX_CHANNELS];
+  /* Between instances over the socket transport, a send has landed once both ends' threads have done
+   * their work for it (sockcpu.h): the sender accounts for both, the receiver's on its instance. */
+  ss_sock_end ends[SS_TOPO_MAX_CHANNELS][2];
   for (int c = 0; c < nrings(s, ph->kind); c++) {
     if (sent)
       sent[c] = -1;
     long size = ring_bytes(s, ph, bytes, c);
+    moved[c] = (double)size;
+    ends[c][0].n = ends[c][1].n = 0;
     if (size == 0)
       continue;
+    int to = next(me, ph->kind, c);
+    ss_sock_open(s, r, to, 0, &ends[c][0]);
+    ss_sock_open(s, to, r, 1, &ends[c][1]);
+    socks += ends[c][0].n + ends[c][1].n;
     ring[k] = c;
-    comms[k++] = sg_mailbox_put_async(inbox(&s->ranks[next(me, ph->kind, c)], ph->kind, c), &token, size);
+    comms[k++] = sg_mailbox_put_async(inbox(&s->ranks[to], ph->kind, c), &token, size);
+    ss_sock_post(&ends[c][0], moved[c]);
+    ss_sock_post(&ends[c][1], moved[c]);
     ring[k] = -1;
     comms[k++] = sg_mailbox_get_async(inbox(me, ph->kind, c), &data[c]);
   }
-  if (!sent) {
+  if (!sent && !socks) {
     sg_comm_wait_all(comms, (size_t)k);
     return;
   }
@@ -169,8 +182,13 @@ static void exchange(ss_sim* s, int r, const ring_phase* ph, double bytes, sg_co
   while (k > 0) {
     ssize_t done = sg_comm_wait_any(comms, (size_t)k);
     ss_assert(done >= 0 && done < k);
-    if (ring[done] >= 0)
-      sent[ring[done]] = simgrid_get_clock();
+    int c = ring[done];
+    if (c >= 0) {
+      ss_sock_land(&ends[c][0], moved[c]);
+      ss_sock_land(&ends[c][1], moved[c]);
+      if (sent)
+        sent[c] = simgrid_get_clock();
+    }
     comms[done] = comms[k - 1];
     ring[done] = ring[k - 1];
     k--;
@@ -259,6 +277,14 @@ typedef struct ring_channel {
   sg_sem_t done; /* released when the channel has sent and received every step */
 } ring_channel;
 
+/* Wait for a send of `bytes` between the connection's ends until it has landed at both. */
+static void land(sg_comm_t send, ss_sock_end* ends, double bytes)
+{
+  sg_comm_wait(send);
+  ss_sock_land(&ends[0], bytes);
+  ss_sock_land(&ends[1], bytes);
+}
+
 static void channel_main(int argc, char** argv)
 {
   (void)argc;
@@ -266,9 +292,15 @@ static void channel_main(int argc, char** argv)
   const ring_channel* ch = sg_actor_self_get_data();
   const ring_phase* ph = ch->ph;
   ss_rank* me = &ch->s->ranks[ch->r];
-  sg_mailbox_t in = inbox(me, ph->kind, ch->c), out = inbox(&ch->s->ranks[next(me, ph->kind, ch->c)], ph->kind, ch->c);
+  int to = next(me, ph->kind, ch->c);
+  sg_mailbox_t in = inbox(me, ph->kind, ch->c), out = inbox(&ch->s->ranks[to], ph->kind, ch->c);
   sg_comm_t sends[SS_NCCL_STEPS] = {NULL}, recvs[SS_NCCL_STEPS] = {NULL};
   int w = ss_nccl_window((double)ch->size);
+  double bytes = (double)ch->size;
+  /* The connection's two ends on the sockets' threads (exchange's comment). */
+  ss_sock_end ends[2];
+  ss_sock_open(ch->s, ch->r, to, 0, &ends[0]);
+  ss_sock_open(ch->s, to, ch->r, 1, &ends[1]);
   for (int k = 0; k < ph->steps && k < w; k++)
     recvs[k] = sg_mailbox_get_async(in, ch->data);
   for (int k = 0; k < ph->steps; k++) {
@@ -278,15 +310,20 @@ static void channel_main(int argc, char** argv)
       sg_actor_sleep_for(wait);
     /* The peer's slot of step k - w is free once that step's chunk has landed there. */
     if (sends[slot])
-      sg_comm_wait(sends[slot]);
+      land(sends[slot], ends, bytes);
     sends[slot] = sg_mailbox_put_async(out, &token, ch->size);
+    ss_sock_post(&ends[0], bytes);
+    ss_sock_post(&ends[1], bytes);
     /* This step's chunk: the next step sends what it brings. */
     sg_comm_wait(recvs[slot]);
     recvs[slot] = k + w < ph->steps ? sg_mailbox_get_async(in, ch->data) : NULL;
   }
-  for (int slot = 0; slot < w; slot++)
+  /* The sends still in flight land oldest first: step steps - w + i is in slot (steps - w + i) % w. */
+  for (int i = 0; i < w; i++) {
+    int slot = (ph->steps + i) % w;
     if (sends[slot])
-      sg_comm_wait(sends[slot]);
+      land(sends[slot], ends, bytes);
+  }
   sg_sem_release(ch->done);
 }
 
@@ -448,18 +485,28 @@ static void coll_hierarchical(ss_sim* s, int r, int coll)
 /* One tree's share of a pipelined phase on one rank: where chunks come from, where they go. */
 typedef struct tree_flow {
   int nsrc, ndst;
-  sg_mailbox_t src[2]; /* this rank's inboxes the sources send to */
-  sg_mailbox_t dst[2]; /* the destinations' inboxes */
-  int received[2];     /* chunks received from each source */
-  int sent;            /* chunks sent to every destination */
-  int sending;         /* sends of chunk `sent` still in flight */
+  sg_mailbox_t src[2];    /* this rank's inboxes the sources send to */
+  sg_mailbox_t dst[2];    /* the destinations' inboxes */
+  ss_sock_end ends[2][2]; /* each connection to a destination: its ends on the sockets' threads */
+  int received[2];        /* chunks received from each source */
+  int sent;               /* chunks sent to every destination */
+  int sending;            /* sends of chunk `sent` still in flight */
 } tree_flow;
 
 typedef struct pending {
   sg_comm_t comm;
   int tree;
   int src; /* source index for a receive, -1 for a send */
+  int dst; /* destination index for a send */
 } pending;
+
+/* Destination `to` (a rank), at inbox mb: the sender accounts for both ends (exchange's comment). */
+static void open_dst(const ss_sim* s, const ss_rank* me, tree_flow* f, int to, sg_mailbox_t mb)
+{
+  ss_sock_open(s, me->rank, to, 0, &f->ends[f->ndst][0]);
+  ss_sock_open(s, to, me->rank, 1, &f->ends[f->ndst][1]);
+  f->dst[f->ndst++] = mb;
+}
 
 static void tree_flow_init(ss_sim* s, const ss_rank* me, int t, int reduce, tree_flow* f)
 {
@@ -469,14 +516,26 @@ static void tree_flow_init(ss_sim* s, const ss_rank* me, int t, int reduce, tree
       if (me->tree_child[t][c] >= 0)
         f->src[f->nsrc++] = me->tree_inbox[t][c];
     if (me->tree_parent[t] >= 0)
-      f->dst[f->ndst++] = s->ranks[me->tree_parent[t]].tree_inbox[t][me->tree_slot[t]];
+      open_dst(s, me, f, me->tree_parent[t], s->ranks[me->tree_parent[t]].tree_inbox[t][me->tree_slot[t]]);
   } else {
     if (me->tree_parent[t] >= 0)
       f->src[f->nsrc++] = me->tree_inbox[t][2];
     for (int c = 0; c < 2; c++)
       if (me->tree_child[t][c] >= 0)
-        f->dst[f->ndst++] = s->ranks[me->tree_child[t][c]].tree_inbox[t][2];
+        open_dst(s, me, f, me->tree_child[t][c], s->ranks[me->tree_child[t][c]].tree_inbox[t][2]);
   }
+}
+
+/* A send of `bytes` to destination i begins, or has arrived: both ends of the connection. */
+static void post_dst(tree_flow* f, int i, double bytes)
+{
+  ss_sock_post(&f->ends[i][0], bytes);
+  ss_sock_post(&f->ends[i][1], bytes);
+}
+static void land_dst(tree_flow* f, int i, double bytes)
+{
+  ss_sock_land(&f->ends[i][0], bytes);
+  ss_sock_land(&f->ends[i][1], bytes);
 }
 
 /* Send chunk f->sent to every destination once every source delivered it and the previous chunk
@@ -488,8 +547,10 @@ static int tree_try_send(tree_flow* f, int t, int k, double chunk, pending* p)
   for (int i = 0; i < f->nsrc; i++)
     if (f->received[i] <= f->sent)
       return 0;
-  for (int i = 0; i < f->ndst; i++)
-    p[i] = (pending){sg_mailbox_put_async(f->dst[i], &token, (long)llround(chunk)), t, -1};
+  for (int i = 0; i < f->ndst; i++) {
+    p[i] = (pending){sg_mailbox_put_async(f->dst[i], &token, (long)llround(chunk)), t, -1, i};
+    post_dst(f, i, (double)llround(chunk));
+  }
   f->sending = f->ndst;
   return f->ndst;
 }
@@ -505,7 +566,7 @@ static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
   for (int t = 0; t < 2; t++) {
     tree_flow_init(s, &s->ranks[r], t, reduce, &f[t]);
     for (int i = 0; i < f[t].nsrc; i++)
-      p[np++] = (pending){sg_mailbox_get_async(f[t].src[i], &data[0]), t, i};
+      p[np++] = (pending){sg_mailbox_get_async(f[t].src[i], &data[0]), t, i, -1};
     np += tree_try_send(&f[t], t, k, chunk, p + np);
   }
   while (np > 0) {
@@ -519,9 +580,11 @@ static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
     tree_flow* ft = &f[d.tree];
     if (d.src >= 0) {
       if (++ft->received[d.src] < k)
-        p[np++] = (pending){sg_mailbox_get_async(ft->src[d.src], &data[0]), d.tree, d.src};
-    } else if (--ft->sending == 0) {
-      ft->sent++;
+        p[np++] = (pending){sg_mailbox_get_async(ft->src[d.src], &data[0]), d.tree, d.src, -1};
+    } else {
+      land_dst(ft, d.dst, (double)llround(chunk));
+      if (--ft->sending == 0)
+        ft->sent++;
     }
     np += tree_try_send(ft, d.tree, k, chunk, p + np);
   }
@@ -545,17 +608,22 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
     void* data[8];
     int n = 0;
     long size = (long)llround(chunk * k);
+    tree_flow f[2];
     for (int t = 0; t < 2; t++) {
-      tree_flow f;
-      tree_flow_init(s, me, t, reduce, &f);
-      for (int i = 0; i < f.nsrc; i++) {
-        comms[n] = sg_mailbox_get_async(f.src[i], &data[n]);
+      tree_flow_init(s, me, t, reduce, &f[t]);
+      for (int i = 0; i < f[t].nsrc; i++) {
+        comms[n] = sg_mailbox_get_async(f[t].src[i], &data[n]);
         n++;
       }
-      for (int i = 0; i < f.ndst; i++)
-        comms[n++] = sg_mailbox_put_async(f.dst[i], &token, size);
+      for (int i = 0; i < f[t].ndst; i++) {
+        comms[n++] = sg_mailbox_put_async(f[t].dst[i], &token, size);
+        post_dst(&f[t], i, (double)size);
+      }
     }
     sg_comm_wait_all(comms, (size_t)n);
+    for (int t = 0; t < 2; t++)
+      for (int i = 0; i < f[t].ndst; i++)
+        land_dst(&f[t], i, (double)size);
     sg_barrier_wait(s->bar_cross[me->local]);
     if (rest + lat > 0)
       sg_actor_sleep_for(rest + lat);

@@ -664,6 +664,18 @@ static void resolve_net(ss_job* j)
                               8;
   j->conn_cap_bytes_per_s = j->flow_cap_bytes_per_s * (ps ? SS_NET_PS_SOCKETS : j->net_sockets);
   j->resolved.nccl_sockets = j->net_sockets > 0 ? j->net_sockets : -1;
+  /* The socket transport's threads on the CPUs (docs/model.md, "The socket transport's CPU"): the
+   * release's, no more than its sockets (--nccl-sockets). */
+  j->sock_threads = 0;
+  j->sock_send_flops_per_byte = j->sock_recv_flops_per_byte = 0;
+  double per_gb = o->socket_cpu_s_per_gb >= 0 ? o->socket_cpu_s_per_gb : SS_NET_SOCKET_RECV_CPU_S_PER_GB;
+  if (j->net_sockets > 0 && o->socket_cpu && !o->ideal && per_gb > 0) {
+    int threads = ss_nccl_socket_threads(o->nccl_version, p->nic_vendor);
+    j->sock_threads = threads < j->net_sockets ? threads : j->net_sockets;
+    j->sock_recv_flops_per_byte = per_gb * SS_REF_CORE_FLOPS / 1e9;
+    j->sock_send_flops_per_byte = SS_NET_SOCKET_SEND_SHARE * j->sock_recv_flops_per_byte;
+  }
+  j->resolved.socket_cpu_s_per_gb = j->sock_threads > 0 ? per_gb : 0;
 }
 
 /* The instances simulated of a cluster of m under options o (ss_job_sim_instances). */
@@ -1055,6 +1067,11 @@ static int phase_check(ss_job* j, ss_err* err)
     return ss_err_set(err, j->platform->path, 0,
                       "--nccl-sockets has no effect: NCCL runs over %s between these instances, not its socket "
                       "transport (give --net-transport socket)",
+                      j->net_transport == SS_NET_OFF ? "the NIC links as they are" : ss_net_names[j->net_transport]);
+  if (o->socket_cpu_s_per_gb >= 0 && j->net_sockets == 0)
+    return ss_err_set(err, j->platform->path, 0,
+                      "--socket-cpu-s-per-gb has no effect: NCCL runs over %s between these instances, not its "
+                      "socket transport (give --net-transport socket)",
                       j->net_transport == SS_NET_OFF ? "the NIC links as they are" : ss_net_names[j->net_transport]);
   if (j->host && check_actors(o, j->gpus_per_instance * sim_instances(o, o->instances), 3, j->workers, err))
     return SS_EINPUT;

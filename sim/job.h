@@ -54,6 +54,11 @@ typedef struct ss_job {
   double flow_cap_bytes_per_s;       /* AWS's cap on each TCP flow between instances (net.h); 0: none */
   double conn_cap_bytes_per_s;       /* what one connection between instances may carry: its flows x the
                                       * cap (NCCL's sockets, or one for a parameter server's); 0: no cap */
+  int sock_threads;                  /* threads at each end of a connection of NCCL's socket transport that
+                                      * poll and do the kernel's work (sockcpu.h); 0: its CPU not modelled */
+  double sock_send_flops_per_byte;   /* that work per byte on the sending and the receiving instance's CPU,
+                                      * in reference-core flops (net.h's figures, --socket-cpu-s-per-gb) */
+  double sock_recv_flops_per_byte;
   int batch;
   int workers;
   double cache;

@@ -55,6 +55,13 @@ int ss_nccl_sockets(ss_nccl r, ss_nic_vendor v)
   return k->threads[v] > 0 ? k->threads[v] * k->socks_per_thread[v] : 1;
 }
 
+int ss_nccl_socket_threads(ss_nccl r, ss_nic_vendor v)
+{
+  const ss_nccl_release* k = ss_nccl_of(r);
+  ss_assert(v >= 0 && v < SS_NIC_VENDOR_COUNT);
+  return k->threads[v] > 0 ? k->threads[v] : 1;
+}
+
 int ss_nccl_window(double chunk)
 {
   double w = chunk > 0 ? floor(SS_NCCL_BUFFSIZE / chunk) : SS_NCCL_STEPS;

@@ -77,4 +77,8 @@ const char* ss_nccl_name(ss_nccl r);
  * threads x sockets per thread, or 1 without helper threads. */
 int ss_nccl_sockets(ss_nccl r, ss_nic_vendor v);
 
+/* Threads at each end of such a connection that poll and do its socket work: the helper threads, or
+ * the proxy thread where the release runs none. */
+int ss_nccl_socket_threads(ss_nccl r, ss_nic_vendor v);
+
 #endif

@@ -46,6 +46,16 @@ extern const char* const ss_net_group_names[];
  * ps-lite (ZeroMQ) one TCP connection per pair of nodes. */
 #define SS_NET_PS_SOCKETS 1
 
+/* The kernel's work for the socket transport's bytes, in reference-core seconds per GB: ESTIMATES
+ * (calibration/socket_cpu.md has the reasoning). Receiving, the copy from kernel to user memory
+ * dominates: one core receives about 40 Gb/s with every offload, jumbo frames and aRFS (Cai et al.,
+ * "Understanding Host Network Stack Overheads", SIGCOMM 2021: 0.2 s/GB); on a virtual NIC without
+ * aRFS 1.5 times that. Sending costs about half (the copy from user memory, with TSO). */
+#define SS_NET_SOCKET_RECV_CPU_S_PER_GB 0.3
+#define SS_NET_SOCKET_SEND_SHARE 0.5
+/* Largest --socket-cpu-s-per-gb: 100 s/GB (80 Mb/s per core), far below any kernel stack. */
+#define SS_NET_SOCKET_MAX_CPU_S_PER_GB 100.0
+
 /* The transport an instance file may name (socket, ib or efa), or -1 for any other name. */
 int ss_net_file_transport(const char* name);
 

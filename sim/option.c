@@ -200,6 +200,16 @@ const ss_optdef ss_option_table[] = {
      NULL, -1, "the release's for the instance's NIC", 0, "nccl_sockets", "nccl_sockets", 0, NULL,
      "what-if NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD: TCP sockets (flows) per connection of NCCL's "
      "socket transport, each capped by --placement-group", 0},
+    {"no-socket-cpu", 0, SS_KIND_SWITCH, OFF(socket_cpu), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
+     "the socket transport's threads on the CPUs", 0, "socket_cpu", "socket_cpu", 0, NULL,
+     "switch off the CPU that NCCL's socket transport takes between instances (its threads polling while a "
+     "transfer is in flight, the kernel's work for every byte, sharing the cores with the loaders: docs/model.md, "
+     "The socket transport's CPU)", 0},
+    {"socket-cpu-s-per-gb", 0, SS_KIND_REAL, OFF(socket_cpu_s_per_gb), 0, SS_NET_SOCKET_MAX_CPU_S_PER_GB, 0, NULL, 0, ALL,
+     "cluster", "X", "CPU seconds per GB", -1, "0.3 (an estimate)", 0, "socket_cpu_s_per_gb", "socket_cpu_s_per_gb", 0,
+     NULL,
+     "what-if: the kernel's work for the socket transport, in seconds of a reference core per GB received (half of "
+     "it per GB sent), split over the connection's threads; 0 switches it off", 0},
     {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, ss_allreduce_names, 0, NOT_PLAN(ALL), "cluster", "ALG", NULL,
      SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
      "allreduce algorithm; auto: NCCL's own choice per collective, ring or tree and the protocol, by its tuning "
@@ -827,6 +837,12 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
   for (int i = 0; o->ideal && flows[i]; i++)
     if (ss_optset_has(given, flows[i]))
       FAIL("--%s has no effect with --ideal (no TCP flow is capped)", flows[i]);
+  static const char* const sock[] = {"no-socket-cpu", "socket-cpu-s-per-gb", NULL};
+  for (int i = 0; o->ideal && sock[i]; i++)
+    if (ss_optset_has(given, sock[i]))
+      FAIL("--%s has no effect with --ideal (the network takes no CPU)", sock[i]);
+  if (!o->socket_cpu && ss_optset_has(given, "socket-cpu-s-per-gb"))
+    FAIL("--socket-cpu-s-per-gb has no effect with --no-socket-cpu");
   if (!o->flow_cap && ss_optset_has(given, "placement-group"))
     FAIL("--placement-group has no effect with --no-flow-cap (its only effect is the cap on each TCP flow)");
   for (int i = 0; o->ideal && costs[i]; i++)

@@ -44,6 +44,9 @@ typedef struct ss_options {
   int ring_pipeline;              /* rings pipelined as NCCL runs them (coll.c, cost.c); 0: lock-step */
   ss_nccl nccl_version;           /* the NCCL release the job runs (nccl.h) */
   int nccl_sockets;               /* TCP sockets per connection of NCCL's socket transport; -1: the release's */
+  int socket_cpu;                 /* the socket transport's threads on the hosts' CPUs (sockcpu.h) */
+  double socket_cpu_s_per_gb;     /* their kernel work per GB received (half of it per GB sent), in
+                                   * reference-core seconds; -1: net.h's estimate */
   ss_allreduce allreduce;
   ss_fidelity fidelity;
   int symmetry;      /* fast fidelity: identical instances simulated by SS_SYMMETRY_INSTANCES of them (job.c) */

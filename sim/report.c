@@ -286,6 +286,8 @@ static void write_json(FILE* f, const ss_result* r)
           ss_net_names[j->net_transport], j->net.line_fraction, j->net.message_us);
   fprintf(f, "  \"nccl_version\": \"%s\",\n  \"socket_flows_per_connection\": %d,\n  \"flow_cap_gbps\": %.17g,\n",
           ss_nccl_name(j->opt.nccl_version), j->net_sockets, j->flow_cap_bytes_per_s * 8 / 1e9);
+  fprintf(f, "  \"socket_cpu_threads\": %d,\n  \"socket_cpu_s_per_gb\": %.17g,\n", j->sock_threads,
+          j->resolved.socket_cpu_s_per_gb);
   fprintf(f, "  \"compute_scaling\": \"%s\",\n  \"compute_reference\": {\"gpu_model\": ", ss_job_compute_scaling(j));
   /* Where the times come from: the measured entry's GPU and batch, or the workload's reference. */
   ss_json_string(f, j->device ? j->device->gpu_model : j->workload->ref_gpu_model);
@@ -566,6 +568,9 @@ static void write_table(FILE* f, const ss_result* r)
     if (j->net_sockets > 0)
       fprintf(f, ", %d TCP flow%s per connection (NCCL %s)", j->net_sockets, j->net_sockets == 1 ? "" : "s",
               ss_nccl_name(j->opt.nccl_version));
+    if (j->sock_threads > 0)
+      fprintf(f, ", %d thread%s per end on the CPU at %g s per GB received", j->sock_threads,
+              j->sock_threads == 1 ? "" : "s", j->resolved.socket_cpu_s_per_gb);
     if (j->flow_cap_bytes_per_s > 0)
       fprintf(f, ", each capped at %g Gb/s (%s a placement group)", j->flow_cap_bytes_per_s * 8 / 1e9,
               j->opt.placement_group == 0 ? "inside" : "outside");

@@ -30,27 +30,20 @@ typedef enum era {
   ERA_COUNT
 } era;
 
+/* The first release of each era, in order: a release is in the last era whose first it is at or after. */
+static const ss_nccl era_first[ERA_COUNT] = {
+    [ERA_2_2] = SS_NCCL_2_2,   [ERA_2_4] = SS_NCCL_2_4,   [ERA_2_5] = SS_NCCL_2_5,   [ERA_2_7] = SS_NCCL_2_7,
+    [ERA_2_8] = SS_NCCL_2_8,   [ERA_2_10] = SS_NCCL_2_10, [ERA_2_12] = SS_NCCL_2_12, [ERA_2_14] = SS_NCCL_2_14,
+    [ERA_2_18] = SS_NCCL_2_18, [ERA_2_19] = SS_NCCL_2_19,
+};
+
 static era era_of(ss_nccl r)
 {
-  if (r >= SS_NCCL_2_19)
-    return ERA_2_19;
-  if (r >= SS_NCCL_2_18)
-    return ERA_2_18;
-  if (r >= SS_NCCL_2_14)
-    return ERA_2_14;
-  if (r >= SS_NCCL_2_12)
-    return ERA_2_12;
-  if (r >= SS_NCCL_2_10)
-    return ERA_2_10;
-  if (r >= SS_NCCL_2_8)
-    return ERA_2_8;
-  if (r >= SS_NCCL_2_7)
-    return ERA_2_7;
-  if (r >= SS_NCCL_2_5)
-    return ERA_2_5;
-  if (r >= SS_NCCL_2_4)
-    return ERA_2_4;
-  return ERA_2_2;
+  era e = ERA_2_2;
+  for (int k = 1; k < ERA_COUNT; k++)
+    if (r >= era_first[k])
+      e = (era)k;
+  return e;
 }
 
 enum { A_TREE, A_RING };

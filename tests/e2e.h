@@ -23,6 +23,7 @@
   TEST(no_nvlink)                                                                                                      \
   TEST(net_transport)                                                                                                  \
   TEST(flow_cap)                                                                                                       \
+  TEST(socket_cpu)                                                                                                     \
   TEST(protocol_switch)                                                                                                \
   TEST(protocol_forced)                                                                                                \
   TEST(bench_nccl_model)                                                                                               \

@@ -522,10 +522,12 @@ void test_net_transport(void)
         char args[256];
         snprintf(
             args, sizeof(args),
-            "tests/platforms/%s.xml --instances 2 --allreduce ring --fidelity %s --no-call-cost --net-transport %s",
+            "tests/platforms/%s.xml --instances 2 --allreduce ring --fidelity %s --no-call-cost --net-transport %s "
+            "--no-socket-cpu",
             cases[i].file, fidelities[fi], cases[i].transport);
         double t = bench_time(args, sizes[k], NULL, 0);
-        /* 6 steps of a pipelined ring over 2 stars of 2: a chunk meets 3 hops inside (10 us, S/4 at
+        /* (Without the socket transport's threads, e2e.socket_cpu's: star2's NIC is no ENA, and one
+         * thread an end would bind at 1e8.) 6 steps of a pipelined ring over 2 stars of 2: a chunk meets 3 hops inside (10 us, S/4 at
          * B) and 3 across (20 us + m, S/4 at f B); at large sizes the hop across, whose chunks leave
          * one after the other, sets the pace: its latency once, then 6 chunks at f B. */
         double in = 10e-6 + sizes[k] / (4 * bw), across = 20e-6 + cases[i].m_us * 1e-6,
@@ -558,12 +560,12 @@ void test_flow_cap(void)
     int sockets;
     double cap_gbps;
   } cases[] = {
-      {"", 16 * 10 * gbps, 16, 10},                                 /* NCCL 2.21 on ENA: 2 threads x 8 sockets */
-      {"--nccl-version 2.4.8", 16 * 10 * gbps, 16, 10},             /* the first release with them */
-      {"--nccl-version 2.4", 10 * gbps, 1, 10},                     /* one socket before */
-      {"--nccl-version 2.3 --placement-group off", 5 * gbps, 1, 5}, /* outside a placement group */
-      {"--nccl-sockets 3", 30 * gbps, 3, 10},                       /* NCCL_SOCKET_NTHREADS x NSOCKS_PERTHREAD */
-      {"--nccl-version 2.3 --no-flow-cap", 0, 1, 0},
+      {"", 16 * 10 * gbps, 16, 10},                                  /* NCCL 2.21 on ENA: 2 threads x 8 sockets */
+      {"--nccl-version 2.4.8", 16 * 10 * gbps, 16, 10},              /* the first release with them */
+      {"--nccl-version 2.4", 10 * gbps, 1, 10},                      /* one socket before */
+      {"--nccl-version 2.3 --placement-group off", 5 * gbps, 1, 5},  /* outside a placement group */
+      {"--nccl-sockets 3", 30 * gbps, 3, 10},                        /* NCCL_SOCKET_NTHREADS x NSOCKS_PERTHREAD */
+      {"--nccl-version 2.3 --no-flow-cap --no-socket-cpu", 0, 1, 0}, /* one thread: its CPU would bind */
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int f = 0; f < 2; f++) {
@@ -594,6 +596,92 @@ void test_flow_cap(void)
     CHECK(j && num(j, "flow_cap_gbps") == 0, "%s: cap %g Gb/s", uncapped[k], j ? num(j, "flow_cap_gbps") : NAN);
     cJSON_Delete(j);
   }
+}
+
+/* The socket transport's CPU (docs/model.md, "The socket transport's CPU"). The same ring over two
+ * star2_net instances as e2e.flow_cap, without the cap on flows: the hop across moves 6 steps of S/4
+ * at the NIC's 5 GB/s, unless the receiving end's threads are slower: 0.3 s of a reference core per
+ * GB (star2_net's cores are reference cores) over n threads moves n / 0.3e-9 bytes/s. The threads
+ * work from when a step's chunk is posted, so each step's latency (50 us) hides behind their work,
+ * at most all of it: the time lies between 6 S/4 / rate and 6 (50 us + S/4 / rate). */
+void test_socket_cpu(void)
+{
+  const double s = 1e8, nic = 0.5 * 10e9, chunk = s / 4, lat = 50e-6;
+  const struct {
+    const char* opt;
+    double rate; /* bytes/s of the hop across */
+  } cases[] = {
+      {"", nic},                          /* 2.21 on ENA: 2 threads, 6.7 GB/s, above the NIC */
+      {"--nccl-version 2.3", 1 / 0.3e-9}, /* the proxy thread alone */
+      {"--nccl-sockets 1", 1 / 0.3e-9},   /* no more threads than sockets */
+      {"--nccl-version 2.3 --socket-cpu-s-per-gb 0.5", 1 / 0.5e-9},
+      {"--socket-cpu-s-per-gb 0.9", 2 / 0.9e-9}, /* 2 threads */
+      {"--nccl-version 2.3 --no-socket-cpu", nic},
+      {"--nccl-version 2.3 --socket-cpu-s-per-gb 0", nic},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    for (int f = 0; f < 2; f++) {
+      char args[256];
+      snprintf(args, sizeof(args),
+               "tests/platforms/star2_net.xml --instances 2 --allreduce ring --no-call-cost --no-flow-cap --fidelity "
+               "%s %s",
+               fidelities[f], cases[i].opt);
+      double t = bench_time(args, s, NULL, 0);
+      double lo = cases[i].rate < nic ? 6 * chunk / cases[i].rate : 6 * (lat + chunk / nic);
+      double hi = 6 * (lat + chunk / cases[i].rate);
+      CHECK(t >= lo * (1 - 1e-6) && t <= hi * (1 + 1e-6), "%s: %.9g s, expected %.9g to %.9g s", args, t, lo, hi);
+    }
+  /* What the run reports. */
+  const struct {
+    const char* opt;
+    int threads;
+    double per_gb;
+  } rep[] = {{"", 2, 0.3},
+             {"--nccl-version 2.3", 1, 0.3},
+             {"--socket-cpu-s-per-gb 1.5", 2, 1.5},
+             {"--no-socket-cpu", 0, 0},
+             {"--ideal", 0, 0},
+             {"--net-transport efa", 0, 0}};
+  for (size_t i = 0; i < sizeof(rep) / sizeof(rep[0]); i++) {
+    cJSON* j = sim_json("tests/platforms/star2_net.xml tests/workloads/tiny.json --instances 2 --synthetic %s",
+                        rep[i].opt);
+    CHECK(j && num(j, "socket_cpu_threads") == rep[i].threads && num(j, "socket_cpu_s_per_gb") == rep[i].per_gb,
+          "%s: %g threads at %g s/GB", rep[i].opt, j ? num(j, "socket_cpu_threads") : NAN,
+          j ? num(j, "socket_cpu_s_per_gb") : NAN);
+    cJSON_Delete(j);
+  }
+  /* The threads share the cores with the loaders: tiny's input pipeline (2 ms of a core per sample,
+   * batch 16, 3 workers a GPU: 6 on star2_net's 8 cores) bounds the iteration at 32 / 3 ms. While a
+   * transfer is in flight, NCCL 2.21's 2 polling threads at each end (4 an instance) make 10
+   * executions on 8 cores: the loaders' share falls (to no less than 8/10 of a core each), and the
+   * iteration and the CPU stall grow. With one thread an end (2.3, no cap on flows) 8 executions fit
+   * the 8 cores: the loaders keep their pace, and the receiving thread, slower than the NIC, turns
+   * CPU stall into network stall. */
+  const char* run = "tests/platforms/star2_net.xml tests/workloads/tiny.json --instances 2 --workers 3 --batch 16 "
+                    "--compute-scale 0.1 --no-flow-cap";
+  cJSON* off = sim_json("%s --no-socket-cpu", run);
+  cJSON* on = sim_json("%s", run);
+  cJSON* one = sim_json("%s --nccl-version 2.3", run);
+  CHECK(off && on && one, "the three runs");
+  if (off && on && one) {
+    double t0 = num(off, "iteration_s"), t1 = num(on, "iteration_s"), t2 = num(one, "iteration_s");
+    const cJSON* b0 = cJSON_GetObjectItemCaseSensitive(off, "breakdown");
+    const cJSON* b1 = cJSON_GetObjectItemCaseSensitive(on, "breakdown");
+    const cJSON* b2 = cJSON_GetObjectItemCaseSensitive(one, "breakdown");
+    double prep0 = num(b0, "prep_stall_s"), prep1 = num(b1, "prep_stall_s"), prep2 = num(b2, "prep_stall_s");
+    double net0 = num(b0, "network_stall_s"), net2 = num(b2, "network_stall_s");
+    CHECK(fabs(t0 - 32e-3 / 3) <= 1e-3 * t0, "without the socket CPU: %.9g s, the loaders' bound %.9g s", t0,
+          32e-3 / 3);
+    CHECK(t1 > t0 + 1e-4 && t1 <= t0 / 0.8 && prep1 - prep0 >= 0.9 * (t1 - t0),
+          "2 threads an end: %.9g s against %.9g s, CPU stall %.9g s against %.9g s", t1, t0, prep1, prep0);
+    CHECK(fabs(t2 - t0) <= 1e-4 * t0 && net2 > net0 + 1e-4 && prep2 < prep0 - 1e-4,
+          "one thread an end: %.9g s against %.9g s, network stall %.9g s against %.9g, CPU stall %.9g s against "
+          "%.9g s",
+          t2, t0, net2, net0, prep2, prep0);
+  }
+  cJSON_Delete(off);
+  cJSON_Delete(on);
+  cJSON_Delete(one);
 }
 
 /* bench's JSON gives NCCL's own prediction beside the simulated time: on 2 x p3dn.24xlarge at 8 B
