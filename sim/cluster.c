@@ -103,6 +103,9 @@ double ss_cluster_cross_latency(const ss_job* j, int a, int b)
 double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b)
 {
   double bw = j->conn_cap_bytes_per_s > 0 ? j->conn_cap_bytes_per_s : 1e300;
+  /* The socket transport's threads at the receiving end, each a core at most (sockcpu.h). */
+  if (j->sock_threads > 0 && j->sock_recv_flops_per_byte > 0)
+    bw = fmin(bw, j->sock_threads * j->platform->cpu_speed_flops / j->sock_recv_flops_per_byte);
   bw = path_bandwidth(j, route(j, a, gpu_nic_node(j, a)), bw);
   return path_bandwidth(j, route(j, gpu_nic_node(j, b), b), bw);
 }

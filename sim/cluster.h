@@ -52,7 +52,8 @@ double ss_cluster_route_latency(const ss_job* j, int a, int b);
 double ss_cluster_nic_bandwidth(const ss_job* j);
 
 /* Latency (s) and bottleneck bandwidth (bytes/s) of the path from GPU a of one instance to GPU b of
- * another one: a's route to its NIC, the switch (a connection's cap), then b's NIC's route to b. */
+ * another one: a's route to its NIC, the switch (a connection's cap), then b's NIC's route to b; no
+ * faster than the socket transport's threads at b's end move bytes with an idle CPU. */
 double ss_cluster_cross_latency(const ss_job* j, int a, int b);
 double ss_cluster_cross_bandwidth(const ss_job* j, int a, int b);
 
