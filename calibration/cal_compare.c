@@ -3,6 +3,8 @@
 #include "cal.h"
 #include "cal_cli.h"
 #include "cal_text.h"
+#include "catalog.h"
+#include "cli.h"
 #include "csv.h"
 #include "option.h"
 #include "proc.h"
@@ -111,7 +113,7 @@ static int header(const char* path, int line, char* text, int* col, int* ncols, 
 }
 
 /* Whether the word w of a row's arguments is an option that writes a file (the registry's
- * writes_file rows: -o, --output, --trace...): a long option as getopt_long reads it (--name,
+ * SS_FILE_WRITES rows: -o, --output, --trace...): a long option as getopt_long reads it (--name,
  * --name=VALUE, or a prefix of the name: --out), or a cluster of short options before the first
  * one that takes a value (-So). Its spelling goes to opt. A value that looks like such an option
  * is refused too: it would be one to any option that takes no value. */
@@ -122,7 +124,7 @@ static int writes_file(const char* w, char* opt, size_t size)
   if (w[1] == '-') {
     size_t n = strcspn(w + 2, "=");
     for (const ss_optdef* d = ss_option_table; n && d->name; d++) {
-      int hit = !d->positional && d->writes_file &&
+      int hit = !d->positional && d->file == SS_FILE_WRITES &&
                 ((strlen(d->name) >= n && strncmp(d->name, w + 2, n) == 0) ||
                  (d->alias && strlen(d->alias) >= n && strncmp(d->alias, w + 2, n) == 0));
       if (hit) {
@@ -136,7 +138,7 @@ static int writes_file(const char* w, char* opt, size_t size)
     const ss_optdef* d = ss_option_by_short((unsigned char)*c);
     if (!d)
       return 0;
-    if (d->writes_file) {
+    if (d->file == SS_FILE_WRITES) {
       snprintf(opt, size, "-%c", *c);
       return 1;
     }
@@ -422,6 +424,36 @@ static void default_bin(char* buf, size_t size)
 }
 
 /* A cal_cli run function: one simulation per row, the table, the CSV. */
+/* Whether output is one of the files row r's run reads (its instance file and the price table beside
+ * it, its workload, --price-file...: ss_cli_inputs, short names resolved as stash-sim resolves them);
+ * if so, says which in what. A row whose args do not parse reads nothing here: its run fails. */
+static int row_reads(const row* r, const char* output, ss_catalog* cat, char* what, size_t size)
+{
+  ss_cli cli;
+  char msg[512];
+  r->argv[0] = (char*)"stash-sim";
+  int hit = 0;
+  if (ss_cli_parse(r->nwords + 1, r->argv, &cli, msg, sizeof(msg)) == 0 && cli.cmd == SS_CMD_RUN) {
+    ss_err err;
+    ss_err_clear(&err);
+    ss_inputs in = {0};
+    if (!ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.opt.platform_path, &err) &&
+        !ss_catalog_resolve(cat, SS_CATALOG_WORKLOAD, &cli.opt.workload_path, &err) &&
+        !ss_catalog_resolve(cat, SS_CATALOG_PLATFORM, &cli.opt.stash_single, &err) &&
+        !ss_cli_inputs(&cli, NULL, 0, &in)) {
+      const ss_input* e = ss_inputs_find(&in, output);
+      if (e) {
+        snprintf(what, size, "%s '%s' of the row of line %d", e->what, e->path, r->line);
+        hit = 1;
+      }
+    }
+    ss_inputs_free(&in);
+  }
+  ss_cli_free(&cli);
+  r->argv[0] = NULL;
+  return hit;
+}
+
 static int compare_run(void* args, int nfiles, char** files, ss_err* err)
 {
   const compare_args* a = args;
@@ -445,6 +477,25 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
     return 2;
   if (read_csv(path, &lines, &rows, &n, err))
     goto done;
+  /* Nor may -o be a file a row's run reads. */
+  if (a->output) {
+    ss_catalog* cat = NULL;
+    ss_err cerr;
+    ss_err_clear(&cerr);
+    if (ss_catalog_new(&cat, &cerr)) {
+      status = ss_err_nomem(err);
+      goto done;
+    }
+    char what[4400];
+    for (int i = 0; i < n; i++)
+      if (row_reads(&rows[i], a->output, cat, what, sizeof(what))) {
+        ss_catalog_free(cat);
+        cal_usage_error("compare", "-o '%s' would overwrite %s", a->output, what);
+        status = 2;
+        goto done;
+      }
+    ss_catalog_free(cat);
+  }
   status = 1;
   if (strchr(bin, '/') && access(bin, X_OK) != 0) {
     fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));

@@ -2,8 +2,10 @@
 #include "cli.h"
 
 #include "err.h"
+#include "price.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,4 +352,46 @@ void ss_cli_free(ss_cli* c)
   free(c->changes);
   c->cfg = NULL;
   c->changes = NULL;
+}
+
+/* Add instance file path as what, and the price table the run reads beside it. */
+static int add_instance(ss_inputs* in, const char* what, const char* path)
+{
+  char table[4096], beside[160];
+  if (ss_inputs_add(in, what, path))
+    return SS_ENOMEM;
+  if (!path || !ss_price_table_path(path, table, sizeof(table)))
+    return SS_OK;
+  snprintf(beside, sizeof(beside), "%s beside %s", SS_PRICE_TABLE, what);
+  return ss_inputs_add(in, beside, table);
+}
+
+int ss_cli_inputs(const ss_cli* cli, const ss_planner_platform* plats, int nplats, ss_inputs* in)
+{
+  const ss_options* sets[2] = {&cli->opt, cli->cmd == SS_CMD_WHATIF ? &cli->changed : NULL};
+  for (int k = 0; k < 2 && sets[k]; k++)
+    for (const ss_optdef* d = ss_option_table; d->name; d++) {
+      if (d->file != SS_FILE_READS || !(d->commands & (unsigned)cli->cmd))
+        continue;
+      const char* path = *(const char* const*)(const void*)((const char*)sets[k] + d->offset);
+      const char* mine = *(const char* const*)(const void*)((const char*)&cli->opt + d->offset);
+      if (k == 1 && (!path || (mine && strcmp(path, mine) == 0)))
+        continue; /* not changed */
+      char what[128];
+      if (k == 1)
+        snprintf(what, sizeof(what), "the changed %s (--change %s=)", d->name, d->whatif_key ? d->whatif_key : d->name);
+      else if (d->positional)
+        snprintf(what, sizeof(what), "the %s", d->name);
+      else
+        snprintf(what, sizeof(what), "--%s", d->name);
+      int rc = d->offset == offsetof(ss_options, platform_path) ? add_instance(in, what, path)
+                                                                : ss_inputs_add(in, what, path);
+      if (rc)
+        return rc;
+    }
+  for (int i = 0; i < nplats; i++) {
+    if (add_instance(in, "an instance file of --platforms", plats[i].path))
+      return SS_ENOMEM;
+  }
+  return SS_OK;
 }

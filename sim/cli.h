@@ -2,7 +2,9 @@
 #ifndef SS_CLI_H
 #define SS_CLI_H
 
+#include "inputs.h"
 #include "option.h"
+#include "planner.h"
 
 #include <stdio.h>
 
@@ -26,5 +28,12 @@ typedef struct ss_cli {
  * ss_cli_free even after an error. */
 int ss_cli_parse(int argc, char** argv, ss_cli* out, char* msg, size_t msg_size);
 void ss_cli_free(ss_cli* c);
+
+/* Every input of the command, whatever brings it, into in (the same-file check's list): each
+ * registry row that reads a file (SS_FILE_READS) as the options give it, and whatif's changed value
+ * of it; the price table a run reads beside the instance file whose price it pays; plan's instance
+ * files (plats, nplats; NULL, 0 for the other commands) and the tables beside them. Short names must
+ * be resolved already. Returns 0 or SS_ENOMEM. */
+int ss_cli_inputs(const ss_cli* cli, const ss_planner_platform* plats, int nplats, ss_inputs* in);
 
 #endif

@@ -5,6 +5,7 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "engine.h"
+#include "inputs.h"
 #include "outfile.h"
 #include "derive.h"
 #include "planner.h"
@@ -60,39 +61,43 @@ static int write_failed(const ss_cli* cli)
   return SS_EXIT_RESOURCE;
 }
 
-/* A path of the command line and what it is, for the same-file check. */
-typedef struct named_path {
-  const char* what;
-  const char* path;
-} named_path;
-
-/* No output may be an input or the other output (links and hard links included): a usage error
- * naming both, before anything is written. Returns 0 or the exit status. */
-static int check_same_files(const ss_cli* cli)
+/* No output may be an input or another output (links and hard links included): a usage error
+ * naming both, before anything is written. The outputs are the registry's SS_FILE_WRITES rows.
+ * Returns 0 or the exit status. */
+static int check_same_files(const ss_cli* cli, const ss_planner_platform* plats, int nplats)
 {
-  const ss_options* o = &cli->opt;
-  const named_path in[] = {
-      {"the platform", o->platform_path},
-      {"the workload", o->workload_path},
-      {"--stash-single", o->stash_single},
-      {"the changed platform (--change platform=)", cli->cmd == SS_CMD_WHATIF ? cli->changed.platform_path : NULL}};
-  const named_path out[] = {
-      {"--output", o->output}, {"--trace", o->trace}, {"--plot", cli->cmd == SS_CMD_PLAN ? o->plan_plot : NULL}};
-  for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++)
-    for (size_t i = 0; out[k].path && i < sizeof(in) / sizeof(in[0]); i++)
-      if (in[i].path && ss_outfile_same(out[k].path, in[i].path)) {
-        fprintf(stderr, "stash-sim: error: %s '%s' would overwrite %s '%s' (see --help)\n", out[k].what, out[k].path,
-                in[i].what, in[i].path);
-        return SS_EXIT_USAGE;
+  ss_inputs in = {0};
+  if (ss_cli_inputs(cli, plats, nplats, &in)) {
+    ss_inputs_free(&in);
+    fprintf(stderr, "stash-sim: error: out of memory\n");
+    return SS_EXIT_RESOURCE;
+  }
+  const ss_optdef* out[16];
+  const char* path[16];
+  int nout = 0, status = 0;
+  for (const ss_optdef* d = ss_option_table; d->name; d++) {
+    const char* p = *(const char* const*)(const void*)((const char*)&cli->opt + d->offset);
+    if (d->file == SS_FILE_WRITES && (d->commands & (unsigned)cli->cmd) && p && nout < 16) {
+      out[nout] = d;
+      path[nout++] = p;
+    }
+  }
+  for (int k = 0; !status && k < nout; k++) {
+    const ss_input* hit = ss_inputs_find(&in, path[k]);
+    if (hit) {
+      fprintf(stderr, "stash-sim: error: --%s '%s' would overwrite %s '%s' (see --help)\n", out[k]->name, path[k],
+              hit->what, hit->path);
+      status = SS_EXIT_USAGE;
+    }
+    for (int l = k + 1; !status && l < nout; l++)
+      if (ss_outfile_same(path[l], path[k])) {
+        fprintf(stderr, "stash-sim: error: --%s '%s' and --%s '%s' are the same file (see --help)\n", out[l]->name,
+                path[l], out[k]->name, path[k]);
+        status = SS_EXIT_USAGE;
       }
-  for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++)
-    for (size_t l = k + 1; l < sizeof(out) / sizeof(out[0]); l++)
-      if (ss_outfile_same(out[l].path, out[k].path)) {
-        fprintf(stderr, "stash-sim: error: %s '%s' and %s '%s' are the same file (see --help)\n", out[l].what,
-                out[l].path, out[k].what, out[k].path);
-        return SS_EXIT_USAGE;
-      }
-  return 0;
+  }
+  ss_inputs_free(&in);
+  return status;
 }
 
 /* Open the output of the run (stdout unless --output) as a temporary file that replaces the old
@@ -307,20 +312,17 @@ static int plan_platforms(const ss_options* o, ss_catalog* cat, ss_planner_platf
   return rc;
 }
 
-/* stash-sim plan WORKLOAD: every configuration simulated, ranked. */
-static int plan_main(const ss_cli* cli, ss_catalog* cat)
+/* stash-sim plan WORKLOAD: every configuration simulated over the instance types plats, ranked. */
+static int plan_main(const ss_cli* cli, const ss_planner_platform* plats, int nplats)
 {
   ss_err err;
   ss_err_clear(&err);
-  ss_planner_platform* plats = NULL;
-  char** strings = NULL;
-  int nplats = 0, nstrings = 0, status;
+  int status;
   ss_planner plan;
   memset(&plan, 0, sizeof(plan));
   ss_outfile* out = NULL;
   /* gnuplot is checked first: a plan is not simulated for a plot that cannot be drawn. */
   if ((cli->opt.plan_plot && ss_planner_plot_ready(&err)) ||
-      plan_platforms(&cli->opt, cat, &plats, &nplats, &strings, &nstrings, &err) ||
       ss_planner_run(plats, nplats, &cli->opt, cli->ncfg, cli->cfg, isatty(STDERR_FILENO), &plan, &err)) {
     status = fail(&err);
   } else if (!(out = open_output(cli, &status))) {
@@ -332,10 +334,6 @@ static int plan_main(const ss_cli* cli, ss_catalog* cat)
       status = fail(&err);
   }
   ss_planner_free(&plan);
-  for (int i = 0; i < nstrings; i++)
-    free(strings[i]);
-  free(strings);
-  free(plats);
   return status;
 }
 
@@ -392,20 +390,27 @@ int main(int argc, char** argv)
     ss_cli_free(&cli);
     return fail(&cerr);
   }
-  int same = cli.cmd == SS_CMD_LIST ? 0 : check_same_files(&cli);
-  if (same) {
+  /* A plan's instance files are inputs too: resolved before the same-file check. */
+  ss_planner_platform* plats = NULL;
+  char** strings = NULL;
+  int nplats = 0, nstrings = 0;
+  int same = cli.cmd == SS_CMD_PLAN && plan_platforms(&cli.opt, cat, &plats, &nplats, &strings, &nstrings, &cerr)
+                 ? fail(&cerr)
+             : cli.cmd == SS_CMD_LIST ? 0
+                                      : check_same_files(&cli, plats, nplats);
+  if (!same && cli.cmd != SS_CMD_RUN)
+    same = cli.cmd == SS_CMD_BENCH    ? bench_main(&cli)
+           : cli.cmd == SS_CMD_WHATIF ? whatif_main(&cli)
+           : cli.cmd == SS_CMD_PLAN   ? plan_main(&cli, plats, nplats)
+                                      : list_main(&cli, cat);
+  for (int i = 0; i < nstrings; i++)
+    free(strings[i]);
+  free(strings);
+  free(plats);
+  if (same || cli.cmd != SS_CMD_RUN) {
     ss_catalog_free(cat);
     ss_cli_free(&cli);
     return same;
-  }
-  if (cli.cmd != SS_CMD_RUN) {
-    int status = cli.cmd == SS_CMD_BENCH    ? bench_main(&cli)
-                 : cli.cmd == SS_CMD_WHATIF ? whatif_main(&cli)
-                 : cli.cmd == SS_CMD_PLAN   ? plan_main(&cli, cat)
-                                            : list_main(&cli, cat);
-    ss_catalog_free(cat);
-    ss_cli_free(&cli);
-    return status;
   }
   ss_err err;
   ss_err_clear(&err);

@@ -71,14 +71,16 @@ const ss_optgroup ss_option_groups[] = {{"input", "Inputs"},
 #define BIG 1e15
 
 /* name, short, kind, field, min, max, min_open, values, set, commands, group, metavar, what, default,
- * default text, writes_file, whatif key, report key, positional, alias, help. */
+ * default text, file (SS_FILE_*), whatif key, report key, positional, alias, help. */
 /* clang-format off */
 const ss_optdef ss_option_table[] = {
-    {"platform", 0, SS_KIND_PATH, OFF(platform_path), 0, 0, 0, NULL, 0, NOT_PLAN(ALL), "input", "PLATFORM", NULL, 0, NULL, 0,
+    {"platform", 0, SS_KIND_PATH, OFF(platform_path), 0, 0, 0, NULL, 0, NOT_PLAN(ALL), "input", "PLATFORM", NULL, 0, NULL,
+     SS_FILE_READS,
      "platform", "platform", 1, NULL,
      "the instance file (platforms/NAME.xml) or its short name; whatif's platform=FILE runs the change on another "
      "instance", 0},
-    {"workload", 0, SS_KIND_PATH, OFF(workload_path), 0, 0, 0, NULL, 0, RUNS, "input", "WORKLOAD", NULL, 0, NULL, 0,
+    {"workload", 0, SS_KIND_PATH, OFF(workload_path), 0, 0, 0, NULL, 0, RUNS, "input", "WORKLOAD", NULL, 0, NULL,
+     SS_FILE_READS,
      NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name", 0},
     {"gpus", 'g', SS_KIND_COUNT, OFF(gpus), 1, SS_MAX_GPUS, 0, NULL, 0, ALL, "run", "K", NULL, -1, "all", 0, "gpus",
      "gpus", 0, NULL, "use the first K GPUs of each instance", 0},
@@ -368,7 +370,8 @@ const ss_optdef ss_option_table[] = {
      "the region whose on-demand price the cost uses: the row of the instance type and R in --price-file, else in "
      "prices.csv next to the instance file (platforms/prices.csv: us-east-1, us-west-2, eu-west-1), else for "
      "us-east-1 the instance file's price_usd_per_h; the report's price_source says which (docs/formats.md, Prices)", 0},
-    {"price-file", 0, SS_KIND_PATH, OFF(price_file), 0, 0, 0, NULL, 0, RUNS, "run", "FILE", NULL, 0, "none", 0,
+    {"price-file", 0, SS_KIND_PATH, OFF(price_file), 0, 0, 0, NULL, 0, RUNS, "run", "FILE", NULL, 0, "none",
+     SS_FILE_READS,
      "price_file", NULL, 0, NULL,
      "a CSV of your own prices per hour (spot, reserved, negotiated): columns instance_type and usd_per_h, "
      "optionally region, kind, date and source, as platforms/prices.csv; its row for the instance type (and "
@@ -395,7 +398,7 @@ const ss_optdef ss_option_table[] = {
      "data copied from host memory, RUN1's three metric allreduces and synchronisations); ours keeps the job's "
      "options", 0},
     {"stash-single", 0, SS_KIND_PATH, OFF(stash_single), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0,
-     "the file beside PLATFORM with the same GPU model and as many GPUs", 0, NULL, "stash_single", 0, NULL,
+     "the file beside PLATFORM with the same GPU model and as many GPUs", SS_FILE_READS, NULL, "stash_single", 0, NULL,
      "with --stash over several instances: the instance file of the single-instance run", 0},
     {"format", 0, SS_KIND_ENUM, OFF(format), 0, 0, 0, format_names, 0, ALL | SS_CMD_LIST, "output", "FMT", NULL,
      SS_FORMAT_TABLE, "table", 0, NULL, NULL, 0, NULL, "report format", 0},
@@ -406,7 +409,7 @@ const ss_optdef ss_option_table[] = {
      "write the simulated run as a Chrome trace (.json, or gzipped .json.gz; - : standard output) for Perfetto "
      "or chrome://tracing", 0},
     {"platforms", 0, SS_KIND_PATH, OFF(plan_platforms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
-     "every instance file of the catalogue", 0, NULL, NULL, 0, NULL,
+     "every instance file of the catalogue", SS_FILE_READS_LIST, NULL, NULL, 0, NULL,
      "instance types to try: short names or paths separated by commas, or a folder of instance files", 0},
     {"max-instances", 0, SS_KIND_COUNT, OFF(plan_max_instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, SS_CMD_PLAN, "plan",
      "K", NULL, 8, "8", 0, NULL, NULL, 0, NULL, "try 1 to K instances of each type", 0},
@@ -1265,7 +1268,9 @@ static void list_row_json(FILE* f, const ss_optdef* d)
   fprintf(f, ", \"default\": %s, \"values\": [", buf);
   for (int i = 0; d->kind == SS_KIND_ENUM && d->values[i]; i++)
     fprintf(f, "%s\"%s\"", i ? ", " : "", d->values[i]);
-  fprintf(f, "],\n     \"writes_file\": %s, \"whatif_key\": ", d->writes_file ? "true" : "false");
+  fprintf(f, "],\n     \"writes_file\": %s, \"reads_file\": %s, \"whatif_key\": ",
+          d->file == SS_FILE_WRITES ? "true" : "false",
+          d->file == SS_FILE_READS || d->file == SS_FILE_READS_LIST ? "true" : "false");
   fprintf(f, d->whatif_key ? "\"%s\"" : "null", d->whatif_key ? d->whatif_key : "");
   fprintf(f, ", \"report_key\": ");
   fprintf(f, d->report_key ? "\"%s\"" : "null", d->report_key ? d->report_key : "");

@@ -156,6 +156,11 @@ typedef enum ss_opt_kind {
 } ss_opt_kind;
 
 /* One row of the registry. */
+/* What an option's value is as a file: none, a file written (never an input; "-" is stdout), an
+ * input file (a path or a short name), or a list of instance files (commas, or a folder). Every
+ * input a command reads is on the same-file check's list through this field (sim/main.c). */
+enum { SS_FILE_NONE, SS_FILE_WRITES, SS_FILE_READS, SS_FILE_READS_LIST };
+
 typedef struct ss_optdef {
   const char* name; /* long name: --name; for a positional argument, its key */
   char short_name;  /* -x, or 0 */
@@ -171,7 +176,7 @@ typedef struct ss_optdef {
   const char* what;          /* in range errors: "a bandwidth in Gb/s"; NULL: from the kind */
   double dflt;               /* default value of a number, enum index or switch (paths: NULL) */
   const char* dflt_text;     /* the default as help says it */
-  int writes_file;           /* the value is a file written (never an input; "-" is stdout) */
+  int file;                  /* SS_FILE_*: what the value is as a file, for the same-file check */
   const char* whatif_key;    /* whatif --change KEY=..., or NULL */
   const char* report_key;    /* key of the "options" echo in reports, or NULL */
   int positional;            /* an argument, not an option (whatif may still change it) */

@@ -305,8 +305,7 @@ static void add_regions(const ss_prices* p, char* buf, size_t size)
   }
 }
 
-/* The table's path: prices.csv in the folder of platform_path, into buf ("" when no such file). */
-static int table_path(const char* platform_path, char* buf, size_t size)
+int ss_price_table_path(const char* platform_path, char* buf, size_t size)
 {
   buf[0] = '\0';
   if (!platform_path)
@@ -346,7 +345,7 @@ int ss_price_resolve(const char* platform_path, const char* type, double file_pr
     known = known || ss_prices_has_region(&user, reg);
   }
   char tpath[4096] = "";
-  if (table_path(platform_path, tpath, sizeof(tpath))) {
+  if (ss_price_table_path(platform_path, tpath, sizeof(tpath))) {
     rc = ss_prices_read(tpath, 1, &table, err);
     if (rc) {
       ss_prices_free(&user);

@@ -50,6 +50,10 @@ const ss_price_row* ss_prices_find(const ss_prices* p, const char* type, const c
 /* Whether p has a row of region (always for a file without a region column). */
 int ss_prices_has_region(const ss_prices* p, const char* region);
 
+/* The table a run reads beside its instance file: prices.csv in the folder of platform_path, into
+ * buf; returns 1, or 0 with buf "" when there is no such file. */
+int ss_price_table_path(const char* platform_path, char* buf, size_t size);
+
 /* The price an instance pays per hour, and where it comes from (source, at most size bytes):
  * price_file's row for (type, region) if price_file is given, else the table prices.csv in the
  * folder of platform_path (if there is one), else file_price (the instance file's) when region is

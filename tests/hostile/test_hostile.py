@@ -287,6 +287,60 @@ def case_same_file(sim, cal, tmp):
             "(see --help)")
 
 
+def case_same_file_inputs(sim, cal, tmp):
+    """Every input of a run is on the same-file check's list, whatever option or subcommand brings
+    it (issue 30): a price file, the table read beside the instance file, whatif's changed price
+    file, plan's instance files (a list, a folder, the catalogue of STASH_SIM_PATH) and the tables
+    beside them, the files a row of stash-calibrate compare runs on."""
+    for name, src in (("p.xml", "tests/platforms/star2.xml"), ("w.json", "tests/workloads/tiny.json")):
+        shutil.copy(os.path.join(ROOT, src), os.path.join(tmp, name))
+    with open(os.path.join(tmp, "price.csv"), "w") as f:
+        f.write("instance_type,usd_per_h\ntest-star2,0.5\n")
+    os.symlink("price.csv", os.path.join(tmp, "link-to-price.csv"))
+    os.link(os.path.join(tmp, "price.csv"), os.path.join(tmp, "hard-price.csv"))
+    os.link(os.path.join(tmp, "p.xml"), os.path.join(tmp, "hard-p.xml"))
+    os.symlink("p.xml", os.path.join(tmp, "plot.svg"))
+    for d in ("cat", "dir", "sub"):
+        os.mkdir(os.path.join(tmp, d))
+    shutil.copy(os.path.join(ROOT, "tests/platforms/star2.xml"), os.path.join(tmp, "cat", "star2.xml"))
+    shutil.copy(os.path.join(tmp, "price.csv"), os.path.join(tmp, "cat", "prices.csv"))
+    shutil.copy(os.path.join(ROOT, "tests/platforms/star2.xml"), os.path.join(tmp, "dir", "q.xml"))
+    with open(os.path.join(tmp, "rows.csv"), "w") as f:
+        f.write('args,measured_iteration_s\n"cat/star2.xml w.json --synthetic",0.01\n')
+    inputs = [os.path.join(tmp, n) for n in ("p.xml", "w.json", "price.csv", "cat/star2.xml", "cat/prices.csv",
+                                             "dir/q.xml", "rows.csv")]
+    e = "stash-sim: error: "
+    run = [sim, "p.xml", "w.json", "--synthetic"]
+    refused([*run, "--price-file", "price.csv", "-o", "link-to-price.csv"], tmp, inputs,
+            e + "--output 'link-to-price.csv' would overwrite --price-file 'price.csv' (see --help)")
+    refused([*run, "--price-file", "price.csv", "--trace", "hard-price.csv", "-o", "r.json"], tmp, inputs,
+            e + "--trace 'hard-price.csv' would overwrite --price-file 'price.csv' (see --help)")
+    refused([sim, "cat/star2.xml", "w.json", "--synthetic", "-o", "sub/../cat/prices.csv"], tmp, inputs,
+            e + "--output 'sub/../cat/prices.csv' would overwrite prices.csv beside the platform 'cat/prices.csv' "
+            "(see --help)")
+    refused([sim, "whatif", "p.xml", "w.json", "--synthetic", "--change", "price_file=price.csv", "-o", "./price.csv"],
+            tmp, inputs, e + "--output './price.csv' would overwrite the changed price-file (--change price_file=) "
+            "'price.csv' (see --help)")
+    plan = [sim, "plan", "w.json", "--max-instances", "1", "--algorithms", "ring", "-n", "1", "--warmup", "1"]
+    refused([*plan, "--platforms", "p.xml", "-o", "hard-p.xml"], tmp, inputs,
+            e + "--output 'hard-p.xml' would overwrite an instance file of --platforms 'p.xml' (see --help)")
+    refused([*plan, "--platforms", "dir", "-o", "dir/q.xml"], tmp, inputs,
+            e + "--output 'dir/q.xml' would overwrite an instance file of --platforms 'dir/q.xml' (see --help)")
+    refused([*plan, "--platforms", "p.xml", "--plot", "plot.svg"], tmp, inputs,
+            e + "--plot 'plot.svg' would overwrite an instance file of --platforms 'p.xml' (see --help)")
+    env = dict(os.environ, STASH_SIM_PATH=os.path.join(tmp, "cat"))
+    r = subprocess.run([*plan, "-o", "cat/prices.csv"], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and "would overwrite prices.csv beside an instance file of --platforms" in r.stderr,
+          f"plan over the catalogue, -o onto its price table: exit 2, got {r.returncode}: {r.stderr.strip()}")
+    refused([cal, "compare", "rows.csv", "--bin", sim, "-o", "cat/star2.xml"], tmp, inputs,
+            "stash-calibrate compare: error: -o 'cat/star2.xml' would overwrite the platform 'cat/star2.xml' of the "
+            "row of line 2 (see --help)")
+    refused([cal, "compare", "rows.csv", "--bin", sim, "-o", "cat/prices.csv"], tmp, inputs,
+            "stash-calibrate compare: error: -o 'cat/prices.csv' would overwrite prices.csv beside the platform "
+            "'cat/prices.csv' of the row of line 2 (see --help)")
+
+
 def case_output_permissions(sim, cal, tmp):
     """An output replaced keeps its permissions and stays behind a link to it; a new one gets the
     umask's."""
