@@ -826,6 +826,14 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   j->conv_tf32 = j->precision == SS_PRECISION_FP32 && o->cudnn_tf32 && !o->ideal && g->tf32_flops > g->speed_flops;
   if (j->conv_tf32)
     conv.flops = g->tf32_flops;
+  /* A measured entry of this GPU is fitted at the rates it ran at: the workload's FP32 (roofline_check),
+   * its convolutions on TF32 tensor cores where the GPU has them (PyTorch's default), then carried to
+   * the job's precision and options by the fitted efficiencies: a GPU without a faster 16-bit rate (the
+   * K80) gains at amp only what halved activations save in memory traffic. */
+  const ss_rates fit_dev = {g->speed_flops, g->memory_bytes_per_s, g->sm_count, SS_KERNEL_FLOOR_S};
+  ss_rates fit_conv = fit_dev;
+  if (g->tf32_flops > g->speed_flops)
+    fit_conv.flops = g->tf32_flops;
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
   double act = half_precision(j->precision) ? 0.5 : 1;
@@ -841,9 +849,10 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
     ss_roofline_fit(&fwd, w->ref_batch, &ref, y->fwd_s, &ff);
     ss_roofline_fit(&bwd, w->ref_batch, &ref, y->bwd_s, &fb);
     const ss_rates* on = y->fwd_nchw_elements > 0 ? &conv : &dev;
+    const ss_rates* fit_on = y->fwd_nchw_elements > 0 ? &fit_conv : &fit_dev;
     if (d) {
-      ss_roofline_fit(&fwd, entry_batch, on, d->fwd_ratio * ss_roofline_time(&fwd, entry_batch, &ref, &ff), &ff);
-      ss_roofline_fit(&bwd, entry_batch, on, d->bwd_ratio * ss_roofline_time(&bwd, entry_batch, &ref, &fb), &fb);
+      ss_roofline_fit(&fwd, entry_batch, fit_on, d->fwd_ratio * ss_roofline_time(&fwd, entry_batch, &ref, &ff), &ff);
+      ss_roofline_fit(&bwd, entry_batch, fit_on, d->bwd_ratio * ss_roofline_time(&bwd, entry_batch, &ref, &fb), &fb);
     }
     double tf = elem > 0 ? transposes_s(y->fwd_nchw_elements, y->fwd_nchw_elements, j->batch * elem, &dev) : 0;
     double tb = elem > 0 ? transposes_s(y->bwd_nchw_elements, y->fwd_nchw_elements, j->batch * elem, &dev) : 0;
@@ -979,8 +988,6 @@ static int phase_compute(ss_job* j, ss_err* err)
    * insist. */
   j->precision = job_precision(w, o);
   int other = j->precision != workload_precision(w);
-  if (other)
-    j->device = NULL;
   int insist = o->compute_model == SS_COMPUTE_ROOFLINE || other;
   if (insist || (o->compute_model == SS_COMPUTE_AUTO && !o->ideal)) {
     ss_err why;

@@ -482,12 +482,15 @@ static void write_table(FILE* f, const ss_result* r)
             "slowest GPU (stragglers)\n",
             b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
   write_table_limit(f, b);
+  int tf32 = j->platform->gpus[0].tf32_flops > j->platform->gpus[0].speed_flops;
   if (j->device && j->roofline)
     fprintf(f,
             "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "
-            "batch %d, carried to batch %d by the roofline model fitted on them\n",
+            "batch %d, carried to batch %d at %s%s by the roofline model fitted on them (measured at fp32%s)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio,
-            ss_job_reference_batch(j), j->batch);
+            ss_job_reference_batch(j), j->batch, ss_precision_name(j->precision),
+            j->conv_tf32 || j->precision != SS_PRECISION_FP32 || !tf32 ? "" : ", convolutions at FP32",
+            tf32 ? ", convolutions at TF32" : "");
   else if (j->device)
     fprintf(f, "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward)\n",
             j->device->gpu_model, j->workload->ref_gpu_model, j->device->fwd_ratio, j->device->bwd_ratio);

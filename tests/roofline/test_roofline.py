@@ -159,6 +159,25 @@ def case_precision():
           "the gradients stay FP32: the same buckets")
 
 
+def case_measured_precision():
+    """A measured entry is kept at another precision (issue 30), fitted at the rates it ran at and
+    carried by the roofline: on a K80 (no faster 16-bit rate) amp gains only memory traffic, never the
+    2x the reference GPU's roofline gave; on an A100 tf32 is the default fp32 run (its convolutions at
+    TF32), and --no-cudnn-tf32 runs them at FP32."""
+    k32 = run("platforms/p2.xl.xml", "auto", "--precision", "fp32")
+    k16 = run("platforms/p2.xl.xml", "auto", "--precision", "amp")
+    c32, c16 = k32["breakdown"]["compute_s"], k16["breakdown"]["compute_s"]
+    check(k32["compute_scaling"] == "measured_roofline" and k16["compute_scaling"] == "measured_roofline",
+          f"the K80's measured entry at both precisions: {k32['compute_scaling']}, {k16['compute_scaling']}")
+    check(0.7 * c32 < c16 < c32, f"K80 amp between 0.7 and 1 x fp32 (memory traffic only): {c16} vs {c32}")
+    a = run("platforms/p4d.24xl.xml", "auto")
+    t = run("platforms/p4d.24xl.xml", "auto", "--precision", "tf32")
+    n = run("platforms/p4d.24xl.xml", "auto", "--no-cudnn-tf32")
+    ca, ct, cn = (x["breakdown"]["compute_s"] for x in (a, t, n))
+    check(abs(ct - ca) <= 0.01 * ca, f"A100: tf32 within 1% of the default fp32 (TF32 convolutions): {ct} vs {ca}")
+    check(cn > 1.5 * ca, f"A100 --no-cudnn-tf32: convolutions at FP32, much slower: {cn} vs {ca}")
+
+
 def case_layout():
     """NCHW against --channels-last at amp: the compute differs by the transposes written out here."""
     w = json.load(open("workloads/resnet50.json"))
