@@ -630,7 +630,7 @@ static int parse_size(const char* s, double* out)
   } mult[] = {{"", 1},     {"k", 1e3},     {"K", 1e3},        {"M", 1e6},           {"G", 1e9},
               {"T", 1e12}, {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
   char* end = NULL;
-  double v = strtod(s, &end);
+  double v = ss_strtod(s, &end);
   if (end == s || !isfinite(v))
     return -1;
   for (size_t i = 0; i < sizeof(mult) / sizeof(mult[0]); i++)
@@ -691,7 +691,7 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
       ok = !errno && end != value && !*end;
       break;
     case SS_KIND_REAL:
-      v = strtod(value, &end);
+      v = ss_strtod(value, &end);
       ok = end != value && !*end && isfinite(v);
       break;
     case SS_KIND_SIZE:
@@ -708,6 +708,16 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
     char expects[256];
     ss_option_expects(d, expects, sizeof(expects));
     snprintf(msg, size, "%s expects %s, got '%s'", shown, expects, value);
+    return -1;
+  }
+  /* A count too large for an int (parameters, elements, events, samples) is still whole. */
+  static const char* const counts[] = {"a number of parameters", "a number of elements", "a number of events",
+                                       "a number of samples", NULL};
+  int whole = 0;
+  for (int i = 0; d->kind == SS_KIND_REAL && d->what && counts[i]; i++)
+    whole |= strcmp(d->what, counts[i]) == 0;
+  if (whole && v != floor(v)) {
+    snprintf(msg, size, "%s expects a whole number (%s), got '%s'", shown, d->what, value);
     return -1;
   }
   if (d->kind == SS_KIND_REAL && v != 0 && v < real_floor(d)) {

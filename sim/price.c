@@ -205,7 +205,7 @@ static int add_row(ss_prices* p, char** f, const int* where, int line, ss_err* e
   const char* usd = f[where[COL_USD]];
   char* end = NULL;
   errno = 0;
-  double v = strtod(usd, &end);
+  double v = ss_strtod(usd, &end);
   if (end == usd || *end != '\0' || errno == ERANGE || !isfinite(v) || !ss_qty_ok(SS_QTY_PRICE, v, 1)) {
     char expects[128];
     ss_qty_expects(SS_QTY_PRICE, 1, expects, sizeof(expects));

@@ -43,7 +43,7 @@ int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, 
     return SS_EINPUT;
   }
   char* end = NULL;
-  double value = strtod(text, &end);
+  double value = ss_strtod(text, &end);
   if (end == text) {
     snprintf(why, why_size, "expected %s, got '%s'", what, text);
     return SS_EINPUT;
@@ -122,4 +122,16 @@ void ss_qty_expects(ss_qty q, int zero_ok, char* buf, unsigned long size)
   qty_value_text(e, e->lo, lo, sizeof(lo));
   qty_value_text(e, e->hi, hi, sizeof(hi));
   snprintf(buf, size, "%s%s in [%s, %s]", zero_ok ? "0 or " : "", e->what, lo, hi);
+}
+
+double ss_strtod(const char* s, char** end)
+{
+  const char* p = s + (*s == '+' || *s == '-');
+  int digit = *p >= '0' && *p <= '9', point = *p == '.' && p[1] >= '0' && p[1] <= '9';
+  if (!(digit || point) || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+    if (end)
+      *end = (char*)s;
+    return 0;
+  }
+  return strtod(s, end);
 }

@@ -14,6 +14,11 @@ typedef enum ss_unit_kind {
  * the bounds included. */
 int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, unsigned long why_size);
 
+/* strtod restricted to decimal notation, as every reader and option takes numbers: an optional sign,
+ * digits with an optional point, an optional exponent. Hexadecimal ("0x10", "0x1p1"), "inf", "nan"
+ * and leading spaces read nothing (*end = s, returns 0). */
+double ss_strtod(const char* s, char** end);
+
 /* The plausible bounds of every kind of physical quantity, the one table that the platform reader,
  * the workload reader and the option registry check against (docs/formats.md, "Bounds"). Values
  * outside are a wrong unit or a typo, not a machine: beyond them SimGrid's arithmetic or the

@@ -2,6 +2,7 @@
 #include "xml.h"
 
 #include "infile.h"
+#include "units.h"
 
 #include <libxml/parser.h>
 #include <stdarg.h>
@@ -150,7 +151,7 @@ int ss_xml_req_prop(const ss_xml* x, const xmlNode* n, const char* what, const c
 static int parse_number(const char* s, int allow_zero, double lo, double max, double* out)
 {
   char* end = NULL;
-  double v = strtod(s, &end);
+  double v = ss_strtod(s, &end);
   if (end == s || *end || !(v == v) || v > max || (v < lo && !(v == 0 && allow_zero)))
     return SS_EINPUT;
   *out = v;
