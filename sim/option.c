@@ -1004,6 +1004,9 @@ static int check_collective(const ss_options* o, unsigned cmd, char* msg, size_t
   if (cmd == SS_CMD_BENCH && o->bench_op != SS_OP_ALLREDUCE && o->allreduce == SS_ALLREDUCE_TREE)
     FAIL("--allreduce tree is not for 'stash-sim bench %s': NCCL runs it on rings only (ring, hierarchical or auto)",
          ss_coll_op_name(o->bench_op));
+  /* bench's collectives move float32 elements, as nccl-tests' default: a size is at least one. */
+  if (cmd == SS_CMD_BENCH && o->min_bytes < 4)
+    FAIL("--min-bytes %g is less than one element (4 bytes: float32, as nccl-tests' default)", o->min_bytes);
   return 0;
 }
 

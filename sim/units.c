@@ -44,14 +44,22 @@ int ss_units_parse(const char* text, ss_unit_kind kind, double* out, char* why, 
   }
   char* end = NULL;
   double value = ss_strtod(text, &end);
+  static const ss_qty qty[] = {SS_QTY_BANDWIDTH, SS_QTY_LATENCY, SS_QTY_SPEED};
   if (end == text) {
-    snprintf(why, why_size, "expected %s, got '%s'", what, text);
+    /* inf, nan, hexadecimal: a number strtod reads, in no range of ours. */
+    char* other = NULL;
+    (void)strtod(text, &other);
+    if (other != text) {
+      char expects[128];
+      ss_qty_expects(qty[kind], kind == SS_UNIT_LATENCY, expects, sizeof(expects));
+      snprintf(why, why_size, "expected %s, got '%s'", expects, text);
+    } else
+      snprintf(why, why_size, "expected %s, got '%s'", what, text);
     return SS_EINPUT;
   }
   for (const unit_entry* u = table; u->suffix; u++) {
     if (strcmp(end, u->suffix) == 0) {
       /* Beyond the bounds a value is a wrong unit, not a machine (and may overflow SimGrid). */
-      static const ss_qty qty[] = {SS_QTY_BANDWIDTH, SS_QTY_LATENCY, SS_QTY_SPEED};
       double v = value * u->factor;
       if (!ss_qty_ok(qty[kind], v, kind == SS_UNIT_LATENCY)) {
         char expects[128];
