@@ -204,6 +204,11 @@ static int find_command(ss_cli* out, int argc, char** argv, int* first, char* ms
     out->cmd = SS_CMD_BENCH;
     if (argc < 3)
       return usage_error(msg, size, "'stash-sim bench' expects allreduce, reduce-scatter or all-gather, got nothing");
+    /* "stash-sim bench --help" (or -h) asks for bench's help: the options come next. */
+    if (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
+      *first = 2;
+      return 0;
+    }
     int op = ss_coll_op_parse(argv[2]);
     if (op < 0)
       return usage_error(msg, size, "'stash-sim bench' expects allreduce, reduce-scatter or all-gather, got '%s'",

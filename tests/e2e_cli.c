@@ -73,6 +73,14 @@ void test_help_version(void)
   r = runs(SS_SIM_BIN, "--version");
   CHECK(r.status == 0 && strncmp(r.out, "stash-sim ", 10) == 0, "--version");
   run_free(&r);
+  /* Each subcommand's help, before its arguments (issue 30: bench --help was refused). */
+  const char* sub[] = {"bench --help", "bench -h",      "bench allreduce --help",
+                       "plan --help",  "whatif --help", "list --help"};
+  for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+    r = runs(SS_SIM_BIN, sub[i]);
+    CHECK(r.status == 0 && strstr(r.out, "usage: stash-sim") && !*r.err, "%s: exit %d, %s", sub[i], r.status, r.err);
+    run_free(&r);
+  }
 }
 
 /* The option registry as the binary shows it: --list-options --format json lists every option of
