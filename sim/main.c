@@ -325,6 +325,11 @@ static int plan_main(const ss_cli* cli, const ss_planner_platform* plats, int np
   if ((cli->opt.plan_plot && ss_planner_plot_ready(&err)) ||
       ss_planner_run(plats, nplats, &cli->opt, cli->ncfg, cli->cfg, isatty(STDERR_FILENO), &plan, &err)) {
     status = fail(&err);
+  } else if (plan.nrows == 0 && plan.failed > 0 && plan.over_budget == 0 && plan.over_deadline == 0) {
+    /* Nothing could be ranked, and not for a budget or a deadline: an error, not an empty ranking. */
+    fprintf(stderr, "stash-sim: error: no configuration could be simulated: all %d failed (the first: %s)\n",
+            plan.failed, plan.failed_first.msg);
+    status = ss_err_exit_code(&plan.failed_first);
   } else if (!(out = open_output(cli, &status))) {
   } else {
     status = ss_planner_write(ss_outfile_stream(out), &plan, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
