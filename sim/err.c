@@ -139,6 +139,10 @@ static void copy_escaped(char* dst, unsigned long size, const char* src)
   dst[n] = '\0';
 }
 
+/* The running program's name (ss_err_on_exit): an error without a file names it. */
+static const char* exit_prog = "stash-sim";
+static void (*exit_cleanup)(void);
+
 void ss_err_format(const ss_err* err, char* buf, unsigned long size)
 {
   if (!buf || size == 0)
@@ -148,7 +152,7 @@ void ss_err_format(const ss_err* err, char* buf, unsigned long size)
     return;
   }
   char line[SS_ERR_FILE_MAX + SS_ERR_PATH_MAX + SS_ERR_MSG_MAX + 64];
-  const char* file = err->file[0] ? err->file : "stash-sim";
+  const char* file = err->file[0] ? err->file : exit_prog;
   if (err->path[0])
     snprintf(line, sizeof(line), "%s: %s: %s", file, err->path, err->msg);
   else if (err->line > 0 && err->col > 0)
@@ -160,8 +164,6 @@ void ss_err_format(const ss_err* err, char* buf, unsigned long size)
   copy_escaped(buf, size, line);
 }
 
-static const char* exit_prog = "stash-sim";
-static void (*exit_cleanup)(void);
 
 void ss_err_on_exit(const char* prog, void (*cleanup)(void))
 {
