@@ -1,6 +1,7 @@
 /* cal_astra: stash-calibrate astra: import an ASTRA-sim 1.0 text workload (data parallel) as a
  * stash-sim workload JSON. */
 #include "cal.h"
+#include "names.h"
 #include "cal_cli.h"
 #include "cal_text.h"
 #include "cal_workload.h"
@@ -182,18 +183,27 @@ static int read_astra(const char* path, const astra_args* a, cal_lines* lines, a
     return ss_err_nomem(err);
   *layers = l;
   *nlayers = 0;
-  for (int i = 2; i < lines->n; i++) {
+  /* Unique names through a hash set: a file of a million layers reads in linear time. */
+  ss_names seen = {0};
+  int rc = SS_OK;
+  for (int i = 2; !rc && i < lines->n; i++) {
     if (!lines->line[i][strspn(lines->line[i], " \t")])
       continue;
-    if (parse_layer(path, i + 1, lines->line[i], a, &l[*nlayers], err))
-      return SS_EINPUT;
-    for (int k = 0; k < *nlayers; k++)
-      if (strcmp(l[k].name, l[*nlayers].name) == 0)
-        return ss_err_set(err, path, i + 1, "layer name '%s' repeats line %d's (stash-sim needs unique names)",
-                          l[k].name, l[k].line);
-    (*nlayers)++;
+    if (parse_layer(path, i + 1, lines->line[i], a, &l[*nlayers], err)) {
+      rc = SS_EINPUT;
+      break;
+    }
+    int added = 0, k = ss_names_add(&seen, l[*nlayers].name, &added);
+    if (k < 0)
+      rc = ss_err_nomem(err);
+    else if (!added)
+      rc = ss_err_set(err, path, i + 1, "layer name '%s' repeats line %d's (stash-sim needs unique names)", l[k].name,
+                      l[k].line);
+    else
+      (*nlayers)++;
   }
-  return SS_OK;
+  ss_names_free(&seen);
+  return rc;
 }
 
 static void provenance(cJSON* j, const char* path, const astra_args* a, int nlayers, const char* dataset_note)

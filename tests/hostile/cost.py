@@ -55,6 +55,27 @@ def layers_workload(tmp, n):
     return path
 
 
+def price_rows(tmp, n):
+    """A price file of n rows of other types, then star2's (issue 30: the duplicate check was
+    quadratic, 80,000 rows took 22 s)."""
+    path = os.path.join(tmp, f"prices{n}.csv")
+    with open(path, "w") as f:
+        f.write("instance_type,usd_per_h,region\n")
+        f.writelines(f"type{i:08d}.xlarge,1.0,us-east-1\n" for i in range(n))
+        f.write("test-star2,0.5,us-east-1\n")
+    return path
+
+
+def astra_layers(tmp, n):
+    """An ASTRA-sim workload of n layers (issue 30: the unique-name check was quadratic, 40,000 layers
+    took 5 s)."""
+    path = os.path.join(tmp, f"astra{n}.txt")
+    with open(path, "w") as f:
+        f.write(f"DATA\n{n}\n")
+        f.writelines(f"l{i}\t-1\t1000\tNONE\t0\t1000\tNONE\t0\t1000\tALLREDUCE\t4096\t10\n" for i in range(n))
+    return path
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="stash-hostile-") as tmp:
         fifo = os.path.join(tmp, "fifo")
@@ -83,6 +104,12 @@ def main():
             "layers_allreduce": lambda: expect_ok(run([SIM, STAR2, layers_workload(tmp, 20000), "--bucket-mb", "0",
                                                        "--iterations", "1", "--synthetic"], 40 * SLOWDOWN)),
         }
+        # 1,000,000 rows or layers: linear readers take a few seconds (0.08 s for 80,000 price rows,
+        # 0.56 s for 40,000 layers on this machine); quadratic ones hours.
+        cases["price_rows"] = lambda: expect_ok(run([SIM, STAR2, TINY, "--synthetic", "--iterations", "1", "--warmup",
+                                                     "1", "--price-file", price_rows(tmp, 1000000)], 60 * SLOWDOWN))
+        cases["astra_layers"] = lambda: expect_ok(run([CAL, "astra", astra_layers(tmp, 300000), "--clock-ghz", "1",
+                                                       "-o", os.path.join(tmp, "a.json")], 60 * SLOWDOWN))
         if CASE not in cases:
             sys.exit(f"cost.py: unknown case {CASE!r} ({', '.join(cases)})")
         cases[CASE]()
