@@ -164,7 +164,6 @@ void ss_err_format(const ss_err* err, char* buf, unsigned long size)
   copy_escaped(buf, size, line);
 }
 
-
 void ss_err_on_exit(const char* prog, void (*cleanup)(void))
 {
   exit_prog = prog;
