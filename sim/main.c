@@ -76,8 +76,10 @@ static int check_same_files(const ss_cli* cli, const ss_planner_platform* plats,
   const char* path[16];
   int nout = 0, status = 0;
   for (const ss_optdef* d = ss_option_table; d->name; d++) {
+    if (d->file != SS_FILE_WRITES || !(d->commands & (unsigned)cli->cmd))
+      continue; /* only a path option's field holds a pointer */
     const char* p = *(const char* const*)(const void*)((const char*)&cli->opt + d->offset);
-    if (d->file == SS_FILE_WRITES && (d->commands & (unsigned)cli->cmd) && p && nout < 16) {
+    if (p && nout < 16) {
       out[nout] = d;
       path[nout++] = p;
     }
