@@ -363,6 +363,36 @@ int ss_price_table_path(const char* platform_path, char* buf, size_t size)
   return 1;
 }
 
+/* A --price-file with no row of (type, region), where the table or the instance file would set the
+ * price, silently: an error naming the types it holds. */
+static int no_row(const ss_prices* user, const char* price_file, const char* type, const char* reg, ss_err* err)
+{
+  /* Its regions of the type, if any; else its instance types. */
+  char list[256] = "";
+  int of_type = 0;
+  for (int pass = 0; pass < 2 && !list[0]; pass++)
+    for (int i = 0; i < user->nrows; i++) {
+      const ss_price_row* r = &user->rows[i];
+      if (pass == 0 && (!user->has_region || strcmp(r->instance_type, type) != 0))
+        continue;
+      const char* item = pass == 0 ? r->region : r->instance_type;
+      size_t n = strlen(list);
+      if (n + strlen(item) + 8 >= sizeof(list)) {
+        snprintf(list + n, sizeof(list) - n, ", ...");
+        break;
+      }
+      snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", item);
+      of_type = pass == 0;
+    }
+  if (of_type)
+    return ss_err_set(err, price_file, 0, "--price-file has no row for %s in %s (its rows of %s are for %s)", type, reg,
+                      type, list);
+  return ss_err_set(err, price_file, 0,
+                    "--price-file has no row for %s (its instance types: %s; a row names the type as the instance "
+                    "file does, as p3.8xlarge)",
+                    type, list);
+}
+
 int ss_price_resolve(const char* platform_path, const char* type, double file_price, const char* region,
                      const char* price_file, double* usd_per_h, char* source, size_t size, ss_err* err)
 {
@@ -390,7 +420,9 @@ int ss_price_resolve(const char* platform_path, const char* type, double file_pr
       return rc;
     }
     const ss_price_row* r = ss_prices_find(&table, type, reg);
-    if (r) {
+    if (r && price_file) {
+      rc = no_row(&user, price_file, type, reg, err);
+    } else if (r) {
       *usd_per_h = r->usd_per_h;
       snprintf(source, size, "%s %s %s %s", SS_PRICE_TABLE, reg, r->date, r->kind);
       ss_prices_free(&user);
@@ -402,7 +434,12 @@ int ss_price_resolve(const char* platform_path, const char* type, double file_pr
   char where[4200];
   snprintf(where, sizeof(where), "%s%s%s", price_file ? price_file : "", price_file && tpath[0] ? " and " : "",
            tpath[0] ? tpath : "");
-  if (strcmp(reg, SS_PRICE_DEFAULT_REGION) == 0) {
+  int east = strcmp(reg, SS_PRICE_DEFAULT_REGION) == 0;
+  if (rc) {
+    /* the table had the row, the price file did not: no_row's error */
+  } else if (price_file && (east || known)) {
+    rc = no_row(&user, price_file, type, reg, err);
+  } else if (east) {
     *usd_per_h = file_price;
     snprintf(source, size, "instance file");
   } else if (!known) {
@@ -411,9 +448,10 @@ int ss_price_resolve(const char* platform_path, const char* type, double file_pr
     add_regions(&table, regions, sizeof(regions));
     rc = ss_err_set(err, NULL, 0, "--region %s: unknown region: no price of it in %s (regions known: %s)", reg,
                     where[0] ? where : "the instance file (us-east-1 only; no prices.csv next to it)", regions);
-  } else
+  } else {
     rc = ss_err_set(err, NULL, 0, "no price for %s in %s: no row of it in %s (give one with --price-file FILE)", type,
                     reg, where);
+  }
   ss_prices_free(&user);
   ss_prices_free(&table);
   return rc;
