@@ -2,6 +2,7 @@
 #include "price.h"
 
 #include "array.h"
+#include "names.h"
 #include "infile.h"
 #include "units.h"
 
@@ -153,11 +154,6 @@ void ss_prices_free(ss_prices* p)
   memset(p, 0, sizeof(*p));
 }
 
-static int same(const char* a, const char* b)
-{
-  return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
 /* Parse the header line into where[] (the field index of each column, -1 if absent). */
 static int header(char* s, const char* path, int full, int* where, int* nfields, ss_err* err)
 {
@@ -215,44 +211,36 @@ static int add_row(ss_prices* p, char** f, const int* where, int line, ss_err* e
   return SS_OK;
 }
 
-/* Rows by (instance type, region), then line. */
-static int by_key(const void* a, const void* b)
-{
-  const ss_price_row* x = *(const ss_price_row* const*)a;
-  const ss_price_row* y = *(const ss_price_row* const*)b;
-  int c = strcmp(x->instance_type, y->instance_type);
-  if (!c)
-    c = strcmp(x->region ? x->region : "", y->region ? y->region : "");
-  return c ? c : (x->line > y->line) - (x->line < y->line);
-}
-
 /* A second row of one (type, region): the earliest such row in the file is the error, naming the
- * first of its key. Sorted, in O(n log n) (a file of a million rows reads in seconds). */
+ * first of its key. Through a hash set of the keys (ss_names): linear in the rows. */
 static int check_duplicates(const ss_prices* p, ss_err* err)
 {
-  const ss_price_row** v = malloc(sizeof(*v) * (size_t)(p->nrows ? p->nrows : 1));
-  if (!v)
-    return ss_err_nomem(err);
-  for (int i = 0; i < p->nrows; i++)
-    v[i] = &p->rows[i];
-  qsort(v, (size_t)p->nrows, sizeof(*v), by_key);
-  const ss_price_row *second = NULL, *first = NULL;
-  for (int i = 1, g = 0; i < p->nrows; i++) {
-    if (strcmp(v[i]->instance_type, v[g]->instance_type) != 0 || !same(v[i]->region, v[g]->region)) {
-      g = i;
-      continue;
+  ss_names keys = {0};
+  int* first = malloc(sizeof(*first) * (size_t)(p->nrows ? p->nrows : 1));
+  int rc = first ? SS_OK : ss_err_nomem(err);
+  for (int i = 0; !rc && i < p->nrows; i++) {
+    const ss_price_row* r = &p->rows[i];
+    /* No cell holds a newline (the file is split into lines first): type NL region is the key. */
+    size_t len = strlen(r->instance_type) + (r->region ? strlen(r->region) : 0) + 2;
+    char* key = malloc(len);
+    if (!key) {
+      rc = ss_err_nomem(err);
+      break;
     }
-    if (!second || v[i]->line < second->line) {
-      second = v[i];
-      first = v[g];
-    }
+    snprintf(key, len, "%s\n%s", r->instance_type, r->region ? r->region : "");
+    int added = 0, k = ss_names_add(&keys, key, &added);
+    free(key);
+    if (k < 0)
+      rc = ss_err_nomem(err);
+    else if (added)
+      first[k] = i;
+    else
+      rc = ss_err_set(err, p->path, r->line, "a second row of %s%s%s (the first is on line %d)", r->instance_type,
+                      r->region ? " in " : "", r->region ? r->region : "", p->rows[first[k]].line);
   }
-  free(v);
-  if (!second)
-    return SS_OK;
-  return ss_err_set(err, p->path, second->line, "a second row of %s%s%s (the first is on line %d)",
-                    second->instance_type, second->region ? " in " : "", second->region ? second->region : "",
-                    first->line);
+  free(first);
+  ss_names_free(&keys);
+  return rc;
 }
 
 int ss_prices_read(const char* path, int full, ss_prices* out, ss_err* err)
