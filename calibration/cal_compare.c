@@ -8,6 +8,8 @@
 #include "csv.h"
 #include "option.h"
 #include "proc.h"
+#include "units.h"
+#include "estimate.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -30,7 +32,7 @@ typedef struct row {
   int line;
   char* args;  /* point into the file's lines */
   char* words; /* args split into words (owned) */
-  char** argv; /* the simulator's argv (owned): [0] for the binary, the words, 3 free slots */
+  char** argv; /* the simulator's argv (owned): [0] for the binary, the words, 4 free slots */
   int nwords;
   const char* source;
   double measured_s;
@@ -41,7 +43,8 @@ typedef struct row {
 typedef struct compare_args {
   const char* output;
   const char* bin;
-  double timeout_s; /* per row; 0: none */
+  double timeout_s;   /* per row; 0: none */
+  double max_minutes; /* the rows' estimated work refused beyond it */
 } compare_args;
 
 static const char* const columns[] = {"args", "measured_iteration_s", "source", "note", NULL};
@@ -166,7 +169,7 @@ static int data_row(const char* path, int line, char* text, const int* col, int 
   /* The words, as many as there are (at most one per two characters, and one more). */
   size_t len = strlen(r->args);
   r->words = strdup(r->args);
-  r->argv = malloc(sizeof(char*) * (len / 2 + 5));
+  r->argv = malloc(sizeof(char*) * (len / 2 + 6));
   if (!r->words || !r->argv)
     return ss_err_nomem(err);
   int na = cal_words(r->words, r->argv + 1, (int)(len / 2 + 1));
@@ -178,8 +181,9 @@ static int data_row(const char* path, int line, char* text, const int* col, int 
     return ss_err_set(err, path, line, "empty args: expected stash-sim's arguments (PLATFORM.xml WORKLOAD.json ...)");
   r->nwords = na;
   char** a = r->argv + 1;
-  if (strcmp(a[0], "bench") == 0 || strcmp(a[0], "whatif") == 0)
-    return ss_err_set(err, path, line, "'stash-sim %s' does not report an iteration time: give a training run", a[0]);
+  for (const ss_command* c = ss_commands; c->name; c++)
+    if (c->bit != SS_CMD_RUN && strcmp(a[0], c->name) == 0)
+      return ss_err_set(err, path, line, "'stash-sim %s' does not report an iteration time: give a training run", a[0]);
   for (int i = 0; i < na && strcmp(a[i], "--") != 0; i++) {
     char opt[64];
     if (strncmp(a[i], "--format", 8) == 0)
@@ -214,6 +218,9 @@ static int read_csv(const char* path, cal_lines* lines, row** rows, int* nrows, 
     return ss_err_nomem(err);
   for (int i = 0; i < lines->n; i++) {
     char* t = lines->line[i];
+    /* A spreadsheet's UTF-8 byte order mark before the first line is not part of it. */
+    if (i == 0 && strncmp(t, "\xEF\xBB\xBF", 3) == 0)
+      t += 3;
     if (!t[strspn(t, " \t")] || t[0] == '#') /* blank lines, and comments saying where rows come from */
       continue;
     if (!have_header && header(path, i + 1, t, col, &ncols, err))
@@ -275,6 +282,32 @@ static void read_report(const char* bin, double timeout_s, const ss_proc_output*
   else
     r->error = failure("stash-sim was killed by signal %d", o->how.signal);
   cJSON_Delete(j);
+}
+
+/* The row's estimated CPU seconds to simulate: bin's --estimate of its args (sim/estimate.h). A row
+ * whose estimate fails costs the least a run costs: its run fails at once and is reported. */
+static double row_estimate(const char* bin, double timeout_s, row* r)
+{
+  char** argv = r->argv;
+  argv[0] = (char*)bin;
+  int n = 1 + r->nwords;
+  argv[n++] = (char*)"--estimate";
+  argv[n++] = (char*)"--format";
+  argv[n++] = (char*)"json";
+  argv[n] = NULL;
+  ss_proc_output o;
+  ss_err err;
+  ss_err_clear(&err);
+  double s = ss_estimate_floor_s();
+  if (!ss_proc_exec_timeout(argv, timeout_s, &o, &err)) {
+    cJSON* j = o.how.code == 0 && !o.timed_out ? cJSON_Parse(o.out) : NULL;
+    const cJSON* e = cJSON_GetObjectItemCaseSensitive(j, "estimated_cpu_s");
+    if (cJSON_IsNumber(e) && e->valuedouble > s)
+      s = e->valuedouble;
+    cJSON_Delete(j);
+  }
+  ss_proc_output_free(&o);
+  return s;
 }
 
 /* Run bin with the row's args and --format json; sets simulated_s, or error. */
@@ -371,7 +404,7 @@ static void write_csv(FILE* f, const row* rows, int n)
 }
 
 static const char compare_help[] =
-    "usage: stash-calibrate compare MEASURED.csv [--bin STASH-SIM] [--timeout S] [-o OUT.csv]\n"
+    "usage: stash-calibrate compare MEASURED.csv [--bin STASH-SIM] [--timeout S] [--max-minutes M] [-o OUT.csv]\n"
     "\n"
     "For each row of MEASURED.csv run the simulator with its arguments and --format json, and print the\n"
     "measured and simulated iteration times and the error (simulated - measured) / measured, then the\n"
@@ -386,15 +419,15 @@ static const char compare_help[] =
     "options:\n"
     "      --bin FILE     the stash-sim binary (default: the one next to stash-calibrate)\n"
     "      --timeout S    stop a row's simulation after S seconds: the row fails (default 600; 0: none)\n"
+    "      --max-minutes M  refuse rows estimated (each row's stash-sim --estimate) to take more than M\n"
+    "                     minutes of CPU in all, before the first runs (default 10)\n"
     "  -o, --output FILE  also write the rows as CSV there\n"
     "  -h, --help         this help\n";
 
 static const struct option options[] = {
-    {"output", required_argument, NULL, 'o'},
-    {"bin", required_argument, NULL, 'b'},
-    {"timeout", required_argument, NULL, 't'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"output", required_argument, NULL, 'o'},  {"bin", required_argument, NULL, 'b'},
+    {"timeout", required_argument, NULL, 't'}, {"max-minutes", required_argument, NULL, 'm'},
+    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 };
 
 /* A cal_cli option function. */
@@ -406,6 +439,9 @@ static int compare_option(int ch, const char* value, void* args)
   else if (ch == 't') {
     if (cal_number(value, &a->timeout_s) || !(a->timeout_s >= 0 && a->timeout_s <= MAX_TIMEOUT_S))
       return cal_usage_error("compare", "--timeout expects seconds from 0 (no limit) to 1e6, got '%s'", value);
+  } else if (ch == 'm') {
+    if (cal_number(value, &a->max_minutes) || !(a->max_minutes > 0 && a->max_minutes <= SS_MAX_MINUTES_LIMIT))
+      return cal_usage_error("compare", "--max-minutes expects minutes above 0 up to 1e9, got '%s'", value);
   } else
     a->bin = value;
   return 0;
@@ -454,6 +490,45 @@ static int row_reads(const row* r, const char* output, ss_catalog* cat, char* wh
   return hit;
 }
 
+/* Why row r is not a training run whose report compare can read (a subcommand, --help,
+ * --version, --list-options or --estimate, whatever their spelling), or NULL. A row whose args do
+ * not parse is left to its run, which reports why. */
+static const char* not_a_run(const row* r)
+{
+  ss_cli cli;
+  char msg[512];
+  r->argv[0] = (char*)"stash-sim";
+  const char* why = NULL;
+  if (ss_cli_parse(r->nwords + 1, r->argv, &cli, msg, sizeof(msg)) == 0)
+    why = cli.cmd != SS_CMD_RUN ? "its command is not a training run"
+          : cli.help            ? "it asks for --help"
+          : cli.version         ? "it asks for --version"
+          : cli.list_options    ? "it asks for --list-options"
+          : cli.opt.estimate    ? "it asks for --estimate"
+                                : NULL;
+  ss_cli_free(&cli);
+  r->argv[0] = NULL;
+  return why;
+}
+
+/* The rows' work, estimated before the first runs: refused beyond max_minutes with the estimate.
+ * Each row costs at least a run's start-up, which bounds a file of very many rows at once. */
+static int check_work(const char* path, const char* bin, const compare_args* a, row* rows, int n, ss_err* err)
+{
+  double limit = a->max_minutes * 60, total = n * ss_estimate_floor_s();
+  for (int i = 0; i < n && total <= limit; i++)
+    total += row_estimate(bin, a->timeout_s > 0 ? fmin(a->timeout_s, 60) : 60, &rows[i]) - ss_estimate_floor_s();
+  if (total <= limit)
+    return SS_OK;
+  char est[32];
+  ss_estimate_duration(est, sizeof(est), total);
+  return ss_err_set(err, path, 0,
+                    "the %d rows would take %s %s of CPU to simulate (the simulator's --estimate of each, for %s), "
+                    "more than --max-minutes %g: give fewer rows, or a larger --max-minutes",
+                    n, n * ss_estimate_floor_s() > limit ? "at least" : "about", est, SS_ESTIMATE_MACHINE,
+                    a->max_minutes);
+}
+
 static int compare_run(void* args, int nfiles, char** files, ss_err* err)
 {
   const compare_args* a = args;
@@ -477,6 +552,16 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
     return 2;
   if (read_csv(path, &lines, &rows, &n, err))
     goto done;
+  for (int i = 0; i < n; i++) {
+    const char* why = not_a_run(&rows[i]);
+    if (why) {
+      ss_err_set(err, path, rows[i].line,
+                 "%s: a row is a training run (PLATFORM WORKLOAD [options]), whose report "
+                 "gives an iteration time",
+                 why);
+      goto done;
+    }
+  }
   /* Nor may -o be a file a row's run reads. */
   if (a->output) {
     ss_catalog* cat = NULL;
@@ -497,17 +582,32 @@ static int compare_run(void* args, int nfiles, char** files, ss_err* err)
     ss_catalog_free(cat);
   }
   status = 1;
-  if (strchr(bin, '/') && access(bin, X_OK) != 0) {
-    fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, strerror(errno));
+  struct stat st;
+  const char* why = !strchr(bin, '/')        ? NULL
+                    : access(bin, X_OK) != 0 ? strerror(errno)
+                    : stat(bin, &st) != 0    ? strerror(errno)
+                    : !S_ISREG(st.st_mode)   ? "not a regular file"
+                                             : NULL;
+  if (why) {
+    fprintf(stderr, "%s: error: cannot run the simulator: %s\n", bin, why);
+    goto done;
+  }
+  if (check_work(path, bin, a, rows, n, err)) {
+    status = SS_EINPUT;
     goto done;
   }
   if (a->output && !(out = cal_open_output(a->output, &status)))
     goto done;
   int failed = 0;
+  int progress = isatty(STDERR_FILENO) && n > 1;
   for (int i = 0; i < n; i++) {
+    if (progress)
+      fprintf(stderr, "\rcompare: row %d of %d", i + 1, n);
     run_row(bin, a->timeout_s, &rows[i]);
     failed += rows[i].error != NULL;
   }
+  if (progress)
+    fprintf(stderr, "\r%*s\r", 40, "");
   write_table(stdout, path, bin, rows, n);
   status = failed ? 1 : 0;
   if (out) {
@@ -535,6 +635,6 @@ static const cal_cli compare_cli = {"compare", compare_help, options, compare_op
 
 int cal_compare_main(int argc, char** argv)
 {
-  compare_args a = {.timeout_s = DEFAULT_TIMEOUT_S};
+  compare_args a = {.timeout_s = DEFAULT_TIMEOUT_S, .max_minutes = SS_MAX_MINUTES};
   return cal_cli_main(&compare_cli, argc, argv, &a);
 }

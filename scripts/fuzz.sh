@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh: fuzz the readers with libFuzzer: build the targets of tests/fuzz with clang (build-fuzz/,
 # -DSS_FUZZ=ON: coverage, AddressSanitizer, UndefinedBehaviorSanitizer) and run each for SECONDS.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (TARGET: workload, platform, trace, pipeline;
-# default all)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (TARGET: workload, platform, trace, price, plan,
+# pipeline; default all)
 # Environment: FUZZ_JOBS=N runs N targets at a time (default 1); FUZZ_BUILD=DIR (default build-fuzz).
 # Each target keeps its corpus in DIR/corpus/TARGET (seeded from the repository's own files on every
 # run, so runs accumulate) and its log in DIR/fuzz-TARGET.log. An input that crashes, leaks, takes
@@ -12,25 +12,28 @@
 # through the validation layer and into the stash-sim binary of the build): it does not stop at a
 # finding but records each distinct one in DIR/findings/pipeline/ (index.txt: one line each; a
 # folder each with the input, platform.xml, workload.json and the command); its corpus is seeded
-# from tests/fuzz/seeds/pipeline/.
+# from tests/fuzz/seeds/pipeline/. plan fuzzes stash-sim plan's command line (tests/fuzz/fuzz_plan.c:
+# the words of its input, one per NUL or newline, after "plan WORKLOAD"), seeded from
+# tests/fuzz/seeds/plan/.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/help-version.sh"
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(workload platform trace pipeline)
+[ ${#targets[@]} -gt 0 ] || targets=(workload platform trace price plan pipeline)
 build="${FUZZ_BUILD:-build-fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 command -v clang >/dev/null || { echo "scripts/fuzz.sh: needs clang (apt-get install clang)" >&2; exit 2; }
 for t in "${targets[@]}"; do
-  case "$t" in workload | platform | trace | pipeline) ;; *) echo "scripts/fuzz.sh: unknown target '$t' (workload, platform, trace, pipeline)" >&2; exit 2 ;; esac
+  case "$t" in workload | platform | trace | price | plan | pipeline) ;; *) echo "scripts/fuzz.sh: unknown target '$t' (workload, platform, trace, price, plan, pipeline)" >&2; exit 2 ;; esac
 done
 
 CC=clang cmake -S . -B "$build" -DSS_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2 --target stash-sim $(printf 'fuzz_%s ' "${targets[@]}") >/dev/null
 
-# Seeds: the repository's files of each kind (gzipped copies too, for the gzip paths).
+# Seeds: the repository's files of each kind (gzipped copies too, for the gzip paths; a price file
+# with CRLF line ends).
 seed() {
   local t="$1" dir="$build/corpus/$1"
   mkdir -p "$dir"
@@ -38,6 +41,8 @@ seed() {
     workload) files=(workloads/*.json tests/workloads/*.json tests/bad/*.json tests/bad/*.json.gz) ;;
     platform) files=(platforms/*.xml tests/platforms/*.xml tests/bad/*.xml tests/calibration/*.xml) ;;
     trace) files=(tests/calibration/*.json tests/calibration/truncated.json.gz) ;;
+    price) files=(platforms/prices.csv tests/fixtures/prices*.csv tests/bad/price*.csv) ;;
+    plan) files=(tests/fuzz/seeds/plan/*) ;;
     pipeline) files=(tests/fuzz/seeds/pipeline/*) ;;
   esac
   for f in "${files[@]}"; do
@@ -46,10 +51,11 @@ seed() {
   case "$t" in
     workload) gzip -c tests/workloads/tiny.json >"$dir/seed_tiny.json.gz" ;;
     trace) gzip -c tests/calibration/synthetic.json >"$dir/seed_synthetic.json.gz" ;;
+    price) sed 's/$/\r/' tests/fixtures/prices_test.csv >"$dir/seed_prices_test_crlf.csv" ;;
   esac
 }
 
-declare -A max_len=([workload]=65536 [platform]=131072 [trace]=65536 [pipeline]=512)
+declare -A max_len=([workload]=65536 [platform]=131072 [trace]=65536 [price]=65536 [plan]=4096 [pipeline]=512)
 
 run() {
   local t="$1" log="$build/fuzz-$1.log" out="tests/fuzz/crashers/$1"

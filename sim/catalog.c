@@ -90,6 +90,17 @@ static int is_file(const char* path)
   return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+/* Whether a short name's candidate path is there to be taken: a file, or a name that exists but
+ * cannot be followed (a link in a loop, a dangling link, a folder without search permission), which
+ * the reader then refuses naming the path and why, not "no platform of that name". */
+static int is_there(const char* path)
+{
+  struct stat st;
+  if (stat(path, &st) == 0)
+    return !S_ISDIR(st.st_mode);
+  return errno != ENOENT && errno != ENOTDIR ? 1 : lstat(path, &st) == 0;
+}
+
 /* Append the real path of the folder path (owned; freed here) to l unless it does not exist or is
  * there already. Returns 0 or -1 when out of memory. */
 static int add_dir(str_list* l, char* path)
@@ -232,7 +243,7 @@ static int search(const ss_catalog* c, ss_catalog_kind kind, const char* name, i
       if (!p)
         return -1;
       snprintf(p, size, "%s/%s%s", dirs->v[i], name, ext);
-      if (is_file(p)) {
+      if (is_there(p)) {
         *path = p;
         return 0;
       }
@@ -529,6 +540,20 @@ int ss_catalog_list(const ss_catalog* c, ss_catalog_kind kind, ss_format fmt, FI
   int n = 0;
   row* rows = NULL;
   int rc = ss_catalog_entries(c, kind, &e, &n, err);
+  /* Nothing to list is said, not an empty table: the search path misses the folders. */
+  if (!rc && n == 0) {
+    const str_list* dirs = &c->dirs[kind];
+    char where[SS_ERR_MSG_MAX];
+    size_t used = 0;
+    where[0] = '\0';
+    for (int i = 0; i < dirs->n && used < sizeof(where); i++) {
+      int w = snprintf(where + used, sizeof(where) - used, "%s%s", i ? ", " : "", dirs->v[i]);
+      used += w > 0 ? (size_t)w : 0;
+    }
+    rc = ss_err_set(err, NULL, 0, "no %s to list: %s%s (set $STASH_SIM_PATH to the folders that hold them)",
+                    kind == SS_CATALOG_PLATFORM ? "instance file" : "workload",
+                    dirs->n ? "none in " : "no folder of $STASH_SIM_PATH or installed data folder exists", where);
+  }
   if (!rc && !(rows = calloc(n > 0 ? (size_t)n : 1, sizeof(*rows))))
     rc = ss_err_nomem(err);
   for (int i = 0; !rc && i < n; i++)

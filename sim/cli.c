@@ -18,12 +18,14 @@ static int usage_error(char* msg, size_t size, const char* fmt, ...) __attribute
 
 static int usage_error(char* msg, size_t size, const char* fmt, ...)
 {
-  char inner[768];
+  char inner[768], line[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(inner, sizeof(inner), fmt, ap);
   va_end(ap);
-  snprintf(msg, size, "stash-sim: error: %s (see --help)", inner);
+  /* The arguments it quotes may hold control characters: the error stays one line. */
+  snprintf(line, sizeof(line), "stash-sim: error: %s (see --help)", inner);
+  ss_text_escape(msg, size, line);
   return 2;
 }
 
@@ -228,6 +230,15 @@ static int find_command(ss_cli* out, int argc, char** argv, int* first, char* ms
 /* The positional arguments of the command. */
 static int take_arguments(ss_cli* out, int nargs, char** args, char* msg, size_t size)
 {
+  /* An empty argument names no file (a shell variable left unset, most likely). */
+  for (int i = 0; i < nargs && out->cmd != SS_CMD_LIST; i++)
+    if (!args[i][0]) {
+      const char* what = out->cmd == SS_CMD_PLAN || ((out->cmd == SS_CMD_RUN || out->cmd == SS_CMD_WHATIF) && i == 1)
+                             ? "WORKLOAD"
+                             : "PLATFORM";
+      return usage_error(msg, size, "%s is empty: give a file or a short name ('stash-sim list %s')", what,
+                         strcmp(what, "WORKLOAD") == 0 ? "workloads" : "platforms");
+    }
   if (out->cmd == SS_CMD_LIST) {
     if (nargs == 0)
       return usage_error(msg, size, "'stash-sim list' expects platforms, workloads or categories, got nothing");
@@ -285,7 +296,9 @@ static int parse_options(ss_cli* out, int nrest, char** rest, char* msg, size_t 
     return out_of_memory(msg, size);
   int rc = 0, ch;
   opterr = 0;
-  optind = 1;
+  /* 0, not 1: glibc then also forgets where it was inside a word of short options (-Xh), which a
+   * second parse in the same process (compare's rows, the fuzz targets) would carry on from. */
+  optind = 0;
   while (!rc && (ch = getopt_long(nrest, rest, t.shorts, t.longs, NULL)) != -1) {
     const ss_optdef* d = ch >= OPT_ROW && ch < OPT_VERSION ? &ss_option_table[ch - OPT_ROW] : ss_option_by_short(ch);
     if (ch == 'h')

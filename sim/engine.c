@@ -10,6 +10,7 @@
 #include "cost.h"
 #include "nccl.h"
 #include "tuner.h"
+#include "estimate.h"
 #include "host.h"
 #include "loader.h"
 #include "outfile.h"
@@ -753,13 +754,20 @@ void ss_trace_links(ss_sim* s)
   p->last_date = now;
 }
 
-/* Out of memory building a run: a resources error (exit 3) that says what needed the memory. */
-static int nomem(const ss_job* job, ss_err* err)
+/* Out of memory building a run or a benchmark (reps collectives of each of nsizes sizes; 0 for a
+ * run): a resources error (exit 3) that says what needed the memory and what makes it smaller. */
+static int nomem(const ss_job* job, int nsizes, int reps, ss_err* err)
 {
-  ss_err_set(err, NULL, 0,
-             "out of memory for the simulation of %d GPUs over %d iterations (warm-up and loader "
-             "cycles included): give fewer --iterations, --instances or --gpus",
-             job->ngpus, job->niters);
+  if (nsizes > 0)
+    ss_err_set(err, NULL, 0,
+               "out of memory for the benchmark of %d GPUs over %d sizes of %d collectives each: give fewer "
+               "--iters, sizes (--min-bytes to --max-bytes), --instances or --gpus",
+               job->ngpus, nsizes, reps);
+  else
+    ss_err_set(err, NULL, 0,
+               "out of memory for the simulation of %d GPUs over %d iterations (warm-up and loader "
+               "cycles included): give fewer --iterations, --instances or --gpus",
+               job->ngpus, job->niters);
   return ss_err_kind(err, SS_ENOMEM);
 }
 
@@ -781,11 +789,13 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
 {
   ss_job copy;
   const ss_job* job = sim_job(full, &copy);
-  double events = ss_job_events(job, ss_job_colls_per_iter(job), job->niters);
-  if (ss_job_check_work(full, events, "run", err) || engine_init(job, ncfg, cfg, 1, err))
+  /* The command checked its work before the first run (sim/estimate.h). */
+  if (engine_init(job, ncfg, cfg, 1, err))
     return SS_EINPUT;
-  /* Progress for a person waiting: runs of more than some seconds (SS_MAX_EVENTS's rates). */
-  ss_sim s = {.job = job, .full = full, .progress = events > 2e6 && isatty(STDERR_FILENO)};
+  /* Progress for a person waiting: runs estimated at more than a few seconds. */
+  ss_sim s = {.job = job,
+              .full = full,
+              .progress = ss_estimate_sim_s(full, job->ncolls, job->niters) > 3 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->ngpus, job->niters);
@@ -793,7 +803,7 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
   if (!s.tl || sim_setup(&s, job, &args)) {
     ss_timeline_free(s.tl);
     ss_trace_abort(s.trace);
-    return nomem(job, err);
+    return nomem(job, 0, 0, err);
   }
   if (s.trace)
     ss_simtrace_tracks(&s);
@@ -827,8 +837,7 @@ int ss_engine_allreduce(const ss_job* full, int ncfg, char** cfg, int nsizes, co
   ss_assert(nsizes > 0 && reps > 0);
   ss_job copy;
   const ss_job* job = sim_job(full, &copy);
-  double events = ss_job_events(job, nsizes, reps);
-  if (ss_job_check_work(full, events, "benchmark", err) || engine_init(job, ncfg, cfg, 0, err))
+  if (engine_init(job, ncfg, cfg, 0, err))
     return SS_EINPUT;
   ss_sim s = {.job = job,
               .full = full,
@@ -836,10 +845,10 @@ int ss_engine_allreduce(const ss_job* full, int ncfg, char** cfg, int nsizes, co
               .bench_bytes = bytes,
               .bench_reps = reps,
               .bench_time_s = time_s,
-              .progress = events > 2e6 && isatty(STDERR_FILENO)};
+              .progress = ss_estimate_sim_s(full, 1, (double)nsizes * reps) > 3 && isatty(STDERR_FILENO)};
   ss_actor_arg* args = NULL;
   if (sim_setup(&s, job, &args))
-    return nomem(job, err);
+    return nomem(job, nsizes, reps, err);
   for (int k = 0; algs && k < nsizes; k++)
     algs[k] = s.coll_alg[k];
   for (int k = 0; protos && k < nsizes; k++)

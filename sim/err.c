@@ -119,7 +119,7 @@ int ss_err_set_path(ss_err* err, const char* file, const char* path, const char*
 
 /* Copy src to dst (size bytes at most, NUL included) with control characters written as escapes
  * (\n, \t, \r, \xHH): a message may quote the input, and an error must stay one line. */
-static void copy_escaped(char* dst, unsigned long size, const char* src)
+void ss_text_escape(char* dst, unsigned long size, const char* src)
 {
   unsigned long n = 0;
   for (const unsigned char* s = (const unsigned char*)src; *s; s++) {
@@ -161,7 +161,7 @@ void ss_err_format(const ss_err* err, char* buf, unsigned long size)
     snprintf(line, sizeof(line), "%s:%d: error: %s", file, err->line, err->msg);
   else
     snprintf(line, sizeof(line), "%s: error: %s", file, err->msg);
-  copy_escaped(buf, size, line);
+  ss_text_escape(buf, size, line);
 }
 
 void ss_err_on_exit(const char* prog, void (*cleanup)(void))

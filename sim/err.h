@@ -71,6 +71,10 @@ int ss_err_nomem_if(ss_err* err, int rc);
  * simulation broke, a bug); returns code, as in `return ss_err_kind(err, SS_EIO)` after a set. */
 int ss_err_kind(ss_err* err, int code);
 
+/* Copy src to dst (size bytes at most, NUL included) with control characters written as escapes
+ * (\n, \t, \r, \xHH): a message may quote the input, and an error must stay one line. */
+void ss_text_escape(char* dst, unsigned long size, const char* src);
+
 /* The exit status of err's kind (SS_EXIT_*). */
 int ss_err_exit_code(const ss_err* err);
 

@@ -926,8 +926,8 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
     return ss_err_set(err, ds ? w->path : NULL, 0,
                       "%s %.17g samples, fewer than one iteration takes (batch %d x %d GPUs = %.17g): give a smaller "
                       "--batch or fewer GPUs",
-                      ds ? "the dataset has" : "--samples gives", ds ? w->dataset.samples : o->samples, batch, ngpus,
-                      global);
+                      ds ? "the dataset has" : "--samples (or plan's --epochs) gives",
+                      ds ? w->dataset.samples : o->samples, batch, ngpus, global);
   }
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
@@ -988,6 +988,14 @@ static int phase_compute(ss_job* j, ss_err* err)
    * insist. */
   j->precision = job_precision(w, o);
   int other = j->precision != workload_precision(w);
+  /* The peak model scales the workload's times at the precision they were measured at: another
+   * precision is the roofline's, and --compute-model peak with it would be overridden unsaid. */
+  if (other && o->compute_model == SS_COMPUTE_PEAK && !o->ideal)
+    return err ? ss_err_set(err, NULL, 0,
+                            "--compute-model peak scales the workload's times at their own precision (%s); --precision "
+                            "%s needs the roofline model: drop --compute-model peak",
+                            ss_precision_name(workload_precision(w)), ss_precision_name(j->precision))
+               : SS_EINPUT;
   int insist = o->compute_model == SS_COMPUTE_ROOFLINE || other;
   if (insist || (o->compute_model == SS_COMPUTE_AUTO && !o->ideal)) {
     ss_err why;
@@ -1146,31 +1154,4 @@ int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s
                       "price) is beyond a double's range",
                       what, iteration_s);
   return SS_OK;
-}
-
-double ss_job_events(const ss_job* j, double ncoll, double iters)
-{
-  /* Weights from runs on the idle machine (commands in the commit that added them): fast fidelity
-   * a flow per hop and phase, SimGrid's sharing of them growing about as log2 of the GPUs; a part
-   * sent to a parameter server and back costs about ten events. */
-  double per_coll = 8 * log2(2.0 * j->ngpus);
-  if (j->opt.arch == SS_ARCH_PS)
-    per_coll = 20.0 * j->ps_nparts / (j->nbuckets > 0 ? j->nbuckets : 1);
-  else if (j->opt.fidelity == SS_FIDELITY_REFERENCE)
-    per_coll = 2.0 * j->ngpus * (j->rings.nrings > 0 ? j->rings.nrings : 1);
-  double per_rank = 2.0 * j->workload->nlayers + ncoll * per_coll;
-  return iters * j->ngpus * per_rank;
-}
-
-int ss_job_check_work(const ss_job* j, double events, const char* what, ss_err* err)
-{
-  if (!(events > j->opt.max_events))
-    return SS_OK;
-  int ref = j->opt.fidelity == SS_FIDELITY_REFERENCE;
-  return ss_err_set(err, NULL, 0,
-                    "this %s would simulate about %.2g events (%d GPUs, %s%s), more than --max-events %.3g: give "
-                    "fewer iterations or GPUs%s, or a larger --max-events",
-                    what, events, j->ngpus, ref ? "reference fidelity, " : "",
-                    j->opt.arch == SS_ARCH_PS ? "parameter servers" : "allreduce", j->opt.max_events,
-                    ref ? ", --fidelity fast" : "");
 }

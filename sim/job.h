@@ -139,16 +139,6 @@ void ss_job_memory_in(const ss_job* j, ss_memory_in* in);
 int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err);
 void ss_job_free(ss_job* j);
 
-/* The simulated events of a run of j, estimated from its size: iters iterations (warm-up and
- * cool-down included) of ncoll collectives each, on every rank its layers' kernels forward and
- * backward and each collective's events (one per ring step and ring at the reference fidelity, a few
- * per phase at the fast one; two per part with parameter servers). Linear in each factor. */
-double ss_job_events(const ss_job* j, double ncoll, double iters);
-
-/* Refuse a run whose estimate (events) exceeds --max-events, with the estimate, its factors and the
- * option that raises the limit; returns SS_EINPUT or SS_OK. */
-int ss_job_check_work(const ss_job* j, double events, const char* what, ss_err* err);
-
 /* Host of parameter-server shard k: a dedicated host index, or the worker instance it runs on. */
 int ss_job_shard_host(const ss_job* j, int k);
 

@@ -12,8 +12,10 @@
 #include "platform.h"
 #include "report.h"
 #include "runs.h"
+#include "shard.h"
 #include "simcfg.h"
 #include "stash.h"
+#include "estimate.h"
 #include "transport.h"
 #include "workload.h"
 
@@ -104,6 +106,38 @@ static int check_same_files(const ss_cli* cli, const ss_planner_platform* plats,
 
 /* Open the output of the run (stdout unless --output) as a temporary file that replaces the old
  * one only at close_output: a run that fails or is interrupted leaves it as it was. */
+/* The command's work (sim/estimate.h): with --estimate printed (nothing is simulated, exit 0), else
+ * refused beyond --max-minutes. Returns -1 to go on, or the exit status. */
+static int work_gate(const ss_cli* cli, const ss_estimate* w, const char* what, const char* hint)
+{
+  ss_err err;
+  ss_err_clear(&err);
+  if (cli->opt.estimate)
+    return ss_estimate_write(stdout, w, what, cli->opt.max_minutes, cli->opt.format == SS_FORMAT_JSON) || fflush(stdout)
+               ? write_failed(cli)
+               : SS_EXIT_OK;
+  return ss_estimate_check(w, what, hint, cli->opt.max_minutes, &err) ? fail(&err) : -1;
+}
+
+/* A sharding mode on one GPU shards nothing: said, not run as if it did (exit 2). */
+static int shard_alone(const ss_job* j)
+{
+  if (j->ngpus > 1 || !ss_shard_sharded(j->opt.shard))
+    return 0;
+  fprintf(stderr,
+          "stash-sim: error: --shard %s has no effect on 1 GPU (sharding splits the model's states among the "
+          "GPUs): give more GPUs (--gpus, --instances) or drop --shard\n",
+          ss_shard_name(j->opt.shard));
+  return SS_EXIT_USAGE;
+}
+
+/* What makes a run's work smaller. */
+static const char* run_hint(const ss_job* j)
+{
+  return j->opt.fidelity == SS_FIDELITY_REFERENCE ? "fewer --iterations, --instances or --gpus, --fidelity fast"
+                                                  : "fewer --iterations, --instances or --gpus";
+}
+
 static ss_outfile* open_output(const ss_cli* cli, int* status)
 {
   ss_err err;
@@ -169,6 +203,14 @@ static int bench_main(const ss_cli* cli)
     status = cfg_failed(&err);
     goto done;
   }
+  ss_estimate work = {0};
+  ss_estimate_add_bench(&work, job, nsizes, cli->opt.bench_iters);
+  int gate = work_gate(cli, &work, "this benchmark",
+                       "fewer --iters, sizes (--min-bytes to --max-bytes) or GPUs (--instances, --gpus)");
+  if (gate >= 0) {
+    status = gate;
+    goto done;
+  }
   if (!(out = open_output(cli, &status)))
     goto done;
   if (ss_engine_allreduce(job, cli->ncfg, cli->cfg, nsizes, bytes, cli->opt.bench_iters, time_s, algs, protos, &err)) {
@@ -208,8 +250,19 @@ static int whatif_main(const ss_cli* cli)
       status = fail(&err);
       goto done;
     }
+  if ((status = shard_alone(job[0])) != 0 || (status = shard_alone(job[1])) != 0)
+    goto done;
+  status = 1;
   if (ss_simcfg_check(job[0], cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
+    goto done;
+  }
+  ss_estimate work = {0};
+  for (int k = 0; k < 2; k++)
+    ss_estimate_add_run(&work, job[k]);
+  int gate = work_gate(cli, &work, "this whatif", run_hint(job[0]));
+  if (gate >= 0) {
+    status = gate;
     goto done;
   }
   if (!(out = open_output(cli, &status)))
@@ -289,6 +342,14 @@ static int plan_platforms(const ss_options* o, ss_catalog* cat, ss_planner_platf
         rc = ss_err_isset(err) ? SS_EINPUT : ss_err_nomem(err);
         break;
       }
+      /* Each instance file once: a second would be simulated twice and ranked twice. */
+      struct stat a, b;
+      for (int k = 0; k < ne - 1 && !rc; k++)
+        if (stat(e[k].path, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+          rc = ss_err_set(err, NULL, 0, "--platforms names the instance file %s twice ('%s' and '%s')", path, e[k].name,
+                          e[ne - 1].name);
+      if (rc)
+        break;
       if (!s[len])
         break;
       s += len + 1;
@@ -326,7 +387,11 @@ static int plan_main(const ss_cli* cli, const ss_planner_platform* plats, int np
   /* gnuplot is checked first: a plan is not simulated for a plot that cannot be drawn. */
   if ((cli->opt.plan_plot && ss_planner_plot_ready(&err)) ||
       ss_planner_run(plats, nplats, &cli->opt, cli->ncfg, cli->cfg, isatty(STDERR_FILENO), &plan, &err)) {
-    status = fail(&err);
+    status = plan.cfg_refused ? cfg_failed(&err) : fail(&err);
+  } else if (plan.estimated_only) {
+    char what[96];
+    snprintf(what, sizeof(what), "this plan of %ld configurations", plan.work.runs);
+    status = work_gate(cli, &plan.work, what, NULL);
   } else if (plan.nrows == 0 && plan.failed > 0 && plan.over_budget == 0 && plan.over_deadline == 0) {
     /* Nothing could be ranked, and not for a budget or a deadline: an error, not an empty ranking. */
     fprintf(stderr, "stash-sim: error: no configuration could be simulated: all %d failed (the first: %s)\n",
@@ -382,8 +447,17 @@ int main(int argc, char** argv)
       printf("stash-sim %s\n", SS_VERSION);
     else if (!cli.help)
       ss_option_list(stdout, cli.opt.format);
+    int status = SS_EXIT_OK;
+    if (fflush(stdout) || ferror(stdout)) {
+      fprintf(stderr, "stdout: error: cannot write the %s: %s\n",
+              cli.help      ? "help"
+              : cli.version ? "version"
+                            : "list of options",
+              strerror(errno ? errno : EIO));
+      status = SS_EXIT_RESOURCE;
+    }
     ss_cli_free(&cli);
-    return fflush(stdout) ? SS_EXIT_RESOURCE : SS_EXIT_OK;
+    return status;
   }
   /* Short names (p3.16xl, resnet50) to files; the catalog owns the paths it hands out. */
   ss_catalog* cat = NULL;
@@ -437,8 +511,20 @@ int main(int argc, char** argv)
     goto done;
   }
   const ss_job* main_job = stash ? stash->job[SS_RUN2] : job;
+  if ((status = shard_alone(main_job)) != 0)
+    goto done;
+  status = 1;
   if (ss_simcfg_check(main_job, cli.ncfg, cli.cfg, &err)) {
     status = cfg_failed(&err);
+    goto done;
+  }
+  ss_estimate work = {0};
+  for (int k = 0; k < SS_RUN_COUNT; k++)
+    if (stash ? stash->job[k] != NULL : k == 0)
+      ss_estimate_add_run(&work, stash ? stash->job[k] : job);
+  int gate = work_gate(&cli, &work, stash ? "this Stash study" : "this run", run_hint(main_job));
+  if (gate >= 0) {
+    status = gate;
     goto done;
   }
   if (!(out = open_output(&cli, &status)))

@@ -381,10 +381,15 @@ const ss_optdef ss_option_table[] = {
      "run a job whose GPU memory (parameters, gradients, optimizer state, activations, buffers, the CUDA "
      "context: docs/model.md) exceeds the GPU's instead of refusing it; --ideal keeps the check (memory is not a "
      "mechanism of the time model)", 0},
-    {"max-events", 0, SS_KIND_REAL, OFF(max_events), 1, BIG, 0, NULL, 0, ALL, "run", "N", "a number of events",
-     SS_MAX_EVENTS, "2e9 (an hour or so)", 0, NULL, NULL, 0, NULL,
-     "refuse a run estimated to simulate more than N events (its layers' kernels and its collectives' steps on "
-     "every GPU, over every iteration), with the estimate", 0},
+    {"max-minutes", 0, SS_KIND_REAL, OFF(max_minutes), 0, SS_MAX_MINUTES_LIMIT, 1, NULL, 0, ALL, "run", "M",
+     "a number of minutes", SS_MAX_MINUTES, "10", 0, NULL, NULL, 0, NULL,
+     "refuse a command estimated to take more than M minutes of CPU to simulate (all its simulations: a plan's "
+     "configurations, a benchmark's sizes and repetitions, whatif's two runs, the Stash study's runs), with the "
+     "estimate; docs/testing.md says how it is estimated", 0},
+    {"estimate", 0, SS_KIND_SWITCH, OFF(estimate), 0, 0, 0, NULL, 1, ALL, "run", NULL, NULL, 0, "off", 0, NULL, NULL,
+     0, NULL,
+     "print the command's estimated CPU time to simulate (--format json: an object) and whether --max-minutes "
+     "allows it, and exit without simulating", 0},
     {"iters", 0, SS_KIND_COUNT, OFF(bench_iters), 1, 1000000, 0, NULL, 0, SS_CMD_BENCH, "bench", "R", NULL, 5, "5",
      0, NULL, "iters", 0, NULL, "collectives per size; the time is their mean", 0},
     {"stash", 0, SS_KIND_SWITCH, OFF(stash), 0, 0, 0, NULL, 1, SS_CMD_RUN, "output", NULL, NULL, 0, "off", 0, NULL,
@@ -408,17 +413,21 @@ const ss_optdef ss_option_table[] = {
      NULL, 0, NULL,
      "write the simulated run as a Chrome trace (.json, or gzipped .json.gz; - : standard output) for Perfetto "
      "or chrome://tracing", 0},
-    {"platforms", 0, SS_KIND_PATH, OFF(plan_platforms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
+    {"platforms", 0, SS_KIND_PATH, OFF(plan_platforms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "instance types separated by commas, or a folder", 0,
      "every instance file of the catalogue", SS_FILE_READS_LIST, NULL, NULL, 0, NULL,
      "instance types to try: short names or paths separated by commas, or a folder of instance files", 0},
     {"max-instances", 0, SS_KIND_COUNT, OFF(plan_max_instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, SS_CMD_PLAN, "plan",
      "K", NULL, 8, "8", 0, NULL, NULL, 0, NULL, "try 1 to K instances of each type", 0},
-    {"algorithms", 0, SS_KIND_PATH, OFF(plan_algorithms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
+    {"algorithms", 0, SS_KIND_PATH, OFF(plan_algorithms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "allreduce algorithms separated by commas", 0,
      "ring,tree,hierarchical", 0, NULL, NULL, 0, NULL,
      "allreduce algorithms to try, separated by commas (ring, tree, hierarchical, auto)", 0},
-    {"batches", 0, SS_KIND_PATH, OFF(plan_batches), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
-     "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas", 0},
-    {"shards", 0, SS_KIND_PATH, OFF(plan_shards), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST", NULL, 0,
+    {"batches", 0, SS_KIND_PATH, OFF(plan_batches), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "per-GPU batches separated by commas", 0,
+     "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas (at most 64, each once)", 0},
+    {"shards", 0, SS_KIND_PATH, OFF(plan_shards), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "sharding modes separated by commas", 0,
      "--shard's mode", 0, NULL, NULL, 0, NULL,
      "sharding modes to try, separated by commas (--shard's: none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, "
      "fsdp-hybrid, fsdp-hybrid-zero2); tree only without sharding; a mode's own options go to that mode's "
@@ -928,22 +937,41 @@ static const ss_optdef* untaken(const ss_optset* given, const ss_shard* modes, i
   return NULL;
 }
 
+static int list_parse_why(const char* text, const char* const* names, long lo, long hi, int* out, int max, char* why,
+                          size_t size);
+
 /* plan --shards: the list parses; parameter servers shard nothing; each mode's own option goes
  * with a mode of the list that takes it (the planner gives it to those modes only). */
 static int check_shards(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
   ss_shard modes[SS_OPTION_LIST_MAX];
-  int n = ss_option_list_shards(o->plan_shards, modes, SS_OPTION_LIST_MAX);
+  int idx[SS_OPTION_LIST_MAX];
+  char why[128];
+  int n = list_parse_why(o->plan_shards, ss_shard_names, 0, 0, idx, SS_OPTION_LIST_MAX, why, sizeof(why));
   if (n < 0) {
     char all[256];
     ss_option_expects(ss_option_by_name("shard"), all, sizeof(all));
-    FAIL("--shards expects %s separated by commas, got '%s'", all, o->plan_shards);
+    FAIL("--shards expects %s separated by commas, each once, got '%s': %s", all, o->plan_shards, why);
   }
+  for (int i = 0; i < n; i++)
+    modes[i] = (ss_shard)idx[i];
   int sharded = 0;
   for (int i = 0; i < n; i++)
     sharded |= ss_shard_sharded(modes[i]);
   if (sharded && o->arch == SS_ARCH_PS)
     FAIL("--shards cannot be combined with --arch ps: sharded states are exchanged by collectives among the GPUs");
+  /* Every mode sharded and every algorithm a tree: the planner skips each pair, nothing is left. */
+  int all_sharded = n > 0, only_tree = o->plan_algorithms != NULL;
+  for (int i = 0; i < n; i++)
+    all_sharded &= ss_shard_sharded(modes[i]);
+  ss_allreduce algs[SS_OPTION_LIST_MAX];
+  int nalgs = o->plan_algorithms ? ss_option_list_algorithms(o->plan_algorithms, algs, SS_OPTION_LIST_MAX) : 0;
+  for (int i = 0; i < nalgs; i++)
+    only_tree &= algs[i] == SS_ALLREDUCE_TREE;
+  if (all_sharded && only_tree && nalgs > 0)
+    FAIL("--algorithms %s with --shards %s leaves nothing to simulate: the sharded modes' collectives run on rings "
+         "only in NCCL (add ring or hierarchical, or none to --shards)",
+         o->plan_algorithms, o->plan_shards);
   const ss_optdef* d = untaken(given, modes, n, 0);
   if (d) {
     char with[256];
@@ -1032,9 +1060,10 @@ static int check_effect(const ss_options* o, const ss_optset* given, int plan, c
 }
 
 /* The items of the comma-separated list text into out[0..max): each one of names (its index), or with
- * names NULL a whole number from lo to hi. Returns how many, or -1 for an empty or bad item or more
- * than max. */
-static int list_parse(const char* text, const char* const* names, long lo, long hi, int* out, int max)
+ * names NULL a whole number from lo to hi, each at most once. Returns how many, or -1 for an empty,
+ * bad or repeated item or more than max, and why in why[size] (when why is not NULL). */
+static int list_parse_why(const char* text, const char* const* names, long lo, long hi, int* out, int max, char* why,
+                          size_t size)
 {
   int n = 0;
   for (const char* s = text;;) {
@@ -1049,13 +1078,31 @@ static int list_parse(const char* text, const char* const* names, long lo, long 
       long x = strtol(word, &end, 10);
       v = !*end && x >= lo && x <= hi ? x : -1;
     }
-    if (v < 0 || n == max)
+    int again = 0;
+    for (int i = 0; i < n && v >= 0; i++)
+      again |= out[i] == v;
+    if (v < 0 || again || n == max) {
+      int shown = (int)(len < 64 ? len : 64);
+      if (why && len == 0)
+        snprintf(why, size, "an empty item");
+      else if (why && v < 0)
+        snprintf(why, size, "'%.*s' is not one", shown, s);
+      else if (why && again)
+        snprintf(why, size, "'%.*s' given twice", shown, s);
+      else if (why)
+        snprintf(why, size, "more than %d items", max);
       return -1;
+    }
     out[n++] = (int)v;
     if (!s[len])
       return n;
     s += len + 1;
   }
+}
+
+static int list_parse(const char* text, const char* const* names, long lo, long hi, int* out, int max)
+{
+  return list_parse_why(text, names, lo, hi, out, max, NULL, 0);
 }
 
 int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max)
@@ -1088,10 +1135,15 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
     return 0;
   ss_allreduce algs[SS_OPTION_LIST_MAX];
   int batches[SS_OPTION_LIST_MAX];
-  if (o->plan_algorithms && ss_option_list_algorithms(o->plan_algorithms, algs, SS_OPTION_LIST_MAX) < 0)
-    FAIL("--algorithms expects ring, tree, hierarchical or auto separated by commas, got '%s'", o->plan_algorithms);
-  if (o->plan_batches && ss_option_list_batches(o->plan_batches, batches, SS_OPTION_LIST_MAX) < 0)
-    FAIL("--batches expects whole numbers from 1 to 1e7 separated by commas, got '%s'", o->plan_batches);
+  char why[128];
+  if (o->plan_algorithms && list_parse_why(o->plan_algorithms, ss_allreduce_names, 0, 0, (int*)algs, SS_OPTION_LIST_MAX,
+                                           why, sizeof(why)) < 0)
+    FAIL("--algorithms expects ring, tree, hierarchical or auto separated by commas, each once, got '%s': %s",
+         o->plan_algorithms, why);
+  if (o->plan_batches &&
+      list_parse_why(o->plan_batches, NULL, 1, SS_OPTION_MAX_BATCH, batches, SS_OPTION_LIST_MAX, why, sizeof(why)) < 0)
+    FAIL("--batches expects whole numbers from 1 to 1e7 separated by commas, each once and at most %d, got '%s': %s",
+         SS_OPTION_LIST_MAX, o->plan_batches, why);
   if (o->plan_shards && ss_optset_has(given, "shard"))
     FAIL("--shards and --shard both say how to shard: give one");
   if (o->plan_platforms && (!o->plan_platforms[0] || strstr(o->plan_platforms, ",,") || o->plan_platforms[0] == ',' ||

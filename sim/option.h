@@ -65,7 +65,8 @@ typedef struct ss_options {
   const char* region;             /* --region: the region whose price the cost uses; NULL: us-east-1 */
   const char* price_file;         /* --price-file: the user's price CSV; NULL: none */
   double samples;                 /* samples to train for the time-to-train figure; -1: one epoch */
-  double max_events;              /* refuse a run whose estimated simulated events exceed it (ss_job_check_work) */
+  double max_minutes;             /* refuse a command whose estimated CPU minutes exceed it (sim/estimate.h) */
+  int estimate;                   /* print the command's estimated work and exit (sim/estimate.h) */
   int ignore_memory;              /* run a job even when its GPU memory exceeds the GPU's (memory.h) */
   int channels_last;              /* NHWC activations: no layout transposes around tensor-core convolutions */
   int cudnn_tf32;         /* FP32 convolutions on TF32 tensor cores where the GPU has them (PyTorch's default) */

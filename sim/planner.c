@@ -198,6 +198,9 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   /* Sharding's all-gathers and reduce-scatters have no tree in NCCL: not counted as a configuration. */
   if (ss_shard_sharded(shard) && alg == SS_ALLREDUCE_TREE)
     return 1;
+  /* Nor is a sharding mode on one GPU: it shards nothing, and would rank beside the same run unsharded. */
+  if (ss_shard_sharded(shard) && (o->gpus > 0 ? o->gpus : s->plats[p]->ngpus) * k == 1)
+    return 1;
   ss_options c = *o;
   shard_options(&c, shard);
   c.instances = k;
@@ -232,6 +235,24 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
   if (rc)
     return rc;
   size_t count = space_count(&s);
+  /* Each configuration is a process of its own: the least it costs bounds the plan before its
+   * jobs are built, so that a plan of millions of points is refused at once. */
+  double floor_s = (double)count * ss_estimate_floor_s();
+  if (count > SS_PLAN_MAX_CONFIGS || floor_s > o->max_minutes * 60) {
+    char est[32];
+    ss_estimate_duration(est, sizeof(est), floor_s);
+    return ss_err_set(err, NULL, 0,
+                      "this plan has %zu configurations (instance types %d, instance counts %d, sharding modes %d, "
+                      "algorithms %d, batches %d): at least %s of CPU to simulate (%g s each at the least, "
+                      "estimated for %s)%s%g%s: give fewer instance types (--platforms), --max-instances, --shards, "
+                      "--algorithms or --batches%s",
+                      count, s.size[DIM_PLATFORM], s.size[DIM_INSTANCES], s.size[DIM_SHARD], s.size[DIM_ALG],
+                      s.size[DIM_BATCH], est, ss_estimate_floor_s(), SS_ESTIMATE_MACHINE,
+                      count > SS_PLAN_MAX_CONFIGS ? ", more than a plan enumerates (" : ", more than --max-minutes ",
+                      count > SS_PLAN_MAX_CONFIGS ? (double)SS_PLAN_MAX_CONFIGS : o->max_minutes,
+                      count > SS_PLAN_MAX_CONFIGS ? " configurations)" : "",
+                      count > SS_PLAN_MAX_CONFIGS ? "" : ", or a larger --max-minutes");
+  }
   *configs = calloc(count + 1, sizeof(config));
   if (!*configs)
     return ss_err_nomem(err);
@@ -262,11 +283,21 @@ static int load_inputs(const ss_planner_platform* platforms, int nplatforms, con
 /* The error when every configuration was refused: the first refusal, and what may make it fit. */
 static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const ss_planner* out, ss_err* err)
 {
+  /* Every configuration skipped for --global-batch: none divides it. */
+  if (out->refused == 0 && out->not_whole > 0)
+    return ss_err_set(
+        err, NULL, 0,
+        "--global-batch %d is a whole number of samples per GPU for none of the %d configurations: give a "
+        "multiple of their GPU counts",
+        o->plan_global_batch, out->configurations);
   /* The platforms are enumerated in turn: the first refusal is the first platform's that has one. */
   const char* first = NULL;
+  const ss_err* why = NULL;
   for (int p = 0; !first && out->refused && p < out->nplatforms; p++)
-    if (out->refused_by[p])
-      first = out->refused_by_first[p].msg;
+    if (out->refused_by[p]) {
+      why = &out->refused_by_first[p];
+      first = why->msg;
+    }
   /* Refused for memory without sharding: say what would make it fit. */
   int memory = first && strstr(first, " GiB of ") != NULL;
   int shard = memory && !o->plan_shards && !ss_shard_sharded(o->shard);
@@ -276,8 +307,11 @@ static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const 
                      : shard       ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
                      : ckpt        ? "; activation checkpointing may make it fit: --checkpoint-activations on"
                                    : "";
-  return ss_err_set(err, o->workload_path, 0, "no configuration to simulate: all %d were refused%s%s%s%s",
-                    out->configurations, first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
+  /* The refusal's own file and line (the workload, an instance file, a price file), or none for an
+   * option. */
+  return ss_err_set(err, why && why->file[0] ? why->file : NULL, why ? why->line : 0,
+                    "no configuration to simulate: all %d were refused%s%s%s%s", out->configurations,
+                    first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
 }
 
 /* Configuration c's run (its status rc, its breakdown bd, run_err when it failed) into out: a
@@ -364,11 +398,23 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   }
   if (!rc && n == 0)
     rc = nothing_to_simulate(o, w, out, err);
-  if (!rc && n > 0 && ss_simcfg_check(configs[0].job, ncfg, cfg, err))
+  if (!rc && n > 0 && ss_simcfg_check(configs[0].job, ncfg, cfg, err)) {
     rc = SS_EINPUT;
-  if (!rc)
+    out->cfg_refused = err->code == SS_EINPUT;
+  }
+  for (int i = 0; !rc && i < n; i++)
+    ss_estimate_add_run(&out->work, configs[i].job);
+  if (!rc && !o->estimate) {
+    char what[96];
+    snprintf(what, sizeof(what), "this plan of %d configurations", n);
+    rc = ss_estimate_check(&out->work, what,
+                           "fewer instance types (--platforms), --max-instances, --shards, --algorithms or --batches",
+                           o->max_minutes, err);
+  }
+  out->estimated_only = !rc && o->estimate;
+  if (!rc && !o->estimate)
     rc = simulate(configs, n, o, ncfg, cfg, progress, out, err);
-  if (!rc) {
+  if (!rc && !o->estimate) {
     ss_planner_pareto(out->rows, out->nrows);
     sort_objective = out->objective;
     qsort(out->rows, (size_t)out->nrows, sizeof(ss_planner_row), by_rank);

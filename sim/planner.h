@@ -8,6 +8,7 @@
 #include "err.h"
 #include "option.h"
 #include "timeline.h"
+#include "estimate.h"
 
 #include <stdio.h>
 
@@ -38,6 +39,9 @@ typedef struct ss_planner_row {
 } ss_planner_row;
 
 /* What a plan found. */
+/* The most configurations a plan enumerates (each a job in memory before the first runs). */
+#define SS_PLAN_MAX_CONFIGS 1000000
+
 typedef struct ss_planner {
   const ss_planner_platform* platforms;
   int nplatforms;
@@ -55,13 +59,18 @@ typedef struct ss_planner {
   int over_budget, over_deadline;
   ss_planner_row* rows; /* kept, ranked */
   int nrows;
+  ss_estimate work;   /* the configurations' simulations, estimated before the first (sim/estimate.h) */
+  int estimated_only; /* --estimate: the configurations were built and estimated, none simulated */
+  int cfg_refused;    /* the error is SimGrid's --cfg= refused (a usage error, as for a run) */
 } ss_planner;
 
 /* Plan workload over the platforms with the options o (the plan_* fields and every run option), SimGrid's
  * ncfg arguments cfg passed to each run. progress: "run K of N" on standard error. Returns 0 with
  * *out filled (free with ss_planner_free), or an error: a platform or the workload that does not
- * load, a list option that does not parse, no configuration left to simulate, or a run that could
- * not start. */
+ * load, a list option that does not parse, no configuration left to simulate, more work than
+ * --max-minutes (checked on the number of configurations before they are built, then on their
+ * estimates before the first runs), or a run that could not start. With o->estimate nothing is
+ * simulated: out->work holds the estimate and out->estimated_only is set. */
 int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const ss_options* o, int ncfg, char** cfg,
                    int progress, ss_planner* out, ss_err* err);
 

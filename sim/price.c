@@ -260,7 +260,8 @@ int ss_prices_read(const char* path, int full, ss_prices* out, ss_err* err)
     return ss_err_nomem(err);
   }
   int where[NCOLS], nfields = 0, have_header = 0, rc = SS_OK;
-  char* s = text;
+  /* A spreadsheet's UTF-8 byte order mark before the header is not part of it. */
+  char* s = strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text;
   for (int line = 1; s && !rc; line++) {
     char* nl = strchr(s, '\n');
     if (nl)

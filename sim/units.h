@@ -81,11 +81,12 @@ void ss_qty_expects(ss_qty q, int zero_ok, char* buf, unsigned long size);
 
 /* Limits: GPUs of a job, instances of a cluster. */
 #define SS_MAX_GPUS 65536
-/* The default of --max-events. ESTIMATE: half an hour to two hours of simulation: ss_job_events's
- * events went at 2e5 to 1e6 a second in runs of 8 to 512 GPUs (fast and reference fidelity,
- * allreduce and parameter servers; the commit that set it lists them) on a 2-core machine shared
- * with other jobs. */
-#define SS_MAX_EVENTS 2e9
+/* The default of --max-minutes: a command estimated (sim/estimate.h) to take more CPU minutes than
+ * this to simulate is refused with its estimate. Minutes, as a person waits for a command before
+ * they think it hangs; a longer one is asked for with --max-minutes. The largest accepted: the
+ * estimates stay finite. */
+#define SS_MAX_MINUTES 10
+#define SS_MAX_MINUTES_LIMIT 1e9
 #define SS_MAX_INSTANCES 65536
 
 #endif

@@ -91,6 +91,7 @@
   TEST(whatif)                                                                                                         \
   TEST(price_choice)                                                                                                   \
   TEST(help_version)                                                                                                   \
+  TEST(estimate)                                                                                                       \
   TEST(registry)                                                                                                       \
   TEST(gpu_memory)                                                                                                     \
   TEST(list_categories)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void test_deterministic(void)
 {
@@ -302,5 +303,89 @@ void test_list_categories(void)
   const char* head = "name,key,label,word,host_wait\ncompute,compute_s,";
   CHECK(r.status == 0 && strncmp(r.out, head, strlen(head)) == 0 && lines == 7, "list categories --format csv: %s",
         r.out);
+  run_free(&r);
+}
+
+/* The estimate of a command as --estimate prints it (JSON): its object, or NULL. */
+static cJSON* estimate_of(const char* args)
+{
+  char buf[1024];
+  snprintf(buf, sizeof(buf), "%s --estimate --format json", args);
+  run_result r = runs(SS_SIM_BIN, buf);
+  cJSON* j = r.status == 0 && !*r.err ? cJSON_Parse(r.out) : NULL;
+  CHECK(j != NULL, "%s: exit %d, %s", buf, r.status, r.err);
+  run_free(&r);
+  return j;
+}
+
+/* --estimate (issue 30): every command prints its work and simulates nothing; the estimate grows
+ * with what is simulated; --max-minutes refuses exactly what the estimate puts beyond it. */
+void test_estimate(void)
+{
+  static const struct {
+    const char* args;
+    int runs;
+  } cmd[] = {
+      {"tests/platforms/star2.xml tests/workloads/tiny.json", 1},
+      {"tests/platforms/star2.xml tests/workloads/tiny.json --stash", 4},
+      {"whatif tests/platforms/star2.xml tests/workloads/tiny.json --change instances=2", 2},
+      {"bench allreduce tests/platforms/star2.xml --iters 3", 1},
+      {"plan tests/workloads/tiny.json --platforms tests/platforms/star2.xml --max-instances 3 --algorithms ring,tree",
+       6},
+  };
+  for (size_t i = 0; i < sizeof(cmd) / sizeof(cmd[0]); i++) {
+    cJSON* j = estimate_of(cmd[i].args);
+    CHECK(num(j, "simulations") == cmd[i].runs && num(j, "estimated_cpu_s") > 0 &&
+              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "within_bound")),
+          "%s: %d simulations expected", cmd[i].args, cmd[i].runs);
+    cJSON_Delete(j);
+    /* The text form: one line, on standard output. */
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s --estimate", cmd[i].args);
+    run_result r = runs(SS_SIM_BIN, buf);
+    CHECK(r.status == 0 && strncmp(r.out, "this ", 5) == 0 && strstr(r.out, "allows it\n") && !*r.err, "%s: %s", buf,
+          r.out);
+    run_free(&r);
+  }
+  /* Nothing is simulated, nothing written: -o is not created. */
+  char out[] = "/tmp/ss_estimate_XXXXXX";
+  int fd = mkstemp(out);
+  CHECK(fd >= 0, "mkstemp");
+  close(fd);
+  unlink(out);
+  char buf[1024];
+  snprintf(buf, sizeof(buf), "tests/platforms/star2.xml tests/workloads/tiny.json --estimate -o %s", out);
+  run_result r = runs(SS_SIM_BIN, buf);
+  CHECK(r.status == 0 && access(out, F_OK) != 0, "--estimate wrote -o");
+  run_free(&r);
+  /* It grows with the instances simulated, the iterations and the fidelity. */
+  cJSON* a = estimate_of("platforms/p3.16xl.xml workloads/resnet50.json --instances 2 --no-symmetry");
+  cJSON* b = estimate_of("platforms/p3.16xl.xml workloads/resnet50.json --instances 8 --no-symmetry");
+  cJSON* c = estimate_of("platforms/p3.16xl.xml workloads/resnet50.json --instances 8 --no-symmetry --iterations 100");
+  cJSON* d = estimate_of("platforms/p3.16xl.xml workloads/resnet50.json --instances 8 --fidelity reference");
+  double ea = num(a, "estimated_cpu_s"), eb = num(b, "estimated_cpu_s"), ec = num(c, "estimated_cpu_s"),
+         ed = num(d, "estimated_cpu_s");
+  CHECK(ea < eb && eb < ec && eb < ed, "estimates %g (2 instances) %g (8) %g (100 iterations) %g (reference)", ea, eb,
+        ec, ed);
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  cJSON_Delete(c);
+  cJSON_Delete(d);
+  /* --max-minutes refuses what the estimate puts beyond it, and only that. */
+  double minutes = ec / 60;
+  snprintf(buf, sizeof(buf),
+           "platforms/p3.16xl.xml workloads/resnet50.json --instances 8 --no-symmetry --iterations 100 "
+           "--max-minutes %.9g",
+           minutes * 0.99);
+  r = runs(SS_SIM_BIN, buf);
+  CHECK(r.status == 1 && strstr(r.err, "more than --max-minutes") && !*r.out, "below the estimate: exit %d, %s",
+        r.status, r.err);
+  run_free(&r);
+  snprintf(buf, sizeof(buf),
+           "platforms/p3.16xl.xml workloads/resnet50.json --instances 8 --no-symmetry --iterations 100 "
+           "--max-minutes %.9g --estimate",
+           minutes * 1.01);
+  r = runs(SS_SIM_BIN, buf);
+  CHECK(r.status == 0 && strstr(r.out, "allows it"), "above the estimate: exit %d, %s", r.status, r.out);
   run_free(&r);
 }

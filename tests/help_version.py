@@ -44,6 +44,7 @@ SCRIPTS = [
     ("bench/linearity.sh", "bench/linearity.sh"),
     ("bench/trace.sh", "bench/trace.sh"),
     ("bench/valgrind.sh", "bench/valgrind.sh"),
+    ("bench/work-fit", "work-fit"),
 ]
 CAL_COMMANDS = ["trace", "nccl", "astra", "compare"]
 

@@ -207,8 +207,23 @@ def case_catalog_resolve(a):
           "a file name found nowhere is the reader's error", got)
     got = error("a..b", "resnet50")
     check(got == "a..b: error: cannot open platform file: No such file or directory", "'..' is never searched", got)
-    got = error("", "resnet50")
-    check("cannot open platform file" in got, "an empty name is never searched", got)
+    # A name that is there but cannot be followed is the reader's error on that path (issue 30: a
+    # link in a loop was "no platform of that name").
+    os.symlink("loop2.xml", f"{A}/platforms/loop1.xml")
+    os.symlink("loop1.xml", f"{A}/platforms/loop2.xml")
+    got = error("loop1", "resnet50")
+    check(got == f"{A}/platforms/loop1.xml: error: cannot open platform file: Too many levels of symbolic links",
+          "a short name whose file is a link in a loop", got)
+    # Nothing to list is an error that names the folders searched, not an empty table: a copy of
+    # the binary away from any data folder, with a search path of an empty folder.
+    lone = f"{work}/lone/stash-sim"
+    os.makedirs(f"{work}/lone/empty", exist_ok=True)
+    shutil.copy(a.bin, lone)
+    r = run([lone, "list", "platforms"], cwd=work, env_path=f"{work}/lone/empty")
+    check(r.returncode == 1 and not r.stdout and "no instance file to list: none in" in r.stderr,
+          "list with nothing to list says so", f"exit {r.returncode}: {r.stderr}")
+    got = error("", "resnet50", status=2)
+    check("PLATFORM is empty" in got, "an empty name is never searched: a usage error", got)
     got = error("mine", "resnet50", "--stash", "--instances", "2", "--stash-single", "p3.17xl")
     check(got.startswith("p3.17xl: error: no platform of that name"), "--stash-single takes a short name", got)
     got = error("whatif", "mine", "tiny2", "--change", "platform=p3.17xl")

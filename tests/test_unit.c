@@ -1138,6 +1138,13 @@ static void test_price_reader(void)
   CU_ASSERT(ss_prices_find(&p, "x", "ap-south-1") != NULL && ss_prices_has_region(&p, "anywhere"));
   ss_prices_free(&p);
   unlink(path);
+  /* A spreadsheet's byte order mark before the header is not part of its first column. */
+  price_file(path, "\xEF\xBB\xBFinstance_type,usd_per_h\nx,1.5\n");
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_prices_read(path, 0, &p, &err) == SS_OK);
+  CU_ASSERT(ss_prices_find(&p, "x", "us-east-1") != NULL);
+  ss_prices_free(&p);
+  unlink(path);
   /* The defects, in a user's file or in the table (table set: which needs every column). */
   static const struct {
     const char* text;

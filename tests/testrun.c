@@ -35,8 +35,9 @@ run_result runf(const char* bin, const char* fmt, ...)
   char* argv[MAX_ARGS];
   int n = 0;
   argv[n++] = (char*)bin;
+  /* Words split at blanks; a word '' is an empty argument. */
   for (char* t = strtok(buf, " \t"); t && n < MAX_ARGS - 1; t = strtok(NULL, " \t"))
-    argv[n++] = t;
+    argv[n++] = strcmp(t, "''") == 0 ? t + 2 : t;
   argv[n] = NULL;
   return run(argv);
 }

@@ -55,3 +55,11 @@ void fuzz_check_error(const ss_err* err)
       abort();
     }
 }
+
+/* In every target, a failed ss_assert (the target's or the library's) aborts: libFuzzer then keeps
+ * the input, where ss_assert's _Exit would end the run without it. Before LLVMFuzzerTestOneInput
+ * is first called, in the fuzzers and in their replays alike. */
+__attribute__((constructor)) static void fuzz_abort_on_assert(void)
+{
+  ss_err_on_exit("stash-sim", abort);
+}

@@ -68,7 +68,8 @@ static int replay_dir(const char* dir, int* count)
     sprintf(names[n++], "%s/%s", dir, e->d_name);
   }
   closedir(d);
-  qsort(names, n, sizeof(char*), by_name);
+  if (n) /* an empty folder (crashers/TARGET/ with its .gitkeep only): names is NULL */
+    qsort(names, n, sizeof(char*), by_name);
   for (size_t i = 0; i < n; i++) {
     struct stat st;
     if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {

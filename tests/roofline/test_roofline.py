@@ -151,7 +151,12 @@ def case_precision():
     fp32 = run("platforms/p3.16xl.xml", "peak", "--gpus", "8", "--precision", "fp32")
     check(plain["breakdown"] == fp32["breakdown"] and fp32["precision"] == "fp32",
           "--precision fp32 (the workload's) changes nothing")
-    amp = run("platforms/p3.16xl.xml", "peak", "--gpus", "8", "--precision", "amp")
+    # The peak model at another precision is refused, not overridden unsaid (issue 30).
+    r = subprocess.run([SIM, "platforms/p3.16xl.xml", "workloads/resnet50.json", "--synthetic", "--gpus", "8",
+                        "--compute-model", "peak", "--precision", "amp"], capture_output=True, text=True)
+    check(r.returncode == 1 and "--precision amp needs the roofline model" in r.stderr,
+          f"--compute-model peak with --precision amp is an error: {r.stderr.strip()}")
+    amp = run("platforms/p3.16xl.xml", "auto", "--gpus", "8", "--precision", "amp")
     c32, c16 = fp32["breakdown"]["compute_s"], amp["breakdown"]["compute_s"]
     check(amp["compute_scaling"] == "roofline" and amp["precision"] == "amp", "amp is timed by the roofline")
     check(c32 / 8 < c16 < c32, f"amp's compute between fp32's / 8 (the tensor-core ratio) and fp32's: {c16} vs {c32}")
