@@ -284,17 +284,26 @@ static void read_report(const char* bin, double timeout_s, const ss_proc_output*
   cJSON_Delete(j);
 }
 
-/* The row's estimated CPU seconds to simulate: bin's --estimate of its args (sim/estimate.h). A row
- * whose estimate fails costs the least a run costs: its run fails at once and is reported. */
-static double row_estimate(const char* bin, double timeout_s, row* r)
+/* The simulator's argv for row r: bin, the row's words, [--estimate,] --format json (the row's 4 free
+ * slots). */
+static char** row_argv(const char* bin, row* r, int estimate)
 {
   char** argv = r->argv;
   argv[0] = (char*)bin;
   int n = 1 + r->nwords;
-  argv[n++] = (char*)"--estimate";
+  if (estimate)
+    argv[n++] = (char*)"--estimate";
   argv[n++] = (char*)"--format";
   argv[n++] = (char*)"json";
   argv[n] = NULL;
+  return argv;
+}
+
+/* The row's estimated CPU seconds to simulate: bin's --estimate of its args (sim/estimate.h). A row
+ * whose estimate fails costs the least a run costs: its run fails at once and is reported. */
+static double row_estimate(const char* bin, double timeout_s, row* r)
+{
+  char** argv = row_argv(bin, r, 1);
   ss_proc_output o;
   ss_err err;
   ss_err_clear(&err);
@@ -313,12 +322,7 @@ static double row_estimate(const char* bin, double timeout_s, row* r)
 /* Run bin with the row's args and --format json; sets simulated_s, or error. */
 static void run_row(const char* bin, double timeout_s, row* r)
 {
-  char** argv = r->argv;
-  argv[0] = (char*)bin;
-  int n = 1 + r->nwords;
-  argv[n++] = (char*)"--format";
-  argv[n++] = (char*)"json";
-  argv[n] = NULL;
+  char** argv = row_argv(bin, r, 0);
   ss_proc_output o;
   ss_err err;
   ss_err_clear(&err);

@@ -77,6 +77,7 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->platform = c->platform;
   r->instance_type = strdup(j->platform->instance_type);
   r->gpu_model = strdup(j->platform->gpus[0].model);
+  r->price_source = strdup(j->price_source);
   r->instances = j->instances;
   r->gpus = j->ngpus;
   r->batch = j->batch;
@@ -340,6 +341,7 @@ static void keep(const config* c, int rc, const ss_breakdown* bd, double sim_s, 
   /* Dropped: the slot is the next row's. */
   free(r->instance_type);
   free(r->gpu_model);
+  free(r->price_source);
   memset(r, 0, sizeof(*r));
 }
 
@@ -436,6 +438,7 @@ void ss_planner_free(ss_planner* p)
   for (int i = 0; p->rows && i < p->nrows; i++) {
     free(p->rows[i].instance_type);
     free(p->rows[i].gpu_model);
+    free(p->rows[i].price_source);
   }
   SS_FREE_ALL(p->rows, p->workload, p->refused_by, p->refused_by_first);
   p->rows = NULL;
@@ -480,8 +483,9 @@ static void write_json(FILE* f, const void* arg)
             r->throughput_samples_per_s, r->epoch_s);
     fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
             r->cost_usd, r->cost_usd_per_epoch);
-    fprintf(f, " \"price_usd_per_h\": %.17g, \"limit\": \"%s\", \"limit_utilisation\": %.17g,", r->price_usd_per_h,
-            ss_res_name(r->limit), r->limit_util);
+    fprintf(f, " \"price_usd_per_h\": %.17g, \"price_source\": ", r->price_usd_per_h);
+    ss_json_string(f, r->price_source ? r->price_source : "");
+    fprintf(f, ", \"limit\": \"%s\", \"limit_utilisation\": %.17g,", ss_res_name(r->limit), r->limit_util);
     fprintf(f, " \"dominant_stall\": \"%s\", \"compute_scaling\": \"%s\", \"pareto\": %s}",
             r->stall < SS_CAT_COUNT ? ss_cat_name(r->stall) : "none", r->compute_scaling, r->pareto ? "true" : "false");
   }
@@ -529,6 +533,13 @@ static void write_table(FILE* f, const ss_planner* p)
   fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %-*s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance",
           "n", "GPUs", "allreduce", sw, "shard", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall",
           "limited by", "GPU times", "front");
+  /* Two instance files of one instance type (a copy with other figures): each row names its file
+   * as given, not the type both share. */
+  int shared = 0;
+  for (int i = 0; i < p->nrows && !shared; i++)
+    for (int k = 0; k < i && !shared; k++)
+      shared = p->rows[i].platform != p->rows[k].platform &&
+               strcmp(p->rows[i].instance_type, p->rows[k].instance_type) == 0;
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
     char t[32], stall[48] = "none", limit[48];
@@ -538,7 +549,7 @@ static void write_table(FILE* f, const ss_planner* p)
                100 * r->part_s[r->stall] / r->iteration_s);
     snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
     fprintf(f, "%4d  %-16s %3d %5d  %-12s %-*s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
-            r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard),
+            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard),
             r->batch, t, r->cost_usd, r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit,
             r->compute_scaling, r->pareto ? "*" : "");
   }

@@ -35,6 +35,7 @@ typedef struct ss_planner_row {
   double limit_util;           /* its utilisation in the measured window, 0..1 */
   ss_cat stall;                /* the largest stall (SS_CAT_COUNT when there is none) */
   const char* compute_scaling; /* how its GPU's times were obtained (ss_job_compute_scaling) */
+  char* price_source;          /* where its price per hour comes from, as a run's report says it */
   int pareto;                  /* no other kept row is as fast and as cheap, and better in one */
 } ss_planner_row;
 

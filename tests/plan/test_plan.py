@@ -54,7 +54,7 @@ def case_consistent():
     check(p["configurations"] == 2 * 3 * 3 and p["ranked"] == len(p["rows"]) == 18,
           f"18 configurations ranked: {p['configurations']}, {p['ranked']}")
     keys = ["iteration_s", "throughput_samples_per_s", "epoch_s", "cost_usd_per_epoch", "time_to_train_s",
-            "price_usd_per_h", "gpus", "batch_per_gpu", "allreduce"]
+            "price_usd_per_h", "price_source", "gpus", "batch_per_gpu", "allreduce"]
     for r in p["rows"]:
         single = json.loads(run([r["platform_file"], "tests/workloads/tiny.json", "--instances", str(r["instances"]),
                                  "--allreduce", r["allreduce"], "--batch", str(r["batch_per_gpu"]), "--samples",
@@ -71,6 +71,16 @@ def case_consistent():
     check(costs == sorted(costs), "--objective cost: ranked by cost")
     csv = run(BASE + ["--format", "csv"]).splitlines()
     check(len(csv) == 19 and csv[0].startswith("schema_version,"), f"CSV: a header and 18 lines, got {len(csv)}")
+    # Two instance files of one instance type: the table names each row's file, not the type both
+    # share (issue 30: the rows could not be told apart).
+    with tempfile.TemporaryDirectory() as d:
+        copy = os.path.join(d, "star2-copy.xml")
+        shutil.copyfile("tests/platforms/star2.xml", copy)
+        table = run(["plan", "tests/workloads/tiny.json", "--platforms", "tests/platforms/star2.xml," + copy,
+                     "--max-instances", "1", "--algorithms", "ring", "--synthetic"]).splitlines()
+        rows = [l for l in table if " ring " in l]
+        check(len(rows) == 2 and any("tests/platforms/star2.xml" in l for l in rows) and any(copy in l for l in rows),
+              "two files of one instance type: each row names its file:\n" + "\n".join(rows))
 
 
 def case_pareto():
