@@ -549,9 +549,9 @@ static void write_table(FILE* f, const ss_planner* p)
                100 * r->part_s[r->stall] / r->iteration_s);
     snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
     fprintf(f, "%4d  %-16s %3d %5d  %-12s %-*s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
-            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard),
-            r->batch, t, r->cost_usd, r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit,
-            r->compute_scaling, r->pareto ? "*" : "");
+            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus,
+            ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard), r->batch, t, r->cost_usd,
+            r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit, r->compute_scaling, r->pareto ? "*" : "");
   }
 }
 
