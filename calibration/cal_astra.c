@@ -5,6 +5,7 @@
 #include "cal_cli.h"
 #include "cal_text.h"
 #include "cal_workload.h"
+#include "units.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -128,6 +129,16 @@ static int parse_layer(const char* path, int line, char* text, const astra_args*
   l->fwd_s = fwd / hz;
   l->bwd_s = (ig + wg) / hz;
   l->update_s = upd / hz;
+  /* Under a nanosecond (a wrong clock, most likely) stash-sim's reader refuses: said here, on the
+   * ASTRA-sim file's line, not later on a JSON path of the workload written (issue 30). */
+  const char* tiny = l->fwd_s > 0 && l->fwd_s < SS_BOUND_TIME_LO   ? "forward"
+                     : l->bwd_s > 0 && l->bwd_s < SS_BOUND_TIME_LO ? "backward"
+                                                                   : NULL;
+  if (tiny)
+    return ss_err_set(err, path, line,
+                      "%.3g s of %s at %g GHz: under stash-sim's 1 ns, the least a layer's time may be (a wrong "
+                      "--clock-ghz?)",
+                      strcmp(tiny, "forward") == 0 ? l->fwd_s : l->bwd_s, tiny, a->clock_ghz);
   if (l->fwd_s > MAX_LAYER_S || l->bwd_s > MAX_LAYER_S)
     return ss_err_set(err, path, line,
                       "%.6g s of %s at %g GHz: more than stash-sim's %g s per layer (a wrong "
@@ -392,8 +403,8 @@ static int astra_run(void* args, int nfiles, char** files, ss_err* err)
   if (read_astra(path, a, &lines, &layers, &n, err) || dataset(a, &from, &ds, note, sizeof(note), err))
     goto done;
   j = workload_json(path, a, layers, n, &ds, note);
-  /* What was written must be a workload the simulator takes. */
-  status = cal_write_json(j, a->output, cal_check_workload, err);
+  /* What is written must be a workload the simulator takes: a refusal names the ASTRA-sim file. */
+  status = cal_write_workload(j, a->output, path, err);
 done:
   ss_workload_free(from);
   cJSON_Delete(j);

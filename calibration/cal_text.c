@@ -219,6 +219,27 @@ int cal_close_output(ss_outfile* f, int status)
   return ss_outfile_commit(f, &err) ? print_err(&err) : 0;
 }
 
+/* Check text as stash-sim would read it before it goes to standard output (no file to read back):
+ * through a scratch file of its own, removed after. 0, or the reader's error with the scratch file's
+ * name left for the caller to replace. */
+static int check_scratch(const char* text, cal_check_fn check, char* scratch, size_t size, ss_err* err)
+{
+  const char* dir = getenv("TMPDIR");
+  snprintf(scratch, size, "%s/stash-calibrate.XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(scratch);
+  if (fd < 0)
+    return SS_OK; /* nowhere to check: written unchecked, as before */
+  FILE* f = fdopen(fd, "w");
+  int ok = f && fprintf(f, "%s\n", text) >= 0 && fflush(f) == 0;
+  int rc = ok ? check(scratch, err) : SS_OK;
+  if (f)
+    fclose(f);
+  else
+    close(fd);
+  unlink(scratch);
+  return rc;
+}
+
 int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err* err)
 {
   char* text = cJSON_Print(j);
@@ -227,18 +248,28 @@ int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err*
   int status = 1;
   ss_outfile* out = cal_open_output(path, &status);
   if (out) {
-    /* A failed write shows in the commit (the stream's error flag). */
-    fprintf(ss_outfile_stream(out), "%s\n", text);
-    status = 0;
-    /* What was written must be what stash-sim takes: read the temporary file back first (or the
-     * file itself when it is written directly and is a file: a memfd's /proc/self/fd/N). */
-    struct stat st;
-    const char* written = ss_outfile_temp(out) ? ss_outfile_temp(out)
-                          : ss_outfile_stream(out) != stdout && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? path
-                                                                                                            : NULL;
-    if (check && written && fflush(ss_outfile_stream(out)) == 0 && check(written, err)) {
+    /* What is written must be what stash-sim takes: read the temporary file back (or the file
+     * itself when it is written directly and is a file: a memfd's /proc/self/fd/N); what goes to
+     * standard output is checked first, through a scratch file. */
+    int to_stdout = ss_outfile_stream(out) == stdout;
+    char scratch[4096];
+    int refused = check && to_stdout && check_scratch(text, check, scratch, sizeof(scratch), err);
+    status = refused ? SS_EINPUT : 0;
+    if (!refused) {
+      /* A failed write shows in the commit (the stream's error flag). */
+      fprintf(ss_outfile_stream(out), "%s\n", text);
+      struct stat st;
+      const char* written = ss_outfile_temp(out)                                        ? ss_outfile_temp(out)
+                            : !to_stdout && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? path
+                                                                                        : NULL;
+      refused = check && written && fflush(ss_outfile_stream(out)) == 0 && check(written, err);
+    }
+    if (refused) {
       status = SS_EINPUT;
-      if (strcmp(err->file, written) == 0) /* name the output, not its temporary file */
+      /* name the output, not its temporary or scratch file */
+      if (to_stdout && strcmp(err->file, scratch) == 0)
+        snprintf(err->file, sizeof(err->file), "stdout");
+      else if (ss_outfile_temp(out) && strcmp(err->file, ss_outfile_temp(out)) == 0)
         snprintf(err->file, sizeof(err->file), "%s", path);
     }
     if (status)
@@ -248,6 +279,21 @@ int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err*
   }
   free(text);
   return status;
+}
+
+int cal_write_workload(const cJSON* j, const char* path, const char* in, ss_err* err)
+{
+  ss_err why;
+  ss_err_clear(&why);
+  int rc = cal_write_json(j, path, cal_check_workload, &why);
+  if (rc < 0 && why.code == SS_EINPUT) {
+    char line[1024];
+    ss_err_format(&why, line, sizeof(line));
+    return ss_err_set(err, in, 0, "it gives a workload that stash-sim would reject (not written): %s", line);
+  }
+  if (rc < 0)
+    *err = why;
+  return rc;
 }
 
 int cal_check_workload(const char* written, ss_err* err)

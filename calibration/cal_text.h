@@ -64,11 +64,16 @@ int cal_close_output(ss_outfile* f, int status);
 typedef int (*cal_check_fn)(const char* written, ss_err* err);
 
 /* Print j as JSON text and a newline to the output path (stdout when NULL), checked by check (when
- * not NULL and the output is a file) before it replaces the old one. Returns the exit status: 0,
+ * not NULL) before it replaces the old one: a file read back from its temporary file, standard
+ * output through a scratch file before anything is printed. Returns the exit status: 0,
  * or nonzero with why printed; or a negative code with err set (check failed, out of memory). */
 int cal_write_json(const cJSON* j, const char* path, cal_check_fn check, ss_err* err);
 
 /* A cal_check_fn: the file loads as a stash-sim workload. */
 int cal_check_workload(const char* written, ss_err* err);
+
+/* cal_write_json of workload j checked by cal_check_workload; a refusal is an error on in, the
+ * file it was made from: "it gives a workload that stash-sim would reject (not written): ...". */
+int cal_write_workload(const cJSON* j, const char* path, const char* in, ss_err* err);
 
 #endif

@@ -346,17 +346,8 @@ static int write_workload(const trace_opts* o, const cal_profile* p, const cal_s
    * simulator's ranges (a weight shape of 1e300, a layer of hours, --samples 1e20) is an error
    * here, not a file the simulator rejects later. Not checked when written directly (-o
    * /dev/null). */
-  ss_err why;
-  ss_err_clear(&why);
-  int rc = cal_write_json(w, o->out, cal_check_workload, &why);
+  int rc = cal_write_workload(w, o->out, o->in, err);
   cJSON_Delete(w);
-  if (rc < 0 && why.code == SS_EINPUT) {
-    char line[1024];
-    ss_err_format(&why, line, sizeof(line));
-    return ss_err_set(err, o->in, 0, "it gives a workload that stash-sim would reject (not written): %s", line);
-  }
-  if (rc < 0)
-    *err = why;
   return rc;
 }
 
