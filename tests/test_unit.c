@@ -10,6 +10,7 @@
 #include "nccl.h"
 #include "derive.h"
 #include "platform.h"
+#include "pipeline.h"
 #include "price.h"
 #include "proto.h"
 #include "report.h"
@@ -1630,6 +1631,71 @@ typedef struct suite_def {
   } tests[8];
 } suite_def;
 
+/* The schedules' orders for small p and m, as Megatron-LM's schedules.py runs them. */
+static void test_pipeline_orders(void)
+{
+  ss_pipe_op op[64];
+  /* 1F1B, 4 stages, 8 micro-batches: stage 0 warms up with 3 forwards, alternates, cools down. */
+  CU_ASSERT_FATAL(ss_pipe_order(SS_SCHEDULE_1F1B, 4, 1, 8, 0, op) == 16);
+  static const int want0[16][2] = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {4, 0}, {1, 1}, {5, 0},
+                                   {2, 1}, {6, 0}, {3, 1}, {7, 0}, {4, 1}, {5, 1}, {6, 1}, {7, 1}};
+  for (int i = 0; i < 16; i++)
+    CU_ASSERT(op[i].micro == want0[i][0] && op[i].bwd == want0[i][1] && op[i].chunk == 0);
+  /* The last stage: a forward and its backward in turn from the start. */
+  CU_ASSERT_FATAL(ss_pipe_order(SS_SCHEDULE_1F1B, 4, 1, 8, 3, op) == 16);
+  for (int i = 0; i < 16; i++)
+    CU_ASSERT(op[i].micro == i / 2 && op[i].bwd == i % 2);
+  /* GPipe: the forwards in order, the backwards in reverse. */
+  CU_ASSERT_FATAL(ss_pipe_order(SS_SCHEDULE_GPIPE, 2, 1, 3, 1, op) == 6);
+  static const int gp[6][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {1, 1}, {0, 1}};
+  for (int i = 0; i < 6; i++)
+    CU_ASSERT(op[i].micro == gp[i][0] && op[i].bwd == gp[i][1]);
+  /* Interleaved, 2 stages, 2 chunks, 4 micro-batches, stage 0: 2 (p - 1) + (v - 1) p = 4 warm-up
+   * forwards (micro-batches 0 and 1 through chunk 0, then chunk 1), then in turn. */
+  CU_ASSERT_FATAL(ss_pipe_order(SS_SCHEDULE_INTERLEAVED, 2, 2, 4, 0, op) == 16);
+  static const int il[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {2, 0, 0}, {0, 1, 1}};
+  for (int i = 0; i < 6; i++)
+    CU_ASSERT(op[i].micro == il[i][0] && op[i].chunk == il[i][1] && op[i].bwd == il[i][2]);
+  /* The layouts a schedule refuses, with the rule. */
+  char why[256];
+  CU_ASSERT(ss_pipe_check(SS_SCHEDULE_INTERLEAVED, 4, 2, 6, why, sizeof(why)) < 0 && strstr(why, "multiple of 4"));
+  CU_ASSERT(ss_pipe_check(SS_SCHEDULE_1F1B, 4, 2, 8, why, sizeof(why)) < 0 && strstr(why, "--virtual-stages 2"));
+  CU_ASSERT(ss_pipe_check(SS_SCHEDULE_INTERLEAVED, 4, 1, 8, why, sizeof(why)) < 0);
+  CU_ASSERT(ss_pipe_order(SS_SCHEDULE_INTERLEAVED, 4, 2, 6, 0, op) == -1);
+  CU_ASSERT(ss_pipe_time(SS_SCHEDULE_INTERLEAVED, 4, 2, 6, 1, 2, NULL) < 0);
+}
+
+/* Each schedule timed on uniform stages gives its closed-form bubble, (p - 1) / m and
+ * (p - 1) / (v m), and holds the micro-batches it is known to hold: m for GPipe, min(p, m) for
+ * 1F1B, on stage 0 of the interleaved one v p + p - 1 chunks' worth (L (1 + (p - 1) / (p v))
+ * layers; all m v when m = p). */
+static void test_pipeline_bubble(void)
+{
+  static const int ps[] = {1, 2, 4, 8}, ms[] = {1, 3, 8, 16, 32};
+  for (size_t a = 0; a < sizeof(ps) / sizeof(ps[0]); a++)
+    for (size_t b = 0; b < sizeof(ms) / sizeof(ms[0]); b++)
+      for (int s = 0; s < SS_SCHEDULE_COUNT; s++)
+        for (int v = 1; v <= 3; v++) {
+          int p = ps[a], m = ms[b], held = 0;
+          char why[256];
+          if (ss_pipe_check((ss_schedule)s, p, v, m, why, sizeof(why)))
+            continue;
+          double fwd = 1.0, bwd = 2.0, ideal = m * (fwd + bwd);
+          double t = ss_pipe_time((ss_schedule)s, p, v, m, fwd, bwd, &held);
+          double bubble = (t - ideal) / ideal, want = ss_pipe_bubble_closed_form((ss_schedule)s, p, v, m);
+          CU_ASSERT(fabs(bubble - want) <= 1e-12);
+          if (fabs(bubble - want) > 1e-12)
+            printf("\n%s p %d v %d m %d: bubble %.6f, closed form %.6f\n", ss_schedule_names[s], p, v, m, bubble, want);
+          int expect = s == SS_SCHEDULE_GPIPE  ? m
+                       : s == SS_SCHEDULE_1F1B ? (p < m ? p : m)
+                       : m == p                ? m * v
+                                               : v * p + p - 1;
+          CU_ASSERT(held == expect);
+          if (held != expect)
+            printf("\n%s p %d v %d m %d: %d in flight, expected %d\n", ss_schedule_names[s], p, v, m, held, expect);
+        }
+}
+
 static const suite_def suites[] = {
     {"units",
      {{"parse", test_units},
@@ -1667,6 +1733,7 @@ static const suite_def suites[] = {
       {"nameless", test_outfile_nameless}}},
     {"memory", {{"parts", test_memory_parts}, {"job", test_memory_job}, {"checkpoint", test_memory_checkpoint}}},
     {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},
+    {"pipeline", {{"orders", test_pipeline_orders}, {"bubble", test_pipeline_bubble}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},

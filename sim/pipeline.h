@@ -1,0 +1,62 @@
+/* pipeline: the pipeline-parallel schedules (--schedule), one row of facts each, the order in which
+ * each stage runs its micro-batches' forward and backward passes, and that order timed on uniform
+ * stages without communication (the schedule's own bubble). The mechanics and their sources:
+ * ../shared/data/model_parallelism.md (GPipe, Huang et al. 2019; 1F1B, Narayanan et al. SC'21
+ * section 2.2; the interleaved 1F1B of Megatron-LM's megatron/core/pipeline_parallel/schedules.py). */
+#ifndef SS_PIPELINE_H
+#define SS_PIPELINE_H
+
+#include <stddef.h>
+
+/* GPipe (all forwards, then all backwards), 1F1B (PipeDream-Flush, Megatron's default) and
+ * Megatron's interleaved 1F1B (v model chunks per stage). A new schedule is a value here, a row of
+ * the table in pipeline.c and its order in ss_pipe_order. */
+typedef enum ss_schedule {
+  SS_SCHEDULE_GPIPE,
+  SS_SCHEDULE_1F1B,
+  SS_SCHEDULE_INTERLEAVED,
+  SS_SCHEDULE_COUNT
+} ss_schedule;
+
+/* One schedule's facts. */
+typedef struct ss_schedule_facts {
+  const char* name;     /* --schedule's value */
+  const char* label;    /* the report's words */
+  int chunks;           /* a stage may hold several model chunks (--virtual-stages) */
+  int micro_multiple_p; /* the micro-batches must be a multiple of the stages (Megatron's rule) */
+} ss_schedule_facts;
+
+extern const char* const ss_schedule_names[]; /* by value, NULL-terminated */
+const ss_schedule_facts* ss_schedule_of(ss_schedule s);
+
+/* One pass a stage runs: micro-batch micro (0..m-1) of its model chunk chunk (0..v-1), forward or
+ * backward. */
+typedef struct ss_pipe_op {
+  int micro;
+  int chunk;
+  int bwd;
+} ss_pipe_op;
+
+/* Whether schedule s can run p stages, v chunks per stage and m micro-batches: 0, or a message in
+ * why[size] naming the rule (v > 1 only interleaved, m a multiple of p for it, ...). */
+int ss_pipe_check(ss_schedule s, int p, int v, int m, char* why, size_t size);
+
+/* The passes stage (0..p-1) runs, in its order, into out[0..2 m v): Megatron's warm-up forwards,
+ * then one forward and one backward in turn, then the cool-down backwards (1F1B and interleaved);
+ * GPipe's forwards in order, then its backwards in reverse. Returns 2 m v, or -1 when the layout is
+ * refused by ss_pipe_check. */
+int ss_pipe_order(ss_schedule s, int p, int v, int m, int stage, ss_pipe_op* out);
+
+/* The iteration of schedule s on uniform stages, each forward pass of a whole stage fwd_s and each
+ * backward bwd_s (a chunk's a v-th of them), without communication: each stage runs its order, a
+ * pass waits for the same micro-batch's pass on the virtual stage before it (forward) or after it
+ * (backward; the last one's backward waits for its own forward). Returns the makespan in seconds;
+ * *in_flight (when not NULL) the most micro-batches whose forward has run and backward not, on any
+ * stage and chunk together (what the activation memory holds). -1 when the layout is refused. */
+double ss_pipe_time(ss_schedule s, int p, int v, int m, double fwd_s, double bwd_s, int* in_flight);
+
+/* The bubble of the schedule as a fraction of the ideal m (fwd_s + bwd_s): (p - 1) / m, and
+ * (p - 1) / (v m) interleaved (the closed forms ss_pipe_time gives on uniform stages). */
+double ss_pipe_bubble_closed_form(ss_schedule s, int p, int v, int m);
+
+#endif
