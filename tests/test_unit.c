@@ -10,6 +10,7 @@
 #include "nccl.h"
 #include "derive.h"
 #include "platform.h"
+#include "layout.h"
 #include "pipeline.h"
 #include "price.h"
 #include "proto.h"
@@ -1696,6 +1697,47 @@ static void test_pipeline_bubble(void)
         }
 }
 
+/* The 3D layout in Megatron-Core's order (tensor fastest, then data, then pipeline) and another. */
+static void test_pipeline_layout(void)
+{
+  ss_dim order[SS_DIM_COUNT];
+  CU_ASSERT(ss_layout_parse_order("tp-dp-pp", order) == 0 && order[0] == SS_DIM_TP && order[2] == SS_DIM_PP);
+  static const char* const bad[] = {"tp-dp", "tp-tp-pp", "tp-dp-pp-", "", "tp-dp-xx", "tp--dp-pp"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    CU_ASSERT(ss_layout_parse_order(bad[i], order) == -1);
+  ss_layout l;
+  char why[256];
+  CU_ASSERT(ss_layout_make(64, 3, 2, order, &l, why, sizeof(why)) == -1 && strstr(why, "does not divide"));
+  CU_ASSERT(ss_layout_parse_order("tp-dp-pp", order) == 0);
+  CU_ASSERT_FATAL(ss_layout_make(64, 8, 2, order, &l, why, sizeof(why)) == 0);
+  CU_ASSERT(l.size[SS_DIM_DP] == 4 && ss_layout_gpus(&l) == 64);
+  int c[SS_DIM_COUNT];
+  ss_layout_coords(&l, 13, c);
+  CU_ASSERT(c[SS_DIM_TP] == 5 && c[SS_DIM_DP] == 1 && c[SS_DIM_PP] == 0);
+  ss_layout_coords(&l, 35, c);
+  CU_ASSERT(c[SS_DIM_TP] == 3 && c[SS_DIM_DP] == 0 && c[SS_DIM_PP] == 1);
+  for (int r = 0; r < 64; r++) {
+    ss_layout_coords(&l, r, c);
+    CU_ASSERT(ss_layout_rank(&l, c) == r);
+  }
+  int g[64];
+  CU_ASSERT(ss_layout_group(&l, 13, SS_DIM_TP, g) == 8 && g[0] == 8 && g[7] == 15);
+  CU_ASSERT(ss_layout_group(&l, 3, SS_DIM_DP, g) == 4 && g[0] == 3 && g[1] == 11 && g[3] == 27);
+  CU_ASSERT(ss_layout_group(&l, 3, SS_DIM_PP, g) == 2 && g[0] == 3 && g[1] == 35);
+  /* On 8 GPUs an instance: the tensor groups inside, the stages across. */
+  CU_ASSERT(ss_layout_groups_across(&l, SS_DIM_TP, 8) == 0);
+  CU_ASSERT(ss_layout_groups_across(&l, SS_DIM_PP, 8) == 32);
+  CU_ASSERT(ss_layout_groups_across(&l, SS_DIM_DP, 8) == 16);
+  /* A tensor group of 16 crosses instances of 8. */
+  CU_ASSERT_FATAL(ss_layout_make(64, 16, 2, order, &l, why, sizeof(why)) == 0);
+  CU_ASSERT(ss_layout_groups_across(&l, SS_DIM_TP, 8) == 4);
+  /* Pipeline before data: consecutive groups of 8 are the stages of one replica. */
+  CU_ASSERT(ss_layout_parse_order("tp-pp-dp", order) == 0);
+  CU_ASSERT_FATAL(ss_layout_make(64, 8, 2, order, &l, why, sizeof(why)) == 0);
+  ss_layout_coords(&l, 8, c);
+  CU_ASSERT(c[SS_DIM_PP] == 1 && c[SS_DIM_DP] == 0);
+}
+
 static const suite_def suites[] = {
     {"units",
      {{"parse", test_units},
@@ -1733,7 +1775,8 @@ static const suite_def suites[] = {
       {"nameless", test_outfile_nameless}}},
     {"memory", {{"parts", test_memory_parts}, {"job", test_memory_job}, {"checkpoint", test_memory_checkpoint}}},
     {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},
-    {"pipeline", {{"orders", test_pipeline_orders}, {"bubble", test_pipeline_bubble}}},
+    {"pipeline",
+     {{"orders", test_pipeline_orders}, {"bubble", test_pipeline_bubble}, {"layout", test_pipeline_layout}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},
