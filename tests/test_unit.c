@@ -12,6 +12,7 @@
 #include "platform.h"
 #include "layout.h"
 #include "pipeline.h"
+#include "transformer.h"
 #include "price.h"
 #include "proto.h"
 #include "report.h"
@@ -1738,6 +1739,44 @@ static void test_pipeline_layout(void)
   CU_ASSERT(c[SS_DIM_PP] == 1 && c[SS_DIM_DP] == 0);
 }
 
+/* A transformer's figures against hand-computed ones: GPT-3 175B's parameters, Table 2's activation
+ * bytes, the model FLOPs, and the splits refused. */
+static void test_pipeline_transformer(void)
+{
+  /* GPT-3 175B (Brown et al. 2020): 96 layers, h 12288, 96 heads, FFN 4h, 2048 tokens, 50257 words. */
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1};
+  double h = 12288, params = 96 * (12 * h * h + 2 * h) + 50257 * h;
+  CU_ASSERT(fabs(ss_transformer_params(&g) - params) <= 1e-9 * params);
+  CU_ASSERT(fabs(ss_transformer_params(&g) / 175e9 - 1) < 0.01);
+  /* Llama-2 70B: 80 layers, h 8192, 64 heads, 8 key-value heads, SwiGLU FFN 28672, 32000 words, untied:
+   * 68.98e9 parameters (Touvron et al. 2023 say 70B). */
+  ss_transformer l70 = {80, 8192, 64, 8, 28672, 1, 4096, 32000, 0};
+  double lp = 80 * (2.0 * 8192 * 8192 + 2.0 * 8192 * 1024 + 3.0 * 8192 * 28672 + 2 * 8192) + 2.0 * 32000 * 8192;
+  CU_ASSERT(fabs(ss_transformer_params(&l70) - lp) <= 1e-9 * lp && fabs(lp / 69e9 - 1) < 0.01);
+  /* Table 2, with s 2048, b 1, h 12288, a 96, t 8. */
+  double sbh = 2048.0 * 12288, as_h = 96.0 * 2048 / 12288;
+  CU_ASSERT(fabs(ss_transformer_activation_bytes(&g, 1, 1, 0, SS_RECOMPUTE_NONE) - sbh * (34 + 5 * as_h)) < 1);
+  CU_ASSERT(
+      fabs(ss_transformer_activation_bytes(&g, 1, 8, 0, SS_RECOMPUTE_NONE) - sbh * (10 + 24.0 / 8 + 5 * as_h / 8)) < 1);
+  CU_ASSERT(fabs(ss_transformer_activation_bytes(&g, 1, 8, 1, SS_RECOMPUTE_NONE) - sbh * (34 + 5 * as_h) / 8) < 1);
+  CU_ASSERT(fabs(ss_transformer_activation_bytes(&g, 1, 8, 1, SS_RECOMPUTE_SELECTIVE) - 34 * sbh / 8) < 1);
+  CU_ASSERT(fabs(ss_transformer_activation_bytes(&g, 1, 8, 0, SS_RECOMPUTE_SELECTIVE) - sbh * (10 + 3)) < 1);
+  CU_ASSERT(fabs(ss_transformer_activation_bytes(&g, 2, 8, 1, SS_RECOMPUTE_FULL) - 2 * 2 * sbh / 8) < 1);
+  /* Tensor-parallel traffic: b s h elements a collective, 4 a layer, 6 with full recomputation. */
+  CU_ASSERT(ss_transformer_tp_bytes(&g, 1, 2) == 2 * sbh);
+  CU_ASSERT(ss_transformer_tp_collectives(SS_RECOMPUTE_SELECTIVE) == 4 &&
+            ss_transformer_tp_collectives(SS_RECOMPUTE_FULL) == 6);
+  /* Model FLOPs of one sequence, Korthikanti et al.'s convention. */
+  double f = 72.0 * 2048 * 96 * h * h * (1 + 2048 / (6 * h) + 50257 / (12 * 96 * h));
+  CU_ASSERT(fabs(ss_transformer_model_flops(&g, 1) - f) <= 1e-9 * f);
+  /* The splits refused, each with its rule. */
+  char why[256];
+  CU_ASSERT(ss_transformer_check(&g, 8, 16, why, sizeof(why)) == 0);
+  CU_ASSERT(ss_transformer_check(&g, 5, 1, why, sizeof(why)) < 0 && strstr(why, "96 attention heads"));
+  CU_ASSERT(ss_transformer_check(&l70, 16, 1, why, sizeof(why)) < 0 && strstr(why, "8 key-value heads"));
+  CU_ASSERT(ss_transformer_check(&g, 8, 97, why, sizeof(why)) < 0 && strstr(why, "96 layers"));
+}
+
 static const suite_def suites[] = {
     {"units",
      {{"parse", test_units},
@@ -1776,7 +1815,10 @@ static const suite_def suites[] = {
     {"memory", {{"parts", test_memory_parts}, {"job", test_memory_job}, {"checkpoint", test_memory_checkpoint}}},
     {"roofline", {{"closed_forms", test_roofline_closed_forms}, {"fit", test_roofline_fit}}},
     {"pipeline",
-     {{"orders", test_pipeline_orders}, {"bubble", test_pipeline_bubble}, {"layout", test_pipeline_layout}}},
+     {{"orders", test_pipeline_orders},
+      {"bubble", test_pipeline_bubble},
+      {"layout", test_pipeline_layout},
+      {"transformer", test_pipeline_transformer}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},

@@ -1,0 +1,68 @@
+/* transformer: a transformer's architecture (layers, hidden size, heads, FFN size, sequence,
+ * vocabulary) and what follows from it for a tensor- and pipeline-parallel split: the parameters,
+ * the bytes of the tensor-parallel collectives per layer, the activation memory per layer and
+ * micro-batch (Korthikanti et al. 2022, Table 2) and the model FLOPs of an iteration (their appendix's
+ * convention, the one MFU is reported in). Sources: ../shared/data/model_parallelism.md. */
+#ifndef SS_TRANSFORMER_H
+#define SS_TRANSFORMER_H
+
+#include <stddef.h>
+
+typedef struct ss_transformer {
+  int layers;    /* L */
+  int hidden;    /* h */
+  int heads;     /* a, the query heads */
+  int kv_heads;  /* the key and value heads (grouped-query attention: Llama-2 70B's 8); = heads without */
+  int ffn;       /* the FFN's inner size (4 h for GPT) */
+  int gated_ffn; /* SwiGLU (Llama): three FFN matrices, not two */
+  int seq;       /* s, tokens per sequence */
+  int vocab;     /* V */
+  int tied;      /* the output layer shares the input embedding's weights */
+} ss_transformer;
+
+/* Activation recomputation (--recompute): none, selective (the attention's softmax, dropout and
+ * its inputs, Korthikanti et al. section 5), full (each layer's input only, the forward run again in
+ * backward). */
+typedef enum ss_recompute {
+  SS_RECOMPUTE_NONE,
+  SS_RECOMPUTE_SELECTIVE,
+  SS_RECOMPUTE_FULL,
+  SS_RECOMPUTE_COUNT
+} ss_recompute;
+
+extern const char* const ss_recompute_names[];
+
+/* Whether the split of t tensor-parallel ranks and p stages fits the architecture: 0, or -1 with
+ * why[size] naming the rule (t divides the heads, the key-value heads and the hidden and FFN sizes;
+ * p at most the layers). */
+int ss_transformer_check(const ss_transformer* tf, int t, int p, char* why, size_t size);
+
+/* The parameters: per layer the attention's projections (queries and output h x h each, keys and
+ * values h x (h kv_heads / heads) each), the FFN's matrices (2 or 3 of h x ffn) and two norms' 2 h;
+ * the input embedding V h, and the output layer V h unless tied. Biases are left out. */
+double ss_transformer_params(const ss_transformer* tf);
+
+/* The parameters of one layer (ss_transformer_params's per-layer terms). */
+double ss_transformer_layer_params(const ss_transformer* tf);
+
+/* The bytes of one of a layer's tensor-parallel collectives for a micro-batch of b sequences: the
+ * b s h activation tensor at elem bytes per element (an allreduce, or with sequence parallelism a
+ * reduce-scatter or all-gather of the same bytes). */
+double ss_transformer_tp_bytes(const ss_transformer* tf, int b, double elem);
+
+/* The tensor-parallel collectives of one layer and micro-batch: 2 forward and 2 backward, 2 more
+ * with full recomputation (the forward again). */
+int ss_transformer_tp_collectives(ss_recompute r);
+
+/* The activation bytes one layer keeps for a micro-batch of b sequences on one GPU of a tensor
+ * group of t, 16-bit activations (Korthikanti et al. 2022, Table 2): s b h (34 + 5 a s / h) without
+ * parallelism; s b h (10 + 24 / t + 5 a s / (h t)) with tensor parallelism; that over t with sequence
+ * parallelism; with selective recomputation s b h (10 + 24 / t), 34 s b h / t with sequence
+ * parallelism; 2 s b h (over t with sequence parallelism) with full recomputation. */
+double ss_transformer_activation_bytes(const ss_transformer* tf, int b, int t, int sp, ss_recompute r);
+
+/* The model FLOPs of an iteration of B sequences: 72 B s L h^2 (1 + s / (6 h) + V / (12 L h))
+ * (Korthikanti et al. 2022, appendix; GPT's FFN of 4 h, recomputation not counted). */
+double ss_transformer_model_flops(const ss_transformer* tf, double sequences);
+
+#endif
