@@ -146,6 +146,38 @@ double ss_pipe_time(ss_schedule s, int p, int v, int m, double fwd_s, double bwd
   return end;
 }
 
+int ss_pipe_partition(int layers, int p, int v, const int* given, int ngiven, int* counts, char* why, size_t size)
+{
+  int n = p * v;
+  if (p < 1 || v < 1 || n > layers)
+    return snprintf(why, size, "%d stages x %d chunks = %d pieces for %d layers: each needs a layer at least", p, v, n,
+                    layers),
+           -1;
+  if (ngiven == 0) {
+    if (layers % n)
+      return snprintf(why, size,
+                      "%d layers do not split evenly over %d stages x %d chunks (Megatron-LM's rule): give the "
+                      "layers of each as --partition",
+                      layers, p, v),
+             -1;
+    for (int i = 0; i < n; i++)
+      counts[i] = layers / n;
+    return 0;
+  }
+  if (ngiven != n)
+    return snprintf(why, size, "--partition gives %d counts for %d stages x %d chunks = %d", ngiven, p, v, n), -1;
+  int sum = 0;
+  for (int i = 0; i < n; i++) {
+    if (given[i] < 1)
+      return snprintf(why, size, "--partition: piece %d has %d layers, fewer than 1", i + 1, given[i]), -1;
+    sum += given[i];
+    counts[i] = given[i];
+  }
+  if (sum != layers)
+    return snprintf(why, size, "--partition adds up to %d layers, the model has %d", sum, layers), -1;
+  return 0;
+}
+
 double ss_pipe_bubble_closed_form(ss_schedule s, int p, int v, int m)
 {
   return s == SS_SCHEDULE_INTERLEAVED ? (p - 1.0) / ((double)v * m) : (p - 1.0) / m;

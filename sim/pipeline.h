@@ -55,6 +55,13 @@ int ss_pipe_order(ss_schedule s, int p, int v, int m, int stage, ss_pipe_op* out
  * stage and chunk together (what the activation memory holds). -1 when the layout is refused. */
 double ss_pipe_time(ss_schedule s, int p, int v, int m, double fwd_s, double bwd_s, int* in_flight);
 
+/* The layers of each virtual stage, in the model's order (virtual stage c p + r is chunk c of stage
+ * r), into counts[0 .. p v): given (ngiven = p v counts adding up to layers) or, with ngiven 0,
+ * layers / (p v) each, as Megatron-LM splits them (it refuses layers that do not divide; the
+ * embedding stays with the first virtual stage, the output layer and the loss with the last). 0, or
+ * -1 with why[size] naming the rule. */
+int ss_pipe_partition(int layers, int p, int v, const int* given, int ngiven, int* counts, char* why, size_t size);
+
 /* The bubble of the schedule as a fraction of the ideal m (fwd_s + bwd_s): (p - 1) / m, and
  * (p - 1) / (v m) interleaved (the closed forms ss_pipe_time gives on uniform stages). */
 double ss_pipe_bubble_closed_form(ss_schedule s, int p, int v, int m);

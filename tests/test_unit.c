@@ -1777,6 +1777,22 @@ static void test_pipeline_transformer(void)
   CU_ASSERT(ss_transformer_check(&g, 8, 97, why, sizeof(why)) < 0 && strstr(why, "96 layers"));
 }
 
+/* The layers split over the virtual stages: evenly as Megatron-LM does, or as given. */
+static void test_pipeline_partition(void)
+{
+  int c[16];
+  char why[256];
+  CU_ASSERT(ss_pipe_partition(96, 8, 2, NULL, 0, c, why, sizeof(why)) == 0 && c[0] == 6 && c[15] == 6);
+  CU_ASSERT(ss_pipe_partition(30, 4, 1, NULL, 0, c, why, sizeof(why)) == -1 && strstr(why, "--partition"));
+  int given[4] = {7, 8, 8, 7};
+  CU_ASSERT(ss_pipe_partition(30, 4, 1, given, 4, c, why, sizeof(why)) == 0 && c[0] == 7 && c[1] == 8);
+  CU_ASSERT(ss_pipe_partition(31, 4, 1, given, 4, c, why, sizeof(why)) == -1 && strstr(why, "adds up to 30"));
+  CU_ASSERT(ss_pipe_partition(30, 4, 1, given, 3, c, why, sizeof(why)) == -1 && strstr(why, "3 counts"));
+  CU_ASSERT(ss_pipe_partition(4, 8, 1, NULL, 0, c, why, sizeof(why)) == -1 && strstr(why, "a layer at least"));
+  given[1] = 0;
+  CU_ASSERT(ss_pipe_partition(22, 4, 1, given, 4, c, why, sizeof(why)) == -1 && strstr(why, "fewer than 1"));
+}
+
 static const suite_def suites[] = {
     {"units",
      {{"parse", test_units},
@@ -1818,7 +1834,8 @@ static const suite_def suites[] = {
      {{"orders", test_pipeline_orders},
       {"bubble", test_pipeline_bubble},
       {"layout", test_pipeline_layout},
-      {"transformer", test_pipeline_transformer}}},
+      {"transformer", test_pipeline_transformer},
+      {"partition", test_pipeline_partition}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},
