@@ -178,6 +178,20 @@ int ss_pipe_partition(int layers, int p, int v, const int* given, int ngiven, in
   return 0;
 }
 
+double ss_pipe_stage_layers_held(ss_schedule s, int p, int v, int m, int stage, const int* counts)
+{
+  ss_pipe_op* order = malloc(sizeof(*order) * 2 * (size_t)m * (size_t)v);
+  int n = order ? ss_pipe_order(s, p, v, m, stage, order) : -1;
+  double held = 0, most = n < 0 ? -1 : 0;
+  for (int i = 0; i < n; i++) {
+    double layers = counts[order[i].chunk * p + stage];
+    held += order[i].bwd ? -layers : layers;
+    most = held > most ? held : most;
+  }
+  free(order);
+  return most;
+}
+
 double ss_pipe_bubble_closed_form(ss_schedule s, int p, int v, int m)
 {
   return s == SS_SCHEDULE_INTERLEAVED ? (p - 1.0) / ((double)v * m) : (p - 1.0) / m;

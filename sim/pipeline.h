@@ -62,6 +62,14 @@ double ss_pipe_time(ss_schedule s, int p, int v, int m, double fwd_s, double bwd
  * -1 with why[size] naming the rule. */
 int ss_pipe_partition(int layers, int p, int v, const int* given, int ngiven, int* counts, char* why, size_t size);
 
+/* The most layer-micro-batches whose activations stage keeps at once under schedule s: over its
+ * order, the layers (counts, by virtual stage as ss_pipe_partition gives them) of each pass whose
+ * forward has run and backward not, added up. Times a layer's activation bytes for a micro-batch,
+ * the stage's activation memory: L layers' worth on stage 0 of 1F1B (p micro-batches of L / p
+ * layers), m / p of that with fewer micro-batches than stages, L (1 + (p - 1) / (p v))
+ * interleaved, m L / p under GPipe. -1 when the layout is refused. */
+double ss_pipe_stage_layers_held(ss_schedule s, int p, int v, int m, int stage, const int* counts);
+
 /* The bubble of the schedule as a fraction of the ideal m (fwd_s + bwd_s): (p - 1) / m, and
  * (p - 1) / (v m) interleaved (the closed forms ss_pipe_time gives on uniform stages). */
 double ss_pipe_bubble_closed_form(ss_schedule s, int p, int v, int m);

@@ -1793,6 +1793,25 @@ static void test_pipeline_partition(void)
   CU_ASSERT(ss_pipe_partition(22, 4, 1, given, 4, c, why, sizeof(why)) == -1 && strstr(why, "fewer than 1"));
 }
 
+/* The activations a stage holds under each schedule, against Korthikanti et al.'s statements. */
+static void test_pipeline_memory(void)
+{
+  int c[16];
+  char why[256];
+  /* 1F1B, p 4, L 32: stage 0 holds p micro-batches of L / p layers, L layers' worth; the last
+   * stage one micro-batch of its 8 layers; with m 2 < p, m / p of L. */
+  CU_ASSERT_FATAL(ss_pipe_partition(32, 4, 1, NULL, 0, c, why, sizeof(why)) == 0);
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_1F1B, 4, 1, 8, 0, c) == 32);
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_1F1B, 4, 1, 8, 3, c) == 8);
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_1F1B, 4, 1, 2, 0, c) == 32 * 2 / 4);
+  /* GPipe keeps every micro-batch: m L / p. */
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_GPIPE, 4, 1, 8, 0, c) == 8 * 32 / 4);
+  /* Interleaved, p 4, v 2, L 32, m 8: L (1 + (p - 1) / (p v)) = 32 (1 + 3 / 8) = 44. */
+  CU_ASSERT_FATAL(ss_pipe_partition(32, 4, 2, NULL, 0, c, why, sizeof(why)) == 0);
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_INTERLEAVED, 4, 2, 8, 0, c) == 44);
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_INTERLEAVED, 4, 2, 6, 0, c) == -1);
+}
+
 static const suite_def suites[] = {
     {"units",
      {{"parse", test_units},
@@ -1835,7 +1854,8 @@ static const suite_def suites[] = {
       {"bubble", test_pipeline_bubble},
       {"layout", test_pipeline_layout},
       {"transformer", test_pipeline_transformer},
-      {"partition", test_pipeline_partition}}},
+      {"partition", test_pipeline_partition},
+      {"memory", test_pipeline_memory}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},
