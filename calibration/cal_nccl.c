@@ -6,12 +6,12 @@
 #include "cal_text.h"
 
 #include "array.h"
+#include "outfile.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* One measurement: an allreduce of bytes took time_s (out-of-place, or derived from a busbw). */
 typedef struct point {
@@ -417,12 +417,10 @@ static int nccl_run(void* args, int nlogs, char** logs, ss_err* err)
     return 2;
   /* Each log once: a second copy would count its points twice in the fit. */
   for (int i = 0; i < nlogs; i++)
-    for (int k = 0; k < i; k++) {
-      struct stat x, y;
-      if (stat(logs[i], &x) == 0 && stat(logs[k], &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino)
+    for (int k = 0; k < i; k++)
+      if (ss_outfile_same(logs[i], logs[k]))
         return cal_usage_error("nccl", "the log %s is given twice (as '%s' and '%s'): its points would count twice",
                                logs[i], logs[k], logs[i]);
-    }
   nccl_data d = {0};
   nccl_fit f;
   cal_rescale r = {0};

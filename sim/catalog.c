@@ -252,6 +252,18 @@ static int search(const ss_catalog* c, ss_catalog_kind kind, const char* name, i
   return 0;
 }
 
+/* The folders of kind's search path, in order, separated by commas, into where[size]. */
+static void dirs_text(const ss_catalog* c, ss_catalog_kind kind, char* where, size_t size)
+{
+  const str_list* dirs = &c->dirs[kind];
+  size_t used = 0;
+  where[0] = '\0';
+  for (int i = 0; i < dirs->n && used < size; i++) {
+    int w = snprintf(where + used, size - used, "%s%s", i ? ", " : "", dirs->v[i]);
+    used += w > 0 ? (size_t)w : 0;
+  }
+}
+
 /* The error of a short name found nowhere: what was looked for, and where. */
 static int not_found(const ss_catalog* c, ss_catalog_kind kind, const char* name, ss_err* err)
 {
@@ -262,19 +274,13 @@ static int not_found(const ss_catalog* c, ss_catalog_kind kind, const char* name
     int w = snprintf(files + used, sizeof(files) - used, "%s%s%s", e ? " or " : "", name, kind_ext[kind][e]);
     used += w > 0 ? (size_t)w : 0;
   }
-  const str_list* dirs = &c->dirs[kind];
-  if (dirs->n == 0)
+  if (c->dirs[kind].n == 0)
     return ss_err_set(err, name, 0,
                       "no %s of that name (looked for %s, but no folder of $STASH_SIM_PATH or "
                       "installed data folder exists)",
                       kind_word[kind], files);
   char where[SS_ERR_MSG_MAX];
-  used = 0;
-  where[0] = '\0';
-  for (int i = 0; i < dirs->n && used < sizeof(where); i++) {
-    int w = snprintf(where + used, sizeof(where) - used, "%s%s", i ? ", " : "", dirs->v[i]);
-    used += w > 0 ? (size_t)w : 0;
-  }
+  dirs_text(c, kind, where, sizeof(where));
   return ss_err_set(err, name, 0, "no %s of that name (looked for %s in %s)", kind_word[kind], files, where);
 }
 
@@ -542,17 +548,12 @@ int ss_catalog_list(const ss_catalog* c, ss_catalog_kind kind, ss_format fmt, FI
   int rc = ss_catalog_entries(c, kind, &e, &n, err);
   /* Nothing to list is said, not an empty table: the search path misses the folders. */
   if (!rc && n == 0) {
-    const str_list* dirs = &c->dirs[kind];
     char where[SS_ERR_MSG_MAX];
-    size_t used = 0;
-    where[0] = '\0';
-    for (int i = 0; i < dirs->n && used < sizeof(where); i++) {
-      int w = snprintf(where + used, sizeof(where) - used, "%s%s", i ? ", " : "", dirs->v[i]);
-      used += w > 0 ? (size_t)w : 0;
-    }
+    dirs_text(c, kind, where, sizeof(where));
     rc = ss_err_set(err, NULL, 0, "no %s to list: %s%s (set $STASH_SIM_PATH to the folders that hold them)",
                     kind == SS_CATALOG_PLATFORM ? "instance file" : "workload",
-                    dirs->n ? "none in " : "no folder of $STASH_SIM_PATH or installed data folder exists", where);
+                    c->dirs[kind].n ? "none in " : "no folder of $STASH_SIM_PATH or installed data folder exists",
+                    where);
   }
   if (!rc && !(rows = calloc(n > 0 ? (size_t)n : 1, sizeof(*rows))))
     rc = ss_err_nomem(err);

@@ -2,7 +2,6 @@
 #include "estimate.h"
 
 #include <math.h>
-#include <string.h>
 
 /* The weights of a simulation's CPU time, fitted to runs on SS_ESTIMATE_MACHINE by bench/work-fit
  * (its grid, the fit and the estimate's error on each run: docs/testing.md, "The work of a
@@ -34,7 +33,8 @@ double ss_estimate_floor_s(void)
   return START_S;
 }
 
-ss_estimate_sim ss_estimate_describe(const ss_job* j, double ncoll, double iters)
+/* One simulation of job j: ncoll collectives per iteration over iters iterations. */
+static ss_estimate_sim describe(const ss_job* j, double ncoll, double iters)
 {
   ss_estimate_sim r;
   r.instances = ss_job_sim_instances(j);
@@ -69,7 +69,7 @@ ss_estimate_sim ss_estimate_describe(const ss_job* j, double ncoll, double iters
 
 double ss_estimate_sim_s(const ss_job* j, double ncoll, double iters)
 {
-  return ss_estimate_describe(j, ncoll, iters).seconds;
+  return describe(j, ncoll, iters).seconds;
 }
 
 static void add(ss_estimate* w, const ss_estimate_sim* r)
@@ -84,13 +84,13 @@ static void add(ss_estimate* w, const ss_estimate_sim* r)
 
 void ss_estimate_add_run(ss_estimate* w, const ss_job* j)
 {
-  ss_estimate_sim r = ss_estimate_describe(j, j->ncolls, j->niters);
+  ss_estimate_sim r = describe(j, j->ncolls, j->niters);
   add(w, &r);
 }
 
 void ss_estimate_add_bench(ss_estimate* w, const ss_job* j, int nsizes, int reps)
 {
-  ss_estimate_sim r = ss_estimate_describe(j, 1, (double)nsizes * reps);
+  ss_estimate_sim r = describe(j, 1, (double)nsizes * reps);
   add(w, &r);
 }
 

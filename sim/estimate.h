@@ -40,9 +40,6 @@ typedef struct ss_estimate {
   ss_estimate_sim largest;
 } ss_estimate;
 
-/* One simulation of job j: ncoll collectives per iteration over iters iterations. */
-ss_estimate_sim ss_estimate_describe(const ss_job* j, double ncoll, double iters);
-
 /* The CPU seconds one simulation of job takes (its start-up included): ncoll collectives per
  * iteration over iters iterations; the instances simulated (symmetry) and the fidelity counted. */
 double ss_estimate_sim_s(const ss_job* j, double ncoll, double iters);

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "inputs.h"
+#include "names.h"
 #include "outfile.h"
 #include "derive.h"
 #include "planner.h"
@@ -21,6 +22,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +106,6 @@ static int check_same_files(const ss_cli* cli, const ss_planner_platform* plats,
   return status;
 }
 
-/* Open the output of the run (stdout unless --output) as a temporary file that replaces the old
- * one only at close_output: a run that fails or is interrupted leaves it as it was. */
 /* The command's work (sim/estimate.h): with --estimate printed (nothing is simulated, exit 0), else
  * refused beyond --max-minutes. Returns -1 to go on, or the exit status. */
 static int work_gate(const ss_cli* cli, const ss_estimate* w, const char* what, const char* hint)
@@ -119,7 +119,7 @@ static int work_gate(const ss_cli* cli, const ss_estimate* w, const char* what, 
   return ss_estimate_check(w, what, hint, cli->opt.max_minutes, &err) ? fail(&err) : -1;
 }
 
-/* A sharding mode on one GPU shards nothing: said, not run as if it did (exit 2). */
+/* Whether j shards over one GPU, which shards nothing: said (a usage error), not run as if it did. */
 static int shard_alone(const ss_job* j)
 {
   if (j->ngpus > 1 || !ss_shard_sharded(j->opt.shard))
@@ -128,7 +128,7 @@ static int shard_alone(const ss_job* j)
           "stash-sim: error: --shard %s has no effect on 1 GPU (sharding splits the model's states among the "
           "GPUs): give more GPUs (--gpus, --instances) or drop --shard\n",
           ss_shard_name(j->opt.shard));
-  return SS_EXIT_USAGE;
+  return 1;
 }
 
 /* What makes a run's work smaller. */
@@ -138,6 +138,8 @@ static const char* run_hint(const ss_job* j)
                                                   : "fewer --iterations, --instances or --gpus";
 }
 
+/* Open the output of the run (stdout unless --output) as a temporary file that replaces the old
+ * one only at close_output: a run that fails or is interrupted leaves it as it was. */
 static ss_outfile* open_output(const ss_cli* cli, int* status)
 {
   ss_err err;
@@ -250,9 +252,10 @@ static int whatif_main(const ss_cli* cli)
       status = fail(&err);
       goto done;
     }
-  if ((status = shard_alone(job[0])) != 0 || (status = shard_alone(job[1])) != 0)
+  if (shard_alone(job[0]) || shard_alone(job[1])) {
+    status = SS_EXIT_USAGE;
     goto done;
-  status = 1;
+  }
   if (ss_simcfg_check(job[0], cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
@@ -305,6 +308,7 @@ static int plan_platforms(const ss_options* o, ss_catalog* cat, ss_planner_platf
   ss_catalog_entry* e = NULL;
   int ne = 0;
   *n = *nstrings = 0;
+  ss_names files = {0};
   struct stat st;
   int rc = SS_OK;
   if (!o->plan_platforms) {
@@ -342,19 +346,31 @@ static int plan_platforms(const ss_options* o, ss_catalog* cat, ss_planner_platf
         rc = ss_err_isset(err) ? SS_EINPUT : ss_err_nomem(err);
         break;
       }
-      /* Each instance file once: a second would be simulated twice and ranked twice. */
-      struct stat a, b;
-      for (int k = 0; k < ne - 1 && !rc; k++)
-        if (stat(e[k].path, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-          rc = ss_err_set(err, NULL, 0, "--platforms names the instance file %s twice ('%s' and '%s')", path, e[k].name,
-                          e[ne - 1].name);
-      if (rc)
-        break;
+      /* Each instance file once (a second would be simulated and ranked twice): a set of their
+       * device and inode, linear in the list; the first name of a file named again is looked up
+       * then, once. */
+      struct stat f;
+      if (stat(path, &f) == 0) {
+        char key[64];
+        snprintf(key, sizeof(key), "%ju:%ju", (uintmax_t)f.st_dev, (uintmax_t)f.st_ino);
+        int added = 0;
+        if (ss_names_add(&files, key, &added) < 0) {
+          rc = ss_err_nomem(err);
+          break;
+        }
+        for (int k = 0; !added && !rc && k < ne - 1; k++)
+          if (ss_outfile_same(e[k].path, path))
+            rc = ss_err_set(err, NULL, 0, "--platforms names the instance file %s twice ('%s' and '%s')", path,
+                            e[k].name, e[ne - 1].name);
+        if (rc)
+          break;
+      }
       if (!s[len])
         break;
       s += len + 1;
     }
   }
+  ss_names_free(&files);
   *out = rc ? NULL : calloc((size_t)ne + 1, sizeof(ss_planner_platform));
   *strings = calloc(2 * (size_t)ne + 1, sizeof(char*));
   if (!rc && (!*out || !*strings))
@@ -511,17 +527,20 @@ int main(int argc, char** argv)
     goto done;
   }
   const ss_job* main_job = stash ? stash->job[SS_RUN2] : job;
-  if ((status = shard_alone(main_job)) != 0)
+  if (shard_alone(main_job)) {
+    status = SS_EXIT_USAGE;
     goto done;
-  status = 1;
+  }
   if (ss_simcfg_check(main_job, cli.ncfg, cli.cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }
   ss_estimate work = {0};
-  for (int k = 0; k < SS_RUN_COUNT; k++)
-    if (stash ? stash->job[k] != NULL : k == 0)
-      ss_estimate_add_run(&work, stash ? stash->job[k] : job);
+  if (!stash)
+    ss_estimate_add_run(&work, job);
+  for (int k = 0; stash && k < SS_RUN_COUNT; k++)
+    if (stash->job[k])
+      ss_estimate_add_run(&work, stash->job[k]);
   int gate = work_gate(&cli, &work, stash ? "this Stash study" : "this run", run_hint(main_job));
   if (gate >= 0) {
     status = gate;

@@ -1133,11 +1133,10 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
 {
   if (cmd != SS_CMD_PLAN)
     return 0;
-  ss_allreduce algs[SS_OPTION_LIST_MAX];
-  int batches[SS_OPTION_LIST_MAX];
+  int algs[SS_OPTION_LIST_MAX], batches[SS_OPTION_LIST_MAX];
   char why[128];
-  if (o->plan_algorithms && list_parse_why(o->plan_algorithms, ss_allreduce_names, 0, 0, (int*)algs, SS_OPTION_LIST_MAX,
-                                           why, sizeof(why)) < 0)
+  if (o->plan_algorithms &&
+      list_parse_why(o->plan_algorithms, ss_allreduce_names, 0, 0, algs, SS_OPTION_LIST_MAX, why, sizeof(why)) < 0)
     FAIL("--algorithms expects ring, tree, hierarchical or auto separated by commas, each once, got '%s': %s",
          o->plan_algorithms, why);
   if (o->plan_batches &&

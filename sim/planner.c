@@ -132,6 +132,10 @@ static void shard_options(ss_options* c, ss_shard mode)
       ss_option_copy(r, c, &d);
 }
 
+/* What makes a plan's work smaller. */
+static const char plan_hint[] =
+    "fewer instance types (--platforms), --max-instances, --shards, --algorithms or --batches";
+
 /* The dimensions of the enumeration, outermost first: the last varies fastest. The rows' order and
  * the ranking's ties follow this order. */
 enum { DIM_PLATFORM, DIM_INSTANCES, DIM_SHARD, DIM_ALG, DIM_BATCH, NDIMS };
@@ -200,7 +204,8 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   if (ss_shard_sharded(shard) && alg == SS_ALLREDUCE_TREE)
     return 1;
   /* Nor is a sharding mode on one GPU: it shards nothing, and would rank beside the same run unsharded. */
-  if (ss_shard_sharded(shard) && (o->gpus > 0 ? o->gpus : s->plats[p]->ngpus) * k == 1)
+  int gpus = (o->gpus > 0 ? o->gpus : s->plats[p]->ngpus) * k;
+  if (ss_shard_sharded(shard) && gpus == 1)
     return 1;
   ss_options c = *o;
   shard_options(&c, shard);
@@ -209,7 +214,6 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   c.batch = s->batches[at[DIM_BATCH]];
   s->out->configurations++;
   if (o->plan_global_batch > 0) {
-    int gpus = (o->gpus > 0 ? o->gpus : s->plats[p]->ngpus) * k;
     if (o->plan_global_batch % gpus) {
       s->out->not_whole++;
       return 1;
@@ -240,19 +244,20 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
    * jobs are built, so that a plan of millions of points is refused at once. */
   double floor_s = (double)count * ss_estimate_floor_s();
   if (count > SS_PLAN_MAX_CONFIGS || floor_s > o->max_minutes * 60) {
-    char est[32];
+    char est[32], beyond[96];
     ss_estimate_duration(est, sizeof(est), floor_s);
+    int most = count > SS_PLAN_MAX_CONFIGS;
+    if (most)
+      snprintf(beyond, sizeof(beyond), "more than a plan enumerates (%g configurations)", (double)SS_PLAN_MAX_CONFIGS);
+    else
+      snprintf(beyond, sizeof(beyond), "more than --max-minutes %g", o->max_minutes);
     return ss_err_set(err, NULL, 0,
                       "this plan has %zu configurations (instance types %d, instance counts %d, sharding modes %d, "
                       "algorithms %d, batches %d): at least %s of CPU to simulate (%g s each at the least, "
-                      "estimated for %s)%s%g%s: give fewer instance types (--platforms), --max-instances, --shards, "
-                      "--algorithms or --batches%s",
+                      "estimated for %s), %s: give %s%s",
                       count, s.size[DIM_PLATFORM], s.size[DIM_INSTANCES], s.size[DIM_SHARD], s.size[DIM_ALG],
-                      s.size[DIM_BATCH], est, ss_estimate_floor_s(), SS_ESTIMATE_MACHINE,
-                      count > SS_PLAN_MAX_CONFIGS ? ", more than a plan enumerates (" : ", more than --max-minutes ",
-                      count > SS_PLAN_MAX_CONFIGS ? (double)SS_PLAN_MAX_CONFIGS : o->max_minutes,
-                      count > SS_PLAN_MAX_CONFIGS ? " configurations)" : "",
-                      count > SS_PLAN_MAX_CONFIGS ? "" : ", or a larger --max-minutes");
+                      s.size[DIM_BATCH], est, ss_estimate_floor_s(), SS_ESTIMATE_MACHINE, beyond, plan_hint,
+                      most ? "" : ", or a larger --max-minutes");
   }
   *configs = calloc(count + 1, sizeof(config));
   if (!*configs)
@@ -409,9 +414,7 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   if (!rc && !o->estimate) {
     char what[96];
     snprintf(what, sizeof(what), "this plan of %d configurations", n);
-    rc = ss_estimate_check(&out->work, what,
-                           "fewer instance types (--platforms), --max-instances, --shards, --algorithms or --batches",
-                           o->max_minutes, err);
+    rc = ss_estimate_check(&out->work, what, plan_hint, o->max_minutes, err);
   }
   out->estimated_only = !rc && o->estimate;
   if (!rc && !o->estimate)
