@@ -478,10 +478,23 @@ def llama_traffic(part, c, seq):
     FP32 once the FP32 mask is added, and .to(query.dtype) keeps FP32 since q is FP32) and the AV matmul's
     16-bit copy of it (2): 6 a s^2. embedding: nothing (the indices, 8 s bytes, left out as GPT-2's). head:
     the FP32 input (4 s h), x * rsqrt (4), lm_head's copy (2), the FP16 logits (2 s V), the FP32 log-softmax
-    output (4 s V; logits.float()'s FP32 copy is kept by no node): 10 s h + 6 s V."""
+    output (4 s V; logits.float()'s FP32 copy is kept by no node): 10 s h + 6 s V.
+    Grouped-query attention (Llama-2 70B, Llama 3: kv_heads < heads; k_proj and v_proj write h_kv = h kv_heads /
+    heads per token): the q k v proj term is 3 reads + the writes s h + 2 s h_kv (6 s h without), rotary 10 s h
+    + 10 s h_kv, and eager_attention_forward's repeat_kv copies k and v to the query heads' width (expand, then
+    reshape: a copy reading s h_kv and writing s h each, 2 s h + 2 s h_kv; without grouped-query attention
+    repeat_kv returns its input). So the decoder's elementwise traffic is 45 s h + 14 s h_kv (+ 8 i s + 8 a s^2);
+    55 s h without. What is kept does not change: QK^T keeps q and the REPEATED k, AV the repeated v (each s h;
+    the reshape's clone, the expand and the unsqueeze keep nothing, and the rotary add keeps nothing), so 10 s h
+    at FP32 and 34 s h at amp/bf16 (the repeated k is FP32, rotary's output, and QK^T keeps its 16-bit copy; v
+    is FP16) as above."""
     s, h, a, i, v = seq, c["hidden"], c["heads"], c["inter"], c["vocab"]
     if part == "decoder":
-        return 55 * s * h + 8 * i * s + 8 * a * s * s, 10 * s * h + 4 * i * s + a * s * s, 34 * s * h + 8 * i * s + 6 * a * s * s
+        hkv = kv_hidden(c)
+        # norm 6, the matmuls' and residuals' other terms 23, q k v proj 4 s h + 2 s h_kv, rotary 10 (s h + s h_kv),
+        # repeat_kv 2 (s h + s h_kv) with grouped-query attention only
+        rw = 29 * s * h + 4 * s * h + 2 * s * hkv + 10 * (s * h + s * hkv) + (2 * (s * h + s * hkv) if hkv < h else 0)
+        return rw + 8 * i * s + 8 * a * s * s, 10 * s * h + 4 * i * s + a * s * s, 34 * s * h + 8 * i * s + 6 * a * s * s
     if part == "embedding":
         return s * h, s * h, 0
     assert part == "head", part
@@ -599,21 +612,116 @@ def gpt2_lm(model, seq):
     return n
 
 
-LLAMA_CFGS = {  # meta-llama/Llama-2-7b-hf / Llama-2-13b-hf config.json (LlamaForCausalLM)
-    "llama2-7b": {"hidden": 4096, "layers": 32, "heads": 32, "kv_heads": 32, "inter": 11008,
-                  "hf_name": "meta-llama/Llama-2-7b-hf"},
-    "llama2-13b": {"hidden": 5120, "layers": 40, "heads": 40, "kv_heads": 40, "inter": 13824,
-                   "hf_name": "meta-llama/Llama-2-13b-hf"},
+# GPT-3-style models as Megatron-LM trains them: GPT-2's architecture (learned position embeddings, LayerNorm,
+# GELU, FFN 4h, biases, the output layer tied to the input embedding; Megatron's GPTModel has the same tensors
+# as GPT2LMHeadModel), 2048-token sequences, the GPT-2 BPE vocabulary (50257) padded to 51200 rows. Shapes (h,
+# L, a): GPT-3's Table 2.1 (Brown et al. 2020) for 1.3B, 6.7B, 13B, 175B as Megatron-based configs give them
+# (microsoft/Megatron-DeepSpeed examples_deepspeed/rebase/ds_pretrain_gpt_1.3B.sh @77ecb16, "configs from GPT-3
+# paper": XL 1.3B 24 layers / 2048 / 16 heads, 6.7B 32 / 4096 / 32, 13B 40 / 5120 / 40, 175B 96 / 12288 / 96,
+# seq_len 2048; NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/gpt3/175b.yaml @056a90e: 96 layers,
+# hidden 12288, 96 heads, ffn 4 x hidden, 2048 tokens), Narayanan et al. SC'21 Table 1 for 39B and 1T (see
+# GPT3_PUBLISHED). All read with the code search; NOT in shared/data.
+GPT3_CFGS = {
+    "gpt3-1.3b": {"hidden": 2048, "layers": 24, "heads": 16},
+    "gpt3-6.7b": {"hidden": 4096, "layers": 32, "heads": 32},
+    "gpt3-13b": {"hidden": 5120, "layers": 40, "heads": 40},
+    "gpt3-39b": {"hidden": 8192, "layers": 48, "heads": 64},
+    "gpt3-175b": {"hidden": 12288, "layers": 96, "heads": 96},
+    "gpt3-1t": {"hidden": 25600, "layers": 128, "heads": 160},
+}
+GPT3_SEQ_LEN = 2048   # GPT-3's context; "All models use a vocabulary size of 51,200 and a sequence length of 2048" (Megatron-LM README)
+GPT3_VOCAB = 51200    # the same README sentence; see gpt3_vocab_note
+for _c in GPT3_CFGS.values():
+    _c.update(inter=4 * _c["hidden"], vocab=GPT3_VOCAB, max_pos=GPT3_SEQ_LEN, hf_name=None, megatron=True)
+# The published sizes each total is checked against: (billions as published, rule, source). "nominal": GPT-3's
+# Table 2.1 n_params, model names rounded by the authors (their 13B has d_model 5140, their vocabulary is 50257
+# unpadded), checked within 1.5%; "table": Narayanan et al.'s Table 1 column "Number of parameters (billion)",
+# computed with their formula P = 12 l h^2 (1 + 13 / (12 h) + (V + s) / (12 l h)) (section 5.1, V = 51,200, s =
+# 2048), which this architecture reproduces exactly (plus the final LayerNorm's 2h, which the formula leaves
+# out), checked to the table's one decimal.
+GPT3_PUBLISHED = {
+    "gpt3-1.3b": ("1.3", "nominal", "GPT-3 XL, Brown et al. 2020 Table 2.1"),
+    "gpt3-6.7b": ("6.7", "nominal", "GPT-3 6.7B, Brown et al. 2020 Table 2.1"),
+    "gpt3-13b": ("13.0", "nominal", "GPT-3 13B, Brown et al. 2020 Table 2.1"),
+    "gpt3-39b": ("39.1", "table", "Narayanan et al. SC'21 Table 1, the 39.1B row (64 heads, hidden 8192, 48 layers)"),
+    "gpt3-175b": ("175.0", "nominal", "GPT-3 175B, Brown et al. 2020 Table 2.1"),
+    "gpt3-1t": ("1008.0", "table", "Narayanan et al. SC'21 Table 1, the 1008.0B row (160 heads, hidden 25600, 128 layers)"),
+}
+GPT2_CFGS.update(GPT3_CFGS)
+GPT3_VOCAB_NOTE = ("the GPT-2 BPE's 50257 words padded to 51200 rows: Megatron-LM pads the vocabulary to a multiple of "
+                   "make_vocab_size_divisible_by (128) x the tensor-parallel size (_vocab_size_with_padding, read in public "
+                   "copies of Megatron-LM), which gives 51200 at t = 8, and its README's scaling runs state 'All models use a "
+                   "vocabulary size of 51,200 and a sequence length of 2048' (read in copies of NVIDIA/Megatron-LM README.md); "
+                   "the padded rows are in the embedding, the output matmul and the softmax like the others")
+_MDS = "microsoft/Megatron-DeepSpeed examples_deepspeed/rebase/ds_pretrain_gpt_1.3B.sh @77ecb16 ('configs from GPT-3 paper')"
+GPT3_SHAPES_READ = {
+    "gpt3-1.3b": "GPT-3 XL of Brown et al. 2020 Table 2.1 (24 layers, d_model 2048); 16 heads of 128 as Megatron configs give it (%s: GPT-3 XL 1.3B num_layers 24, hidden_size 2048, num_attn_heads 16)" % _MDS,
+    "gpt3-6.7b": "GPT-3 6.7B of Brown et al. 2020 Table 2.1 (32 layers, d_model 4096, 32 heads of 128); %s: num_layers 32, hidden_size 4096, num_attn_heads 32" % _MDS,
+    "gpt3-13b": "GPT-3 13B of Brown et al. 2020 Table 2.1 (40 layers, 40 heads of 128); %s: num_layers 40, hidden_size 5120, num_attn_heads 40" % _MDS,
+    "gpt3-39b": "Narayanan et al. SC'21 Table 1's 39.1B model (64 heads, hidden 8192, 48 layers; the table is recalled, not read here: the Megatron-LM README shows it as an image); corroborated by alpa-projects/alpa benchmark/parax/paper_manual_gpt_suite.py, whose '39B' is (hidden 8192, 48 layers, 64 heads, vocabulary 51200)",
+    "gpt3-175b": "GPT-3 175B of Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads of 128); %s: num_layers 96, hidden_size 12288, num_attn_heads 96; NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/gpt3/175b.yaml @056a90e: num_layers 96, hidden_size 12288, num_attention_heads 96, ffn_hidden_size 4 x hidden_size, encoder_seq_length 2048, make_vocab_size_divisible_by 128" % _MDS,
+    "gpt3-1t": "Narayanan et al. SC'21 Table 1's 1008.0B model (160 heads, hidden 25600, 128 layers, trained on 3072 A100s at t = 8, p = 64; the table is recalled, not read here: the Megatron-LM README shows it as an image); corroborated by a public Megatron launch script found with find_string ('1T' : HIDDEN_SIZE=25600, NUM_HEAD=160, NUM_LAYERS=128)",
+}
+GPT3_SHAPE_NOTES = {
+    "gpt3-1.3b": "GPT-3's Table 2.1 lists 24 heads of d_head 128 for XL (24 x 128 = 3072, not d_model 2048; as read in Alpa's paper_manual_gpt_suite.py copy of the table, '1.3B': 2048, 24 layers, 24 heads); 16 heads keep d_head = 128 with h = 2048. ",
+    "gpt3-13b": "GPT-3's Table 2.1 says d_model 5140 (Alpa's copy of the table: 5140), not divisible by its 40 heads; Megatron-based GPT-3 13B configs use 5120 (5120 / 40 = 128, the table's d_head), as here. ",
+}
+
+
+def is_gpt3(model):
+    return arch(model) in GPT3_CFGS
+
+
+def gpt3_params_check(model, params):
+    """None if params agrees with the published size of model (GPT3_PUBLISHED), else why not."""
+    c = GPT3_CFGS[model]
+    h, L, v, s = c["hidden"], c["layers"], c["vocab"], c["max_pos"]
+    formula = 12 * L * h * h + 13 * L * h + (v + s) * h   # Narayanan et al.'s P, multiplied out
+    published, rule, _ = GPT3_PUBLISHED[model]
+    if params != formula + 2 * h:
+        return "%d parameters, Narayanan et al.'s formula + the final LayerNorm gives %d" % (params, formula + 2 * h)
+    if rule == "table" and "%.1f" % (params / 1e9) != published:
+        return "%.3fB parameters, the table says %sB" % (params / 1e9, published)
+    if rule == "nominal" and abs(params / (float(published) * 1e9) - 1) > 0.015:
+        return "%.3fB parameters, more than 1.5%% from the published %sB" % (params / 1e9, published)
+    return None
+
+
+LLAMA_CFGS = {  # config.json of each (LlamaForCausalLM): meta-llama/Llama-2-7b-hf, -13b-hf, -70b-hf, Meta-Llama-3-8B, -70B
+    "llama2-7b": {"hidden": 4096, "layers": 32, "heads": 32, "kv_heads": 32, "inter": 11008, "vocab": 32000,
+                  "max_pos": 4096, "seqs": (2048, 4096), "hf_name": "meta-llama/Llama-2-7b-hf"},
+    "llama2-13b": {"hidden": 5120, "layers": 40, "heads": 40, "kv_heads": 40, "inter": 13824, "vocab": 32000,
+                   "max_pos": 4096, "seqs": (2048, 4096), "hf_name": "meta-llama/Llama-2-13b-hf"},
+    "llama2-70b": {"hidden": 8192, "layers": 80, "heads": 64, "kv_heads": 8, "inter": 28672, "vocab": 32000,
+                   "max_pos": 4096, "seqs": (4096,), "hf_name": "meta-llama/Llama-2-70b-hf"},
+    "llama3-8b": {"hidden": 4096, "layers": 32, "heads": 32, "kv_heads": 8, "inter": 14336, "vocab": 128256,
+                  "max_pos": 8192, "seqs": (8192,), "hf_name": "meta-llama/Meta-Llama-3-8B"},
+    "llama3-70b": {"hidden": 8192, "layers": 80, "heads": 64, "kv_heads": 8, "inter": 28672, "vocab": 128256,
+                   "max_pos": 8192, "seqs": (8192,), "hf_name": "meta-llama/Meta-Llama-3-70B"},
 }
 for _c in LLAMA_CFGS.values():
-    _c.update(vocab=32000, max_pos=4096, llama=True)
-LLAMA_SEQ_LENS = (2048, 4096)   # LLaMA 1's context and Llama 2's (max_position_embeddings)
+    _c.update(llama=True)
+# Where each config's values were read (public copies of config.json; NOT in shared/data). The Llama 2
+# 7B/13B ones with find_string; the others with the docs search, each copy naming the original in its
+# _name_or_path (or, for the 8B, uploaded from it).
+LLAMA_CONFIG_READ = {
+    "llama2-70b": "Hugging Face copies TheBloke/Llama-2-70B-fp16 and NousResearch/Nous-Puffin-70B (_name_or_path meta-llama/Llama-2-70b-hf): hidden_size 8192, num_hidden_layers 80, num_attention_heads 64, num_key_value_heads 8, intermediate_size 28672, vocab_size 32000, max_position_embeddings 4096, tie_word_embeddings false, rms_norm_eps 1e-05",
+    "llama3-8b": "Hugging Face copies pandyamarut/Meta-Llama-3-8B and FriendliAI/Meta-Llama-3-8B-int8 (model_name_or_path meta-llama/Meta-Llama-3-8B): hidden_size 4096, num_hidden_layers 32, num_attention_heads 32, num_key_value_heads 8, intermediate_size 14336, vocab_size 128256, max_position_embeddings 8192, rope_theta 500000.0, tie_word_embeddings false, attention_bias false, mlp_bias false, attention_dropout 0.0",
+    "llama3-70b": "Hugging Face copies kittn/Meta-Llama-3-70B-quant (_name_or_path meta-llama/Meta-Llama-3-70B) and DukeNLP/Prob-Gen-70B (a Meta-Llama-3-70B fine-tune): hidden_size 8192, num_hidden_layers 80, num_attention_heads 64, num_key_value_heads 8, intermediate_size 28672, vocab_size 128256, max_position_embeddings 8192, rope_theta 500000.0, tie_word_embeddings false, attention_bias false, attention_dropout 0.0",
+}
 # Published parameter totals, as transformers' num_parameters() gives them (NOT in shared/data; read in
 # public copies with find_string: KerasNLP's llama backbone_presets "params": 6738415616; Ray's
 # vicuna-13b DeepSpeed example, a Llama-2-13B fine-tune, "Reconstructed Trainable fp32 state dict with 363
 # params 13015864320 elements"), and the 13B's tensor count from the same log.
-LLAMA_PARAMS = {"llama2-7b": 6738415616, "llama2-13b": 13015864320}
+LLAMA_PARAMS = {"llama2-7b": 6738415616, "llama2-13b": 13015864320, "llama2-70b": 68976648192,
+                "llama3-8b": 8030261248, "llama3-70b": 70553706496}
 LLAMA_TENSORS = {"llama2-13b": 363}
+# Where the totals of the newer ones were read (find_string, public copies; NOT in shared/data).
+LLAMA_PARAMS_READ = {
+    "llama2-70b": "the together Python library's fine-tuning price table (model_param_count: 'togethercomputer/llama-2-70b': 68976648192) and an ALCF AuroraGPT-70B note (TOTAL_PARAMS=68976648192 for 80 layers, hidden 8192, 64 heads, 8 KV heads, FFN 28672); a public record of the Hugging Face API's safetensors.total for meta-llama/Llama-2-70b-hf gives 68976653312, which is this count plus the 80 layers' rotary inv_freq buffers (64 each, 5120) that checkpoint stores (its Llama-2-7b-hf figure, 6738417664, exceeds 6738415616 by 32 x 64 the same way)",
+    "llama3-8b": "Ollama's model_info for Llama 3 8B (general.parameter_count 8030261248, llama.context_length 8192, head_count_kv 8, feed_forward_length 14336, vocab_size 128256) and a public record of the Hugging Face API's safetensors.total for meta-llama/Llama-3.1-8B, the same shapes (8030261248)",
+    "llama3-70b": "a public record of the Hugging Face API's safetensors.total for meta-llama/Llama-3.1-70B (70553706496), whose shapes are Llama 3 70B's (hidden 8192, 80 layers, 64 heads, 8 KV heads, FFN 28672, vocabulary 128256, untied: oumi's Llama 3.1 recipe README), and catalogues of Llama-3.3-70B-Instruct, the same shapes (parameterCount 70553706496)",
+}
 # Host operators of LlamaForCausalLM (transformers' modeling_llama.py @5dd4a63, the 4.49 line; eager
 # attention, use_cache=False, no attention_mask: packed sequences), as classes of HOST_FWD / HOST_BWD
 # (ESTIMATE, as BERT_HOST); AccumulateGrads are added per tensor. A matmul is a "linear" (as GPT-2's QK^T
@@ -634,6 +742,12 @@ LLAMA_HOST = {
     # slices each), the residual sum (pow, mul, residual), the second norm's output (gate, up).
     "decoder": (["linear"] * 9 + ["eltwise"] * 30 + ["view"] * 23,
                 ["linear"] * 9 + ["eltwise"] * 30 + ["view"] * 13 + ["grad_sum"] * 11),
+    # The same with grouped-query attention (Llama-2 70B, Llama 3): eager_attention_forward's repeat_kv on the key
+    # and the value, each an unsqueeze ([:, :, None]) and an expand (views) and a reshape of the expanded tensor
+    # (a copy, eltwise). Backward, per tensor: the reshape's view and clone nodes (no kernel: views), the
+    # expand's sum over the repeats (eltwise), the unsqueeze's node (view).
+    "decoder_gqa": (["linear"] * 9 + ["eltwise"] * 32 + ["view"] * 27,
+                    ["linear"] * 9 + ["eltwise"] * 32 + ["view"] * 19 + ["grad_sum"] * 11),
     # norm (8, as above); hidden_states[:, slice(0, None), :] (an alias); lm_head; ForCausalLMLoss:
     # logits.float() (a no-op at FP32), labels' pad, slice and contiguous copy, two views, .to, cross_entropy.
     # Backward: the norm's 6 nodes and the sum of its input's two gradients (pow, mul), the alias, lm_head,
@@ -643,12 +757,20 @@ LLAMA_HOST = {
 }
 
 
+def kv_hidden(c):
+    """The width of k_proj's and v_proj's outputs: h x kv_heads / heads (h without grouped-query attention)."""
+    assert c["hidden"] * c["kv_heads"] % c["heads"] == 0
+    return c["hidden"] * c["kv_heads"] // c["heads"]
+
+
 def llama_layer_flops(c, seq):
     """Forward FLOPs per sequence of one LlamaDecoderLayer: the attention counted as BERT's and GPT-2's
-    (q, k, v, o proj 8 s h^2; QK^T and AV over the full s x s scores, 4 s^2 h: eager attention masks the
-    upper triangle, it does not skip it) and SwiGLU's three matmuls (gate, up, down: 6 s h i)."""
-    attn, _ = bert_layer_flops(c, seq)
-    return attn + 3 * 2 * seq * c["hidden"] * c["inter"]
+    (q and o proj 4 s h^2, k and v proj 4 s h h_kv with h_kv = h kv_heads / heads: 8 s h^2 without grouped-query
+    attention; QK^T and AV over the full s x s scores, 4 s^2 h: eager attention masks the upper triangle, it does
+    not skip it, and every query head multiplies the full head dimension) and SwiGLU's three matmuls (gate, up,
+    down: 6 s h i)."""
+    h = c["hidden"]
+    return 4 * seq * h * h + 4 * seq * h * kv_hidden(c) + 4 * seq * seq * h + 3 * 2 * seq * h * c["inter"]
 
 
 def llama_lm(model, seq):
@@ -657,15 +779,16 @@ def llama_lm(model, seq):
     # biases; rotary position embeddings have no parameters); model.norm; lm_head Linear(h, vocab,
     # bias=False), NOT tied (tie_word_embeddings false: its own parameters, in the last entry). Tensors in
     # registration order (LlamaDecoderLayer registers self_attn, mlp, input_layernorm,
-    # post_attention_layernorm): q, k, v, o, gate, up, down, the two norms' weights.
+    # post_attention_layernorm): q, k, v, o, gate, up, down, the two norms' weights. Grouped-query attention
+    # (kv_heads < heads): k_proj and v_proj are Linear(h, h_kv), h_kv = head_dim x kv_heads.
     c, n = LLAMA_CFGS[arch(model)], Net()
-    h, i, v = c["hidden"], c["inter"], c["vocab"]
-    assert c["kv_heads"] == c["heads"]   # no grouped-query attention: k_proj and v_proj are h x h
+    h, i, v, hkv = c["hidden"], c["inter"], c["vocab"], kv_hidden(c)
     layer = functools.partial(transformer_layer, n, LLAMA_HOST, c, seq)
     layer("model.embed_tokens", "embedding", [v * h], 0, 0, "embeddings")
     for k in range(c["layers"]):
-        layer("model.layers.%d" % k, "decoder", [h * h] * 4 + [i * h] * 3 + [h, h], llama_layer_flops(c, seq),
-              4 * h * h + 3 * h * i, "decoder")
+        layer("model.layers.%d" % k, "decoder", [h * h, hkv * h, hkv * h, h * h] + [i * h] * 3 + [h, h],
+              llama_layer_flops(c, seq), 2 * h * h + 2 * h * hkv + 3 * h * i,
+              "decoder" if hkv == h else "decoder_gqa")
     layer("model.norm+lm_head", "head", [h, v * h], 2 * seq * h * v, h * v, "head")
     return n
 
@@ -675,8 +798,8 @@ VARIANTS = {"bert-base": ("bert-base", 512), "bert-large": ("bert-large", 512),
             "bert-base-seq128": ("bert-base", 128), "bert-base-seq512": ("bert-base", 512),
             "bert-large-seq128": ("bert-large", 128), "bert-large-seq512": ("bert-large", 512),
             "bert-base-seq384": ("bert-base", 384), "bert-large-seq384": ("bert-large", 384)}
-VARIANTS.update({m: (m, GPT2_SEQ_LEN) for m in GPT2_CFGS})
-VARIANTS.update({"%s-seq%d" % (m, s): (m, s) for m in LLAMA_CFGS for s in LLAMA_SEQ_LENS})
+VARIANTS.update({m: (m, GPT3_SEQ_LEN if m in GPT3_CFGS else GPT2_SEQ_LEN) for m in GPT2_CFGS})
+VARIANTS.update({"%s-seq%d" % (m, s): (m, s) for m, c in LLAMA_CFGS.items() for s in c["seqs"]})
 
 
 def arch(model):
@@ -840,11 +963,52 @@ def llama_batch_note(model):
                "LLaMA 1's context, half of Llama 2's: the shorter of the pair"))
 
 
-MODELS.update({m: (1, "redpajama", llama_batch_note(m)) for m in VARIANTS if is_llama(m)})
+def big_model_batch_note(model):
+    """The batch note of the workloads added with their transformer block (Llama-2 70B, Llama 3, the GPT-3-style
+    ones): batch 1, what their weights, gradients and AdamW state take, and one sequence's activations (act_bytes
+    summed, FP32, no checkpointing), computed from the workload's layers."""
+    net, seq = build(model), seq_len(model)
+    params = sum(l["params"] for l in net.layers)
+    act = sum(w["act_bytes"] for w in layer_work(net))
+    state = 16 * params
+    if state > 80e9:
+        where = "one GPU"
+        fit = ("more than an 80 GB A100 or H100 holds, before any activation (one sequence's FP32 activations add "
+               "%.0f GB: act_bytes summed, no checkpointing)" % (act / 1e9))
+    else:
+        where = "one GPU" if state + act > 80e9 else "one V100 (16 or 32 GB)"
+        fit = ("more than the reference 16 GB V100 holds; with one sequence's FP32 activations (act_bytes summed, no "
+               "checkpointing: %.0f GB) %.0f GB, %s" %
+               (act / 1e9, (state + act) / 1e9, "more than an 80 GB A100 or H100 holds" if state + act > 80e9 else
+                "more than a 32 GB V100 holds (an 80 GB A100 or H100 would hold it, before the framework's workspace "
+                "and fragmentation)"))
+    if is_gpt3(model):
+        who = "the GPT-3-style %s model" % arch(model).split("-")[1].upper()
+        how = ("Megatron-LM trains it with tensor and pipeline parallelism and a distributed optimizer, in 16-bit "
+               "mixed precision")
+        context = "GPT-3's context (n_ctx 2048) and the sequence length of Megatron-LM's GPT scaling runs"
+    else:
+        who = LLAMA_CFGS[arch(model)]["hf_name"]
+        how = "training it takes ZeRO/FSDP sharding, offloading or tensor/pipeline parallelism"
+        context = ("Llama 2's context (max_position_embeddings 4096), as it was pretrained" if seq == 4096 else
+                   "Llama 3's context (max_position_embeddings 8192), as it was pretrained")
+    return ("CHOICE: 1 sequence of %d tokens, the smallest batch: %s does not fit %s unsharded, its FP32 weights, "
+            "gradients and the two AdamW moments alone taking 16 bytes x %d parameters = %.0f GB, %s; %s. The workload's "
+            "transformer block describes the architecture for a tensor/pipeline split; unsplit, on a GPU it does not fit, "
+            "the simulator refuses the run for memory unless --ignore-memory. Sequence %d: %s"
+            % (seq, who, where, params, state / 1e9, fit, how, seq, context))
+
+
+LEGACY_LLAMA = ("llama2-7b", "llama2-13b")   # batch notes as written before the transformer block (kept unchanged)
+MODELS.update({m: (1, "redpajama", llama_batch_note(m) if arch(m) in LEGACY_LLAMA else functools.partial(big_model_batch_note, m))
+               for m in VARIANTS if is_llama(m)})
+MODELS.update({m: (1, "redpajama", functools.partial(big_model_batch_note, m)) for m in GPT3_CFGS})
 ORDER = ["alexnet", "resnet18", "vgg11", "mobilenet_v2", "shufflenet_v2_x0_5", "squeezenet1_0",
          "resnet101", "resnet152", "vgg16", "vgg19", "resnet34", "bert-base", "bert-large", "bert-base-seq128", "bert-base-seq512",
          "bert-large-seq128", "bert-large-seq512", "bert-base-seq384", "bert-large-seq384", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b",
-         "llama2-7b-seq2048", "llama2-7b-seq4096", "llama2-13b-seq2048", "llama2-13b-seq4096"]
+         "llama2-7b-seq2048", "llama2-7b-seq4096", "llama2-13b-seq2048", "llama2-13b-seq4096",
+         "llama2-70b-seq4096", "llama3-8b-seq8192", "llama3-70b-seq8192",
+         "gpt3-1.3b", "gpt3-6.7b", "gpt3-13b", "gpt3-39b", "gpt3-175b", "gpt3-1t"]
 
 
 def sig(x, digits=6):
@@ -990,6 +1154,20 @@ def bert_times(model, net):
                     "efficiently than BERT-base's 768-wide ones; the eager attention over %d x %d scores per head "
                     "(masked, not skipped) and the rotary and RMSNorm elementwise passes, which BERT does not have, "
                     "less." % (LLAMA_PARAMS[arch(model)], 16 * LLAMA_PARAMS[arch(model)] / 1e9, c["hidden"], seq, seq))
+    elif is_gpt3(model):
+        c = GPT3_CFGS[arch(model)]
+        params = sum(l["params"] for l in net.layers)
+        task = ("a GPT-3-style model as Megatron-LM trains it (GPT-2's architecture, %d layers, hidden %d, %d heads), causal "
+                "language modelling with the tied LM head over the %d-row padded vocabulary on every position"
+                % (c["layers"], c["hidden"], c["heads"], c["vocab"]))
+        gpt_note = (" No FP32 V100 training measurement of a model of this size is in shared/data (Megatron-LM's published "
+                    "figures are 16-bit mixed precision on A100s, with fused kernels); its FP32 weights, gradients and AdamW "
+                    "moments alone (16 bytes x %d parameters = %.0f GB) fit %s; hence this FLOP-rate ESTIMATE, computed as for "
+                    "the gpt2 workloads (eager PyTorch, transformers' GPT-2 operators). Its %d-wide GEMMs would run more "
+                    "efficiently than BERT-base's 768-wide ones; the eager causal attention over %d x %d scores per head "
+                    "(masked, not skipped) and the %d-wide log-softmax less."
+                    % (params, 16 * params / 1e9, "no single GPU" if 16 * params > 80e9 else "no 16 GB V100",
+                       c["hidden"], seq, seq, c["vocab"]))
     else:
         task = "%s causal language modelling, the tied LM head over the 50257-word vocabulary on every position" % GPT2_CFGS[model]["hf_name"]
         gpt_note = (" No public FP32 V100 training measurement of GPT-2 was found (search of the docs and pages "
@@ -1264,10 +1442,11 @@ def k80_device(model):
                       % (CNNB, title, kf, kb, vf, vb, kf / vf, kb / vb)}
 
 
-def token_stream(name, tokens, seq):
-    """A dataset read as random seq-token windows of one uint16 token stream, decoded to int64 inputs and
-    targets (the provenance entries say where each figure comes from)."""
-    return {"name": name, "samples": tokens // seq, "bytes_per_sample": 2 * seq, "prep_cpu_s_per_sample": 0.00001,
+def token_stream(name, tokens, seq, token_bytes=2):
+    """A dataset read as random seq-token windows of one token stream of token_bytes-wide tokens (uint16, or
+    uint32 for a vocabulary past 65536 words), decoded to int64 inputs and targets (the provenance entries say
+    where each figure comes from)."""
+    return {"name": name, "samples": tokens // seq, "bytes_per_sample": token_bytes * seq, "prep_cpu_s_per_sample": 0.00001,
             "decoded_bytes_per_sample": 2 * 8 * seq}
 
 
@@ -1286,12 +1465,41 @@ def dataset(model):
         return ds, prov
     if pipeline == "redpajama":
         seq = seq_len(model)
-        ds = token_stream("redpajama-data-1t", REDPAJAMA_TOKENS, seq)
+        vocab = GPT2_CFGS[arch(model)]["vocab"] if is_gpt3(model) else LLAMA_CFGS[arch(model)]["vocab"]
+        token_bytes = 2 if vocab <= 65536 else 4
+        ds = token_stream("redpajama-data-1t", REDPAJAMA_TOKENS, seq, token_bytes)
+        if is_gpt3(model):
+            stand_in = ("GPT-3's pretraining data, which is not public (300 billion tokens of filtered Common Crawl, WebText2, "
+                        "Books1, Books2 and Wikipedia, as Brown et al. 2020 state: recalled, not read in this work); chosen "
+                        "over OpenWebText, the gpt2 workloads' dataset, because it is the open corpus of the other large "
+                        "workloads (the Llama ones: the data side stays the same across them) and of the size of a GPT-3 "
+                        "run (OpenWebText's 9.0e9 tokens would be revisited ~33 times in 300e9)")
+            tokenizer = ("the GPT-2 BPE (50257 words, Megatron-LM's GPT2BPETokenizer; the embedding's 51200 rows are that "
+                         "vocabulary padded) into one uint16 token stream, as Megatron-LM's preprocess_data.py writes an "
+                         "indexed binary of the documents' tokens")
+            consumer = "the model takes the window as input and the window shifted by one token as labels"
+            counted = "GPT-2 BPE tokens"
+        elif arch(model).startswith("llama3"):
+            stand_in = ("Llama 3's pretraining data, which is not public (over 15 trillion tokens, as Meta's Llama 3 "
+                        "announcement states: recalled, not read in this work)")
+            tokenizer = ("the Llama 3 tokenizer (128256 words) into one uint32 token stream (the vocabulary does not fit "
+                         "16 bits), as nanoGPT's prepare.py does for OpenWebText")
+            consumer = "LlamaForCausalLM takes the window as input_ids and as labels and shifts the labels itself"
+            counted = "Llama 3 tokens"
+        else:
+            stand_in = ("Llama 2's pretraining data, which is not public (2 trillion tokens, as Touvron et al. 2023 state: "
+                        "recalled, not read in this work)")
+            tokenizer = ("the Llama 2 tokenizer (32000 words) into one uint16 token stream, as nanoGPT's prepare.py does "
+                         "for OpenWebText")
+            consumer = "LlamaForCausalLM takes the window as input_ids and as labels and shifts the labels itself"
+            counted = "Llama tokens"
         prov = {
-            "dataset.name": "CHOICE: RedPajama-Data-1T (togethercomputer, Hugging Face datasets), 'a clean-room, fully open-source implementation of the LLaMa dataset' (its card), as the public stand-in for Llama 2's pretraining data, which is not public (2 trillion tokens, as Touvron et al. 2023 state: recalled, not read in this work). Assumed pipeline: the text tokenized once with the Llama 2 tokenizer (32000 words) into one uint16 token stream, as nanoGPT's prepare.py does for OpenWebText, read by random %d-token windows; LlamaForCausalLM takes the window as input_ids and as labels and shifts the labels itself." % seq,
-            "dataset.samples": "DERIVED + ESTIMATE: %d tokens (the dataset card's per-source counts, %s billion, summed; its total row says '1.2 Trillion'; read in the card with the docs search, NOT in shared/data) // %d tokens per sample = %d sequences per epoch. ESTIMATE: the card does not say which tokenizer counted the tokens; they are taken as Llama tokens." % (REDPAJAMA_TOKENS, " + ".join("%s %d" % kv for kv in REDPAJAMA_TOKENS_B.items()), seq, REDPAJAMA_TOKENS // seq),
-            "dataset.bytes_per_sample": "DERIVED: %d uint16 tokens = %d bytes (the vocabulary, 32000 words, fits 16 bits)." % (seq, 2 * seq),
-            "dataset.decoded_bytes_per_sample": "DERIVED: input_ids and labels, %d tokens each, as int64 = 2 x 8 x %d bytes." % (seq, seq),
+            "dataset.name": "CHOICE: RedPajama-Data-1T (togethercomputer, Hugging Face datasets), 'a clean-room, fully open-source implementation of the LLaMa dataset' (its card), as the public stand-in for %s. Assumed pipeline: the text tokenized once with %s, read by random %d-token windows; %s." % (stand_in, tokenizer, seq, consumer),
+            "dataset.samples": "DERIVED + ESTIMATE: %d tokens (the dataset card's per-source counts, %s billion, summed; its total row says '1.2 Trillion'; read in the card with the docs search, NOT in shared/data) // %d tokens per sample = %d sequences per epoch. ESTIMATE: the card does not say which tokenizer counted the tokens; they are taken as %s." % (REDPAJAMA_TOKENS, " + ".join("%s %d" % kv for kv in REDPAJAMA_TOKENS_B.items()), seq, REDPAJAMA_TOKENS // seq, counted),
+            "dataset.bytes_per_sample": ("DERIVED: %d uint16 tokens = %d bytes (the vocabulary, %d words, fits 16 bits)." % (seq, 2 * seq, vocab)
+                                         if token_bytes == 2 else
+                                         "DERIVED: %d uint32 tokens = %d bytes (the vocabulary, %d words, does not fit 16 bits)." % (seq, 4 * seq, vocab)),
+            "dataset.decoded_bytes_per_sample": "DERIVED: %s, %d tokens each, as int64 = 2 x 8 x %d bytes." % ("the input and the labels" if is_gpt3(model) else "input_ids and labels", seq, seq),
             "dataset.prep_cpu_s_per_sample": "ESTIMATE 10 us, as openwebtext's: a memmap slice of %d tokens and its cast to int64 per sample (no decoding)." % seq,
         }
         return ds, prov
@@ -1334,6 +1542,8 @@ def workload(model):
     fwd, bwd, per, status, time_text = times(model, net)
     params = sum(l["params"] for l in net.layers)
     batch, pipeline, batch_note = MODELS[model]
+    if callable(batch_note):
+        batch_note = batch_note()
     transformer = is_transformer(model)
     opt_factor = ADAMW_FACTOR if transformer else 1.0
     layers = [dict({"name": l["name"], "fwd_s": sig(f), "bwd_s": sig(b), "params": l["params"], "tensors": l["tensors"],
@@ -1345,6 +1555,9 @@ def workload(model):
          "optimizer_s": sig(SGD_STEP_S * params / SGD_STEP_PARAMS * opt_factor),
          "host_optimizer_s": sig(host_optimizer_s(net, model)), "layers": layers,
          "dataset": ds}
+    tf, tf_text = transformer_block(model)
+    if tf is not None:
+        w["transformer"] = tf
     if transformer:
         w["activation_checkpointing"] = False
     if model in MEASURED:
@@ -1353,6 +1566,8 @@ def workload(model):
             % (model, len(layers), params, total_flops(net) / 1e9, 3 * total_flops(net) / 1e9, fwd * 1e3,
                bwd * 1e3, "totals MEASURED, per-layer split ESTIMATE" if status == "MEASURED" else "ESTIMATE")}
     prov.update(arch_provenance(model, net, params))
+    if tf_text is not None:
+        prov["transformer"] = tf_text
     prov["per_layer_times"] = time_text
     prov["tensors"] = tensors_provenance(model, net)
     prov["host_times"], prov["host_ops_by_layer"] = host_provenance(model, net)
@@ -1387,6 +1602,40 @@ def workload(model):
     return w, {"model": model, "layers": len(layers), "params": params, "fwd_flops": total_flops(net),
                "batch": batch, "fwd_ms": fwd * 1e3, "bwd_ms": bwd * 1e3, "status": status,
                "k80": model in MEASURED, "tensors": sum(len(l["tensors"]) for l in layers), "host_ms": host_ms(w)}
+
+
+def transformer_block(model):
+    """The workload's "transformer" block (decoder-only language models: GPT-2, GPT-3-style, Llama; None for BERT
+    and the CNNs) and its provenance: the architecture the simulator derives tensor and pipeline splits from."""
+    if is_llama(model):
+        c = LLAMA_CFGS[arch(model)]
+        block = {"layers": c["layers"], "hidden": c["hidden"], "heads": c["heads"], "kv_heads": c["kv_heads"],
+                 "ffn": c["inter"], "gated_ffn": True, "seq": seq_len(model), "vocab": c["vocab"], "tied_embeddings": False}
+        text = ("DERIVED from %s's config.json (the architecture entry): layers = num_hidden_layers, hidden = hidden_size, "
+                "heads = num_attention_heads, kv_heads = num_key_value_heads (%s), ffn = intermediate_size, gated_ffn true "
+                "(SwiGLU: gate_proj, up_proj, down_proj, three h x ffn matrices), vocab = vocab_size = embed_tokens' and "
+                "lm_head's rows (transformers pads nothing), tied_embeddings false (tie_word_embeddings false: lm_head has its "
+                "own weight); seq = this workload's sequence length. The layers array: model.embed_tokens first, one entry "
+                "per decoder layer (layers_per_block 1), model.norm+lm_head (the final RMSNorm, the LM head and the loss) last."
+                % (c["hf_name"], "grouped-query attention" if c["kv_heads"] < c["heads"] else "= heads: no grouped-query attention"))
+        return block, text
+    if arch(model) in GPT2_CFGS:
+        c = GPT2_CFGS[arch(model)]
+        block = {"layers": c["layers"], "hidden": c["hidden"], "heads": c["heads"], "kv_heads": c["heads"],
+                 "ffn": c["inter"], "gated_ffn": False, "seq": seq_len(model), "vocab": c["vocab"], "tied_embeddings": True}
+        if is_gpt3(model):
+            where = ("the shapes in the architecture entry (layers, hidden, heads); ffn = 4 x hidden; vocab %d: the "
+                     "embedding's rows as Megatron-LM uses them, %s" % (c["vocab"], GPT3_VOCAB_NOTE))
+        else:
+            where = ("%s's config.json (n_layer, n_embd, n_head; ffn = n_inner, null, i.e. 4 x n_embd); vocab %d = "
+                     "vocab_size = wte's rows (transformers does not pad GPT-2's vocabulary)" % (c["hf_name"], c["vocab"]))
+        text = ("DERIVED from %s. kv_heads = heads (multi-head attention), gated_ffn false (GELU MLP: c_fc and c_proj, two "
+                "h x ffn matrices), tied_embeddings true (the LM head's weight is the token embedding); seq = this "
+                "workload's sequence length. The layers array: transformer.wte+wpe first, two entries per block "
+                "(layers_per_block 2: attn, mlp), transformer.ln_f+lm_head (the final LayerNorm, the LM head and the "
+                "loss) last." % where)
+        return block, text
+    return None, None
 
 
 def tensors_provenance(model, net):
@@ -1424,6 +1673,26 @@ def tensors_provenance(model, net):
 
 def arch_provenance(model, net, params):
     f = total_flops(net)
+    if is_llama(model) and arch(model) not in LEGACY_LLAMA:
+        c, seq = LLAMA_CFGS[arch(model)], seq_len(model)
+        h, i, v, hkv = c["hidden"], c["inter"], c["vocab"], kv_hidden(c)
+        per = 2 * h * h + 2 * h * hkv + 3 * h * i + 2 * h
+        return {
+            "architecture": "transformers LlamaForCausalLM, %s config.json (%s; hidden_act silu; no biases; the values as public copies of that file give them, read with the docs search, NOT in shared/data; the parameter total they give equals the published one). Grouped-query attention: %d query heads of %d share %d key-value heads (%d query heads a group), so k_proj and v_proj are h x h_kv = %d x %d. modeling_llama.py @5dd4a63 (the 4.49 line: eager_attention_forward repeats k and v to the %d query heads with repeat_kv) with attn_implementation='eager' (CHOICE: as the GPT-2 and Llama 2 workloads; SDPA or FlashAttention would skip the masked half of the scores and keep none of them) and use_cache=False, trained as a causal language model on sequences of %d tokens (every sample that long)." % (c["hf_name"], LLAMA_CONFIG_READ[arch(model)], c["heads"], h // c["heads"], c["kv_heads"], c["heads"] // c["kv_heads"], h, hkv, c["heads"], seq),
+            "layer_names": "Hugging Face module names: model.embed_tokens, one entry per LlamaDecoderLayer model.layers.N (input_layernorm + self_attn q/k/v/o_proj with the rotary embedding + post_attention_layernorm + mlp gate/up/down_proj), then model.norm+lm_head (the final RMSNorm and the LM head with the loss).",
+            "params": "DERIVED: embed_tokens %d x %d; per decoder layer 2h^2 + 2 h h_kv + 3hi + 2h = %d (q_proj and o_proj h x h, k_proj and v_proj h_kv x h with h_kv = %d, gate_proj and up_proj i x h, down_proj h x i, two RMSNorm weights h; no biases, the rotary embedding has no parameters); model.norm h; lm_head %d x %d, its own (not tied). Total %d = the published %d (read in %s; the script asserts it)." % (v, h, per, hkv, v, h, params, LLAMA_PARAMS[arch(model)], LLAMA_PARAMS_READ[arch(model)]),
+            "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per decoder layer 4 s h^2 (q and o_proj) + 4 s h h_kv (k and v_proj) + 6 s h i (gate, up, down_proj) + 4 s^2 h (QK^T and AV over the full s x s scores for every query head: eager attention masks the upper triangle, it does not skip it; as the GPT-2 and BERT workloads count them) = %.1f GFLOP; the LM head 2 s h V = %.1f GFLOP. RMSNorm, rotary, repeat_kv's copies, SiLU, softmax, the loss and the embedding gather are not counted. Total %.3f GFLOP." % (seq, llama_layer_flops(c, seq) / 1e9, 2 * seq * h * v / 1e9, f / 1e9),
+        }
+    if is_gpt3(model):
+        c, seq = GPT3_CFGS[arch(model)], seq_len(model)
+        h, v = c["hidden"], c["vocab"]
+        published, rule, source = GPT3_PUBLISHED[arch(model)]
+        return {
+            "architecture": "A GPT-3-style model as Megatron-LM trains it: GPT-2's architecture (learned position embeddings, pre-LayerNorm blocks, GELU, FFN 4h, biases, the output layer tied to the input embedding), %d layers, hidden %d, %d heads of %d, FFN %d, vocabulary %d (%s), %d positions, trained as a causal language model on sequences of %d tokens (every sample that long). Shapes: %s. %sDENSE attention in every layer (Megatron-LM's, not GPT-3's alternating dense and locally banded sparse layers). Modelled, for its operators, traffic and host costs, as transformers' GPT2LMHeadModel with this configuration and eager attention (CHOICE: the gpt2 workloads' method; Megatron-LM's fused kernels would issue fewer operators and move fewer bytes)." % (c["layers"], h, c["heads"], h // c["heads"], c["inter"], v, GPT3_VOCAB_NOTE, c["max_pos"], seq, GPT3_SHAPES_READ[arch(model)], GPT3_SHAPE_NOTES.get(arch(model), "")),
+            "layer_names": "Hugging Face GPT2LMHeadModel module names, as the gpt2 workloads: transformer.wte+wpe (token and position embeddings), per block transformer.h.N.attn (ln_1 + attn.c_attn + attn.c_proj) and transformer.h.N.mlp (ln_2 + mlp.c_fc + mlp.c_proj), then transformer.ln_f+lm_head (the final LayerNorm and the LM head with the loss). Megatron-LM's names for the same tensors: embedding word and position embeddings; per layer input_layernorm, self_attention query_key_value and dense, post_attention_layernorm, mlp dense_h_to_4h and dense_4h_to_h; final_layernorm.",
+            "params": "DERIVED: wte %d x %d + wpe %d x %d; per block 12h^2 + 13h = %d (ln_1 2h, c_attn 3h^2 + 3h, c_proj h^2 + h, ln_2 2h, c_fc 4h^2 + 4h, c_proj 4h^2 + h); ln_f 2h. Total %d = Narayanan et al.'s P = 12 l h^2 (1 + 13 / (12 h) + (V + s) / (12 l h)) with V = %d, s = %d (SC'21 section 5.1, recalled, not read here) + the final LayerNorm's 2h (the script asserts it), %.3fB; published: %sB, %s (%s; the script asserts %s). TIED EMBEDDINGS: the output layer's weight IS the word embedding (one tensor, counted once, in transformer.wte+wpe); the LM head layer holds only ln_f's %d parameters but does the %d x %d matmul, and the embedding's gradient sums both uses (with pipeline parallelism Megatron-LM keeps a copy on the last stage and allreduces the two stages' gradients)." % (v, h, c["max_pos"], h, 12 * h * h + 13 * h, params, v, c["max_pos"], params / 1e9, published, source, "rounded by the authors, not the exact count" if rule == "nominal" else "computed with that formula", "agreement within 1.5%" if rule == "nominal" else "equality at the table's one decimal", 2 * h, h, v),
+            "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per block 24 s h^2 + 4 s^2 h (QK^T and AV over the full s x s scores: eager attention masks the upper triangle, it does not skip it) = %.1f GFLOP; the LM head 2 s h V = %.1f GFLOP. LayerNorm, GELU, softmax, dropout, the loss and the embedding gathers are not counted. Total %.3f GFLOP (Korthikanti et al.'s model FLOPs per sequence, 24 s L h^2 (1 + s / (6 h) + V / (12 L h)), the same count: %.3f GFLOP)." % (seq, sum(bert_layer_flops(c, seq)) / 1e9, 2 * seq * h * v / 1e9, f / 1e9, 24 * seq * c["layers"] * h * h * (1 + seq / (6 * h) + v / (12 * c["layers"] * h)) / 1e9),
+        }
     if is_llama(model):
         c, seq = LLAMA_CFGS[arch(model)], seq_len(model)
         h, i, v = c["hidden"], c["inter"], c["vocab"]
@@ -1540,6 +1809,31 @@ def readme(rows):
             "  parameter, 108 GB and 208 GB), so the simulator refuses them for memory without `--ignore-memory`.",
             "  Dataset RedPajama-Data-1T (a CHOICE: the open reproduction of the LLaMA pretraining data; its",
             "  card's token count, whose tokenizer it does not name, taken as Llama tokens).",
+            "- llama2-70b-seq4096, llama3-8b-seq8192, llama3-70b-seq8192: `LlamaForCausalLM` as above",
+            "  (meta-llama/Llama-2-70b-hf, Meta-Llama-3-8B, Meta-Llama-3-70B) with grouped-query attention (8",
+            "  key-value heads: k_proj and v_proj h x h/8 or h/4; eager attention's repeat_kv copies k and v to",
+            "  the query heads), at each model's pretraining context (4096; 8192). Parameters asserted against",
+            "  the published totals (68,976,648,192; 8,030,261,248; 70,553,706,496). Llama 3's 128256-word",
+            "  vocabulary takes uint32 tokens (4 bytes a token in the stream). Batch 1: a CHOICE, they fit no",
+            "  single GPU unsharded (16 bytes a parameter: 1104, 128 and 1129 GB).",
+            "- gpt3-1.3b/6.7b/13b/39b/175b/1t: GPT-3-style models as Megatron-LM trains them (GPT-2's",
+            "  architecture, FFN 4h, biases, learned positions, the LM head tied to the token embedding, dense",
+            "  attention), sequence 2048, the GPT-2 BPE vocabulary padded to 51200 rows (Megatron-LM's",
+            "  padding at t = 8; its README's scaling runs use 51,200). Shapes from GPT-3's Table 2.1 as",
+            "  Megatron configs give them (1.3B with 16 heads of 128; 13B with h 5120, not the paper's 5140)",
+            "  and Narayanan et al. SC'21 Table 1 (39B, 1T). Parameters asserted against Narayanan et al.'s",
+            "  formula (plus the final LayerNorm) and the published sizes (GPT-3's rounded names within 1.5%;",
+            "  39.1B and 1008.0B at one decimal); forward FLOPs asserted equal to Korthikanti et al.'s model",
+            "  FLOPs. Operators, traffic and host costs as the gpt2 workloads (eager transformers GPT-2), times",
+            "  ESTIMATES at the measured BERT-base FP32 rate (Megatron-LM runs them in 16 bits with fused",
+            "  kernels). Dataset RedPajama-Data-1T with the GPT-2 BPE (a CHOICE: the same open corpus as the",
+            "  Llama workloads). Batch 1: a CHOICE; none fits a V100 unsharded, 6.7B and up no single GPU.",
+            "- `transformer` (the decoder-only language models: gpt2-*, gpt3-*, llama*): the architecture",
+            "  (`layers`, `hidden`, `heads`, `kv_heads`, `ffn`, `gated_ffn`, `seq`, `vocab`, `tied_embeddings`)",
+            "  the simulator derives tensor and pipeline splits from; `vocab` is the embedding's real row count",
+            "  (padded where the framework pads). Their `layers` are the input embedding, the same number of",
+            "  entries per transformer layer (GPT: attn and mlp; Llama: one decoder layer), then the final norm",
+            "  with the output layer and the loss.",
             "- Backward/forward ratios come from the closest measured model (BERT: 2.0, the matmul ratio).",
             "- The optimizer step scales resnet50's measured SGD step by parameter count (BERT: x2 for AdamW).",
             "- Only measured models carry a `Tesla K80` device entry; elsewhere a K80 is scaled by peak",
@@ -1622,8 +1916,17 @@ def check_architectures():
         params = sum(l["params"] for l in build(model).layers)
         if params != published:
             sys.exit("gen_models.py: %s has %d parameters, the published count is %d" % (model, params, published))
+    for model in GPT3_CFGS:
+        net, c = build(model), GPT3_CFGS[model]
+        why = gpt3_params_check(model, sum(l["params"] for l in net.layers))
+        if why:
+            sys.exit("gen_models.py: %s has %s" % (model, why))
+        # Korthikanti et al.'s model FLOPs, 24 s L h^2 (1 + s / (6 h) + V / (12 L h)) a sequence forward, multiplied out
+        s_, L, h, v = GPT3_SEQ_LEN, c["layers"], c["hidden"], c["vocab"]
+        if total_flops(net) != 24 * s_ * L * h * h + 4 * s_ * s_ * L * h + 2 * s_ * h * v:
+            sys.exit("gen_models.py: %s has %d forward FLOPs, Korthikanti et al.'s count differs" % (model, total_flops(net)))
     for name, published in LLAMA_PARAMS.items():
-        net = build("%s-seq%d" % (name, LLAMA_SEQ_LENS[0]))
+        net = build("%s-seq%d" % (name, LLAMA_CFGS[name]["seqs"][0]))
         params, ntensors = sum(l["params"] for l in net.layers), sum(len(l["tensors"]) for l in net.layers)
         if params != published or ntensors != LLAMA_TENSORS.get(name, ntensors):
             sys.exit("gen_models.py: %s has %d parameters in %d tensors, the published count is %d (%s tensors)"
@@ -1659,6 +1962,31 @@ def check_llama():
     got = (work["act_bytes"], work["act_bytes_half"])
     if got != (fp32, half) or got != (1233125376, 1270874112):
         sys.exit("gen_models.py: llama2-7b-seq2048 layer 0 keeps %s bytes (fp32, amp), by hand %s" % (got, (fp32, half)))
+
+
+def check_gqa():
+    """llama2-70b-seq4096's first decoder layer (grouped-query attention) against its terms written out by hand:
+    parameters, forward FLOPs, forward bytes (llama_traffic's docstring) and act_bytes (unchanged by the grouping:
+    QK^T and AV keep the repeated k and v)."""
+    s, h, a, i, hkv = 4096, 8192, 64, 28672, 8192 * 8 // 64
+    params = 2 * h * h + 2 * h * hkv + 3 * h * i + 2 * h        # q, o; k, v; gate, up, down; two norms
+    flops = 2 * s * (2 * h * h + 2 * h * hkv + 3 * h * i) + 4 * s * s * h
+    rw = (6 * s * h                       # input_layernorm
+          + 3 * s * h + s * h + 2 * s * hkv  # q, k, v proj: three reads of the norm's output, their writes
+          + 10 * (s * h + s * hkv)         # rotary on q and k
+          + 2 * (s * h + s * hkv)          # repeat_kv's copies of k and v
+          + 2 * s * h + 2 * s * h          # QK^T's reads; AV's read of v and write of the context
+          + 2 * s * h + 2 * s * h          # the context's contiguous copy; o_proj
+          + 3 * s * h + 7 * s * h          # residual add; post_attention_layernorm
+          + 2 * s * h + s * h + 2 * s * h  # gate and up read; down writes; the residual reads
+          + 8 * i * s + 8 * a * s * s)     # the SwiGLU intermediates; the scores
+    net = build("llama2-70b-seq4096")
+    layer, work = net.layers[1], layer_work(net)[1]
+    got = (layer["params"], work["fwd_flops"], work["fwd_bytes"], work["act_bytes"])
+    want = (params, flops, 4 * (2 * s * h + rw), 4 * (10 * s * h + 4 * i * s + a * s * s))
+    if got != want or params != 855654400:
+        sys.exit("gen_models.py: llama2-70b-seq4096 layer 0 has %s (params, fwd_flops, fwd_bytes, act_bytes), by hand %s"
+                 % (got, want))
 
 
 def check_half():
@@ -1710,6 +2038,7 @@ def outputs():
     check_half()
     check_checkpoint()
     check_llama()
+    check_gqa()
     check_resnet50()
     files, rows = {}, []
     for model in ORDER:

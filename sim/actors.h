@@ -198,8 +198,9 @@ typedef struct ss_sim {
   sg_mutex_t init_mu;
   sg_cond_t init_cv;
   int init_turn;
-  ss_trace* trace; /* --trace, else NULL */
-  void* probe;     /* the links' counters, for the trace and the run's limit (engine.c) */
+  ss_trace* trace;              /* --trace, else NULL */
+  struct ss_stage_state* stage; /* tensor and pipeline parallelism (stage.c), else NULL */
+  void* probe;                  /* the links' counters, for the trace and the run's limit (engine.c) */
   /* The measured window of rank 0 (ss_limit_begin, ss_limit_end), its dates, and the work each
    * instance's CPU ([instance]: core-seconds) and disk (bytes read) did within it. */
   int window; /* 0 before it, 1 in it, 2 after it */

@@ -14,9 +14,11 @@ static const ss_category categories[SS_CAT_COUNT] = {
                              "wait for host (.item(), interconnect)"},
     [SS_CAT_NETWORK] = {"network_stall", "network stall", "network", "wait for host (.item(), network)"},
     [SS_CAT_HOST] = {"host_stall", "host stall", "host", "wait for host (issuing)"},
+    [SS_CAT_BUBBLE] = {"bubble", "pipeline bubble", "bubble", "wait for host (pipeline bubble)"},
 };
 
-static const char* const detail_names[SS_DETAIL_COUNT] = {"interference", "straggler"};
+static const char* const detail_names[SS_DETAIL_COUNT] = {"interference", "straggler", "tensor_parallel",
+                                                          "pipeline_p2p", "data_parallel"};
 
 const ss_category* ss_category_of(ss_cat c)
 {

@@ -17,13 +17,22 @@ typedef enum ss_cat {
   SS_CAT_INTERCONNECT, /* waiting for collectives inside one instance */
   SS_CAT_NETWORK,      /* waiting for collectives that cross instances */
   SS_CAT_HOST,         /* waiting for the training process's CPU thread to issue work (docs/model.md) */
+  SS_CAT_BUBBLE,       /* pipeline bubble: the stage has no micro-batch to run (docs/model.md) */
   SS_CAT_COUNT
 } ss_cat;
 
 /* Parts of the interconnect and network stalls that a mechanism explains (docs/model.md): compute
  * slowed down by collectives running on the same GPU (interference), and waits for the slowest
- * rank at a synchronous step (straggler). Each is also counted in its category. */
-typedef enum ss_detail { SS_DETAIL_INTERFERENCE, SS_DETAIL_STRAGGLER, SS_DETAIL_COUNT } ss_detail;
+ * rank at a synchronous step (straggler), and with tensor and pipeline parallelism which parallelism
+ * the wait belongs to. Each is also counted in its category. */
+typedef enum ss_detail {
+  SS_DETAIL_INTERFERENCE,
+  SS_DETAIL_STRAGGLER,
+  SS_DETAIL_TENSOR, /* tensor- and pipeline-parallel runs: waits for the tensor-parallel collectives, */
+  SS_DETAIL_P2P,    /* the activations and gradients sent between stages, */
+  SS_DETAIL_DATA,   /* and the data-parallel reductions (and the tied embeddings') */
+  SS_DETAIL_COUNT
+} ss_detail;
 
 /* A category's names. */
 typedef struct ss_category {

@@ -142,12 +142,19 @@ static int apply_change(ss_cli* c, const char* change, ss_optset* changed, char*
   const char* value = eq + 1;
   const ss_optdef* d = ss_option_by_key(key);
   if (!d) {
-    char keys[1024] = "";
+    /* The keys that fit the message, whole; --list-options has them all. */
+    char keys[560] = "";
     size_t n = 0;
-    for (const ss_optdef* k = ss_option_table; k->name; k++)
-      if (k->whatif_key)
+    int cut = 0;
+    for (const ss_optdef* k = ss_option_table; k->name && !cut; k++) {
+      if (!k->whatif_key)
+        continue;
+      cut = n + strlen(k->whatif_key) + 2 >= sizeof(keys);
+      if (!cut)
         n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", n ? ", " : "", k->whatif_key);
-    return usage_error(msg, size, "--change: unknown key '%s' (%s)", key, keys);
+    }
+    return usage_error(msg, size, "--change: unknown key '%s' (%s%s; --list-options gives every key)", key, keys,
+                       cut ? ", ..." : "");
   }
   int i = ss_option_index(d);
   if ((changed->bits[i / 64] >> (i % 64)) & 1)

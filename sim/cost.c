@@ -581,6 +581,15 @@ ss_proto ss_cost_protocol_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope s
   return protocol(j, op, SS_ALLREDUCE_RING, scope, bytes, j->resolved.protocol, pc, &t);
 }
 
+double ss_cost_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes)
+{
+  ss_assert(scope != SS_SCOPE_ALL);
+  ss_proto_cost pc;
+  double t;
+  protocol(j, op, SS_ALLREDUCE_RING, scope, bytes, j->resolved.protocol, &pc, &t);
+  return t;
+}
+
 double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes)
 {
   if (j->ngpus < 2)

@@ -100,6 +100,11 @@ double ss_cost_collective(const ss_job* j, ss_coll_op op, ss_allreduce alg, doub
  * NIC shared by the g rings), chosen as NCCL's tuner would for that communicator's shape. */
 ss_proto ss_cost_protocol_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes, ss_proto_cost* pc);
 
+/* Predicted time (s) of collective op of bytes among the GPUs of a scope (SS_SCOPE_INSTANCE: the
+ * ring of each instance's GPUs; SS_SCOPE_CROSS: the rings of the same-index GPUs across instances,
+ * sharing the NIC; not SS_SCOPE_ALL), with the protocol NCCL's rules pick for that shape. */
+double ss_cost_scoped(const ss_job* j, ss_coll_op op, ss_coll_scope scope, double bytes);
+
 /* The algorithm AUTO stands for at this size: ring on one instance, else the fastest prediction
  * among those NCCL runs op with (each with its best protocol, as NCCL's tuner picks both at once). */
 ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes);

@@ -3,6 +3,7 @@
 
 #include "cluster.h"
 #include "cost.h"
+#include "par.h"
 #include "tuner.h"
 
 int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
@@ -19,6 +20,10 @@ int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* 
   if (p->nnics > 0) {
     j->resolved.nic_gbps = ss_cluster_nic_line_bandwidth(j) * 8 / 1e9;
     j->resolved.nic_latency_us = ss_cluster_nic_wire_latency(j) * 1e6;
+  }
+  if (j->mp.on && (rc = ss_par_derive(j, err)) != SS_OK) {
+    ss_job_free(j);
+    return rc;
   }
   *out = j;
   return SS_OK;

@@ -16,6 +16,7 @@
 #include "outfile.h"
 #include "ps.h"
 #include "simtrace.h"
+#include "stage.h"
 #include "straggler.h"
 #include "trainer.h"
 
@@ -60,9 +61,25 @@ static int load_cluster(const ss_job* job, ss_err* err)
   return SS_OK;
 }
 
+/* Address space SimGrid's start-up and platform take (C++ allocations, which abort when they fail):
+ * an estimate with a margin, checked before it starts (ulimit -v). */
+#define SS_ENGINE_HEADROOM ((size_t)48 << 20)
+
+/* Whether size bytes of address space can still be mapped (reserved and released at once). */
+static int room_for(size_t size)
+{
+  void* room = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (room == MAP_FAILED)
+    return 0;
+  munmap(room, size);
+  return 1;
+}
+
 /* probe: the run will count the links' load (the trace's counters, the run's limit). */
 static int engine_init(const ss_job* job, int ncfg, char** cfg, int probe, ss_err* err)
 {
+  if (!room_for(SS_ENGINE_HEADROOM))
+    return ss_err_nomem(err);
   int nd = 0;
   while (ss_engine_default_cfg[nd])
     nd++;
@@ -525,8 +542,33 @@ static int sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   return SS_OK;
 }
 
+/* Tensor and pipeline parallelism: the stage actors of one replica (stage.h) on their GPUs. */
+static int stage_sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
+{
+  int n = ss_stage_actors(j);
+  sg_host_t* hosts = host_table(j, NULL);
+  ss_actor_arg* args = calloc((size_t)n, sizeof(ss_actor_arg));
+  *args_out = args;
+  if (!hosts || !args || !stacks_fit((size_t)n) || ss_stage_setup(s)) {
+    free(hosts);
+    return SS_ENOMEM;
+  }
+  int g = j->gpus_per_instance;
+  for (int k = 0; k < n; k++) {
+    int r = ss_stage_rank(j, k);
+    spawn(s, &args[k], k, 0, hosts[(r / g) * (g + 1) + r % g], ss_stage_actor, "stage%d", k);
+  }
+  free(hosts);
+  return SS_OK;
+}
+
 static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
 {
+  if (s->stage) {
+    ss_stage_free(s);
+    free(args);
+    return;
+  }
   for (int r = 0; s->ranks && r < j->ngpus; r++) {
     ss_rank* me = &s->ranks[r];
     sg_mutex_destroy(me->mu);
@@ -708,7 +750,7 @@ static void limit_finish(ss_sim* s)
   double *u = s->tl->util, w = s->window_end_s - s->window_begin_s;
   if (s->window != 2 || w <= 0)
     return;
-  for (int i = 0; i < j->instances; i++) {
+  for (int i = 0; s->ranks && i < j->instances; i++) {
     const ss_rank* r = &s->ranks[i * j->gpus_per_instance];
     /* The CPU's cores, or the loader processes when there are fewer of them than cores. */
     double loaders = (double)j->gpus_per_instance * (j->workers > 0 ? j->workers : 1);
@@ -798,14 +840,16 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
               .progress = ss_estimate_sim_s(full, job->ncolls, job->niters) > 3 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
-  s.tl = ss_timeline_new(job->ngpus, job->niters);
+  s.tl = ss_timeline_new(job->mp.on ? ss_stage_actors(job) : job->ngpus, job->niters);
   ss_actor_arg* args = NULL;
-  if (!s.tl || sim_setup(&s, job, &args)) {
+  if (!s.tl || (job->mp.on ? stage_sim_setup(&s, job, &args) : sim_setup(&s, job, &args))) {
     ss_timeline_free(s.tl);
     ss_trace_abort(s.trace);
     return nomem(job, 0, 0, err);
   }
-  if (s.trace)
+  if (s.trace && job->mp.on)
+    ss_stage_tracks(&s);
+  else if (s.trace)
     ss_simtrace_tracks(&s);
   probe_setup(&s);
   int rc = sim_run(&s, err);

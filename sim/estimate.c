@@ -19,10 +19,19 @@ typedef struct weights {
   double beta;  /* GPUs simulated */
 } weights;
 
+/* Tensor and pipeline parallelism (stage.c): each actor's pass with its transfer, and the cluster's
+ * platform per instance; fitted by hand to bench/pipeline.sh's runs and the same runs with fewer
+ * micro-batches (GPT-3 175B on 128 p4d.24xlarge and 1T on 384: docs/performance.md). */
+#define STAGE_PASS_S 12e-6
+#define STAGE_INSTANCE_S 1.1e-3
+
 static const weights fitted[SS_ESTIMATE_CLASSES] = {
     [SS_ESTIMATE_FAST] = {2.73e-06, 4.55e-08, 3.1e-06, 0, 0.75},
     [SS_ESTIMATE_REFERENCE] = {1.04e-05, 2.29e-05, 0, 0.5, -0.5},
     [SS_ESTIMATE_PS] = {4.1e-06, 2.93e-09, 0, 0.25, 2.25},
+    /* Tensor and pipeline parallelism (stage.c): a kernel event is one pass of a stage's actor (its
+     * compute and tensor-parallel waits), a step its transfer to the next stage. */
+    [SS_ESTIMATE_STAGES] = {STAGE_PASS_S, 0, 0, 0, 0},
 };
 
 /* A process started, its platform built and its inputs read: the least run on the machine. */
@@ -37,6 +46,20 @@ double ss_estimate_floor_s(void)
 static ss_estimate_sim describe(const ss_job* j, double ncoll, double iters)
 {
   ss_estimate_sim r;
+  if (j->mp.on) {
+    /* One replica's stages, per stage its GPUs that share a NIC (about the instance's GPUs per NIC),
+     * each running 2 m v passes an iteration and sending all but the edges'. */
+    const ss_mp* mp = &j->mp;
+    int nics = j->platform->nnics > 0 ? j->platform->nnics : 1, w = j->gpus_per_instance / nics;
+    w = w < 1 ? 1 : w > mp->t * mp->d ? mp->t * mp->d : w;
+    double passes = iters * mp->p * w * 2.0 * mp->m * mp->v;
+    r = (ss_estimate_sim){.instances = j->instances, .gpus = mp->p * w, .cls = SS_ESTIMATE_STAGES};
+    r.kernel_events = passes;
+    r.step_events = mp->p * mp->v > 1 ? passes : 0;
+    r.rank_iters = iters * r.gpus;
+    r.seconds = START_S + j->instances * STAGE_INSTANCE_S + passes * STAGE_PASS_S;
+    return r;
+  }
   r.instances = ss_job_sim_instances(j);
   r.gpus = r.instances * j->gpus_per_instance;
   r.cls = j->opt.arch == SS_ARCH_PS                  ? SS_ESTIMATE_PS
@@ -125,7 +148,7 @@ int ss_estimate_write(FILE* f, const ss_estimate* w, const char* what, double ma
   char est[32];
   ss_estimate_duration(est, sizeof(est), w->seconds);
   int over = w->seconds > max_minutes * 60;
-  static const char* const cls[SS_ESTIMATE_CLASSES] = {"fast", "reference", "ps"};
+  static const char* const cls[SS_ESTIMATE_CLASSES] = {"fast", "reference", "ps", "stages"};
   if (json)
     fprintf(
         f,

@@ -19,7 +19,7 @@
 #define SS_ESTIMATE_MACHINE "a 2-core x86-64 virtual machine"
 
 /* The kinds of simulation, each with its weights. */
-enum { SS_ESTIMATE_FAST, SS_ESTIMATE_REFERENCE, SS_ESTIMATE_PS, SS_ESTIMATE_CLASSES };
+enum { SS_ESTIMATE_FAST, SS_ESTIMATE_REFERENCE, SS_ESTIMATE_PS, SS_ESTIMATE_STAGES, SS_ESTIMATE_CLASSES };
 
 /* One simulation: what it simulates and its estimated CPU seconds. */
 typedef struct ss_estimate_sim {

@@ -8,6 +8,7 @@
 #include "units.h"
 #include "wrap.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -698,6 +699,8 @@ static int sim_instances(const ss_options* o, int m)
 
 int ss_job_sim_instances(const ss_job* j)
 {
+  if (j->mp.on)
+    return j->instances; /* the stages of one replica span the cluster */
   return sim_instances(&j->opt, j->instances);
 }
 
@@ -742,12 +745,19 @@ static ss_precision job_precision(const ss_workload* w, const ss_options* o)
 }
 
 /* Whether prec runs on 16-bit activations (AMP, BF16). */
+static double peak_at(const ss_gpu* g, ss_precision prec);
+
 static int half_precision(ss_precision prec)
 {
   return prec == SS_PRECISION_AMP || prec == SS_PRECISION_BF16;
 }
 
 /* The GPU's peak at precision prec (0: it has no such rate). */
+double ss_job_peak_flops(const ss_job* j)
+{
+  return peak_at(&j->platform->gpus[0], j->precision);
+}
+
 static double peak_at(const ss_gpu* g, ss_precision prec)
 {
   return prec == SS_PRECISION_TF32   ? g->tf32_flops
@@ -837,14 +847,26 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
   double act = half_precision(j->precision) ? 0.5 : 1;
+  /* Tensor parallelism splits each layer's matrices, its embedding and output layer by vocabulary,
+   * t ways: a GPU does 1/t of the work and reads 1/t of the weights, in kernels as many as before and
+   * 1/t as wide (fewer thread blocks: a lower share of the SMs at small micro-batches). The layer
+   * norms and dropouts that tensor parallelism alone replicates are split too: an ESTIMATE that
+   * leans fast without --sequence-parallel (docs/model.md, "Model parallelism"). */
+  double split = j->mp.on ? j->mp.t : 1;
   for (int l = 0; l < w->nlayers; l++) {
     const ss_layer* y = &w->layers[l];
     /* Forward reads the weights; backward reads them and writes their gradients. */
     const ss_work fwd = {y->fwd_flops, y->fwd_bytes, 4 * y->params, y->fwd_kernels, y->fwd_outputs / SS_ROOFLINE_TILE};
     const ss_work bwd = {y->bwd_flops, y->bwd_bytes, 8 * y->params, y->bwd_kernels, y->bwd_outputs / SS_ROOFLINE_TILE};
     ss_work fwd_at = fwd, bwd_at = bwd;
-    fwd_at.bytes *= act;
-    bwd_at.bytes *= act;
+    fwd_at.bytes *= act / split;
+    bwd_at.bytes *= act / split;
+    fwd_at.flops /= split;
+    bwd_at.flops /= split;
+    fwd_at.fixed_bytes /= split;
+    bwd_at.fixed_bytes /= split;
+    fwd_at.blocks /= split;
+    bwd_at.blocks /= split;
     ss_fit ff, fb;
     ss_roofline_fit(&fwd, w->ref_batch, &ref, y->fwd_s, &ff);
     ss_roofline_fit(&bwd, w->ref_batch, &ref, y->bwd_s, &fb);
@@ -918,6 +940,10 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
                              price_source, sizeof(price_source), err);
   if (prc)
     return prc;
+  if (o->tokens > 0 && !w->has_transformer)
+    return ss_err_set(err, w->path, 0,
+                      "--tokens counts a language model's tokens: this workload gives no \"transformer\" (its sequence "
+                      "length); give --samples");
   int batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
   /* An epoch is whole iterations: one iteration takes batch x GPUs samples of the dataset. */
   double global = (double)batch * ngpus;
@@ -959,6 +985,96 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   *out = j;
   return SS_OK;
+}
+
+/* --partition's counts: whole numbers separated by commas, at most max; how many, or -1. */
+static int parse_counts(const char* text, int* out, int max)
+{
+  int n = 0;
+  const char* s = text;
+  for (;;) {
+    char* end = NULL;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+      return -1;
+    long v = strtol(s, &end, 10);
+    if (errno || v < 1 || v > 1000000 || n == max)
+      return -1;
+    out[n++] = (int)v;
+    if (*end == 0)
+      return n;
+    if (*end != ',')
+      return -1;
+    s = end + 1;
+  }
+}
+
+/* Phase 1b, tensor and pipeline parallelism (from phase 1's GPUs): the workload's transformer split
+ * t ways and over p stages, the layout of the GPUs, the micro-batches, the schedule's rules and the
+ * layers of each virtual stage. Each refusal names its rule. SS_OK, SS_ENOMEM or SS_EINPUT. */
+static int phase_layout(ss_job* j, ss_err* err)
+{
+  const ss_options* o = &j->opt;
+  const ss_workload* w = j->workload;
+  ss_mp* mp = &j->mp;
+  char why[256];
+  if (!w->has_transformer)
+    return ss_err_set(err, w->path, 0,
+                      "--tp and --pp split a transformer, and this workload gives no \"transformer\" architecture "
+                      "(layers, hidden, heads, ...: docs/formats.md)");
+  if (ss_transformer_check(&w->tf, o->tp, o->pp, why, sizeof(why)))
+    return ss_err_set_path(err, w->path, "$.transformer", "%s", why);
+  ss_dim order[SS_DIM_COUNT];
+  ss_assert(ss_layout_parse_order(ss_rank_order_names[o->rank_order], order) == 0);
+  if (ss_layout_make(j->ngpus, o->tp, o->pp, order, &mp->layout, why, sizeof(why)))
+    return ss_err_set(err, NULL, 0, "%s (%d instance%s of %d GPUs)", why, j->instances, j->instances == 1 ? "" : "s",
+                      j->gpus_per_instance);
+  mp->on = 1;
+  mp->t = o->tp;
+  mp->p = o->pp;
+  mp->d = mp->layout.size[SS_DIM_DP];
+  mp->v = o->virtual_stages;
+  mp->b = o->micro_batch > 0 ? o->micro_batch : w->batch_per_gpu;
+  mp->schedule = o->schedule;
+  if (o->global_batch > 0) {
+    long per = (long)mp->b * mp->d;
+    if (o->global_batch % per)
+      return ss_err_set(err, NULL, 0,
+                        "--global-batch %d is not a whole number of micro-batches: micro-batch %d x %d data-parallel "
+                        "replicas = %ld sequences must divide it",
+                        o->global_batch, mp->b, mp->d, per);
+    mp->m = (int)(o->global_batch / per);
+  } else
+    mp->m = o->grad_accum;
+  if (ss_pipe_check(mp->schedule, mp->p, mp->v, mp->m, why, sizeof(why)))
+    return ss_err_set(err, NULL, 0, "%s", why);
+  int nv = mp->p * mp->v, given[4096], ngiven = 0;
+  if (o->partition) {
+    ngiven = parse_counts(o->partition, given, 4096);
+    if (ngiven < 0)
+      return ss_err_set(err, NULL, 0,
+                        "--partition expects whole numbers of layers from 1 separated by commas, got '%s'",
+                        o->partition);
+  }
+  mp->counts = calloc((size_t)nv, sizeof(int));
+  if (!mp->counts)
+    return SS_ENOMEM;
+  if (ss_pipe_partition(w->tf.layers, mp->p, mp->v, ngiven ? given : NULL, ngiven, mp->counts, why, sizeof(why)))
+    return ss_err_set(err, NULL, 0, "%s", why);
+  /* The compute of a micro-batch: the layers are timed at the micro-batch. No data loading is
+   * simulated and every iteration after the first repeats the same schedule: fewer by default. */
+  j->batch = mp->b;
+  j->ckpt = 0;
+  j->warmup = o->warmup >= 0 ? o->warmup : 1;
+  j->iterations = o->iterations > 0 ? o->iterations : 3;
+  j->cooldown = 0;
+  j->niters = j->warmup + j->iterations;
+  return SS_OK;
+}
+
+double ss_job_samples_per_iter(const ss_job* j)
+{
+  return j->mp.on ? (double)j->mp.b * j->mp.m * j->mp.d : (double)j->batch * j->ngpus;
 }
 
 /* Phase 2, the GPU work of each layer and of the optimizer step, in flops of the platform's GPU (from
@@ -1010,9 +1126,10 @@ static int phase_compute(ss_job* j, ss_err* err)
   }
   if (j->roofline)
     roofline_times(j, p, w, o);
+  double split = j->mp.on ? j->mp.t : 1; /* tensor parallelism: each GPU 1/t of a layer's work */
   for (int l = 0; !j->roofline && l < w->nlayers; l++) {
-    j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch;
-    j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch;
+    j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch / split;
+    j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch / split;
   }
   /* Activation checkpointing: a checkpointed layer's backward first re-runs its forward. */
   for (int l = 0; l < w->nlayers; l++)
@@ -1090,6 +1207,8 @@ static int phase_check(ss_job* j, ss_err* err)
                       j->net_transport == SS_NET_OFF ? "the NIC links as they are" : ss_net_names[j->net_transport]);
   if (j->host && check_actors(o, j->gpus_per_instance * sim_instances(o, o->instances), 3, j->workers, err))
     return SS_EINPUT;
+  if (j->mp.on)
+    return SS_OK; /* each stage's memory: par.c, once the split is derived */
   ss_memory_in mem;
   ss_job_memory_in(j, &mem);
   j->memory_known = ss_memory_of(&mem, &j->memory);
@@ -1104,7 +1223,10 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   int rc = phase_size(p, w, o, &j, err);
   if (rc)
     return rc;
-  rc = phase_compute(j, err);
+  if (ss_options_model_parallel(o))
+    rc = phase_layout(j, err);
+  if (!rc)
+    rc = phase_compute(j, err);
   if (!rc)
     rc = phase_collectives(j);
   /* Phase 4, the options as used and the host side (host_side's segments from phases 2 and 3). */
@@ -1131,12 +1253,14 @@ void ss_job_free(ss_job* j)
   SS_FREE_ALL(j->fwd_flops, j->bwd_flops, j->buckets, j->bucket_alg, j->segs, j->post_bytes, j->colls, j->units,
               j->chunks, j->host_fwd_s, j->host_bwd_s, j->bucket_post_s, j->ps_bucket_part0, j->ps_part_shard,
               j->ps_part_bytes, j->ps_shard_bytes);
+  SS_FREE_ALL(j->mp.counts, j->mp.fwd_s, j->mp.bwd_s, j->mp.tp_fwd_s, j->mp.tp_bwd_s, j->mp.dp_s, j->mp.dp_hidden_s,
+              j->mp.opt_s, j->mp.gather_s, j->mp.params, j->mp.mem_bytes, j->mp.act_bytes);
   free(j);
 }
 
 int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s, ss_err* err)
 {
-  double samples = (double)j->batch * j->ngpus;
+  double samples = ss_job_samples_per_iter(j);
   double epoch_s = j->workload->dataset.samples / samples * iteration_s;
   double cost = j->price_usd_per_h * j->instances * epoch_s / 3600.0;
   if (!isfinite(iteration_s) || iteration_s < SS_BOUND_TIME_LO) {

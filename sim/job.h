@@ -34,6 +34,37 @@ typedef struct ss_segment {
   double launches; /* kernel launches it takes (for the launch queue) */
 } ss_segment;
 
+/* Tensor and pipeline parallelism (--tp, --pp; docs/model.md, "Model parallelism"): the layout and
+ * the pipeline's sizes (ss_job_new), then what derive (par.c) computes for one GPU of each virtual
+ * stage. A virtual stage is chunk c of stage r at index c p + r (pipeline.h). */
+typedef struct ss_mp {
+  int on;
+  ss_layout layout;
+  int t, p, d, v, m, b; /* tensor size, stages, replicas, chunks per stage, micro-batches, micro-batch */
+  ss_schedule schedule;
+  int* counts; /* [p v]: the transformer layers of each virtual stage */
+  /* Derived (ss_derive_job): one GPU's seconds per micro-batch of each virtual stage ([p v]). */
+  double* fwd_s;    /* forward compute (the layers' kernels split by t) */
+  double* bwd_s;    /* backward compute, recomputation included */
+  double* tp_fwd_s; /* the tensor-parallel collectives the forward waits for */
+  double* tp_bwd_s; /* ... the backward waits for (those not hidden under weight gradients) */
+  int tp_cross;     /* a tensor group spans instances: its collectives wait on the network */
+  double p2p_bytes; /* what each GPU sends to the next (or previous) stage per micro-batch */
+  /* Per stage ([p]), one GPU: the data-parallel reduction of its gradients (all its chunks), the part
+   * of it hidden under the last micro-batch's backward, the optimizer step, and the distributed
+   * optimizer's all-gather of the updated parameters after it. */
+  double* dp_s;
+  double* dp_hidden_s;
+  int dp_cross; /* the data-parallel groups span instances */
+  double* opt_s;
+  double* gather_s;
+  double embed_s;    /* the tied embeddings' gradient allreduce between the first and last stage */
+  int embed_cross;   /* ... which are on different instances */
+  double* params;    /* [p]: parameters one GPU of the stage holds */
+  double* mem_bytes; /* [p]: the memory one GPU of the stage needs at its peak */
+  double* act_bytes; /* [p]: of which activations */
+} ss_mp;
+
 typedef struct ss_job {
   const ss_platform* platform; /* borrowed */
   const ss_workload* workload; /* borrowed */
@@ -125,6 +156,7 @@ typedef struct ss_job {
   double* post_bytes;  /* [npost] */
   double interference; /* f: while a collective runs on a GPU its compute takes 1 + f times as
                             * long (docs/model.md, "Compute slowed by communication"); 0: off */
+  ss_mp mp;            /* tensor and pipeline parallelism, when mp.on */
   int memory_known;    /* the GPU's memory and the workload's activations are given */
   ss_memory memory;    /* one GPU's memory (memory.h) when memory_known */
 } ss_job;
@@ -141,6 +173,13 @@ void ss_job_free(ss_job* j);
 
 /* Host of parameter-server shard k: a dedicated host index, or the worker instance it runs on. */
 int ss_job_shard_host(const ss_job* j, int k);
+
+/* The dense peak of the job's GPU at its precision (flop/s), the denominator of MFU. */
+double ss_job_peak_flops(const ss_job* j);
+
+/* The samples (sequences) one iteration takes over all GPUs: the per-GPU batch x GPUs, or with
+ * tensor and pipeline parallelism micro-batch x micro-batches x replicas. */
+double ss_job_samples_per_iter(const ss_job* j);
 
 /* Whether a simulated iteration of j, and the figures derived from it (throughput, epoch, cost),
  * can be reported: an iteration shorter than SS_BOUND_TIME_LO or not finite, or an epoch or cost

@@ -14,6 +14,8 @@ static const char* const format_names[] = {"table", "json", "csv", NULL};
 static const char* const objective_names[] = {"time", "cost", NULL};
 static const char* const stack_names[] = {"auto", "stash", "ours", NULL};
 /* --p2p-level: auto, then NCCL_P2P_LEVEL's names by ss_path (transport.h) from LOC on. */
+const char* const ss_rank_order_names[] = {"tp-dp-pp", "tp-pp-dp", "dp-tp-pp", "dp-pp-tp",
+                                           "pp-tp-dp", "pp-dp-tp", NULL};
 static const char* const p2p_level_names[] = {"auto", "loc", "nvl", "pix", "pxb", "phb", "sys", NULL};
 
 /* The fields an enum row stores through an int. */
@@ -60,6 +62,7 @@ const ss_optgroup ss_option_groups[] = {{"input", "Inputs"},
                                         {"bench", "Collective benchmark"},
                                         {"host", "Host side and data-parallel framework"},
                                         {"output", "Output"},
+                                        {"parallel", "Tensor and pipeline parallelism (language models)"},
                                         {"plan", "Planner (stash-sim plan)"},
                                         {NULL, NULL}};
 
@@ -413,6 +416,62 @@ const ss_optdef ss_option_table[] = {
      NULL, 0, NULL,
      "write the simulated run as a Chrome trace (.json, or gzipped .json.gz; - : standard output) for Perfetto "
      "or chrome://tracing", 0},
+    {"tp", 0, SS_KIND_COUNT, OFF(tp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "T", NULL, 1, "1", 0, "tp", "tp", 0,
+     NULL,
+     "tensor-parallel size: each transformer layer's matrices split over T GPUs (Megatron-LM), 2 allreduces of "
+     "the layer's activations forward and 2 backward per micro-batch; T must divide the heads, key-value heads, "
+     "hidden and FFN sizes of the workload's transformer", 0},
+    {"pp", 0, SS_KIND_COUNT, OFF(pp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "P", NULL, 1, "1", 0, "pp", "pp", 0,
+     NULL,
+     "pipeline stages: the layers split over P stages (the embedding with the first, the output layer and loss "
+     "with the last), activations sent between stages per micro-batch; data parallelism over the GPUs / (T P) "
+     "replicas left", 0},
+    {"schedule", 0, SS_KIND_ENUM, OFF(schedule), 0, 0, 0, ss_schedule_names, 0, RUNS, "parallel", "S", NULL,
+     SS_SCHEDULE_1F1B, "1f1b", 0, "schedule", "schedule", 0, NULL,
+     "the pipeline's schedule: gpipe (all forwards, then all backwards), 1f1b (PipeDream-Flush, Megatron's "
+     "default) or interleaved (Megatron's interleaved 1F1B with --virtual-stages chunks per stage)", 0},
+    {"virtual-stages", 0, SS_KIND_COUNT, OFF(virtual_stages), 1, 1024, 0, NULL, 0, RUNS, "parallel", "V", NULL, 1, "1",
+     0, "virtual_stages", "virtual_stages", 0, NULL,
+     "model chunks per stage of the interleaved schedule (Megatron's --num-layers-per-virtual-pipeline-stage "
+     "as a count): the bubble shrinks by V, the point-to-point transfers grow by V", 0},
+    {"micro-batch", 0, SS_KIND_COUNT, OFF(micro_batch), 1, SS_OPTION_MAX_BATCH, 0, NULL, 0, RUNS, "parallel", "B",
+     NULL, -1, "the workload's batch_per_gpu", 0, "micro_batch", "micro_batch", 0, NULL,
+     "sequences per micro-batch of a tensor- or pipeline-parallel run", 0},
+    {"global-batch", 0, SS_KIND_COUNT, OFF(global_batch), 1, 1e9, 0, NULL, 0, RUNS, "parallel", "G", NULL, -1, "none",
+     0, "global_batch", "global_batch", 0, NULL,
+     "sequences per optimizer step over all GPUs: with --tp or --pp the micro-batches per iteration are G / "
+     "(micro-batch x data-parallel size); plan keeps it constant (each data-parallel configuration's per-GPU "
+     "batch is G / its GPUs, those where that is not whole skipped)", 0},
+    {"grad-accum", 0, SS_KIND_COUNT, OFF(grad_accum), 1, 1000000, 0, NULL, 0, NOT_PLAN(RUNS), "parallel", "K", NULL, 1,
+     "1", 0, "grad_accum", "grad_accum", 0, NULL,
+     "micro-batches per optimizer step when --global-batch does not set them: with --tp or --pp the pipeline's "
+     "micro-batches", 0},
+    {"sequence-parallel", 0, SS_KIND_SWITCH, OFF(sequence_parallel), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL, NULL, 0,
+     "off", 0, "sequence_parallel", "sequence_parallel", 0, NULL,
+     "sequence parallelism (Korthikanti et al. 2022): each tensor-parallel allreduce becomes a reduce-scatter and "
+     "an all-gather of the same bytes, and the layer norms' and dropouts' activations divide by T", 0},
+    {"recompute", 0, SS_KIND_ENUM, OFF(recompute), 0, 0, 0, ss_recompute_names, 0, RUNS, "parallel", "R", NULL,
+     SS_RECOMPUTE_NONE, "none", 0, "recompute", "recompute", 0, NULL,
+     "activation recomputation of a tensor- or pipeline-parallel run: none, selective (the attention's softmax "
+     "and dropout recomputed) or full (each layer keeps its input and runs its forward again in backward, with "
+     "its 2 tensor-parallel allreduces)", 0},
+    {"distributed-optimizer", 0, SS_KIND_SWITCH, OFF(distributed_optimizer), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL,
+     NULL, 0, "off", 0, "distributed_optimizer", "distributed_optimizer", 0, NULL,
+     "Megatron's distributed optimizer: the FP32 master weights and Adam's moments sharded over the data-parallel "
+     "group (ZeRO-1); gradients reduce-scattered, parameters all-gathered after the step", 0},
+    {"rank-order", 0, SS_KIND_ENUM, OFF(rank_order), 0, 0, 0, ss_rank_order_names, 0, RUNS, "parallel", "O", NULL, 0,
+     "tp-dp-pp (Megatron-Core's)", 0, "rank_order", "rank_order", 0, NULL,
+     "which parallel dimension varies fastest over consecutive GPUs (instance by instance): tp-dp-pp keeps the "
+     "tensor groups inside an instance and the stages across instances", 0},
+    {"partition", 0, SS_KIND_PATH, OFF(partition), 0, 0, 0, NULL, 0, RUNS, "parallel", "LIST",
+     "transformer layers per virtual stage separated by commas", 0, "even, as Megatron splits them", 0, NULL,
+     "partition", 0, NULL,
+     "the transformer layers of each virtual stage, in the model's order (P x V counts adding up to the layers)",
+     0},
+    {"tokens", 0, SS_KIND_REAL, OFF(tokens), 1, BIG, 0, NULL, 0, RUNS, "parallel", "N", "a number of tokens", -1,
+     "--samples, or one epoch", 0, "tokens", "tokens", 0, NULL,
+     "tokens to train a language model (the workload's transformer sequence length per sample): the time and "
+     "cost to train them", 0},
     {"platforms", 0, SS_KIND_PATH, OFF(plan_platforms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "instance types separated by commas, or a folder", 0,
      "every instance file of the catalogue", SS_FILE_READS_LIST, NULL, NULL, 0, NULL,
@@ -432,10 +491,6 @@ const ss_optdef ss_option_table[] = {
      "sharding modes to try, separated by commas (--shard's: none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, "
      "fsdp-hybrid, fsdp-hybrid-zero2); tree only without sharding; a mode's own options go to that mode's "
      "configurations", 0},
-    {"global-batch", 0, SS_KIND_COUNT, OFF(plan_global_batch), 1, 1e9, 0, NULL, 0, SS_CMD_PLAN, "plan", "G", NULL,
-     -1, "none", 0, NULL, NULL, 0, NULL,
-     "keep the global batch at G: each configuration's per-GPU batch is G / its GPUs (those where that is not "
-     "whole are skipped)", 0},
     {"epochs", 0, SS_KIND_REAL, OFF(plan_epochs), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "N", "a number of epochs",
      1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)", 0},
     {"budget", 0, SS_KIND_REAL, OFF(plan_budget_usd), 0, 1e12, 1, NULL, 0, SS_CMD_PLAN, "plan", "USD",
@@ -843,6 +898,49 @@ static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size
   return 0;
 }
 
+int ss_options_model_parallel(const ss_options* o)
+{
+  return o->tp > 1 || o->pp > 1;
+}
+
+/* Tensor and pipeline parallelism: the options that tune it need it, and it runs alone (no
+ * parameter servers, no ZeRO or FSDP sharding, which --distributed-optimizer stands for). */
+static int check_parallel(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size)
+{
+  static const char* const tuning[] = {"schedule",          "virtual-stages", "micro-batch",
+                                       "sequence-parallel", "recompute",      "distributed-optimizer",
+                                       "rank-order",        "partition",      NULL};
+  int mp = ss_options_model_parallel(o);
+  for (int i = 0; !mp && cmd != SS_CMD_PLAN && tuning[i]; i++)
+    if (ss_optset_has(given, tuning[i]))
+      FAIL("--%s tunes tensor or pipeline parallelism: it needs --tp or --pp above 1", tuning[i]);
+  if (!mp && o->grad_accum > 1)
+    FAIL("--grad-accum sets the micro-batches of a tensor- or pipeline-parallel run; a data-parallel run's "
+         "accumulation is not simulated yet (one that reduces after its last micro-batch is --no-overlap at the "
+         "step's batch)");
+  if (o->sequence_parallel && o->tp < 2)
+    FAIL("--sequence-parallel splits the tensor-parallel collectives: it needs --tp above 1");
+  if (o->virtual_stages > 1 && !ss_schedule_of(o->schedule)->chunks)
+    FAIL("--virtual-stages %d needs --schedule interleaved (the %s schedule runs one model chunk per stage)",
+         o->virtual_stages, ss_schedule_of(o->schedule)->name);
+  if (ss_optset_has(given, "grad-accum") && ss_optset_has(given, "global-batch"))
+    FAIL("give --grad-accum or --global-batch, not both: the global batch sets the micro-batches per step");
+  if (ss_optset_has(given, "tokens") && ss_optset_has(given, "samples"))
+    FAIL("give --tokens or --samples, not both (a sample of a language model is a sequence of tokens)");
+  if (!mp)
+    return 0;
+  if (o->arch == SS_ARCH_PS)
+    FAIL("--tp and --pp cannot be combined with --arch ps: the data-parallel replicas allreduce their gradients");
+  if (ss_shard_sharded(o->shard))
+    FAIL("--tp and --pp cannot be combined with --shard %s: shard the optimizer state over the data-parallel "
+         "replicas with --distributed-optimizer (Megatron's ZeRO-1)",
+         ss_shard_name(o->shard));
+  if (ss_optset_has(given, "batch"))
+    FAIL("--batch is the per-GPU batch of data parallelism: with --tp or --pp give --micro-batch and "
+         "--global-batch");
+  return 0;
+}
+
 /* The framework's and the host side's options: each goes with the mode it tunes. */
 static int check_host(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
@@ -1185,7 +1283,8 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
   return check_ps(o, given, msg, size) || check_outputs(o, msg, size) ||
                  check_effect(o, given, cmd == SS_CMD_PLAN, msg, size) || check_plan(o, given, cmd, msg, size) ||
                  check_host(o, given, msg, size) || check_jitter(o, given, msg, size) ||
-                 check_collective(o, cmd, msg, size) || check_shard(o, given, msg, size)
+                 check_collective(o, cmd, msg, size) || check_shard(o, given, msg, size) ||
+                 check_parallel(o, given, cmd, msg, size)
              ? -1
              : 0;
 }

@@ -7,11 +7,14 @@
 #include "collective.h"
 #include "compute.h"
 #include "ddp.h"
+#include "layout.h"
 #include "nccl.h"
 #include "net.h"
+#include "pipeline.h"
 #include "proto.h"
 #include "rng.h"
 #include "shard.h"
+#include "transformer.h"
 #include "units.h"
 
 #include <stddef.h>
@@ -128,13 +131,26 @@ typedef struct ss_options {
   ss_compute_model compute_model;
   ss_precision precision;         /* SS_PRECISION_WORKLOAD: the workload's own */
   ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
+  /* Tensor, sequence and pipeline parallelism (docs/model.md, "Model parallelism"; par.h). */
+  int tp;                    /* tensor-parallel size t */
+  int pp;                    /* pipeline stages p */
+  ss_schedule schedule;      /* the pipeline's schedule */
+  int virtual_stages;        /* model chunks per stage (interleaved) */
+  int micro_batch;           /* sequences per micro-batch; -1: the workload's batch_per_gpu */
+  int global_batch;          /* sequences per optimizer step over all GPUs; -1: none (plan: kept constant) */
+  int grad_accum;            /* micro-batches per step (the global batch sets it when given) */
+  int sequence_parallel;     /* Korthikanti et al.'s sequence parallelism on */
+  ss_recompute recompute;    /* activation recomputation */
+  int distributed_optimizer; /* optimizer state sharded over the data-parallel group (ZeRO-1 style) */
+  int rank_order;            /* index of ss_rank_order_names: which dimension varies fastest */
+  const char* partition;     /* layers per virtual stage, comma-separated; NULL: even */
+  double tokens;             /* tokens to train (language models); -1: --samples or one epoch */
   /* stash-sim plan (planner.h): what it enumerates, and what it keeps. */
   const char* plan_platforms;  /* instance types: a comma-separated list or a folder; NULL: the catalogue */
   int plan_max_instances;      /* 1 to K instances of each type */
   const char* plan_algorithms; /* allreduce algorithms, comma-separated; NULL: ring, tree, hierarchical */
   const char* plan_batches;    /* per-GPU batches, comma-separated; NULL: the workload's */
   const char* plan_shards;     /* sharding modes, comma-separated; NULL: --shard's */
-  int plan_global_batch;       /* the global batch kept constant; -1: none */
   double plan_epochs;          /* epochs to train (when --samples is not given) */
   double plan_budget_usd;      /* the most a training may cost; -1: no limit */
   double plan_deadline_h;      /* the longest a training may take; -1: no limit */
@@ -211,11 +227,18 @@ const ss_optdef* ss_option_by_key(const char* whatif_key);
 const ss_optdef* ss_option_by_short(int ch);
 int ss_option_index(const ss_optdef* d);
 
+/* --rank-order's values: the six orders of tp, dp and pp, the fastest first (layout.h). */
+extern const char* const ss_rank_order_names[];
+
+/* Whether the options ask for tensor or pipeline parallelism (--tp or --pp above 1): the run is then
+ * simulated stage by stage (par.h, stage.c). */
+int ss_options_model_parallel(const ss_options* o);
+
 /* Defaults of every option. */
 void ss_options_default(ss_options* o);
 
 /* Which options were given: a bit per row. */
-#define SS_OPTSET_WORDS 2
+#define SS_OPTSET_WORDS 3
 typedef struct ss_optset {
   unsigned long long bits[SS_OPTSET_WORDS];
 } ss_optset;

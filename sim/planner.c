@@ -213,12 +213,12 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   c.allreduce = alg;
   c.batch = s->batches[at[DIM_BATCH]];
   s->out->configurations++;
-  if (o->plan_global_batch > 0) {
-    if (o->plan_global_batch % gpus) {
+  if (o->global_batch > 0) {
+    if (o->global_batch % gpus) {
       s->out->not_whole++;
       return 1;
     }
-    c.batch = o->plan_global_batch / gpus;
+    c.batch = o->global_batch / gpus;
   }
   int rc = build(s->plats[p], p, s->w, &c, s->out, &cf->job, err);
   if (rc)
@@ -295,7 +295,7 @@ static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const 
         err, NULL, 0,
         "--global-batch %d is a whole number of samples per GPU for none of the %d configurations: give a "
         "multiple of their GPU counts",
-        o->plan_global_batch, out->configurations);
+        o->global_batch, out->configurations);
   /* The platforms are enumerated in turn: the first refusal is the first platform's that has one. */
   const char* first = NULL;
   const ss_err* why = NULL;

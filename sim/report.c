@@ -1,6 +1,8 @@
 /* report: the results of a run as a table, JSON or CSV. */
 #include "report.h"
 
+#include "par.h"
+
 #include "cluster.h"
 #include "cost.h"
 
@@ -8,6 +10,7 @@
 #include "transport.h"
 #include "err.h"
 #include "names.h"
+#include "par.h"
 #include "proto.h"
 #include "tuner.h"
 
@@ -56,12 +59,22 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
     return SS_EINPUT;
   out->job = job;
   out->bd = *bd;
-  double samples_per_iter = (double)job->batch * job->ngpus;
+  const ss_workload* w = job->workload;
+  double samples_per_iter = ss_job_samples_per_iter(job);
   out->throughput_samples_per_s = samples_per_iter / out->bd.iteration_s;
-  out->epoch_s = job->workload->dataset.samples / out->throughput_samples_per_s;
+  out->epoch_s = w->dataset.samples / out->throughput_samples_per_s;
   out->cost_usd_per_epoch = job->price_usd_per_h * job->instances * out->epoch_s / 3600.0;
   out->simulated_s = simulated_s;
-  out->samples = job->opt.samples > 0 ? job->opt.samples : job->workload->dataset.samples;
+  out->samples = job->opt.samples > 0  ? job->opt.samples
+                 : job->opt.tokens > 0 ? job->opt.tokens / w->tf.seq
+                                       : w->dataset.samples;
+  if (w->has_transformer) {
+    double peak = ss_job_peak_flops(job);
+    out->tokens_per_s = out->throughput_samples_per_s * w->tf.seq;
+    out->model_flops_per_gpu_s = ss_transformer_model_flops(&w->tf, samples_per_iter) / out->bd.iteration_s /
+                                 job->ngpus;
+    out->mfu = peak > 0 ? out->model_flops_per_gpu_s / peak : 0;
+  }
   out->time_to_train_s = out->bd.init_s + out->samples / out->throughput_samples_per_s;
   /* ss_job_check_iteration bounds the iteration: the figures are finite. */
   ss_assert(isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
@@ -72,7 +85,7 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
  * --ideal and on jobs without host costs the table is as it was before the host side existed). */
 static int shown(ss_cat c, const ss_job* j)
 {
-  return c != SS_CAT_HOST || j->host;
+  return c == SS_CAT_HOST ? j->host && !j->mp.on : c == SS_CAT_BUBBLE ? j->mp.on : 1;
 }
 
 /* Network of each instance as the hardware has it: Gb/s over all its NICs, latency of a NIC link (us);
@@ -227,6 +240,35 @@ static void write_table_ckpt(FILE* f, const ss_job* j)
           layers, j->workload->nlayers, blocks, blocks == 1 ? "" : "s");
 }
 
+/* The "parallel" object of a tensor- or pipeline-parallel run: its layout and each stage's figures. */
+static void write_json_parallel(FILE* f, const ss_job* j)
+{
+  const ss_mp* mp = &j->mp;
+  fprintf(f,
+          "  \"parallel\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"virtual_stages\": %d, \"micro_batch\": %d, "
+          "\"micro_batches\": %d,\n    \"schedule\": \"%s\", \"rank_order\": \"%s\", \"sequence_parallel\": %s, "
+          "\"recompute\": \"%s\", \"distributed_optimizer\": %s,\n    \"bubble_closed_form\": %.17g, "
+          "\"p2p_bytes\": %.17g, \"tensor_across_instances\": %s, \"data_across_instances\": %s,\n",
+          mp->t, mp->p, mp->d, mp->v, mp->b, mp->m, ss_schedule_names[mp->schedule],
+          ss_rank_order_names[j->opt.rank_order], j->opt.sequence_parallel ? "true" : "false",
+          ss_recompute_names[j->opt.recompute], j->opt.distributed_optimizer ? "true" : "false",
+          ss_pipe_bubble_closed_form(mp->schedule, mp->p, mp->v, mp->m), mp->p2p_bytes, mp->tp_cross ? "true" : "false",
+          mp->dp_cross ? "true" : "false");
+  fprintf(f, "    \"stages\": [");
+  for (int s = 0; s < mp->p; s++) {
+    int layers = 0;
+    for (int c = 0; c < mp->v; c++)
+      layers += mp->counts[c * mp->p + s];
+    fprintf(f,
+            "%s\n      {\"layers\": %d, \"params_per_gpu\": %.17g, \"memory_bytes\": %.17g, "
+            "\"activation_bytes\": %.17g, \"data_parallel_s\": %.17g, \"data_parallel_hidden_s\": %.17g, "
+            "\"optimizer_s\": %.17g}",
+            s ? "," : "", layers, mp->params[s], mp->mem_bytes[s], mp->act_bytes[s], mp->dp_s[s], mp->dp_hidden_s[s],
+            mp->opt_s[s]);
+  }
+  fprintf(f, "\n    ]},\n");
+}
+
 static void write_json(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -316,6 +358,13 @@ static void write_json(FILE* f, const ss_result* r)
       fprintf(f, "\n  ],\n");
     }
   }
+  if (j->workload->has_transformer)
+    fprintf(f,
+            "  \"tokens_per_s\": %.17g,\n  \"model_flops_per_s_per_gpu\": %.17g,\n  \"mfu\": %.17g,\n  "
+            "\"flop_convention\": \"model FLOPs, recomputation not counted (Korthikanti et al. 2022)\",\n",
+            r->tokens_per_s, r->model_flops_per_gpu_s, r->mfu);
+  if (j->mp.on)
+    write_json_parallel(f, j);
   write_json_memory(f, j);
   write_json_options(f, j);
   fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
@@ -448,6 +497,41 @@ static void write_table_limit(FILE* f, const ss_breakdown* b)
   fputc('\n', f);
 }
 
+static void write_table_dp(FILE* f, const ss_result* r);
+static void write_table_network(FILE* f, const ss_result* r);
+
+/* The lines of a tensor- or pipeline-parallel run: the schedule and its bubble, what each
+ * parallelism moves, each stage's memory. */
+static void write_table_parallel(FILE* f, const ss_job* j)
+{
+  const ss_mp* mp = &j->mp;
+  double gib = 1073741824.0;
+  fprintf(f, "  pipeline: %s", ss_schedule_of(mp->schedule)->label);
+  if (mp->v > 1)
+    fprintf(f, ", %d chunks per stage", mp->v);
+  fprintf(
+      f, ", its own bubble (p-1)/%sm = %.1f%% of the ideal on uniform stages; %.2f MB per micro-batch between stages\n",
+      mp->v > 1 ? "v " : "", 100 * ss_pipe_bubble_closed_form(mp->schedule, mp->p, mp->v, mp->m), mp->p2p_bytes / 1e6);
+  fprintf(f, "  tensor: %s%s, %s; data: %d replica%s, gradients %s%s, %s%s\n",
+          j->opt.sequence_parallel ? "reduce-scatters and all-gathers (sequence parallel)" : "allreduces",
+          j->opt.recompute == SS_RECOMPUTE_NONE   ? ""
+          : j->opt.recompute == SS_RECOMPUTE_FULL ? ", full recomputation"
+                                                  : ", selective recomputation",
+          mp->tp_cross ? "across instances" : "inside an instance", mp->d, mp->d == 1 ? "" : "s",
+          j->opt.distributed_optimizer ? "reduce-scattered (distributed optimizer)" : "allreduced",
+          j->opt.overlap ? " during the last backward" : " after it (--no-overlap)",
+          mp->dp_cross ? "across instances" : "inside an instance",
+          mp->embed_s > 0 ? "; tied embeddings allreduced" : "");
+  int worst = 0;
+  for (int s = 1; s < mp->p; s++)
+    if (mp->mem_bytes[s] > mp->mem_bytes[worst])
+      worst = s;
+  char parts[256];
+  ss_par_memory_text(j, worst, parts, sizeof(parts));
+  fprintf(f, "  GPU memory %.1f of %.0f GiB at most, on stage %d (%s)\n", mp->mem_bytes[worst] / gib,
+          j->platform->gpus[0].memory_bytes / gib, worst, parts);
+}
+
 static void write_table(FILE* f, const ss_result* r)
 {
   const ss_job* j = r->job;
@@ -458,16 +542,34 @@ static void write_table(FILE* f, const ss_result* r)
   for (int g = 1; g < j->gpus_per_instance; g++)
     if (strcmp(j->platform->gpus[g].model, j->platform->gpus[0].model) != 0)
       snprintf(gpus, sizeof(gpus), "%d GPUs of mixed models (GPU 0: %s)", j->ngpus, j->platform->gpus[0].model);
+  char on[192], batch[160];
   if (j->instances > 1)
-    fprintf(f, "stash-sim %s: %s on %d x %s, %s, batch %d per GPU\n", SS_VERSION, j->workload->model, j->instances,
-            j->platform->instance_type, gpus, j->batch);
+    snprintf(on, sizeof(on), "%d x %s", j->instances, j->platform->instance_type);
   else
-    fprintf(f, "stash-sim %s: %s on %s, %s, batch %d per GPU\n", SS_VERSION, j->workload->model,
-            j->platform->instance_type, gpus, j->batch);
+    snprintf(on, sizeof(on), "%s", j->platform->instance_type);
+  if (j->mp.on)
+    snprintf(batch, sizeof(batch), "tensor %d x pipeline %d x data %d, %d micro-batch%s of %d", j->mp.t, j->mp.p,
+             j->mp.d, j->mp.m, j->mp.m == 1 ? "" : "es", j->mp.b);
+  else
+    snprintf(batch, sizeof(batch), "batch %d per GPU", j->batch);
+  fprintf(f, "stash-sim %s: %s on %s, %s, %s\n", SS_VERSION, j->workload->model, on, gpus, batch);
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);
-  fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
-          r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances, j->instances == 1 ? "" : "s");
+  if (j->workload->has_transformer)
+    fprintf(f, "  tokens       %10.0f /s     MFU         %10.1f %% (%.1f model TFLOP/s per GPU of %.1f at %s)\n",
+            r->tokens_per_s, 100 * r->mfu, r->model_flops_per_gpu_s / 1e12, ss_job_peak_flops(j) / 1e12,
+            ss_precision_name(j->precision));
+  if (j->workload->has_transformer)
+    fprintf(f, "  train        %10.2f days   cost        %10.2f $ for %.4g tokens%s (%.2f $/h x %d instance%s)\n",
+            r->time_to_train_s / 86400, j->price_usd_per_h * j->instances * r->time_to_train_s / 3600,
+            r->samples * j->workload->tf.seq,
+            j->opt.tokens > 0    ? ""
+            : j->opt.samples > 0 ? " (--samples)"
+                                 : " (one epoch)",
+            j->price_usd_per_h, j->instances, j->instances == 1 ? "" : "s");
+  else
+    fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
+            r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances, j->instances == 1 ? "" : "s");
   if (j->opt.region || j->opt.price_file)
     fprintf(f, "  price        %s\n", j->price_source);
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
@@ -481,6 +583,11 @@ static void write_table(FILE* f, const ss_result* r)
             "    of the stalls: %.3f ms compute slowed by collectives (interference), %.3f ms waiting for the "
             "slowest GPU (stragglers)\n",
             b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
+  if (j->mp.on)
+    fprintf(f,
+            "    of the stalls: %.3f ms tensor-parallel collectives, %.3f ms between stages, %.3f ms data-parallel "
+            "reductions\n",
+            b->detail_s[SS_DETAIL_TENSOR] * 1e3, b->detail_s[SS_DETAIL_P2P] * 1e3, b->detail_s[SS_DETAIL_DATA] * 1e3);
   write_table_limit(f, b);
   int tf32 = j->platform->gpus[0].tf32_flops > j->platform->gpus[0].speed_flops;
   if (j->device && j->roofline)
@@ -507,6 +614,19 @@ static void write_table(FILE* f, const ss_result* r)
   if (j->resolved.jitter > 0)
     fprintf(f, "  compute: each GPU's time per iteration x a log-normal factor of mean 1, cv %g (--jitter, seed %d)\n",
             j->resolved.jitter, j->opt.seed);
+  if (j->mp.on) {
+    write_table_parallel(f, j);
+  } else {
+    write_table_dp(f, r);
+  }
+  write_table_network(f, r);
+}
+
+/* The lines of a data-parallel run (or parameter servers): checkpointing, memory, data, gradients,
+ * host side, start-up. */
+static void write_table_dp(FILE* f, const ss_result* r)
+{
+  const ss_job* j = r->job;
   if (j->ckpt)
     write_table_ckpt(f, j);
   write_table_memory(f, j);
@@ -563,6 +683,12 @@ static void write_table(FILE* f, const ss_result* r)
             r->bd.init_s, ss_names_at(ss_init_io_names, j->opt.init_io), j->init_bytes / 1e6,
             j->opt.init_io == SS_INIT_SEQUENTIAL ? "instance 0's volume" : "each instance's volume", r->samples,
             r->time_to_train_s / 60);
+}
+
+/* The network line of a run over several instances, and the symmetry's. */
+static void write_table_network(FILE* f, const ss_result* r)
+{
+  const ss_job* j = r->job;
   if (j->instances > 1) {
     fprintf(f, "  network: %g Gb/s and %g us per instance NIC", nic_gbps(j), nic_latency_us(j));
     if (j->net_transport != SS_NET_OFF)

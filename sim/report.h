@@ -20,9 +20,14 @@ typedef struct ss_result {
   double simulated_s;        /* simulated date at the end of the run */
   double samples;            /* --samples, or one epoch */
   double time_to_train_s;    /* start-up (init_s) + samples at the steady-state throughput */
-  const ss_stash* stash;     /* --stash: the differential breakdown (the job is its RUN2), else NULL */
-  const ss_timeline* tl;     /* the run's timeline when it was simulated here (per-worker figures), */
-                             /* NULL for a run simulated in another process */
+  /* Language models (the workload's transformer): tokens per second, the model FLOPs per second of
+   * one GPU (transformer.h's convention) and their share of its dense peak at the precision (MFU). */
+  double tokens_per_s;
+  double model_flops_per_gpu_s;
+  double mfu;
+  const ss_stash* stash; /* --stash: the differential breakdown (the job is its RUN2), else NULL */
+  const ss_timeline* tl; /* the run's timeline when it was simulated here (per-worker figures), */
+                         /* NULL for a run simulated in another process */
 } ss_result;
 
 /* Derive the result of a job from its timeline. Returns 0, or SS_EINPUT with err set when the

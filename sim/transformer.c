@@ -64,6 +64,10 @@ double ss_transformer_activation_bytes(const ss_transformer* tf, int b, int t, i
 
 double ss_transformer_model_flops(const ss_transformer* tf, double sequences)
 {
+  /* Per token, forward: 2 flops per weight of a layer's matrices, 4 s h for the attention's scores
+   * and their product with the values, 2 V h for the output layer; backward twice that. For GPT's
+   * layer (12 h^2 weights) this is Korthikanti et al.'s 72 B s L h^2 (1 + s / (6 h) + V / (12 L h)). */
   double s = tf->seq, h = tf->hidden, L = tf->layers, V = tf->vocab;
-  return 72 * sequences * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+  double matrices = ss_transformer_layer_params(tf) - 2 * h;
+  return 3 * sequences * s * (L * (2 * matrices + 4 * s * h) + 2 * V * h);
 }

@@ -61,8 +61,9 @@ int ss_transformer_tp_collectives(ss_recompute r);
  * parallelism; 2 s b h (over t with sequence parallelism) with full recomputation. */
 double ss_transformer_activation_bytes(const ss_transformer* tf, int b, int t, int sp, ss_recompute r);
 
-/* The model FLOPs of an iteration of B sequences: 72 B s L h^2 (1 + s / (6 h) + V / (12 L h))
- * (Korthikanti et al. 2022, appendix; GPT's FFN of 4 h, recomputation not counted). */
+/* The model FLOPs of an iteration of B sequences: 3 B s (L (2 W + 4 s h) + 2 V h), W a layer's
+ * matrix weights; for GPT's layer (W = 12 h^2) Korthikanti et al.'s 72 B s L h^2 (1 + s / (6 h) +
+ * V / (12 L h)) (2022, appendix); recomputation not counted (the MFU convention). */
 double ss_transformer_model_flops(const ss_transformer* tf, double sequences);
 
 #endif

@@ -710,6 +710,57 @@ static int parse_ckpt_default(wctx* c, const cJSON* root, ss_workload* w)
   return SS_OK;
 }
 
+/* "transformer": the architecture of a decoder-only language model, whose layers must be the input
+ * embedding, an equal number of entries per transformer layer, and the output layer. */
+static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
+{
+  static const char* const keys[] = {"layers",    "hidden", "heads", "kv_heads",        "ffn",
+                                     "gated_ffn", "seq",    "vocab", "tied_embeddings", NULL};
+  static const char* const ints[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "seq", "vocab", NULL};
+  static const char* const bools[] = {"gated_ffn", "tied_embeddings", NULL};
+  const char* path = "$.transformer";
+  const cJSON* t = cJSON_GetObjectItemCaseSensitive(root, "transformer");
+  if (!t)
+    return SS_OK;
+  if (!cJSON_IsObject(t))
+    return ss_err_set_path(c->err, c->file, path, "expected an object, got %s", json_kind(t));
+  if (check_keys(c, t, path, keys))
+    return SS_EINPUT;
+  double v[7];
+  for (int k = 0; ints[k]; k++)
+    if (get_number(c, t, path, ints[k], 1, 0, k == 6 ? 1e7 : 1e6, 1, &v[k]))
+      return SS_EINPUT;
+  int b[2];
+  for (int k = 0; bools[k]; k++) {
+    char p[SS_ERR_PATH_MAX];
+    const cJSON* x = need(c, t, path, bools[k]);
+    if (!x)
+      return SS_EINPUT;
+    snprintf(p, sizeof(p), "%s.%s", path, bools[k]);
+    if (!cJSON_IsBool(x))
+      return ss_err_set_path(c->err, c->file, p, "expected true or false, got %s", json_kind(x));
+    b[k] = cJSON_IsTrue(x);
+  }
+  w->tf = (ss_transformer){(int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], b[0], (int)v[5], (int)v[6], b[1]};
+  char why[160];
+  if (ss_transformer_check(&w->tf, 1, 1, why, sizeof(why)))
+    return ss_err_set_path(c->err, c->file, path, "%s", why);
+  if (w->tf.hidden % w->tf.heads || w->tf.heads % w->tf.kv_heads)
+    return ss_err_set_path(
+        c->err, c->file, path,
+        "heads %d must divide hidden %d, and kv_heads %d must divide heads (grouped-query attention)", w->tf.heads,
+        w->tf.hidden, w->tf.kv_heads);
+  int body = w->nlayers - 2;
+  if (body < w->tf.layers || body % w->tf.layers)
+    return ss_err_set_path(c->err, c->file, path,
+                           "%d transformer layers, but the %d layers between the first (the embedding) and the last "
+                           "(the output layer) are not the same number of entries for each",
+                           w->tf.layers, body);
+  w->layers_per_block = body / w->tf.layers;
+  w->has_transformer = 1;
+  return SS_OK;
+}
+
 /* The reference device's optional figures for the roofline model (roofline.h): its memory bandwidth
  * and SMs; both or neither. */
 static int parse_ref_device(wctx* c, const cJSON* ref, ss_workload* w)
@@ -746,6 +797,7 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
                                      "devices",
                                      "provenance",
                                      "activation_checkpointing",
+                                     "transformer",
                                      NULL};
   static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", "memory_gbytes_per_s", "sm_count", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
@@ -782,7 +834,7 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
     if (get_time(c, root, "$", "host_optimizer_s", 1, MAX_HOST_S, &w->host_optimizer_s))
       return SS_EINPUT;
   }
-  if (parse_optimizer(c, root, w) || parse_ckpt_default(c, root, w))
+  if (parse_optimizer(c, root, w) || parse_ckpt_default(c, root, w) || parse_transformer(c, root, w))
     return SS_EINPUT;
   w->has_tensors = w->has_tensors == w->nlayers;
   for (int i = 0; i < w->nlayers; i++)

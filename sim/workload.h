@@ -3,6 +3,7 @@
 #define SS_WORKLOAD_H
 
 #include "err.h"
+#include "transformer.h"
 
 /* One layer, times in seconds on the reference device at the reference batch. */
 typedef struct ss_layer {
@@ -94,6 +95,12 @@ typedef struct ss_workload {
   ss_dataset dataset;
   int ndevices;
   ss_device* devices; /* optional */
+  /* A decoder-only language model's architecture ("transformer", optional): what tensor and pipeline
+   * parallelism split (docs/formats.md). Its layers are then the input embedding, the same number of
+   * entries for each of tf.layers transformer layers (layers_per_block), and the output layer. */
+  int has_transformer;
+  ss_transformer tf;
+  int layers_per_block;
 } ss_workload;
 
 /* The device entry whose gpu_model is exactly model, or NULL. */

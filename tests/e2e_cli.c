@@ -249,24 +249,27 @@ void test_gpu_memory(void)
   run_free(&r);
 }
 
-/* list categories: the table the scripts read is the report's: six categories in its order, each
- * key a key of the JSON report's breakdown (and no other there), each label a line of its table;
- * the table form a line each, the CSV a header and a line each. */
+/* list categories: the table the scripts read is the report's: seven categories in its order, each
+ * key a key of the JSON report's breakdown (and no other there), each label a line of its table (the
+ * pipeline bubble's in a pipeline-parallel run's, the only one that shows it); the table form a
+ * line each, the CSV a header and a line each. */
 void test_list_categories(void)
 {
   static const char* const names[] = {"compute",       "prep_stall", "fetch_stall", "interconnect_stall",
-                                      "network_stall", "host_stall"};
+                                      "network_stall", "host_stall", "bubble"};
   run_result r = runs(SS_SIM_BIN, "list categories --format json");
   cJSON* cats = r.status == 0 && !*r.err ? cJSON_Parse(r.out) : NULL;
-  CHECK(cJSON_IsArray(cats) && cJSON_GetArraySize(cats) == 6, "list categories --format json: exit %d, %s", r.status,
+  CHECK(cJSON_IsArray(cats) && cJSON_GetArraySize(cats) == 7, "list categories --format json: exit %d, %s", r.status,
         r.err);
   run_free(&r);
   const char* base = "tests/platforms/star2.xml tests/workloads/tiny.json -n 1 --warmup 0";
   cJSON* j = sim_json("%s", base);
   const cJSON* bd = cJSON_GetObjectItemCaseSensitive(j, "breakdown");
   run_result table = runs(SS_SIM_BIN, base);
-  CHECK(cJSON_GetArraySize(bd) == 6, "the breakdown has %d keys", cJSON_GetArraySize(bd));
-  for (int c = 0; cats && c < 6; c++) {
+  run_result piped = runs(SS_SIM_BIN,
+                          "platforms/p4d.24xl.xml tests/workloads/pipe8.json --gpus 2 --pp 2 --grad-accum 2");
+  CHECK(cJSON_GetArraySize(bd) == 7, "the breakdown has %d keys", cJSON_GetArraySize(bd));
+  for (int c = 0; cats && c < 7; c++) {
     const cJSON* o = cJSON_GetArrayItem(cats, c);
     const char* f[5] = {"name", "key", "label", "word", "host_wait"};
     const char* v[5];
@@ -280,9 +283,11 @@ void test_list_categories(void)
     snprintf(line, sizeof(line), "\n    %s ", v[2]);
     CHECK(strcmp(v[0], names[c]) == 0 && strcmp(v[1], key) == 0, "category %d: %s, %s", c, v[0], v[1]);
     CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(bd, v[1])), "the breakdown has no %s", v[1]);
-    CHECK(strstr(table.out, line) != NULL, "the report's table has no line '%s'", v[2]);
+    CHECK(strstr(strcmp(v[0], "bubble") ? table.out : piped.out, line) != NULL, "the report's table has no line '%s'",
+          v[2]);
   }
   run_free(&table);
+  run_free(&piped);
   cJSON_Delete(j);
   cJSON_Delete(cats);
   /* The table: a line each, the name first, its key next. */
@@ -290,18 +295,18 @@ void test_list_categories(void)
   int lines = 0;
   for (char *s = r.out, *nl; r.status == 0 && (nl = strchr(s, '\n')); s = nl + 1, lines++) {
     char want[64];
-    snprintf(want, sizeof(want), "%s ", lines < 6 ? names[lines] : "?");
+    snprintf(want, sizeof(want), "%s ", lines < 7 ? names[lines] : "?");
     const char* key = strstr(s, "_s ");
-    CHECK(lines < 6 && strncmp(s, want, strlen(want)) == 0 && key && key < nl, "list categories, line %d", lines + 1);
+    CHECK(lines < 7 && strncmp(s, want, strlen(want)) == 0 && key && key < nl, "list categories, line %d", lines + 1);
   }
-  CHECK(r.status == 0 && lines == 6 && !*r.err, "list categories: exit %d, %d lines", r.status, lines);
+  CHECK(r.status == 0 && lines == 7 && !*r.err, "list categories: exit %d, %d lines", r.status, lines);
   run_free(&r);
   r = runs(SS_SIM_BIN, "list categories --format csv");
   lines = 0;
   for (const char* s = r.out; (s = strchr(s, '\n')); s++)
     lines++;
   const char* head = "name,key,label,word,host_wait\ncompute,compute_s,";
-  CHECK(r.status == 0 && strncmp(r.out, head, strlen(head)) == 0 && lines == 7, "list categories --format csv: %s",
+  CHECK(r.status == 0 && strncmp(r.out, head, strlen(head)) == 0 && lines == 8, "list categories --format csv: %s",
         r.out);
   run_free(&r);
 }

@@ -20,8 +20,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLATFORMS = ["platforms/p3.2xl.xml", "platforms/p2.xl.xml"]
 # At their default batch, in FP32, these do not fit a 16 GB V100 or a 12 GB K80 (activations kept for
 # backward: GPT-2 at sequence 1024, ResNet-152 at batch 80 and BERT-large at sequence 384 and 512 on the K80;
-# Llama 2 7B and 13B fit no single GPU at any batch: 16 bytes a parameter of weights, gradients and AdamW).
-LLAMA = "llama2-7b-seq2048 llama2-7b-seq4096 llama2-13b-seq2048 llama2-13b-seq4096"
+# Llama 2 7B and 13B and the larger language models fit no single GPU at any batch: 16 bytes a parameter of
+# weights, gradients and AdamW; GPT-3 1.3B needs 48 GB at sequence 2048).
+LLAMA = ("llama2-7b-seq2048 llama2-7b-seq4096 llama2-13b-seq2048 llama2-13b-seq4096 llama2-70b-seq4096 "
+         "llama3-8b-seq8192 llama3-70b-seq8192 gpt3-1.3b gpt3-6.7b gpt3-13b gpt3-39b gpt3-175b gpt3-1t")
 REFUSED = {
     ("workloads/%s.json" % w, "platforms/%s.xml" % p)
     for p, ws in (("p3.2xl", "gpt2-124m gpt2-355m gpt2-774m gpt2-1.5b " + LLAMA),

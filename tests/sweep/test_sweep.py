@@ -290,12 +290,12 @@ def case_plot(binary, tmp):
     # columns read, their labels the legend; all but the host stall, in the report's order.
     cats = json.loads(run([binary, "list", "categories", "--format", "json"]).stdout)
     with open(os.path.join(tmp, "plots1", "breakdown.dat"), encoding="utf-8") as f:
-        check("\n# configuration\tcompute_pct\tprep_pct\tfetch_pct\tinterconnect_pct\tnetwork_pct\titeration_ms\n"
+        check("\n# configuration\tcompute_pct\tprep_pct\tfetch_pct\tinterconnect_pct\tnetwork_pct\tbubble_pct\titeration_ms\n"
               in f.read(), "breakdown.dat: a column per part drawn")
     with open(os.path.join(tmp, "plots1", "breakdown.gp"), encoding="utf-8") as f:
         gp = f.read()
     titles = [c["label"] for c in cats if c["name"] != "host_stall"]
-    check(len(titles) == 5 and all(f"title '{t}'" in gp for t in titles), f"the legend: the labels {titles}")
+    check(len(titles) == 6 and all(f"title '{t}'" in gp for t in titles), f"the legend: the labels {titles}")
     # A binary that lacks a category drawn, or none: one error line, exit 2, no figure.
     fake = os.path.join(tmp, "fake-stash-sim")
     with open(fake, "w", encoding="utf-8") as f:

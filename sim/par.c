@@ -1,0 +1,273 @@
+/* par: one GPU's share of each stage under tensor and pipeline parallelism. */
+#include "par.h"
+
+#include "array.h"
+#include "cost.h"
+#include "memory.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The share of a column-parallel linear's weight-gradient GEMM under which Megatron hides the
+ * allreduce of its input gradient (its async_grad_allreduce): of a layer's forward time, each of
+ * the 2 backward allreduces waits behind the weight gradient of the QKV projection (3 of the 12 h^2
+ * of a GPT layer's matrices) or of the FFN's first matrix (4 of 12): about 0.29 of the layer's
+ * forward on average. ESTIMATE from the shapes, not a measurement (docs/model.md). */
+#define PAR_TP_HIDE_SHARE 0.29
+
+/* Megatron-Core's gradient buckets (DistributedDataParallelConfig.bucket_size): max(40,000,000,
+ * 1,000,000 x data-parallel size) parameters; the last bucket's reduction cannot overlap. */
+#define PAR_BUCKET_PARAMS 4e7
+#define PAR_BUCKET_PARAMS_PER_DP 1e6
+
+static int half(ss_precision p)
+{
+  return p == SS_PRECISION_AMP || p == SS_PRECISION_BF16;
+}
+
+/* The job as the cost model sees a group: g GPUs in each of m instances. */
+static ss_job view(const ss_job* j, int g, int m)
+{
+  ss_job v = *j;
+  v.gpus_per_instance = g;
+  v.instances = m;
+  v.ngpus = g * m;
+  return v;
+}
+
+/* The time of op on bytes per GPU among the group along dim of the rank at tensor rank 0, replica
+ * 0 and stage: inside each instance among its members, then across the instances they span, where
+ * every GPU of the instance reduces in a group of its own at the same time (they share its NICs).
+ * *cross: whether the group spans instances. */
+static double group_time(const ss_job* j, ss_dim dim, int stage, ss_coll_op op, double bytes, int* cross)
+{
+  const ss_layout* l = &j->mp.layout;
+  int coord[SS_DIM_COUNT] = {0};
+  coord[SS_DIM_PP] = stage;
+  int n = l->size[dim], g = j->gpus_per_instance;
+  int* ranks = malloc(sizeof(int) * (size_t)n);
+  char* seen = calloc((size_t)j->instances, 1);
+  if (!ranks || !seen)
+    ss_nomem_exit("a parallel group");
+  ss_layout_group(l, ss_layout_rank(l, coord), dim, ranks);
+  int spanned = 0;
+  for (int k = 0; k < n; k++) {
+    int inst = ranks[k] / g;
+    spanned += !seen[inst];
+    seen[inst] = 1;
+  }
+  free(ranks);
+  free(seen);
+  int per = (n + spanned - 1) / spanned;
+  double t = 0;
+  if (per > 1) {
+    ss_job v = view(j, per, 1);
+    t += ss_cost_scoped(&v, op, SS_SCOPE_INSTANCE, bytes);
+  }
+  if (spanned > 1) {
+    ss_job v = view(j, g, spanned);
+    t += ss_cost_scoped(&v, op, SS_SCOPE_CROSS, bytes * g / per);
+  }
+  *cross = spanned > 1;
+  return t;
+}
+
+double ss_par_selective_share(const ss_workload* w)
+{
+  const ss_transformer* tf = &w->tf;
+  double s = tf->seq, h = tf->hidden, scores = 4 * s * s * h, layer = 0;
+  for (int e = 1; w->has_work && e <= w->layers_per_block; e++)
+    layer += w->layers[e].fwd_flops;
+  if (layer > scores)
+    return scores / layer;
+  return s / (6 * h) / (1 + s / (6 * h)); /* GPT's layer: 24 s h^2 + 4 s^2 h */
+}
+
+/* Bytes per parameter of the states one GPU keeps: the weights at the training precision, their
+ * gradients (FP32 under BF16, as Megatron accumulates and reduces them; FP16 under AMP), the FP32
+ * master copy under mixed precision and the optimizer's moments (Adam's two, SGD with momentum's
+ * one); the master copy and the moments divided over the replicas with the distributed optimizer
+ * (Megatron-LM's theoretical_memory_usage.py: 18, or 6 + 12 / d, for Adam in mixed precision). */
+static double state_bytes(const ss_job* j, double* grad_bytes)
+{
+  int mixed = half(j->precision);
+  double moments = j->workload->optimizer == SS_OPT_ADAM || j->workload->optimizer == SS_OPT_ADAMW ? 2
+                   : j->workload->optimizer == SS_OPT_SGD_MOMENTUM                                 ? 1
+                                                                                                   : 0;
+  *grad_bytes = j->precision == SS_PRECISION_AMP ? 2 : 4;
+  double sharded = (mixed ? 4 : 0) + 4 * moments;
+  return (mixed ? 2 : 4) + *grad_bytes + sharded / (j->opt.distributed_optimizer ? j->mp.d : 1);
+}
+
+/* Each virtual stage's compute and tensor-parallel waits per micro-batch. */
+static void stage_times(ss_job* j)
+{
+  ss_mp* mp = &j->mp;
+  const ss_workload* w = j->workload;
+  int nv = mp->p * mp->v, nl = w->nlayers, lpb = w->layers_per_block, cross = 0;
+  double speed = j->platform->gpus[0].speed_flops;
+  double tp_bytes = ss_transformer_tp_bytes(&w->tf, mp->b, half(j->precision) ? 2 : 4);
+  double one = 0; /* one of a layer's collectives: an allreduce, or a reduce-scatter and an all-gather */
+  if (mp->t > 1)
+    one = j->opt.sequence_parallel ? group_time(j, SS_DIM_TP, 0, SS_OP_REDUCE_SCATTER, tp_bytes, &cross) +
+                                         group_time(j, SS_DIM_TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
+                                   : group_time(j, SS_DIM_TP, 0, SS_OP_ALLREDUCE, tp_bytes, &cross);
+  mp->tp_cross = cross;
+  /* Between stages each GPU sends 1/t of its micro-batch's activations (b s h): its part of the
+   * sequence with sequence parallelism, else Megatron's scatter/gather (Narayanan et al. SC'21
+   * section 4.1), whose receiver all-gathers the tensor inside its tensor group. */
+  mp->p2p_bytes = mp->p > 1 ? tp_bytes / mp->t : 0;
+  double regather = mp->t > 1 && mp->p > 1 && !j->opt.sequence_parallel
+                        ? group_time(j, SS_DIM_TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
+                        : 0;
+  double sel = j->opt.recompute == SS_RECOMPUTE_SELECTIVE ? ss_par_selective_share(w) : 0;
+  int full = j->opt.recompute == SS_RECOMPUTE_FULL;
+  int start = 0;
+  for (int vs = 0; vs < nv; vs++) {
+    int n = mp->counts[vs];
+    double f = 0, b = 0;
+    for (int l = 1 + start * lpb; l < 1 + (start + n) * lpb; l++) {
+      f += j->fwd_flops[l];
+      b += j->bwd_flops[l];
+    }
+    double blocks_s = f / speed;
+    b += (full ? 1 : sel) * f;
+    if (vs == 0) {
+      f += j->fwd_flops[0];
+      b += j->bwd_flops[0];
+    }
+    if (vs == nv - 1) {
+      f += j->fwd_flops[nl - 1];
+      b += j->bwd_flops[nl - 1];
+    }
+    mp->fwd_s[vs] = f / speed;
+    mp->bwd_s[vs] = b / speed;
+    /* Forward: 2 allreduces per layer on the critical path, and the vocabulary-parallel embedding's.
+     * Backward: 2 per layer, each behind a weight gradient (Megatron's asynchronous allreduce), the
+     * output layer's input gradient, and with full recomputation the forward's 2 again. */
+    double hide = n > 0 ? PAR_TP_HIDE_SHARE * blocks_s / n : 0;
+    mp->tp_fwd_s[vs] = (2.0 * n + (vs == 0)) * one + (vs > 0) * regather;
+    mp->tp_bwd_s[vs] = 2.0 * n * fmax(0, one - hide) + (vs == nv - 1) * one + (full ? 2.0 * n * one : 0) +
+                       (vs < nv - 1) * regather;
+    start += n;
+  }
+}
+
+/* Each stage's parameters on one GPU, its data-parallel reduction, optimizer step and gathers. */
+static void stage_states(ss_job* j)
+{
+  ss_mp* mp = &j->mp;
+  const ss_workload* w = j->workload;
+  int p = mp->p, nl = w->nlayers, lpb = w->layers_per_block, cross = 0;
+  double total = 0;
+  for (int l = 0; l < nl; l++)
+    total += w->layers[l].params;
+  double vh = (double)w->tf.vocab * w->tf.hidden;
+  int start = 0;
+  for (int vs = 0; vs < p * mp->v; vs++) {
+    for (int l = 1 + start * lpb; l < 1 + (start + mp->counts[vs]) * lpb; l++)
+      mp->params[vs % p] += w->layers[l].params;
+    start += mp->counts[vs];
+  }
+  mp->params[0] += w->layers[0].params;
+  /* The last stage holds the output layer, and with tied embeddings on another stage a copy of the
+   * word embeddings for it (Megatron), whose gradients the two stages allreduce. */
+  mp->params[p - 1] += w->layers[nl - 1].params + (w->tf.tied && p > 1 ? vh : 0);
+  double grad_bytes = 0;
+  state_bytes(j, &grad_bytes);
+  double param_bytes = half(j->precision) ? 2 : 4;
+  int dist = j->opt.distributed_optimizer;
+  double opt_s = j->opt_flops / j->platform->gpus[0].speed_flops;
+  for (int s = 0; s < p; s++) {
+    mp->params[s] /= mp->t;
+    double grads = mp->params[s] * grad_bytes;
+    mp->dp_s[s] = mp->d > 1 ? group_time(j, SS_DIM_DP, s, dist ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE, grads, &cross)
+                            : 0;
+    mp->dp_cross |= cross;
+    mp->gather_s[s] = dist && mp->d > 1
+                          ? group_time(j, SS_DIM_DP, s, SS_OP_ALL_GATHER, mp->params[s] * param_bytes, &cross)
+                          : 0;
+    /* The buckets but the last reduce while the last micro-batch's backward runs (--no-overlap: none). */
+    double buckets = ceil(mp->params[s] / fmax(PAR_BUCKET_PARAMS, PAR_BUCKET_PARAMS_PER_DP * mp->d));
+    double last_bwd = mp->bwd_s[s] + mp->tp_bwd_s[s]; /* chunk 0's: the stage's last backward */
+    mp->dp_hidden_s[s] = j->opt.overlap && buckets > 1 ? fmin(mp->dp_s[s] * (1 - 1 / buckets), last_bwd) : 0;
+    mp->opt_s[s] = opt_s * mp->params[s] / total / (dist ? mp->d : 1);
+  }
+  if (w->tf.tied && p > 1) {
+    int first[SS_DIM_COUNT] = {0}, last[SS_DIM_COUNT] = {0};
+    last[SS_DIM_PP] = p - 1;
+    int g = j->gpus_per_instance;
+    int apart = ss_layout_rank(&mp->layout, first) / g != ss_layout_rank(&mp->layout, last) / g;
+    double bytes = vh / mp->t * grad_bytes;
+    mp->embed_cross = apart;
+    ss_job v = apart ? view(j, g, 2) : view(j, 2, 1);
+    mp->embed_s = ss_cost_scoped(&v, SS_OP_ALLREDUCE, apart ? SS_SCOPE_CROSS : SS_SCOPE_INSTANCE,
+                                 apart ? bytes * g : bytes);
+  }
+}
+
+/* Each stage's memory on one GPU; the first that does not fit is refused (unless --ignore-memory). */
+static int stage_memory(ss_job* j, ss_err* err)
+{
+  ss_mp* mp = &j->mp;
+  const ss_workload* w = j->workload;
+  double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
+  /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. */
+  double layer = ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, j->opt.sequence_parallel, j->opt.recompute) *
+                 (half(j->precision) ? 1 : 2);
+  /* The last stage's logits in FP32 for the vocabulary-parallel cross-entropy: b s V / t. */
+  double logits = (double)mp->b * w->tf.seq * w->tf.vocab / mp->t * 4;
+  double cap = j->platform->gpus[0].memory_bytes;
+  for (int s = 0; s < mp->p; s++) {
+    double held = ss_pipe_stage_layers_held(mp->schedule, mp->p, mp->v, mp->m, s, mp->counts);
+    mp->act_bytes[s] = held * layer + (s == mp->p - 1 ? logits : 0);
+    mp->mem_bytes[s] = mp->params[s] * per_param + mp->act_bytes[s] + SS_MEMORY_RESERVE_BYTES;
+  }
+  for (int s = 0; cap > 0 && !j->opt.ignore_memory && s < mp->p; s++)
+    if (mp->mem_bytes[s] > cap) {
+      char parts[256];
+      ss_par_memory_text(j, s, parts, sizeof(parts));
+      return ss_err_set(err, w->path, 0,
+                        "stage %d of %d needs %.1f GiB on each GPU, more than the %.1f GiB of the %s (%s): give more "
+                        "--tp or --pp, --recompute full or selective, --distributed-optimizer, a smaller "
+                        "--micro-batch, or --ignore-memory",
+                        s, mp->p, mp->mem_bytes[s] / 1073741824.0, cap / 1073741824.0, j->platform->gpus[0].model,
+                        parts);
+    }
+  return SS_OK;
+}
+
+void ss_par_memory_text(const ss_job* j, int s, char* buf, size_t size)
+{
+  const ss_mp* mp = &j->mp;
+  double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
+  double gib = 1073741824.0, weights = half(j->precision) ? 2 : 4;
+  snprintf(buf, size, "parameters and gradients %.1f, optimizer state %.1f, activations %.1f, reserve %.1f",
+           mp->params[s] * (weights + grad_bytes) / gib, mp->params[s] * (per_param - weights - grad_bytes) / gib,
+           mp->act_bytes[s] / gib, SS_MEMORY_RESERVE_BYTES / gib);
+}
+
+int ss_par_derive(ss_job* j, ss_err* err)
+{
+  ss_mp* mp = &j->mp;
+  size_t nv = (size_t)mp->p * (size_t)mp->v, p = (size_t)mp->p;
+  mp->fwd_s = calloc(nv, sizeof(double));
+  mp->bwd_s = calloc(nv, sizeof(double));
+  mp->tp_fwd_s = calloc(nv, sizeof(double));
+  mp->tp_bwd_s = calloc(nv, sizeof(double));
+  mp->dp_s = calloc(p, sizeof(double));
+  mp->dp_hidden_s = calloc(p, sizeof(double));
+  mp->opt_s = calloc(p, sizeof(double));
+  mp->gather_s = calloc(p, sizeof(double));
+  mp->params = calloc(p, sizeof(double));
+  mp->mem_bytes = calloc(p, sizeof(double));
+  mp->act_bytes = calloc(p, sizeof(double));
+  if (!mp->fwd_s || !mp->bwd_s || !mp->tp_fwd_s || !mp->tp_bwd_s || !mp->dp_s || !mp->dp_hidden_s || !mp->opt_s ||
+      !mp->gather_s || !mp->params || !mp->mem_bytes || !mp->act_bytes)
+    return ss_err_nomem(err);
+  stage_times(j);
+  stage_states(j);
+  return stage_memory(j, err);
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Tensor and pipeline parallelism through the engine (issue 31): on tests/workloads/pipe8.json (8
+uniform layers, an embedding and output layer of no time, no optimizer step) the simulated bubble of
+each schedule against its closed form, (p-1)/(m+p-1) of the iteration for GPipe and 1F1B and
+((p-1)/v)/(m+(p-1)/v) interleaved; the breakdown's parts adding up to the iteration; GPipe and 1F1B
+alike; the same run twice byte for byte; the tensor-parallel waits booked as such; the trace's passes in each schedule's order for small p and
+m (1F1B: p - s - 1 warm-up forwards on stage s, then one forward and one backward in turn, then the
+cool-down backwards; GPipe: the forwards, then the backwards last first). Prints one line
+per failure; exit 1 if any. Usage: pipeline_e2e.py STASH_SIM"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+P, M = 4, 8
+BASE = ["platforms/p4d.24xl.xml", "tests/workloads/pipe8.json", "--jitter", "0", "--format", "json"]
+
+
+def run(binary, *args):
+    out = subprocess.run([binary] + BASE + list(args), capture_output=True, text=True, timeout=120, check=True)
+    return out.stdout
+
+
+def expected(schedule, p, m, stage):
+    """The passes of a stage, written from the schedules' definitions (not from stash-sim's code)."""
+    if schedule == "gpipe":
+        return ["F%d" % i for i in range(m)] + ["B%d" % i for i in reversed(range(m))]
+    warm = min(p - stage - 1, m)
+    order = ["F%d" % i for i in range(warm)]
+    for i in range(m - warm):
+        order += ["F%d" % (warm + i), "B%d" % i]
+    return order + ["B%d" % i for i in range(m - warm, m)]
+
+
+def traced(binary, p, m, *extra):
+    """The names of the passes on each stage's track of the trace (pid 1, odd tids), by stage."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.json")
+        run(binary, "--gpus", str(p), "--pp", str(p), "--grad-accum", str(m), "--iterations", "1", "--warmup", "0",
+            "--trace", path, *extra)
+        with open(path, encoding="utf-8") as f:
+            t = json.load(f)
+    events = t["traceEvents"] if isinstance(t, dict) else t
+    stages = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("pid") == 1 and e["tid"] % 2 == 1 and e["name"][0] in "FB":
+            stages.setdefault((e["tid"] - 1) // 2, []).append((e["ts"], e["name"]))
+    return [[n for _, n in sorted(stages[k])] for k in sorted(stages)]
+
+
+def main():
+    binary, failures = sys.argv[1], []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+            print("pipeline_e2e: " + what)
+
+    results = {}
+    for name, extra, v in (("1f1b", [], 1), ("gpipe", ["--schedule", "gpipe"], 1),
+                           ("interleaved", ["--schedule", "interleaved", "--virtual-stages", "2"], 2)):
+        text = run(binary, "--gpus", str(P), "--pp", str(P), "--grad-accum", str(M), *extra)
+        r = json.loads(text)
+        results[name] = r
+        it, parts = r["iteration_s"], r["breakdown"]
+        bubble = (P - 1) / v
+        expect = bubble / (M + bubble)
+        got = parts["bubble_s"] / it
+        check(abs(got - expect) < 0.01, "%s: bubble %.4f of the iteration, closed form %.4f" % (name, got, expect))
+        check(abs(r["parallel"]["bubble_closed_form"] - bubble / M) < 1e-12,
+              "%s: bubble_closed_form %r, expected %r" % (name, r["parallel"]["bubble_closed_form"], bubble / M))
+        check(abs(sum(parts.values()) - it) < 1e-9 * it, "%s: the parts add up to %r, not %r" % (name, sum(parts.values()), it))
+        check(r["parallel"]["micro_batches"] == M and r["parallel"]["pp"] == P, "%s: layout %r" % (name, r["parallel"]))
+        if name == "1f1b":
+            check(run(binary, "--gpus", str(P), "--pp", str(P), "--grad-accum", str(M)) == text,
+                  "1f1b: two runs differ")
+    a, b = results["1f1b"]["iteration_s"], results["gpipe"]["iteration_s"]
+    check(abs(a - b) < 1e-3 * a, "gpipe %r and 1f1b %r differ on uniform stages" % (b, a))
+    check(results["interleaved"]["iteration_s"] < a, "interleaving did not shorten the iteration")
+    # Tensor parallelism inside the instance: its waits are interconnect, detailed as tensor_parallel.
+    r = json.loads(run(binary, "--tp", "2", "--pp", str(P), "--grad-accum", str(M)))
+    d, parts = r["breakdown_detail"], r["breakdown"]
+    check(d["tensor_parallel_s"] > 0 and parts["network_stall_s"] == 0 and
+          parts["interconnect_stall_s"] >= d["tensor_parallel_s"],
+          "tp 2: tensor-parallel waits %r, breakdown %r" % (d, parts))
+    check(r["parallel"]["tp"] == 2 and r["parallel"]["dp"] == 1, "tp 2: layout %r" % r["parallel"])
+    # The trace's pipeline picture: each stage's passes in its schedule's order.
+    for schedule in ("1f1b", "gpipe"):
+        for p, m in ((2, 2), (4, 4), (4, 8), (2, 5)):
+            got = traced(binary, p, m, "--schedule", schedule)
+            want = [expected(schedule, p, m, s) for s in range(p)]
+            check(got == want, "%s p %d m %d: the trace's passes %r, expected %r" % (schedule, p, m, got, want))
+    got = traced(binary, 2, 4, "--schedule", "interleaved", "--virtual-stages", "2")
+    for k, passes in enumerate(got):
+        ok = len(passes) == 2 * 4 * 2 and all(passes.index("F" + x[1:]) < i for i, x in enumerate(passes)
+                                                if x[0] == "B")
+        check(ok, "interleaved p 2 m 4 v 2, stage %d: %r" % (k, passes))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
