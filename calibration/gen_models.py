@@ -430,6 +430,11 @@ def transformer_traffic(part, c, seq):
                 (19 if bert else 15) * s * h + 7 * a * s * s)
     if part == "ffn":
         return 4 * i * s + 8 * s * h, (2 if bert else 5) * i * s + 2.25 * s * h, 7 * s * h + (4 if bert else 16) * i * s
+    if part == "embedding" and c.get("alibi"):
+        # BLOOM: one lookup (read + write 2) and the embedding LayerNorm's two reads (its write is the output): 4 s h; kept:
+        # the LayerNorm's input and the output (2 s h); at amp/bf16 the LayerNorm (an FP32 op) keeps its FP32 input: 4 s h
+        # bytes. No dropout, no position lookup. ALiBi's bias (heads x s elements a sequence) is left out.
+        return 4 * s * h, 2 * s * h, 4 * s * h
     if part == "embedding":
         return (15 if bert else 8) * s * h, (2.25 if bert else 1.25) * s * h, (5 if bert else 1) * s * h
     return 3 * s * h + 5 * s * v, s * h + 2 * s * v, 6 * s * h + 6 * s * v
@@ -591,23 +596,43 @@ GPT2_HOST = {
     # contiguous copies, two views, cross-entropy.
     "head": (["eltwise"] * 3 + ["view"] * 5 + ["linear", "loss"], ["eltwise"] * 2 + ["view"] * 4 + ["linear", "loss"]),
 }
+# BLOOM (bloom-*): GPT-2's operators (CHOICE, as the GPT-3-style workloads: the blocks and the head are modelled as
+# GPT2LMHeadModel's), except the embedding, written out from transformers' BloomModel.forward (modeling_bloom.py
+# @0078a6c; ESTIMATE as GPT2_HOST): the word_embeddings lookup, word_embeddings_layernorm, the default attention mask
+# (torch.ones) and build_alibi_tensor (torch.tensor of the base, arange, pow, cumsum, the - 1 and the * mask, the
+# slopes' product; two indexings and a reshape: views; at 64 heads, a power of 2, no extra slopes). The causal mask
+# it builds is left out: GPT-2's attention operators, kept in every block, already slice and apply one. Backward: the
+# lookup's and the LayerNorm's nodes.
+BLOOM_HOST = dict(GPT2_HOST, embeddings=(["eltwise"] * 9 + ["view"] * 3, ["eltwise"] * 2))
 
 
-def gpt2_lm(model, seq):
+def gpt2_lm(model, seq, c=None):
     # transformers GPT2LMHeadModel: transformer.wte (vocab x h), wpe (1024 x h); per block h.N: ln_1,
     # attn.c_attn (Conv1D h -> 3h), attn.c_proj (h -> h), ln_2, mlp.c_fc (h -> 4h), mlp.c_proj (4h -> h);
     # ln_f; lm_head Linear(h, vocab, bias=False) with its weight TIED to wte (one parameter, counted
     # in transformer.wte; its gradient gets both uses' contributions, ready when the embedding's
     # backward ends). Tensors in registration order (named_parameters lists the tied weight once).
-    c, n = GPT2_CFGS[model], Net()
+    # BLOOM (c["alibi"]; transformers BloomForCausalLM, modeling_bloom.py @0078a6c): transformer.word_embeddings
+    # (vocab x h) and word_embeddings_layernorm (weight, bias), no position embeddings (ALiBi's per-head bias has no
+    # parameters); per block h.N input_layernorm, self_attention.query_key_value (Linear h -> 3h, bias),
+    # self_attention.dense (h -> h), post_attention_layernorm, mlp.dense_h_to_4h, mlp.dense_4h_to_h (the same tensors
+    # as GPT-2's block, in the same order); ln_f; lm_head tied to word_embeddings. c: a configuration other than
+    # model's own (the BLOOM-176B check).
+    c, n = c or GPT2_CFGS[model], Net()
     h, i, v = c["hidden"], c["inter"], c["vocab"]
-    layer = functools.partial(transformer_layer, n, GPT2_HOST, c, seq)
-    layer("transformer.wte+wpe", "embedding", [v * h, c["max_pos"] * h], 0, 0, "embeddings")
+    if c.get("alibi"):
+        layer = functools.partial(transformer_layer, n, BLOOM_HOST, c, seq)
+        layer("transformer.word_embeddings+layernorm", "embedding", [v * h, h, h], 0, 0, "embeddings")
+        names = ("self_attention", "mlp")
+    else:
+        layer = functools.partial(transformer_layer, n, GPT2_HOST, c, seq)
+        layer("transformer.wte+wpe", "embedding", [v * h, c["max_pos"] * h], 0, 0, "embeddings")
+        names = ("attn", "mlp")
     attn, ffn = bert_layer_flops(c, seq)
     for k in range(c["layers"]):
         pre = "transformer.h.%d." % k
-        layer(pre + "attn", "attention", [h, h, h * 3 * h, 3 * h, h * h, h], attn, 4 * h * h, "attention")
-        layer(pre + "mlp", "ffn", [h, h, h * i, i, i * h, h], ffn, 2 * h * i, "mlp")
+        layer(pre + names[0], "attention", [h, h, h * 3 * h, 3 * h, h * h, h], attn, 4 * h * h, "attention")
+        layer(pre + names[1], "ffn", [h, h, h * i, i, i * h, h], ffn, 2 * h * i, "mlp")
     layer("transformer.ln_f+lm_head", "head", [h, h], 2 * seq * h * v, h * v, "head")
     return n
 
@@ -647,6 +672,61 @@ GPT3_PUBLISHED = {
     "gpt3-175b": ("175.0", "nominal", "GPT-3 175B, Brown et al. 2020 Table 2.1"),
     "gpt3-1t": ("1008.0", "table", "Narayanan et al. SC'21 Table 1, the 1008.0B row (160 heads, hidden 25600, 128 layers)"),
 }
+# More Megatron-style GPT models, built, timed and checked as the GPT-3-style ones above (is_gpt3), with their own
+# provenance (family): "sc21", the other rows of Narayanan et al. SC'21 Table 1 (Megatron-LM's weak-scaling runs);
+# "dlperf", the GPT configurations of Oneflow-Inc/DLPerf's Megatron-LM benchmark (on V100s); "bloom", the test shape
+# BigScience settled on before BLOOM-176B's final one (the chronicles' "prequel"): BLOOM's architecture, ALiBi (no
+# position embeddings), a LayerNorm after the word embedding, its 250880-row padded vocabulary. All at sequence 2048.
+# Read with the code search and fetched repositories (NOT in shared/data); the sources are in NEW_GPT_SHAPES_READ.
+NEW_GPT_CFGS = {
+    "megatron-1.7b": {"hidden": 2304, "layers": 24, "heads": 24, "family": "sc21", "size": "1.7B"},
+    "megatron-3.6b": {"hidden": 3072, "layers": 30, "heads": 32, "family": "sc21", "size": "3.6B"},
+    "megatron-7.5b": {"hidden": 4096, "layers": 36, "heads": 32, "family": "sc21", "size": "7.5B"},
+    "megatron-18b": {"hidden": 6144, "layers": 40, "heads": 48, "family": "sc21", "size": "18B"},
+    "megatron-76b": {"hidden": 10240, "layers": 60, "heads": 80, "family": "sc21", "size": "76B"},
+    "megatron-145b": {"hidden": 12288, "layers": 80, "heads": 96, "family": "sc21", "size": "145B"},
+    "megatron-310b": {"hidden": 16384, "layers": 96, "heads": 128, "family": "sc21", "size": "310B"},
+    "megatron-530b": {"hidden": 20480, "layers": 105, "heads": 128, "family": "sc21", "size": "530B"},
+    "megatron-0.5b": {"hidden": 1536, "layers": 16, "heads": 16, "family": "dlperf", "size": "0.5B"},
+    "dlperf-gpt-1.5b": {"hidden": 2304, "layers": 24, "heads": 24, "family": "dlperf", "size": "1.5B"},
+    "bloom-181b-prequel": {"hidden": 14336, "layers": 72, "heads": 64, "family": "bloom", "size": "181B",
+                           "vocab": 250880, "alibi": True},
+}
+BLOOM_VOCAB_WORDS = 250680   # the BLOOM tokenizer's vocabulary (tr11-176B-ml README: "Vocabulary size is 250,680 tokens")
+for _m, _c in NEW_GPT_CFGS.items():
+    # ALiBi: no position embeddings (max_pos 0: no wpe rows in the parameter count)
+    GPT3_CFGS[_m] = dict(_c, inter=4 * _c["hidden"], vocab=_c.get("vocab", GPT3_VOCAB),
+                         max_pos=0 if _c.get("alibi") else GPT3_SEQ_LEN, hf_name=None, megatron=True)
+_SC21_READ = ("Narayanan et al. SC'21 Table 1 (column 'Number of parameters (billion)'; the paper is not read here and the "
+              "Megatron-LM README shows the table as an image: the 1.7, 18.4, 145.6, 310.1 and 529.6 rows, with their heads, "
+              "hidden sizes and layers, were read in a public summary of the paper found with find_string, the 3.6, 7.5 and "
+              "76.1 rows are recalled; the formula reproduces all of them)")
+_DLPERF_REPORT = ("Oneflow-Inc/DLPerf reports/GPT/dlperf_gpt_test_report_210512.md @c86f9b9 (column 'Number of parameters "
+                  "(billion)', which is the formula's count divided by 2^30, not 10^9: the check recomputes all five of its "
+                  "shapes, DLPERF_PARAMS)")
+GPT3_PUBLISHED.update({
+    "megatron-1.7b": ("1.7", "table", "%s, the 1.7B row (24 heads, hidden 2304, 24 layers)" % _SC21_READ),
+    "megatron-3.6b": ("3.6", "table", "%s, the 3.6B row (32 heads, hidden 3072, 30 layers)" % _SC21_READ),
+    "megatron-7.5b": ("7.5", "table", "%s, the 7.5B row (32 heads, hidden 4096, 36 layers)" % _SC21_READ),
+    "megatron-18b": ("18.4", "table", "%s, the 18.4B row (48 heads, hidden 6144, 40 layers)" % _SC21_READ),
+    "megatron-76b": ("76.1", "table", "%s, the 76.1B row (80 heads, hidden 10240, 60 layers)" % _SC21_READ),
+    "megatron-145b": ("145.6", "table", "%s, the 145.6B row (96 heads, hidden 12288, 80 layers)" % _SC21_READ),
+    "megatron-310b": ("310.1", "table", "%s, the 310.1B row (128 heads, hidden 16384, 96 layers)" % _SC21_READ),
+    "megatron-530b": ("529.6", "table", "%s, the 529.6B row (128 heads, hidden 20480, 105 layers)" % _SC21_READ),
+    "megatron-0.5b": ("0.498", "dlperf", "%s, the 1536x16 cases ('498M', 0.498)" % _DLPERF_REPORT),
+    "dlperf-gpt-1.5b": ("1.539", "dlperf", "%s, the 2304x24 cases ('1.5B', 1.539)" % _DLPERF_REPORT),
+    "bloom-181b-prequel": ("181", "billions", "bigscience-workshop/bigscience train/tr11-176B-ml/chronicles-prequel.md @59a90ee, "
+                           "'Size 181B' in every table of the NHIDDEN=14336 / NLAYERS=72 runs (whole billions)"),
+})
+# A second published size: dlperf-gpt-1.5b has the shape of SC'21 Table 1's 1.7B model.
+GPT3_PUBLISHED_ALSO = {"dlperf-gpt-1.5b": GPT3_PUBLISHED["megatron-1.7b"]}
+# DLPerf's report, every (hidden, layers) it runs and its "Number of parameters (billion)" column (read in the report):
+# each is (12 l h^2 + 13 l h + (V + s) h) / 2^30 with V = 51,200, s = 2048, to its three decimals (check_architectures).
+DLPERF_PARAMS = {(768, 12): "0.117", (1536, 16): "0.498", (2304, 24): "1.539", (3072, 16): "1.840", (3072, 32): "3.529"}
+# BLOOM-176B itself (tr11-176B-ml README and .slurm: NLAYERS 70, NHEADS 112, the same hidden, vocabulary and flags): its
+# published total, 176,247,271,424 parameters with 3,596,615,680 embedding parameters (the bigscience/bloom model card,
+# read in public copies with find_string), which this architecture must give at that shape (check_architectures).
+BLOOM_176B = {"layers": 70, "heads": 112, "params": 176247271424, "embedding": 3596615680}
 GPT2_CFGS.update(GPT3_CFGS)
 GPT3_VOCAB_NOTE = ("the GPT-2 BPE's 50257 words padded to 51200 rows: Megatron-LM pads the vocabulary to a multiple of "
                    "make_vocab_size_divisible_by (128) x the tensor-parallel size (_vocab_size_with_padding, read in public "
@@ -666,6 +746,64 @@ GPT3_SHAPE_NOTES = {
     "gpt3-1.3b": "GPT-3's Table 2.1 lists 24 heads of d_head 128 for XL (24 x 128 = 3072, not d_model 2048; as read in Alpa's paper_manual_gpt_suite.py copy of the table, '1.3B': 2048, 24 layers, 24 heads); 16 heads keep d_head = 128 with h = 2048. ",
     "gpt3-13b": "GPT-3's Table 2.1 says d_model 5140 (Alpa's copy of the table: 5140), not divisible by its 40 heads; Megatron-based GPT-3 13B configs use 5120 (5120 / 40 = 128, the table's d_head), as here. ",
 }
+_SC21_SCRIPT = ("NVIDIA/Megatron-LM examples/sc21/run_table_1.sh @6985e58 (its README: 'Table 1 showing weak-scaling throughput "
+                "for GPT models ranging from 1 billion to 1 trillion parameters'), MODEL_SIZE=%s: NLS=%d, HS=%d, NAH=%d; "
+                "examples/sc21/CONFIG.sh at that commit: --seq-length 2048 --max-position-embeddings 2048, the GPT-2 BPE "
+                "(--vocab-file, --merge-file), --fp16")
+_DLPERF_SCRIPT = ("Oneflow-Inc/DLPerf Megatron-LM/README.md and Megatron-LM/scripts/mutil_perf_pretrain_gpt_dp_mp_pp.sh @10f7979 "
+                  "(NVIDIA/Megatron-LM @8aa4619 pretrain_gpt.py on 8x Tesla V100-SXM2-16GB nodes: SEQ_LENGTH=2048, "
+                  "--max-position-embeddings 2048, gpt2-vocab.json and gpt2-merges.txt, --fp16, --checkpoint-activations), "
+                  "%s; its report (reports/GPT/dlperf_gpt_test_report_210512.md @c86f9b9): 'All models use a vocabulary size "
+                  "of 51,200 and a sequence length of 2048'")
+NEW_GPT_SHAPES_READ = {
+    "megatron-0.5b": _DLPERF_SCRIPT % "the script's defaults NUM_LAYERS=16, HIDDEN_SIZE=1536, NUM_ATTENTION_HEADS=16 and the README's DP/MP/2D/PP cases '..._1536x16' (hidden 1536, 16 heads, 16 layers), the report's model size '498M'",
+    "dlperf-gpt-1.5b": _DLPERF_SCRIPT % "the README's cases '..._2304x24' (run as '... 24 2304 24': 24 layers, hidden 2304, 24 heads), the report's model size '1.5B'; the same shape as SC'21 Table 1's 1.7B model (megatron-1.7b), kept as its own workload to name DLPerf's configuration",
+    "bloom-181b-prequel": ("bigscience-workshop/bigscience train/tr11-176B-ml/chronicles-prequel.md @59a90ee (BLOOM's trials before its training "
+                           "started): the 48-node contender, final-round, NHEADs and GBS-variation tables of Feb 21-25 2022 on 'NHIDDEN=14336 / "
+                           "NLAYERS=72', 'all NHEADS=64 (above too)' ('NLAYERS=72 NHIDDEN=14336 NHEADS=64' in the GBS variations), 'Size "
+                           "181B'; the prequel does not list its other flags (its 20B and 200B runs say SEQ_LEN=2048, VOCAB_LENGTH=250k), "
+                           "which are taken from BLOOM-176B's (train/tr11-176B-ml/README.md @39ed811: SEQ_LEN=2048, '--position-embedding-type "
+                           "alibi', '--embed-layernorm', 'torch.nn.functional.gelu', the tied embedding layers of its --pp-partition-method "
+                           "note, 'Vocabulary size is 250,680 tokens', an embedding of 'v*h: 250880*14336', one layer '12*h**2 + 13*h' (FFN "
+                           "4h, biases); tr11-176B-ml.slurm @dc8d99f: --pad-vocab-size-to 250880, --embed-layernorm, --position-embedding-type "
+                           "alibi, --bf16). The final BLOOM-176B has 70 layers and 112 heads (the same README); this is the 72-layer, "
+                           "64-head shape tested before it"),
+}
+NEW_GPT_SHAPES_READ.update({m: _SC21_SCRIPT % (c["size"], c["layers"], c["hidden"], c["heads"])
+                            for m, c in NEW_GPT_CFGS.items() if c["family"] == "sc21"})
+BLOOM_VOCAB_NOTE = ("the BLOOM tokenizer's %d words padded to 250880 rows: tr11-176B-ml.slurm @dc8d99f passes --pad-vocab-size-to "
+                    "250880 (and its README sizes the embedding as 250880 x 14336; the bigscience/bloom model card's 3,596,615,680 "
+                    "embedding parameters are that product); 250880 is also 250680 rounded up to a multiple of make_vocab_size_divisible_by "
+                    "(128) x the tensor-parallel size, as Megatron-DeepSpeed pads without that flag, at t = 4 (512; the final run) and at "
+                    "t = 8 (1024; most prequel runs). The prequel's own runs only say 'VOCAB_LENGTH=250k'. The padded rows are in the "
+                    "embedding, the output matmul and the softmax like the others" % BLOOM_VOCAB_WORDS)
+
+
+def new_gpt_name(model):
+    """How the provenance names a NEW_GPT_CFGS model (with its shape)."""
+    c = NEW_GPT_CFGS[arch(model)]
+    shape = "%d layers, hidden %d, %d heads" % (c["layers"], c["hidden"], c["heads"])
+    if c["family"] == "sc21":
+        return "the %s GPT model of Narayanan et al.'s SC'21 Table 1 as Megatron-LM trains it (GPT-2's architecture, %s)" % (c["size"], shape)
+    if c["family"] == "dlperf":
+        return "DLPerf's Megatron-LM GPT %s configuration (GPT-2's architecture as Megatron-LM trains it, %s)" % (c["size"], shape)
+    return "BigScience's BLOOM architecture at its 181B prequel shape (ALiBi, an embedding LayerNorm, %s)" % shape
+
+
+def gpt_family(model):
+    """The family of a GPT-style workload added after the GPT-3 ones (NEW_GPT_CFGS: sc21, dlperf, bloom), else None."""
+    return NEW_GPT_CFGS.get(arch(model), {}).get("family")
+
+
+def vocab_note(model):
+    """Where the workload's vocabulary rows come from."""
+    if gpt_family(model) == "bloom":
+        return BLOOM_VOCAB_NOTE
+    if gpt_family(model) == "dlperf":
+        return (GPT3_VOCAB_NOTE + ". DLPerf's report states the same 51,200 for all its models (and its parameter column "
+                "counts 51,200 rows); Megatron-LM's padding (128 x t) would give 50304 rows in its runs at t = 1, 51200 only at "
+                "t = 8: 51,200 is taken, as the report says")
+    return GPT3_VOCAB_NOTE
 
 
 def is_gpt3(model):
@@ -677,13 +815,22 @@ def gpt3_params_check(model, params):
     c = GPT3_CFGS[model]
     h, L, v, s = c["hidden"], c["layers"], c["vocab"], c["max_pos"]
     formula = 12 * L * h * h + 13 * L * h + (v + s) * h   # Narayanan et al.'s P, multiplied out
-    published, rule, _ = GPT3_PUBLISHED[model]
-    if params != formula + 2 * h:
+    if c.get("alibi"):
+        # BLOOM: no position embeddings (s = 0 above), a LayerNorm after the word embedding and ln_f: the tr11-176B-ml
+        # README's own count, l (12 h^2 + 13 h) + v h + 4 h
+        if params != formula + 4 * h:
+            return "%d parameters, l (12 h^2 + 13 h) + V h + 4 h gives %d" % (params, formula + 4 * h)
+    elif params != formula + 2 * h:
         return "%d parameters, Narayanan et al.'s formula + the final LayerNorm gives %d" % (params, formula + 2 * h)
-    if rule == "table" and "%.1f" % (params / 1e9) != published:
-        return "%.3fB parameters, the table says %sB" % (params / 1e9, published)
-    if rule == "nominal" and abs(params / (float(published) * 1e9) - 1) > 0.015:
-        return "%.3fB parameters, more than 1.5%% from the published %sB" % (params / 1e9, published)
+    for published, rule, _ in [GPT3_PUBLISHED[model]] + ([GPT3_PUBLISHED_ALSO[model]] if model in GPT3_PUBLISHED_ALSO else []):
+        if rule == "table" and "%.1f" % (params / 1e9) != published:
+            return "%.3fB parameters, the table says %sB" % (params / 1e9, published)
+        if rule == "nominal" and abs(params / (float(published) * 1e9) - 1) > 0.015:
+            return "%.3fB parameters, more than 1.5%% from the published %sB" % (params / 1e9, published)
+        if rule == "dlperf" and "%.3f" % (formula / 2**30) != published:
+            return "%.4f x 2^30 parameters by Narayanan et al.'s formula, DLPerf's report says %s" % (formula / 2**30, published)
+        if rule == "billions" and "%d" % round(params / 1e9) != published:
+            return "%.3fB parameters, the published size is %sB" % (params / 1e9, published)
     return None
 
 
@@ -967,6 +1114,8 @@ def big_model_batch_note(model):
     """The batch note of the workloads added with their transformer block (Llama-2 70B, Llama 3, the GPT-3-style
     ones): batch 1, what their weights, gradients and AdamW state take, and one sequence's activations (act_bytes
     summed, FP32, no checkpointing), computed from the workload's layers."""
+    if gpt_family(model):
+        return new_gpt_batch_note(model)
     net, seq = build(model), seq_len(model)
     params = sum(l["params"] for l in net.layers)
     act = sum(w["act_bytes"] for w in layer_work(net))
@@ -999,6 +1148,51 @@ def big_model_batch_note(model):
             % (seq, who, where, params, state / 1e9, fit, how, seq, context))
 
 
+# How Megatron-LM ran SC'21 Table 1's models: tensor- and pipeline-parallel sizes (TP, PP) in examples/sc21/run_table_1.sh
+# @6985e58, each with --activations-checkpoint-method uniform.
+SC21_TP_PP = {"1.7B": (1, 1), "3.6B": (2, 1), "7.5B": (4, 1), "18B": (8, 1), "76B": (8, 4), "145B": (8, 8),
+              "310B": (8, 16), "530B": (8, 35)}
+
+
+def new_gpt_batch_note(model):
+    """big_model_batch_note for NEW_GPT_CFGS' workloads (the same figures; one of them fits a V100 without activations)."""
+    net, seq, c = build(model), seq_len(model), NEW_GPT_CFGS[arch(model)]
+    params = sum(l["params"] for l in net.layers)
+    act = sum(w["act_bytes"] for w in layer_work(net))
+    state, family = 16 * params, c["family"]
+    gb = "(act_bytes summed, no checkpointing: %.0f GB)" % (act / 1e9)
+    if state <= 16e9:
+        fit = ("fit the reference 16 GB V100, but one sequence's FP32 activations %s bring it to %.0f GB, more than "
+               "it holds%s" % (gb, (state + act) / 1e9, " (a 32 GB V100 would hold it, before the framework's "
+                                                                      "workspace and fragmentation)" if state + act <= 32e9 else ""))
+    elif state > 80e9:
+        fit = "fit no single GPU: more than an 80 GB A100 or H100 holds, before one sequence's FP32 activations %s" % gb
+    else:
+        fit = ("do not fit the reference 16 GB V100; with one sequence's FP32 activations %s %.0f GB, %s"
+               % (gb, (state + act) / 1e9, "more than an 80 GB A100 or H100 holds" if state + act > 80e9 else
+                  "more than a 32 GB V100 holds (an 80 GB A100 or H100 would hold it, before the framework's workspace and "
+                  "fragmentation)"))
+    if family == "sc21":
+        who = "Narayanan et al.'s %s GPT model (SC'21 Table 1)" % c["size"]
+        how = ("Megatron-LM ran it with tensor-parallel size %d and pipeline-parallel size %d, activation recomputation and "
+               "16-bit mixed precision on A100s (examples/sc21/run_table_1.sh @6985e58)" % SC21_TP_PP[c["size"]])
+        context = "the sequence length of Megatron-LM's GPT scaling runs (examples/sc21/CONFIG.sh: --seq-length 2048)"
+    elif family == "dlperf":
+        who = "DLPerf's Megatron-LM GPT %s configuration" % c["size"]
+        how = ("DLPerf ran it with Megatron-LM's data, tensor and pipeline parallelism, activation checkpointing and 16-bit "
+               "mixed precision on 16 GB V100s (Megatron-LM/scripts/mutil_perf_pretrain_gpt_dp_mp_pp.sh @10f7979)")
+        context = "the sequence length of DLPerf's runs (the script's SEQ_LENGTH=2048)"
+    else:
+        who = "BigScience's 181B BLOOM prequel shape"
+        how = ("BigScience trained BLOOM with Megatron-DeepSpeed's tensor, pipeline and data parallelism, its BF16 optimizer "
+               "sharding the optimizer states ('its own zero stage 1 equivalent', tr11-176B-ml.slurm), in BF16 on 80 GB A100s")
+        context = "BLOOM's training sequence length (tr11-176B-ml README: SEQ_LEN=2048)"
+    return ("CHOICE: 1 sequence of %d tokens, the smallest batch. %s: its FP32 weights, gradients and the two AdamW moments "
+            "(16 bytes x %d parameters = %.0f GB) %s; %s. The workload's transformer block describes the architecture for a "
+            "tensor/pipeline split; unsplit, on a GPU it does not fit, the simulator refuses the run for memory unless "
+            "--ignore-memory. Sequence %d: %s" % (seq, who[0].upper() + who[1:], params, state / 1e9, fit, how, seq, context))
+
+
 LEGACY_LLAMA = ("llama2-7b", "llama2-13b")   # batch notes as written before the transformer block (kept unchanged)
 MODELS.update({m: (1, "redpajama", llama_batch_note(m) if arch(m) in LEGACY_LLAMA else functools.partial(big_model_batch_note, m))
                for m in VARIANTS if is_llama(m)})
@@ -1008,7 +1202,7 @@ ORDER = ["alexnet", "resnet18", "vgg11", "mobilenet_v2", "shufflenet_v2_x0_5", "
          "bert-large-seq128", "bert-large-seq512", "bert-base-seq384", "bert-large-seq384", "gpt2-124m", "gpt2-355m", "gpt2-774m", "gpt2-1.5b",
          "llama2-7b-seq2048", "llama2-7b-seq4096", "llama2-13b-seq2048", "llama2-13b-seq4096",
          "llama2-70b-seq4096", "llama3-8b-seq8192", "llama3-70b-seq8192",
-         "gpt3-1.3b", "gpt3-6.7b", "gpt3-13b", "gpt3-39b", "gpt3-175b", "gpt3-1t"]
+         "gpt3-1.3b", "gpt3-6.7b", "gpt3-13b", "gpt3-39b", "gpt3-175b", "gpt3-1t"] + list(NEW_GPT_CFGS)
 
 
 def sig(x, digits=6):
@@ -1154,6 +1348,25 @@ def bert_times(model, net):
                     "efficiently than BERT-base's 768-wide ones; the eager attention over %d x %d scores per head "
                     "(masked, not skipped) and the rotary and RMSNorm elementwise passes, which BERT does not have, "
                     "less." % (LLAMA_PARAMS[arch(model)], 16 * LLAMA_PARAMS[arch(model)] / 1e9, c["hidden"], seq, seq))
+    elif gpt_family(model):
+        c = GPT3_CFGS[arch(model)]
+        params = sum(l["params"] for l in net.layers)
+        task = ("%s, causal language modelling with the tied LM head over the %d-row padded vocabulary on every position"
+                % (new_gpt_name(model), c["vocab"]))
+        state = 16 * params
+        gpt_note = (" No FP32 V100 training measurement of this model is in shared/data (%s); its FP32 weights, gradients and "
+                    "AdamW moments alone take 16 bytes x %d parameters = %.0f GB%s; hence this FLOP-rate ESTIMATE, computed as for "
+                    "the gpt2 and gpt3 workloads (eager PyTorch, transformers' GPT-2 operators%s). Its %d-wide GEMMs would run "
+                    "%s efficiently than BERT-base's 768-wide ones; the eager causal attention over %d x %d scores per head "
+                    "(masked, not skipped) and the %d-wide log-softmax less."
+                    % ("BigScience's BLOOM figures are BF16 on A100s" if c.get("alibi") else
+                       "DLPerf's Megatron-LM figures are 16-bit mixed precision with activation checkpointing, on V100s" if
+                       c["family"] == "dlperf" else "Megatron-LM's published figures are 16-bit mixed precision on A100s, with "
+                       "fused kernels", params, state / 1e9,
+                       " (a 16 GB V100 holds them, not with one sequence's activations)" if state <= 16e9 else
+                       ", which no single GPU holds" if state > 80e9 else ", more than a 16 GB V100 holds",
+                       ", with BLOOM's embedding" if c.get("alibi") else "", c["hidden"],
+                       "somewhat more" if c["hidden"] < 2048 else "more", seq, seq, c["vocab"]))
     elif is_gpt3(model):
         c = GPT3_CFGS[arch(model)]
         params = sum(l["params"] for l in net.layers)
@@ -1468,7 +1681,31 @@ def dataset(model):
         vocab = GPT2_CFGS[arch(model)]["vocab"] if is_gpt3(model) else LLAMA_CFGS[arch(model)]["vocab"]
         token_bytes = 2 if vocab <= 65536 else 4
         ds = token_stream("redpajama-data-1t", REDPAJAMA_TOKENS, seq, token_bytes)
-        if is_gpt3(model):
+        family = gpt_family(model)
+        if family:
+            same = ("chosen, as for the gpt3 workloads, because it is the open corpus of the other large workloads (the "
+                    "Llama and GPT-3 ones: the data side stays the same across them)")
+            stand_in = {
+                "sc21": ("the data of Megatron-LM's SC'21 scaling runs, which were benchmark runs ('these results are from "
+                         "benchmark runs and these models were not trained to convergence', the Megatron-LM README of 2020-2024; "
+                         "examples/sc21/CONFIG.sh leaves the data path to the user); %s" % same),
+                "dlperf": ("the data of DLPerf's short benchmark runs (a sample corpus: the script's DATA_PATH="
+                           "/data/gpt/gpt_sample_dataset_text_document, TRAIN_ITERS 130-520); %s" % same),
+                "bloom": ("BLOOM's pretraining data, which is not fully public (the tr11-176B-ml README: '46 Languages in 1.5TB "
+                          "of deduplicated massively cleaned up text, converted into 350B unique tokens'); %s" % same),
+            }[family]
+            if family == "bloom":
+                tokenizer = ("the BLOOM tokenizer (%d words; the embedding's 250880 rows are that vocabulary padded) into one "
+                             "token stream of 4-byte tokens (the vocabulary does not fit 16 bits), as Megatron-DeepSpeed's "
+                             "preprocess_data.py writes an indexed binary of the documents' tokens" % BLOOM_VOCAB_WORDS)
+                counted = "BLOOM tokens"
+            else:
+                tokenizer = ("the GPT-2 BPE (50257 words, Megatron-LM's GPT2BPETokenizer from gpt2-vocab.json and "
+                             "gpt2-merges.txt; the embedding's 51200 rows are that vocabulary padded) into one uint16 token "
+                             "stream, as Megatron-LM's preprocess_data.py writes an indexed binary of the documents' tokens")
+                counted = "GPT-2 BPE tokens"
+            consumer = "the model takes the window as input and the window shifted by one token as labels"
+        elif is_gpt3(model):
             stand_in = ("GPT-3's pretraining data, which is not public (300 billion tokens of filtered Common Crawl, WebText2, "
                         "Books1, Books2 and Wikipedia, as Brown et al. 2020 state: recalled, not read in this work); chosen "
                         "over OpenWebText, the gpt2 workloads' dataset, because it is the open corpus of the other large "
@@ -1583,6 +1820,7 @@ def workload(model):
     if transformer:
         first, second = (("model.layers.N", None) if is_llama(model) else
                          ("bert.encoder.layer.N.attention", ".intermediate+output") if is_bert(model) else
+                         ("transformer.h.N.self_attention", ".mlp") if GPT2_CFGS[arch(model)].get("alibi") else
                          ("transformer.h.N.attn", ".mlp"))
         prov["activation_checkpointing"] = CHECKPOINT_NOTE % (
             first + (" (a LlamaDecoderLayer, one block) keeps" if second is None
@@ -1623,7 +1861,19 @@ def transformer_block(model):
         c = GPT2_CFGS[arch(model)]
         block = {"layers": c["layers"], "hidden": c["hidden"], "heads": c["heads"], "kv_heads": c["heads"],
                  "ffn": c["inter"], "gated_ffn": False, "seq": seq_len(model), "vocab": c["vocab"], "tied_embeddings": True}
-        if is_gpt3(model):
+        if c.get("alibi"):
+            text = ("DERIVED from the shapes in the architecture entry (layers, hidden, heads); ffn = 4 x hidden; vocab %d: the "
+                    "embedding's rows as Megatron-DeepSpeed uses them, %s. kv_heads = heads (multi-head attention), gated_ffn "
+                    "false (GELU MLP: dense_h_to_4h and dense_4h_to_h, two h x ffn matrices), tied_embeddings true (the LM "
+                    "head's weight is the word embedding); seq = this workload's sequence length. ALiBi has no parameters and "
+                    "the block no field for the position encoding. The layers array: transformer.word_embeddings+layernorm "
+                    "first, two entries per block (layers_per_block 2: self_attention, mlp), transformer.ln_f+lm_head (the final "
+                    "LayerNorm, the LM head and the loss) last." % (c["vocab"], BLOOM_VOCAB_NOTE))
+            return block, text
+        if gpt_family(model):
+            where = ("the shapes in the architecture entry (layers, hidden, heads); ffn = 4 x hidden; vocab %d: the "
+                     "embedding's rows as Megatron-LM uses them, %s" % (c["vocab"], vocab_note(model)))
+        elif is_gpt3(model):
             where = ("the shapes in the architecture entry (layers, hidden, heads); ffn = 4 x hidden; vocab %d: the "
                      "embedding's rows as Megatron-LM uses them, %s" % (c["vocab"], GPT3_VOCAB_NOTE))
         else:
@@ -1649,6 +1899,13 @@ def tensors_provenance(model, net):
                 % (LLAMA_CFGS[arch(model)]["layers"], n, " The same count as a DeepSpeed ZeRO-3 checkpoint of a "
                    "Llama-2-13B fine-tune reconstructs (363 params; the script asserts it)."
                    if arch(model) in LLAMA_TENSORS else ""))
+    if GPT2_CFGS.get(arch(model), {}).get("alibi"):
+        return ("DERIVED from the architecture, in the order transformers' BloomForCausalLM registers them (named_parameters, "
+                "the tied lm_head weight listed once, as word_embeddings): transformer.word_embeddings and "
+                "word_embeddings_layernorm's weight and bias (3); per block, in the self_attention entry input_layernorm's "
+                "weight and bias, query_key_value's and dense's weight and bias (6), in the mlp entry "
+                "post_attention_layernorm's, dense_h_to_4h's and dense_4h_to_h's (6); ln_f's weight and bias in the last "
+                "entry (2): 3 + 12 x %d + 2 = %d tensors." % (GPT2_CFGS[arch(model)]["layers"], n))
     if arch(model) in GPT2_CFGS:
         return ("DERIVED from the architecture, in the order transformers registers them (named_parameters, the tied "
                 "lm_head weight listed once, as wte): transformer.wte and wpe (2); per block, in the attn entry ln_1's "
@@ -1671,6 +1928,50 @@ def tensors_provenance(model, net):
                                                                      if model in TORCHVISION_TENSORS else ""))
 
 
+NARAYANAN_FORMULA_READ = ("SC'21 section 5.1; the formula read in NVIDIA/NeMo-Framework-Launcher auto_configurator/autoconfig/utils.py "
+                          "@8efbe22 (calculate_model_size, gpt3: 12 L h^2 (1 + 13 / (12 h) + (V + s) / (12 L h))) and in a public "
+                          "summary of the paper found with find_string)")
+
+
+def new_gpt_arch_provenance(model, net, params):
+    """arch_provenance of NEW_GPT_CFGS' workloads."""
+    f, c, seq = total_flops(net), GPT3_CFGS[arch(model)], seq_len(model)
+    h, v, L = c["hidden"], c["vocab"], c["layers"]
+    published, rule, source = GPT3_PUBLISHED[arch(model)]
+    kfl = 24 * seq * L * h * h * (1 + seq / (6 * h) + v / (12 * L * h))
+    flops = ("DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per block 24 s h^2 + 4 s^2 h (QK^T "
+             "and AV over the full s x s scores: eager attention masks the upper triangle, it does not skip it) = %.1f GFLOP; the LM "
+             "head 2 s h V = %.1f GFLOP. LayerNorm, GELU, softmax, dropout, the loss%s and the embedding gathers are not counted. "
+             "Total %.3f GFLOP (Korthikanti et al.'s model FLOPs per sequence, 24 s L h^2 (1 + s / (6 h) + V / (12 L h)), the same "
+             "count: %.3f GFLOP; the script asserts it)." % (seq, sum(bert_layer_flops(c, seq)) / 1e9, 2 * seq * h * v / 1e9,
+                                                             ", ALiBi's bias add" if c.get("alibi") else "", f / 1e9, kfl / 1e9))
+    tied = ("TIED EMBEDDINGS: the output layer's weight IS the word embedding (one tensor, counted once, in %s); the LM head layer "
+            "holds only ln_f's %d parameters but does the %d x %d matmul, and the embedding's gradient sums both uses (with "
+            "pipeline parallelism %s keeps a copy on the last stage and allreduces the two stages' gradients)."
+            % (net.layers[0]["name"], 2 * h, h, v, "Megatron-DeepSpeed" if c.get("alibi") else "Megatron-LM"))
+    if c.get("alibi"):
+        b = BLOOM_176B
+        return {
+            "architecture": "%s: BigScience's BLOOM architecture as Megatron-DeepSpeed trains it (--position-embedding-type alibi, --embed-layernorm): ALiBi position encoding (a fixed per-head linear bias added to the attention scores; NO position embeddings), a LayerNorm after the word embedding, pre-LayerNorm blocks, GELU, FFN 4h, biases, the output layer tied to the word embedding; %d layers, hidden %d, %d heads of %d, FFN %d, vocabulary %d (%s), trained as a causal language model on sequences of %d tokens (every sample that long). Shapes and flags: %s. Modelled, for its operators, traffic and host costs, as the gpt3 workloads are: transformers' GPT2LMHeadModel blocks and head with this configuration and eager attention (CHOICE), ALiBi's bias add taken as GPT-2's scaling of the scores (one elementwise pass over them; transformers' BloomAttention fuses both into the QK^T baddbmm); the embedding as transformers' BloomModel runs it (BLOOM_HOST and transformer_traffic in the generator). Left unmodelled: BLOOM's GELU (a custom autograd function) keeps only its input where GPT-2's gelu_new keeps 5 i s, and Megatron-DeepSpeed's fused kernels would issue fewer operators and move fewer bytes." % (new_gpt_name(model), L, h, c["heads"], h // c["heads"], c["inter"], v, BLOOM_VOCAB_NOTE, seq, NEW_GPT_SHAPES_READ[arch(model)]),
+            "layer_names": "Hugging Face BloomForCausalLM module names: transformer.word_embeddings+layernorm (the word embedding and word_embeddings_layernorm), per block transformer.h.N.self_attention (input_layernorm + self_attention.query_key_value + self_attention.dense) and transformer.h.N.mlp (post_attention_layernorm + mlp.dense_h_to_4h + mlp.dense_4h_to_h), then transformer.ln_f+lm_head (the final LayerNorm and the LM head with the loss).",
+            "params": "DERIVED: word_embeddings %d x %d + word_embeddings_layernorm 2h; per block 12h^2 + 13h = %d (input_layernorm 2h, query_key_value 3h^2 + 3h, dense h^2 + h, post_attention_layernorm 2h, dense_h_to_4h 4h^2 + 4h, dense_4h_to_h 4h^2 + h); ln_f 2h; no position embeddings. Total %d = l (12 h^2 + 13 h) + V h + 4 h, the tr11-176B-ml README's own model-size formula ('(l*(12*h**2 + 13*h) + v*h + 4*h)'; Narayanan et al.'s with s = 0 and the two LayerNorms outside the blocks; the script asserts it), %.3fB; published: %sB (%s; the script asserts it). The same code at BLOOM-176B's shape (%d layers, %d heads) gives %s parameters with a %s-parameter embedding, the bigscience/bloom model card's figures (read in public copies with find_string; the script asserts both). %s" % (v, h, 12 * h * h + 13 * h, params, params / 1e9, published, source, b["layers"], b["heads"], "{:,}".format(b["params"]), "{:,}".format(b["embedding"]), tied),
+            "flops": flops,
+        }
+    if rule == "dlperf":
+        check = ("published: %sB, %s; the script asserts that Narayanan et al.'s P / 2^30 = %.4f rounds to it%s"
+                 % (published, source, (params - 2 * h) / 2**30,
+                    "; and SC'21 Table 1's %sB for the same shape (%s; asserted at the table's one decimal)"
+                    % GPT3_PUBLISHED_ALSO[arch(model)][::2] if arch(model) in GPT3_PUBLISHED_ALSO else ""))
+    else:
+        check = "published: %sB, %s (computed with that formula; the script asserts equality at the table's one decimal)" % (published, source)
+    return {
+        "architecture": "%s. Architecture: learned position embeddings, pre-LayerNorm blocks, GELU, FFN 4h, biases, the output layer tied to the input embedding; %d layers, hidden %d, %d heads of %d, FFN %d, vocabulary %d (%s), %d positions, trained as a causal language model on sequences of %d tokens (every sample that long). Shapes: %s. DENSE attention in every layer. Modelled, for its operators, traffic and host costs, as transformers' GPT2LMHeadModel with this configuration and eager attention (CHOICE: the gpt2 and gpt3 workloads' method; Megatron-LM's fused kernels would issue fewer operators and move fewer bytes)." % (new_gpt_name(model), L, h, c["heads"], h // c["heads"], c["inter"], v, vocab_note(model), c["max_pos"], seq, NEW_GPT_SHAPES_READ[arch(model)]),
+        "layer_names": "Hugging Face GPT2LMHeadModel module names, as the gpt2 and gpt3 workloads: transformer.wte+wpe (token and position embeddings), per block transformer.h.N.attn (ln_1 + attn.c_attn + attn.c_proj) and transformer.h.N.mlp (ln_2 + mlp.c_fc + mlp.c_proj), then transformer.ln_f+lm_head (the final LayerNorm and the LM head with the loss). Megatron-LM's names for the same tensors: embedding word and position embeddings; per layer input_layernorm, self_attention query_key_value and dense, post_attention_layernorm, mlp dense_h_to_4h and dense_4h_to_h; final_layernorm.",
+        "params": "DERIVED: wte %d x %d + wpe %d x %d; per block 12h^2 + 13h = %d (ln_1 2h, c_attn 3h^2 + 3h, c_proj h^2 + h, ln_2 2h, c_fc 4h^2 + 4h, c_proj 4h^2 + h); ln_f 2h. Total %d = Narayanan et al.'s P = 12 l h^2 (1 + 13 / (12 h) + (V + s) / (12 l h)) with V = %d, s = %d (%s) + the final LayerNorm's 2h (the script asserts it), %.3fB; %s. %s" % (v, h, c["max_pos"], h, 12 * h * h + 13 * h, params, v, c["max_pos"], NARAYANAN_FORMULA_READ, params / 1e9, check, tied),
+        "flops": flops,
+    }
+
+
 def arch_provenance(model, net, params):
     f = total_flops(net)
     if is_llama(model) and arch(model) not in LEGACY_LLAMA:
@@ -1683,6 +1984,8 @@ def arch_provenance(model, net, params):
             "params": "DERIVED: embed_tokens %d x %d; per decoder layer 2h^2 + 2 h h_kv + 3hi + 2h = %d (q_proj and o_proj h x h, k_proj and v_proj h_kv x h with h_kv = %d, gate_proj and up_proj i x h, down_proj h x i, two RMSNorm weights h; no biases, the rotary embedding has no parameters); model.norm h; lm_head %d x %d, its own (not tied). Total %d = the published %d (read in %s; the script asserts it)." % (v, h, per, hkv, v, h, params, LLAMA_PARAMS[arch(model)], LLAMA_PARAMS_READ[arch(model)]),
             "flops": "DERIVED, forward per sequence of %d tokens, multiply-add = 2 FLOPs, matmuls only: per decoder layer 4 s h^2 (q and o_proj) + 4 s h h_kv (k and v_proj) + 6 s h i (gate, up, down_proj) + 4 s^2 h (QK^T and AV over the full s x s scores for every query head: eager attention masks the upper triangle, it does not skip it; as the GPT-2 and BERT workloads count them) = %.1f GFLOP; the LM head 2 s h V = %.1f GFLOP. RMSNorm, rotary, repeat_kv's copies, SiLU, softmax, the loss and the embedding gather are not counted. Total %.3f GFLOP." % (seq, llama_layer_flops(c, seq) / 1e9, 2 * seq * h * v / 1e9, f / 1e9),
         }
+    if gpt_family(model):
+        return new_gpt_arch_provenance(model, net, params)
     if is_gpt3(model):
         c, seq = GPT3_CFGS[arch(model)], seq_len(model)
         h, v = c["hidden"], c["vocab"]
@@ -1828,8 +2131,24 @@ def readme(rows):
             "  ESTIMATES at the measured BERT-base FP32 rate (Megatron-LM runs them in 16 bits with fused",
             "  kernels). Dataset RedPajama-Data-1T with the GPT-2 BPE (a CHOICE: the same open corpus as the",
             "  Llama workloads). Batch 1: a CHOICE; none fits a V100 unsharded, 6.7B and up no single GPU.",
-            "- `transformer` (the decoder-only language models: gpt2-*, gpt3-*, llama*): the architecture",
-            "  (`layers`, `hidden`, `heads`, `kv_heads`, `ffn`, `gated_ffn`, `seq`, `vocab`, `tied_embeddings`)",
+            "- megatron-1.7b/3.6b/7.5b/18b/76b/145b/310b/530b: the other GPT models of Narayanan et al. SC'21",
+            "  Table 1 (shapes from Megatron-LM's examples/sc21/run_table_1.sh; 39B and 1T are gpt3-39b and",
+            "  gpt3-1t), built, timed and checked as the gpt3 workloads: parameters asserted against the",
+            "  table's 1.7 ... 529.6 billions at one decimal (Narayanan et al.'s formula plus the final",
+            "  LayerNorm). megatron-0.5b and dlperf-gpt-1.5b: the GPT configurations of DLPerf's Megatron-LM",
+            "  benchmark (hidden 1536 x 16 layers, 2304 x 24; V100s), vocabulary 51,200 as its report states;",
+            "  its parameter column (0.498, 1.539) is the same formula's count divided by 2^30, which the",
+            "  generator asserts for all five of its shapes (dlperf-gpt-1.5b is megatron-1.7b's shape: both",
+            "  published sizes are asserted). bloom-181b-prequel: BigScience's 72-layer, hidden 14336, 64-head",
+            "  test shape before BLOOM-176B (its chronicles' prequel, 'Size 181B'), BLOOM's architecture as",
+            "  tr11-176B-ml gives it: ALiBi (no position embeddings), a LayerNorm after the word embedding,",
+            "  the 250,680-word vocabulary padded to 250880 rows (4-byte tokens in the stream); the same code",
+            "  at BLOOM-176B's shape is asserted to give its model card's 176,247,271,424 parameters. Its",
+            "  blocks and head are modelled as the gpt3 workloads' (GPT-2's operators), its embedding as",
+            "  transformers' BloomModel. Dataset, batch 1 and memory notes as the gpt3 workloads'.",
+            "- `transformer` (the decoder-only language models: gpt2-*, gpt3-*, megatron-*, dlperf-gpt-*,",
+            "  bloom-*, llama*): the architecture (`layers`, `hidden`, `heads`, `kv_heads`, `ffn`, `gated_ffn`,",
+            "  `seq`, `vocab`, `tied_embeddings`)",
             "  the simulator derives tensor and pipeline splits from; `vocab` is the embedding's real row count",
             "  (padded where the framework pads). Their `layers` are the input embedding, the same number of",
             "  entries per transformer layer (GPT: attn and mlp; Llama: one decoder layer), then the final norm",
@@ -1925,6 +2244,16 @@ def check_architectures():
         s_, L, h, v = GPT3_SEQ_LEN, c["layers"], c["hidden"], c["vocab"]
         if total_flops(net) != 24 * s_ * L * h * h + 4 * s_ * s_ * L * h + 2 * s_ * h * v:
             sys.exit("gen_models.py: %s has %d forward FLOPs, Korthikanti et al.'s count differs" % (model, total_flops(net)))
+    # DLPerf's parameter column is Narayanan et al.'s count / 2^30 for every shape it runs (V = 51,200, s = 2048)
+    for (h, L), published in DLPERF_PARAMS.items():
+        if "%.3f" % ((12 * L * h * h + 13 * L * h + (GPT3_VOCAB + GPT3_SEQ_LEN) * h) / 2**30) != published:
+            sys.exit("gen_models.py: DLPerf's %dx%d GPT has %s 'billion' parameters, not the formula's count / 2^30" % (h, L, published))
+    # BLOOM-176B: the bloom architecture at its final shape gives the model card's totals
+    c = dict(GPT3_CFGS["bloom-181b-prequel"], layers=BLOOM_176B["layers"], heads=BLOOM_176B["heads"])
+    net = gpt2_lm("bloom-181b-prequel", GPT3_SEQ_LEN, c)
+    if (sum(l["params"] for l in net.layers), net.layers[0]["tensors"][0]) != (BLOOM_176B["params"], BLOOM_176B["embedding"]):
+        sys.exit("gen_models.py: BLOOM-176B's shape gives %d parameters (embedding %d), its model card %d (%d)"
+                 % (sum(l["params"] for l in net.layers), net.layers[0]["tensors"][0], BLOOM_176B["params"], BLOOM_176B["embedding"]))
     for name, published in LLAMA_PARAMS.items():
         net = build("%s-seq%d" % (name, LLAMA_CFGS[name]["seqs"][0]))
         params, ntensors = sum(l["params"] for l in net.layers), sum(len(l["tensors"]) for l in net.layers)

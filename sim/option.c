@@ -491,6 +491,21 @@ const ss_optdef ss_option_table[] = {
      "sharding modes to try, separated by commas (--shard's: none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, "
      "fsdp-hybrid, fsdp-hybrid-zero2); tree only without sharding; a mode's own options go to that mode's "
      "configurations", 0},
+    {"tps", 0, SS_KIND_PATH, OFF(plan_tps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "tensor-parallel sizes separated by commas", 0, "--tp's", 0, NULL, NULL, 0, NULL,
+     "tensor-parallel sizes to try, separated by commas (a language model's; each at most an instance's GPUs)", 0},
+    {"pps", 0, SS_KIND_PATH, OFF(plan_pps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "pipeline stage counts separated by commas", 0, "--pp's", 0, NULL, NULL, 0, NULL,
+     "pipeline stage counts to try, separated by commas; the layouts t x p that divide a configuration's GPUs "
+     "run with data parallelism over the rest, the recomputation the least of none, selective, full (from "
+     "--recompute's) that fits the GPUs' memory", 0},
+    {"micro-batches", 0, SS_KIND_PATH, OFF(plan_micro), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "micro-batches separated by commas", 0, "--micro-batch's", 0, NULL, NULL, 0, NULL,
+     "micro-batches to try with tensor or pipeline parallelism, separated by commas", 0},
+    {"schedules", 0, SS_KIND_PATH, OFF(plan_schedules), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "pipeline schedules separated by commas", 0, "--schedule's", 0, NULL, NULL, 0, NULL,
+     "pipeline schedules to try with pipeline parallelism, separated by commas (gpipe, 1f1b, interleaved: with 2 "
+     "chunks per stage unless --virtual-stages says)", 0},
     {"epochs", 0, SS_KIND_REAL, OFF(plan_epochs), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "N", "a number of epochs",
      1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)", 0},
     {"budget", 0, SS_KIND_REAL, OFF(plan_budget_usd), 0, 1e12, 1, NULL, 0, SS_CMD_PLAN, "plan", "USD",
@@ -935,6 +950,9 @@ static int check_parallel(const ss_options* o, const ss_optset* given, unsigned 
     FAIL("--tp and --pp cannot be combined with --shard %s: shard the optimizer state over the data-parallel "
          "replicas with --distributed-optimizer (Megatron's ZeRO-1)",
          ss_shard_name(o->shard));
+  if (o->stash)
+    FAIL("--stash's runs (one GPU, one instance, the cluster) are data-parallel: run --tp and --pp without --stash "
+         "(the report's breakdown has the bubble and the waits of each parallelism)");
   if (ss_optset_has(given, "batch"))
     FAIL("--batch is the per-GPU batch of data parallelism: with --tp or --pp give --micro-batch and "
          "--global-batch");
@@ -1217,6 +1235,20 @@ int ss_option_list_batches(const char* text, int* out, int max)
   return list_parse(text, NULL, 1, SS_OPTION_MAX_BATCH, out, max);
 }
 
+int ss_option_list_sizes(const char* text, int* out, int max)
+{
+  return list_parse(text, NULL, 1, SS_MAX_GPUS, out, max);
+}
+
+int ss_option_list_schedules(const char* text, ss_schedule* out, int max)
+{
+  int idx[SS_OPTION_LIST_MAX];
+  int n = list_parse(text, ss_schedule_names, 0, 0, idx, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
+  for (int i = 0; i < n; i++)
+    out[i] = (ss_schedule)idx[i];
+  return n;
+}
+
 int ss_option_list_shards(const char* text, ss_shard* out, int max)
 {
   int idx[SS_OPTION_LIST_MAX];
@@ -1254,6 +1286,30 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
     FAIL("--epochs and --samples both say how much to train: give one");
   if (ss_optset_has(given, "global-batch") && ss_optset_has(given, "batches"))
     FAIL("--global-batch sets each configuration's per-GPU batch: drop --batches");
+  static const struct {
+    const char* name;
+    const char* const* names;
+    const char* what;
+  } lists[] = {{"tps", NULL, "whole numbers from 1"},
+               {"pps", NULL, "whole numbers from 1"},
+               {"micro-batches", NULL, "whole numbers from 1"},
+               {"schedules", ss_schedule_names, "gpipe, 1f1b or interleaved"}};
+  const char* texts[] = {o->plan_tps, o->plan_pps, o->plan_micro, o->plan_schedules};
+  for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+    int v[SS_OPTION_LIST_MAX];
+    if (texts[k] &&
+        list_parse_why(texts[k], lists[k].names, 1, SS_MAX_GPUS, v, SS_OPTION_LIST_MAX, why, sizeof(why)) < 0)
+      FAIL("--%s expects %s separated by commas, each once and at most %d, got '%s': %s", lists[k].name, lists[k].what,
+           SS_OPTION_LIST_MAX, texts[k], why);
+  }
+  int mp = ss_options_model_parallel(o) || o->plan_tps || o->plan_pps;
+  if (!mp && (o->plan_micro || o->plan_schedules))
+    FAIL("--%s tries tensor- or pipeline-parallel configurations: give --tps or --pps",
+         o->plan_micro ? "micro-batches" : "schedules");
+  if (mp && (o->plan_shards || o->plan_batches))
+    FAIL("--%s goes with data parallelism alone: a plan of --tps and --pps sets the global batch (--global-batch) and "
+         "the micro-batches (--micro-batches)",
+         o->plan_shards ? "shards" : "batches");
   return 0;
 }
 

@@ -151,6 +151,10 @@ typedef struct ss_options {
   const char* plan_algorithms; /* allreduce algorithms, comma-separated; NULL: ring, tree, hierarchical */
   const char* plan_batches;    /* per-GPU batches, comma-separated; NULL: the workload's */
   const char* plan_shards;     /* sharding modes, comma-separated; NULL: --shard's */
+  const char* plan_tps;        /* tensor-parallel sizes, comma-separated; NULL: --tp's */
+  const char* plan_pps;        /* pipeline stages, comma-separated; NULL: --pp's */
+  const char* plan_micro;      /* micro-batches, comma-separated; NULL: --micro-batch's */
+  const char* plan_schedules;  /* pipeline schedules, comma-separated; NULL: --schedule's */
   double plan_epochs;          /* epochs to train (when --samples is not given) */
   double plan_budget_usd;      /* the most a training may cost; -1: no limit */
   double plan_deadline_h;      /* the longest a training may take; -1: no limit */
@@ -275,6 +279,9 @@ const char* ss_objective_name(ss_objective v);
 int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max);
 int ss_option_list_batches(const char* text, int* out, int max);
 int ss_option_list_shards(const char* text, ss_shard* out, int max);
+/* plan's --tps, --pps, --micro-batches (whole numbers) and --schedules (ss_schedule values). */
+int ss_option_list_sizes(const char* text, int* out, int max);
+int ss_option_list_schedules(const char* text, ss_schedule* out, int max);
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

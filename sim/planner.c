@@ -65,6 +65,14 @@ static int by_rank(const void* pa, const void* pb)
     return a->instances < b->instances ? -1 : 1;
   if (a->shard != b->shard)
     return a->shard < b->shard ? -1 : 1;
+  if (a->tp != b->tp)
+    return a->tp < b->tp ? -1 : 1;
+  if (a->pp != b->pp)
+    return a->pp < b->pp ? -1 : 1;
+  if (a->micro_batch != b->micro_batch)
+    return a->micro_batch < b->micro_batch ? -1 : 1;
+  if (a->schedule != b->schedule)
+    return a->schedule < b->schedule ? -1 : 1;
   if (a->allreduce != b->allreduce)
     return a->allreduce < b->allreduce ? -1 : 1;
   return (a->batch > b->batch) - (a->batch < b->batch);
@@ -83,6 +91,16 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->batch = j->batch;
   r->allreduce = j->opt.allreduce;
   r->shard = j->opt.shard;
+  r->tp = j->mp.on ? j->mp.t : 1;
+  r->pp = j->mp.on ? j->mp.p : 1;
+  r->dp = j->mp.on ? j->mp.d : j->ngpus;
+  r->micro_batch = j->batch;
+  r->micro_batches = j->mp.on ? j->mp.m : 1;
+  r->virtual_stages = j->mp.on ? j->mp.v : 1;
+  r->schedule = j->mp.on ? j->mp.schedule : SS_SCHEDULE_1F1B;
+  r->recompute = j->mp.on ? j->opt.recompute : SS_RECOMPUTE_NONE;
+  r->tokens_per_s = res->tokens_per_s;
+  r->mfu = res->mfu;
   r->iteration_s = res->bd.iteration_s;
   r->throughput_samples_per_s = res->throughput_samples_per_s;
   r->epoch_s = res->epoch_s;
@@ -135,10 +153,17 @@ static void shard_options(ss_options* c, ss_shard mode)
 /* What makes a plan's work smaller. */
 static const char plan_hint[] =
     "fewer instance types (--platforms), --max-instances, --shards, --algorithms or --batches";
+static const char plan_hint_layouts[] =
+    "fewer instance types (--platforms), --max-instances, --tps, --pps, --micro-batches or --schedules";
+
+static const char* hint_of(const ss_planner* out)
+{
+  return out->model_parallel ? plan_hint_layouts : plan_hint;
+}
 
 /* The dimensions of the enumeration, outermost first: the last varies fastest. The rows' order and
  * the ranking's ties follow this order. */
-enum { DIM_PLATFORM, DIM_INSTANCES, DIM_SHARD, DIM_ALG, DIM_BATCH, NDIMS };
+enum { DIM_PLATFORM, DIM_INSTANCES, DIM_TP, DIM_PP, DIM_MICRO, DIM_SCHEDULE, DIM_SHARD, DIM_ALG, DIM_BATCH, NDIMS };
 
 /* What the enumeration walks: the plan's inputs and the values of each dimension. */
 typedef struct space {
@@ -149,6 +174,8 @@ typedef struct space {
   ss_allreduce algs[SS_OPTION_LIST_MAX];
   ss_shard shards[SS_OPTION_LIST_MAX];
   int batches[SS_OPTION_LIST_MAX];
+  int tps[SS_OPTION_LIST_MAX], pps[SS_OPTION_LIST_MAX], micro[SS_OPTION_LIST_MAX];
+  ss_schedule schedules[SS_OPTION_LIST_MAX];
   int size[NDIMS]; /* how many values each dimension takes (instances: index i is i + 1 of them) */
 } space;
 
@@ -171,6 +198,31 @@ static int space_init(space* s, ss_platform* const* plats, const ss_workload* w,
   s->size[DIM_SHARD] = o->plan_shards ? ss_option_list_shards(o->plan_shards, s->shards, SS_OPTION_LIST_MAX) : 1;
   if (s->size[DIM_ALG] < 0 || s->size[DIM_BATCH] < 0 || s->size[DIM_SHARD] < 0)
     return ss_err_set(err, NULL, 0, "--algorithms, --batches or --shards: not a list the options' checks accept");
+  /* Tensor and pipeline parallelism: the lists, or the run options' one value each. */
+  s->tps[0] = o->tp;
+  s->pps[0] = o->pp;
+  s->micro[0] = o->micro_batch > 0 ? o->micro_batch : w->batch_per_gpu;
+  s->schedules[0] = o->schedule;
+  s->size[DIM_TP] = o->plan_tps ? ss_option_list_sizes(o->plan_tps, s->tps, SS_OPTION_LIST_MAX) : 1;
+  s->size[DIM_PP] = o->plan_pps ? ss_option_list_sizes(o->plan_pps, s->pps, SS_OPTION_LIST_MAX) : 1;
+  s->size[DIM_MICRO] = o->plan_micro ? ss_option_list_sizes(o->plan_micro, s->micro, SS_OPTION_LIST_MAX) : 1;
+  s->size[DIM_SCHEDULE] = o->plan_schedules
+                              ? ss_option_list_schedules(o->plan_schedules, s->schedules, SS_OPTION_LIST_MAX)
+                              : 1;
+  for (int k = 0; k < s->size[DIM_TP]; k++)
+    out->model_parallel |= s->tps[k] > 1;
+  for (int k = 0; k < s->size[DIM_PP]; k++)
+    out->model_parallel |= s->pps[k] > 1;
+  /* A plan of layouts tries one algorithm unless --algorithms says (the layouts' own reductions
+   * take the run's --allreduce). */
+  if (out->model_parallel && !o->plan_algorithms) {
+    s->algs[0] = o->allreduce;
+    s->size[DIM_ALG] = 1;
+  }
+  if (out->model_parallel && !w->has_transformer)
+    return ss_err_set(err, w->path, 0,
+                      "--tps and --pps split a transformer, and this workload gives no \"transformer\" architecture "
+                      "(docs/formats.md)");
   return SS_OK;
 }
 
@@ -193,6 +245,26 @@ static void space_decode(const space* s, size_t i, int at[NDIMS])
   }
 }
 
+/* A tensor- and pipeline-parallel configuration's job (c's layout set): the least recomputation from
+ * --recompute's that fits the memory; 1 when every one is refused (counted once), 0, or an error. */
+static int build_layout(const space* s, int p, ss_options* c, config* cf, ss_err* err)
+{
+  ss_planner* out = s->out;
+  int refused = out->refused, first = out->refused_by[p];
+  for (int r = s->o->recompute; r < SS_RECOMPUTE_COUNT; r++) {
+    c->recompute = (ss_recompute)r;
+    int rc = build(s->plats[p], p, s->w, c, out, &cf->job, err);
+    if (rc != 1)
+      return rc;
+    /* Only the last refusal counts, and it is the one the plan names. */
+    if (r + 1 < SS_RECOMPUTE_COUNT) {
+      out->refused = refused;
+      out->refused_by[p] = first;
+    }
+  }
+  return 1;
+}
+
 /* Configuration at's job, in cf: 0, 1 when it is no configuration or refused (counted), or an error. */
 static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* err)
 {
@@ -200,15 +272,56 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   int p = at[DIM_PLATFORM], k = at[DIM_INSTANCES] + 1;
   ss_shard shard = s->shards[at[DIM_SHARD]];
   ss_allreduce alg = s->algs[at[DIM_ALG]];
+  int t = s->tps[at[DIM_TP]], pp = s->pps[at[DIM_PP]], per = o->gpus > 0 ? o->gpus : s->plats[p]->ngpus;
+  if (t * pp > 1) {
+    /* A layout's own points: no sharding, the data-parallel reduction's algorithm and the batch are
+     * not its dimensions (their first values stand for them). */
+    if (at[DIM_SHARD] > 0 || at[DIM_ALG] > 0 || at[DIM_BATCH] > 0)
+      return 1;
+    /* Tensor groups inside an instance, layouts that divide the GPUs: the others are no configuration. */
+    if (t > per || (per * k) % (t * pp)) {
+      s->out->not_dividing++;
+      return 1;
+    }
+    ss_schedule sched = s->schedules[at[DIM_SCHEDULE]];
+    if (pp == 1 && at[DIM_SCHEDULE] > 0)
+      return 1;
+    ss_options c = *o;
+    c.instances = k;
+    c.tp = t;
+    c.pp = pp;
+    c.micro_batch = s->micro[at[DIM_MICRO]];
+    c.schedule = pp > 1 ? sched : SS_SCHEDULE_1F1B;
+    c.virtual_stages = ss_schedule_of(c.schedule)->chunks ? (o->virtual_stages > 1 ? o->virtual_stages : 2) : 1;
+    c.batch = -1;
+    s->out->configurations++;
+    if (o->global_batch > 0 && o->global_batch % (c.micro_batch * (per * k / (t * pp)))) {
+      s->out->not_whole++;
+      return 1;
+    }
+    int rc = build_layout(s, p, &c, cf, err);
+    if (rc)
+      return rc;
+    cf->platform = p;
+    snprintf(cf->name, sizeof(cf->name), "%s x %d, t%d p%d d%d, micro-batch %d%s%s, recompute %s",
+             s->out->platforms[p].name, k, t, pp, cf->job->mp.d, c.micro_batch, pp > 1 ? ", " : "",
+             pp > 1 ? ss_schedule_names[c.schedule] : "", ss_recompute_names[c.recompute]);
+    return SS_OK;
+  }
+  /* Data parallelism alone: one point for the micro-batches and schedules of the layouts. */
+  if (at[DIM_MICRO] > 0 || at[DIM_SCHEDULE] > 0)
+    return 1;
   /* Sharding's all-gathers and reduce-scatters have no tree in NCCL: not counted as a configuration. */
   if (ss_shard_sharded(shard) && alg == SS_ALLREDUCE_TREE)
     return 1;
   /* Nor is a sharding mode on one GPU: it shards nothing, and would rank beside the same run unsharded. */
-  int gpus = (o->gpus > 0 ? o->gpus : s->plats[p]->ngpus) * k;
+  int gpus = per * k;
   if (ss_shard_sharded(shard) && gpus == 1)
     return 1;
   ss_options c = *o;
   shard_options(&c, shard);
+  c.tp = c.pp = 1;
+  c.virtual_stages = 1;
   c.instances = k;
   c.allreduce = alg;
   c.batch = s->batches[at[DIM_BATCH]];
@@ -251,13 +364,18 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
       snprintf(beyond, sizeof(beyond), "more than a plan enumerates (%g configurations)", (double)SS_PLAN_MAX_CONFIGS);
     else
       snprintf(beyond, sizeof(beyond), "more than --max-minutes %g", o->max_minutes);
+    char dims[160];
+    if (out->model_parallel)
+      snprintf(dims, sizeof(dims), "tensor sizes %d, stage counts %d, micro-batches %d, schedules %d",
+               s.size[DIM_TP], s.size[DIM_PP], s.size[DIM_MICRO], s.size[DIM_SCHEDULE]);
+    else
+      snprintf(dims, sizeof(dims), "sharding modes %d, algorithms %d, batches %d", s.size[DIM_SHARD],
+               s.size[DIM_ALG], s.size[DIM_BATCH]);
     return ss_err_set(err, NULL, 0,
-                      "this plan has %zu configurations (instance types %d, instance counts %d, sharding modes %d, "
-                      "algorithms %d, batches %d): at least %s of CPU to simulate (%g s each at the least, "
-                      "estimated for %s), %s: give %s%s",
-                      count, s.size[DIM_PLATFORM], s.size[DIM_INSTANCES], s.size[DIM_SHARD], s.size[DIM_ALG],
-                      s.size[DIM_BATCH], est, ss_estimate_floor_s(), SS_ESTIMATE_MACHINE, beyond, plan_hint,
-                      most ? "" : ", or a larger --max-minutes");
+                      "this plan has %zu configurations (instance types %d, instance counts %d, %s): at least %s of "
+                      "CPU to simulate (%g s each at the least, estimated for %s), %s: give %s%s",
+                      count, s.size[DIM_PLATFORM], s.size[DIM_INSTANCES], dims, est, ss_estimate_floor_s(),
+                      SS_ESTIMATE_MACHINE, beyond, hint_of(out), most ? "" : ", or a larger --max-minutes");
   }
   *configs = calloc(count + 1, sizeof(config));
   if (!*configs)
@@ -306,13 +424,17 @@ static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const 
     }
   /* Refused for memory without sharding: say what would make it fit. */
   int memory = first && strstr(first, " GiB of ") != NULL;
-  int shard = memory && !o->plan_shards && !ss_shard_sharded(o->shard);
-  int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing;
-  const char* hint = shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
-                                     "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
-                     : shard       ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
-                     : ckpt        ? "; activation checkpointing may make it fit: --checkpoint-activations on"
-                                   : "";
+  int shard = memory && !o->plan_shards && !ss_shard_sharded(o->shard) && !out->model_parallel;
+  int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing &&
+             !out->model_parallel;
+  const char* hint = memory && out->model_parallel
+                         ? "; larger tensor groups or more stages (--tps, --pps), more instances (--max-instances) "
+                           "or the distributed optimizer (--distributed-optimizer) may make it fit"
+                     : shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
+                                       "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
+                     : shard         ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
+                     : ckpt          ? "; activation checkpointing may make it fit: --checkpoint-activations on"
+                                     : "";
   /* The refusal's own file and line (the workload, an instance file, a price file), or none for an
    * option. */
   return ss_err_set(err, why && why->file[0] ? why->file : NULL, why ? why->line : 0,
@@ -398,8 +520,12 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   ss_options base = *o;
   if (!rc) {
     out->workload = strdup(w->model);
-    out->epochs = o->samples > 0 ? o->samples / w->dataset.samples : o->plan_epochs;
-    out->samples = o->samples > 0 ? o->samples : o->plan_epochs * w->dataset.samples;
+    /* What to train: --samples, --tokens (a language model's sequences), or --epochs. */
+    double samples = o->samples > 0                        ? o->samples
+                     : o->tokens > 0 && w->has_transformer ? o->tokens / w->tf.seq
+                                                           : o->plan_epochs * w->dataset.samples;
+    out->epochs = samples / w->dataset.samples;
+    out->samples = samples;
     base.samples = out->samples;
     rc = enumerate(plats, w, &base, out, &configs, &n, err);
   }
@@ -414,7 +540,7 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   if (!rc && !o->estimate) {
     char what[96];
     snprintf(what, sizeof(what), "this plan of %d configurations", n);
-    rc = ss_estimate_check(&out->work, what, plan_hint, o->max_minutes, err);
+    rc = ss_estimate_check(&out->work, what, hint_of(out), o->max_minutes, err);
   }
   out->estimated_only = !rc && o->estimate;
   if (!rc && !o->estimate)
@@ -469,7 +595,8 @@ static void write_json(FILE* f, const void* arg)
       ss_json_string(f, p->refused_by_first[i].msg);
       fprintf(f, "}");
     }
-  fprintf(f, "],\n  \"not_whole_batch\": %d,\n  \"failed\": %d,\n", p->not_whole, p->failed);
+  fprintf(f, "],\n  \"not_whole_batch\": %d,\n  \"not_dividing_layouts\": %d,\n  \"failed\": %d,\n", p->not_whole,
+          p->not_dividing, p->failed);
   fprintf(f, "  \"over_budget\": %d,\n  \"over_deadline\": %d,\n  \"ranked\": %d,\n  \"rows\": [", p->over_budget,
           p->over_deadline, p->nrows);
   for (int i = 0; i < p->nrows; i++) {
@@ -482,6 +609,11 @@ static void write_json(FILE* f, const void* arg)
     ss_json_string(f, r->gpu_model);
     fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"allreduce\": \"%s\", \"shard\": \"%s\", \"batch_per_gpu\": %d,",
             r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch);
+    fprintf(f,
+            " \"tp\": %d, \"pp\": %d, \"dp\": %d, \"micro_batch\": %d, \"micro_batches\": %d, \"schedule\": \"%s\", "
+            "\"virtual_stages\": %d, \"recompute\": \"%s\", \"tokens_per_s\": %.17g, \"mfu\": %.17g,",
+            r->tp, r->pp, r->dp, r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule], r->virtual_stages,
+            ss_recompute_names[r->recompute], r->tokens_per_s, r->mfu);
     fprintf(f, " \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g,", r->iteration_s,
             r->throughput_samples_per_s, r->epoch_s);
     fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
@@ -506,6 +638,45 @@ static void duration(char* buf, size_t size, double s)
     snprintf(buf, size, "%.3g s", s);
 }
 
+/* The rows of a plan of layouts: the layout, micro-batches, schedule and recomputation instead of
+ * the data-parallel columns, tokens per second and MFU instead of samples. */
+static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
+{
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-14s %-24s %-9s %12s %11s %11s %6s  %-20s  %-22s %s\n", "rank", "instance", "n",
+          "GPUs", "t x p x d", "micro-batch x m, sched", "recompute", "time", "total $", "tokens/s", "MFU",
+          "largest stall", "limited by", "front");
+  for (int i = 0; i < p->nrows; i++) {
+    const ss_planner_row* r = &p->rows[i];
+    char t[32], stall[48] = "none", limit[48], layout[32], micro[48];
+    duration(t, sizeof(t), r->time_to_train_s);
+    if (r->stall < SS_CAT_COUNT)
+      snprintf(stall, sizeof(stall), "%s %.1f%%", ss_category_of(r->stall)->word,
+               100 * r->part_s[r->stall] / r->iteration_s);
+    snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
+    snprintf(layout, sizeof(layout), "%d x %d x %d", r->tp, r->pp, r->dp);
+    if (r->tp * r->pp > 1)
+      snprintf(micro, sizeof(micro), "%d x %d, %s%s", r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule],
+               r->virtual_stages > 1 ? "" : "");
+    else
+      snprintf(micro, sizeof(micro), "batch %d per GPU", r->micro_batch);
+    fprintf(f, "%4d  %-16s %3d %5d  %-14s %-24s %-9s %12s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
+            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, layout, micro,
+            r->tp * r->pp > 1 ? ss_recompute_names[r->recompute] : "-", t, r->cost_usd, r->tokens_per_s, 100 * r->mfu,
+            stall, limit, r->pareto ? "*" : "");
+  }
+  if (p->nrows > 0) {
+    const ss_planner_row* r = &p->rows[0];
+    char stall[64] = "none";
+    if (r->stall < SS_CAT_COUNT)
+      snprintf(stall, sizeof(stall), "%s, %.1f%% of its iteration", ss_category_of(r->stall)->label,
+               100 * r->part_s[r->stall] / r->iteration_s);
+    fprintf(
+        f,
+        "\n  the first: tensor %d x pipeline %d x data %d on %d %s; largest stall: %s; limited by %s (%.0f%% busy)\n",
+        r->tp, r->pp, r->dp, r->instances, r->instance_type, stall, ss_res_label(r->limit), 100 * r->limit_util);
+  }
+}
+
 static void write_table(FILE* f, const ss_planner* p)
 {
   fprintf(f, "stash-sim plan: %s, %.17g samples (%.3g epochs), ranked by %s\n", p->workload, p->samples, p->epochs,
@@ -514,7 +685,10 @@ static void write_table(FILE* f, const ss_planner* p)
   if (p->refused)
     fprintf(f, ", %d refused before simulation", p->refused);
   if (p->not_whole)
-    fprintf(f, ", %d with a per-GPU batch that is not whole", p->not_whole);
+    fprintf(f, ", %d with a per-GPU batch%s that is not whole", p->not_whole,
+            p->model_parallel ? " or micro-batches" : "");
+  if (p->not_dividing)
+    fprintf(f, " (%d layouts that do not divide the GPUs skipped)", p->not_dividing);
   if (p->failed)
     fprintf(f, ", %d failed", p->failed);
   if (p->over_budget)
@@ -533,9 +707,6 @@ static void write_table(FILE* f, const ss_planner* p)
   for (int i = 0; i < p->nrows; i++)
     if ((int)strlen(ss_shard_name(p->rows[i].shard)) > sw)
       sw = (int)strlen(ss_shard_name(p->rows[i].shard));
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %-*s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance",
-          "n", "GPUs", "allreduce", sw, "shard", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall",
-          "limited by", "GPU times", "front");
   /* Two instance files of one instance type (a copy with other figures): each row names its file
    * as given, not the type both share. */
   int shared = 0;
@@ -543,6 +714,13 @@ static void write_table(FILE* f, const ss_planner* p)
     for (int k = 0; k < i && !shared; k++)
       shared = p->rows[i].platform != p->rows[k].platform &&
                strcmp(p->rows[i].instance_type, p->rows[k].instance_type) == 0;
+  if (p->model_parallel) {
+    write_table_layouts(f, p, shared);
+    return;
+  }
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %-*s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance",
+          "n", "GPUs", "allreduce", sw, "shard", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall",
+          "limited by", "GPU times", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
     char t[32], stall[48] = "none", limit[48];

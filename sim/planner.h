@@ -27,6 +27,12 @@ typedef struct ss_planner_row {
   int instances, gpus, batch;
   ss_allreduce allreduce;
   ss_shard shard;
+  /* Tensor and pipeline parallelism: the layout (1, 1, GPUs without), micro-batch and micro-batches
+   * (the batch and 1 without), schedule, chunks per stage and recomputation. */
+  int tp, pp, dp, micro_batch, micro_batches, virtual_stages;
+  ss_schedule schedule;
+  ss_recompute recompute;
+  double tokens_per_s, mfu; /* a language model's (0 otherwise) */
   double iteration_s, throughput_samples_per_s, epoch_s, cost_usd_per_epoch, price_usd_per_h;
   double time_to_train_s; /* start-up and the samples to train at the steady-state throughput */
   double cost_usd;        /* price x instances x time to train */
@@ -54,7 +60,10 @@ typedef struct ss_planner {
   int refused;              /* the job's checks refused (an epoch shorter than an iteration, ...) */
   int* refused_by;          /* [nplatforms]: refused on each platform */
   ss_err* refused_by_first; /* [nplatforms]: the first on each (GPU memory: what the platform's GPU lacks) */
-  int not_whole;            /* --global-batch not a whole number of samples per GPU */
+  int not_whole;            /* --global-batch not a whole number of samples per GPU (or of micro-batches) */
+  int not_dividing;         /* a layout t x p that does not divide the configuration's GPUs, or t above an
+                             * instance's GPUs (not counted as configurations) */
+  int model_parallel;       /* the plan tries tensor or pipeline parallelism (--tps, --pps) */
   int failed;               /* simulated and failed */
   ss_err failed_first;
   int over_budget, over_deadline;

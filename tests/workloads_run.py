@@ -23,7 +23,9 @@ PLATFORMS = ["platforms/p3.2xl.xml", "platforms/p2.xl.xml"]
 # Llama 2 7B and 13B and the larger language models fit no single GPU at any batch: 16 bytes a parameter of
 # weights, gradients and AdamW; GPT-3 1.3B needs 48 GB at sequence 2048).
 LLAMA = ("llama2-7b-seq2048 llama2-7b-seq4096 llama2-13b-seq2048 llama2-13b-seq4096 llama2-70b-seq4096 "
-         "llama3-8b-seq8192 llama3-70b-seq8192 gpt3-1.3b gpt3-6.7b gpt3-13b gpt3-39b gpt3-175b gpt3-1t")
+         "llama3-8b-seq8192 llama3-70b-seq8192 gpt3-1.3b gpt3-6.7b gpt3-13b gpt3-39b gpt3-175b gpt3-1t "
+         "megatron-0.5b megatron-1.7b megatron-3.6b megatron-7.5b megatron-18b megatron-76b megatron-145b "
+         "megatron-310b megatron-530b dlperf-gpt-1.5b bloom-181b-prequel")
 REFUSED = {
     ("workloads/%s.json" % w, "platforms/%s.xml" % p)
     for p, ws in (("p3.2xl", "gpt2-124m gpt2-355m gpt2-774m gpt2-1.5b " + LLAMA),

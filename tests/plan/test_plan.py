@@ -212,6 +212,49 @@ def case_plot():
         check(not os.path.exists(os.path.join(tmp, "c.png")), "no gnuplot: no plot")
 
 
+def case_layouts():
+    """A plan of tensor and pipeline layouts (issue 31): each row is its single run's figures (the least
+    recomputation that fits named), the layouts that do not divide the GPUs skipped and counted, the
+    data-parallel point once, ranked by time, and the table naming the first's limit."""
+    base = ["plan", "workloads/gpt2-124m.json", "--platforms", "platforms/p4d.24xl.xml", "--max-instances", "2",
+            "--tps", "1,2,3", "--pps", "1,2", "--micro-batches", "1,2", "--schedules", "1f1b,gpipe",
+            "--global-batch", "32", "--precision", "bf16", "--tokens", "1e8"]
+    p = json.loads(run(base + ["--format", "json"]))
+    rows = p["rows"]
+    # t 3 divides no instance of 8 GPUs: skipped, not configurations; t x p = 1: one point per instance count.
+    check(p["not_dividing_layouts"] == 2 * 2 * 2 * 2, f"not dividing: {p['not_dividing_layouts']}")
+    shapes = sorted((r["instances"], r["tp"], r["pp"], r["micro_batch"], r["schedule"]) for r in rows)
+    check(len(set(shapes)) == len(shapes) and sum(1 for s in shapes if s[1] * s[2] == 1) == 2,
+          f"one data-parallel point per instance count, no row twice: {shapes}")
+    check(all(r["schedule"] == "1f1b" for r in rows if r["pp"] == 1), "one schedule without stages")
+    keys = ["iteration_s", "time_to_train_s", "gpus", "tokens_per_s", "mfu"]
+    for r in rows:
+        if r["tp"] * r["pp"] == 1:
+            args = ["--batch", str(r["batch_per_gpu"])]
+        else:
+            args = ["--tp", str(r["tp"]), "--pp", str(r["pp"]), "--micro-batch", str(r["micro_batch"]),
+                    "--global-batch", "32", "--recompute", r["recompute"]]
+            if r["pp"] > 1:
+                args += ["--schedule", r["schedule"]]
+        single = json.loads(run(["platforms/p4d.24xl.xml", "workloads/gpt2-124m.json", "--instances",
+                                 str(r["instances"]), "--precision", "bf16", "--tokens", "1e8", "--format", "json"]
+                                + args))
+        same = all(r[k] == single[k] for k in keys)
+        check(same, f"rank {r['rank']} ({r['instances']} x, {r['tp']} x {r['pp']}) equals its single run: "
+                    + ", ".join(f"{k} {r[k]!r} vs {single[k]!r}" for k in keys if r[k] != single[k]))
+        if r["tp"] * r["pp"] > 1:
+            check(single["parallel"]["micro_batches"] == r["micro_batches"] == 32 // (r["micro_batch"] * r["dp"]),
+                  f"rank {r['rank']}: micro-batches {r['micro_batches']}")
+    times = [r["time_to_train_s"] for r in rows]
+    check(times == sorted(times), "ranked by time to train")
+    table = run(base)
+    check("t x p x d" in table and "the first: " in table and "limited by" in table, f"the table:\n{table}")
+    # A workload without a transformer cannot be split.
+    r = subprocess.run([SIM, "plan", "tests/workloads/tiny.json", "--platforms", "tests/platforms/star2.xml",
+                        "--tps", "2"], capture_output=True, text=True)
+    check(r.returncode == 1 and "no \"transformer\"" in r.stderr, f"tiny --tps 2: {r.returncode} {r.stderr!r}")
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 if CASE not in CASES:
     sys.exit(f"test_plan.py: unknown case {CASE} ({', '.join(CASES)})")
