@@ -366,11 +366,11 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
       snprintf(beyond, sizeof(beyond), "more than --max-minutes %g", o->max_minutes);
     char dims[160];
     if (out->model_parallel)
-      snprintf(dims, sizeof(dims), "tensor sizes %d, stage counts %d, micro-batches %d, schedules %d",
-               s.size[DIM_TP], s.size[DIM_PP], s.size[DIM_MICRO], s.size[DIM_SCHEDULE]);
+      snprintf(dims, sizeof(dims), "tensor sizes %d, stage counts %d, micro-batches %d, schedules %d", s.size[DIM_TP],
+               s.size[DIM_PP], s.size[DIM_MICRO], s.size[DIM_SCHEDULE]);
     else
-      snprintf(dims, sizeof(dims), "sharding modes %d, algorithms %d, batches %d", s.size[DIM_SHARD],
-               s.size[DIM_ALG], s.size[DIM_BATCH]);
+      snprintf(dims, sizeof(dims), "sharding modes %d, algorithms %d, batches %d", s.size[DIM_SHARD], s.size[DIM_ALG],
+               s.size[DIM_BATCH]);
     return ss_err_set(err, NULL, 0,
                       "this plan has %zu configurations (instance types %d, instance counts %d, %s): at least %s of "
                       "CPU to simulate (%g s each at the least, estimated for %s), %s: give %s%s",
