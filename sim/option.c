@@ -1389,6 +1389,7 @@ static void help_row(FILE* f, const ss_optdef* d)
   char label[96], text[1024], expects[256];
   option_label(d, label, sizeof(label));
   size_t n = (size_t)snprintf(text, sizeof(text), "%s", d->help);
+  ss_assert(n + sizeof(expects) + 64 < sizeof(text)); /* the help, its values and its default fit */
   if (d->kind == SS_KIND_ENUM) {
     ss_option_expects(d, expects, sizeof(expects));
     n += (size_t)snprintf(text + n, sizeof(text) - n, ": %s", expects);
@@ -1438,13 +1439,20 @@ void ss_option_help(FILE* f, unsigned cmd)
   }
   if (cmd == SS_CMD_WHATIF) {
     fprintf(f, "\nChange keys (--change KEY=VALUE, on/off for switches):");
-    char line[1024] = "";
-    size_t n = 0;
+    /* Every key, however many: the line is as long as they are. */
+    size_t size = 1, n = 0;
+    for (const ss_optdef* d = ss_option_table; d->name; d++)
+      size += d->whatif_key ? strlen(d->whatif_key) + 2 : 0;
+    char* line = malloc(size);
+    if (!line)
+      ss_nomem_exit("the help's list of keys");
+    line[0] = '\0';
     for (const ss_optdef* d = ss_option_table; d->name; d++)
       if (d->whatif_key)
-        n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? ", " : "", d->whatif_key);
+        n += (size_t)snprintf(line + n, size - n, "%s%s", n ? ", " : "", d->whatif_key);
     fputs("\n  ", f);
     wrap(f, line, 2, 2);
+    free(line);
   }
   fprintf(f, "\nGeneral:\n");
   help_row(f, &(ss_optdef){.name = "help", .short_name = 'h', .help = "print this help and exit"});
