@@ -142,6 +142,12 @@ typedef struct actor {
   struct ss_stage_state* st;
   int k, stage, inst, iter;
   double t; /* the last booking's date */
+  /* The send in flight (at most one: each pass waits for the one before it), when it was posted,
+   * whether it leaves the instance, and its name on the trace ("F3 to stage 2"). */
+  sg_comm_t send;
+  double send_posted;
+  int send_cross;
+  char send_name[48];
   double jitter;
   ss_rng rng;
 } actor;
@@ -180,18 +186,29 @@ static sg_mailbox_t inbox(const actor* a, int k, int dir, int chunk)
   return a->st->inbox[((size_t)k * 2 + (size_t)dir) * (size_t)a->mp->v + (size_t)chunk];
 }
 
+/* The send in flight has ended (its wait returned): its span on the trace's waits track, one per
+ * transfer (the tests count them). */
+static void sent(actor* a)
+{
+  if (!a->send)
+    return;
+  span(a->s, a->k, 1, a->send_name, a->send_cross ? SS_CAT_NETWORK : SS_CAT_INTERCONNECT, a->send_posted,
+       simgrid_get_clock() - a->send_posted);
+  a->send = NULL;
+}
+
 /* Run pass op (index o of the actor's order): receive its input from the neighbouring virtual stage
- * (waiting with it for the sends still in flight), compute, and send its output on. */
-static void pass(actor* a, const ss_pipe_op* op, int o, sg_comm_t* sends, int* nsends, int* send_cross)
+ * (waiting with it for the send still in flight), compute, and send its output on. */
+static void pass(actor* a, const ss_pipe_op* op, int o)
 {
   const ss_mp* mp = a->mp;
   int nv = mp->p * mp->v, vs = op->chunk * mp->p + a->stage;
   int from = op->bwd ? vs + 1 : vs - 1, to = op->bwd ? vs - 1 : vs + 1;
-  int cross = *send_cross;
-  sg_comm_t comms[3];
+  int cross = a->send ? a->send_cross : 0;
+  sg_comm_t comms[2];
   int n = 0;
-  for (int i = 0; i < *nsends; i++)
-    comms[n++] = sends[i];
+  if (a->send)
+    comms[n++] = a->send;
   void* data = NULL;
   if (from >= 0 && from < nv) {
     int c = 0;
@@ -212,9 +229,8 @@ static void pass(actor* a, const ss_pipe_op* op, int o, sg_comm_t* sends, int* n
     span(a->s, a->k, 0, "bubble", SS_CAT_BUBBLE, a->t, idle);
     span(a->s, a->k, 1, "between stages", link, a->t + idle, moving);
     a->t = now;
+    sent(a);
   }
-  *nsends = 0;
-  *send_cross = 0;
   /* The pass's kernels and the tensor-parallel collectives it waits for: one sleep, booked in two. */
   double work = (op->bwd ? mp->bwd_s[vs] : mp->fwd_s[vs]) * a->jitter;
   double tp = op->bwd ? mp->tp_bwd_s[vs] : mp->tp_fwd_s[vs];
@@ -235,11 +251,14 @@ static void pass(actor* a, const ss_pipe_op* op, int o, sg_comm_t* sends, int* n
   }
   a->t = simgrid_get_clock();
   if (to >= 0 && to < nv) {
-    int k = peer(a, to, send_cross);
+    int k = peer(a, to, &a->send_cross);
     double* stamp = &a->st->sent[(size_t)a->k * (size_t)a->st->ops + (size_t)o];
     *stamp = a->t;
-    sends[(*nsends)++] = sg_mailbox_put_async(inbox(a, k, op->bwd, to / mp->p), stamp,
-                                              (long)llround(fmax(mp->p2p_bytes, 1)));
+    a->send_posted = a->t;
+    if (a->s->trace)
+      snprintf(a->send_name, sizeof(a->send_name), "send %c%d to stage %d", op->bwd ? 'B' : 'F', op->micro,
+               to % mp->p);
+    a->send = sg_mailbox_put_async(inbox(a, k, op->bwd, to / mp->p), stamp, (long)llround(fmax(mp->p2p_bytes, 1)));
   }
 }
 
@@ -272,16 +291,15 @@ void ss_stage_actor(ss_sim* s, const ss_actor_arg* arg)
     if (a.k == 0 && i == j->warmup)
       ss_limit_begin(s);
     a.jitter = j->opt.jitter > 0 ? ss_jitter_draw(&a.rng, j->opt.jitter) : 1;
-    sg_comm_t sends[2];
-    int nsends = 0, send_cross = 0;
     for (int o = 0; o < a.st->ops; o++)
-      pass(&a, &order[o], o, sends, &nsends, &send_cross);
-    if (nsends > 0) {
+      pass(&a, &order[o], o);
+    if (a.send) {
       double t = a.t;
-      ss_cat link = send_cross ? SS_CAT_NETWORK : SS_CAT_INTERCONNECT;
-      sg_comm_wait_all(sends, (size_t)nsends);
+      ss_cat link = a.send_cross ? SS_CAT_NETWORK : SS_CAT_INTERCONNECT;
+      sg_comm_wait(a.send);
       book(&a, link, SS_DETAIL_P2P);
       span(s, a.k, 1, "between stages", link, t, a.t - t);
+      sent(&a);
     }
     /* The gradients: the data-parallel reduction's part not hidden under the last backward, and the
      * tied embeddings' allreduce between the first and last stage. */

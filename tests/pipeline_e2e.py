@@ -33,8 +33,9 @@ def expected(schedule, p, m, stage):
     return order + ["B%d" % i for i in range(m - warm, m)]
 
 
-def traced(binary, p, m, *extra):
-    """The names of the passes on each stage's track of the trace (pid 1, odd tids), by stage."""
+def traced(binary, p, m, *extra, sends=False):
+    """The names of the passes on each stage's track of the trace (pid 1, odd tids), by stage; with
+    sends, the transfers on the waits tracks (even tids) instead."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "t.json")
         run(binary, "--gpus", str(p), "--pp", str(p), "--grad-accum", str(m), "--iterations", "1", "--warmup", "0",
@@ -44,7 +45,10 @@ def traced(binary, p, m, *extra):
     events = t["traceEvents"] if isinstance(t, dict) else t
     stages = {}
     for e in events:
-        if e.get("ph") == "X" and e.get("pid") == 1 and e["tid"] % 2 == 1 and e["name"][0] in "FB":
+        if e.get("ph") != "X" or e.get("pid") != 1:
+            continue
+        if (not sends and e["tid"] % 2 == 1 and e["name"][0] in "FB") or (
+                sends and e["tid"] % 2 == 0 and e["name"].startswith("send ")):
             stages.setdefault((e["tid"] - 1) // 2, []).append((e["ts"], e["name"]))
     return [[n for _, n in sorted(stages[k])] for k in sorted(stages)]
 
@@ -96,6 +100,36 @@ def main():
         ok = len(passes) == 2 * 4 * 2 and all(passes.index("F" + x[1:]) < i for i, x in enumerate(passes)
                                                 if x[0] == "B")
         check(ok, "interleaved p 2 m 4 v 2, stage %d: %r" % (k, passes))
+    # The transfers between stages: 2 m (p v - 1) a replica, each stage's forward output to the next
+    # virtual stage and its backward's to the one before.
+    for p, m, extra, v in ((4, 4, (), 1), (2, 5, ("--schedule", "gpipe"), 1),
+                           (2, 4, ("--schedule", "interleaved", "--virtual-stages", "2"), 2)):
+        got = traced(binary, p, m, *extra, sends=True)
+        total = sum(len(x) for x in got)
+        check(total == 2 * m * (p * v - 1), "p %d m %d v %d: %d transfers, expected %d" % (p, m, v, total,
+                                                                                          2 * m * (p * v - 1)))
+    # Memory by hand: GPT-3 175B, t 8, p 16, full recomputation, bf16 (docs/model.md): stage 0 holds
+    # the embedding (V h + s h) and 6 layers of 12 h^2 + 13 h parameters over 8 GPUs, 18 bytes each;
+    # 16 micro-batches of 6 layers' inputs (2 s b h bytes each); the reserve.
+    r = json.loads(subprocess.run(
+        [binary, "platforms/p4d.24xl.xml", "workloads/gpt3-175b.json", "--instances", "128", "--tp", "8", "--pp",
+         "16", "--global-batch", "1536", "--micro-batch", "1", "--precision", "bf16", "--recompute", "full",
+         "--estimate", "--format", "json"], capture_output=True, text=True, check=True).stdout or "{}")
+    check("estimated_cpu_s" in r, "--estimate of the 175B run: %r" % r)
+    r = json.loads(subprocess.run(
+        [binary, "platforms/p4d.24xl.xml", "workloads/gpt3-175b.json", "--instances", "128", "--tp", "8", "--pp",
+         "16", "--global-batch", "1536", "--micro-batch", "1", "--precision", "bf16", "--recompute", "full",
+         "--iterations", "1", "--warmup", "0", "--format", "json"], capture_output=True, text=True,
+        check=True).stdout)
+    h, s_, V = 12288, 2048, 51200
+    params = (V * h + s_ * h + 6 * (12 * h * h + 13 * h)) / 8
+    act = 16 * 6 * 2 * s_ * 1 * h
+    want = params * 18 + act + 768 * 2 ** 20
+    st0 = r["parallel"]["stages"][0]
+    check(abs(st0["params_per_gpu"] - params) < 1e-9 * params, "175B stage 0: %r parameters a GPU, expected %r" % (
+        st0["params_per_gpu"], params))
+    check(abs(st0["memory_bytes"] - want) < 1e-9 * want, "175B stage 0: %r bytes, expected %r" % (
+        st0["memory_bytes"], want))
     return 1 if failures else 0
 
 
