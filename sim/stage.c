@@ -256,8 +256,7 @@ static void pass(actor* a, const ss_pipe_op* op, int o)
     *stamp = a->t;
     a->send_posted = a->t;
     if (a->s->trace)
-      snprintf(a->send_name, sizeof(a->send_name), "send %c%d to stage %d", op->bwd ? 'B' : 'F', op->micro,
-               to % mp->p);
+      snprintf(a->send_name, sizeof(a->send_name), "send %c%d to stage %d", op->bwd ? 'B' : 'F', op->micro, to % mp->p);
     a->send = sg_mailbox_put_async(inbox(a, k, op->bwd, to / mp->p), stamp, (long)llround(fmax(mp->p2p_bytes, 1)));
   }
 }
