@@ -80,7 +80,7 @@ static ss_estimate_sim describe(const ss_job* j, double ncoll, double iters)
     per_coll = 2.0 * (j->gpus_per_instance + r.instances) * rings;
   else if (r.cls == SS_ESTIMATE_REFERENCE)
     per_coll = 2.0 * r.gpus * rings;
-  r.kernel_events = iters * r.gpus * 2.0 * j->workload->nlayers;
+  r.kernel_events = iters * r.gpus * 2.0 * j->workload->nlayers * j->accum;
   r.rank_iters = iters * j->ngpus;
   r.step_events = iters * r.gpus * ncoll * per_coll;
   const weights* w = &fitted[r.cls];

@@ -399,11 +399,35 @@ static int make_segments(ss_job* j, double host_opt_s)
   const ss_workload* w = j->workload;
   int nl = w->nlayers;
   double speed = j->platform->gpus[0].speed_flops;
-  j->segs = calloc((size_t)j->nbuckets + 3, sizeof(ss_segment));
+  j->segs = calloc((size_t)j->nbuckets + 3 + 2 * ((size_t)j->accum - 1), sizeof(ss_segment));
   if (!j->segs)
     return SS_ENOMEM;
   pipe p;
-  ss_segment* g = seg_open(j, SS_SEG_FORWARD, &p);
+  ss_segment* g;
+  /* Gradient accumulation: the micro-batches before the last run forward and backward without
+   * reducing (PyTorch DDP's no_sync(): its hooks return at once), the last one as without it. */
+  for (int k = 0; k + 1 < j->accum; k++) {
+    g = seg_open(j, SS_SEG_FORWARD, &p);
+    g->first_layer = 0;
+    g->last_layer = nl - 1;
+    g->flops = j->fwd_total_flops;
+    for (int l = 0; l < nl; l++) {
+      pipe_add(&p, j->host_fwd_s[l], j->fwd_flops[l] / speed);
+      g->launches += layer_launches(&w->layers[l]);
+    }
+    seg_close(g, &p);
+    g = seg_open(j, SS_SEG_BACKWARD, &p);
+    g->first_layer = nl - 1;
+    g->last_layer = 0;
+    for (int l = nl - 1; l >= 0; l--) {
+      g->flops += j->bwd_flops[l];
+      pipe_add(&p, j->host_bwd_s[l] + (j->nbuckets > 0 ? j->tensor_host_s : 0) * w->layers[l].ntensors,
+               j->bwd_flops[l] / speed);
+      g->launches += 2 * layer_launches(&w->layers[l]);
+    }
+    seg_close(g, &p);
+  }
+  g = seg_open(j, SS_SEG_FORWARD, &p);
   g->first_layer = 0;
   g->last_layer = nl - 1;
   g->flops = j->fwd_total_flops;
@@ -582,7 +606,7 @@ static int host_side(ss_job* j)
    * or took from a worker without the loaders copying ahead. Pageable memory stages through a
    * pinned buffer: one core's memcpy of every byte, alongside the DMA. */
   if (o->synthetic == SS_SYNTH_HOST)
-    j->copy_bytes = j->batch *
+    j->copy_bytes = (double)j->batch * j->accum *
                     (o->synthetic_sample_bytes > 0 ? o->synthetic_sample_bytes : w->dataset.decoded_bytes_per_sample);
   else if (!o->synthetic && (!o->async_copy || j->workers == 0))
     j->copy_bytes = j->h2d_bytes;
@@ -945,15 +969,18 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
                       "--tokens counts a language model's tokens: this workload gives no \"transformer\" (its sequence "
                       "length); give --samples");
   int batch = o->batch > 0 ? o->batch : w->batch_per_gpu;
-  /* An epoch is whole iterations: one iteration takes batch x GPUs samples of the dataset. */
-  double global = (double)batch * ngpus;
+  /* Gradient accumulation (data parallelism; a pipeline's micro-batches are its own): each GPU runs
+   * accum micro-batches of batch per step. */
+  int accum = ss_options_model_parallel(o) ? 1 : o->grad_accum;
+  /* An epoch is whole iterations: one iteration takes batch x accum x GPUs samples of the dataset. */
+  double global = (double)batch * accum * ngpus;
   if (global > w->dataset.samples || (o->samples > 0 && global > o->samples)) {
     int ds = global > w->dataset.samples;
     return ss_err_set(err, ds ? w->path : NULL, 0,
-                      "%s %.17g samples, fewer than one iteration takes (batch %d x %d GPUs = %.17g): give a smaller "
-                      "--batch or fewer GPUs",
+                      "%s %.17g samples, fewer than one iteration takes (batch %d x %d GPUs%s = %.17g): give a "
+                      "smaller --batch or fewer GPUs",
                       ds ? "the dataset has" : "--samples (or plan's --epochs) gives",
-                      ds ? w->dataset.samples : o->samples, batch, ngpus, global);
+                      ds ? w->dataset.samples : o->samples, batch, ngpus, accum > 1 ? " x --grad-accum" : "", global);
   }
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
@@ -966,6 +993,7 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
                 .gpus_per_instance = per_instance,
                 .price_usd_per_h = price,
                 .batch = batch,
+                .accum = accum,
                 .workers = workers,
                 .ckpt = ckpt};
   memcpy(j->price_source, price_source, sizeof(price_source));
@@ -981,7 +1009,7 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   j->niters = j->warmup + j->iterations + j->cooldown;
   double dataset_bytes = w->dataset.samples * w->dataset.bytes_per_sample;
   j->cache = o->cache >= 0 ? o->cache : fmin(1.0, 0.8 * p->memory_gib * 1073741824.0 / dataset_bytes);
-  j->h2d_bytes = j->batch * w->dataset.decoded_bytes_per_sample;
+  j->h2d_bytes = (double)j->batch * j->accum * w->dataset.decoded_bytes_per_sample; /* the step's micro-batches */
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   *out = j;
   return SS_OK;
@@ -1074,7 +1102,7 @@ static int phase_layout(ss_job* j, ss_err* err)
 
 double ss_job_samples_per_iter(const ss_job* j)
 {
-  return j->mp.on ? (double)j->mp.b * j->mp.m * j->mp.d : (double)j->batch * j->ngpus;
+  return j->mp.on ? (double)j->mp.b * j->mp.m * j->mp.d : (double)j->batch * j->accum * j->ngpus;
 }
 
 /* Phase 2, the GPU work of each layer and of the optimizer step, in flops of the platform's GPU (from

@@ -91,6 +91,7 @@ typedef struct ss_job {
                                       * in reference-core flops (net.h's figures, --socket-cpu-s-per-gb) */
   double sock_recv_flops_per_byte;
   int batch;
+  int accum; /* micro-batches of batch per optimizer step (--grad-accum, data parallelism); 1: none */
   int workers;
   double cache;
   int warmup;        /* the iterations run before measuring, resolved */

@@ -42,15 +42,17 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
   const ss_job* j = s->job;
   int local = rank % j->gpus_per_instance;
   int tid = SS_TRACK_LOADER(local, worker < 0 ? SS_TRACK_INPROCESS : worker);
-  long long first = ((long long)rank * j->niters + iter) * j->batch;
+  /* A step's samples: its micro-batches' with gradient accumulation. */
+  long long batch = (long long)j->batch * j->accum;
+  long long first = ((long long)rank * j->niters + iter) * batch;
   /* Samples are read then prepared one after the other; a large batch goes in at most
    * SS_LOADER_STEPS steps of equal size, so that the cost of a simulation does not grow with it. */
-  long long step = (j->batch + SS_LOADER_STEPS - 1) / SS_LOADER_STEPS;
+  long long step = (batch + SS_LOADER_STEPS - 1) / SS_LOADER_STEPS;
   /* Preparation of samples that needed no read runs as one execution with the next ones: nothing
    * happens in between, and fewer executions keep large simulations cheap. */
   long long unprepared = 0;
-  for (long long g = first; g < first + j->batch; g += step) {
-    long long count = g + step <= first + j->batch ? step : first + j->batch - g;
+  for (long long g = first; g < first + batch; g += step) {
+    long long count = g + step <= first + batch ? step : first + batch - g;
     long long misses = count - cached_count(g, count, j->cache);
     if (misses > 0) {
       prepare(s, rank, tid, unprepared, prep_s);

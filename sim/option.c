@@ -444,8 +444,9 @@ const ss_optdef ss_option_table[] = {
      "batch is G / its GPUs, those where that is not whole skipped)", 0},
     {"grad-accum", 0, SS_KIND_COUNT, OFF(grad_accum), 1, 1000000, 0, NULL, 0, NOT_PLAN(RUNS), "parallel", "K", NULL, 1,
      "1", 0, "grad_accum", "grad_accum", 0, NULL,
-     "micro-batches per optimizer step when --global-batch does not set them: with --tp or --pp the pipeline's "
-     "micro-batches", 0},
+     "micro-batches per optimizer step: with --tp or --pp the pipeline's (when --global-batch does not set "
+     "them); in a data-parallel run each GPU runs K batches forward and backward and reduces the gradients "
+     "after the last one only (PyTorch DDP's no_sync(), DeepSpeed's and Horovod's accumulation)", 0},
     {"sequence-parallel", 0, SS_KIND_SWITCH, OFF(sequence_parallel), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL, NULL, 0,
      "off", 0, "sequence_parallel", "sequence_parallel", 0, NULL,
      "sequence parallelism (Korthikanti et al. 2022): each tensor-parallel allreduce becomes a reduce-scatter and "
@@ -929,10 +930,18 @@ static int check_parallel(const ss_options* o, const ss_optset* given, unsigned 
   for (int i = 0; !mp && cmd != SS_CMD_PLAN && tuning[i]; i++)
     if (ss_optset_has(given, tuning[i]))
       FAIL("--%s tunes tensor or pipeline parallelism: it needs --tp or --pp above 1", tuning[i]);
-  if (!mp && o->grad_accum > 1)
-    FAIL("--grad-accum sets the micro-batches of a tensor- or pipeline-parallel run; a data-parallel run's "
-         "accumulation is not simulated yet (one that reduces after its last micro-batch is --no-overlap at the "
-         "step's batch)");
+  if (!mp && o->grad_accum > 1 && ss_shard_sharded(o->shard))
+    FAIL("--grad-accum with --shard %s is not simulated: ZeRO's and FSDP's accumulation gathers and reduces per "
+         "micro-batch in ways of their own (without sharding, or with --tp or --pp, it is)",
+         ss_shard_name(o->shard));
+  if (!mp && o->grad_accum > 1 && o->arch == SS_ARCH_PS)
+    FAIL("--grad-accum with --arch ps is not simulated: a worker pushes after every batch");
+  if (!mp && o->grad_accum > 1 && o->stash)
+    FAIL("--grad-accum with --stash is not simulated: Stash's runs are one batch a step");
+  if (!mp && o->grad_accum > SS_ACCUM_MAX)
+    FAIL("--grad-accum %d: a data-parallel step of more than %d micro-batches is not simulated (each is a pass of "
+         "its own)",
+         o->grad_accum, SS_ACCUM_MAX);
   if (o->sequence_parallel && o->tp < 2)
     FAIL("--sequence-parallel splits the tensor-parallel collectives: it needs --tp above 1");
   if (o->virtual_stages > 1 && !ss_schedule_of(o->schedule)->chunks)

@@ -276,6 +276,9 @@ const char* ss_objective_name(ss_objective v);
  * too many. ss_options_check refuses a bad list, so the planner reads what it checked. */
 #define SS_OPTION_LIST_MAX 64
 #define SS_OPTION_MAX_BATCH 10000000
+
+/* The most micro-batches of a data-parallel step (--grad-accum: each is a pass of the simulation). */
+#define SS_ACCUM_MAX 1024
 int ss_option_list_algorithms(const char* text, ss_allreduce* out, int max);
 int ss_option_list_batches(const char* text, int* out, int max);
 int ss_option_list_shards(const char* text, ss_shard* out, int max);

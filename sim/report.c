@@ -551,7 +551,10 @@ static void write_table(FILE* f, const ss_result* r)
     snprintf(batch, sizeof(batch), "tensor %d x pipeline %d x data %d, %d micro-batch%s of %d", j->mp.t, j->mp.p,
              j->mp.d, j->mp.m, j->mp.m == 1 ? "" : "es", j->mp.b);
   else
-    snprintf(batch, sizeof(batch), "batch %d per GPU", j->batch);
+    snprintf(batch, sizeof(batch), "batch %d per GPU%s", j->batch, j->accum > 1 ? " x" : "");
+  if (!j->mp.on && j->accum > 1)
+    snprintf(batch + strlen(batch), sizeof(batch) - strlen(batch), " %d accumulated (reduced after the last)",
+             j->accum);
   fprintf(f, "stash-sim %s: %s on %s, %s, %s\n", SS_VERSION, j->workload->model, on, gpus, batch);
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);

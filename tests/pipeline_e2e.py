@@ -6,7 +6,8 @@ each schedule against its closed form, (p-1)/(m+p-1) of the iteration for GPipe 
 alike; the same run twice byte for byte; the tensor-parallel waits booked as such; the trace's passes in each schedule's order for small p and
 m (1F1B: p - s - 1 warm-up forwards on stage s, then one forward and one backward in turn, then the
 cool-down backwards; GPipe: the forwards, then the backwards last first). Prints one line
-per failure; exit 1 if any. Usage: pipeline_e2e.py STASH_SIM"""
+per failure; exit 1 if any. Also gradient accumulation in a data-parallel run (--grad-accum), in
+closed form. Usage: pipeline_e2e.py STASH_SIM"""
 import json
 import os
 import subprocess
@@ -130,6 +131,18 @@ def main():
         st0["params_per_gpu"], params))
     check(abs(st0["memory_bytes"] - want) < 1e-9 * want, "175B stage 0: %r bytes, expected %r" % (
         st0["memory_bytes"], want))
+    # Gradient accumulation in a data-parallel run (tiny.json: 3 ms forward, 6 ms backward on star2's
+    # reference GPU): K micro-batches add K - 1 passes of 9 ms and reduce once, after the last.
+    one, four = (json.loads(subprocess.run(
+        [binary, "tests/platforms/star2.xml", "tests/workloads/tiny.json", "--synthetic", "--jitter", "0",
+         "--grad-accum", str(k), "--format", "json"], capture_output=True, text=True, check=True).stdout)
+        for k in (1, 4))
+    extra = four["breakdown"]["compute_s"] - one["breakdown"]["compute_s"]
+    check(abs(extra - 3 * 0.009) < 1e-6, "grad-accum 4: %r s more compute, expected 0.027" % extra)
+    ic1, ic4 = one["breakdown"]["interconnect_stall_s"], four["breakdown"]["interconnect_stall_s"]
+    check(abs(ic4 - ic1) < 0.01 * ic1, "grad-accum 4: the reduction's wait %r, once as without %r" % (ic4, ic1))
+    check(abs(four["throughput_samples_per_s"] * four["iteration_s"] - 4 * one["throughput_samples_per_s"] *
+              one["iteration_s"]) < 1e-6, "grad-accum 4: 4 times the samples a step")
     return 1 if failures else 0
 
 
