@@ -34,3 +34,12 @@ prun gpt3-175b 128 1024 "--tp 8 --pp 16 --global-batch 1536"
 prun gpt3-175b 128 1024 "--tp 8 --pp 16 --global-batch 1536" --schedule interleaved --virtual-stages 2 --sequence-parallel
 prun gpt3-1t 384 3072 "--tp 8 --pp 64 --global-batch 3072" --ignore-memory
 prun gpt3-1t 384 3072 "--tp 8 --pp 64 --global-batch 3072" --schedule interleaved --virtual-stages 2 --sequence-parallel --ignore-memory
+# The planner over Llama-2 70B: up to 16 instances of 4 types, t in 1..8, p in 1..16, both 1F1B
+# schedules, 512 sequences a step (issue 31's goal: under 3 minutes). Not pinned: it runs its
+# configurations on every core, as a user's plan does.
+out=$( { /usr/bin/time -f "%e %U %S %M" "$bin" plan llama2-70b-seq4096 --platforms p4d.24xl,p4de.24xl,p5.48xl,g5.48xl \
+  --max-instances 16 --tps 1,2,4,8 --pps 1,2,4,8,16 --micro-batches 1 --schedules 1f1b,interleaved \
+  --global-batch 512 --precision bf16 --distributed-optimizer --tokens 1e9 >/dev/null; } 2>&1 | tail -1)
+read -r wall user sys kb <<<"$out"
+printf '\nplan llama2-70b-seq4096, 4 types x 1-16 instances: wall %s s, CPU %s s (all processes: user %s, sys %s)\n' \
+  "$wall" "$(python3 -c "print('%.1f' % ($user + $sys))")" "$user" "$sys"
