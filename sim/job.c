@@ -394,6 +394,22 @@ static int make_buckets(ss_job* j)
 /* One iteration's segments (ss_segment) from the layers and buckets, with the GPU work summed in
  * the order the trainer always has (forward at once; backward from the last layer, cut where a
  * collective launches), then the host's figures for each (host_opt_s: the optimizer's). */
+/* A forward pass of every layer as one segment. */
+static void forward_segment(ss_job* j, double speed)
+{
+  const ss_workload* w = j->workload;
+  pipe p;
+  ss_segment* g = seg_open(j, SS_SEG_FORWARD, &p);
+  g->first_layer = 0;
+  g->last_layer = w->nlayers - 1;
+  g->flops = j->fwd_total_flops;
+  for (int l = 0; l < w->nlayers; l++) {
+    pipe_add(&p, j->host_fwd_s[l], j->fwd_flops[l] / speed);
+    g->launches += layer_launches(&w->layers[l]);
+  }
+  seg_close(g, &p);
+}
+
 static int make_segments(ss_job* j, double host_opt_s)
 {
   const ss_workload* w = j->workload;
@@ -404,43 +420,27 @@ static int make_segments(ss_job* j, double host_opt_s)
     return SS_ENOMEM;
   pipe p;
   ss_segment* g;
+  double hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
   /* Gradient accumulation: the micro-batches before the last run forward and backward without
    * reducing (PyTorch DDP's no_sync(): its hooks return at once), the last one as without it. */
   for (int k = 0; k + 1 < j->accum; k++) {
-    g = seg_open(j, SS_SEG_FORWARD, &p);
-    g->first_layer = 0;
-    g->last_layer = nl - 1;
-    g->flops = j->fwd_total_flops;
-    for (int l = 0; l < nl; l++) {
-      pipe_add(&p, j->host_fwd_s[l], j->fwd_flops[l] / speed);
-      g->launches += layer_launches(&w->layers[l]);
-    }
-    seg_close(g, &p);
+    forward_segment(j, speed);
     g = seg_open(j, SS_SEG_BACKWARD, &p);
     g->first_layer = nl - 1;
     g->last_layer = 0;
     for (int l = nl - 1; l >= 0; l--) {
       g->flops += j->bwd_flops[l];
-      pipe_add(&p, j->host_bwd_s[l] + (j->nbuckets > 0 ? j->tensor_host_s : 0) * w->layers[l].ntensors,
-               j->bwd_flops[l] / speed);
+      pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
       g->launches += 2 * layer_launches(&w->layers[l]);
     }
     seg_close(g, &p);
   }
-  g = seg_open(j, SS_SEG_FORWARD, &p);
-  g->first_layer = 0;
-  g->last_layer = nl - 1;
-  g->flops = j->fwd_total_flops;
-  for (int l = 0; l < nl; l++) {
-    pipe_add(&p, j->host_fwd_s[l], j->fwd_flops[l] / speed);
-    g->launches += layer_launches(&w->layers[l]);
-  }
-  seg_close(g, &p);
+  forward_segment(j, speed);
   int b = 0, chunk = nl - 1;
   /* The mode's buckets go out as backward fills them (unless --no-overlap), on side streams or not. */
   int in_backward = j->opt.overlap && ss_shard_mode_of(j->opt.shard)->bucket_in_backward;
   int side_streams = ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm);
-  double pending = 0, hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
+  double pending = 0;
   /* The collective calls on the training process's thread (Horovod's are on its background thread). */
   double call_s = ss_ddp_of(j->opt.ddp)->background ? 0 : j->collective_host_s;
   g = seg_open(j, SS_SEG_BACKWARD, &p);
