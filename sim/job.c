@@ -875,7 +875,7 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
    * t ways: a GPU does 1/t of the work and reads 1/t of the weights, in kernels as many as before and
    * 1/t as wide (fewer thread blocks: a lower share of the SMs at small micro-batches). The layer
    * norms and dropouts that tensor parallelism alone replicates are split too: an ESTIMATE that
-   * leans fast without --sequence-parallel (docs/model.md, "Model parallelism"). */
+   * leans fast without --sequence-parallel (docs/model.md, "Tensor and pipeline parallelism"). */
   double split = j->mp.on ? j->mp.t : 1;
   for (int l = 0; l < w->nlayers; l++) {
     const ss_layer* y = &w->layers[l];

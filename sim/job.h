@@ -34,7 +34,7 @@ typedef struct ss_segment {
   double launches; /* kernel launches it takes (for the launch queue) */
 } ss_segment;
 
-/* Tensor and pipeline parallelism (--tp, --pp; docs/model.md, "Model parallelism"): the layout and
+/* Tensor and pipeline parallelism (--tp, --pp; docs/model.md, "Tensor and pipeline parallelism"): the layout and
  * the pipeline's sizes (ss_job_new), then what derive (par.c) computes for one GPU of each virtual
  * stage. A virtual stage is chunk c of stage r at index c p + r (pipeline.h). */
 typedef struct ss_mp {

@@ -930,6 +930,9 @@ static int check_parallel(const ss_options* o, const ss_optset* given, unsigned 
   for (int i = 0; !mp && cmd != SS_CMD_PLAN && tuning[i]; i++)
     if (ss_optset_has(given, tuning[i]))
       FAIL("--%s tunes tensor or pipeline parallelism: it needs --tp or --pp above 1", tuning[i]);
+  if (!mp && cmd != SS_CMD_PLAN && ss_optset_has(given, "global-batch"))
+    FAIL("--global-batch in a run sets a pipeline's micro-batches (with --tp or --pp); with data parallelism alone "
+         "give --batch, and --grad-accum for several per step");
   if (!mp && o->grad_accum > 1 && ss_shard_sharded(o->shard))
     FAIL("--grad-accum with --shard %s is not simulated: ZeRO's and FSDP's accumulation gathers and reduces per "
          "micro-batch in ways of their own (without sharding, or with --tp or --pp, it is)",

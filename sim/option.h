@@ -131,7 +131,7 @@ typedef struct ss_options {
   ss_compute_model compute_model;
   ss_precision precision;         /* SS_PRECISION_WORKLOAD: the workload's own */
   ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
-  /* Tensor, sequence and pipeline parallelism (docs/model.md, "Model parallelism"; par.h). */
+  /* Tensor, sequence and pipeline parallelism (docs/model.md, "Tensor and pipeline parallelism"; par.h). */
   int tp;                    /* tensor-parallel size t */
   int pp;                    /* pipeline stages p */
   ss_schedule schedule;      /* the pipeline's schedule */

@@ -3,7 +3,7 @@
  * virtual stage's forward and backward per micro-batch, the tensor-parallel collectives they wait
  * for, the bytes sent between stages, the data-parallel reduction of each stage's gradients, the
  * optimizer step, the tied embeddings' allreduce and the memory of each stage (docs/model.md,
- * "Model parallelism"; the mechanics: ../shared/data/model_parallelism.md). */
+ * "Tensor and pipeline parallelism"; the mechanics: ../shared/data/model_parallelism.md). */
 #ifndef SS_PAR_H
 #define SS_PAR_H
 

@@ -4,7 +4,7 @@
  * activations and gradients sent between stages as flows over the links they use, the tensor-parallel collectives, the
  * data-parallel reduction, the tied embeddings' allreduce and the optimizer step as the cost model
  * prices them (par.h), every instant booked to compute, the pipeline bubble, or the interconnect or
- * network stall of the parallelism that caused it (docs/model.md, "Model parallelism"). */
+ * network stall of the parallelism that caused it (docs/model.md, "Tensor and pipeline parallelism"). */
 #ifndef SS_STAGE_H
 #define SS_STAGE_H
 
