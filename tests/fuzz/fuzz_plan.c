@@ -105,6 +105,23 @@ static void check_space(const ss_options* o)
   const char* p = o->plan_platforms;
   if (p)
     ss_assert(p[0] && p[0] != ',' && p[strlen(p) - 1] != ',' && !strstr(p, ",,"));
+  /* The layouts' lists (issue 31): whole numbers from 1, schedules by name; with a layout list no
+   * data-parallel list (check_plan). */
+  const char* sizes[] = {o->plan_tps, o->plan_pps, o->plan_micro};
+  for (int k = 0; k < 3; k++) {
+    int v[SS_OPTION_LIST_MAX];
+    int n = sizes[k] ? ss_option_list_sizes(sizes[k], v, SS_OPTION_LIST_MAX) : 1;
+    ss_assert(n >= 1 && n <= SS_OPTION_LIST_MAX);
+    for (int i = 0; sizes[k] && i < n; i++)
+      ss_assert(v[i] >= 1 && v[i] <= SS_MAX_GPUS);
+  }
+  ss_schedule sched[SS_OPTION_LIST_MAX];
+  int nsched = o->plan_schedules ? ss_option_list_schedules(o->plan_schedules, sched, SS_OPTION_LIST_MAX) : 1;
+  ss_assert(nsched >= 1 && nsched <= SS_OPTION_LIST_MAX);
+  for (int i = 0; o->plan_schedules && i < nsched; i++)
+    ss_assert(sched[i] >= 0 && sched[i] < SS_SCHEDULE_COUNT);
+  if (o->plan_tps || o->plan_pps)
+    ss_assert(!o->plan_shards && !o->plan_batches);
 }
 
 /* main's same-file check without the instance files of --platforms (they need the catalogue): the
