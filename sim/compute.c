@@ -15,6 +15,11 @@ const char* ss_compute_model_name(ss_compute_model m)
   return ss_names_at(ss_compute_model_names, (int)m);
 }
 
+int ss_precision_half(ss_precision p)
+{
+  return p == SS_PRECISION_AMP || p == SS_PRECISION_BF16;
+}
+
 const char* ss_precision_name(ss_precision p)
 {
   return ss_names_at(ss_precision_names, (int)p);

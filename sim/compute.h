@@ -35,6 +35,9 @@ extern const char* const ss_synthetic_names[];
 const char* ss_compute_model_name(ss_compute_model m);
 const char* ss_precision_name(ss_precision p);
 
+/* Whether precision p keeps 16-bit activations (mixed precision or BF16). */
+int ss_precision_half(ss_precision p);
+
 /* Kernel launches CUDA queues before a launch blocks the host: about 1,000 measured, not documented
  * by NVIDIA (calibration/host_costs.md, section 4). */
 #define SS_LAUNCH_QUEUE 1024

@@ -555,7 +555,7 @@ static int stage_sim_setup(ss_sim* s, const ss_job* j, ss_actor_arg** args_out)
   }
   int g = j->gpus_per_instance;
   for (int k = 0; k < n; k++) {
-    int r = ss_stage_rank(j, k);
+    int r = ss_stage_gpu(s, k);
     spawn(s, &args[k], k, 0, hosts[(r / g) * (g + 1) + r % g], ss_stage_actor, "stage%d", k);
   }
   free(hosts);

@@ -768,26 +768,18 @@ static ss_precision job_precision(const ss_workload* w, const ss_options* o)
                                              : SS_PRECISION_FP32;
 }
 
-/* Whether prec runs on 16-bit activations (AMP, BF16). */
-static double peak_at(const ss_gpu* g, ss_precision prec);
-
-static int half_precision(ss_precision prec)
-{
-  return prec == SS_PRECISION_AMP || prec == SS_PRECISION_BF16;
-}
-
 /* The GPU's peak at precision prec (0: it has no such rate). */
-double ss_job_peak_flops(const ss_job* j)
-{
-  return peak_at(&j->platform->gpus[0], j->precision);
-}
-
 static double peak_at(const ss_gpu* g, ss_precision prec)
 {
   return prec == SS_PRECISION_TF32   ? g->tf32_flops
          : prec == SS_PRECISION_AMP  ? g->fp16_flops
          : prec == SS_PRECISION_BF16 ? g->bf16_flops
                                      : g->speed_flops;
+}
+
+double ss_job_peak_flops(const ss_job* j)
+{
+  return peak_at(&j->platform->gpus[0], j->precision);
 }
 
 /* The workload's own precision: its times' (fp32 unless it says otherwise). */
@@ -848,7 +840,7 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
    * NCHW) nor at tf32 (ASSUMED: cuDNN 8 has NCHW TF32 tensor-core convolutions on Ampere, the
    * "..._tf32f32_..._nchwkcrs_nchw" kernels of profiles; docs/model.md), nor on a GPU without tensor
    * cores (its 16-bit rate no faster than its FP32 one: the K80), nor with --channels-last or --ideal. */
-  double elem = half_precision(j->precision) ? 2 : 0;
+  double elem = ss_precision_half(j->precision) ? 2 : 0;
   if (o->channels_last || o->ideal || !(dev.flops > g->speed_flops)) /* no tensor cores: a 16-bit rate no faster */
     elem = 0;
   /* At fp32 PyTorch runs the convolutions on TF32 tensor cores where the GPU has them
@@ -870,7 +862,7 @@ static void roofline_times(ss_job* j, const ss_platform* p, const ss_workload* w
     fit_conv.flops = g->tf32_flops;
   /* Activations in 16 bits with AMP and BF16 (FP32 in the workload's figures); the weights are
    * read in FP32 (the master copy) and their gradients written in FP32. */
-  double act = half_precision(j->precision) ? 0.5 : 1;
+  double act = ss_precision_half(j->precision) ? 0.5 : 1;
   /* Tensor parallelism splits each layer's matrices, its embedding and output layer by vocabulary,
    * t ways: a GPU does 1/t of the work and reads 1/t of the weights, in kernels as many as before and
    * 1/t as wide (fewer thread blocks: a lower share of the SMs at small micro-batches). The layer
@@ -926,7 +918,7 @@ void ss_job_memory_in(const ss_job* j, ss_memory_in* in)
   *in = (ss_memory_in){j->workload,
                        &j->opt,
                        j->batch,
-                       half_precision(j->precision),
+                       ss_precision_half(j->precision),
                        j->ckpt,
                        j->platform->gpus[0].memory_bytes,
                        j->platform->gpus[0].model,
@@ -1188,7 +1180,7 @@ static int phase_collectives(ss_job* j)
   const ss_options* o = &j->opt;
   /* The sharded modes' buckets, all-gathers and reduce-scatters move the model's dtype: 16-bit at
    * amp or bf16 (DeepSpeed's bf16 and fp16 modes; FSDP's MixedPrecision param_dtype and reduce_dtype). */
-  j->shard_bytes_per_param = half_precision(j->precision) ? 2 : j->workload->grad_bytes_per_param;
+  j->shard_bytes_per_param = ss_precision_half(j->precision) ? 2 : j->workload->grad_bytes_per_param;
   int rc = SS_OK;
   if (j->ngpus > 1 || o->arch == SS_ARCH_PS)
     rc = make_buckets(j);

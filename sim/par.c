@@ -22,11 +22,6 @@
 #define PAR_BUCKET_PARAMS 4e7
 #define PAR_BUCKET_PARAMS_PER_DP 1e6
 
-static int half(ss_precision p)
-{
-  return p == SS_PRECISION_AMP || p == SS_PRECISION_BF16;
-}
-
 /* The job as the cost model sees a group: g GPUs in each of m instances. */
 static ss_job view(const ss_job* j, int g, int m)
 {
@@ -92,7 +87,7 @@ double ss_par_selective_share(const ss_workload* w)
  * (Megatron-LM's theoretical_memory_usage.py: 18, or 6 + 12 / d, for Adam in mixed precision). */
 static double state_bytes(const ss_job* j, double* grad_bytes)
 {
-  int mixed = half(j->precision);
+  int mixed = ss_precision_half(j->precision);
   double moments = j->workload->optimizer == SS_OPT_ADAM || j->workload->optimizer == SS_OPT_ADAMW ? 2
                    : j->workload->optimizer == SS_OPT_SGD_MOMENTUM                                 ? 1
                                                                                                    : 0;
@@ -108,7 +103,7 @@ static void stage_times(ss_job* j)
   const ss_workload* w = j->workload;
   int nv = mp->p * mp->v, nl = w->nlayers, lpb = w->layers_per_block, cross = 0;
   double speed = j->platform->gpus[0].speed_flops;
-  double tp_bytes = ss_transformer_tp_bytes(&w->tf, mp->b, half(j->precision) ? 2 : 4);
+  double tp_bytes = ss_transformer_tp_bytes(&w->tf, mp->b, ss_precision_half(j->precision) ? 2 : 4);
   double one = 0; /* one of a layer's collectives: an allreduce, or a reduce-scatter and an all-gather */
   if (mp->t > 1)
     one = j->opt.sequence_parallel ? group_time(j, SS_DIM_TP, 0, SS_OP_REDUCE_SCATTER, tp_bytes, &cross) +
@@ -177,7 +172,7 @@ static void stage_states(ss_job* j)
   mp->params[p - 1] += w->layers[nl - 1].params + (w->tf.tied && p > 1 ? vh : 0);
   double grad_bytes = 0;
   state_bytes(j, &grad_bytes);
-  double param_bytes = half(j->precision) ? 2 : 4;
+  double param_bytes = ss_precision_half(j->precision) ? 2 : 4;
   int dist = j->opt.distributed_optimizer;
   double opt_s = j->opt_flops / j->platform->gpus[0].speed_flops;
   for (int s = 0; s < p; s++) {
@@ -216,7 +211,7 @@ static int stage_memory(ss_job* j, ss_err* err)
   double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
   /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. */
   double layer = ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, j->opt.sequence_parallel, j->opt.recompute) *
-                 (half(j->precision) ? 1 : 2);
+                 (ss_precision_half(j->precision) ? 1 : 2);
   /* The last stage's logits in FP32 for the vocabulary-parallel cross-entropy: b s V / t. */
   double logits = (double)mp->b * w->tf.seq * w->tf.vocab / mp->t * 4;
   double cap = j->platform->gpus[0].memory_bytes;
@@ -243,7 +238,7 @@ void ss_par_memory_text(const ss_job* j, int s, char* buf, size_t size)
 {
   const ss_mp* mp = &j->mp;
   double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
-  double gib = 1073741824.0, weights = half(j->precision) ? 2 : 4;
+  double gib = 1073741824.0, weights = ss_precision_half(j->precision) ? 2 : 4;
   snprintf(buf, size, "parameters and gradients %.1f, optimizer state %.1f, activations %.1f, reserve %.1f",
            mp->params[s] * (weights + grad_bytes) / gib, mp->params[s] * (per_param - weights - grad_bytes) / gib,
            mp->act_bytes[s] / gib, SS_MEMORY_RESERVE_BYTES / gib);

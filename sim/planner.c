@@ -107,7 +107,7 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->cost_usd_per_epoch = res->cost_usd_per_epoch;
   r->price_usd_per_h = j->price_usd_per_h;
   r->time_to_train_s = res->time_to_train_s;
-  r->cost_usd = j->price_usd_per_h * j->instances * res->time_to_train_s / 3600.0;
+  r->cost_usd = res->cost_to_train_usd;
   r->limit = res->bd.limit;
   r->limit_util = res->bd.util[res->bd.limit];
   r->compute_scaling = ss_job_compute_scaling(j);
@@ -638,6 +638,17 @@ static void duration(char* buf, size_t size, double s)
     snprintf(buf, size, "%.3g s", s);
 }
 
+/* A row's time to train, largest stall and limit as the tables write them. */
+static void row_cells(const ss_planner_row* r, char* t, size_t tsize, char* stall, size_t ssize, char* limit,
+                      size_t lsize)
+{
+  duration(t, tsize, r->time_to_train_s);
+  snprintf(stall, ssize, "none");
+  if (r->stall < SS_CAT_COUNT)
+    snprintf(stall, ssize, "%s %.1f%%", ss_category_of(r->stall)->word, 100 * r->part_s[r->stall] / r->iteration_s);
+  snprintf(limit, lsize, "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
+}
+
 /* The rows of a plan of layouts: the layout, micro-batches, schedule and recomputation instead of
  * the data-parallel columns, tokens per second and MFU instead of samples. */
 static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
@@ -647,16 +658,11 @@ static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
           "largest stall", "limited by", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
-    char t[32], stall[48] = "none", limit[48], layout[32], micro[48];
-    duration(t, sizeof(t), r->time_to_train_s);
-    if (r->stall < SS_CAT_COUNT)
-      snprintf(stall, sizeof(stall), "%s %.1f%%", ss_category_of(r->stall)->word,
-               100 * r->part_s[r->stall] / r->iteration_s);
-    snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
+    char t[32], stall[48], limit[48], layout[32], micro[48];
+    row_cells(r, t, sizeof(t), stall, sizeof(stall), limit, sizeof(limit));
     snprintf(layout, sizeof(layout), "%d x %d x %d", r->tp, r->pp, r->dp);
     if (r->tp * r->pp > 1)
-      snprintf(micro, sizeof(micro), "%d x %d, %s%s", r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule],
-               r->virtual_stages > 1 ? "" : "");
+      snprintf(micro, sizeof(micro), "%d x %d, %s", r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule]);
     else
       snprintf(micro, sizeof(micro), "batch %d per GPU", r->micro_batch);
     fprintf(f, "%4d  %-16s %3d %5d  %-14s %-24s %-9s %12s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
@@ -723,12 +729,8 @@ static void write_table(FILE* f, const ss_planner* p)
           "limited by", "GPU times", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
-    char t[32], stall[48] = "none", limit[48];
-    duration(t, sizeof(t), r->time_to_train_s);
-    if (r->stall < SS_CAT_COUNT)
-      snprintf(stall, sizeof(stall), "%s %.1f%%", ss_category_of(r->stall)->word,
-               100 * r->part_s[r->stall] / r->iteration_s);
-    snprintf(limit, sizeof(limit), "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
+    char t[32], stall[48], limit[48];
+    row_cells(r, t, sizeof(t), stall, sizeof(stall), limit, sizeof(limit));
     fprintf(f, "%4d  %-16s %3d %5d  %-12s %-*s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
             shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus,
             ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard), r->batch, t, r->cost_usd,

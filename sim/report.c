@@ -1,8 +1,6 @@
 /* report: the results of a run as a table, JSON or CSV. */
 #include "report.h"
 
-#include "par.h"
-
 #include "cluster.h"
 #include "cost.h"
 
@@ -76,6 +74,7 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
     out->mfu = peak > 0 ? out->model_flops_per_gpu_s / peak : 0;
   }
   out->time_to_train_s = out->bd.init_s + out->samples / out->throughput_samples_per_s;
+  out->cost_to_train_usd = job->price_usd_per_h * job->instances * out->time_to_train_s / 3600.0;
   /* ss_job_check_iteration bounds the iteration: the figures are finite. */
   ss_assert(isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
   return SS_OK;
@@ -564,8 +563,7 @@ static void write_table(FILE* f, const ss_result* r)
             ss_precision_name(j->precision));
   if (j->workload->has_transformer)
     fprintf(f, "  train        %10.2f days   cost        %10.2f $ for %.4g tokens%s (%.2f $/h x %d instance%s)\n",
-            r->time_to_train_s / 86400, j->price_usd_per_h * j->instances * r->time_to_train_s / 3600,
-            r->samples * j->workload->tf.seq,
+            r->time_to_train_s / 86400, r->cost_to_train_usd, r->samples * j->workload->tf.seq,
             j->opt.tokens > 0    ? ""
             : j->opt.samples > 0 ? " (--samples)"
                                  : " (one epoch)",

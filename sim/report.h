@@ -20,6 +20,7 @@ typedef struct ss_result {
   double simulated_s;        /* simulated date at the end of the run */
   double samples;            /* --samples, or one epoch */
   double time_to_train_s;    /* start-up (init_s) + samples at the steady-state throughput */
+  double cost_to_train_usd;  /* price x instances x time to train */
   /* Language models (the workload's transformer): tokens per second, the model FLOPs per second of
    * one GPU (transformer.h's convention) and their share of its dense peak at the precision (MFU). */
   double tokens_per_s;

@@ -23,6 +23,9 @@ struct ss_stage_state {
   double* sent;
 };
 
+/* The most GPUs of an instance that share a NIC. */
+#define SS_STAGE_MAX_MATES 64
+
 /* The GPUs of stage k's first instance that are on stage k and send through the NIC of its tensor
  * rank 0 of replica 0 (every tensor rank and replica of a stage sends its part at the same moment:
  * they run the same passes), at most max of them into out (their global ranks); how many. */
@@ -58,11 +61,9 @@ int ss_stage_actors(const ss_job* j)
   return j->mp.p * per_stage(j);
 }
 
-int ss_stage_rank(const ss_job* j, int k)
+int ss_stage_gpu(const ss_sim* s, int k)
 {
-  int w = per_stage(j), mates[SS_STAGE_MAX_MATES];
-  ss_assert(nic_mates(j, k / w, mates, SS_STAGE_MAX_MATES) > k % w);
-  return mates[k % w];
+  return s->stage->rank[k];
 }
 
 int ss_stage_setup(ss_sim* s)
@@ -72,16 +73,21 @@ int ss_stage_setup(ss_sim* s)
   if (!st)
     return SS_ENOMEM;
   s->stage = st;
-  st->n = ss_stage_actors(s->job); /* p w */
+  st->w = per_stage(s->job);
+  st->n = mp->p * st->w;
   st->ops = 2 * mp->m * mp->v;
   st->inbox = calloc((size_t)st->n * 2 * (size_t)mp->v, sizeof(sg_mailbox_t));
   st->sent = calloc((size_t)st->n * (size_t)st->ops, sizeof(double));
   st->rank = calloc((size_t)st->n, sizeof(int));
   if (!st->inbox || !st->sent || !st->rank)
     return SS_ENOMEM;
-  st->w = per_stage(s->job);
-  for (int k = 0; k < st->n; k++)
-    st->rank[k] = ss_stage_rank(s->job, k);
+  /* Actor k: of stage k / w, the (k % w)-th GPU behind the NIC of its tensor rank 0, replica 0. */
+  for (int stage = 0; stage < mp->p; stage++) {
+    int mates[SS_STAGE_MAX_MATES];
+    ss_assert(nic_mates(s->job, stage, mates, SS_STAGE_MAX_MATES) >= st->w);
+    for (int i = 0; i < st->w; i++)
+      st->rank[stage * st->w + i] = mates[i];
+  }
   for (int k = 0; k < st->n; k++)
     for (int dir = 0; dir < 2; dir++)
       for (int c = 0; c < mp->v; c++) {
