@@ -73,6 +73,7 @@ typedef struct ss_rank {
   int tree_parent[2];
   int tree_child[2][2];
   int tree_slot[2];
+  double tree_t0[2]; /* when it entered its last fast tree broadcast [0] and reduce [1] (coll.c) */
   sg_mailbox_t tree_inbox[2][3];
   /* Time its collectives spent in phases that cross instances, for splitting the trainer's wait
    * between network and interconnect. */
@@ -171,8 +172,8 @@ typedef struct ss_sim {
   double* jitter_of;   /* identical instances simulated by fewer: [iter * ranks + rank], its factor (straggler.c) */
   ss_coll_op* coll_op; /* each collective's operation: allreduce, reduce-scatter or all-gather */
   ss_coll_scope* coll_scope; /* the GPUs it runs among: all, each instance's, or same-index across */
-  double* tree_rest;    /* [(coll * 2 + reduce) * gpus per instance + GPU]: a fast tree phase's time after its flows */
-  double* cross_hidden; /* [coll * gpus per instance + GPU]: latency its transfers across instances hide (cost.c) */
+  double* tree_span;      /* [(coll * 2 + reduce) * gpus per instance + GPU]: a fast tree phase's time from its start */
+  double* cross_hidden;   /* [coll * gpus per instance + GPU]: latency its transfers across instances hide (cost.c) */
   ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),
    * and for ASGD the updates applied to each part and the version each rank last pulled. */

@@ -115,6 +115,27 @@ static int unknown_option(const getopt_tables* t, const char* arg, char* msg, si
   return usage_error(msg, size, "unknown option '%s'", arg);
 }
 
+/* getopt_long takes an unambiguous prefix of a long option for the option ('--ep' for '--epochs'):
+ * only a name or an alias of the registry, whole, is taken. The word getopt just read is the one
+ * before optind, or the one before that when the value was the next word. 0, or a usage error. */
+static int whole_name(const getopt_tables* t, int longindex, int nrest, char** rest, char* msg, size_t size)
+{
+  if (longindex < 0 || optind < 1 || optind > nrest)
+    return 0;
+  const char* word = rest[optind - 1];
+  if (optarg && optarg == word && optind >= 2)
+    word = rest[optind - 2];
+  if (strncmp(word, "--", 2) != 0)
+    return 0;
+  const char* name = word + 2;
+  size_t len = strcspn(name, "=");
+  const char* full = t->longs[longindex].name;
+  if (strlen(full) == len && strncmp(full, name, len) == 0)
+    return 0;
+  return usage_error(msg, size, "unknown option '--%.*s' (did you mean '--%s'? options are not abbreviated)",
+                     (int)(len < 64 ? len : 64), name, full);
+}
+
 /* One option of the registry, checked against the command and parsed into c->opt. */
 static int take_option(ss_cli* c, const ss_optdef* d, const char* arg, char* msg, size_t size)
 {
@@ -186,14 +207,14 @@ static int apply_changes(ss_cli* c, char* msg, size_t size)
   if (c->nchanges == 0)
     return usage_error(msg, size, "'stash-sim whatif' needs at least one --change KEY=VALUE");
   c->changed = c->opt;
-  ss_optset changed = {{0}};
+  ss_optset* changed = &c->changes_given;
   for (int i = 0; i < c->nchanges; i++) {
-    int rc = apply_change(c, c->changes[i], &changed, msg, size);
+    int rc = apply_change(c, c->changes[i], changed, msg, size);
     if (rc)
       return rc;
   }
   char why[768];
-  if (ss_options_check(&c->changed, &changed, SS_CMD_WHATIF, why, sizeof(why)))
+  if (ss_options_check(&c->changed, changed, SS_CMD_WHATIF, why, sizeof(why)))
     return usage_error(msg, size, "the changed configuration: %s", why);
   return 0;
 }
@@ -301,12 +322,14 @@ static int parse_options(ss_cli* out, int nrest, char** rest, char* msg, size_t 
   getopt_tables t;
   if (make_tables(&t))
     return out_of_memory(msg, size);
-  int rc = 0, ch;
+  int rc = 0, ch, longindex = -1;
   opterr = 0;
   /* 0, not 1: glibc then also forgets where it was inside a word of short options (-Xh), which a
    * second parse in the same process (compare's rows, the fuzz targets) would carry on from. */
   optind = 0;
-  while (!rc && (ch = getopt_long(nrest, rest, t.shorts, t.longs, NULL)) != -1) {
+  while (!rc && (longindex = -1, ch = getopt_long(nrest, rest, t.shorts, t.longs, &longindex)) != -1) {
+    if (ch != '?' && ch != ':' && (rc = whole_name(&t, longindex, nrest, rest, msg, size)) != 0)
+      break;
     const ss_optdef* d = ch >= OPT_ROW && ch < OPT_VERSION ? &ss_option_table[ch - OPT_ROW] : ss_option_by_short(ch);
     if (ch == 'h')
       out->help = 1;

@@ -13,9 +13,10 @@ typedef struct ss_cli {
   ss_options opt;
   ss_optset given; /* the options on the command line */
   int nchanges;
-  char** changes;        /* whatif: borrowed strings of argv, array owned */
-  ss_options changed;    /* whatif: the options with every change applied */
-  const char* list_what; /* list: "platforms", "workloads" or "categories" */
+  char** changes;          /* whatif: borrowed strings of argv, array owned */
+  ss_options changed;      /* whatif: the options with every change applied */
+  ss_optset changes_given; /* whatif: the options its changes set */
+  const char* list_what;   /* list: "platforms", "workloads" or "categories" */
   int help;
   int version;
   int list_options; /* --list-options: print the registry */

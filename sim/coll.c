@@ -41,7 +41,17 @@ typedef struct ring_phase {
   ss_chain* chain; /* fast fidelity, rings pipelined (ss_job_ring_pipelined): the group's state (actors.h) */
   double hidden;   /* of those remaining steps' latencies, what this rank's ring across instances
                   * hides behind the other rings' chunks on its NIC (ss_cost_nic_hidden) */
+  double floor;    /* the phase's shortest time at the protocol's cap, call included (phase_floor;
+                  * 0: no cap): the phase lasts at least that long from the rank's start */
 } ring_phase;
+
+/* A ring phase's floor (ring_phase.floor): `steps` steps of payload_bytes over phase k at pc's cap,
+ * after the call's latency; 0 where the protocol has no cap on the phase. */
+static double phase_floor(const ss_proto_cost* pc, ss_proto_phase k, int steps, double payload_bytes, double call)
+{
+  double f = ss_proto_floor_s(pc, k, steps, payload_bytes);
+  return f > 0 ? call + f : 0;
+}
 
 static int nrings(const ss_sim* s, ring_kind k)
 {
@@ -365,6 +375,7 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   ss_rank* me = &s->ranks[r];
   sg_comm_t comms[2 * SS_TOPO_MAX_CHANNELS];
   void* data[SS_TOPO_MAX_CHANNELS];
+  double t0 = simgrid_get_clock();
   ss_assert(nrings(s, ph->kind) <= SS_TOPO_MAX_CHANNELS);
   if (ph->net)
     watch_start(&me->net);
@@ -389,6 +400,10 @@ static void ring_run(ss_sim* s, int r, const ring_phase* ph)
   /* The protocol's step and call latencies (proto.c): the pipelined ring has them already. */
   if (s->job->opt.fidelity != SS_FIDELITY_REFERENCE && !ph->chain && (ph->lat > 0 || ph->call > 0))
     rest += ph->steps * ph->lat + ph->call;
+  /* The protocol's cap: no faster than its floor, whatever the links (issue 39). */
+  double short_of = t0 + ph->floor - simgrid_get_clock() - rest;
+  if (short_of > SS_SIM_PRECISION_S)
+    rest += short_of;
   /* Time in a phase that crosses instances is network time; the tail after it is not. */
   if (ph->net) {
     if (rest > 0)
@@ -406,9 +421,9 @@ static void coll_ring(ss_sim* s, int r, int coll)
 {
   const ss_proto_cost* pc = &s->coll_pc[coll];
   double bytes = s->coll_bytes[coll];
-  int n = s->full->ngpus;
+  int n = s->full->ngpus, steps = ss_cost_op_passes(s->coll_op[coll]) * (n - 1);
   ring_phase ph = {RING_GLOBAL,
-                   ss_cost_op_passes(s->coll_op[coll]) * (n - 1),
+                   steps,
                    bytes / n / pc->eff[SS_PHASE_GLOBAL],
                    s->bar_all,
                    s->alpha_global,
@@ -417,7 +432,8 @@ static void coll_ring(ss_sim* s, int r, int coll)
                    pc->step_s[SS_PHASE_GLOBAL],
                    pc->call_s,
                    s->chain ? &s->chain[0] : NULL,
-                   0};
+                   0,
+                   phase_floor(pc, SS_PHASE_GLOBAL, steps, bytes / n, pc->call_s)};
   ring_run(s, r, &ph);
 }
 
@@ -444,13 +460,15 @@ static void two_level(ss_sim* s, int r, int coll, across_fn across)
                    pc->step_s[SS_PHASE_INTRA],
                    pc->call_s,
                    s->chain ? &s->chain[1 + me->inst] : NULL,
-                   0};
+                   0,
+                   phase_floor(pc, SS_PHASE_INTRA, g - 1, s->coll_bytes[coll] / g, pc->call_s)};
   if (first_in)
     ring_run(s, r, &in);
   across(s, r, coll, first_in ? 0 : pc->call_s, last_in ? 0 : s->coll_after_s[coll]);
   if (last_in) {
     in.tail = s->coll_after_s[coll];
     in.call = 0;
+    in.floor = phase_floor(pc, SS_PHASE_INTRA, g - 1, s->coll_bytes[coll] / g, 0);
     ring_run(s, r, &in);
   }
 }
@@ -463,8 +481,10 @@ static void ring_across(ss_sim* s, int r, int coll, double call, double tail)
   int g = j->gpus_per_instance, m = s->full->instances;
   const ss_rank* me = &s->ranks[r];
   const ss_proto_cost* pc = &s->coll_pc[coll];
+  int steps = ss_cost_op_passes(s->coll_op[coll]) * (m - 1);
+  /* A step moves S/(g m) on each of the g rings of an instance: S/m of the phase's bus. */
   ring_phase across = {RING_CROSS,
-                       ss_cost_op_passes(s->coll_op[coll]) * (m - 1),
+                       steps,
                        s->coll_bytes[coll] / g / m / pc->eff[SS_PHASE_CROSS],
                        s->bar_cross[me->local],
                        s->alpha_cross[me->local],
@@ -473,7 +493,8 @@ static void ring_across(ss_sim* s, int r, int coll, double call, double tail)
                        pc->step_s[SS_PHASE_CROSS],
                        call,
                        s->chain ? &s->chain[1 + j->instances + me->local] : NULL,
-                       s->cross_hidden[(size_t)coll * (size_t)g + (size_t)me->local]};
+                       s->cross_hidden[(size_t)coll * (size_t)g + (size_t)me->local],
+                       phase_floor(pc, SS_PHASE_CROSS, steps, s->coll_bytes[coll] / m, call)};
   ring_run(s, r, &across);
 }
 
@@ -592,17 +613,21 @@ static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
 
 /* One pipelined tree phase on rank r: reduce (children to parent) or broadcast (parent to
  * children) of k chunks of `chunk` bytes over both trees at once. Fast: one transfer of all k
- * chunks per tree edge, a barrier, then what the pipeline adds on a homogeneous platform, so that
- * the phase takes (depth + k - 1) x (alpha + chunk / bandwidth) there, as the reference does. Both
- * then wait the protocol's latency of the tree's levels (lat). */
-static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double rest, double lat)
+ * chunks per tree edge, a barrier, then the rest of span, the phase's time as the pipeline takes it
+ * (ss_cost_tree_phase less what the rank's trees hide on its NIC, ss_cost_tree_hidden), so that the
+ * phase takes (depth + k - 1) x (alpha + chunk / bandwidth) on a homogeneous platform, as the
+ * reference does. Both then wait the protocol's latency of the tree's levels (lat), and the phase
+ * lasts at least floor from the rank's start (ss_cost_tree_floor: the protocol's cap). */
+static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double span, double lat, double floor)
 {
   ss_rank* me = &s->ranks[r];
+  double t0 = simgrid_get_clock();
   watch_start(&me->net);
   if (s->job->opt.fidelity == SS_FIDELITY_REFERENCE) {
     tree_reference(s, r, reduce, k, chunk);
-    if (lat > 0)
-      sg_actor_sleep_for(lat);
+    double wait = fmax(lat, t0 + floor - simgrid_get_clock());
+    if (wait > SS_SIM_PRECISION_S)
+      sg_actor_sleep_for(wait);
   } else {
     sg_comm_t comms[8];
     void* data[8];
@@ -624,9 +649,16 @@ static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double r
     for (int t = 0; t < 2; t++)
       for (int i = 0; i < f[t].ndst; i++)
         land_dst(&f[t], i, (double)size);
+    me->tree_t0[reduce] = t0;
     sg_barrier_wait(s->bar_cross[me->local]);
-    if (rest + lat > 0)
-      sg_actor_sleep_for(rest + lat);
+    /* The phase ends `span` after its last rank began (its flows have taken part of it already:
+     * those of GPUs whose routes are shorter got ahead, which span counts once, in what they hide). */
+    double start = t0;
+    for (int i = 0; i < s->job->instances; i++)
+      start = fmax(start, s->ranks[i * s->job->gpus_per_instance + me->local].tree_t0[reduce]);
+    double now = simgrid_get_clock(), wait = fmax(fmax(0, start + span - now) + lat, t0 + floor - now);
+    if (wait > SS_SIM_PRECISION_S)
+      sg_actor_sleep_for(wait);
   }
   watch_stop(&me->net);
 }
@@ -642,12 +674,13 @@ static void tree_across(ss_sim* s, int r, int coll, double call, double tail)
     int k = 0;
     double chunk = 0;
     ss_cost_tree_split(s->full, s->coll_bytes[coll], &k, &chunk);
+    double floor = ss_cost_tree_floor(s->full, k, chunk, pc);
     chunk /= pc->eff[SS_PHASE_TREE];
     double lat = ss_topo_btree_depth(s->full->instances) * pc->step_s[SS_PHASE_TREE];
-    const double* rest = s->tree_rest + (size_t)coll * 2 * (size_t)s->job->gpus_per_instance;
+    const double* span = s->tree_span + (size_t)coll * 2 * (size_t)s->job->gpus_per_instance;
     int l = s->ranks[r].local, g = s->job->gpus_per_instance;
-    tree_run(s, r, 1, k, chunk, rest[g + l], lat);
-    tree_run(s, r, 0, k, chunk, rest[l], lat);
+    tree_run(s, r, 1, k, chunk, span[g + l], lat, floor);
+    tree_run(s, r, 0, k, chunk, span[l], lat, floor);
   }
 }
 
@@ -671,9 +704,9 @@ static void coll_instance(ss_sim* s, int r, int coll)
 {
   const ss_rank* me = &s->ranks[r];
   const ss_proto_cost* pc = &s->coll_pc[coll];
-  int g = s->job->gpus_per_instance;
+  int g = s->job->gpus_per_instance, steps = ss_cost_op_passes(s->coll_op[coll]) * (g - 1);
   ring_phase in = {RING_INTRA,
-                   ss_cost_op_passes(s->coll_op[coll]) * (g - 1),
+                   steps,
                    s->coll_bytes[coll] / g / pc->eff[SS_PHASE_INTRA],
                    s->bar_inst[me->inst],
                    s->alpha_intra,
@@ -682,7 +715,8 @@ static void coll_instance(ss_sim* s, int r, int coll)
                    pc->step_s[SS_PHASE_INTRA],
                    pc->call_s,
                    s->chain ? &s->chain[1 + me->inst] : NULL,
-                   0};
+                   0,
+                   phase_floor(pc, SS_PHASE_INTRA, steps, s->coll_bytes[coll] / g, pc->call_s)};
   ring_run(s, r, &in);
 }
 

@@ -1,6 +1,7 @@
 /* cost: alpha-beta figures of a job's collectives, from its platform alone. */
 #include "cost.h"
 
+#include "array.h"
 #include "cluster.h"
 #include "nccl.h"
 
@@ -57,138 +58,239 @@ static double intra_bandwidth(const ss_job* j)
   return bw;
 }
 
-/* Bandwidth of one GPU's flow to the same GPU of another instance when all g GPUs send at once. */
+/* The transfers of an instance's GPUs across instances (cross_bandwidth, ss_cost_nic_hidden): flow l
+ * is GPU l's transfer to its peer in another instance together with its peer's to it (identical
+ * instances: the same links the other way), over the resources of its routes to and from its NIC,
+ * at most its path's rate alone; and scratch. */
+typedef struct cross_net {
+  int nf, nr;
+  int* first;       /* [nf + 1]: flow f takes res[first[f]] .. res[first[f + 1] - 1], a resource twice
+                     * where both ways share it */
+  int* res;         /* resources: a direction of a full-duplex link (2 link + dir), a shared link
+                     * (2 link); FATPIPE links limit each flow on its own (alone) */
+  double* capacity; /* [nr] */
+  double* alone;    /* [nf] ss_cluster_cross_bandwidth */
+  double* alpha;    /* [nf] ss_cluster_cross_latency */
+  double *left, *wsum;
+  int* frozen;
+} cross_net;
+
+static void cross_net_free(cross_net* c)
+{
+  SS_FREE_ALL(c->first, c->res, c->capacity, c->alone, c->alpha, c->left, c->wsum, c->frozen);
+}
+
+static void cross_net_init(cross_net* c, const ss_job* j)
+{
+  const ss_platform* p = j->platform;
+  int g = j->gpus_per_instance, nres = 0;
+  memset(c, 0, sizeof(*c));
+  c->nf = g;
+  c->nr = 2 * p->nlinks;
+  for (int l = 0; l < g; l++) {
+    int nic = ss_platform_nic_node(p, ss_platform_gpu_nic(p, l));
+    nres += ss_platform_route(p, l, nic)->nhops + ss_platform_route(p, nic, l)->nhops;
+  }
+  c->first = calloc((size_t)g + 1, sizeof(int));
+  c->res = calloc((size_t)nres + 1, sizeof(int));
+  c->capacity = calloc((size_t)c->nr + 1, sizeof(double));
+  c->left = calloc((size_t)c->nr + 1, sizeof(double));
+  c->wsum = calloc((size_t)c->nr + 1, sizeof(double));
+  c->alone = calloc((size_t)g, sizeof(double));
+  c->alpha = calloc((size_t)g, sizeof(double));
+  c->frozen = calloc((size_t)g, sizeof(int));
+  if (!c->first || !c->res || !c->capacity || !c->left || !c->wsum || !c->alone || !c->alpha || !c->frozen)
+    ss_nomem_exit("the transfers across instances");
+  int n = 0;
+  for (int l = 0; l < g; l++) {
+    int nic = ss_platform_nic_node(p, ss_platform_gpu_nic(p, l));
+    const ss_route* way[2] = {ss_platform_route(p, l, nic), ss_platform_route(p, nic, l)};
+    c->first[l] = n;
+    for (int w = 0; w < 2; w++)
+      for (int h = 0; h < way[w]->nhops; h++) {
+        const ss_hop* hop = &way[w]->hops[h];
+        ss_sharing sh = p->links[hop->link].sharing;
+        if (sh == SS_SHARING_FATPIPE)
+          continue;
+        int k = 2 * hop->link + (sh == SS_SHARING_SPLITDUPLEX && hop->dir == 1);
+        c->res[n++] = k;
+        c->capacity[k] = ss_cluster_link_bandwidth(j, hop->link);
+      }
+    c->alone[l] = ss_cluster_cross_bandwidth(j, l, l);
+    c->alpha[l] = ss_cluster_cross_latency(j, l, l);
+  }
+  c->first[g] = n;
+}
+
+/* Rates of the flows f with on[f] (on NULL: all; the others 0) as SimGrid's max-min sharing gives
+ * them: each at most alone[f]; on a full resource, shares in proportion to 1 / alpha[f] with
+ * weighted (its model of TCP's RTT unfairness), alike without. */
+static void cross_rates(cross_net* c, const int* on, int weighted, double* rate)
+{
+  int nf = c->nf;
+  for (int f = 0; f < nf; f++) {
+    rate[f] = 0;
+    c->frozen[f] = (on && !on[f]) || !(c->alone[f] > 0);
+  }
+  memcpy(c->left, c->capacity, sizeof(double) * (size_t)c->nr);
+  /* Progressive filling: the unfrozen flows grow together until a resource they take or their own
+   * rate alone is full; each round freezes at least one. */
+  for (int round = 0; round <= nf; round++) {
+    memset(c->wsum, 0, sizeof(double) * (size_t)c->nr);
+    double step = INFINITY;
+    for (int f = 0; f < nf; f++) {
+      if (c->frozen[f])
+        continue;
+      double w = weighted ? 1 / c->alpha[f] : 1;
+      for (int i = c->first[f]; i < c->first[f + 1]; i++)
+        c->wsum[c->res[i]] += w;
+      step = fmin(step, (c->alone[f] - rate[f]) / w);
+    }
+    for (int k = 0; k < c->nr; k++)
+      if (c->wsum[k] > 0)
+        step = fmin(step, c->left[k] / c->wsum[k]);
+    if (step == INFINITY)
+      return;
+    for (int f = 0; f < nf; f++) {
+      if (c->frozen[f])
+        continue;
+      double w = weighted ? 1 / c->alpha[f] : 1;
+      rate[f] += step * w;
+      for (int i = c->first[f]; i < c->first[f + 1]; i++)
+        c->left[c->res[i]] -= step * w;
+    }
+    for (int f = 0; f < nf; f++) {
+      int full = c->alone[f] - rate[f] <= 1e-12 * c->alone[f];
+      for (int i = c->first[f]; i < c->first[f + 1] && !full; i++)
+        full = c->left[c->res[i]] <= 1e-12 * c->capacity[c->res[i]];
+      c->frozen[f] = c->frozen[f] || full;
+    }
+  }
+}
+
+/* Bandwidth of one GPU's flow to the same GPU of another instance when all g GPUs send to their peers
+ * at once (hierarchical's middle phase, the trees): the slowest of the flows' max-min fair shares
+ * (alike, as SimGrid's without latencies) of the links of their routes to and from their NICs (the
+ * NIC, and the PCIe switch or socket link that several GPUs cross to reach it), each flow at most its
+ * path's rate alone. An even share of the NIC alone would not see those links, and the protocol
+ * chosen for the time predicted would then take a fast NIC for a fast path (issue 39). */
 static double cross_bandwidth(const ss_job* j)
 {
-  double bw = ss_cluster_nic_bandwidth(j) / j->gpus_per_instance;
-  for (int k = 0; k < j->gpus_per_instance; k++)
-    bw = fmin(bw, ss_cluster_cross_bandwidth(j, k, k));
+  cross_net c;
+  cross_net_init(&c, j);
+  double *rate = calloc((size_t)c.nf, sizeof(double)), bw = 1e300;
+  if (!rate)
+    ss_nomem_exit("the transfers across instances");
+  cross_rates(&c, NULL, 0, rate);
+  for (int f = 0; f < c.nf; f++)
+    bw = fmin(bw, rate[f]);
+  free(rate);
+  cross_net_free(&c);
   return bw;
 }
 
-/* Rates of n flows over one capacity, as SimGrid's max-min sharing gives them: flow i at most
- * cap[i], the others in proportion to 1 / penalty[i] (a null penalty: 1 for all); fixed[] is scratch. */
-static void share_out(int n, const double* cap, const double* penalty, double capacity, double* rate, int* fixed)
+/* ss_cost_nic_hidden's transfers over c and their state: per transfer its time or bytes left, rate,
+ * end, phase (0: waiting lat, 1: its latency, 2: moving), steps done; on[] marks the moving ones. */
+typedef struct nic_work {
+  cross_net* c;
+  int weighted;
+  double *left, *rate, *end;
+  int *phase, *done, *on;
+} nic_work;
+
+/* Run `steps` steps of every transfer of w from time 0: each waits lat, then its route's latency
+ * (no bandwidth taken meanwhile), then moves `bytes` at its share (cross_rates) of the resources
+ * with the others moving then; w->end[i] receives when transfer i ended its last step. */
+static void nic_steps(nic_work* w, double lat, double bytes, int steps)
 {
-  for (int i = 0; i < n; i++)
-    fixed[i] = 0;
-  for (;;) {
-    double weights = 0;
-    for (int i = 0; i < n; i++)
-      if (!fixed[i])
-        weights += penalty ? 1 / penalty[i] : 1;
-    if (weights == 0)
-      return;
-    int changed = 0;
-    for (int i = 0; i < n; i++) {
-      double share = capacity * (penalty ? 1 / penalty[i] : 1) / weights;
-      if (!fixed[i] && cap[i] <= share) {
-        rate[i] = cap[i];
-        fixed[i] = 1;
-        capacity -= cap[i];
-        changed = 1;
+  int k = w->c->nf;
+  double t = 0;
+  for (int i = 0; i < k; i++) {
+    w->phase[i] = 0;
+    w->left[i] = lat;
+    w->done[i] = 0;
+  }
+  for (int finished = 0; finished < k;) {
+    for (int i = 0; i < k; i++)
+      w->on[i] = w->done[i] < steps && w->phase[i] == 2;
+    cross_rates(w->c, w->on, w->weighted, w->rate);
+    double dt = INFINITY;
+    for (int i = 0; i < k; i++)
+      if (w->done[i] < steps)
+        dt = fmin(dt, w->phase[i] == 2 ? w->left[i] / w->rate[i] : w->left[i]);
+    t += dt;
+    for (int i = 0; i < k; i++) {
+      if (w->done[i] >= steps)
+        continue;
+      w->left[i] -= w->phase[i] == 2 ? w->rate[i] * dt : dt;
+      /* A wait or a transfer that ends now (to rounding) moves the transfer on. */
+      if (w->left[i] > 1e-12 * (w->phase[i] == 2 ? bytes : fmax(lat, w->c->alpha[i])))
+        continue;
+      if (w->phase[i] == 0) {
+        w->phase[i] = 1;
+        w->left[i] = w->c->alpha[i];
+      } else if (w->phase[i] == 1) {
+        w->phase[i] = 2;
+        w->left[i] = bytes;
+      } else if (++w->done[i] == steps) {
+        finished++;
+        w->end[i] = t;
+      } else {
+        w->phase[i] = 0;
+        w->left[i] = lat;
       }
-    }
-    if (!changed) {
-      for (int i = 0; i < n; i++)
-        if (!fixed[i])
-          rate[i] = capacity * (penalty ? 1 / penalty[i] : 1) / weights;
-      return;
     }
   }
 }
 
 void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double alpha_fast, double* hidden)
 {
-  const ss_platform* p = j->platform;
   int g = j->gpus_per_instance;
   for (int l = 0; l < g; l++)
     hidden[l] = 0;
-  if (steps < 1 || bytes <= 0 || j->instances < 2)
+  if (steps < 1 || bytes <= 0 || j->instances < 2 || g < 2 || g > SS_NIC_HIDDEN_MAX_GPUS)
     return;
-  /* Per GPU on the NIC: its latency, rate alone, time or bytes left, rate now, the rates' scratch,
-   * its end, the moving ones' latencies; its phase (0: waiting lat, 1: its latency, 2: moving),
-   * steps done, who moves, its GPU. */
-  double* d = calloc(8 * (size_t)g, sizeof(double));
-  int* n = calloc(5 * (size_t)g, sizeof(int));
+  cross_net c;
+  cross_net_init(&c, j);
+  int same = 1, weighted = 1;
+  for (int i = 0; i < g; i++) {
+    same = same && c.alpha[i] == c.alpha[0] && c.alone[i] == c.alone[0];
+    weighted = weighted && c.alpha[i] > 0;
+  }
+  for (int i = 0; i < g; i++)
+    same = same || !(c.alone[i] > 0);
+  /* Alike transfers move together at both fidelities: nothing to hide. Beyond
+   * SS_NIC_HIDDEN_MAX_GPUS GPUs (no instance in the catalogue has more than 16) the model is not run:
+   * its cost grows as the cube of their number. */
+  if (same) {
+    cross_net_free(&c);
+    return;
+  }
+  double* d = calloc(4 * (size_t)g, sizeof(double));
+  int* n = calloc(3 * (size_t)g, sizeof(int));
   if (!d || !n)
     ss_nomem_exit("the transfers sharing a NIC");
-  double *alpha = d, *alone = d + g, *left = d + 2 * g, *rate = d + 3 * g, *cap = d + 4 * g, *r = d + 5 * g,
-         *end = d + 6 * g, *pen = d + 7 * g;
-  int *phase = n, *done = n + g, *who = n + 2 * g, *fixed = n + 3 * g, *gpu = n + 4 * g;
-  for (int nic = 0; nic < p->nnics; nic++) {
-    int k = 0, same = 1, weighted = 1;
-    for (int q = 0; q < g; q++)
-      if (ss_platform_gpu_nic(p, q) == nic) {
-        gpu[k] = q;
-        alpha[k] = ss_cluster_cross_latency(j, q, q);
-        alone[k] = ss_cluster_cross_bandwidth(j, q, q);
-        same = same && alpha[k] == alpha[0] && alone[k] == alone[0];
-        weighted = weighted && alpha[k] > 0;
-        k++;
-      }
-    double capacity = ss_cluster_link_bandwidth(j, p->nics[nic].link), t = 0;
-    for (int i = 0; i < k; i++)
-      same = same || !(alone[i] > 0);
-    /* Alike transfers move together at both fidelities: nothing to hide. Beyond
-     * SS_NIC_HIDDEN_MAX_GPUS on one NIC (no instance in the catalogue has more than 8 GPUs per
-     * NIC) the model is not run: its cost grows as the cube of their number. */
-    if (k < 2 || same || k > SS_NIC_HIDDEN_MAX_GPUS || !(capacity > 0))
-      continue;
-    for (int i = 0; i < k; i++) {
-      phase[i] = 0;
-      left[i] = lat;
-      done[i] = 0;
-    }
-    for (int finished = 0; finished < k;) {
-      int moving = 0;
-      for (int i = 0; i < k; i++) {
-        rate[i] = 0;
-        if (done[i] < steps && phase[i] == 2) {
-          who[moving] = i;
-          pen[moving] = alpha[i];
-          cap[moving++] = alone[i];
-        }
-      }
-      share_out(moving, cap, weighted ? pen : NULL, capacity, r, fixed);
-      for (int q = 0; q < moving; q++)
-        rate[who[q]] = r[q];
-      double dt = INFINITY;
-      for (int i = 0; i < k; i++)
-        if (done[i] < steps)
-          dt = fmin(dt, phase[i] == 2 ? left[i] / rate[i] : left[i]);
-      t += dt;
-      for (int i = 0; i < k; i++) {
-        if (done[i] >= steps)
-          continue;
-        left[i] -= phase[i] == 2 ? rate[i] * dt : dt;
-        /* A wait or a transfer that ends now (to rounding) moves the transfer on. */
-        if (left[i] > 1e-12 * (phase[i] == 2 ? bytes : fmax(lat, alpha[i])))
-          continue;
-        if (phase[i] == 0) {
-          phase[i] = 1;
-          left[i] = alpha[i];
-        } else if (phase[i] == 1) {
-          phase[i] = 2;
-          left[i] = bytes;
-        } else if (++done[i] == steps) {
-          finished++;
-          end[i] = t;
-        } else {
-          phase[i] = 0;
-          left[i] = lat;
-        }
-      }
-    }
-    /* The fast fidelity's steps: the latency, then every transfer at once. */
-    share_out(k, alone, NULL, capacity, r, fixed);
-    for (int i = 0; i < k; i++) {
-      double fast = steps * (lat + (alpha_fast >= 0 ? alpha_fast : alpha[i]) + bytes / r[i]);
-      hidden[gpu[i]] = fast > end[i] ? fast - end[i] : 0;
-    }
+  nic_work w = {&c, weighted, d, d + g, d + 2 * g, n, n + g, n + 2 * g};
+  double* flows = d + 3 * g;
+  if (alpha_fast < 0) {
+    /* The fast ring's one flow per GPU of every step's bytes, each after its own latency: those
+     * whose route is shorter start ahead there too, and the ring (ring_chain) prices each step at
+     * the latency and the flow's time after it over the steps. */
+    nic_steps(&w, 0, bytes * steps, 1);
+    for (int i = 0; i < g; i++)
+      flows[i] = steps * (lat + c.alpha[i]) + w.end[i] - c.alpha[i];
+  } else {
+    /* The fast tree's steps (ss_cost_tree_phase): the latency, then every transfer at once. */
+    cross_rates(&c, NULL, 0, w.rate);
+    for (int i = 0; i < g; i++)
+      flows[i] = steps * (lat + alpha_fast + bytes / w.rate[i]);
   }
+  nic_steps(&w, lat, bytes, steps);
+  for (int i = 0; i < g; i++)
+    hidden[i] = flows[i] > w.end[i] ? flows[i] - w.end[i] : 0;
   free(d);
   free(n);
+  cross_net_free(&c);
 }
 
 int ss_cost_tree_chunks(double half_shard_bytes)
@@ -417,9 +519,21 @@ void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_sh
 static double cost_intra(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance;
-  return (double)passes * (g - 1) *
-         (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
-          bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+  double links = (double)passes * (g - 1) *
+                 (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
+                  bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+  return fmax(links, ss_proto_floor_s(pc, SS_PHASE_INTRA, passes * (g - 1), bytes / g));
+}
+
+double ss_cost_tree_floor(const ss_job* j, int k, double chunk, const ss_proto_cost* pc)
+{
+  double cap = pc->cap_bytes_per_s[SS_PHASE_TREE];
+  int d = ss_topo_btree_depth(j->instances);
+  if (!(cap > 0) || j->instances < 2)
+    return 0;
+  /* Each step, a GPU's NIC carries two transfers each way (one per tree), the g GPUs of an
+   * instance together at most the cap. */
+  return d * pc->step_s[SS_PHASE_TREE] + (d + k - 1) * 2.0 * j->gpus_per_instance * chunk / cap;
 }
 
 /* Reduce-scatter inside the instance, a pipelined reduce then broadcast of each half of the shard
@@ -434,9 +548,10 @@ static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
     double chunk = 0, flows = 0;
     int k = 0;
     ss_cost_tree_split(j, bytes, &k, &chunk);
+    double floor = ss_cost_tree_floor(j, k, chunk, pc), lat = ss_topo_btree_depth(m) * pc->step_s[SS_PHASE_TREE];
     chunk /= pc->eff[SS_PHASE_TREE];
-    t += ss_cost_tree_phase(j, 1, k, chunk, &flows) + ss_cost_tree_phase(j, 0, k, chunk, &flows) +
-         2.0 * ss_topo_btree_depth(m) * pc->step_s[SS_PHASE_TREE];
+    t += fmax(ss_cost_tree_phase(j, 1, k, chunk, &flows) + lat, floor) +
+         fmax(ss_cost_tree_phase(j, 0, k, chunk, &flows) + lat, floor);
   }
   return t + pc->call_s;
 }
@@ -471,10 +586,12 @@ static double cost_ring(const ss_job* j, int passes, double bytes, const ss_prot
   /* Between instances, the NICs the rings cross by (one per ring and instance boundary), not all. */
   if (j->instances > 1)
     bw = fmin(bw, ss_cluster_ring_cross_bandwidth(j));
-  double chunk = bytes / n / pc->eff[SS_PHASE_GLOBAL], x = chunk / bw;
+  double chunk = bytes / n / pc->eff[SS_PHASE_GLOBAL], x = chunk / bw, t;
   if (ss_job_ring_pipelined(j) && j->rings.nrings > 0)
-    return ring_chained(j, passes * (n - 1), chunk, x, pc);
-  return pc->call_s + (double)passes * (n - 1) * (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + x);
+    t = ring_chained(j, passes * (n - 1), chunk, x, pc);
+  else
+    t = pc->call_s + (double)passes * (n - 1) * (ss_cost_alpha_global(j) + pc->step_s[SS_PHASE_GLOBAL] + x);
+  return fmax(t, pc->call_s + ss_proto_floor_s(pc, SS_PHASE_GLOBAL, passes * (n - 1), bytes / n));
 }
 
 /* Across m instances, on the ring of same-index GPUs, (m-1) steps of S/(g m) per pass, the g rings of
@@ -482,9 +599,11 @@ static double cost_ring(const ss_job* j, int passes, double bytes, const ss_prot
 static double cost_cross(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance, m = j->instances;
-  return (double)passes * (m - 1) *
-         (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] +
-          bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
+  double links = (double)passes * (m - 1) *
+                 (ss_cost_alpha_cross(j) + pc->step_s[SS_PHASE_CROSS] +
+                  bytes / g / m / (cross_bandwidth(j) * pc->eff[SS_PHASE_CROSS]));
+  /* A step moves S/(g m) on each of the g rings: S/m of the phase's bus. */
+  return fmax(links, ss_proto_floor_s(pc, SS_PHASE_CROSS, passes * (m - 1), bytes / m));
 }
 
 static double cost_hierarchical(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)

@@ -28,6 +28,12 @@ double ss_cost_tree_bandwidth(const ss_job* j);
  * least one byte each). */
 void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk);
 
+/* The shortest time (s) of one pipelined phase of the tree across instances at the protocol's cap
+ * (ss_proto_floor_s) for k chunks of `chunk` bytes of payload: its levels' step latencies, then
+ * depth + k - 1 steps in which a GPU's NIC carries two chunks each way, the instance's GPUs
+ * together at most the cap; 0 where the protocol has no cap. */
+double ss_cost_tree_floor(const ss_job* j, int k, double chunk, const ss_proto_cost* pc);
+
 /* One pipelined phase of the tree allreduce across instances (reduce if reduce, else broadcast)
  * of k chunks of `chunk` bytes, step by step: at each step the transfers the data flow allows
  * run, and the step takes alpha + chunk x (transfers sharing the busiest NIC direction) / B1, B1
@@ -35,16 +41,19 @@ void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk);
  * (every edge at once, all k chunks). Returns the phase's time. */
 double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, double* flows_s);
 
-/* Transfers across instances that share a NIC, one per GPU of the instance on it (the rings of
- * hierarchical, the trees), run step by step as the reference fidelity runs them: each of `steps`
- * steps waits lat, then its route's latency (no bandwidth taken meanwhile), then moves `bytes` at
- * its share of the NIC (SimGrid's CM02 sharing: the transfers moving data share it in proportion
- * to 1 / their route's latency, each at most its route's rate alone). Where the GPUs' routes
- * differ (p3.16xlarge: socket 1 reaches the NIC over one more link) they drift apart, and one's
- * latency passes while the others' data use the NIC. hidden[l] receives how much sooner GPU l's
- * transfer ends than when every step pays the latency (its own, or alpha_fast if at least 0) and
- * then moves its bytes at an equal share of the NIC, as the fast fidelity's phases price it; 0
- * where the routes are alike or more than SS_NIC_HIDDEN_MAX_GPUS GPUs share the NIC. */
+/* Transfers across instances, one per GPU of the instance (the rings of hierarchical, the trees), run
+ * step by step as the reference fidelity runs them: each of `steps` steps waits lat, then its route's
+ * latency (no bandwidth taken meanwhile), then moves `bytes` at its share of the links of its routes
+ * to and from its NIC (SimGrid's CM02 sharing: the transfers moving data share a full link in
+ * proportion to 1 / their route's latency, each at most its route's rate alone). Where the GPUs'
+ * routes differ (p3.16xlarge: socket 1 reaches the NIC over one more link) they drift apart, and
+ * one's latency passes while the others' data use the links. hidden[l] receives how much sooner GPU
+ * l's transfer ends than the fast fidelity's phase prices it: with alpha_fast < 0, the fast ring's
+ * one flow per GPU of all the steps' bytes, started together (each after its own latency), its time
+ * after the latency spread over the steps, each also paying lat and the latency; with alpha_fast
+ * at least 0, the fast tree's steps, each lat, alpha_fast and the bytes at the GPU's share when all
+ * move at once. 0 where the routes are alike or the instance has more than
+ * SS_NIC_HIDDEN_MAX_GPUS GPUs. */
 #define SS_NIC_HIDDEN_MAX_GPUS 16
 void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double alpha_fast, double* hidden);
 

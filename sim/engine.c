@@ -396,11 +396,11 @@ static int coll_setup(ss_sim* s, const ss_job* j)
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->coll_op = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_op));
   s->coll_scope = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_scope));
-  s->tree_rest = calloc(2 * (size_t)s->ncoll * (size_t)g + 1, sizeof(double));
+  s->tree_span = calloc(2 * (size_t)s->ncoll * (size_t)g + 1, sizeof(double));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
   s->cross_hidden = calloc((size_t)s->ncoll * (size_t)g + 1, sizeof(double));
-  if (!s->coll_bytes || !s->coll_alg || !s->coll_op || !s->coll_scope || !s->tree_rest || !s->coll_after_s ||
+  if (!s->coll_bytes || !s->coll_alg || !s->coll_op || !s->coll_scope || !s->tree_span || !s->coll_after_s ||
       !s->coll_pc || !s->cross_hidden)
     return SS_ENOMEM;
   for (int c = 0; c < s->ncoll; c++) {
@@ -438,14 +438,14 @@ static int coll_setup(ss_sim* s, const ss_job* j)
                          ss_cost_op_passes(op) * (mf - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
-        double flows = 0, chunk = 0, *rest = s->tree_rest + ((size_t)c * 2 + (size_t)reduce) * (size_t)g;
+        double flows = 0, chunk = 0, *span = s->tree_span + ((size_t)c * 2 + (size_t)reduce) * (size_t)g;
         int k = 0;
         ss_cost_tree_split(f, bytes, &k, &chunk);
         double phase = ss_cost_tree_phase(f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
         if (s->chain)
-          ss_cost_tree_hidden(f, k, phase, rest); /* what each GPU's trees hide, then their rest */
+          ss_cost_tree_hidden(f, k, phase, span); /* what each GPU's trees hide, then their span */
         for (int l = 0; l < g; l++)
-          rest[l] = fmax(0, phase - rest[l] - flows);
+          span[l] = phase - span[l];
       }
   }
   return SS_OK;
@@ -591,7 +591,7 @@ static void sim_teardown(ss_sim* s, const ss_job* j, ss_actor_arg* args)
   for (int k = 0; s->chain && k < s->nchain; k++)
     free(s->chain[k].a);
   SS_FREE_ALL(s->bar_inst, s->bar_cross, s->alpha_cross, s->chain, s->coll_bytes, s->coll_alg, s->coll_op,
-              s->coll_scope, s->coll_pc, s->tree_rest, s->cross_hidden, s->coll_after_s);
+              s->coll_scope, s->coll_pc, s->tree_span, s->cross_hidden, s->coll_after_s);
   ss_straggler_free(s);
   ss_ps_free(s);
   SS_FREE_ALL(s->ps_host, s->ps_msgs, s->ps_seen, s->ps_version, s->ranks, args);
@@ -837,7 +837,7 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
   /* Progress for a person waiting: runs estimated at more than a few seconds. */
   ss_sim s = {.job = job,
               .full = full,
-              .progress = ss_estimate_sim_s(full, job->ncolls, job->niters) > 3 && isatty(STDERR_FILENO)};
+              .progress = ss_estimate_run_s(full) > 3 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->mp.on ? ss_stage_actors(job) : job->ngpus, job->niters);
@@ -889,7 +889,7 @@ int ss_engine_allreduce(const ss_job* full, int ncfg, char** cfg, int nsizes, co
               .bench_bytes = bytes,
               .bench_reps = reps,
               .bench_time_s = time_s,
-              .progress = ss_estimate_sim_s(full, 1, (double)nsizes * reps) > 3 && isatty(STDERR_FILENO)};
+              .progress = ss_estimate_bench_s(full, nsizes, bytes, reps) > 3 && isatty(STDERR_FILENO)};
   ss_actor_arg* args = NULL;
   if (sim_setup(&s, job, &args))
     return nomem(job, nsizes, reps, err);

@@ -21,34 +21,46 @@
 /* The kinds of simulation, each with its weights. */
 enum { SS_ESTIMATE_FAST, SS_ESTIMATE_REFERENCE, SS_ESTIMATE_PS, SS_ESTIMATE_STAGES, SS_ESTIMATE_CLASSES };
 
-/* One simulation: what it simulates and its estimated CPU seconds. */
+/* One simulation: what it simulates and its estimated CPU seconds (estimate.c prices each part). */
 typedef struct ss_estimate_sim {
   double seconds;
-  double kernel_events; /* a layer's kernel, forward or backward, on a GPU */
-  double step_events;   /* a step of a collective on a GPU (a flow) */
-  int instances, gpus;  /* simulated (symmetry: ss_job_sim_instances) */
-  double rank_iters;    /* the job's GPUs (all of them, simulated or not) times its iterations */
-  int cls;              /* SS_ESTIMATE_* */
+  double layers;          /* the workload's layers, read and derived */
+  double executions;      /* a GPU's segment of an iteration (the layers between two collective
+                        * launches run as one), a pipeline stage's pass */
+  double messages;        /* SimGrid communications: a collective's flows (fast) or steps and chunks
+                        * (reference), a parameter server's pushes and pulls, a pipeline's sends */
+  double in_flight;       /* flows in flight at once when a message starts or ends, their geometric
+                        * mean over the messages */
+  double across;          /* of the messages, those between instances (the network's links) */
+  double socket_messages; /* of those, over NCCL's socket transport with its CPU modelled (sockcpu.c:
+                           * its threads' executions) */
+  int instances, gpus;    /* simulated (symmetry: ss_job_sim_instances) */
+  double rank_iters;      /* the job's GPUs (all of them, simulated or not) times its iterations */
+  int cls;                /* SS_ESTIMATE_* */
 } ss_estimate_sim;
 
-/* A command's work: its simulations, their estimated CPU seconds and events, and the largest of
- * them (the one the hint is about). Zero-initialised: no work. */
+/* A command's work: its simulations, their estimated CPU seconds, executions and messages, and the
+ * largest of them (the one the hint is about). Zero-initialised: no work. */
 typedef struct ss_estimate {
   double seconds;
   long runs;
-  double kernel_events, step_events;
+  double executions, messages;
   ss_estimate_sim largest;
 } ss_estimate;
 
-/* The CPU seconds one simulation of job takes (its start-up included): ncoll collectives per
- * iteration over iters iterations; the instances simulated (symmetry) and the fidelity counted. */
-double ss_estimate_sim_s(const ss_job* j, double ncoll, double iters);
+/* The CPU seconds one training run of j takes, its start-up included: its iterations, the instances
+ * simulated (symmetry), the fidelity, the algorithm of each collective; computed from the job's sizes
+ * in O(the collectives of an iteration), whatever its iterations and micro-batches. */
+double ss_estimate_run_s(const ss_job* j);
+
+/* The same for a benchmark of j: nsizes sizes (bytes[0 .. nsizes)) of reps collectives each. */
+double ss_estimate_bench_s(const ss_job* j, int nsizes, const double* bytes, int reps);
 
 /* Add a training run of j (its iterations, warm-up and loader cycles included) to w. */
 void ss_estimate_add_run(ss_estimate* w, const ss_job* j);
 
-/* Add a benchmark of j: nsizes sizes of reps collectives each. */
-void ss_estimate_add_bench(ss_estimate* w, const ss_job* j, int nsizes, int reps);
+/* Add a benchmark of j: nsizes sizes (bytes) of reps collectives each. */
+void ss_estimate_add_bench(ss_estimate* w, const ss_job* j, int nsizes, const double* bytes, int reps);
 
 /* The CPU seconds of the least simulation: a process started, its inputs read, one iteration. */
 double ss_estimate_floor_s(void);

@@ -27,6 +27,21 @@ typedef struct ps_piece {
   double bytes;
 } ps_piece;
 
+/* The first of the np pieces (in layer order) of layer or a later one: a bucket's pieces are found
+ * by a search, not a scan of them all (a scan per bucket is quadratic with a bucket per layer). */
+static int first_piece(const ps_piece* pieces, int np, int layer)
+{
+  int lo = 0, hi = np;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (pieces[mid].layer < layer)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Split the parameters over the shards as TensorFlow's greedy load balancing does: each layer, in
  * forward order, to the least-loaded shard (ties: the first); a layer larger than a shard's share
  * is cut into equal pieces first, as TensorFlow's partitioners and BytePS do. Then each bucket's
@@ -72,9 +87,9 @@ static int make_ps_parts(ss_job* j)
   int nparts = 0;
   for (int b = 0; b < j->nbuckets; b++) {
     j->ps_bucket_part0[b] = nparts;
-    for (int p = 0; p < np; p++)
-      if (pieces[p].layer <= j->buckets[b].first_layer && pieces[p].layer >= j->buckets[b].last_layer)
-        acc[pieces[p].shard] += pieces[p].bytes;
+    for (int p = first_piece(pieces, np, j->buckets[b].last_layer);
+         p < np && pieces[p].layer <= j->buckets[b].first_layer; p++)
+      acc[pieces[p].shard] += pieces[p].bytes;
     for (int s = 0; s < k; s++)
       if (acc[s] > 0) {
         j->ps_part_shard[nparts] = s;
@@ -657,6 +672,23 @@ static void resolve_options(ss_job* j)
   r->ring_pipeline = ss_job_ring_pipelined(j);
 }
 
+unsigned ss_job_needs_had(const ss_job* j, char* net, size_t size)
+{
+  const ss_options* o = &j->opt;
+  ss_net_transport t = j->net_transport;
+  int ena = j->platform->nic_vendor == SS_NIC_ENA;
+  unsigned had = ss_options_had(o, SS_CMD_RUN) & ~(unsigned)(SS_NEEDS_SOCKET | SS_NEEDS_TCP);
+  if (t == SS_NET_SOCKET)
+    had |= SS_NEEDS_SOCKET;
+  if (ena && (t == SS_NET_SOCKET || o->arch == SS_ARCH_PS))
+    had |= SS_NEEDS_TCP;
+  if (t == SS_NET_SOCKET && !ena)
+    snprintf(net, size, "NCCL runs its socket transport through a NIC that is not AWS's ENA");
+  else
+    snprintf(net, size, "NCCL runs over %s", t == SS_NET_OFF ? "the NIC links as they are" : ss_net_names[t]);
+  return had;
+}
+
 /* The network transport as simulated (docs/model.md, "Network transports"): the option's, or the
  * instance file's for auto; off with --ideal. The file's own figures hold for the file's transport. */
 static void resolve_net(ss_job* j)
@@ -932,6 +964,29 @@ void ss_job_memory_in(const ss_job* j, ss_memory_in* in)
                        j->gathered_peak};
 }
 
+/* The dataset, and the samples or tokens to train, against one step of step samples (how: how it is
+ * made; give: what makes it smaller): neither may be less. SS_OK, or SS_EINPUT naming the option or
+ * the workload file. */
+static int check_step(const ss_workload* w, const ss_options* o, double step, const char* how, const char* give,
+                      ss_err* err)
+{
+  if (step > w->dataset.samples)
+    return ss_err_set(err, w->path, 0,
+                      "the dataset has %.17g samples, fewer than one iteration takes (%s = %.17g): give %s",
+                      w->dataset.samples, how, step, give);
+  if (o->tokens > 0 && o->tokens < step * w->tf.seq)
+    return ss_err_set(err, NULL, 0,
+                      "--tokens %.17g is fewer than one iteration trains (%s = %.17g sequences of %d tokens = "
+                      "%.17g): give more --tokens, or %s",
+                      o->tokens, how, step, w->tf.seq, step * w->tf.seq, give);
+  if (o->samples > 0 && o->samples < step)
+    return ss_err_set(err, NULL, 0,
+                      "--samples (or plan's --epochs) gives %.17g samples, fewer than one iteration takes (%s = "
+                      "%.17g): give more, or %s",
+                      o->samples, how, step, give);
+  return SS_OK;
+}
+
 /* Phase 1, the job's size from the inputs and options alone: the cluster, the GPUs and actors, the
  * price, the batch, the iterations, the loaders and the page cache. Input errors refuse it. */
 static int phase_size(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
@@ -964,16 +1019,13 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   /* Gradient accumulation (data parallelism; a pipeline's micro-batches are its own): each GPU runs
    * accum micro-batches of batch per step. */
   int accum = ss_options_model_parallel(o) ? 1 : o->grad_accum;
-  /* An epoch is whole iterations: one iteration takes batch x accum x GPUs samples of the dataset. */
-  double global = (double)batch * accum * ngpus;
-  if (global > w->dataset.samples || (o->samples > 0 && global > o->samples)) {
-    int ds = global > w->dataset.samples;
-    return ss_err_set(err, ds ? w->path : NULL, 0,
-                      "%s %.17g samples, fewer than one iteration takes (batch %d x %d GPUs%s = %.17g): give a "
-                      "smaller --batch or fewer GPUs",
-                      ds ? "the dataset has" : "--samples (or plan's --epochs) gives",
-                      ds ? w->dataset.samples : o->samples, batch, ngpus, accum > 1 ? " x --grad-accum" : "", global);
-  }
+  /* An epoch is whole iterations: one iteration takes batch x accum x GPUs samples of the dataset
+   * (a pipeline's step, its global batch: phase_layout). */
+  char how[96];
+  snprintf(how, sizeof(how), "batch %d x %d GPUs%s", batch, ngpus, accum > 1 ? " x --grad-accum" : "");
+  if (!ss_options_model_parallel(o) &&
+      check_step(w, o, (double)batch * accum * ngpus, how, "a smaller --batch or fewer GPUs", err))
+    return SS_EINPUT;
   ss_job* j = calloc(1, sizeof(*j));
   if (!j)
     return ss_err_nomem(err);
@@ -1005,28 +1057,6 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   j->prep_flops_per_sample = w->dataset.prep_cpu_s_per_sample * 1e9;
   *out = j;
   return SS_OK;
-}
-
-/* --partition's counts: whole numbers separated by commas, at most max; how many, or -1. */
-static int parse_counts(const char* text, int* out, int max)
-{
-  int n = 0;
-  const char* s = text;
-  for (;;) {
-    char* end = NULL;
-    errno = 0;
-    if (*s < '0' || *s > '9')
-      return -1;
-    long v = strtol(s, &end, 10);
-    if (errno || v < 1 || v > 1000000 || n == max)
-      return -1;
-    out[n++] = (int)v;
-    if (*end == 0)
-      return n;
-    if (*end != ',')
-      return -1;
-    s = end + 1;
-  }
 }
 
 /* Phase 1b, tensor and pipeline parallelism (from phase 1's GPUs): the workload's transformer split
@@ -1068,13 +1098,15 @@ static int phase_layout(ss_job* j, ss_err* err)
     mp->m = o->grad_accum;
   if (ss_pipe_check(mp->schedule, mp->p, mp->v, mp->m, why, sizeof(why)))
     return ss_err_set(err, NULL, 0, "%s", why);
-  int nv = mp->p * mp->v, given[4096], ngiven = 0;
+  snprintf(why, sizeof(why), "micro-batch %d x %d micro-batches x %d replicas", mp->b, mp->m, mp->d);
+  if (check_step(w, o, (double)mp->b * mp->m * mp->d, why, "a smaller --global-batch or --micro-batch", err))
+    return SS_EINPUT;
+  int nv = mp->p * mp->v, given[SS_PIPE_PARTITION_MAX], ngiven = 0;
   if (o->partition) {
-    ngiven = parse_counts(o->partition, given, 4096);
+    char pwhy[320];
+    ngiven = ss_pipe_partition_parse(o->partition, given, pwhy, sizeof(pwhy));
     if (ngiven < 0)
-      return ss_err_set(err, NULL, 0,
-                        "--partition expects whole numbers of layers from 1 separated by commas, got '%s'",
-                        o->partition);
+      return ss_err_set(err, NULL, 0, "--partition expects %s", pwhy);
   }
   mp->counts = calloc((size_t)nv, sizeof(int));
   if (!mp->counts)
@@ -1095,6 +1127,35 @@ static int phase_layout(ss_job* j, ss_err* err)
 double ss_job_samples_per_iter(const ss_job* j)
 {
   return j->mp.on ? (double)j->mp.b * j->mp.m * j->mp.d : (double)j->batch * j->accum * j->ngpus;
+}
+
+double ss_job_peak_flops_scaled(const ss_job* j)
+{
+  return ss_job_peak_flops(j) / j->opt.compute_scale;
+}
+
+/* A transformer's layers run no faster than the GPU's peak: the model FLOPs of the batch (1/t of
+ * them on a GPU of a tensor group) over the layers' forward and backward times is at most the peak
+ * at the precision, the what-if GPU's under --compute-scale; so MFU is a fraction of it. Times from
+ * the peak model of a workload whose times are shorter than its FLOPs allow are refused. */
+static int check_peak(const ss_job* j, ss_err* err)
+{
+  const ss_workload* w = j->workload;
+  double peak = ss_job_peak_flops_scaled(j), speed = j->platform->gpus[0].speed_flops, busy_s = 0;
+  if (!w->has_transformer || !(peak > 0))
+    return SS_OK;
+  for (int l = 0; l < w->nlayers; l++)
+    busy_s += (j->fwd_flops[l] + j->bwd_flops[l]) / speed;
+  double model = ss_transformer_model_flops(&w->tf, j->batch) / (j->mp.on ? j->mp.t : 1);
+  if (model <= peak * busy_s * (1 + 1e-9))
+    return SS_OK;
+  return err ? ss_err_set_path(err, w->path, "$.layers",
+                               "the layers' forward and backward take %.4g ms for %d sequences on the %s at %s, "
+                               "faster than its peak of %.4g TFLOP/s allows for the architecture's %.4g TFLOP: the "
+                               "times (fwd_s, bwd_s) are too short for the transformer block, or it too large",
+                               busy_s * 1e3, j->batch, j->platform->gpus[0].model, ss_precision_name(j->precision),
+                               peak / 1e12, model / 1e12)
+             : SS_EINPUT;
 }
 
 /* Phase 2, the GPU work of each layer and of the optimizer step, in flops of the platform's GPU (from
@@ -1151,6 +1212,8 @@ static int phase_compute(ss_job* j, ss_err* err)
     j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch / split;
     j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch / split;
   }
+  if (check_peak(j, err))
+    return SS_EINPUT;
   /* Activation checkpointing: a checkpointed layer's backward first re-runs its forward. */
   for (int l = 0; l < w->nlayers; l++)
     j->bwd_flops[l] += recomputed(j, l) ? j->fwd_flops[l] : 0;
@@ -1215,16 +1278,6 @@ static int phase_collectives(ss_job* j)
 static int phase_check(ss_job* j, ss_err* err)
 {
   const ss_options* o = &j->opt;
-  if (o->nccl_sockets > 0 && j->net_sockets == 0)
-    return ss_err_set(err, j->platform->path, 0,
-                      "--nccl-sockets has no effect: NCCL runs over %s between these instances, not its socket "
-                      "transport (give --net-transport socket)",
-                      j->net_transport == SS_NET_OFF ? "the NIC links as they are" : ss_net_names[j->net_transport]);
-  if (o->socket_cpu_s_per_gb >= 0 && j->net_sockets == 0)
-    return ss_err_set(err, j->platform->path, 0,
-                      "--socket-cpu-s-per-gb has no effect: NCCL runs over %s between these instances, not its "
-                      "socket transport (give --net-transport socket)",
-                      j->net_transport == SS_NET_OFF ? "the NIC links as they are" : ss_net_names[j->net_transport]);
   if (j->host && check_actors(o, j->gpus_per_instance * sim_instances(o, o->instances), 3, j->workers, err))
     return SS_EINPUT;
   if (j->mp.on)

@@ -182,6 +182,14 @@ double ss_job_peak_flops(const ss_job* j);
  * tensor and pipeline parallelism micro-batch x micro-batches x replicas. */
 double ss_job_samples_per_iter(const ss_job* j);
 
+/* What the job has of the options' needs (SS_NEEDS_*, option.h), now that its instance file says how
+ * its network runs, for ss_options_effect; net: those words ("NCCL runs over efa"). */
+unsigned ss_job_needs_had(const ss_job* j, char* net, size_t size);
+
+/* The peak MFU is a fraction of: the GPU's at the job's precision (ss_job_peak_flops), over
+ * --compute-scale (kernels X times as long: a GPU 1/X as fast). */
+double ss_job_peak_flops_scaled(const ss_job* j);
+
 /* Whether a simulated iteration of j, and the figures derived from it (throughput, epoch, cost),
  * can be reported: an iteration shorter than SS_BOUND_TIME_LO or not finite, or an epoch or cost
  * beyond a double's range (times that underflow:
@@ -205,6 +213,10 @@ int ss_job_reference_batch(const ss_job* j);
  * (calibration/realrun --measure-handoff: median 2126 us; calibration/host_costs.md section 6), an
  * estimate on any other CPU or PyTorch. */
 #define SS_HANDOFF_S 2.1e-3
+
+/* A batch is loaded in at most this many read-then-prepare steps (one per sample up to this size):
+ * loader.c, and the estimate of a run's work. */
+#define SS_LOADER_STEPS 64
 
 /* Bytes of a metric allreduce (one fp32 element: the loss, an accuracy). */
 #define SS_METRIC_BYTES 4.0

@@ -18,7 +18,6 @@ void ss_loader_batch(ss_sim* s, int rank, int iter, int worker, double* fetch_s,
  * to storage (the rest is CPU), in the proportion of the loader's time on the batch. */
 double ss_loader_take(ss_sim* s, int r, int iter, double since);
 
-/* A batch is loaded in at most this many read-then-prepare steps (one per sample up to this size). */
-#define SS_LOADER_STEPS 64
+/* A batch is loaded in at most SS_LOADER_STEPS read-then-prepare steps (job.h). */
 
 #endif

@@ -44,6 +44,21 @@ static int fail(const ss_err* err)
   return ss_err_exit_code(err);
 }
 
+/* The registry's rule again, on the job: an option given whose effect the instance file takes away
+ * (its network's transport, its NIC) is refused, naming the file; 0 when each has an effect. Of
+ * the needs, only those in asked are checked (the others are had). */
+static int effect_gate(const ss_job* j, const ss_optset* given, unsigned asked)
+{
+  char net[128], why[768];
+  unsigned had = ss_job_needs_had(j, net, sizeof(net)) | ~asked;
+  if (!ss_options_effect(given, had, net, why, sizeof(why)))
+    return 0;
+  ss_err err;
+  ss_err_clear(&err);
+  ss_err_set(&err, j->platform->path, 0, "%s", why);
+  return fail(&err);
+}
+
 /* SimGrid refused the pass-through options: a usage error (or the check itself could not run). */
 static int cfg_failed(const ss_err* err)
 {
@@ -134,6 +149,10 @@ static int shard_alone(const ss_job* j)
 /* What makes a run's work smaller. */
 static const char* run_hint(const ss_job* j)
 {
+  /* A pipeline's passes grow with its micro-batches: a smaller global batch or larger micro-batches. */
+  if (j->mp.on)
+    return "fewer micro-batches (a smaller --global-batch or --grad-accum, a larger --micro-batch), fewer "
+           "--iterations";
   return j->opt.fidelity == SS_FIDELITY_REFERENCE ? "fewer --iterations, --instances or --gpus, --fidelity fast"
                                                   : "fewer --iterations, --instances or --gpus";
 }
@@ -201,12 +220,15 @@ static int bench_main(const ss_cli* cli)
     status = fail(&err);
     goto done;
   }
+  if ((status = effect_gate(job, &cli->given, SS_NEEDS_ALL)) != 0)
+    goto done;
+  status = 1;
   if (ss_simcfg_check(job, cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
   }
   ss_estimate work = {0};
-  ss_estimate_add_bench(&work, job, nsizes, cli->opt.bench_iters);
+  ss_estimate_add_bench(&work, job, nsizes, bytes, cli->opt.bench_iters);
   int gate = work_gate(cli, &work, "this benchmark",
                        "fewer --iters, sizes (--min-bytes to --max-bytes) or GPUs (--instances, --gpus)");
   if (gate >= 0) {
@@ -256,6 +278,14 @@ static int whatif_main(const ss_cli* cli)
     status = SS_EXIT_USAGE;
     goto done;
   }
+  /* The changed configuration: its changes in full; the base's options only against its instance
+   * file (a base option the changes make moot is what the what-if asks about). */
+  unsigned file_needs = SS_NEEDS_SOCKET | SS_NEEDS_TCP;
+  if ((status = effect_gate(job[0], &cli->given, SS_NEEDS_ALL)) != 0 ||
+      (status = effect_gate(job[1], &cli->changes_given, SS_NEEDS_ALL)) != 0 ||
+      (status = effect_gate(job[1], &cli->given, file_needs)) != 0)
+    goto done;
+  status = 1;
   if (ss_simcfg_check(job[0], cli->ncfg, cli->cfg, &err)) {
     status = cfg_failed(&err);
     goto done;
@@ -531,6 +561,9 @@ int main(int argc, char** argv)
     status = SS_EXIT_USAGE;
     goto done;
   }
+  if (!stash && (status = effect_gate(job, &cli.given, SS_NEEDS_ALL)) != 0)
+    goto done;
+  status = 1;
   if (ss_simcfg_check(main_job, cli.ncfg, cli.cfg, &err)) {
     status = cfg_failed(&err);
     goto done;

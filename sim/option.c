@@ -81,173 +81,173 @@ const ss_optdef ss_option_table[] = {
      SS_FILE_READS,
      "platform", "platform", 1, NULL,
      "the instance file (platforms/NAME.xml) or its short name; whatif's platform=FILE runs the change on another "
-     "instance", 0},
+     "instance", 0, 0},
     {"workload", 0, SS_KIND_PATH, OFF(workload_path), 0, 0, 0, NULL, 0, RUNS, "input", "WORKLOAD", NULL, 0, NULL,
      SS_FILE_READS,
-     NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name", 0},
+     NULL, "workload", 1, NULL, "the workload file (workloads/NAME.json[.gz]) or its short name", 0, 0},
     {"gpus", 'g', SS_KIND_COUNT, OFF(gpus), 1, SS_MAX_GPUS, 0, NULL, 0, ALL, "run", "K", NULL, -1, "all", 0, "gpus",
-     "gpus", 0, NULL, "use the first K GPUs of each instance", 0},
+     "gpus", 0, NULL, "use the first K GPUs of each instance", 0, 0},
     {"batch", 'b', SS_KIND_COUNT, OFF(batch), 1, SS_OPTION_MAX_BATCH, 0, NULL, 0, NOT_PLAN(RUNS), "run", "B", NULL, -1,
-     "the workload's batch_per_gpu", 0, "batch", "batch", 0, NULL, "per-GPU batch", 0},
+     "the workload's batch_per_gpu", 0, "batch", "batch", 0, NULL, "per-GPU batch", 0, 0},
     {"iterations", 'n', SS_KIND_COUNT, OFF(iterations), 1, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1,
      "10, rounded up to whole cycles of the loader processes per GPU", 0, NULL, "iterations", 0, NULL,
-     "measured iterations after warm-up", 0},
+     "measured iterations after warm-up", 0, 0},
     {"warmup", 0, SS_KIND_COUNT, OFF(warmup), 0, 1000000, 0, NULL, 0, RUNS, "run", "N", NULL, -1, "2", 0, NULL,
      "warmup", 0, NULL,
      "iterations run before measuring; with data loading, one loader cycle more is simulated after the measured "
-     "iterations and not measured (docs/model.md)", 0},
+     "iterations and not measured (docs/model.md)", 0, 0},
     {"bucket-mib", 0, SS_KIND_REAL, OFF(bucket_mib), 0, 1e6, 0, NULL, 0, RUNS, "run", "X", "a number of MiB", 25,
      "25", 0, "bucket_mib", "bucket_mib", 0, "bucket-mb",
-     "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer", SS_SOPT_FRAMEWORK},
+     "gradient bucket cap in MiB, as PyTorch DDP (the first bucket is 1 MiB); 0: one collective per layer", SS_SOPT_FRAMEWORK, SS_NEEDS_DP},
     {"no-overlap", 0, SS_KIND_SWITCH, OFF(overlap), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1, "overlapped", 0,
-     "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass", SS_SOPT_FRAMEWORK},
+     "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass", SS_SOPT_FRAMEWORK, 0},
     {"compute-model", 0, SS_KIND_ENUM, OFF(compute_model), 0, 0, 0, ss_compute_model_names, 0, RUNS, "run", "M", NULL,
      SS_COMPUTE_AUTO, "auto", 0, "compute_model", "compute_model", 0, NULL,
      "a layer's time at the run's GPU and batch: peak (the reference time, or a measured entry's, x the ratio "
      "of peak FP32 FLOPS, linear in the batch), roofline (compute and memory roofs fitted per layer on the "
      "reference device or the measured entry, waves of thread blocks over the SMs, a floor per kernel: needs "
      "the layers' work and both devices' figures) or auto (roofline where those are given, else peak; peak "
-     "with --ideal)", 0},
+     "with --ideal)", 0, 0},
     {"precision", 0, SS_KIND_ENUM, OFF(precision), 0, 0, 0, ss_precision_names, 0, RUNS, "run", "P", NULL,
      SS_PRECISION_WORKLOAD, "the workload's", 0, "precision", "precision", 0, NULL,
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
      "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
-     "model at the GPU's rate for it (--compute-model roofline's figures needed)", 0},
+     "model at the GPU's rate for it (--compute-model roofline's figures needed)", 0, 0},
     {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ss_ckpt_names, 0, RUNS, "run",
      "C", NULL, SS_CKPT_WORKLOAD, "the workload's activation_checkpointing, off where it gives none", 0,
      "checkpoint_activations", "checkpoint_activations", 0, NULL,
      "activation checkpointing (torch.utils.checkpoint, Hugging Face's gradient_checkpointing_enable): on, the "
      "layers the workload marks (ckpt_bytes) keep only their block's input and re-run their forward in backward "
-     "(docs/model.md); off, every layer keeps its activations; a workload choice, not a mechanism: --ideal keeps it", 0},
+     "(docs/model.md); off, every layer keeps its activations; a workload choice, not a mechanism: --ideal keeps it", 0, SS_NEEDS_DP},
     {"no-cudnn-tf32", 0, SS_KIND_SWITCH, OFF(cudnn_tf32), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1,
      "on: PyTorch's default", 0, "cudnn_tf32", "cudnn_tf32", 0, NULL,
      "at fp32, run the convolutions at the GPU's FP32 rate where it has TF32 tensor cores (Ampere and newer), "
      "as torch.backends.cudnn.allow_tf32 = False; by default they run at its TF32 rate, as PyTorch does "
-     "(matrix products stay FP32: torch.backends.cuda.matmul.allow_tf32 is False by default)", 0},
+     "(matrix products stay FP32: torch.backends.cuda.matmul.allow_tf32 is False by default)", 0, SS_NEEDS_DP},
     {"channels-last", 0, SS_KIND_SWITCH, OFF(channels_last), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0,
      "off: NCHW, PyTorch's default", 0, "channels_last", "channels_last", 0, NULL,
      "the convolutions' activations in NHWC (PyTorch's channels_last memory format): no layout transposes around "
      "their tensor-core kernels at amp or bf16 (in NCHW cuDNN transposes each convolution's input and output and "
-     "back)", 0},
+     "back)", 0, SS_NEEDS_DP},
     {"compute-scale", 0, SS_KIND_REAL, OFF(compute_scale), SS_BOUND_RATIO_LO, SS_BOUND_RATIO_HI, 0, NULL, 0, RUNS, "run", "X", "a factor", 1,
      "1", 0, "compute_scale", "compute_scale", 0, NULL,
      "what-if: multiply every GPU kernel time (forward, backward, optimizer) by X, e.g. 0.5 for kernels twice as "
-     "fast (mixed precision is --precision amp)", 0},
+     "fast (mixed precision is --precision amp); MFU is then of that GPU's peak, the peak over X", 0, 0},
     {"jitter", 0, SS_KIND_REAL, OFF(jitter), 0, SS_JITTER_MAX, 0, NULL, 0, RUNS, "run", "CV",
      "a coefficient of variation", SS_JITTER_CV, SS_JITTER_TEXT, 0, "jitter", "jitter", 0, NULL,
      "stragglers: every GPU's compute time (forward, backward, optimizer) of each iteration is multiplied by a "
      "factor drawn for it, log-normal with mean 1 and this coefficient of variation; synchronous collectives wait "
-     "for the slowest GPU (docs/model.md); 0: every GPU always takes the same time", 0},
+     "for the slowest GPU (docs/model.md); 0: every GPU always takes the same time", 0, SS_NEEDS_MECH},
     {"seed", 0, SS_KIND_COUNT, OFF(seed), 0, SS_SEED_MAX, 0, NULL, 0, RUNS, "run", "N", NULL, SS_SEED, "1", 0, "seed",
      "seed", 0, NULL,
-     "seed of the random generator of --jitter (one stream per GPU): the same seed gives the same run", 0},
+     "seed of the random generator of --jitter (one stream per GPU): the same seed gives the same run", 0, SS_NEEDS_MECH},
     {"synthetic", 0, SS_KIND_ENUM, OFF(synthetic), 0, 0, 0, ss_synthetic_names, SS_SYNTH_DEVICE, RUNS, "data",
      "[=MODE]", NULL, SS_SYNTH_OFF, "off: real data", 0, "synthetic", "synthetic", 0, NULL,
      "no data loading (synthetic data, as benchmarks do); alone or =device: the batch stays on the GPU (no copy); "
      "=host: a batch in pageable host memory copied to the GPU every iteration, as Stash's runs and most "
-     "benchmark scripts do", 0},
+     "benchmark scripts do", 0, SS_NEEDS_DP},
     {"workers", 'w', SS_KIND_COUNT, OFF(workers), 0, 4096, 0, NULL, 0, RUNS, "data", "W", NULL, -1, "vCPUs / GPUs",
      0, "workers", "workers", 0, NULL,
-     "loader processes per GPU, as PyTorch num_workers; 0 loads in the training process and blocks it", 0},
+     "loader processes per GPU, as PyTorch num_workers; 0 loads in the training process and blocks it", 0, SS_NEEDS_DP|SS_NEEDS_DATA},
     {"prefetch", 0, SS_KIND_COUNT, OFF(prefetch), 1, 1024, 0, NULL, 0, RUNS, "data", "P", NULL, 2, "2", 0,
-     "prefetch", "prefetch", 0, NULL, "batches each loader process keeps ready, as PyTorch prefetch_factor", 0},
+     "prefetch", "prefetch", 0, NULL, "batches each loader process keeps ready, as PyTorch prefetch_factor", 0, SS_NEEDS_DP|SS_NEEDS_DATA},
     {"async-copy", 0, SS_KIND_SWITCH, OFF(async_copy), 0, 0, 0, NULL, 1, RUNS, "data", NULL, NULL, 0,
      "the training process copies", 0, "async_copy", "async_copy", 0, NULL,
-     "loader processes copy batches to the GPU ahead of use, as DALI does", 0},
+     "loader processes copy batches to the GPU ahead of use, as DALI does", 0, SS_NEEDS_DP|SS_NEEDS_DATA},
     {"cache", 0, SS_KIND_REAL, OFF(cache), 0, 1, 0, NULL, 0, RUNS, "data", "F", "a fraction", -1,
      "what fits in 80% of the instance's memory", 0, "cache", "cache", 0, NULL,
-     "fraction of the dataset in the page cache", 0},
+     "fraction of the dataset in the page cache", 0, SS_NEEDS_DP|SS_NEEDS_DATA},
     {"synthetic-sample-bytes", 0, SS_KIND_SIZE, OFF(synthetic_sample_bytes), 1, 1e10, 0, NULL, 0, RUNS, "data", "B",
      NULL, -1, "the dataset's decoded_bytes_per_sample", 0, "synthetic_sample_bytes", "synthetic_sample_bytes", 0,
-     NULL, "--synthetic host: bytes of one sample in host memory (Stash's fp32 224x224 images: 602112)", 0},
+     NULL, "--synthetic host: bytes of one sample in host memory (Stash's fp32 224x224 images: 602112)", 0, SS_NEEDS_DP},
     {"handoff-us", 0, SS_KIND_REAL, OFF(handoff_us), 0, 1e7, 0, NULL, 0, RUNS, "data", "X", "a time in us", -1,
      "2100, measured on one machine (docs/model.md)", 0, "handoff_us", "handoff_us", 0, NULL,
      "host time of the training process to take one batch from a PyTorch DataLoader worker (receive it, rebuild "
-     "its tensors from shared memory); none with --async-copy (DALI)", 0},
+     "its tensors from shared memory); none with --async-copy (DALI)", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"instances", 0, SS_KIND_COUNT, OFF(instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, NOT_PLAN(ALL), "cluster", "N", NULL, 1,
-     "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch", 0},
+     "1", 0, "instances", "instances", 0, NULL, "N copies of the instance joined by a network switch", 0, 0},
     {"nic-gbps", 0, SS_KIND_REAL, OFF(nic_gbps), SS_BOUND_BANDWIDTH_LO * 8 / 1e9, SS_BOUND_BANDWIDTH_HI * 8 / 1e9, 0,
      NULL, 0, ALL, "cluster", "X", "a bandwidth in Gb/s", -1,
      "the instance file's NIC links", 0, "nic_gbps", "nic_gbps", 0, NULL,
-     "network bandwidth of each instance in Gb/s, split over its NICs", 0},
+     "network bandwidth of each instance in Gb/s, split over its NICs", 0, SS_NEEDS_NET},
     {"nic-latency-us", 0, SS_KIND_REAL, OFF(nic_latency_us), 0, SS_BOUND_LATENCY_HI * 1e6, 0, NULL, 0, ALL, "cluster", "X",
      "a latency in us", -1, "the instance file's", 0, "nic_latency_us", "nic_latency_us", 0, NULL,
-     "latency of each NIC link in microseconds", 0},
+     "latency of each NIC link in microseconds", 0, SS_NEEDS_NET},
     {"oversub", 0, SS_KIND_REAL, OFF(oversub), 1, SS_BOUND_RATIO_HI, 0, NULL, 0, ALL, "cluster", "X", "a ratio", 1, "1", 0,
-     "oversub", "oversub", 0, NULL, "switch oversubscription: the switch core carries N x NIC bandwidth / X", 0},
+     "oversub", "oversub", 0, NULL, "switch oversubscription: the switch core carries N x NIC bandwidth / X", 0, SS_NEEDS_NET},
     {"net-transport", 0, SS_KIND_ENUM, OFF(net_transport), 0, 0, 0, ss_net_names, 0, ALL, "cluster", "T", NULL,
      SS_NET_AUTO, "auto: the instance file's net_transport", 0, "net_transport", "net_transport", 0, NULL,
      "what-if: the transport NCCL uses over the NIC between instances, with its fraction of the line rate and "
      "its cost per message (docs/model.md, Network transports): socket (TCP), ib (InfiniBand verbs), efa (AWS "
-     "EFA); off: the NIC links at line rate and their latency, as --ideal", 0},
+     "EFA); off: the NIC links at line rate and their latency, as --ideal", 0, SS_NEEDS_NET|SS_NEEDS_MECH},
     {"placement-group", 0, SS_KIND_ENUM, OFF(placement_group), 0, 0, 0, ss_net_group_names, 0, ALL, "cluster", "G", NULL,
      0, "on", 0, "placement_group", "placement_group", 0, NULL,
      "whether the instances are in one cluster placement group: AWS caps each TCP flow between instances at 10 "
-     "Gb/s inside one, 5 Gb/s outside (docs/model.md, Flows between instances); EFA is not capped", 0},
+     "Gb/s inside one, 5 Gb/s outside (docs/model.md, Flows between instances); EFA is not capped", 0, SS_NEEDS_NET|SS_NEEDS_MECH|SS_NEEDS_TCP},
     {"no-flow-cap", 0, SS_KIND_SWITCH, OFF(flow_cap), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
      "capped where the NIC is AWS's ENA and NCCL runs its socket transport", 0, "flow_cap", "flow_cap", 0, NULL,
      "switch off the cap on each TCP flow between instances (--placement-group): every connection as fast as "
-     "its NIC lets it", 0},
+     "its NIC lets it", 0, SS_NEEDS_NET|SS_NEEDS_MECH|SS_NEEDS_TCP},
     {"no-multi-nic", 0, SS_KIND_SWITCH, OFF(multi_nic), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
      "NCCL's channels through every NIC", 0, "multi_nic", "multi_nic", 0, NULL,
      "the rings across instances as the rings inside one, each crossing by its last GPU's NIC (as before "
-     "issue 29), where NCCL runs two channels through each NIC of an instance that has several (p4d, p5)", 0},
+     "issue 29), where NCCL runs two channels through each NIC of an instance that has several (p4d, p5)", 0, SS_NEEDS_DP|SS_NEEDS_NET},
     {"no-ring-pipeline", 0, SS_KIND_SWITCH, OFF(ring_pipeline), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
      "NCCL's pipelined ring", 0, "ring_pipeline", "ring_pipeline", 0, NULL,
      "the rings in lock-step (every GPU sends its step's chunk when the previous step has ended everywhere, as "
      "before issue 29, and as --ideal), where NCCL pipelines each channel's chunks through 8 slots of its 4 MiB "
-     "buffer (docs/model.md, Allreduce algorithms)", 0},
+     "buffer (docs/model.md, Allreduce algorithms)", 0, SS_NEEDS_DP},
     {"nccl-version", 0, SS_KIND_ENUM, OFF(nccl_version), 0, 0, 0, ss_nccl_names, 0, ALL, "cluster", "V", NULL,
      SS_NCCL_LATEST, "2.21", 0, "nccl_version", "nccl_version", 0, NULL,
      "the NCCL release the job runs (a row holds from its release to the next one's): how many TCP sockets "
-     "its socket transport opens per connection (one up to 2.4.7; from 2.4.8, 2 threads x 8 on AWS's ENA)", 0},
+     "its socket transport opens per connection (one up to 2.4.7; from 2.4.8, 2 threads x 8 on AWS's ENA)", 0, SS_NEEDS_NET},
     {"nccl-sockets", 0, SS_KIND_COUNT, OFF(nccl_sockets), 1, SS_NCCL_MAX_SOCKETS, 0, NULL, 0, ALL, "cluster", "K",
      NULL, -1, "the release's for the instance's NIC", 0, "nccl_sockets", "nccl_sockets", 0, NULL,
      "what-if NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD: TCP sockets (flows) per connection of NCCL's "
-     "socket transport, each capped by --placement-group", 0},
+     "socket transport, each capped by --placement-group", 0, SS_NEEDS_NET|SS_NEEDS_MECH|SS_NEEDS_SOCKET},
     {"no-socket-cpu", 0, SS_KIND_SWITCH, OFF(socket_cpu), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
      "the socket transport's threads on the CPUs", 0, "socket_cpu", "socket_cpu", 0, NULL,
      "switch off the CPU that NCCL's socket transport takes between instances (its threads polling while a "
      "transfer is in flight, the kernel's work for every byte, sharing the cores with the loaders: docs/model.md, "
-     "The socket transport's CPU)", 0},
+     "The socket transport's CPU)", 0, SS_NEEDS_DP|SS_NEEDS_NET|SS_NEEDS_MECH|SS_NEEDS_SOCKET},
     {"socket-cpu-s-per-gb", 0, SS_KIND_REAL, OFF(socket_cpu_s_per_gb), 0, SS_NET_SOCKET_MAX_CPU_S_PER_GB, 0, NULL, 0, ALL,
      "cluster", "X", "CPU seconds per GB", -1, "0.3 (an estimate)", 0, "socket_cpu_s_per_gb", "socket_cpu_s_per_gb", 0,
      NULL,
      "what-if: the kernel's work for the socket transport, in seconds of a reference core per GB received (half of "
-     "it per GB sent), split over the connection's threads; 0 switches it off", 0},
+     "it per GB sent), split over the connection's threads; 0 switches it off", 0, SS_NEEDS_DP|SS_NEEDS_NET|SS_NEEDS_MECH|SS_NEEDS_SOCKET},
     {"allreduce", 0, SS_KIND_ENUM, OFF(allreduce), 0, 0, 0, ss_allreduce_names, 0, NOT_PLAN(ALL), "cluster", "ALG", NULL,
      SS_ALLREDUCE_AUTO, "auto", 0, "allreduce", "allreduce", 0, NULL,
      "allreduce algorithm; auto: NCCL's own choice per collective, ring or tree and the protocol, by its tuning "
      "model for --nccl-version (ring on one instance; the fastest with --ideal); fastest (what-if): the "
-     "algorithm of shortest predicted time, hierarchical included", 0},
+     "algorithm of shortest predicted time, hierarchical included", 0, SS_NEEDS_DP},
     {"no-nvlink", 0, SS_KIND_SWITCH, OFF(nvlink), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "NVLink used", 0,
-     "nvlink", "nvlink", 0, NULL, "what-if: traffic between GPUs over PCIe, as if NVLink were off", 0},
+     "nvlink", "nvlink", 0, NULL, "what-if: traffic between GPUs over PCIe, as if NVLink were off", 0, 0},
     {"p2p-level", 0, SS_KIND_ENUM, OFF(p2p_level), 0, 0, 0, p2p_level_names, 0, ALL, "cluster", "L", NULL, 0,
      "auto: NCCL's rule for the instance's CPU", 0, "p2p_level", "p2p_level", 0, NULL,
      "what-if NCCL_P2P_LEVEL: the farthest path type over which GPU pairs use peer-to-peer (loc: none; nvl, pix, "
-     "pxb, phb, sys); the other pairs stage through host memory (SHM); auto: pxb on Intel hosts, sys elsewhere", 0},
+     "pxb, phb, sys); the other pairs stage through host memory (SHM); auto: pxb on Intel hosts, sys elsewhere", 0, 0},
     {"no-shm", 0, SS_KIND_SWITCH, OFF(shm), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "on", 0, "shm", "shm", 0,
-     NULL, "mechanism off: every GPU pair peer-to-peer over its route, none staged through host memory", 0},
+     NULL, "mechanism off: every GPU pair peer-to-peer over its route, none staged through host memory", 0, 0},
     {"fidelity", 0, SS_KIND_ENUM, OFF(fidelity), 0, 0, 0, ss_fidelity_names, 0, ALL, "cluster", "F", NULL,
      SS_FIDELITY_FAST, "fast", 0, "fidelity", "fidelity", 0, NULL,
-     "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))", 0},
+     "fast: one flow per hop and phase; reference: one communication per chunk and step (a ring costs O(GPUs^2))", 0, SS_NEEDS_DP},
     {"no-symmetry", 0, SS_KIND_SWITCH, OFF(symmetry), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
      "on: 8 instances simulated", 0, "symmetry", "symmetry", 0, NULL,
      "simulate every instance of the cluster: by default a fast-fidelity run of more than 8 identical instances "
      "simulates 8 of them, whose links carry the same flows as in the whole cluster, with the whole cluster's "
-     "collective steps and sizes (docs/model.md, \"Identical instances\"); --fidelity reference simulates them all", 0},
+     "collective steps and sizes (docs/model.md, \"Identical instances\"); --fidelity reference simulates them all", 0, SS_NEEDS_DP|SS_NEEDS_NET},
     {"protocol", 0, SS_KIND_ENUM, OFF(protocol), 0, 0, 0, ss_proto_names, 0, ALL, "cluster", "P", NULL, SS_PROTO_AUTO,
      "auto", 0, "protocol", "protocol", 0, NULL,
      "NCCL's protocol of every collective, as NCCL_PROTO; auto: per collective the shortest predicted time of "
-     "LL, LL128 (one instance, NVLink, V100 or A100) and Simple, as NCCL 2.10's tuner", 0},
+     "LL, LL128 (one instance, NVLink, V100 or A100) and Simple, as NCCL 2.10's tuner", 0, 0},
     {"no-call-cost", 0, SS_KIND_SWITCH, OFF(call_cost), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1, "on", 0,
      "call_cost", "call_cost", 0, NULL,
      "mechanism off: collectives pay no NCCL per-call and per-step latency and move their bytes at the links' "
-     "rates (no protocol)", 0},
+     "rates (no protocol)", 0, 0},
     {"ddp", 0, SS_KIND_ENUM, OFF(ddp), 0, 0, 0, ss_ddp_names, 0, RUNS, "host", "D", NULL, SS_DDP_PYTORCH, "pytorch", 0,
      "ddp", "ddp", 0, NULL,
      "how gradients become collectives: pytorch (DDP buckets of --bucket-mib, first 1 MiB), apex (a bucket ships "
-     "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)", SS_SOPT_FRAMEWORK},
+     "once it holds --message-size elements), horovod (tensor fusion of --fusion-mib every --cycle-ms)", SS_SOPT_FRAMEWORK, SS_NEEDS_DP},
     {"shard", 0, SS_KIND_ENUM, OFF(shard), 0, 0, 0, ss_shard_names, 0, RUNS, "host", "S", NULL, SS_SHARD_NONE, "none", 0,
      "shard", "shard", 0, NULL,
      "which training states the GPUs divide among them: none (--ddp's framework); as DeepSpeed ZeRO v0.12.3, zero1 "
@@ -256,271 +256,271 @@ const ss_optdef ss_option_table[] = {
      "gathered before its forward and backward, prefetched); as PyTorch FSDP 2.1, fsdp-full (FULL_SHARD), "
      "fsdp-grad-op (SHARD_GRAD_OP: parameters kept from forward to backward), fsdp-hybrid (HYBRID_SHARD: full "
      "shard inside each instance, gradients allreduced across), fsdp-hybrid-zero2 (_HYBRID_SHARD_ZERO2: "
-     "fsdp-grad-op inside each instance, gradients allreduced across)", 0},
+     "fsdp-grad-op inside each instance, gradients allreduced across)", 0, 0},
     {"wrap-params", 0, SS_KIND_REAL, OFF(wrap_params), 0, 1e13, 0, NULL, 0, RUNS, "host", "N", "a number of parameters",
      0, "0 (every layer with parameters)", 0, "wrap_params", "wrap_params", 0, NULL,
      "--shard fsdp-*: a layer of at least N parameters is an FSDP unit of its own; the smaller ones stay in the "
-     "outermost (root) unit, as size_based_auto_wrap_policy's min_num_params over the workload's layers", SS_SOPT_WRAP_PARAMS},
+     "outermost (root) unit, as size_based_auto_wrap_policy's min_num_params over the workload's layers", SS_SOPT_WRAP_PARAMS, 0},
     {"no-param-prefetch", 0, SS_KIND_SWITCH, OFF(param_prefetch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on",
      0, "param_prefetch", "param_prefetch", 0, NULL,
      "mechanism off (--shard zero3, fsdp-*): no parameters gathered ahead of their use (FSDP's backward_prefetch=None "
-     "and no implicit forward prefetch; ZeRO-3's stage3_prefetch_bucket_size 0): each unit waits for its own", SS_SOPT_PARAM_PREFETCH},
+     "and no implicit forward prefetch; ZeRO-3's stage3_prefetch_bucket_size 0): each unit waits for its own", SS_SOPT_PARAM_PREFETCH, 0},
     {"overlap-comm", 0, SS_KIND_ENUM, OFF(overlap_comm), 0, 0, 0, ss_overlap_comm_names, 0, RUNS, "host", "O", NULL,
      SS_OVERLAP_COMM_AUTO, "auto", 0, "overlap_comm", "overlap_comm", 0, NULL,
      "--shard zero2, zero3: DeepSpeed's overlap_comm; auto: its default for the stage (off for stage 2: each "
      "bucket's reduction blocks backward; on for stage 3: reductions and all-gathers on side streams), off: stage 3's "
-     "all-gathers and reductions on the default stream too, on: stage 2's reductions overlap backward", SS_SOPT_OVERLAP_COMM},
+     "all-gathers and reductions on the default stream too, on: stage 2's reductions overlap backward", SS_SOPT_OVERLAP_COMM, 0},
     {"prefetch-bucket", 0, SS_KIND_REAL, OFF(prefetch_bucket), 0, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", SS_ZERO3_PREFETCH_ELEMENTS, "5e7 (DeepSpeed v0.12.3's)", 0, "prefetch_bucket",
      "prefetch_bucket", 0, NULL, "--shard zero3: the elements of upcoming parameters each prefetch gathers "
-     "(stage3_prefetch_bucket_size)", SS_SOPT_ZERO3},
+     "(stage3_prefetch_bucket_size)", SS_SOPT_ZERO3, 0},
     {"reuse-distance", 0, SS_KIND_REAL, OFF(reuse_distance), 0, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", SS_ZERO3_REUSE_ELEMENTS, "1e9 (DeepSpeed v0.12.3's)", 0, "reuse_distance",
      "reuse_distance", 0, NULL, "--shard zero3: a layer's parameters used again within this many elements of other "
-     "layers' stay gathered (stage3_max_reuse_distance)", SS_SOPT_ZERO3},
+     "layers' stay gathered (stage3_max_reuse_distance)", SS_SOPT_ZERO3, 0},
     {"message-size", 0, SS_KIND_REAL, OFF(message_size), 1, 1e13, 0, NULL, 0, RUNS, "host", "N",
      "a number of elements", 1e7, "10000000 (apex's)", 0, "message_size", "message_size", 0, NULL,
      "--ddp apex: gradient elements a bucket holds before its allreduce starts; 1: one allreduce per parameter "
-     "tensor, as Stash ran", SS_SOPT_FRAMEWORK},
+     "tensor, as Stash ran", SS_SOPT_FRAMEWORK, SS_NEEDS_DP},
     {"fusion-mib", 0, SS_KIND_REAL, OFF(fusion_mib), 0, 1e6, 0, NULL, 0, RUNS, "host", "X", "a number of MiB",
      SS_HOROVOD_FUSION_MIB, SS_HOROVOD_FUSION_TEXT, 0, "fusion_mib", "fusion_mib", 0, NULL,
-     "--ddp horovod: fusion buffer in MiB (HOROVOD_FUSION_THRESHOLD); 0: no fusion", SS_SOPT_FRAMEWORK},
+     "--ddp horovod: fusion buffer in MiB (HOROVOD_FUSION_THRESHOLD); 0: no fusion", SS_SOPT_FRAMEWORK, SS_NEEDS_DP},
     {"cycle-ms", 0, SS_KIND_REAL, OFF(cycle_ms), 0, 1e4, 0, NULL, 0, RUNS, "host", "X", "a time in ms",
      SS_HOROVOD_CYCLE_MS, SS_HOROVOD_CYCLE_TEXT, 0, "cycle_ms", "cycle_ms", 0, NULL,
-     "--ddp horovod: the background thread's cycle in ms (HOROVOD_CYCLE_TIME)", SS_SOPT_FRAMEWORK},
+     "--ddp horovod: the background thread's cycle in ms (HOROVOD_CYCLE_TIME)", SS_SOPT_FRAMEWORK, SS_NEEDS_DP},
     {"collective-host-us", 0, SS_KIND_REAL, OFF(collective_host_us), 0, 1e7, 0, NULL, 0, RUNS, "host", "X",
      "a time in us", -1, "the framework's estimate (docs/model.md)", 0, "collective_host_us",
      "collective_host_us", 0, NULL,
-     "host time of one collective call of the framework (flatten, enqueue the NCCL call, scale, unflatten)", 0},
+     "host time of one collective call of the framework (flatten, enqueue the NCCL call, scale, unflatten)", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"tensor-host-us", 0, SS_KIND_REAL, OFF(tensor_host_us), 0, 1e7, 0, NULL, 0, RUNS, "host", "X", "a time in us",
      -1, "the framework's estimate (docs/model.md)", 0, "tensor_host_us", "tensor_host_us", 0, NULL,
-     "host time of the framework's hook per gradient tensor", 0},
+     "host time of the framework's hook per gradient tensor", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"launch-queue", 0, SS_KIND_COUNT, OFF(launch_queue), 1, 1000000, 0, NULL, 0, RUNS, "host", "N", NULL,
      SS_LAUNCH_QUEUE, "1024", 0, "launch_queue", "launch_queue", 0, NULL,
-     "kernel launches the host may issue ahead of its GPU before it blocks", 0},
+     "kernel launches the host may issue ahead of its GPU before it blocks", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"metric-allreduces", 0, SS_KIND_COUNT, OFF(metric_allreduces), 0, 1000, 0, NULL, 0, RUNS, "host", "N", NULL, 0,
      "0", 0, "metric_allreduces", "metric_allreduces", 0, NULL,
-     "one-element allreduces per iteration (loss, accuracy) followed by .item(), which waits for them", 0},
+     "one-element allreduces per iteration (loss, accuracy) followed by .item(), which waits for them", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"cuda-sync", 0, SS_KIND_SWITCH, OFF(cuda_sync), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0,
-     "cuda_sync", "cuda_sync", 0, NULL, "torch.cuda.synchronize() after the data and after the step, as Stash's script", 0},
+     "cuda_sync", "cuda_sync", 0, NULL, "torch.cuda.synchronize() after the data and after the step, as Stash's script", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"no-item-sync", 0, SS_KIND_SWITCH, OFF(item_sync), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1,
      "loss.item() every step", 0, "item_sync", "item_sync", 0, NULL,
      "the training loop never waits for its GPU (no loss.item() after each step, which PyTorch's reference "
-     "training scripts call): the host may run ahead up to --launch-queue", 0},
+     "training scripts call): the host may run ahead up to --launch-queue", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"ideal", 0, SS_KIND_SWITCH, OFF(ideal), 0, 0, 0, NULL, 1, ALL, "host", NULL, NULL, 0, "off", 0, "ideal", "ideal",
      0, NULL,
      "the idealised model: every mechanism below and NCCL's per-call cost (--no-call-cost) off (links and kernels "
-     "only), and --stash with the job's own stack", 0},
+     "only), and --stash with the job's own stack", 0, 0},
     {"no-launch", 0, SS_KIND_SWITCH, OFF(launch), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "launch",
-     "launch", 0, NULL, "mechanism off: the host issues every operator at once (no host times, no launch-bound steps)", 0},
+     "launch", 0, NULL, "mechanism off: the host issues every operator at once (no host times, no launch-bound steps)", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"no-framework", 0, SS_KIND_SWITCH, OFF(framework), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
      "framework", "framework", 0, NULL,
-     "mechanism off: collectives cost no host time and no GPU copies (flatten, scale, unflatten)", 0},
+     "mechanism off: collectives cost no host time and no GPU copies (flatten, scale, unflatten)", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"no-staging", 0, SS_KIND_SWITCH, OFF(staging), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "staging",
-     "staging", 0, NULL, "mechanism off: pageable host-to-device copies cost what pinned ones do", 0},
+     "staging", 0, NULL, "mechanism off: pageable host-to-device copies cost what pinned ones do", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"no-handoff", 0, SS_KIND_SWITCH, OFF(handoff), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0, "handoff",
-     "handoff", 0, NULL, "mechanism off: taking a batch from a loader worker costs the training process nothing", 0},
+     "handoff", 0, NULL, "mechanism off: taking a batch from a loader worker costs the training process nothing", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"no-interference", 0, SS_KIND_SWITCH, OFF(interference), 0, 0, 0, NULL, 0, RUNS, "host", NULL, NULL, 1, "on", 0,
      "interference", "interference", 0, NULL,
-     "mechanism off: compute runs at full speed while collectives run on its GPU", 0},
+     "mechanism off: compute runs at full speed while collectives run on its GPU", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"comm-interference", 0, SS_KIND_REAL, OFF(comm_interference), 0, SS_MAX_INTERFERENCE, 0, NULL, 0, RUNS,
      "host", "F", "a factor", -1, "the instance file's comm_interference", 0, "comm_interference",
      "comm_interference", 0, NULL,
      "what-if: while a collective runs on a GPU, its compute takes 1 + F times as long (NCCL holds SMs and memory "
-     "bandwidth); 0: none", 0},
+     "bandwidth); 0: none", 0, SS_NEEDS_DP|SS_NEEDS_MECH},
     {"arch", 0, SS_KIND_ENUM, OFF(arch), 0, 0, 0, ss_arch_names, 0, RUNS, "ps", "A", NULL, SS_ARCH_ALLREDUCE,
      "allreduce", 0, "arch", "arch", 0, NULL,
-     "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back", 0},
+     "allreduce, or ps: workers push gradients to parameter servers and pull the parameters back", 0, 0},
     {"servers", 0, SS_KIND_COUNT, OFF(servers), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "K", NULL, 1, "1", 0,
-     "servers", "servers", 0, NULL, "parameter-server shards, parameters split by bytes", 0},
+     "servers", "servers", 0, NULL, "parameter-server shards, parameters split by bytes", 0, SS_NEEDS_PS},
     {"ps-placement", 0, SS_KIND_ENUM, OFF(placement), 0, 0, 0, ss_placement_names, 0, RUNS, "ps", "P", NULL,
      SS_PS_DEDICATED, "dedicated", 0, "ps_placement", "ps_placement", 0, NULL,
-     "dedicated: servers on hosts of their own; colocated: on the CPU hosts of the worker instances", 0},
+     "dedicated: servers on hosts of their own; colocated: on the CPU hosts of the worker instances", 0, SS_NEEDS_PS},
     {"ps-aggregate", 0, SS_KIND_ENUM, OFF(ps_aggregate), 0, 0, 0, ss_ps_aggregate_names, 0, RUNS, "ps", "A", NULL,
      SS_PS_AGG_GPU, "gpu", 0, "ps_aggregate", "ps_aggregate", 0, NULL,
      "gpu: every GPU pushes its gradients to the servers and pulls the parameters (CNTK, MXNet's kvstore); "
      "instance: each instance's GPUs first reduce-scatter their gradients among themselves, each pushes its "
      "share and pulls it back, then they all-gather the parameters (TensorFlow's distributed_replicated, "
-     "BytePS; docs/model.md, Parameter servers)", 0},
+     "BytePS; docs/model.md, Parameter servers)", 0, SS_NEEDS_PS},
     {"server-hosts", 0, SS_KIND_COUNT, OFF(server_hosts), 1, SS_MAX_SERVERS, 0, NULL, 0, RUNS, "ps", "M", NULL, -1,
-     "one per server", 0, "server_hosts", "server_hosts", 0, NULL, "dedicated parameter-server hosts", 0},
+     "one per server", 0, "server_hosts", "server_hosts", 0, NULL, "dedicated parameter-server hosts", 0, SS_NEEDS_PS},
     {"sync", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 0, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, NULL, NULL,
-     0, NULL, "a step waits for every worker (the default)", 0},
+     0, NULL, "a step waits for every worker (the default)", 0, 0},
     {"async", 0, SS_KIND_SWITCH, OFF(async), 0, 0, 0, NULL, 1, RUNS, "ps", NULL, NULL, 0, "synchronous", 0, "async",
      "async", 0, NULL, "asynchronous SGD: each worker pushes and pulls on its own (per-worker throughput and "
-     "staleness reported)", 0},
+     "staleness reported)", 0, 0},
     {"server-agg-gbytes-per-s", 0, SS_KIND_REAL, OFF(server_agg_gbytes_per_s), SS_BOUND_BANDWIDTH_LO / 1e9,
      1e9, 0, NULL, 0, RUNS, "ps", "X",
      "a rate in GB/s", SS_PS_AGG_GBYTES_PER_S, "2, an estimate", 0, "server_agg_gbytes_per_s",
-     "server_agg_gbytes_per_s", 0, "server-agg-gbps", "GB/s of gradient one server core sums and applies", 0},
+     "server_agg_gbytes_per_s", 0, "server-agg-gbps", "GB/s of gradient one server core sums and applies", 0, SS_NEEDS_PS},
     {"init-io", 0, SS_KIND_ENUM, OFF(init_io), 0, 0, 0, ss_init_io_names, 0, RUNS, "ps", "M", NULL, SS_INIT_NONE,
      "none", 0, "init_io", "init_io", 0, NULL,
      "start-up, as CNTK: every worker reads the model and its input shard, sequential (one after another from "
-     "instance 0's volume) or parallel (all at once, each from its instance's volume)", 0},
+     "instance 0's volume) or parallel (all at once, each from its instance's volume)", 0, SS_NEEDS_DP},
     {"init-shard-mib", 0, SS_KIND_REAL, OFF(init_shard_mib), 0, 1e9, 0, NULL, 0, RUNS, "ps", "X", "a number of MiB",
      SS_INIT_SHARD_MIB, "32", 0, "init_shard_mib", "init_shard_mib", 0, "init-shard-mb",
-     "MiB of input each worker reads at start-up", 0},
+     "MiB of input each worker reads at start-up", 0, SS_NEEDS_DP},
     {"samples", 0, SS_KIND_REAL, OFF(samples), 1, BIG, 0, NULL, 0, RUNS, "ps", "N", "a number of samples", -1,
-     "one epoch", 0, "samples", "samples", 0, NULL, "samples to train for the time-to-train figure", 0},
+     "one epoch", 0, "samples", "samples", 0, NULL, "samples to train for the time-to-train figure", 0, 0},
     {"verbose", 0, SS_KIND_SWITCH, OFF(verbose), 0, 0, 0, NULL, 1, SS_CMD_BENCH, "bench", NULL, NULL, 0, "off", 0,
-     NULL, NULL, 0, NULL, "also print the rings, each hop with its transport (P2P over NVLink or PCIe, or SHM)", 0},
+     NULL, NULL, 0, NULL, "also print the rings, each hop with its transport (P2P over NVLink or PCIe, or SHM)", 0, 0},
     {"min-bytes", 0, SS_KIND_SIZE, OFF(min_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL, 8, "8", 0,
-     NULL, "min_bytes", 0, NULL, "smallest size", 0},
+     NULL, "min_bytes", 0, NULL, "smallest size", 0, 0},
     {"max-bytes", 0, SS_KIND_SIZE, OFF(max_bytes), 1, 1e13, 0, NULL, 0, SS_CMD_BENCH, "bench", "B", NULL,
-     1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between", 0},
+     1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between", 0, 0},
     {"region", 0, SS_KIND_PATH, OFF(region), 0, 0, 0, NULL, 0, RUNS, "run", "R", "a region name", 0,
      "us-east-1: the instance file's price", 0, "region", NULL, 0, NULL,
      "the region whose on-demand price the cost uses: the row of the instance type and R in --price-file, else in "
      "prices.csv next to the instance file (platforms/prices.csv: us-east-1, us-west-2, eu-west-1), else for "
-     "us-east-1 the instance file's price_usd_per_h; the report's price_source says which (docs/formats.md, Prices)", 0},
+     "us-east-1 the instance file's price_usd_per_h; the report's price_source says which (docs/formats.md, Prices)", 0, 0},
     {"price-file", 0, SS_KIND_PATH, OFF(price_file), 0, 0, 0, NULL, 0, RUNS, "run", "FILE", NULL, 0, "none",
      SS_FILE_READS,
      "price_file", NULL, 0, NULL,
      "a CSV of your own prices per hour (spot, reserved, negotiated): columns instance_type and usd_per_h, "
      "optionally region, kind, date and source, as platforms/prices.csv; its row for the instance type (and "
-     "--region) wins over the table's", 0},
+     "--region) wins over the table's", 0, 0},
     {"ignore-memory", 0, SS_KIND_SWITCH, OFF(ignore_memory), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0, "off", 0,
      NULL, NULL, 0, NULL,
      "run a job whose GPU memory (parameters, gradients, optimizer state, activations, buffers, the CUDA "
      "context: docs/model.md) exceeds the GPU's instead of refusing it; --ideal keeps the check (memory is not a "
-     "mechanism of the time model)", 0},
+     "mechanism of the time model)", 0, 0},
     {"max-minutes", 0, SS_KIND_REAL, OFF(max_minutes), 0, SS_MAX_MINUTES_LIMIT, 1, NULL, 0, ALL, "run", "M",
      "a number of minutes", SS_MAX_MINUTES, "10", 0, NULL, NULL, 0, NULL,
      "refuse a command estimated to take more than M minutes of CPU to simulate (all its simulations: a plan's "
      "configurations, a benchmark's sizes and repetitions, whatif's two runs, the Stash study's runs), with the "
-     "estimate; docs/testing.md says how it is estimated", 0},
+     "estimate; docs/testing.md says how it is estimated", 0, 0},
     {"estimate", 0, SS_KIND_SWITCH, OFF(estimate), 0, 0, 0, NULL, 1, ALL, "run", NULL, NULL, 0, "off", 0, NULL, NULL,
      0, NULL,
      "print the command's estimated CPU time to simulate (--format json: an object) and whether --max-minutes "
-     "allows it, and exit without simulating", 0},
+     "allows it, and exit without simulating", 0, 0},
     {"iters", 0, SS_KIND_COUNT, OFF(bench_iters), 1, 1000000, 0, NULL, 0, SS_CMD_BENCH, "bench", "R", NULL, 5, "5",
-     0, NULL, "iters", 0, NULL, "collectives per size; the time is their mean", 0},
+     0, NULL, "iters", 0, NULL, "collectives per size; the time is their mean", 0, 0},
     {"stash", 0, SS_KIND_SWITCH, OFF(stash), 0, 0, 0, NULL, 1, SS_CMD_RUN, "output", NULL, NULL, 0, "off", 0, NULL,
      "stash", 0, NULL,
      "Stash's differential breakdown: simulate RUN0 (synthetic, 1 GPU), RUN1 (synthetic), RUN2 (cold cache), "
      "RUN3 (all cached) and, over several instances, the same GPUs on one instance; report their differences "
-     "beside RUN2's timeline breakdown", 0},
+     "beside RUN2's timeline breakdown", 0, 0},
     {"stash-stack", 0, SS_KIND_ENUM, OFF(stash_stack), 0, 0, 0, stack_names, 0, SS_CMD_RUN, "output", "S", NULL,
      SS_STACK_AUTO, "auto: stash, or ours with --ideal", 0, NULL, "stash_stack", 0, NULL,
      "with --stash: stash simulates Stash's scripts (apex DDP with one allreduce per parameter tensor, synthetic "
      "data copied from host memory, RUN1's three metric allreduces and synchronisations); ours keeps the job's "
-     "options", 0},
+     "options", 0, 0},
     {"stash-single", 0, SS_KIND_PATH, OFF(stash_single), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0,
      "the file beside PLATFORM with the same GPU model and as many GPUs", SS_FILE_READS, NULL, "stash_single", 0, NULL,
-     "with --stash over several instances: the instance file of the single-instance run", 0},
+     "with --stash over several instances: the instance file of the single-instance run", 0, 0},
     {"format", 0, SS_KIND_ENUM, OFF(format), 0, 0, 0, format_names, 0, ALL | SS_CMD_LIST, "output", "FMT", NULL,
-     SS_FORMAT_TABLE, "table", 0, NULL, NULL, 0, NULL, "report format", 0},
+     SS_FORMAT_TABLE, "table", 0, NULL, NULL, 0, NULL, "report format", 0, 0},
     {"output", 'o', SS_KIND_PATH, OFF(output), 0, 0, 0, NULL, 0, ALL, "output", "FILE", NULL, 0, "standard output",
-     1, NULL, NULL, 0, NULL, "write the report to FILE (- : standard output)", 0},
+     1, NULL, NULL, 0, NULL, "write the report to FILE (- : standard output)", 0, 0},
     {"trace", 0, SS_KIND_PATH, OFF(trace), 0, 0, 0, NULL, 0, SS_CMD_RUN, "output", "FILE", NULL, 0, "none", 1, NULL,
      NULL, 0, NULL,
      "write the simulated run as a Chrome trace (.json, or gzipped .json.gz; - : standard output) for Perfetto "
-     "or chrome://tracing", 0},
+     "or chrome://tracing", 0, 0},
     {"tp", 0, SS_KIND_COUNT, OFF(tp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "T", NULL, 1, "1", 0, "tp", "tp", 0,
      NULL,
      "tensor-parallel size: each transformer layer's matrices split over T GPUs (Megatron-LM), 2 allreduces of "
      "the layer's activations forward and 2 backward per micro-batch; T must divide the heads, key-value heads, "
-     "hidden and FFN sizes of the workload's transformer", 0},
+     "hidden and FFN sizes of the workload's transformer", 0, 0},
     {"pp", 0, SS_KIND_COUNT, OFF(pp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "P", NULL, 1, "1", 0, "pp", "pp", 0,
      NULL,
      "pipeline stages: the layers split over P stages (the embedding with the first, the output layer and loss "
      "with the last), activations sent between stages per micro-batch; data parallelism over the GPUs / (T P) "
-     "replicas left", 0},
+     "replicas left", 0, 0},
     {"schedule", 0, SS_KIND_ENUM, OFF(schedule), 0, 0, 0, ss_schedule_names, 0, RUNS, "parallel", "S", NULL,
      SS_SCHEDULE_1F1B, "1f1b", 0, "schedule", "schedule", 0, NULL,
      "the pipeline's schedule: gpipe (all forwards, then all backwards), 1f1b (PipeDream-Flush, Megatron's "
-     "default) or interleaved (Megatron's interleaved 1F1B with --virtual-stages chunks per stage)", 0},
+     "default) or interleaved (Megatron's interleaved 1F1B with --virtual-stages chunks per stage)", 0, SS_NEEDS_MP},
     {"virtual-stages", 0, SS_KIND_COUNT, OFF(virtual_stages), 1, 1024, 0, NULL, 0, RUNS, "parallel", "V", NULL, 1, "1",
      0, "virtual_stages", "virtual_stages", 0, NULL,
      "model chunks per stage of the interleaved schedule (Megatron's --num-layers-per-virtual-pipeline-stage "
-     "as a count): the bubble shrinks by V, the point-to-point transfers grow by V", 0},
+     "as a count): the bubble shrinks by V, the point-to-point transfers grow by V", 0, SS_NEEDS_MP},
     {"micro-batch", 0, SS_KIND_COUNT, OFF(micro_batch), 1, SS_OPTION_MAX_BATCH, 0, NULL, 0, RUNS, "parallel", "B",
      NULL, -1, "the workload's batch_per_gpu", 0, "micro_batch", "micro_batch", 0, NULL,
-     "sequences per micro-batch of a tensor- or pipeline-parallel run", 0},
+     "sequences per micro-batch of a tensor- or pipeline-parallel run", 0, SS_NEEDS_MP},
     {"global-batch", 0, SS_KIND_COUNT, OFF(global_batch), 1, 1e9, 0, NULL, 0, RUNS, "parallel", "G", NULL, -1, "none",
      0, "global_batch", "global_batch", 0, NULL,
      "sequences per optimizer step over all GPUs: with --tp or --pp the micro-batches per iteration are G / "
      "(micro-batch x data-parallel size); plan keeps it constant (each data-parallel configuration's per-GPU "
-     "batch is G / its GPUs, those where that is not whole skipped)", 0},
+     "batch is G / its GPUs, those where that is not whole skipped)", 0, 0},
     {"grad-accum", 0, SS_KIND_COUNT, OFF(grad_accum), 1, 1000000, 0, NULL, 0, NOT_PLAN(RUNS), "parallel", "K", NULL, 1,
      "1", 0, "grad_accum", "grad_accum", 0, NULL,
      "micro-batches per optimizer step: with --tp or --pp the pipeline's (when --global-batch does not set "
      "them); in a data-parallel run each GPU runs K batches forward and backward and reduces the gradients "
-     "after the last one only (PyTorch DDP's no_sync(), DeepSpeed's and Horovod's accumulation)", 0},
+     "after the last one only (PyTorch DDP's no_sync(), DeepSpeed's and Horovod's accumulation)", 0, 0},
     {"sequence-parallel", 0, SS_KIND_SWITCH, OFF(sequence_parallel), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL, NULL, 0,
      "off", 0, "sequence_parallel", "sequence_parallel", 0, NULL,
      "sequence parallelism (Korthikanti et al. 2022): each tensor-parallel allreduce becomes a reduce-scatter and "
-     "an all-gather of the same bytes, and the layer norms' and dropouts' activations divide by T", 0},
+     "an all-gather of the same bytes, and the layer norms' and dropouts' activations divide by T", 0, SS_NEEDS_MP},
     {"recompute", 0, SS_KIND_ENUM, OFF(recompute), 0, 0, 0, ss_recompute_names, 0, RUNS, "parallel", "R", NULL,
      SS_RECOMPUTE_NONE, "none", 0, "recompute", "recompute", 0, NULL,
      "activation recomputation of a tensor- or pipeline-parallel run: none, selective (the attention's softmax "
      "and dropout recomputed) or full (each layer keeps its input and runs its forward again in backward, with "
-     "its 2 tensor-parallel allreduces)", 0},
+     "its 2 tensor-parallel allreduces)", 0, SS_NEEDS_MP},
     {"distributed-optimizer", 0, SS_KIND_SWITCH, OFF(distributed_optimizer), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL,
      NULL, 0, "off", 0, "distributed_optimizer", "distributed_optimizer", 0, NULL,
      "Megatron's distributed optimizer: the FP32 master weights and Adam's moments sharded over the data-parallel "
-     "group (ZeRO-1); gradients reduce-scattered, parameters all-gathered after the step", 0},
+     "group (ZeRO-1); gradients reduce-scattered, parameters all-gathered after the step", 0, SS_NEEDS_MP},
     {"rank-order", 0, SS_KIND_ENUM, OFF(rank_order), 0, 0, 0, ss_rank_order_names, 0, RUNS, "parallel", "O", NULL, 0,
      "tp-dp-pp (Megatron-Core's)", 0, "rank_order", "rank_order", 0, NULL,
      "which parallel dimension varies fastest over consecutive GPUs (instance by instance): tp-dp-pp keeps the "
-     "tensor groups inside an instance and the stages across instances", 0},
+     "tensor groups inside an instance and the stages across instances", 0, SS_NEEDS_MP},
     {"partition", 0, SS_KIND_PATH, OFF(partition), 0, 0, 0, NULL, 0, RUNS, "parallel", "LIST",
      "transformer layers per virtual stage separated by commas", 0, "even, as Megatron splits them", 0, NULL,
      "partition", 0, NULL,
      "the transformer layers of each virtual stage, in the model's order (P x V counts adding up to the layers)",
-     0},
+     0, SS_NEEDS_MP},
     {"tokens", 0, SS_KIND_REAL, OFF(tokens), 1, BIG, 0, NULL, 0, RUNS, "parallel", "N", "a number of tokens", -1,
      "--samples, or one epoch", 0, "tokens", "tokens", 0, NULL,
      "tokens to train a language model (the workload's transformer sequence length per sample): the time and "
-     "cost to train them", 0},
+     "cost to train them", 0, 0},
     {"platforms", 0, SS_KIND_PATH, OFF(plan_platforms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "instance types separated by commas, or a folder", 0,
      "every instance file of the catalogue", SS_FILE_READS_LIST, NULL, NULL, 0, NULL,
-     "instance types to try: short names or paths separated by commas, or a folder of instance files", 0},
+     "instance types to try: short names or paths separated by commas, or a folder of instance files", 0, 0},
     {"max-instances", 0, SS_KIND_COUNT, OFF(plan_max_instances), 1, SS_MAX_INSTANCES, 0, NULL, 0, SS_CMD_PLAN, "plan",
-     "K", NULL, 8, "8", 0, NULL, NULL, 0, NULL, "try 1 to K instances of each type", 0},
+     "K", NULL, 8, "8", 0, NULL, NULL, 0, NULL, "try 1 to K instances of each type", 0, 0},
     {"algorithms", 0, SS_KIND_PATH, OFF(plan_algorithms), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "allreduce algorithms separated by commas", 0,
      "ring,tree,hierarchical", 0, NULL, NULL, 0, NULL,
-     "allreduce algorithms to try, separated by commas (ring, tree, hierarchical, auto)", 0},
+     "allreduce algorithms to try, separated by commas (ring, tree, hierarchical, auto)", 0, 0},
     {"batches", 0, SS_KIND_PATH, OFF(plan_batches), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "per-GPU batches separated by commas", 0,
-     "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas (at most 64, each once)", 0},
+     "the workload's batch_per_gpu", 0, NULL, NULL, 0, NULL, "per-GPU batches to try, separated by commas (at most 64, each once)", 0, 0},
     {"shards", 0, SS_KIND_PATH, OFF(plan_shards), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "sharding modes separated by commas", 0,
      "--shard's mode", 0, NULL, NULL, 0, NULL,
      "sharding modes to try, separated by commas (--shard's: none, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, "
      "fsdp-hybrid, fsdp-hybrid-zero2); tree only without sharding; a mode's own options go to that mode's "
-     "configurations", 0},
+     "configurations", 0, 0},
     {"tps", 0, SS_KIND_PATH, OFF(plan_tps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "tensor-parallel sizes separated by commas", 0, "--tp's", 0, NULL, NULL, 0, NULL,
-     "tensor-parallel sizes to try, separated by commas (a language model's; each at most an instance's GPUs)", 0},
+     "tensor-parallel sizes to try, separated by commas (a language model's; each at most an instance's GPUs)", 0, 0},
     {"pps", 0, SS_KIND_PATH, OFF(plan_pps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "pipeline stage counts separated by commas", 0, "--pp's", 0, NULL, NULL, 0, NULL,
      "pipeline stage counts to try, separated by commas; the layouts t x p that divide a configuration's GPUs "
      "run with data parallelism over the rest, the recomputation the least of none, selective, full (from "
-     "--recompute's) that fits the GPUs' memory", 0},
+     "--recompute's) that fits the GPUs' memory", 0, 0},
     {"micro-batches", 0, SS_KIND_PATH, OFF(plan_micro), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "micro-batches separated by commas", 0, "--micro-batch's", 0, NULL, NULL, 0, NULL,
-     "micro-batches to try with tensor or pipeline parallelism, separated by commas", 0},
+     "micro-batches to try with tensor or pipeline parallelism, separated by commas", 0, 0},
     {"schedules", 0, SS_KIND_PATH, OFF(plan_schedules), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "pipeline schedules separated by commas", 0, "--schedule's", 0, NULL, NULL, 0, NULL,
      "pipeline schedules to try with pipeline parallelism, separated by commas (gpipe, 1f1b, interleaved: with 2 "
-     "chunks per stage unless --virtual-stages says)", 0},
+     "chunks per stage unless --virtual-stages says)", 0, 0},
     {"epochs", 0, SS_KIND_REAL, OFF(plan_epochs), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "N", "a number of epochs",
-     1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)", 0},
+     1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)", 0, 0},
     {"budget", 0, SS_KIND_REAL, OFF(plan_budget_usd), 0, 1e12, 1, NULL, 0, SS_CMD_PLAN, "plan", "USD",
      "an amount in US dollars", -1, "none", 0, NULL, NULL, 0, NULL,
-     "drop the configurations whose training costs more than USD", 0},
+     "drop the configurations whose training costs more than USD", 0, 0},
     {"deadline", 0, SS_KIND_REAL, OFF(plan_deadline_h), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "HOURS",
      "a time in hours", -1, "none", 0, NULL, NULL, 0, NULL,
-     "drop the configurations whose training takes longer than HOURS", 0},
+     "drop the configurations whose training takes longer than HOURS", 0, 0},
     {"objective", 0, SS_KIND_ENUM, OFF(plan_objective), 0, 0, 0, objective_names, 0, SS_CMD_PLAN, "plan", "O", NULL,
-     SS_OBJECTIVE_TIME, "time", 0, NULL, NULL, 0, NULL, "rank by time to train or by total cost", 0},
+     SS_OBJECTIVE_TIME, "time", 0, NULL, NULL, 0, NULL, "rank by time to train or by total cost", 0, 0},
     {"plot", 0, SS_KIND_PATH, OFF(plan_plot), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "FILE", NULL, 0, "none", 1,
      NULL, NULL, 0, NULL,
-     "draw the time-cost scatter and its Pareto front to FILE (.png or .svg) with gnuplot", 0},
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL, 0}};
+     "draw the time-cost scatter and its Pareto front to FILE (.png or .svg) with gnuplot", 0, 0},
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, 0, NULL, NULL, 0, 0}};
 /* clang-format on */
 
 _Static_assert(sizeof(ss_option_table) / sizeof(ss_option_table[0]) <= 64 * SS_OPTSET_WORDS + 1,
@@ -751,6 +751,12 @@ int ss_option_parse(const ss_optdef* d, const char* value, ss_options* o, const 
         snprintf(msg, size, "%s expects %s, got nothing", shown, d->what ? d->what : "a file");
         return -1;
       }
+      /* --partition's list is checked here, a usage error naming the item or the count at fault. */
+      char why[320];
+      if (d->offset == offsetof(ss_options, partition) && ss_pipe_partition_parse(value, NULL, why, sizeof(why)) < 0) {
+        snprintf(msg, size, "%s expects %s", shown, why);
+        return -1;
+      }
       *path_field(d, o) = value;
       return 0;
     case SS_KIND_ENUM:
@@ -883,21 +889,99 @@ int ss_option_value_text(const ss_optdef* d, const ss_options* o, int json, char
   return 0;
 }
 
+/* Whether a plan may try a configuration with t and p both 1 (dp) or one of them above 1 (mp). */
+static void plan_layouts(const ss_options* o, int* dp, int* mp)
+{
+  int tps[SS_OPTION_LIST_MAX] = {o->tp}, pps[SS_OPTION_LIST_MAX] = {o->pp};
+  int nt = o->plan_tps ? ss_option_list_sizes(o->plan_tps, tps, SS_OPTION_LIST_MAX) : 1;
+  int np = o->plan_pps ? ss_option_list_sizes(o->plan_pps, pps, SS_OPTION_LIST_MAX) : 1;
+  int t1 = 0, p1 = 0;
+  *mp = 0;
+  for (int i = 0; i < nt; i++) {
+    t1 |= tps[i] == 1;
+    *mp |= tps[i] > 1;
+  }
+  for (int i = 0; i < np; i++) {
+    p1 |= pps[i] == 1;
+    *mp |= pps[i] > 1;
+  }
+  *dp = t1 && p1;
+}
+
+unsigned ss_options_had(const ss_options* o, unsigned cmd)
+{
+  int dp = !ss_options_model_parallel(o), mp = !dp;
+  if (cmd == SS_CMD_PLAN)
+    plan_layouts(o, &dp, &mp);
+  int ps = o->arch == SS_ARCH_PS;
+  int net = o->instances > 1 || (ps && o->placement == SS_PS_DEDICATED) ||
+            (cmd == SS_CMD_PLAN && o->plan_max_instances > 1);
+  /* Known from the instance file only: had until the job says (ss_job_needs_had). */
+  unsigned had = SS_NEEDS_SOCKET | SS_NEEDS_TCP;
+  had |= (dp ? SS_NEEDS_DP : 0u) | (mp ? SS_NEEDS_MP : 0u) | (o->synthetic ? 0u : SS_NEEDS_DATA) |
+         (net ? SS_NEEDS_NET : 0u) | (o->ideal ? 0u : SS_NEEDS_MECH) | (ps ? SS_NEEDS_PS : 0u);
+  return had;
+}
+
+/* Why an option that needs what need names has no effect without it ("--NAME " comes first). */
+static void lacking(unsigned need, const char* net, char* buf, size_t size)
+{
+  switch (need) {
+    case SS_NEEDS_PS: snprintf(buf, size, "goes with --arch ps"); break;
+    case SS_NEEDS_MP: snprintf(buf, size, "tunes tensor or pipeline parallelism: it needs --tp or --pp above 1"); break;
+    case SS_NEEDS_DP:
+      snprintf(buf, size,
+               "has no effect with --tp or --pp above 1 (a plan's --tps and --pps without 1): tensor- and "
+               "pipeline-parallel runs are simulated stage by stage at the fast fidelity, without data loading, the "
+               "host's thread or the data-parallel framework (docs/model.md, \"Tensor and pipeline parallelism\")");
+      break;
+    case SS_NEEDS_NET:
+      snprintf(buf, size, "has no effect on one instance: give --instances N (or dedicated parameter servers)");
+      break;
+    case SS_NEEDS_DATA: snprintf(buf, size, "has no effect with --synthetic (no data loading)"); break;
+    case SS_NEEDS_MECH:
+      snprintf(buf, size, "has no effect with --ideal (every modelled mechanism is off: links and kernels only)");
+      break;
+    case SS_NEEDS_SOCKET:
+      snprintf(buf, size,
+               "has no effect: %s between these instances, not its socket transport (give --net-transport socket)",
+               net ? net : "NCCL does not run its socket transport");
+      break;
+    default:
+      snprintf(buf, size,
+               "has no effect: %s between these instances, and AWS caps only TCP flows through its ENA NIC (those of "
+               "NCCL's socket transport and of parameter servers)",
+               net ? net : "no TCP flow runs");
+  }
+}
+
+int ss_options_effect(const ss_optset* given, unsigned had, const char* net, char* msg, size_t size)
+{
+  /* The first need missing, in the order a person would fix them. */
+  static const unsigned order[] = {SS_NEEDS_PS,   SS_NEEDS_MP,   SS_NEEDS_DP,     SS_NEEDS_NET,
+                                   SS_NEEDS_DATA, SS_NEEDS_MECH, SS_NEEDS_SOCKET, SS_NEEDS_TCP};
+  _Static_assert(sizeof(order) / sizeof(order[0]) == 8 && SS_NEEDS_ALL == 255, "every need has its words");
+  for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+    for (const ss_optdef* d = ss_option_table; d->name; d++)
+      if ((d->needs & order[k]) && !(had & order[k]) &&
+          ((given->bits[ss_option_index(d) / 64] >> (ss_option_index(d) % 64)) & 1)) {
+        char why[512];
+        lacking(order[k], net, why, sizeof(why));
+        return snprintf(msg, size, "--%s %s", d->name, why), -1;
+      }
+  return 0;
+}
+
 /* Cross-option checks. Each fills msg and returns -1 on the first problem. */
 #define FAIL(...) return (snprintf(msg, size, __VA_ARGS__), -1)
 
 /* The parameter-server options need --arch ps; dedicated servers have hosts of their own. */
 static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
-  static const char* const ps_only[] = {
-      "servers", "ps-placement", "ps-aggregate", "server-hosts", "server-agg-gbytes-per-s", NULL};
   if (ss_optset_has(given, "sync") && ss_optset_has(given, "async"))
     FAIL("give --sync or --async, not both");
   if (o->arch != SS_ARCH_PS && o->async)
     FAIL("--async is asynchronous SGD with parameter servers: it needs --arch ps (allreduce is synchronous)");
-  for (int i = 0; o->arch != SS_ARCH_PS && ps_only[i]; i++)
-    if (ss_optset_has(given, ps_only[i]))
-      FAIL("--%s goes with --arch ps", ps_only[i]);
   if (o->async && o->ps_aggregate == SS_PS_AGG_INSTANCE)
     FAIL("--ps-aggregate instance reduces each instance's gradients together before the servers: it needs "
          "synchronous workers, not --async");
@@ -923,13 +1007,7 @@ int ss_options_model_parallel(const ss_options* o)
  * parameter servers, no ZeRO or FSDP sharding, which --distributed-optimizer stands for). */
 static int check_parallel(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size)
 {
-  static const char* const tuning[] = {"schedule",          "virtual-stages", "micro-batch",
-                                       "sequence-parallel", "recompute",      "distributed-optimizer",
-                                       "rank-order",        "partition",      NULL};
   int mp = ss_options_model_parallel(o);
-  for (int i = 0; !mp && cmd != SS_CMD_PLAN && tuning[i]; i++)
-    if (ss_optset_has(given, tuning[i]))
-      FAIL("--%s tunes tensor or pipeline parallelism: it needs --tp or --pp above 1", tuning[i]);
   if (!mp && cmd != SS_CMD_PLAN && ss_optset_has(given, "global-batch"))
     FAIL("--global-batch in a run sets a pipeline's micro-batches (with --tp or --pp); with data parallelism alone "
          "give --batch, and --grad-accum for several per step");
@@ -945,11 +1023,24 @@ static int check_parallel(const ss_options* o, const ss_optset* given, unsigned 
     FAIL("--grad-accum %d: a data-parallel step of more than %d micro-batches is not simulated (each is a pass of "
          "its own)",
          o->grad_accum, SS_ACCUM_MAX);
-  if (o->sequence_parallel && o->tp < 2)
+  int tmax = o->tp, tps[SS_OPTION_LIST_MAX];
+  int ntps = cmd == SS_CMD_PLAN && o->plan_tps ? ss_option_list_sizes(o->plan_tps, tps, SS_OPTION_LIST_MAX) : 0;
+  for (int i = 0; i < ntps; i++)
+    tmax = tps[i] > tmax ? tps[i] : tmax;
+  if (o->sequence_parallel && tmax < 2)
     FAIL("--sequence-parallel splits the tensor-parallel collectives: it needs --tp above 1");
-  if (o->virtual_stages > 1 && !ss_schedule_of(o->schedule)->chunks)
-    FAIL("--virtual-stages %d needs --schedule interleaved (the %s schedule runs one model chunk per stage)",
-         o->virtual_stages, ss_schedule_of(o->schedule)->name);
+  if (o->virtual_stages > 1 && cmd == SS_CMD_PLAN && o->plan_schedules) {
+    /* A plan's interleaved configurations take --virtual-stages: one of --schedules must be it. */
+    ss_schedule tried[SS_OPTION_LIST_MAX];
+    int n = ss_option_list_schedules(o->plan_schedules, tried, SS_OPTION_LIST_MAX), chunks = 0;
+    for (int i = 0; i < n; i++)
+      chunks |= ss_schedule_of(tried[i])->chunks;
+    if (!chunks)
+      FAIL("--virtual-stages %d needs interleaved among --schedules, got '%s' (each runs one model chunk per stage)",
+           o->virtual_stages, o->plan_schedules);
+  } else if (o->virtual_stages > 1 && !ss_schedule_of(o->schedule)->chunks)
+    FAIL("--virtual-stages %d needs --schedule%s interleaved (the %s schedule runs one model chunk per stage)",
+         o->virtual_stages, cmd == SS_CMD_PLAN ? "s" : "", ss_schedule_of(o->schedule)->name);
   if (ss_optset_has(given, "grad-accum") && ss_optset_has(given, "global-batch"))
     FAIL("give --grad-accum or --global-batch, not both: the global batch sets the micro-batches per step");
   if (ss_optset_has(given, "tokens") && ss_optset_has(given, "samples"))
@@ -974,38 +1065,23 @@ static int check_parallel(const ss_options* o, const ss_optset* given, unsigned 
 /* The framework's and the host side's options: each goes with the mode it tunes. */
 static int check_host(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
-  static const char* const costs[] = {"collective-host-us", "tensor-host-us", "handoff-us", NULL};
   if (o->ddp != SS_DDP_APEX && ss_optset_has(given, "message-size"))
     FAIL("--message-size goes with --ddp apex");
   if (o->ddp != SS_DDP_HOROVOD && (ss_optset_has(given, "fusion-mib") || ss_optset_has(given, "cycle-ms")))
     FAIL("--%s goes with --ddp horovod", ss_optset_has(given, "fusion-mib") ? "fusion-mib" : "cycle-ms");
   if (o->arch == SS_ARCH_PS && ss_optset_has(given, "ddp"))
     FAIL("--ddp has no effect with --arch ps: parameter servers take the gradients as pushes");
-  if (o->ideal && ss_optset_has(given, "net-transport"))
-    FAIL("--net-transport has no effect with --ideal (the NIC links run at their line rate and latency)");
-  static const char* const flows[] = {"placement-group", "no-flow-cap", "nccl-sockets", NULL};
-  for (int i = 0; o->ideal && flows[i]; i++)
-    if (ss_optset_has(given, flows[i]))
-      FAIL("--%s has no effect with --ideal (no TCP flow is capped)", flows[i]);
-  static const char* const sock[] = {"no-socket-cpu", "socket-cpu-s-per-gb", NULL};
-  for (int i = 0; o->ideal && sock[i]; i++)
-    if (ss_optset_has(given, sock[i]))
-      FAIL("--%s has no effect with --ideal (the network takes no CPU)", sock[i]);
   if (!o->socket_cpu && ss_optset_has(given, "socket-cpu-s-per-gb"))
     FAIL("--socket-cpu-s-per-gb has no effect with --no-socket-cpu");
   if (!o->flow_cap && ss_optset_has(given, "placement-group"))
     FAIL("--placement-group has no effect with --no-flow-cap (its only effect is the cap on each TCP flow)");
-  for (int i = 0; o->ideal && costs[i]; i++)
-    if (ss_optset_has(given, costs[i]))
-      FAIL("--%s has no effect with --ideal (every host-side cost is off)", costs[i]);
   if (!o->framework && (ss_optset_has(given, "collective-host-us") || ss_optset_has(given, "tensor-host-us")))
     FAIL("--%s has no effect with --no-framework",
          ss_optset_has(given, "collective-host-us") ? "collective-host-us" : "tensor-host-us");
-  if (ss_optset_has(given, "comm-interference") && (o->ideal || !o->interference || o->arch == SS_ARCH_PS))
-    FAIL("--comm-interference has no effect %s", o->ideal           ? "with --ideal (every mechanism is off)"
-                                                 : !o->interference ? "with --no-interference"
-                                                                    : "with --arch ps: parameter servers run no "
-                                                                      "NCCL collective on the GPUs");
+  if (ss_optset_has(given, "comm-interference") && (!o->interference || o->arch == SS_ARCH_PS))
+    FAIL("--comm-interference has no effect %s", !o->interference ? "with --no-interference"
+                                                                  : "with --arch ps: parameter servers run no "
+                                                                    "NCCL collective on the GPUs");
   if (!o->handoff && ss_optset_has(given, "handoff-us"))
     FAIL("--handoff-us has no effect with --no-handoff");
   if (ss_optset_has(given, "handoff-us") && (o->synthetic || o->workers == 0 || o->async_copy))
@@ -1027,8 +1103,6 @@ static int check_host(const ss_options* o, const ss_optset* given, char* msg, si
 /* The jitter's options go with the jitter: --ideal and --jitter 0 switch it off. */
 static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
-  if (o->ideal && (ss_optset_has(given, "jitter") || ss_optset_has(given, "seed")))
-    FAIL("--%s has no effect with --ideal (no compute jitter)", ss_optset_has(given, "jitter") ? "jitter" : "seed");
   if (o->jitter == 0 && ss_optset_has(given, "seed"))
     FAIL("--seed has no effect with --jitter 0 (nothing is drawn)");
   return 0;
@@ -1166,21 +1240,12 @@ static int check_collective(const ss_options* o, unsigned cmd, char* msg, size_t
   return 0;
 }
 
-/* Options without effect: loader options on synthetic data, network options without a network. */
-static int check_effect(const ss_options* o, const ss_optset* given, int plan, char* msg, size_t size)
+/* Options without effect: the registry's rule (each row's needs), then the values that switch another
+ * option off. */
+static int check_effect(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size)
 {
-  static const char* const loader[] = {"workers", "prefetch", "async-copy", "cache", NULL};
-  static const char* const network[] = {"nic-gbps",      "nic-latency-us",  "oversub",
-                                        "net-transport", "placement-group", "no-flow-cap",
-                                        "nccl-version",  "nccl-sockets",    NULL};
-  for (int i = 0; o->synthetic && loader[i]; i++)
-    if (ss_optset_has(given, loader[i]))
-      FAIL("--%s has no effect with --synthetic (no data loading)", loader[i]);
-  int networked = o->instances > 1 || (o->arch == SS_ARCH_PS && o->placement == SS_PS_DEDICATED) ||
-                  (plan && o->plan_max_instances > 1);
-  for (int i = 0; !networked && network[i]; i++)
-    if (ss_optset_has(given, network[i]))
-      FAIL("--%s has no effect on one instance: give --instances N (or dedicated parameter servers)", network[i]);
+  if (ss_options_effect(given, ss_options_had(o, cmd), NULL, msg, size))
+    return -1;
   if ((o->ideal || !o->call_cost) && o->protocol != SS_PROTO_AUTO)
     FAIL("--protocol has no effect with %s (collectives pay no per-call cost and use no protocol)",
          o->ideal ? "--ideal" : "--no-call-cost");
@@ -1348,11 +1413,10 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
 {
   if (cmd == SS_CMD_LIST)
     return 0;
-  return check_ps(o, given, msg, size) || check_outputs(o, msg, size) ||
-                 check_effect(o, given, cmd == SS_CMD_PLAN, msg, size) || check_plan(o, given, cmd, msg, size) ||
-                 check_host(o, given, msg, size) || check_jitter(o, given, msg, size) ||
-                 check_collective(o, cmd, msg, size) || check_shard(o, given, msg, size) ||
-                 check_parallel(o, given, cmd, msg, size)
+  return check_ps(o, given, msg, size) || check_outputs(o, msg, size) || check_plan(o, given, cmd, msg, size) ||
+                 check_effect(o, given, cmd, msg, size) || check_host(o, given, msg, size) ||
+                 check_jitter(o, given, msg, size) || check_collective(o, cmd, msg, size) ||
+                 check_shard(o, given, msg, size) || check_parallel(o, given, cmd, msg, size)
              ? -1
              : 0;
 }

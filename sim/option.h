@@ -204,7 +204,23 @@ typedef struct ss_optdef {
   const char* alias;         /* an older spelling still accepted, or NULL */
   const char* help;          /* one sentence, wrapped by the help writer */
   unsigned shard_opt;        /* the sharding modes' options it is one of (SS_SOPT_*, shard.h), or 0: every mode's */
+  unsigned needs;            /* SS_NEEDS_*: what a run must have for the option to have an effect (0: always) */
 } ss_optdef;
+
+/* What a run must have for an option to change its results (the rows' needs): given where one of them
+ * is missing, the option is refused with why (ss_options_effect), from the options alone before the
+ * inputs are read, and again from the job once the instance file says what its network runs. */
+enum {
+  SS_NEEDS_DP = 1 << 0,     /* the data-parallel engine: no --tp or --pp above 1 */
+  SS_NEEDS_MP = 1 << 1,     /* tensor or pipeline parallelism (--tp or --pp above 1) */
+  SS_NEEDS_DATA = 1 << 2,   /* data loading: no --synthetic */
+  SS_NEEDS_NET = 1 << 3,    /* a network: several instances, or dedicated parameter servers */
+  SS_NEEDS_MECH = 1 << 4,   /* the modelled mechanisms: no --ideal */
+  SS_NEEDS_SOCKET = 1 << 5, /* NCCL's socket transport between the instances */
+  SS_NEEDS_TCP = 1 << 6,    /* TCP flows between instances through AWS's ENA (NCCL's sockets or parameter servers) */
+  SS_NEEDS_PS = 1 << 7,     /* parameter servers (--arch ps) */
+  SS_NEEDS_ALL = (1 << 8) - 1
+};
 
 /* The registry, terminated by a row with a NULL name, and its help groups {name, title}. */
 extern const ss_optdef ss_option_table[];
@@ -262,7 +278,14 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size);
  * 0, or -1 with one sentence in msg. */
 int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size);
 
-/* Name of an enum value (values are parsed by their rows: ss_option_parse). */
+/* What the options alone say a run has (SS_NEEDS_* bits; cmd's SS_CMD_ bit): what depends on the
+ * instance file (its transport, its NIC) is taken as had, until ss_job_needs_had says. */
+unsigned ss_options_had(const ss_options* o, unsigned cmd);
+
+/* The rule of the registry: the first option of given whose row needs what had lacks is refused,
+ * -1 with one sentence in msg naming it and why; 0 when each has an effect. net: how the network
+ * runs between the instances, for the SOCKET and TCP needs ("NCCL runs over efa"), or NULL. */
+int ss_options_effect(const ss_optset* given, unsigned had, const char* net, char* msg, size_t size);
 
 /* Copy the field of row d from one options struct to another. */
 void ss_option_copy(const ss_optdef* d, ss_options* to, const ss_options* from);

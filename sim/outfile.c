@@ -126,6 +126,53 @@ static int io_error(ss_err* err, const char* path, const char* what, int e)
   return ss_err_kind(err, SS_EIO);
 }
 
+/* The folder of path (its text up to the last '/', "/" for a file at the root, "." for none) into
+ * dir[size]. */
+static void folder_of(const char* path, char* dir, size_t size)
+{
+  const char* slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(dir, size, ".");
+  else
+    snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/* No temporary file could be made next to f->target (mkstemp's errno e): why, from the folder
+ * itself, as e alone misnames it (/proc gives ENOENT for a folder that exists); in_place is the
+ * errno of writing the existing file in place instead, or 0 when that was not tried. */
+static int temp_error(ss_err* err, const ss_outfile* f, int e, int in_place)
+{
+  /* The folder as the path names it, unless a link leads elsewhere: then the one written in. */
+  char dir[PATH_MAX], cur[PATH_MAX];
+  follow_links(f->path, cur, sizeof(cur));
+  folder_of(strcmp(cur, f->path) == 0 ? f->path : f->target, dir, sizeof(dir));
+  struct stat st;
+  int gone = stat(dir, &st) ? errno : 0;
+  if (gone == ENOENT)
+    ss_err_set(err, f->path, 0,
+               "cannot write the %s: the folder '%s' does not exist: create it, or give a path in "
+               "a folder that does",
+               f->what, dir);
+  else if (gone == ENOTDIR || (!gone && !S_ISDIR(st.st_mode)))
+    ss_err_set(err, f->path, 0,
+               "cannot write the %s: '%s' is not a folder (a part of the path is a file): give a path in a "
+               "folder",
+               f->what, dir);
+  else if (gone)
+    ss_err_set(err, f->path, 0, "cannot write the %s: its folder '%s': %s", f->what, dir, strerror(gone));
+  else
+    ss_err_set(err, f->path, 0,
+               "cannot write the %s: no file can be created in the folder '%s' (%s)%s%s%s: give a path in a "
+               "folder you can write",
+               f->what, dir,
+               e == ENOENT  ? "it takes no new files"
+               : e == EROFS ? "a read-only file system"
+                            : strerror(e),
+               in_place ? ", and the file cannot be written in place (" : "", in_place ? strerror(in_place) : "",
+               in_place ? ")" : "");
+  return ss_err_kind(err, SS_EIO);
+}
+
 /* Create the temporary file next to f->target, with the permissions mode. */
 static int open_temp(ss_outfile* f, mode_t mode)
 {
@@ -177,6 +224,11 @@ int ss_outfile_open(const char* path, const char* what, ss_outfile** out, ss_err
   int nameless = stat(path, &via) == 0 && (!exists || st.st_dev != via.st_dev || st.st_ino != via.st_ino);
   int e = 0;
   errno = 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    ss_err_set(err, path, 0, "cannot write the %s: '%s' is a folder: give the path of a file", what, path);
+    outfile_free(f);
+    return ss_err_kind(err, SS_EIO);
+  }
   if (nameless || (exists && !S_ISREG(st.st_mode))) {
     /* /dev/null, a FIFO, a terminal: nothing to replace, and renaming over it is wrong. */
     if (!(f->f = fopen(path, "w")))
@@ -184,14 +236,21 @@ int ss_outfile_open(const char* path, const char* what, ss_outfile** out, ss_err
   } else if (!(f->target = strdup(target))) {
     e = ENOMEM;
   } else {
-    e = open_temp(f, exists ? (st.st_mode & 0777) : new_file_mode());
+    int in_place = 0, made = open_temp(f, exists ? (st.st_mode & 0777) : new_file_mode());
     /* A folder we may not create in, holding a file we may write: that file, in place (as
      * before; not atomic, but not refused). */
-    if ((e == EACCES || e == EPERM) && exists && access(target, W_OK) == 0) {
+    if ((made == EACCES || made == EPERM) && exists && access(target, W_OK) == 0) {
       free(f->temp);
       f->temp = NULL;
-      e = (f->f = fopen(path, "w")) ? 0 : errno;
+      in_place = (f->f = fopen(path, "w")) ? 0 : errno;
+      made = in_place ? made : 0;
     }
+    if (made && made != ENOMEM) {
+      temp_error(err, f, made, in_place);
+      outfile_free(f);
+      return SS_EIO;
+    }
+    e = made;
   }
   if (e) {
     outfile_free(f);
@@ -262,8 +321,11 @@ int ss_outfile_commit(ss_outfile* f, ss_err* err)
       e = errno;
     if (fclose(f->f) && !e)
       e = errno ? errno : EIO;
-    if (!e && f->temp && rename(f->temp, f->target))
+    if (!e && f->temp && rename(f->temp, f->target)) {
+      /* Written whole, but not put in place: said so, as the write itself went well. */
       e = errno;
+      ss_err_set(err, f->path, 0, "cannot write the %s: the file written cannot replace it: %s", f->what, strerror(e));
+    }
     if (e && f->temp)
       unlink(f->temp);
     ss_cleanup_forget(f->slot);

@@ -37,8 +37,12 @@ typedef struct ss_pipe_op {
   int bwd;
 } ss_pipe_op;
 
+/* The most passes (2 m v) a stage's order may hold: its indices are ints. */
+#define SS_PIPE_MAX_PASSES 2147483646
+
 /* Whether schedule s can run p stages, v chunks per stage and m micro-batches: 0, or a message in
- * why[size] naming the rule (v > 1 only interleaved, m a multiple of p for it, ...). */
+ * why[size] naming the rule (v > 1 only interleaved, m a multiple of p for it, 2 m v at most
+ * SS_PIPE_MAX_PASSES, ...). */
 int ss_pipe_check(ss_schedule s, int p, int v, int m, char* why, size_t size);
 
 /* The passes stage (0..p-1) runs, in its order, into out[0..2 m v): Megatron's warm-up forwards,
@@ -47,6 +51,11 @@ int ss_pipe_check(ss_schedule s, int p, int v, int m, char* why, size_t size);
  * refused by ss_pipe_check. */
 int ss_pipe_order(ss_schedule s, int p, int v, int m, int stage, ss_pipe_op* out);
 
+/* Pass i (0 .. 2 m v - 1) of that order into *op, computed without the others (an order grows with
+ * the micro-batches: a stage actor takes its passes one by one). Returns 0, or -1 when the layout
+ * is refused or i is out of the order. */
+int ss_pipe_op_at(ss_schedule s, int p, int v, int m, int stage, long i, ss_pipe_op* op);
+
 /* The iteration of schedule s on uniform stages, each forward pass of a whole stage fwd_s and each
  * backward bwd_s (a chunk's a v-th of them), without communication: each stage runs its order, a
  * pass waits for the same micro-batch's pass on the virtual stage before it (forward) or after it
@@ -54,6 +63,17 @@ int ss_pipe_order(ss_schedule s, int p, int v, int m, int stage, ss_pipe_op* out
  * *in_flight (when not NULL) the most micro-batches whose forward has run and backward not, on any
  * stage and chunk together (what the activation memory holds). -1 when the layout is refused. */
 double ss_pipe_time(ss_schedule s, int p, int v, int m, double fwd_s, double bwd_s, int* in_flight);
+
+/* --partition's bounds: the most counts it gives (one per virtual stage) and the most layers in one. */
+#define SS_PIPE_PARTITION_MAX 4096
+#define SS_PIPE_PARTITION_LAYERS_MAX 1000000
+
+/* --partition's text: whole numbers of layers from 1 to SS_PIPE_PARTITION_LAYERS_MAX separated by
+ * commas, at most SS_PIPE_PARTITION_MAX of them, into out[0 ..) (NULL: only checked). Returns how
+ * many, or -1 with why[size] (320 bytes are enough) saying what was expected and what is wrong,
+ * for "--partition expects WHY": the item that is not a count, a count too large, or too many
+ * items. */
+int ss_pipe_partition_parse(const char* text, int* out, char* why, size_t size);
 
 /* The layers of each virtual stage, in the model's order (virtual stage c p + r is chunk c of stage
  * r), into counts[0 .. p v): given (ngiven = p v counts adding up to layers) or, with ngiven 0,
@@ -67,7 +87,8 @@ int ss_pipe_partition(int layers, int p, int v, const int* given, int ngiven, in
  * forward has run and backward not, added up. Times a layer's activation bytes for a micro-batch,
  * the stage's activation memory: L layers' worth on stage 0 of 1F1B (p micro-batches of L / p
  * layers), m / p of that with fewer micro-batches than stages, L (1 + (p - 1) / (p v))
- * interleaved, m L / p under GPipe. -1 when the layout is refused. */
+ * interleaved, m L / p under GPipe. O(p v) whatever m, nothing allocated. -1 when the layout is
+ * refused. */
 double ss_pipe_stage_layers_held(ss_schedule s, int p, int v, int m, int stage, const int* counts);
 
 /* The bubble of the schedule as a fraction of the ideal m (fwd_s + bwd_s): (p - 1) / m, and

@@ -265,6 +265,18 @@ static int build_layout(const space* s, int p, ss_options* c, config* cf, ss_err
   return 1;
 }
 
+/* Why layout t x pp is no configuration of k instances of per GPUs (of the instance type name), into
+ * buf[size]. */
+static void skipped_layout(char* buf, size_t size, int t, int pp, int per, int k, const char* name)
+{
+  if (t > per)
+    snprintf(buf, size, "t %d is more than the %d GPU%s of a %s (a tensor group stays inside an instance)", t, per,
+             per == 1 ? "" : "s", name);
+  else
+    snprintf(buf, size, "t %d x p %d = %d GPUs do not divide the %d GPU%s of %d %s", t, pp, t * pp, per * k,
+             per * k == 1 ? "" : "s", k, name);
+}
+
 /* Configuration at's job, in cf: 0, 1 when it is no configuration or refused (counted), or an error. */
 static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* err)
 {
@@ -280,7 +292,9 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
       return 1;
     /* Tensor groups inside an instance, layouts that divide the GPUs: the others are no configuration. */
     if (t > per || (per * k) % (t * pp)) {
-      s->out->not_dividing++;
+      if (!s->out->not_dividing++)
+        skipped_layout(s->out->not_dividing_first, sizeof(s->out->not_dividing_first), t, pp, per, k,
+                       s->out->platforms[p].name);
       return 1;
     }
     ss_schedule sched = s->schedules[at[DIM_SCHEDULE]];
@@ -290,6 +304,7 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     c.instances = k;
     c.tp = t;
     c.pp = pp;
+    c.sequence_parallel = o->sequence_parallel && t > 1; /* a plan's --sequence-parallel: where t > 1 */
     c.micro_batch = s->micro[at[DIM_MICRO]];
     c.schedule = pp > 1 ? sched : SS_SCHEDULE_1F1B;
     c.virtual_stages = ss_schedule_of(c.schedule)->chunks ? (o->virtual_stages > 1 ? o->virtual_stages : 2) : 1;
@@ -316,8 +331,10 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     return 1;
   /* Nor is a sharding mode on one GPU: it shards nothing, and would rank beside the same run unsharded. */
   int gpus = per * k;
-  if (ss_shard_sharded(shard) && gpus == 1)
+  if (ss_shard_sharded(shard) && gpus == 1) {
+    s->out->sharded_one_gpu++;
     return 1;
+  }
   ss_options c = *o;
   shard_options(&c, shard);
   c.tp = c.pp = 1;
@@ -404,10 +421,71 @@ static int load_inputs(const ss_planner_platform* platforms, int nplatforms, con
   return rc;
 }
 
-/* The error when every configuration was refused: the first refusal, and what may make it fit. */
-static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const ss_planner* out, ss_err* err)
+/* The GPUs of an instance of each platform of plats ("8 on p4d.24xl, 4 on p3.8xl"; --gpus's when
+ * given), into buf[size]. */
+static void instance_gpus(char* buf, size_t size, ss_platform* const* plats, const ss_options* o, const ss_planner* out)
 {
+  size_t n = 0;
+  buf[0] = '\0';
+  if (o->gpus > 0) {
+    snprintf(buf, size, "%d, --gpus", o->gpus);
+    return;
+  }
+  for (int p = 0; p < out->nplatforms && n < size; p++) {
+    if (p == 4) {
+      snprintf(buf + n, size - n, ", ...");
+      return;
+    }
+    n += (size_t)snprintf(buf + n, size - n, "%s%d on %s", p ? ", " : "", plats[p]->ngpus, out->platforms[p].name);
+  }
+}
+
+/* The error when the lists leave no configuration at all: each layout skipped for not fitting the
+ * GPUs, or each sharding mode tried on one GPU (none counted as a configuration). */
+static int nothing_enumerated(ss_platform* const* plats, const ss_options* o, const ss_planner* out, ss_err* err)
+{
+  char tps[80], pps[80], per[160];
+  snprintf(tps, sizeof(tps), "%.64s", o->plan_tps ? o->plan_tps : "");
+  if (!o->plan_tps)
+    snprintf(tps, sizeof(tps), "%d", o->tp);
+  snprintf(pps, sizeof(pps), "%.64s", o->plan_pps ? o->plan_pps : "");
+  if (!o->plan_pps)
+    snprintf(pps, sizeof(pps), "%d", o->pp);
+  instance_gpus(per, sizeof(per), plats, o, out);
+  if (out->not_dividing > 0)
+    return ss_err_set(err, NULL, 0,
+                      "no configuration to simulate: the %d layout%s tried %s skipped as not fitting the GPUs (the "
+                      "first: %s): a layout's t x p must divide the GPUs of the configuration, with t at most an "
+                      "instance's GPUs: give --tps and --pps (got %s and %s) whose products divide the GPUs of an "
+                      "instance (%s), or a larger --max-instances (got %d)",
+                      out->not_dividing, out->not_dividing == 1 ? "" : "s", out->not_dividing == 1 ? "was" : "were",
+                      out->not_dividing_first, tps, pps, per, o->plan_max_instances);
+  if (out->sharded_one_gpu > 0)
+    return ss_err_set(err, NULL, 0,
+                      "no configuration to simulate: each of the %d has 1 GPU (GPUs of an instance: %s; "
+                      "--max-instances %d), and --shards %s shards nothing on 1 GPU: add none to --shards, or give "
+                      "more GPUs (--max-instances)",
+                      out->sharded_one_gpu, per, o->plan_max_instances,
+                      o->plan_shards ? o->plan_shards : ss_shard_name(o->shard));
+  return ss_err_set(err, NULL, 0,
+                    "no configuration to simulate: the lists leave none (--tps %s, --pps %s, --max-instances %d): "
+                    "give other values",
+                    tps, pps, o->plan_max_instances);
+}
+
+/* The error when every configuration was refused: the first refusal, and what may make it fit. */
+static int nothing_to_simulate(ss_platform* const* plats, const ss_options* o, const ss_workload* w,
+                               const ss_planner* out, ss_err* err)
+{
+  if (out->configurations == 0)
+    return nothing_enumerated(plats, o, out, err);
   /* Every configuration skipped for --global-batch: none divides it. */
+  if (out->refused == 0 && out->not_whole > 0 && out->model_parallel)
+    return ss_err_set(err, NULL, 0,
+                      "--global-batch %d is a whole number of micro-batches for none of the %d configurations: give "
+                      "a multiple of their micro-batch (--micro-batches) x data-parallel replicas (the GPUs / (t x "
+                      "p))",
+                      o->global_batch, out->configurations);
   if (out->refused == 0 && out->not_whole > 0)
     return ss_err_set(
         err, NULL, 0,
@@ -435,11 +513,25 @@ static int nothing_to_simulate(const ss_options* o, const ss_workload* w, const 
                      : shard         ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"
                      : ckpt          ? "; activation checkpointing may make it fit: --checkpoint-activations on"
                                      : "";
+  /* A layout's refusal names the run's options (--tp, --micro-batch, --grad-accum): which of the
+   * plan's they come from. */
+  if (first && out->model_parallel && !memory)
+    hint = strstr(first, "--grad-accum")
+               ? "; a plan sets the micro-batches per iteration with --global-batch alone (1 without it), and "
+                 "its --micro-batches are their sizes"
+               : "; a configuration's --tp, --pp, --micro-batch and --schedule are values of the plan's --tps, "
+                 "--pps, --micro-batches and --schedules";
   /* The refusal's own file and line (the workload, an instance file, a price file), or none for an
    * option. */
+  /* The layouts skipped for not fitting the GPUs were no configuration: said, as they may be the
+   * ones that would have fitted. */
+  char skipped[256] = "";
+  if (out->not_dividing)
+    snprintf(skipped, sizeof(skipped), "; %d layout%s skipped as not fitting the GPUs (the first: %s)",
+             out->not_dividing, out->not_dividing == 1 ? " was" : "s were", out->not_dividing_first);
   return ss_err_set(err, why && why->file[0] ? why->file : NULL, why ? why->line : 0,
-                    "no configuration to simulate: all %d were refused%s%s%s%s", out->configurations,
-                    first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint);
+                    "no configuration to simulate: all %d were refused%s%s%s%s%s", out->configurations,
+                    first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint, skipped);
 }
 
 /* Configuration c's run (its status rc, its breakdown bd, run_err when it failed) into out: a
@@ -530,7 +622,7 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     rc = enumerate(plats, w, &base, out, &configs, &n, err);
   }
   if (!rc && n == 0)
-    rc = nothing_to_simulate(o, w, out, err);
+    rc = nothing_to_simulate(plats, o, w, out, err);
   if (!rc && n > 0 && ss_simcfg_check(configs[0].job, ncfg, cfg, err)) {
     rc = SS_EINPUT;
     out->cfg_refused = err->code == SS_EINPUT;

@@ -56,15 +56,17 @@ typedef struct ss_planner {
   double samples; /* trained by each configuration */
   double epochs;  /* samples in epochs of the dataset */
   ss_objective objective;
-  int configurations;       /* enumerated */
-  int refused;              /* the job's checks refused (an epoch shorter than an iteration, ...) */
-  int* refused_by;          /* [nplatforms]: refused on each platform */
-  ss_err* refused_by_first; /* [nplatforms]: the first on each (GPU memory: what the platform's GPU lacks) */
-  int not_whole;            /* --global-batch not a whole number of samples per GPU (or of micro-batches) */
-  int not_dividing;         /* a layout t x p that does not divide the configuration's GPUs, or t above an
+  int configurations;           /* enumerated */
+  int refused;                  /* the job's checks refused (an epoch shorter than an iteration, ...) */
+  int* refused_by;              /* [nplatforms]: refused on each platform */
+  ss_err* refused_by_first;     /* [nplatforms]: the first on each (GPU memory: what the platform's GPU lacks) */
+  int not_whole;                /* --global-batch not a whole number of samples per GPU (or of micro-batches) */
+  int not_dividing;             /* a layout t x p that does not divide the configuration's GPUs, or t above an
                              * instance's GPUs (not counted as configurations) */
-  int model_parallel;       /* the plan tries tensor or pipeline parallelism (--tps, --pps) */
-  int failed;               /* simulated and failed */
+  char not_dividing_first[192]; /* the first of them, and why ("t 3 x p 1 = 3 does not divide ...") */
+  int sharded_one_gpu;          /* a sharding mode on a configuration of one GPU (not counted either) */
+  int model_parallel;           /* the plan tries tensor or pipeline parallelism (--tps, --pps) */
+  int failed;                   /* simulated and failed */
   ss_err failed_first;
   int over_budget, over_deadline;
   ss_planner_row* rows; /* kept, ranked */

@@ -21,7 +21,8 @@
  *   rather than its wire format's 1/2 (8-byte lines carrying 4 bytes of data and a 4-byte flag),
  *   which the 2 x RTX 2080 Ti curve confirms: its LL sizes grow at 5.0-5.2 GB/s for a Simple rate of
  *   21.3 GB/s, 0.24 of it (docs/validation.md, "NCCL protocols"); LL128 0.92, its 120 payload bytes of
- *   every 128 less NCCL's margin (no measurement in shared/data covers LL128).
+ *   every 128 less NCCL's margin (no measurement in shared/data covers LL128). The caps (llMaxBw,
+ *   235 GB/s) are rates: a phase takes at least its payload over the cap (ss_proto_floor_s).
  * - LL128 is on by default only within one node, over NVLink, on GPUs all of compute capability 7.0
  *   or all 8.0; NCCL_PROTO (--protocol) forces any protocol.
  * Not modelled: LL128's cap of 20 GB/s per channel (channels are not modelled), the tree's own
@@ -113,17 +114,25 @@ int ss_proto_enabled(ss_proto p, const ss_proto_shape* s)
   return 1;
 }
 
-/* Payload fraction of protocol r on a phase of bus bandwidth bw (bytes/s). */
-static double efficiency(const ss_protocol* r, const ss_proto_shape* s, double bw)
+/* Payload fraction of protocol r on the shape: a share of the bytes, whatever the bandwidth. */
+static double efficiency(const ss_protocol* r, const ss_proto_shape* s)
 {
-  if (bw <= 0)
-    return 1; /* a phase that does not run */
-  double gb = bw / 1e9, bus = s->arch == 80 ? fmin(gb, A100_MAX_GBYTES_PER_S) : gb;
-  bus *= s->ranks_per_node < 2 ? r->fraction_one_gpu : r->fraction;
+  return s->ranks_per_node < 2 ? r->fraction_one_gpu : r->fraction;
+}
+
+/* The payload's cap of protocol r on the shape (bytes/s of bus bandwidth), 0 for none: the A100's
+ * bus at most 235 GB/s (times the protocol's fraction: payload) and llMaxBw. NCCL's tuner takes
+ * min(fraction x bus, caps) as the protocol's bus bandwidth; here the caps stay rates (a floor on
+ * the phase's time), not a share of the bytes computed from a bus bandwidth: that share would grow
+ * the bytes, and so the time, on every hop of a phase as one of its links got faster (issue 39). */
+static double cap(const ss_protocol* r, const ss_proto_shape* s)
+{
+  double gb = s->arch == 80 ? A100_MAX_GBYTES_PER_S * efficiency(r, s) : 0;
   int row = s->nodes == 1 && s->arch == 80, col = s->nodes <= 1 ? 0 : s->nodes == 2 ? 1 : 2;
-  if (r->max_gbytes_per_s[row][col] > 0)
-    bus = fmin(bus, r->max_gbytes_per_s[row][col]);
-  return bus / gb;
+  double ll = r->max_gbytes_per_s[row][col];
+  if (ll > 0)
+    gb = gb > 0 ? fmin(gb, ll) : ll;
+  return gb * 1e9;
 }
 
 void ss_proto_cost_of(ss_proto p, const ss_proto_shape* s, ss_proto_cost* c)
@@ -138,7 +147,8 @@ void ss_proto_cost_of(ss_proto p, const ss_proto_shape* s, ss_proto_cost* c)
     if (s->nodes > 1 && s->hw[k] != SS_HW_NET)
       us *= r->multinode_step;
     c->step_s[k] = us * 1e-6;
-    c->eff[k] = efficiency(r, s, s->bus_bytes_per_s[k]);
+    c->eff[k] = efficiency(r, s);
+    c->cap_bytes_per_s[k] = cap(r, s);
   }
 }
 
@@ -148,4 +158,11 @@ double ss_proto_latency_s(const ss_proto_shape* s, const ss_proto_cost* c)
   for (int k = 0; k < SS_PHASE_COUNT; k++)
     t += s->steps[k] * c->step_s[k];
   return t;
+}
+
+double ss_proto_floor_s(const ss_proto_cost* c, ss_proto_phase k, int steps, double payload_bytes)
+{
+  if (!(c->cap_bytes_per_s[k] > 0) || steps <= 0)
+    return 0;
+  return steps * (c->step_s[k] + payload_bytes / c->cap_bytes_per_s[k]);
 }

@@ -68,15 +68,21 @@ typedef struct ss_proto_shape {
   int steps[SS_PHASE_COUNT];              /* steps of each phase (0: the phase does not run) */
   ss_hw hw[SS_PHASE_COUNT];               /* the class of each phase's hops */
   double bus_bytes_per_s[SS_PHASE_COUNT]; /* each phase's bus bandwidth, all its rings together (NCCL's
-                                     * nChannels x speed), for the tuner's caps */
+                                     * nChannels x speed), as the tuner sees it (tuner.c); the
+                                     * protocols' costs do not depend on it */
 } ss_proto_shape;
 
 /* What one protocol costs an allreduce of that shape. */
 typedef struct ss_proto_cost {
   ss_proto proto;
-  double call_s;                 /* once per call (tuning.cc's baseLat) */
-  double step_s[SS_PHASE_COUNT]; /* on each step of each phase (hwLat of its class) */
-  double eff[SS_PHASE_COUNT];    /* payload over bytes moved: a phase moves bytes / eff */
+  double call_s;                          /* once per call (tuning.cc's baseLat) */
+  double step_s[SS_PHASE_COUNT];          /* on each step of each phase (hwLat of its class) */
+  double eff[SS_PHASE_COUNT];             /* payload over bytes moved, whatever the bandwidth: a
+                                           * phase moves bytes / eff */
+  double cap_bytes_per_s[SS_PHASE_COUNT]; /* the payload's rate at most on each phase, its rings
+                                           * together (bus bandwidth: llMaxBw, the A100's 235 GB/s x
+                                           * eff); 0: none. A rate, never a share of the bytes: a
+                                           * phase takes at least ss_proto_floor_s */
 } ss_proto_cost;
 
 /* The cost of no protocol: Simple at the links' rates and no latency (--no-call-cost, --ideal). */
@@ -91,5 +97,12 @@ void ss_proto_cost_of(ss_proto p, const ss_proto_shape* s, ss_proto_cost* c);
 
 /* The latency part of c on the shape: call_s plus every step's step_s (s). */
 double ss_proto_latency_s(const ss_proto_shape* s, const ss_proto_cost* c);
+
+/* The shortest time (s) that `steps` steps of phase k take at c's cap on it, each step moving
+ * payload_bytes of data over the phase's rings together: steps x (step_s[k] + payload_bytes / cap),
+ * the link-independent time of a protocol that moves no faster than its cap; 0 where the phase has
+ * no cap. A phase lasts the longer of this and its links' time, so that faster links never make it
+ * longer (issue 39). */
+double ss_proto_floor_s(const ss_proto_cost* c, ss_proto_phase k, int steps, double payload_bytes);
 
 #endif

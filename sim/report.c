@@ -67,7 +67,7 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
                  : job->opt.tokens > 0 ? job->opt.tokens / w->tf.seq
                                        : w->dataset.samples;
   if (w->has_transformer) {
-    double peak = ss_job_peak_flops(job);
+    double peak = ss_job_peak_flops_scaled(job);
     out->tokens_per_s = out->throughput_samples_per_s * w->tf.seq;
     out->model_flops_per_gpu_s = ss_transformer_model_flops(&w->tf, samples_per_iter) / out->bd.iteration_s /
                                  job->ngpus;
@@ -558,9 +558,9 @@ static void write_table(FILE* f, const ss_result* r)
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);
   if (j->workload->has_transformer)
-    fprintf(f, "  tokens       %10.0f /s     MFU         %10.1f %% (%.1f model TFLOP/s per GPU of %.1f at %s)\n",
-            r->tokens_per_s, 100 * r->mfu, r->model_flops_per_gpu_s / 1e12, ss_job_peak_flops(j) / 1e12,
-            ss_precision_name(j->precision));
+    fprintf(f, "  tokens       %10.0f /s     MFU         %10.1f %% (%.1f model TFLOP/s per GPU of %.1f at %s%s)\n",
+            r->tokens_per_s, 100 * r->mfu, r->model_flops_per_gpu_s / 1e12, ss_job_peak_flops_scaled(j) / 1e12,
+            ss_precision_name(j->precision), j->opt.compute_scale != 1 ? ", over --compute-scale" : "");
   if (j->workload->has_transformer)
     fprintf(f, "  train        %10.2f days   cost        %10.2f $ for %.4g tokens%s (%.2f $/h x %d instance%s)\n",
             r->time_to_train_s / 86400, r->cost_to_train_usd, r->samples * j->workload->tf.seq,

@@ -280,10 +280,6 @@ void ss_stage_actor(ss_sim* s, const ss_actor_arg* arg)
   for (int dir = 0; dir < 2; dir++)
     for (int c = 0; c < mp->v; c++)
       sg_mailbox_set_receiver(sg_mailbox_get_name(inbox(&a, a.k, dir, c)));
-  ss_pipe_op* order = malloc(sizeof(ss_pipe_op) * (size_t)a.st->ops);
-  if (!order)
-    ss_nomem_exit("a stage's order");
-  ss_assert(ss_pipe_order(mp->schedule, mp->p, mp->v, mp->m, a.stage, order) == a.st->ops);
   double dp_exposed = fmax(0, mp->dp_s[a.stage] - mp->dp_hidden_s[a.stage]);
   ss_cat dp_cat = mp->dp_cross ? SS_CAT_NETWORK : SS_CAT_INTERCONNECT;
   int tied_end = mp->embed_s > 0 && (a.stage == 0 || a.stage == mp->p - 1);
@@ -296,8 +292,12 @@ void ss_stage_actor(ss_sim* s, const ss_actor_arg* arg)
     if (a.k == 0 && i == j->warmup)
       ss_limit_begin(s);
     a.jitter = j->opt.jitter > 0 ? ss_jitter_draw(&a.rng, j->opt.jitter) : 1;
-    for (int o = 0; o < a.st->ops; o++)
-      pass(&a, &order[o], o);
+    /* The passes one by one, not the order stored: it grows with the micro-batches. */
+    for (int o = 0; o < a.st->ops; o++) {
+      ss_pipe_op op;
+      ss_assert(ss_pipe_op_at(mp->schedule, mp->p, mp->v, mp->m, a.stage, o, &op) == 0);
+      pass(&a, &op, o);
+    }
     if (a.send) {
       double t = a.t;
       ss_cat link = a.send_cross ? SS_CAT_NETWORK : SS_CAT_INTERCONNECT;
@@ -327,5 +327,4 @@ void ss_stage_actor(ss_sim* s, const ss_actor_arg* arg)
       fprintf(stderr, "\rstash-sim: iteration %d of %d (simulated time %.3f s)%s", i + 1, j->niters,
               simgrid_get_clock(), i + 1 == j->niters ? "\n" : "");
   }
-  free(order);
 }

@@ -761,6 +761,56 @@ static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
   return SS_OK;
 }
 
+/* How far a workload's layers may be from its transformer block's count of parameters and FLOPs: the
+ * block leaves out the biases, norms' and position embeddings' extras (GPT-2 124M's layers hold
+ * 0.7% more than its block; the catalogue's at most that). */
+#define SS_TF_TOLERANCE 0.05
+
+/* The transformer block against the layers it describes: the parameters of the whole and of each
+ * transformer layer's entries, and with the layers' work the forward FLOPs of a sequence (the
+ * model FLOPs' third), each within SS_TF_TOLERANCE. A block that disagrees would drive the memory,
+ * MFU and tokens while the layers drive the time. */
+static int check_transformer(wctx* c, const ss_workload* w)
+{
+  const ss_transformer* tf = &w->tf;
+  int per = w->layers_per_block;
+  double total = 0, want = ss_transformer_params(tf), block = ss_transformer_layer_params(tf);
+  for (int i = 0; i < w->nlayers; i++)
+    total += w->layers[i].params;
+  if (fabs(total / want - 1) > SS_TF_TOLERANCE)
+    return ss_err_set_path(c->err, c->file, "$.transformer",
+                           "the architecture has %.6g parameters (%d layers of %.6g, the embeddings %d x %d), but the "
+                           "layers hold %.6g: they must agree within %.0f%% (give the block of the model the layers "
+                           "describe)",
+                           want, tf->layers, block, tf->vocab, tf->hidden, total, 100 * SS_TF_TOLERANCE);
+  for (int b = 0; b < tf->layers; b++) {
+    double got = 0;
+    for (int e = 0; e < per; e++)
+      got += w->layers[1 + b * per + e].params;
+    char span[64];
+    if (per > 1)
+      snprintf(span, sizeof(span), "layers[%d] to [%d]", 1 + b * per, per + b * per);
+    else
+      snprintf(span, sizeof(span), "layers[%d]", 1 + b * per);
+    if (fabs(got / block - 1) > SS_TF_TOLERANCE)
+      return ss_err_set_path(c->err, c->file, "$.layers",
+                             "transformer layer %d (%s) holds %.6g parameters, the architecture's layer %.6g (hidden "
+                             "%d, ffn %d, heads %d, kv_heads %d): they must agree within %.0f%%",
+                             b, span, got, block, tf->hidden, tf->ffn, tf->heads, tf->kv_heads, 100 * SS_TF_TOLERANCE);
+  }
+  if (!w->has_work)
+    return SS_OK;
+  double fwd = 0, model = ss_transformer_model_flops(tf, 1) / 3;
+  for (int i = 0; i < w->nlayers; i++)
+    fwd += w->layers[i].fwd_flops;
+  if (fabs(fwd / model - 1) > SS_TF_TOLERANCE)
+    return ss_err_set_path(c->err, c->file, "$.layers",
+                           "the layers' forward FLOPs per sequence, %.6g, are not the architecture's %.6g (seq %d: per "
+                           "layer and token 2 W + 4 s h, the output layer 2 V h): they must agree within %.0f%%",
+                           fwd, model, tf->seq, 100 * SS_TF_TOLERANCE);
+  return SS_OK;
+}
+
 /* The reference device's optional figures for the roofline model (roofline.h): its memory bandwidth
  * and SMs; both or neither. */
 static int parse_ref_device(wctx* c, const cJSON* ref, ss_workload* w)
@@ -847,6 +897,8 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
                            "every fwd_s, bwd_s and optimizer_s is 0: there is no compute to simulate");
   w->batch_per_gpu = (int)batch;
   w->ref_batch = (int)ref_batch;
+  if (w->has_transformer && check_transformer(c, w))
+    return SS_EINPUT;
   const cJSON* prov = need(c, root, "$", "provenance");
   if (!prov)
     return SS_EINPUT;

@@ -27,6 +27,7 @@
   TEST(protocol_switch)                                                                                                \
   TEST(protocol_forced)                                                                                                \
   TEST(bench_nccl_model)                                                                                               \
+  TEST(faster_nic_p4d)                                                                                                 \
   /* e2e_transport.c */                                                                                                \
   TEST(transport_rule)                                                                                                 \
   TEST(shm_ring_closed_form)                                                                                           \

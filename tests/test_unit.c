@@ -662,6 +662,61 @@ static void test_cost_star(void)
   ss_platform_free(p);
 }
 
+/* A job of `instances` x instance file p with the NIC at gbps (Gb/s; 0: the file's) and NCCL's
+ * per-call cost on (cost.c picks the protocol). */
+static ss_job* nic_job(const ss_platform* p, const ss_workload* w, int instances, double gbps)
+{
+  ss_options o;
+  ss_options_default(&o);
+  o.instances = instances;
+  o.synthetic = 1;
+  o.batch = 1;
+  if (gbps > 0)
+    o.nic_gbps = gbps;
+  ss_job* j = NULL;
+  ss_err err;
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
+  return j;
+}
+
+/* Issue 39: a faster NIC never makes the predicted collective slower. On 4 x p4d.24xlarge the
+ * protocols' caps are rates (the A100's 235 GB/s), not a share of the bytes over the NIC's nominal
+ * rate, so a 128 MiB tree with LL128 stops at what the GPUs' PCIe links carry; on 2 x
+ * p3dn.24xlarge at 800 Gb/s the socket-1 GPUs' inter-socket link (20.8 GB/s for 4 of them), not the
+ * NIC, bounds hierarchical's phase across instances, and LL's four times the bytes lose to Simple
+ * (they won when only the NIC was shared). */
+static void test_cost_faster_nic(void)
+{
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_platform* p = load_platform("platforms/p4d.24xl.xml");
+  const double gbps[] = {400, 3200, 6400, 800000};
+  const ss_allreduce algs[] = {SS_ALLREDUCE_RING, SS_ALLREDUCE_TREE, SS_ALLREDUCE_HIERARCHICAL};
+  for (int a = 0; a < 3; a++) {
+    double prev = INFINITY;
+    for (int k = 0; k < 4; k++) {
+      ss_job* j = nic_job(p, w, 4, gbps[k]);
+      ss_proto_cost pc;
+      ss_cost_protocol_as(j, SS_OP_ALLREDUCE, algs[a], 134217728, SS_PROTO_LL128, &pc);
+      CU_ASSERT(pc.eff[SS_PHASE_TREE] > 0.9 && pc.cap_bytes_per_s[SS_PHASE_TREE] > 0);
+      double t = ss_cost_collective(j, SS_OP_ALLREDUCE, algs[a], 134217728);
+      CU_ASSERT(t > 0 && t <= prev * (1 + 1e-12));
+      prev = t;
+      ss_job_free(j);
+    }
+  }
+  ss_platform_free(p);
+  p = load_platform("platforms/p3dn.24xl.xml");
+  for (int k = 0; k < 3; k++) {
+    ss_job* j = nic_job(p, w, 2, 400.0 * (1 << k));
+    ss_proto_cost pc;
+    CU_ASSERT_EQUAL(ss_cost_protocol(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_HIERARCHICAL, 524288, &pc), SS_PROTO_SIMPLE);
+    ss_job_free(j);
+  }
+  ss_platform_free(p);
+  ss_workload_free(w);
+}
+
 /* What transfers sharing a NIC hide of their latency (ss_cost_nic_hidden): nothing where the
  * routes are alike (g4dn.12xlarge); on p3.16xlarge, whose socket-1 GPUs (4-7) reach the NIC over
  * one more link, at most what going at their route's own rate would save, never below the NIC's
@@ -751,15 +806,25 @@ static void test_proto_tuning(void)
   ss_proto_cost_of(SS_PROTO_SIMPLE, &s, &c);
   NEAR(ss_proto_latency_s(&s, &c), 8.4e-6 + 14 * 3.4e-6, 1e-12);
   NEAR(c.eff[SS_PHASE_GLOBAL], 1, 1e-12);
-  /* Caps: LL at most 39 GB/s (H100, one node); A100 buses at most 235 GB/s, LL 87.7. */
-  s = ring_shape(8, SS_HW_NVLINK, 370e9, 90);
-  ss_proto_cost_of(SS_PROTO_LL, &s, &c);
-  NEAR(c.eff[SS_PHASE_GLOBAL], 39.0 / 370, 1e-12);
-  s = ring_shape(8, SS_HW_NVLINK, 400e9, 80);
-  ss_proto_cost_of(SS_PROTO_SIMPLE, &s, &c);
-  NEAR(c.eff[SS_PHASE_GLOBAL], 235.0 / 400, 1e-12);
-  ss_proto_cost_of(SS_PROTO_LL, &s, &c);
-  NEAR(c.eff[SS_PHASE_GLOBAL], 58.75 / 400, 1e-12);
+  CU_ASSERT(c.cap_bytes_per_s[SS_PHASE_GLOBAL] == 0); /* Simple on V100s: no cap */
+  NEAR(ss_proto_floor_s(&c, SS_PHASE_GLOBAL, 14, 1e6), 0, 1e-12);
+  /* Caps, rates whatever the bus bandwidth (issue 39): LL at most 39 GB/s (H100, one node); A100 buses
+   * at most 235 GB/s of wire (Simple's payload 235, LL's 58.75 < 87.7). The fractions stay. */
+  for (double bw = 100e9; bw < 2e12; bw *= 4) {
+    s = ring_shape(8, SS_HW_NVLINK, bw, 90);
+    ss_proto_cost_of(SS_PROTO_LL, &s, &c);
+    NEAR(c.eff[SS_PHASE_GLOBAL], 0.25, 1e-12);
+    NEAR(c.cap_bytes_per_s[SS_PHASE_GLOBAL], 39e9, 1e-3);
+    s = ring_shape(8, SS_HW_NVLINK, bw, 80);
+    ss_proto_cost_of(SS_PROTO_SIMPLE, &s, &c);
+    NEAR(c.eff[SS_PHASE_GLOBAL], 1, 1e-12);
+    NEAR(c.cap_bytes_per_s[SS_PHASE_GLOBAL], 235e9, 1e-3);
+    ss_proto_cost_of(SS_PROTO_LL, &s, &c);
+    NEAR(c.eff[SS_PHASE_GLOBAL], 0.25, 1e-12);
+    NEAR(c.cap_bytes_per_s[SS_PHASE_GLOBAL], 58.75e9, 1e-3);
+  }
+  /* The floor: 14 steps of 1 MB at 58.75 GB/s after each step's NVLink latency 0.47 us. */
+  NEAR(ss_proto_floor_s(&c, SS_PHASE_GLOBAL, 14, 1e6), 14 * (0.47e-6 + 1e6 / 58.75e9), 1e-15);
   /* Hierarchical on 4 nodes: LL's intra-node steps x 1.8, network steps 2.7 us; LL128 with one GPU per
    * node 0.7; the tree's call and level latency. */
   ss_proto_shape h = {.nodes = 4, .ranks_per_node = 1, .arch = 70};
@@ -772,6 +837,9 @@ static void test_proto_tuning(void)
   NEAR(ss_proto_latency_s(&h, &c), 3.6e-6 + 6 * 1.8e-6 + 6 * 2.7e-6, 1e-12);
   ss_proto_cost_of(SS_PROTO_LL128, &h, &c);
   NEAR(c.eff[SS_PHASE_CROSS], 0.7, 1e-12);
+  CU_ASSERT(c.cap_bytes_per_s[SS_PHASE_CROSS] == 0);
+  ss_proto_cost_of(SS_PROTO_LL, &h, &c); /* LL across 4 instances: llMaxBw 20.4 GB/s */
+  NEAR(c.cap_bytes_per_s[SS_PHASE_CROSS], 20.4e9, 1e-3);
   h.tree = 1;
   h.steps[SS_PHASE_CROSS] = 0;
   h.steps[SS_PHASE_TREE] = 4;
@@ -1414,7 +1482,8 @@ static void test_outfile_commit(void)
   char bad[600];
   snprintf(bad, sizeof(bad), "%s/nope/r.json", dir);
   CU_ASSERT(ss_outfile_open(bad, "report", &o, &err) == SS_EIO);
-  CU_ASSERT(strstr(err.msg, "cannot write the report: No such file or directory") != NULL);
+  CU_ASSERT(strstr(err.msg, "cannot write the report: the folder '") != NULL &&
+            strstr(err.msg, "/nope' does not exist"));
   remove(path);
   rmdir(dir);
 }
@@ -1791,6 +1860,31 @@ static void test_pipeline_partition(void)
   CU_ASSERT(ss_pipe_partition(4, 8, 1, NULL, 0, c, why, sizeof(why)) == -1 && strstr(why, "a layer at least"));
   given[1] = 0;
   CU_ASSERT(ss_pipe_partition(22, 4, 1, given, 4, c, why, sizeof(why)) == -1 && strstr(why, "fewer than 1"));
+  /* --partition's text: each fault named as itself, never as a wrong layer count. */
+  char wide[320];
+  CU_ASSERT(ss_pipe_partition_parse("7,8,0008,7", c, wide, sizeof(wide)) == 4 && c[2] == 8 && c[3] == 7);
+  CU_ASSERT(ss_pipe_partition_parse("7,x", NULL, wide, sizeof(wide)) == -1 &&
+            strstr(wide, "item 2, 'x', is not a whole"));
+  CU_ASSERT(ss_pipe_partition_parse("7,,7", NULL, wide, sizeof(wide)) == -1 && strstr(wide, "item 2 is empty"));
+  CU_ASSERT(ss_pipe_partition_parse("7,0", NULL, wide, sizeof(wide)) == -1 && strstr(wide, "item 2 is 0"));
+  CU_ASSERT(ss_pipe_partition_parse("7,-7", NULL, wide, sizeof(wide)) == -1 && strstr(wide, "not a whole number"));
+  CU_ASSERT(ss_pipe_partition_parse("1000000", NULL, wide, sizeof(wide)) == 1);
+  CU_ASSERT(ss_pipe_partition_parse("1000001", NULL, wide, sizeof(wide)) == -1 &&
+            strstr(wide, "more than 1000000 layers"));
+  CU_ASSERT(ss_pipe_partition_parse("3,99999999999999999999999999999999999999", NULL, wide, sizeof(wide)) == -1 &&
+            strstr(wide, "item 2, '99999999999999999999999999999999...', is more than"));
+  /* SS_PIPE_PARTITION_MAX items pass, one more is too many (and the message quotes 64 characters). */
+  char* list = malloc(2 * (SS_PIPE_PARTITION_MAX + 1));
+  CU_ASSERT_FATAL(list != NULL);
+  for (int i = 0; i <= SS_PIPE_PARTITION_MAX; i++)
+    memcpy(list + 2 * i, "1,", 2);
+  list[2 * SS_PIPE_PARTITION_MAX - 1] = '\0';
+  CU_ASSERT(ss_pipe_partition_parse(list, NULL, wide, sizeof(wide)) == SS_PIPE_PARTITION_MAX);
+  list[2 * SS_PIPE_PARTITION_MAX - 1] = ',';
+  list[2 * SS_PIPE_PARTITION_MAX + 1] = '\0';
+  CU_ASSERT(ss_pipe_partition_parse(list, NULL, wide, sizeof(wide)) == -1 && strstr(wide, "more than 4096 items") &&
+            strstr(wide, "1,1,...'") && strlen(wide) < 320);
+  free(list);
 }
 
 /* The activations a stage holds under each schedule, against Korthikanti et al.'s statements. */
@@ -1810,6 +1904,39 @@ static void test_pipeline_memory(void)
   CU_ASSERT_FATAL(ss_pipe_partition(32, 4, 2, NULL, 0, c, why, sizeof(why)) == 0);
   CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_INTERLEAVED, 4, 2, 8, 0, c) == 44);
   CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_INTERLEAVED, 4, 2, 6, 0, c) == -1);
+  /* The peak is found without the order stored (it scans the warm-up and p v pairs): the same as a
+   * scan of the whole order, on uneven partitions, and each pass computed alone as the order has it. */
+  static const int ms[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 40};
+  ss_pipe_op order[2 * 40 * 3];
+  for (int s = 0; s < SS_SCHEDULE_COUNT; s++)
+    for (int p = 1; p <= 4; p++)
+      for (int v = 1; v <= 3; v++)
+        for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
+          int m = ms[k];
+          if (ss_pipe_check((ss_schedule)s, p, v, m, why, sizeof(why)))
+            continue;
+          for (int i = 0; i < p * v; i++)
+            c[i] = 1 + (i * 7 + 3) % 5;
+          for (int r = 0; r < p; r++) {
+            int n = ss_pipe_order((ss_schedule)s, p, v, m, r, order);
+            CU_ASSERT_FATAL(n == 2 * m * v);
+            double held = 0, most = 0;
+            for (int i = 0; i < n; i++) {
+              ss_pipe_op one;
+              CU_ASSERT(ss_pipe_op_at((ss_schedule)s, p, v, m, r, i, &one) == 0 && one.micro == order[i].micro &&
+                        one.chunk == order[i].chunk && one.bwd == order[i].bwd);
+              held += (order[i].bwd ? -1 : 1) * c[order[i].chunk * p + r];
+              most = held > most ? held : most;
+            }
+            CU_ASSERT(ss_pipe_stage_layers_held((ss_schedule)s, p, v, m, r, c) == most);
+          }
+        }
+  /* A billion micro-batches: 1F1B's stage 0 holds p of them, found at once; beyond the passes an
+   * order's indices hold, refused. */
+  CU_ASSERT_FATAL(ss_pipe_partition(32, 4, 1, NULL, 0, c, why, sizeof(why)) == 0);
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_1F1B, 4, 1, 1000000000, 0, c) == 32);
+  CU_ASSERT(ss_pipe_stage_layers_held(SS_SCHEDULE_GPIPE, 4, 1, 1000000000, 0, c) == 8e9);
+  CU_ASSERT(ss_pipe_check(SS_SCHEDULE_INTERLEAVED, 4, 2, 1000000000, why, sizeof(why)) < 0 && strstr(why, "passes"));
 }
 
 static const suite_def suites[] = {
@@ -1830,7 +1957,11 @@ static const suite_def suites[] = {
       {"gzip", test_workload_gzip},
       {"error_position", test_workload_error_position}}},
     {"topo", {{"star", test_topo_star}, {"dgx1", test_topo_dgx1}, {"btree", test_topo_btree}}},
-    {"cluster", {{"compose", test_cluster_compose}, {"cost", test_cost_star}, {"nic_hidden", test_cost_nic_hidden}}},
+    {"cluster",
+     {{"compose", test_cluster_compose},
+      {"cost", test_cost_star},
+      {"nic_hidden", test_cost_nic_hidden},
+      {"faster_nic", test_cost_faster_nic}}},
     {"proto", {{"tuning", test_proto_tuning}}},
     {"nccl", {{"releases", test_nccl_releases}, {"ring_chain", test_cost_ring_chain}, {"tuner", test_tuner_choice}}},
     {"job",

@@ -41,6 +41,11 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# Every value below is quoted, a word of its own, never code; a control character (a newline in a
+# folder's name) would still break the one-line files (sim.args, measured.csv): refused.
+for v in "$build" "$out"; do
+  case "$v" in *[[:cntrl:]]*) echo "run.sh: error: a control character in '$v': give a path without one" >&2; exit 2 ;; esac
+done
 
 PY=${REALRUN_PYTHON:-/usr/bin/python3}  # the system python, with Debian's torch
 if ! "$PY" -c 'import torch, torchvision, PIL' 2>/dev/null; then
@@ -76,35 +81,51 @@ data="$out/images"
 seed=1
 # One torch thread per training process (train.py sets it; OMP for anything else that reads it).
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-T="$PY $here/train.py --data $data --images $images --seed $seed"
+# train.py and its common arguments, one word each whatever the paths hold (spaces, quotes, '*').
+T=("$PY" "$here/train.py" --data "$data" --images "$images" --seed "$seed")
 t_all=$(date +%s)
 step() { echo; echo "== $*"; }
 
 step "images: $images JPEGs in $data (once; reused when the seed and count match)"
-$T --out "$out" --generate-only
+"${T[@]}" --out "$out" --generate-only
 
 step "single-process calibration: per-layer times, optimizer, data preparation (workload.py, batch 32, 1 thread)"
 "$PY" "$here/workload.py" --data "$data" --images "$images" --seed "$seed" --batch 32 --iters "$wl_iters" \
   --prep-batches "$prep_batches" -o "$out/workload.json"
 
 step "gloo allreduce sweep, 2 processes over loopback, 4 KiB .. 64 MiB"
-$T --out "$out/sweep" --allreduce-sweep --sweep-reps "$sweep_reps"
+"${T[@]}" --out "$out/sweep" --allreduce-sweep --sweep-reps "$sweep_reps"
 
 step "platform: this machine (machine.py), checked with stash-sim bench allreduce"
 "$PY" "$here/machine.py" --workload "$out/workload.json" --allreduce "$out/sweep/allreduce.csv" \
   -o "$out/machine.xml" --bench "$sim" | tee "$out/allreduce_check.txt"
 
+# quoted WORD...: the words on one line, each in single quotes unless it is plain (letters, digits,
+# _ . / : = , + -), as stash-calibrate compare splits measured.csv's args (a shell's quoting, no
+# expansion): a path with a space stays one word.
+quoted() {
+  local w sep=""
+  for w in "$@"; do
+    if [[ "$w" =~ ^[A-Za-z0-9_./:=,+-]+$ ]]; then
+      printf '%s%s' "$sep" "$w"
+    else
+      printf "%s'%s'" "$sep" "${w//\'/\'\\\'\'}"
+    fi
+    sep=" "
+  done
+  printf '\n'
+}
+
 # simulate NAME ARGS...: stash-sim on this machine's platform and workload, the arguments kept in
-# NAME/sim.args (for measured.csv) and the JSON report in NAME/sim.json. The simulated job measures
-# the same steps as the real one (warm-up, then steps), so the loaders' head start (the batches
-# they prefetched during the warm-up) counts alike in both.
+# NAME/sim.args (for measured.csv, quoted) and the JSON report in NAME/sim.json. The simulated job
+# measures the same steps as the real one (warm-up, then steps), so the loaders' head start (the
+# batches they prefetched during the warm-up) counts alike in both.
 simulate() {
   local name=$1
   shift
-  local args="$rel/machine.xml $rel/workload.json $* --bucket-mb 25 --warmup $warmup --iterations $steps"
-  echo "$args" >"$out/$name/sim.args"
-  # shellcheck disable=SC2086  # args is a list of words
-  "$sim" $args --format json -o "$out/$name/sim.json"
+  local args=("$rel/machine.xml" "$rel/workload.json" "$@" --bucket-mb 25 --warmup "$warmup" --iterations "$steps")
+  quoted "${args[@]}" >"$out/$name/sim.args"
+  "$sim" "${args[@]}" --format json -o "$out/$name/sim.json"
 }
 
 # name batch workers extra-flags: A is the configuration of the brief, B another batch and loader
@@ -122,7 +143,7 @@ for c in single:32:1: $configs; do
   IFS=: read -r _ batch workers extra <<<"$c"
   key="b${batch}w${workers}"
   if [ "$workers" -gt 0 ] && [ -z "$extra" ] && [[ "$measured" != *" $key "* ]]; then
-    $T --out "$out/handoff/$key" --measure-handoff --batch "$batch" --workers "$workers"
+    "${T[@]}" --out "$out/handoff/$key" --measure-handoff --batch "$batch" --workers "$workers"
     measured="$measured$key "
   fi
 done
@@ -141,7 +162,7 @@ loader_flags() {
 }
 
 step "single-process profiled run (batch 32, 1 loader process): the trace for stash-calibrate trace"
-$T --out "$out/single" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps" --profile
+"${T[@]}" --out "$out/single" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps" --profile
 # shellcheck disable=SC2046  # flags and their values
 simulate single --gpus 1 --batch 32 $(loader_flags 32 1 "")
 
@@ -152,7 +173,7 @@ for c in $configs; do
   [ "$name" = A ] && prof="--profile"
   step "run $name: 2 DDP processes, batch $batch per process, $workers loader process(es) per rank ${extra}"
   # shellcheck disable=SC2086  # prof and extra are empty or one flag
-  $T --out "$out/$name" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $prof $extra
+  "${T[@]}" --out "$out/$name" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $prof $extra
   # shellcheck disable=SC2086,SC2046
   simulate "$name" --batch "$batch" $extra $(loader_flags "$batch" "$workers" "$extra")
   names="$names $name"
@@ -162,11 +183,11 @@ done
 # NAME/repK; report.py takes the median over them and refuses a disturbed run.
 for k in $(seq 2 "$reps"); do
   step "repetition $k of $reps: every run again"
-  $T --out "$out/single/rep$k" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps"
+  "${T[@]}" --out "$out/single/rep$k" --nprocs 1 --batch 32 --workers 1 --warmup "$warmup" --steps "$steps"
   for c in $configs; do
     IFS=: read -r name batch workers extra <<<"$c"
     # shellcheck disable=SC2086  # extra is empty or one flag
-    $T --out "$out/$name/rep$k" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $extra
+    "${T[@]}" --out "$out/$name/rep$k" --batch "$batch" --workers "$workers" --warmup "$warmup" --steps "$steps" $extra
   done
 done
 

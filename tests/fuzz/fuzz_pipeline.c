@@ -1,6 +1,8 @@
 /* fuzz_pipeline: libFuzzer target past the readers: the input bytes choose a small platform (1 to 4
  * GPUs, links of fuzzed bandwidth, latency and sharing, NVLink, a NIC), a small workload (1 to 4
- * layers of fuzzed times and sizes) and fuzzed values of options of the registry (sim/option.c);
+ * layers of fuzzed times and sizes, or a small transformer's block and layers, their parameters and
+ * FLOPs the block's within or beyond the loader's 5%) and fuzzed values of options of the registry
+ * (sim/option.c), with a transformer its layout (--tp, --pp, --schedule, --micro-batch, ...);
  * they go through the validation layer in this process (ss_cli_parse, ss_platform_load,
  * ss_transport_prepare, ss_workload_load, ss_derive_job or ss_stash_plan), and what it accepts runs
  * in the stash-sim binary of the same build, in a child with a time limit. The contract: a refusal
@@ -20,6 +22,7 @@
 #include "derive.h"
 #include "platform.h"
 #include "stash.h"
+#include "transformer.h"
 #include "transport.h"
 #include "workload.h"
 
@@ -140,8 +143,9 @@ static void hop(buf* x, const char* id, int duplex, const char* dir)
     bprintf(x, "<link_ctn id=\"%s\"/>", id);
 }
 
-/* The platform: a star of PCIe links to the CPU, NVLink between some GPU pairs, optionally a NIC. */
-static void platform(rd* r, buf* x)
+/* The platform: a star of PCIe links to the CPU, NVLink between some GPU pairs, optionally a NIC.
+ * Returns its GPUs. */
+static int platform(rd* r, buf* x)
 {
   char b[8][64];
   int ngpus = 1 + (int)(u8(r) % 4);
@@ -175,8 +179,8 @@ static void platform(rd* r, buf* x)
     bprintf(x, "    <prop id=\"cpu_vendor\" value=\"%s\"/>\n    <prop id=\"pci_view\" value=\"%s\"/>\n",
             vendor & 1 ? "intel" : "amd", view & 1 ? "flat" : "physical");
   }
-  if (flags & 64)
-    bprintf(x, "    <prop id=\"comm_interference\" value=\"%s\"/>\n", real(r, 0.4, b[0], 64));
+  /* A property of each GPU host (the platform reader refuses it in the zone). */
+  const char* interference = flags & 64 ? real(r, 0.4, b[7], 64) : NULL;
   v[0] = real(r, 1, b[0], 64);
   v[1] = whole(r, 8, 16, b[1], 64);
   bprintf(x, "    <host id=\"cpu\" speed=\"%sGf\" core=\"%s\">\n      <prop id=\"role\" value=\"cpu\"/>\n", v[0], v[1]);
@@ -197,9 +201,12 @@ static void platform(rd* r, buf* x)
     v[0] = real(r, 10, b[0], 64);
     bprintf(x,
             "    <host id=\"gpu%d\" speed=\"%sTf\">\n      <prop id=\"role\" value=\"gpu\"/>\n"
-            "      <prop id=\"gpu_model\" value=\"%s\"/>\n%s    </host>\n",
+            "      <prop id=\"gpu_model\" value=\"%s\"/>\n%s",
             g, v[0], m & 1 ? "fz-gpu-b" : "fz-gpu-a",
             m == 255 ? "      <prop id=\"compute_on\" value=\"cpu\"/>\n" : "");
+    if (interference)
+      bprintf(x, "      <prop id=\"comm_interference\" value=\"%s\"/>\n", interference);
+    bprintf(x, "    </host>\n");
   }
   int up[4], upcpu, nicd = 0, nvl[4][4] = {{0}};
   char id[32];
@@ -254,15 +261,146 @@ static void platform(rd* r, buf* x)
       bprintf(x, "</route>\n");
     }
   bprintf(x, "  </zone>\n</platform>\n");
+  return ngpus;
 }
 
-/* The workload: 1 to 4 layers, optionally a measured device entry for the second GPU model. */
-static void workload(rd* r, buf* j)
+/* The transformer of a workload that has one: what the layout options are chosen against. */
+typedef struct shape {
+  int on, layers, heads, kv_heads, hidden, ffn, seq, vocab, gated, tied, per;
+} shape;
+
+/* One of n choices: byte 0 the first (the nominal one). */
+static int pick(rd* r, const int* v, unsigned n)
+{
+  return v[u8(r) % n];
+}
+
+/* A factor the target moves a count by that the loader checks within 5% of the transformer block
+ * (check_transformer in sim/workload.c): byte 0 none, 1..127 within 4.9%, 128..191 4.5% to 9.8% up
+ * (128..159) or down (160..191) in steps of 0.17% (both sides of 5%), 192..255 1/16 to 15. */
+static double factor(rd* r)
+{
+  unsigned k = u8(r);
+  if (k == 0)
+    return 1;
+  if (k < 128)
+    return 1 + ((double)k - 64) / 1300;
+  if (k < 192)
+    return 1 + (k < 160 ? 1 : -1) * (0.045 + 0.0017 * (double)((k - 128) % 32));
+  return pow(2, ((double)k - 224) / 8);
+}
+
+/* The block: small sizes (1 to 8 layers, hidden 8 to 512), some the --tp values do not divide;
+ * byte bad above 231 puts a special in one of its keys (text[k] then holds it). */
+static void tf_shape(rd* r, shape* s, unsigned bad, const char* text[9])
+{
+  static const int layers[] = {4, 1, 2, 3, 6, 8, 5, 7}, heads[] = {4, 1, 2, 8, 3, 6}, kv[] = {1, 2, 0, 4},
+                   head_dim[] = {16, 8, 32, 64}, seqs[] = {16, 64, 256, 1024, 8},
+                   vocabs[] = {100, 1000, 50257, 32000, 7}, per[] = {2, 1, 3};
+  s->on = 1;
+  s->layers = pick(r, layers, 8);
+  s->heads = pick(r, heads, 6);
+  int d = pick(r, kv, 4); /* 0: one key-value head (multi-query attention) */
+  s->kv_heads = d == 0 ? 1 : s->heads % d ? s->heads : s->heads / d;
+  s->hidden = s->heads * pick(r, head_dim, 4);
+  static const int thirds[] = {12, 6, 8, 3, 12}; /* the FFN in thirds of hidden: 4 h, 2 h, 8 h / 3 (Llama's), h */
+  unsigned f = u8(r) % 5;
+  s->ffn = thirds[f] * s->hidden / 3 + (f == 4); /* 4 h + 1: odd */
+  s->seq = pick(r, seqs, 5);
+  s->vocab = pick(r, vocabs, 5);
+  unsigned flags = u8(r);
+  s->gated = flags & 1, s->tied = (flags >> 1) & 1;
+  s->per = pick(r, per, 3);
+  for (int k = 0; k < 9; k++)
+    text[k] = NULL;
+  if (bad > 231)
+    text[bad % 9] = bad % 9 < 7 ? specials[u8(r) % NSPECIAL] : "1";
+}
+
+/* The layers of the block s: the embedding, per entries for each transformer layer (the attention,
+ * the MLP and the norms: together, in two or in three), the output layer; their params the block's
+ * count (worked out here from docs/formats.md, not by sim/transformer.c) times fuzzed factors (all
+ * the transformer layers, the embeddings, one transformer layer more); optionally the work keys,
+ * their FLOPs the block's times a factor. Byte bad 200..231 adds or drops an entry. */
+static void tf_layers(rd* r, buf* j, const shape* s, unsigned bad)
+{
+  char b[4][64];
+  double h = s->hidden, attn = 2 * h * h + 2 * h * (h * s->kv_heads / s->heads), mlp = (s->gated ? 3 : 2) * h * s->ffn,
+         vh = (double)s->vocab * h, sq = s->seq;
+  double body = factor(r), ends = factor(r);
+  int odd = (int)(u8(r) % (unsigned)s->layers);
+  double odd_f = factor(r);
+  int work = u8(r) != 0;
+  double ff = work ? factor(r) : 1;
+  /* Per entry of a transformer layer: params and forward FLOPs of a sequence. */
+  double part[3][2] = {{attn + 2 * h, sq * (2 * attn + 4 * sq * h)}, {mlp, sq * 2 * mlp}, {0, 0}};
+  if (s->per == 2)
+    part[0][0] = attn + h, part[1][0] = mlp + h;
+  else if (s->per == 3)
+    part[0][0] = attn, part[2][0] = 2 * h;
+  else
+    part[0][0] += mlp, part[0][1] += part[1][1];
+  const char* end_f = real(r, 0.0001, b[0], 64);
+  const char* end_b = real(r, 0.0002, b[1], 64);
+  const char *layer_f = NULL, *layer_b = NULL;
+  int n = s->layers * s->per + (bad >= 200 && bad < 232 ? (bad & 1 ? -1 : 1) : 0);
+  for (int i = -1; i <= n; i++) {
+    double params, flops;
+    const char *fs = end_f, *bs = end_b;
+    if (i == -1 || i == n) { /* the embedding (no FLOPs), the output layer (2 V h a token) */
+      params = i == -1 ? vh * ends : s->tied ? 0 : vh * ends;
+      flops = i == -1 ? 0 : sq * 2 * vh * ff;
+      bprintf(j, "%s{\"name\": \"%s\"", i == -1 ? "" : ", ", i == -1 ? "embed" : "head");
+    } else {
+      int layer = i / s->per, e = i % s->per;
+      if (e == 0) { /* a transformer layer's times, the same in each of its entries */
+        layer_f = real(r, 0.001, b[2], 64);
+        layer_b = real(r, 0.002, b[3], 64);
+      }
+      fs = layer_f, bs = layer_b;
+      params = part[e][0] * body * (layer == odd ? odd_f : 1);
+      flops = part[e][1] * ff;
+      bprintf(j, ", {\"name\": \"b%d_%d\"", layer, e);
+    }
+    bprintf(j, ", \"fwd_s\": %s, \"bwd_s\": %s, \"params\": %.0f", fs, bs, params);
+    if (work)
+      bprintf(j,
+              ", \"fwd_flops\": %.0f, \"bwd_flops\": %.0f, \"fwd_bytes\": %.0f, \"bwd_bytes\": %.0f, \"act_bytes\": "
+              "%.0f, \"fwd_kernels\": 4, \"bwd_kernels\": 8",
+              flops, i == -1 ? 0 : 2 * flops, 16 * sq * h, 32 * sq * h, 32 * sq * h);
+    bprintf(j, "}");
+  }
+}
+
+/* The "transformer" block of s, a key with a special where text[k] says. */
+static void tf_block(buf* j, const shape* s, const char* text[9])
+{
+  static const char* const keys[] = {"layers", "hidden", "heads",     "kv_heads",       "ffn",
+                                     "seq",    "vocab",  "gated_ffn", "tied_embeddings"};
+  const int v[] = {s->layers, s->hidden, s->heads, s->kv_heads, s->ffn, s->seq, s->vocab, s->gated, s->tied};
+  bprintf(j, ", \"transformer\": {");
+  for (int k = 0; k < 9; k++) {
+    bprintf(j, "%s\"%s\": ", k ? ", " : "", keys[k]);
+    if (text[k])
+      bprintf(j, "%s", text[k]);
+    else if (k < 7)
+      bprintf(j, "%d", v[k]);
+    else
+      bprintf(j, "%s", v[k] ? "true" : "false");
+  }
+  bprintf(j, "}");
+}
+
+/* The workload: 1 to 4 layers, or (flags bit 3) a transformer's (tf_layers, its block in s),
+ * optionally a measured device entry for the second GPU model. */
+static void workload(rd* r, buf* j, shape* s)
 {
   char b[8][64];
   unsigned flags = u8(r);
   int nlayers = 1 + (int)(flags % 4);
   const char* v[5];
+  const char* text[9];
+  unsigned bad = 0;
   v[0] = whole(r, 8, 64, b[0], 64);
   v[1] = real(r, 4, b[1], 64);
   v[2] = real(r, 1e13, b[2], 64);
@@ -274,19 +412,27 @@ static void workload(rd* r, buf* j)
       " \"grad_bytes_per_param\": %s, \"reference\": {\"gpu_model\": \"fz-gpu-a\", \"gpu_flops\": %s, \"batch\": %s},"
       " \"optimizer_s\": %s, \"layers\": [",
       v[0], v[1], v[2], v[3], v[4]);
-  for (int i = 0; i < nlayers; i++) {
-    v[0] = real(r, 0.001, b[0], 64);
-    v[1] = real(r, 0.002, b[1], 64);
-    v[2] = real(r, 1e6, b[2], 64);
-    bprintf(j, "%s{\"name\": \"l%d\", \"fwd_s\": %s, \"bwd_s\": %s, \"params\": %s}", i ? ", " : "", i, v[0], v[1],
-            v[2]);
-  }
+  if (flags & 8) {
+    bad = u8(r);
+    tf_shape(r, s, bad, text);
+    tf_layers(r, j, s, bad);
+  } else
+    for (int i = 0; i < nlayers; i++) {
+      v[0] = real(r, 0.001, b[0], 64);
+      v[1] = real(r, 0.002, b[1], 64);
+      v[2] = real(r, 1e6, b[2], 64);
+      bprintf(j, "%s{\"name\": \"l%d\", \"fwd_s\": %s, \"bwd_s\": %s, \"params\": %s}", i ? ", " : "", i, v[0], v[1],
+              v[2]);
+    }
+  bprintf(j, "]");
+  if (s->on)
+    tf_block(j, s, text);
   v[0] = real(r, 1000, b[0], 64);
   v[1] = real(r, 1e5, b[1], 64);
   v[2] = real(r, 0.002, b[2], 64);
   v[3] = real(r, 602112, b[3], 64);
   bprintf(j,
-          "], \"dataset\": {\"name\": \"d\", \"samples\": %s, \"bytes_per_sample\": %s, \"prep_cpu_s_per_sample\": %s,"
+          ", \"dataset\": {\"name\": \"d\", \"samples\": %s, \"bytes_per_sample\": %s, \"prep_cpu_s_per_sample\": %s,"
           " \"decoded_bytes_per_sample\": %s}",
           v[0], v[1], v[2], v[3]);
   if (flags & 4) {
@@ -325,7 +471,8 @@ static const struct {
 } small[] = {{"iterations", 3}, {"warmup", 2},       {"instances", 4},     {"gpus", 8},
              {"servers", 4},    {"server-hosts", 4}, {"iters", 3},         {"metric-allreduces", 4},
              {"workers", 4},    {"prefetch", 4},     {"launch-queue", 64}, {"batch", 64},
-             {"seed", 100}};
+             {"seed", 100},     {"micro-batch", 8},  {"global-batch", 64}, {"virtual-stages", 4},
+             {"tp", 8},         {"pp", 8},           {"grad-accum", 16}};
 
 /* Options the target sets itself or that write files. */
 static int skipped(const ss_optdef* d)
@@ -371,8 +518,112 @@ static const char* value(rd* r, const ss_optdef* d, int whatif, char* out, size_
   }
 }
 
-/* The command: run (most), run --stash, bench allreduce or whatif, then up to 7 fuzzed options. */
-static void command(rd* r, args* a, const char* plat, const char* work)
+/* --tp and --pp of the block s on g GPUs: by default among 1..4 those that divide the GPUs and what
+ * they split (the tp of byte kt, the pp of byte kp, nominally 1 and the most stages); raw: any. */
+static void split(const shape* s, int g, int raw, unsigned kt, unsigned kp, int* tp, int* pp)
+{
+  int c[4], n = 0;
+  if (raw) {
+    *tp = 1 + (int)(kt % 4), *pp = 1 + (int)(kp % 4);
+    return;
+  }
+  for (int t = 1; t <= 4; t++)
+    if (g % t == 0 && s->heads % t == 0 && s->kv_heads % t == 0 && s->hidden % t == 0 && s->ffn % t == 0)
+      c[n++] = t;
+  *tp = c[kt % (unsigned)n];
+  n = 0;
+  for (int p = 4; p >= 1; p--)
+    if ((g / *tp) % p == 0 && p <= s->layers)
+      c[n++] = p;
+  *pp = c[kp % (unsigned)n];
+}
+
+/* --partition: the layers of each of n pieces, each 1 and the rest placed by bytes; with broken, one
+ * count moved by one (a sum that is not the layers, or a piece of none). */
+static void partition(rd* r, args* a, int layers, int n, int broken)
+{
+  int c[16];
+  for (int i = 0; i < n; i++)
+    c[i] = 1;
+  for (int rest = layers - n; rest > 0; rest--)
+    c[u8(r) % (unsigned)n]++;
+  if (broken)
+    c[u8(r) % (unsigned)n] += broken > 0 ? 1 : -1;
+  buf t = {0};
+  for (int i = 0; i < n; i++)
+    bprintf(&t, "%s%d", i ? "," : "", c[i]);
+  arg(a, "--partition"), arg(a, "%s", t.s);
+  free(t.s);
+}
+
+/* The layout of a run of the transformer s on a platform of gpus GPUs: --tp and --pp (split), then
+ * by the bits of two bytes --instances, --schedule (and with interleaved --virtual-stages),
+ * --micro-batch, --global-batch (a multiple of micro-batch x data-parallel size, or one more) or
+ * --grad-accum, --partition, --recompute, --sequence-parallel, --distributed-optimizer,
+ * --rank-order, --tokens, --ignore-memory. Raw (a bit): values that need not fit. All of them small.
+ * Without raw, one GPU gets --instances 2, and --tp 1 --pp 1 only --grad-accum, --tokens and
+ * --ignore-memory. */
+static void layout(rd* r, args* a, const shape* s, int gpus)
+{
+  char b[64];
+  unsigned use = u8(r), more = u8(r);
+  int raw = more & 1, inst = 1, tp, pp, v = 1;
+  if (more & 2)
+    inst = 1 + (int)(u8(r) % 4);
+  if (!raw && gpus * inst == 1) /* a split needs GPUs */
+    inst = 2;
+  if (inst > 1)
+    arg(a, "--instances"), arg(a, "%d", inst);
+  unsigned kt = u8(r), kp = u8(r), ks = u8(r) % 4;
+  split(s, gpus * inst, raw, kt, kp, &tp, &pp);
+  arg(a, "--tp"), arg(a, "%d", tp), arg(a, "--pp"), arg(a, "%d", pp);
+  int mp = raw || tp * pp > 1;
+  if (!mp) /* data parallelism: without the options that need --tp or --pp above 1 */
+    use &= 4, ks = 0;
+  static const char* const sched[] = {NULL, "1f1b", "gpipe", "interleaved"};
+  if (sched[ks])
+    arg(a, "--schedule"), arg(a, "%s", sched[ks]);
+  if (ks == 3) { /* chunks: without raw, 2..4 that the layers fit (evenly, unless byte kv's bit 0) */
+    unsigned kv = u8(r);
+    int c[3], n = 0;
+    for (int k = 2; k <= 4; k++)
+      if (pp * k <= s->layers && (s->layers % (pp * k) == 0 || (kv & 1)))
+        c[n++] = k;
+    v = raw ? 1 + (int)(kv % 4) : n ? c[(kv >> 1) % (unsigned)n] : 2;
+    arg(a, "--virtual-stages"), arg(a, "%d", v);
+  }
+  int mb = 1 + (int)(u8(r) % 4), m = 1 + (int)(u8(r) % 8), d = (gpus * inst) % (tp * pp) ? 1 : gpus * inst / (tp * pp);
+  if (ks == 3 && !raw) /* interleaved runs its micro-batches in groups of the stages */
+    m = pp * (1 + m % 3);
+  unsigned batch = (use >> 1) & 3;
+  if (batch == 0 && ks == 3 && !raw)
+    batch = 1;
+  if (mp && (batch != 2 || (use & 1)))
+    arg(a, "--micro-batch"), arg(a, "%d", mb);
+  if (batch == 1 || batch == 3)
+    arg(a, "--global-batch"), arg(a, "%d", mb * d * m + (batch == 3));
+  else if (batch == 2)
+    arg(a, "--grad-accum"), arg(a, "%d", m);
+  if (use & 8)
+    partition(r, a, s->layers, pp * v, more & 4 ? (more & 8 ? 1 : -1) : 0);
+  if (use & 16)
+    arg(a, "--recompute"), arg(a, "%s", ss_recompute_names[u8(r) % 3]);
+  if ((use & 32) && (raw || tp > 1))
+    arg(a, "--sequence-parallel");
+  if (use & 64)
+    arg(a, "--distributed-optimizer");
+  if (use & 128)
+    arg(a, "--rank-order"), arg(a, "%s", ss_rank_order_names[u8(r) % 6]);
+  if (more & 16)
+    arg(a, "--tokens"), arg(a, "%s", real(r, 1e7, b, sizeof(b)));
+  if (more & 32)
+    arg(a, "--ignore-memory");
+}
+
+/* The command: run (most), run --stash, bench allreduce or whatif, then up to 7 fuzzed options (of
+ * a transformer's, none of the data-parallel engine's); a run or whatif of a transformer (s) then
+ * its layout options (layout). */
+static void command(rd* r, args* a, const char* plat, const char* work, const shape* s, int gpus)
 {
   char b[64];
   unsigned c = u8(r) % 16;
@@ -395,13 +646,16 @@ static void command(rd* r, args* a, const char* plat, const char* work)
   int nopt = (int)(u8(r) % 8), nrows = ss_option_count();
   for (int i = 0; i < nopt; i++) {
     const ss_optdef* d = &ss_option_table[u8(r) % (unsigned)nrows];
-    if (skipped(d) || !(d->commands & cmd))
+    /* A transformer's layout splits it (mostly): the data-parallel engine's options would only refuse it. */
+    if (skipped(d) || !(d->commands & cmd) || (s->on && (d->needs & SS_NEEDS_DP)))
       continue;
     const char* v = value(r, d, 0, b, sizeof(b));
     arg(a, "--%s", d->name);
     if (d->kind != SS_KIND_SWITCH)
       arg(a, "%s", v);
   }
+  if (s->on && cmd != SS_CMD_BENCH)
+    layout(r, a, s, gpus);
   if (cmd == SS_CMD_WHATIF) {
     int nchange = 1 + (int)(u8(r) % 2);
     for (int i = 0; i < nchange; i++) {
@@ -648,6 +902,13 @@ static void finding(const uint8_t* data, size_t size, const args* a, const char*
   free(c.s);
 }
 
+/* With FUZZ_PIPELINE_SHOW, the line of a refusal by the validation layer. */
+static void show_refusal(const char* line)
+{
+  if (getenv("FUZZ_PIPELINE_SHOW"))
+    fprintf(stderr, "refused: %s\n", line);
+}
+
 /* The validation layer of stash-sim's main, in this process: 1 if it accepts the command. */
 static int validate(args* a)
 {
@@ -658,6 +919,7 @@ static int validate(args* a)
   if (rc) {
     ss_assert(rc == SS_EXIT_USAGE || rc == SS_EXIT_RESOURCE);
     ss_assert(msg[0] && !strchr(msg, '\n'));
+    show_refusal(msg);
     ss_cli_free(&cli);
     return 0;
   }
@@ -681,8 +943,11 @@ static int validate(args* a)
     goto done;
   accepted = 1;
 done:
-  if (!accepted)
+  if (!accepted) {
     fuzz_check_error(&err);
+    ss_err_format(&err, msg, sizeof(msg));
+    show_refusal(msg);
+  }
   ss_stash_free(stash);
   ss_job_free(job);
   ss_workload_free(w);
@@ -697,9 +962,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
   rd r = {data, size};
   buf x = {0}, j = {0};
   args a = {0};
-  platform(&r, &x);
-  workload(&r, &j);
-  command(&r, &a, plat_path, work_path);
+  shape s = {0};
+  int gpus = platform(&r, &x);
+  workload(&r, &j, &s);
+  command(&r, &a, plat_path, work_path, &s, gpus);
   write_file(plat_path, x.s, x.len);
   write_file(work_path, j.s, j.len);
   if (getenv("FUZZ_PIPELINE_SHOW")) {

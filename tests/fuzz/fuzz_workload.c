@@ -2,11 +2,44 @@
  * gzip, must give a workload that keeps the documented ranges, or one input error; never a crash,
  * a leak or unbounded memory. */
 #include "fuzz_input.h"
+#include "transformer.h"
 #include "workload.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* Whether a is within 5% of b (the loader's tolerance of the transformer block). */
+static int near(double a, double b)
+{
+  return fabs(a / b - 1) <= 0.05;
+}
+
+/* A transformer block as docs/formats.md promises it: its sizes in range and dividing as they must,
+ * the layers the embedding, layers_per_block entries per transformer layer and the output layer,
+ * their params (all, and each transformer layer's) and with the work keys their forward FLOPs
+ * within 5% of the block's. */
+static void check_transformer(const ss_workload* w)
+{
+  const ss_transformer* t = &w->tf;
+  const int sizes[] = {t->layers, t->hidden, t->heads, t->kv_heads, t->ffn, t->seq};
+  for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+    ss_assert(sizes[k] >= 1 && sizes[k] <= 1000000);
+  ss_assert(t->vocab >= 1 && t->vocab <= 10000000);
+  ss_assert(t->hidden % t->heads == 0 && t->heads % t->kv_heads == 0);
+  ss_assert(w->layers_per_block >= 1 && w->nlayers == 2 + (long)t->layers * w->layers_per_block);
+  double all = 0, fwd = 0;
+  for (int i = 0; i < w->nlayers; i++)
+    all += w->layers[i].params, fwd += w->layers[i].fwd_flops;
+  ss_assert(near(all, ss_transformer_params(t)));
+  for (int b = 0; b < t->layers; b++) {
+    double got = 0;
+    for (int e = 0; e < w->layers_per_block; e++)
+      got += w->layers[1 + b * w->layers_per_block + e].params;
+    ss_assert(near(got, ss_transformer_layer_params(t)));
+  }
+  ss_assert(!w->has_work || near(fwd, ss_transformer_model_flops(t, 1) / 3));
+}
 
 /* The ranges docs/formats.md promises to the simulator. */
 static void check_workload(const ss_workload* w)
@@ -36,6 +69,8 @@ static void check_workload(const ss_workload* w)
     ss_assert(ss_workload_device(w, d->gpu_model) == d);
   }
   ss_assert(isfinite(ss_workload_grad_bytes(w)));
+  if (w->has_transformer)
+    check_transformer(w);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)

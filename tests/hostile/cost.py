@@ -146,8 +146,9 @@ def on_terminal(args, limit_s):
 
 
 def progress():
-    # 8 instances: a larger cluster is simulated by 8 (docs/model.md, "Identical instances").
-    run_args = [SIM, "platforms/p3.16xl.xml", "workloads/resnet50.json", "--instances", "8", "--iterations", "120", "--synthetic"]
+    # 8 instances: a larger cluster is simulated by 8 (docs/model.md, "Identical instances"); 200
+    # iterations: estimated at more than the 3 s from which a run shows its progress (engine.c).
+    run_args = [SIM, "platforms/p3.16xl.xml", "workloads/resnet50.json", "--instances", "8", "--iterations", "200", "--synthetic"]
     bench_args = [SIM, "bench", "allreduce", "platforms/p3.16xl.xml", "--instances", "8", "--iters", "40",
                   "--max-bytes", "64Mi"]
     for args, unit in ((run_args, "iteration"), (bench_args, "size")):

@@ -5,6 +5,7 @@ that no file was created (a canary folder the injected commands would write into
 that the earlier outputs are byte for byte what they were; every interrupted or failed run that
 its earlier output survives and that no temporary file is left. Exits non-zero on a failure."""
 
+import json
 import os
 import shutil
 import signal
@@ -333,9 +334,95 @@ def case_compare(binary, tmp):
     print("compare: rows that write refused, payloads literal")
 
 
+# A stand-in for calibration/realrun/run.sh's Python (REALRUN_PYTHON), without torch: it logs each
+# script's arguments as a JSON line in $FAKE_LOG and writes what run.sh reads next (a platform, a
+# workload, a handoff; report.py's measured.csv from the runs' sim.args, as the real one does).
+FAKE_PYTHON = r"""#!{python}
+import csv, json, os, shutil, sys
+argv = sys.argv[1:]
+if argv[0] == "-c":
+    if "import torch" in argv[1]:
+        sys.exit(0)
+    os.execv(sys.executable, [sys.executable] + argv)
+script, args = os.path.basename(argv[0]), argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(json.dumps([script] + args) + "\n")
+val = lambda flag: args[args.index(flag) + 1]
+if script == "train.py":
+    os.makedirs(val("--out"), exist_ok=True)
+    if "--measure-handoff" in args:
+        with open(os.path.join(val("--out"), "handoff.json"), "w") as f:
+            json.dump({{"handoff_us": 100.0}}, f)
+elif script == "workload.py":
+    shutil.copy("tests/workloads/tiny.json", val("-o"))
+elif script == "machine.py":
+    shutil.copy("tests/platforms/star2.xml", val("-o"))
+elif script == "report.py":
+    with open(os.path.join(args[0], "measured.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["args", "measured_iteration_s"])
+        for name in args[1:]:
+            if not name.startswith("--"):
+                with open(os.path.join(args[0], name.split(":")[0], "sim.args")) as a:
+                    w.writerow([a.read().strip(), "0.01"])
+    print("error = simulated / measured - 1")
+"""
+
+
+def case_realrun_paths(binary, tmp):
+    """calibration/realrun/run.sh --out with every payload (a space, quotes, $(...), '*', ...): each
+    path reaches train.py, the other scripts and stash-sim as one word, sim.args keeps it one word
+    for stash-calibrate compare (whose runs then succeed), and nothing runs as code; a control
+    character is refused (exit 2) before anything is made. The Python is a stand-in (no torch)."""
+    box = Sandbox(binary, tmp)
+    fake = os.path.join(tmp, "fake-python")
+    with open(fake, "w") as f:
+        f.write(FAKE_PYTHON.format(python=sys.executable))
+    os.chmod(fake, 0o755)
+    build = os.path.join(tmp, "build")  # stash-sim alone: run.sh's stash-calibrate part is skipped
+    os.makedirs(build)
+    os.symlink(os.path.abspath(binary), os.path.join(build, "stash-sim"))
+    cal = os.path.join(os.path.dirname(os.path.abspath(binary)), "stash-calibrate")
+    log = os.path.join(tmp, "fake.log")
+    env = dict(os.environ, REALRUN_PYTHON=fake, FAKE_LOG=log)
+    runsh = os.path.join("calibration", "realrun", "run.sh")
+    for name, p in payloads(box.canary):
+        out = os.path.join(tmp, "runs", "o " + p)
+        if os.path.exists(log):
+            os.remove(log)
+        r = run(["bash", runsh, build, "--small", "--out", out], env=env)
+        if name in CONTROL:
+            check(r.returncode == 2 and r.stderr.startswith("run.sh: error: a control character"),
+                  f"run.sh --out with a {name}: refused, got {r.returncode} {r.stderr!r}")
+            check(not os.path.exists(os.path.join(tmp, "runs")), f"run.sh --out with a {name}: a folder made")
+            box.after(f"run.sh --out with a {name}")
+            continue
+        check(r.returncode == 0, f"run.sh --out with a {name}: exit {r.returncode} {r.stderr[-400:]!r}")
+        box.after(f"run.sh --out with a {name}")
+        with open(log) as f:
+            calls = [json.loads(line) for line in f]
+        trains = [c[1:] for c in calls if c[0] == "train.py"]
+        check(len(trains) >= 4 and all(c[c.index("--data") + 1] == os.path.join(out, "images") for c in trains),
+              f"run.sh --out with a {name}: train.py's --data is not '{out}/images': {trains[:1]}")
+        outs = [c[c.index("--out") + 1] for c in trains]
+        check(outs[0] == out and all(o.startswith(out + os.sep) for o in outs[1:]),
+              f"run.sh --out with a {name}: train.py's --out is not under '{out}': {outs}")
+        for run_name in ("single", "A", "B"):
+            check(os.path.isfile(os.path.join(out, run_name, "sim.json")),
+                  f"run.sh --out with a {name}: no {run_name}/sim.json")
+        r = run([cal, "compare", os.path.join(out, "measured.csv"), "--bin", binary])
+        check(r.returncode == 0 and r.stdout.count("FAILED") == 0 and len(r.stdout.splitlines()) > 3,
+              f"run.sh --out with a {name}: compare of its measured.csv: exit {r.returncode} {r.stdout[-300:]!r} "
+              f"{r.stderr!r}")
+        box.after(f"run.sh --out with a {name}, compared")
+        shutil.rmtree(os.path.join(tmp, "runs"))
+    print("realrun/run.sh: --out payloads are one word everywhere, control characters refused")
+
+
 CASES = {"sweep_injection": case_sweep_injection, "sweep_paths": case_sweep_paths,
          "sweep_output": case_sweep_output, "sweep_interrupt": case_sweep_interrupt,
-         "slurm_injection": case_slurm_injection, "plot": case_plot, "compare": case_compare}
+         "slurm_injection": case_slurm_injection, "plot": case_plot, "compare": case_compare,
+         "realrun_paths": case_realrun_paths}
 
 
 def main():
