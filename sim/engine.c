@@ -835,9 +835,7 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
   if (engine_init(job, ncfg, cfg, 1, err))
     return SS_EINPUT;
   /* Progress for a person waiting: runs estimated at more than a few seconds. */
-  ss_sim s = {.job = job,
-              .full = full,
-              .progress = ss_estimate_run_s(full) > 3 && isatty(STDERR_FILENO)};
+  ss_sim s = {.job = job, .full = full, .progress = ss_estimate_run_s(full) > 3 && isatty(STDERR_FILENO)};
   if (job->opt.trace && ss_trace_open(job->opt.trace, &s.trace, err))
     return ss_err_kind(err, SS_EIO);
   s.tl = ss_timeline_new(job->mp.on ? ss_stage_actors(job) : job->ngpus, job->niters);
