@@ -177,8 +177,7 @@ static int apply_change(ss_cli* c, const char* change, ss_optset* changed, char*
     return usage_error(msg, size, "--change: unknown key '%s' (%s%s; --list-options gives every key)", key, keys,
                        cut ? ", ..." : "");
   }
-  int i = ss_option_index(d);
-  if ((changed->bits[i / 64] >> (i % 64)) & 1)
+  if (ss_optset_has_row(changed, d))
     return usage_error(msg, size, "--change: key '%s' given twice (one value per key)", key);
   ss_options* o = &c->changed;
   ss_optset_add(changed, d);

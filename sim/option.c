@@ -639,12 +639,17 @@ void ss_optset_add(ss_optset* s, const ss_optdef* d)
   s->bits[i / 64] |= 1ULL << (i % 64);
 }
 
+int ss_optset_has_row(const ss_optset* s, const ss_optdef* d)
+{
+  int i = ss_option_index(d);
+  return (s->bits[i / 64] >> (i % 64)) & 1;
+}
+
 int ss_optset_has(const ss_optset* s, const char* name)
 {
   const ss_optdef* d = ss_option_by_name(name);
   ss_assert(d);
-  int i = ss_option_index(d);
-  return (s->bits[i / 64] >> (i % 64)) & 1;
+  return ss_optset_has_row(s, d);
 }
 
 /* A number in words: whole numbers without exponent below 1e7 or when %g would round them
@@ -963,8 +968,7 @@ int ss_options_effect(const ss_optset* given, unsigned had, const char* net, cha
   _Static_assert(sizeof(order) / sizeof(order[0]) == 8 && SS_NEEDS_ALL == 255, "every need has its words");
   for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
     for (const ss_optdef* d = ss_option_table; d->name; d++)
-      if ((d->needs & order[k]) && !(had & order[k]) &&
-          ((given->bits[ss_option_index(d) / 64] >> (ss_option_index(d) % 64)) & 1)) {
+      if ((d->needs & order[k]) && !(had & order[k]) && ss_optset_has_row(given, d)) {
         char why[512];
         lacking(order[k], net, why, sizeof(why));
         return snprintf(msg, size, "--%s %s", d->name, why), -1;

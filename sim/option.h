@@ -264,6 +264,7 @@ typedef struct ss_optset {
 } ss_optset;
 void ss_optset_add(ss_optset* s, const ss_optdef* d);
 int ss_optset_has(const ss_optset* s, const char* name);
+int ss_optset_has_row(const ss_optset* s, const ss_optdef* d);
 
 /* Parse value for option d into o: bounds, names and units from the row. Returns 0, or -1 with one
  * sentence in msg ("--gpus expects a whole number from 1 to 65536, got 'x'"). shown is how the
