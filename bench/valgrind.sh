@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/valgrind.sh: memcheck (valgrind) on the default runs and on every input error path:
-# stash-sim on the p3.16xlarge with ResNet-50 (one instance, two instances, --stash, whose runs are
-# forked children), stash-calibrate trace on the ResNet-50 profiler trace, and the fuzz targets'
+# stash-sim on the p3.16xlarge with ResNet-50 (one instance, two instances, --stash with 2 iterations,
+# whose runs are forked children), stash-calibrate trace on the ResNet-50 profiler trace, and the fuzz targets'
 # replay drivers over the bad-input corpus, the shipped files and the fuzz crashers (each reader's
 # error paths, in one process each).
 # Usage: bench/valgrind.sh [BUILD_DIR]   (default build; a normal build, not a sanitizer one)
@@ -54,7 +54,7 @@ check() {
 start=$(date +%s)
 check sim.p3.16xl "$build/stash-sim" platforms/p3.16xl.xml workloads/resnet50.json
 check sim.instances2 "$build/stash-sim" platforms/p3.16xl.xml workloads/resnet50.json --instances 2
-check sim.stash "$build/stash-sim" platforms/p3.16xl.xml workloads/resnet50.json --stash
+check sim.stash "$build/stash-sim" platforms/p3.16xl.xml workloads/resnet50.json --stash --iterations 2 --warmup 1
 check calibrate.trace "$build/stash-calibrate" trace tests/calibration/resnet50_v100_bs32_workers0.pt.trace.json.gz \
   -o "$tmp/workload.json" --samples 1281167
 check replay.workload "$build/tests/fuzz/replay_workload" tests/fuzz/crashers/workload workloads tests/workloads tests/bad
