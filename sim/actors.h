@@ -1,7 +1,7 @@
 /* actors: what the engine and every actor share: the simulation's state (ss_sim), each rank's
- * (ss_rank), an actor's argument and body, and the counters of the measured window and of the
- * trace's link use (kept by engine.c). Each actor's own functions are in its header (trainer.h,
- * host.h, loader.h, coll.h, ps.h, straggler.h), the trace's tracks in simtrace.h. */
+ * (ss_rank), an actor's argument and body. Each actor's own functions are in its header (trainer.h,
+ * host.h, loader.h, coll.h, ps.h, straggler.h, stage.h), the trace's tracks in simtrace.h, the
+ * counters of the measured window and of the trace's link use in probe.h. */
 #ifndef SS_ACTORS_H
 #define SS_ACTORS_H
 
@@ -201,7 +201,7 @@ typedef struct ss_sim {
   int init_turn;
   ss_trace* trace;              /* --trace, else NULL */
   struct ss_stage_state* stage; /* tensor and pipeline parallelism (stage.c), else NULL */
-  void* probe;                  /* the links' counters, for the trace and the run's limit (engine.c) */
+  void* probe;                  /* the links' counters, for the trace and the run's limit (probe.c) */
   /* The measured window of rank 0 (ss_limit_begin, ss_limit_end), its dates, and the work each
    * instance's CPU ([instance]: core-seconds) and disk (bytes read) did within it. */
   int window; /* 0 before it, 1 in it, 2 after it */
@@ -230,25 +230,5 @@ struct ss_actor_arg {
   int worker;
   ss_actor_body body;
 };
-
-/* The counters of a run's resources, which the engine keeps (engine.c: the links' load through
- * SimGrid's plugin) and the actors feed. */
-
-/* The trace's link-use counters since the previous call (rank 0's training process calls it at
- * each step of its iteration: sampling adds no event to the simulation). */
-void ss_trace_links(ss_sim* s);
-
-/* The measured window (docs/model.md, "What limits a run"): rank 0 opens it as its first measured
- * iteration starts and closes it as its last one ends, which writes each resource's utilisation
- * into the timeline. */
-void ss_limit_track(ss_sim* s); /* the links' load counted from now on: rank 0, as it starts */
-void ss_limit_begin(ss_sim* s);
-void ss_limit_end(ss_sim* s);
-
-/* Work that the CPU (core-seconds) or the disk (bytes) of instance inst did from start_s to now: the
- * share of it inside the measured window counts towards that resource's utilisation. */
-void ss_limit_work(ss_sim* s, ss_res r, int inst, double amount, double start_s);
-/* A loader of instance inst prepared data from start_s to now (its busy fraction, docs/model.md). */
-void ss_limit_loader_busy(ss_sim* s, int inst, double start_s);
 
 #endif

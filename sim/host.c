@@ -5,6 +5,7 @@
 
 #include "coll.h"
 #include "loader.h"
+#include "probe.h"
 #include "simtrace.h"
 
 #include <math.h>

@@ -1,6 +1,7 @@
 /* loader: the data pipeline: storage reads through a page cache, CPU preparation, prefetch queue. */
 #include "loader.h"
 
+#include "probe.h"
 #include "simtrace.h"
 
 #include <math.h>

@@ -2,6 +2,7 @@
 #include "stage.h"
 
 #include "array.h"
+#include "probe.h"
 #include "trace.h"
 
 #include <math.h>

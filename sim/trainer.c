@@ -5,6 +5,7 @@
 #include "coll.h"
 #include "host.h"
 #include "loader.h"
+#include "probe.h"
 #include "ps.h"
 #include "simtrace.h"
 #include "straggler.h"
