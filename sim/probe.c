@@ -217,4 +217,3 @@ void ss_trace_links(ss_sim* s)
       ss_trace_counter(s->trace, 1, names[c], p->last_date, used[c] / (p->cap[c] * dt));
   p->last_date = now;
 }
-
