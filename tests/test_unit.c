@@ -12,6 +12,7 @@
 #include "platform.h"
 #include "layout.h"
 #include "pipeline.h"
+#include "tfkernels.h"
 #include "transformer.h"
 #include "price.h"
 #include "proto.h"
@@ -1846,6 +1847,103 @@ static void test_pipeline_transformer(void)
   CU_ASSERT(ss_transformer_check(&g, 8, 97, why, sizeof(why)) < 0 && strstr(why, "96 layers"));
 }
 
+/* A layer's kernels against hand-computed figures (docs/model.md, "Transformer kernels"). */
+static double kernels_flops(const ss_tf_kernel* k, int n, ss_tfk_kind kind)
+{
+  double f = 0;
+  for (int i = 0; i < n; i++)
+    f += k[i].kind == kind ? k[i].flops : 0;
+  return f;
+}
+
+static void test_tfkernels_flops(void)
+{
+  /* GPT-3 175B's layer: 24 h^2 FLOPs a token for the matrices, 4 s h for attention's products. */
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1};
+  ss_tf_split sp = {.b = 1, .seq = 2048, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_EAGER, .causal = 1};
+  ss_tf_kernel k[SS_TF_MAX_KERNELS];
+  double h = 12288, s = 2048;
+  int n = ss_tf_kernels(&g, &sp, 0, k);
+  CU_ASSERT(n <= SS_TF_MAX_KERNELS);
+  CU_ASSERT(fabs(kernels_flops(k, n, SS_TFK_GEMM) - 24 * s * h * h) <= 1e-9 * 24 * s * h * h);
+  CU_ASSERT(fabs(kernels_flops(k, n, SS_TFK_ATTENTION) - 4 * s * s * h) <= 1e-9 * 4 * s * s * h);
+  /* Backward: both gradients of every GEMM (2x), the eager core's four products (2x). */
+  n = ss_tf_kernels(&g, &sp, 1, k);
+  CU_ASSERT(n <= SS_TF_MAX_KERNELS);
+  CU_ASSERT(fabs(kernels_flops(k, n, SS_TFK_GEMM) - 48 * s * h * h) <= 1e-9 * 48 * s * h * h);
+  CU_ASSERT(fabs(kernels_flops(k, n, SS_TFK_ATTENTION) - 8 * s * s * h) <= 1e-9 * 8 * s * s * h);
+  /* Layer FLOPs, forward and backward, as the model FLOPs count them (Korthikanti's 72 s h^2 (1 + s / 6h)
+   * per layer at eager attention). */
+  double fb = 0;
+  for (int bwd = 0; bwd < 2; bwd++) {
+    n = ss_tf_kernels(&g, &sp, bwd, k);
+    fb += kernels_flops(k, n, SS_TFK_GEMM) + kernels_flops(k, n, SS_TFK_ATTENTION);
+  }
+  CU_ASSERT(fabs(fb - 72 * s * h * h * (1 + s / (6 * h))) <= 1e-9 * fb);
+  /* Flash, causal: half the scores' products forward, and 2.5 times that backward (the recomputed QK^T). */
+  sp.attention = SS_ATTENTION_FLASH;
+  CU_ASSERT(fabs(ss_tf_attention_flops(&g, &sp, 0) - 2 * s * s * h) <= 1e-9 * 2 * s * s * h);
+  CU_ASSERT(fabs(ss_tf_attention_flops(&g, &sp, 1) - 5 * s * s * h) <= 1e-9 * 5 * s * s * h);
+  sp.causal = 0;
+  CU_ASSERT(fabs(ss_tf_attention_flops(&g, &sp, 0) - 4 * s * s * h) <= 1e-9 * 4 * s * s * h);
+  /* Tensor and context parallelism divide every GEMM's and the core's FLOPs by t and cp. */
+  ss_tf_split tc = sp;
+  tc.t = 8;
+  tc.cp = 4;
+  tc.causal = 1;
+  sp.causal = 1;
+  for (int bwd = 0; bwd < 2; bwd++) {
+    double one = 0, split = 0;
+    n = ss_tf_kernels(&g, &sp, bwd, k);
+    one = kernels_flops(k, n, SS_TFK_GEMM) + kernels_flops(k, n, SS_TFK_ATTENTION);
+    n = ss_tf_kernels(&g, &tc, bwd, k);
+    split = kernels_flops(k, n, SS_TFK_GEMM) + kernels_flops(k, n, SS_TFK_ATTENTION);
+    CU_ASSERT(fabs(split * 32 - one) <= 1e-9 * one);
+  }
+  /* Llama-2 70B's grouped-query QKV (h + 2 h / 8 columns) and SwiGLU (3 matrices of h x 28672). */
+  ss_transformer l70 = {80, 8192, 64, 8, 28672, 1, 4096, 32000, 0};
+  ss_tf_split lp = {.b = 2, .seq = 4096, .t = 4, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
+  n = ss_tf_kernels(&l70, &lp, 0, k);
+  double tokens = 2 * 4096.0, lh = 8192, gemms = 2 * tokens * (lh * (lh + 2 * lh / 8) + lh * lh + 3 * lh * 28672) / 4;
+  CU_ASSERT(fabs(kernels_flops(k, n, SS_TFK_GEMM) - gemms) <= 1e-9 * gemms);
+  CU_ASSERT(k[1].kind == SS_TFK_GEMM && k[1].m == tokens && k[1].n == (lh + 2 * lh / 8) / 4 && k[1].k == lh);
+  /* The matrices' FLOPs are the layer's parameters' (2 per weight and token forward). */
+  double w = ss_transformer_layer_params(&l70) - 2 * lh;
+  CU_ASSERT(fabs(kernels_flops(k, n, SS_TFK_GEMM) * 4 - 2 * tokens * w) <= 1e-9 * gemms);
+}
+
+static void test_tfkernels_memory(void)
+{
+  /* Eager at 16-bit: Korthikanti et al.'s Table 2 (transformer.c's figures) at every split. */
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1};
+  for (int t = 1; t <= 8; t *= 2)
+    for (int sq = 0; sq < 2; sq++)
+      for (int r = 0; r < SS_RECOMPUTE_COUNT; r++) {
+        ss_tf_split sp = {.b = 2, .seq = 2048, .t = t, .sp = sq, .cp = 1, .elem = 2, .attention = SS_ATTENTION_EAGER};
+        double want = ss_transformer_activation_bytes(&g, 2, t, sq, (ss_recompute)r);
+        CU_ASSERT(fabs(ss_tf_activation_bytes(&g, &sp, (ss_recompute)r) - want) <= 1e-9 * want);
+      }
+  /* Flash keeps no scores: 34 s b h and 4 bytes per query and head; at Llama-3 8B, sequence 8192, a
+   * fifth of eager's. Context parallelism divides it by cp. */
+  ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0};
+  ss_tf_split f = {.b = 1, .seq = 8192, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
+  double s = 8192, h = 4096, kv = 1024, ffn = 14336;
+  double want = s * h * (4 * 2 + 2) + 2 * s * (h + 2 * kv + h + 3 * ffn) + 4 * s * 32;
+  CU_ASSERT(fabs(ss_tf_activation_bytes(&l8, &f, SS_RECOMPUTE_NONE) - want) <= 1e-9 * want);
+  ss_tf_split e = f;
+  e.attention = SS_ATTENTION_EAGER;
+  CU_ASSERT(ss_tf_activation_bytes(&l8, &e, SS_RECOMPUTE_NONE) > 5 * want);
+  f.cp = 4;
+  CU_ASSERT(fabs(ss_tf_activation_bytes(&l8, &f, SS_RECOMPUTE_NONE) * 4 - want) <= 1e-9 * want);
+  /* The checks: cp's two chunks per rank, and eager refused with it. */
+  char why[256];
+  CU_ASSERT(ss_tf_split_check(&l8, &f, why, sizeof(why)) == 0);
+  f.seq = 8196;
+  CU_ASSERT(ss_tf_split_check(&l8, &f, why, sizeof(why)) < 0 && strstr(why, "8 chunks"));
+  e.cp = 2;
+  CU_ASSERT(ss_tf_split_check(&l8, &e, why, sizeof(why)) < 0 && strstr(why, "--attention eager"));
+}
+
 /* The layers split over the virtual stages: evenly as Megatron-LM does, or as given. */
 static void test_pipeline_partition(void)
 {
@@ -1987,6 +2085,7 @@ static const suite_def suites[] = {
       {"transformer", test_pipeline_transformer},
       {"partition", test_pipeline_partition},
       {"memory", test_pipeline_memory}}},
+    {"tfkernels", {{"flops", test_tfkernels_flops}, {"memory", test_tfkernels_memory}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},

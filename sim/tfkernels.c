@@ -1,0 +1,134 @@
+/* tfkernels: the kernels of one transformer layer on one GPU (tfkernels.h). */
+#include "tfkernels.h"
+
+#include <stdio.h>
+
+const char* const ss_attention_names[] = {"flash", "eager", NULL};
+
+/* Eager attention's passes over the scores per element, forward: written by QK^T (1), scaled (2),
+ * masked (2), softmaxed (2), read by PV (1) (calibration/gen_models.py's count for Llama's eager
+ * attention: no dropout); backward about as many (dP written, the softmax's gradient reading P and
+ * dP and writing dS, dS read by both products). */
+#define EAGER_SCORE_PASSES 8.0
+
+int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why, size_t size)
+{
+  if (ss_transformer_check(tf, sp->t, 1, why, size))
+    return -1;
+  if (sp->b < 1 || sp->seq < 1 || sp->cp < 1)
+    return snprintf(why, size, "the micro-batch, the sequence and --cp must be 1 or more (got %d, %d and %d)", sp->b,
+                    sp->seq, sp->cp),
+           -1;
+  if (sp->cp > 1 && sp->seq % (2 * sp->cp))
+    return snprintf(why, size,
+                    "--cp %d does not divide the sequence of %d tokens into %d chunks (two per rank, for the causal "
+                    "mask's balance)",
+                    sp->cp, sp->seq, 2 * sp->cp),
+           -1;
+  if (sp->cp > 1 && sp->attention == SS_ATTENTION_EAGER)
+    return snprintf(why, size,
+                    "--cp %d runs flash attention (ring attention over blocks of keys and values): not with "
+                    "--attention eager",
+                    sp->cp),
+           -1;
+  return 0;
+}
+
+double ss_tf_attention_flops(const ss_transformer* tf, const ss_tf_split* sp, int bwd)
+{
+  double heads = (double)tf->heads / sp->t, d = (double)tf->hidden / tf->heads;
+  double q = (double)sp->seq / sp->cp, kv = sp->seq;
+  /* Flash skips the masked blocks; with context parallelism each rank's two chunks (one early, one
+   * late) balance the triangle, so every rank does half its q x kv. Eager computes them all. */
+  double half = sp->causal && sp->attention == SS_ATTENTION_FLASH ? 0.5 : 1;
+  double fwd = 4.0 * sp->b * heads * d * q * kv * half;
+  return bwd ? fwd * (sp->attention == SS_ATTENTION_FLASH ? 2.5 : 2.0) : fwd;
+}
+
+static void gemm(ss_tf_kernel* k, const char* name, double m, double n, double kk)
+{
+  *k = (ss_tf_kernel){.name = name, .kind = SS_TFK_GEMM, .m = m, .n = n, .k = kk, .flops = 2 * m * n * kk};
+}
+
+static void memory(ss_tf_kernel* k, const char* name, double bytes)
+{
+  *k = (ss_tf_kernel){.name = name, .kind = SS_TFK_MEMORY, .bytes = bytes};
+}
+
+int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out)
+{
+  double h = tf->hidden, kv_h = h * tf->kv_heads / tf->heads, f = tf->ffn, t = sp->t, e = sp->elem;
+  double tokens = (double)sp->b * sp->seq / sp->cp;   /* the GEMMs' rows on this GPU */
+  double norm_tokens = sp->sp ? tokens / t : tokens; /* the norms' and residuals' (split by sequence parallelism) */
+  double qkv = (h + 2 * kv_h) / t, up = (tf->gated_ffn ? 2 : 1) * f / t;
+  /* Each GEMM of the forward: name, output columns, inner size. */
+  const struct {
+    const char* name;
+    const char* dgrad;
+    const char* wgrad;
+    double n, k;
+  } mm[4] = {{"qkv", "qkv dgrad", "qkv wgrad", qkv, h},
+             {"proj", "proj dgrad", "proj wgrad", h, h / t},
+             {"fc1", "fc1 dgrad", "fc1 wgrad", up, h},
+             {"fc2", "fc2 dgrad", "fc2 wgrad", h, f / t}};
+  /* The memory-bound kernels' bytes of the forward (read and written; the backward reads the
+   * gradient and the saved input and writes the input's gradient: twice). */
+  double norm = 2 * norm_tokens * h * e, residual = 3 * norm_tokens * h * e;
+  double act = (tf->gated_ffn ? 3 : 2) * tokens * f / t * e;
+  double scale = bwd ? 2 : 1;
+  int n = 0;
+  memory(&out[n++], bwd ? "norm1 backward" : "norm1", scale * norm);
+  if (!bwd)
+    gemm(&out[n++], mm[0].name, tokens, mm[0].n, mm[0].k);
+  ss_tf_kernel* a = &out[n++];
+  double heads = (double)tf->heads / t, kv_heads = (double)tf->kv_heads / t, d = h / tf->heads;
+  double q = (double)sp->seq / sp->cp, kv = sp->seq;
+  /* Q, K, V read and the output written (backward: also dO read, dQ, dK, dV written). */
+  double io = e * sp->b * (2 * q * heads * d + 2 * kv * kv_heads * d) * (bwd ? 2 : 1);
+  double scores = sp->attention == SS_ATTENTION_EAGER ? EAGER_SCORE_PASSES * e * sp->b * heads * q * kv : 0;
+  *a = (ss_tf_kernel){.name = bwd ? "attention backward" : "attention",
+                      .kind = SS_TFK_ATTENTION,
+                      .heads = tf->heads / sp->t,
+                      .head_dim = tf->hidden / tf->heads,
+                      .q = q,
+                      .kv = kv,
+                      .flops = ss_tf_attention_flops(tf, sp, bwd),
+                      .bytes = io + scores};
+  if (!bwd)
+    gemm(&out[n++], mm[1].name, tokens, mm[1].n, mm[1].k);
+  memory(&out[n++], bwd ? "residual1 backward" : "residual1", scale * residual);
+  memory(&out[n++], bwd ? "norm2 backward" : "norm2", scale * norm);
+  if (!bwd)
+    gemm(&out[n++], mm[2].name, tokens, mm[2].n, mm[2].k);
+  memory(&out[n++], bwd ? "activation backward" : "activation", scale * act);
+  if (!bwd)
+    gemm(&out[n++], mm[3].name, tokens, mm[3].n, mm[3].k);
+  memory(&out[n++], bwd ? "residual2 backward" : "residual2", scale * residual);
+  if (bwd)
+    for (int i = 0; i < 4; i++) {
+      /* The input's gradient (tokens x n by n x k) and the weight's (k x tokens by tokens x n). */
+      gemm(&out[n++], mm[i].dgrad, tokens, mm[i].k, mm[i].n);
+      gemm(&out[n++], mm[i].wgrad, mm[i].k, mm[i].n, tokens);
+    }
+  return n;
+}
+
+double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, ss_recompute r)
+{
+  double h = tf->hidden, kv_h = h * tf->kv_heads / tf->heads, f = tf->ffn, t = sp->t, e = sp->elem;
+  double s = (double)sp->seq / sp->cp, b = sp->b, a = tf->heads, sb = s * b;
+  /* The layer's input, one byte per element of the two dropout masks: Korthikanti et al.'s kept
+   * tensors, with grouped-query keys and values and a gated FFN's three inputs. */
+  if (r == SS_RECOMPUTE_FULL)
+    return e * sb * h / (sp->sp ? t : 1);
+  /* Not split by tensor parallelism: the two norms' inputs, the QKV and FC1 inputs, the masks. */
+  double whole = sb * h * (4 * e + 2);
+  /* Split: Q, K, V, the projection's input, the FFN's intermediates. */
+  double split = e * sb * (h + 2 * kv_h + h + (tf->gated_ffn ? 3 : 2) * f);
+  /* The attention core's own: eager's scores (softmax output, dropout mask and output: 2 + 1 + 2
+   * bytes per element at 16-bit, scaled by elem / 2), flash's fp32 softmax statistics. */
+  double core = sp->attention == SS_ATTENTION_EAGER ? (2.5 * e) * b * a * s * sp->seq : 4 * sb * a;
+  if (r == SS_RECOMPUTE_SELECTIVE)
+    core = 0;
+  return (sp->sp ? whole / t : whole) + split / t + core / t;
+}

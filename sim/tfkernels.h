@@ -1,0 +1,74 @@
+/* tfkernels: the kernels of one transformer layer on one GPU, as today's stacks run them
+ * (Megatron-Core with Transformer Engine, PyTorch with SDPA): the matrix multiplications at their
+ * per-GPU shapes after tensor, sequence and context splitting, the attention core as one fused
+ * kernel (flash attention: causal masking skips the upper half of the scores, no S x S tensor in
+ * memory) or as eager attention (the scores written, softmaxed and read back), and the
+ * memory-bound kernels between them (norms, rotary embedding, the FFN's activation, residual adds).
+ * Only the work (FLOPs, bytes, shapes); what it costs on a GPU is the efficiency model's.
+ *
+ * Conventions (docs/model.md, "Transformer kernels"): a GEMM of M x K by K x N does 2 M N K FLOPs; a
+ * layer's backward is, per GEMM, the input's gradient (M x N by N x K) and the weight's (K x M by
+ * M x N), each as many FLOPs as the forward; the attention core's forward does 4 b a_t d q kv FLOPs
+ * (its two products, QK^T and PV), halved where causal masking lets a flash kernel skip the blocks
+ * above the diagonal, and its backward 2.5 times that (flash attention recomputes QK^T: five
+ * products) or 2 times (eager: four), FlashAttention's benchmark convention. */
+#ifndef SS_TFKERNELS_H
+#define SS_TFKERNELS_H
+
+#include "transformer.h"
+
+/* How the attention core runs: flash (fused: FlashAttention-2/3/4, cuDNN's fused attention) or
+ * eager (the S x S scores materialised). */
+typedef enum ss_attention { SS_ATTENTION_FLASH, SS_ATTENTION_EAGER, SS_ATTENTION_COUNT } ss_attention;
+
+extern const char* const ss_attention_names[];
+
+/* One GPU's share of a layer: b sequences of seq tokens, t tensor-parallel ranks (sp: with sequence
+ * parallelism), cp context-parallel ranks, elem bytes per activation element. */
+typedef struct ss_tf_split {
+  int b;
+  int seq;
+  int t;
+  int sp;
+  int cp;
+  double elem;
+  ss_attention attention;
+  int causal;
+} ss_tf_split;
+
+typedef enum ss_tfk_kind { SS_TFK_GEMM, SS_TFK_ATTENTION, SS_TFK_MEMORY } ss_tfk_kind;
+
+/* One kernel of a pass. GEMM: m x k by k x n. Attention: b sequences of heads query heads of head
+ * dimension head_dim, q queries each against kv keys. Memory: bytes read and written. */
+typedef struct ss_tf_kernel {
+  const char* name;
+  ss_tfk_kind kind;
+  double m, n, k;
+  int heads, head_dim;
+  double q, kv;
+  double flops;
+  double bytes;
+} ss_tf_kernel;
+
+/* The most kernels a pass has (ss_tf_kernels' out must hold as many). */
+#define SS_TF_MAX_KERNELS 24
+
+/* Whether the split fits the architecture (ss_transformer_check's rules, then cp: 2 cp divides
+ * the sequence, the chunks Megatron-Core's load balancing of causal attention takes): 0, or -1
+ * with why. */
+int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why, size_t size);
+
+/* The kernels of one layer's forward (bwd 0) or backward (bwd 1) on one GPU, into out[]: their
+ * count. The recomputed forward of activation recomputation is not among them. */
+int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out);
+
+/* The attention core's FLOPs on one GPU for one layer (bwd 0: forward, 1: backward). */
+double ss_tf_attention_flops(const ss_transformer* tf, const ss_tf_split* sp, int bwd);
+
+/* The activation bytes one layer keeps on one GPU for its backward: Korthikanti et al.'s terms
+ * (transformer.h) with the attention's: eager keeps the scores' 5 a s / h (softmax output 2 bytes,
+ * dropout mask 1, dropout output 2 per element, at 16-bit), flash only its softmax statistics
+ * (4 bytes per query and head, fp32), and context parallelism divides the tokens by cp. */
+double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, ss_recompute r);
+
+#endif
