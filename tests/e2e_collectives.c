@@ -89,6 +89,8 @@ void test_ring_closed_form(void)
                {"star4", 8, 2, 20e-6}, {"star4", 16, 4, 20e-6}, {"star2", 8, 4, 20e-6}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = 0; k < 3; k++) {
+      if (thinned())
+        continue;
       int n = cases[i].n;
       char base[256];
       snprintf(base, sizeof(base), "tests/platforms/%s.xml --instances %d --allreduce ring", cases[i].file,
@@ -143,6 +145,8 @@ void test_hierarchical_closed_form(void)
                {"star8", 8, 1, 1}, {"star2", 2, 4, 4}, {"star4", 4, 2, 1.5}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = 0; k < 3; k++) {
+      if (thinned())
+        continue;
       int g = cases[i].g, m = cases[i].m;
       char base[256];
       int n = snprintf(base, sizeof(base), "tests/platforms/%s.xml --instances %d --allreduce hierarchical",
@@ -176,6 +180,8 @@ void test_tree_closed_form(void)
   } cases[] = {{"star2", 1, 3}, {"star2", 1, 7}, {"star2", 2, 7}, {"star4", 4, 3}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = 0; k < 4; k++) {
+      if (thinned())
+        continue;
       int g = cases[i].g, m = cases[i].m, depth = m == 3 ? 1 : 2;
       char base[256];
       snprintf(base, sizeof(base), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree", cases[i].file, g,
@@ -211,6 +217,8 @@ void test_rs_ag_closed_form(void)
   for (int o = 0; o < 2; o++)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
       for (int k = 0; k < 2; k++) {
+        if (thinned())
+          continue;
         int g = cases[i].g, m = cases[i].m, n = g * m, ring = strcmp(cases[i].alg, "ring") == 0;
         double s = sizes[k], cross = fmin(bw / g, m * bw / cases[i].oversub / (g * m));
         for (size_t q = 0; q < NPROTOS; q++) {
@@ -394,6 +402,8 @@ void test_fast_vs_reference(void)
   const double shared_core_tol = 0.06;
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = cases[i].first_size; k < 3; k++) {
+      if (thinned())
+        continue;
       char args[512];
       snprintf(args, sizeof(args), "%s --fidelity fast", cases[i].args);
       double fast = bench_time(args, sizes[k], NULL, 0);
@@ -421,6 +431,8 @@ void test_fast_vs_reference(void)
   };
   for (size_t i = 0; i < sizeof(halves) / sizeof(halves[0]); i++)
     for (int k = 0; k < 3; k++) {
+      if (thinned())
+        continue;
       char args[512];
       snprintf(args, sizeof(args), "%s --fidelity fast", halves[i].args);
       double fast = bench_op_time(halves[i].op, args, sizes[k], NULL, 0);

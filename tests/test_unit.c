@@ -12,6 +12,7 @@
 #include "platform.h"
 #include "layout.h"
 #include "pipeline.h"
+#include "kernelfit.h"
 #include "tfkernels.h"
 #include "transformer.h"
 #include "price.h"
@@ -1944,6 +1945,21 @@ static void test_tfkernels_memory(void)
   CU_ASSERT(ss_tf_split_check(&l8, &e, why, sizeof(why)) < 0 && strstr(why, "--attention eager"));
 }
 
+/* The fits' lookups: by generation and precision class; attention at the nearest head dimension. */
+static void test_tfkernels_fits(void)
+{
+  const ss_gemm_fit* g = ss_gemm_fit_of("hopper", "fp16");
+  CU_ASSERT(g && g->e_max > 0.3 && g->e_max <= 1 && g->small > 0 && g->small <= 1 && g->k0 >= 0);
+  CU_ASSERT(ss_gemm_fit_of("hopper", "fp4") == NULL && ss_gemm_fit_of("kepler", "fp16") == NULL);
+  const ss_attention_fit* a = ss_attention_fit_of("hopper", "fp16", 120, 1);
+  CU_ASSERT(a && a->head_dim == 128 && a->causal == 1 && a->e_max > 0 && a->e_max <= 1 && a->bwd_e_max > 0);
+  a = ss_attention_fit_of("ampere", "fp16", 80, 0);
+  CU_ASSERT(a && a->head_dim == 64 && a->causal == 0);
+  CU_ASSERT(ss_attention_fit_of("volta", "fp16", 128, 1) == NULL);
+  for (const ss_attention_fit* f = ss_attention_fits; f->generation; f++)
+    CU_ASSERT(f->e_max > 0 && f->e_max <= 1 && f->bwd_e_max > 0 && f->bwd_e_max <= 1 && f->s0 >= 0);
+}
+
 /* The layers split over the virtual stages: evenly as Megatron-LM does, or as given. */
 static void test_pipeline_partition(void)
 {
@@ -2085,7 +2101,7 @@ static const suite_def suites[] = {
       {"transformer", test_pipeline_transformer},
       {"partition", test_pipeline_partition},
       {"memory", test_pipeline_memory}}},
-    {"tfkernels", {{"flops", test_tfkernels_flops}, {"memory", test_tfkernels_memory}}},
+    {"tfkernels", {{"flops", test_tfkernels_flops}, {"memory", test_tfkernels_memory}, {"fits", test_tfkernels_fits}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},

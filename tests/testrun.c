@@ -201,3 +201,13 @@ void lognormal_max(int n, double cv, double* mean, double* var)
   *mean = m1;
   *var = m2 - m1 * m1;
 }
+
+int thinned(void)
+{
+  static long calls = 0, every = -1;
+  if (every < 0) {
+    const char* v = getenv("SS_TEST_THIN");
+    every = v ? strtol(v, NULL, 10) : 0;
+  }
+  return every > 1 && calls++ % every != 0;
+}

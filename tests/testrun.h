@@ -78,4 +78,9 @@ typedef struct test_program {
  * "FAILED"; returns 0, 1 on a failed check, 2 on a usage error or an unknown test. */
 int test_main(int argc, char** argv, const test_program* p);
 
+/* Whether a sweep leaves out its next case: with SS_TEST_THIN=N in the environment (set for the
+ * sanitizer build's longest sweeps, tests/CMakeLists.txt), every case but one in N, counted over the
+ * process's calls; never without it. Each case left out is one the Release build runs. */
+int thinned(void);
+
 #endif

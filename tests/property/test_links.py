@@ -11,7 +11,8 @@ Run from the repository root. CASE is one of:
              1 MiB among them), fast fidelity, with the file's NIC bandwidth x1, x2, x4 and x100
              (--nic-gbps) and x1 with its NIC latency lowered to a quarter (--nic-latency-us): at every
              size, x2 is no slower than x1, x4 than x2, x100 than x4, and the lower latency than x1.
-  halves     the same for reduce-scatter and all-gather, --allreduce auto and hierarchical.
+  halves     the same for reduce-scatter and all-gather, --allreduce auto and hierarchical, at 4
+             instances (2 take the same phases with fewer steps: allreduce's sweep has them).
   reference  the same at --fidelity reference on every instance file at 2 instances: allreduce and
              all-gather (auto), 4 KiB to 1 MiB (the reference's cost grows with the chunks).
   training   every instance file at 2 instances, workloads/resnet50.json (a CNN, with its data
@@ -194,7 +195,8 @@ def case_allreduce(binary):
 
 
 def case_halves(binary):
-    return bench_sweep(binary, [(op, a) for op in ("reduce-scatter", "all-gather") for a in ("auto", "hierarchical")])
+    return bench_sweep(binary, [(op, a) for op in ("reduce-scatter", "all-gather") for a in ("auto", "hierarchical")],
+                       instances=(4,))
 
 
 def case_reference(binary):

@@ -1,0 +1,45 @@
+/* kernelfit: the efficiency of a transformer's kernels by GPU generation, fitted on public
+ * microbenchmarks by calibration/fit_kernels.py (its docstring gives the models; the data and their
+ * sources are calibration/gemm_efficiency.csv, calibration/attention_kernels.csv and
+ * calibration/kernel_sources.md). kernelfit.c is generated: the fits are not set by hand, and no
+ * training run is read (issue 40). The time of a kernel on a GPU uses them (tfkernels.h's work). */
+#ifndef SS_KERNELFIT_H
+#define SS_KERNELFIT_H
+
+/* GEMMs of a generation ("volta", "ampere", "hopper", "blackwell") and precision class ("fp16":
+ * FP16 or BF16; "fp8"): achieved / peak = e_max x u x k / (k + k0), u the SMs' use by the best of
+ * the generation's large tile and three smaller ones, the i-th smaller at small^i of its rate. */
+typedef struct ss_gemm_fit {
+  const char* generation;
+  const char* precision;
+  double e_max;
+  double small;
+  int k0;
+} ss_gemm_fit;
+
+/* A fused attention kernel's forward at head dimension head_dim, causal or not: achieved / peak =
+ * e_max x s / (s + s0) at sequence s (FLOPs counted as tfkernels.h counts them); its backward at
+ * bwd_e_max x s / (s + s0). */
+typedef struct ss_attention_fit {
+  const char* generation;
+  const char* kernel;
+  const char* precision;
+  int head_dim;
+  int causal;
+  double e_max;
+  int s0;
+  double bwd_e_max;
+} ss_attention_fit;
+
+/* The fits, each list ended by a row of NULL generation. */
+extern const ss_gemm_fit ss_gemm_fits[];
+extern const ss_attention_fit ss_attention_fits[];
+
+/* The GEMM fit of a generation and precision class, or NULL. */
+const ss_gemm_fit* ss_gemm_fit_of(const char* generation, const char* precision);
+
+/* The attention fit of a generation, precision class and causal mask at the head dimension nearest
+ * head_dim (the fits have 64, 128 and 256), or NULL when the generation has none. */
+const ss_attention_fit* ss_attention_fit_of(const char* generation, const char* precision, int head_dim, int causal);
+
+#endif
