@@ -58,7 +58,7 @@ static void memory(ss_tf_kernel* k, const char* name, double bytes)
 int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out)
 {
   double h = tf->hidden, kv_h = h * tf->kv_heads / tf->heads, f = tf->ffn, t = sp->t, e = sp->elem;
-  double tokens = (double)sp->b * sp->seq / sp->cp;   /* the GEMMs' rows on this GPU */
+  double tokens = (double)sp->b * sp->seq / sp->cp;  /* the GEMMs' rows on this GPU */
   double norm_tokens = sp->sp ? tokens / t : tokens; /* the norms' and residuals' (split by sequence parallelism) */
   double qkv = (h + 2 * kv_h) / t, up = (tf->gated_ffn ? 2 : 1) * f / t;
   /* Each GEMM of the forward: name, output columns, inner size. */
