@@ -125,39 +125,55 @@ static void drop_asan_fiber_warning(char* err)
   }
 }
 
-/* Run the bad-input case name of the cases file with bin and check what it says. */
-static void run_bad_case(const char* cases, const char* bin, const char* name)
+/* Run one bad-input case (its fields: name, arguments, exit status, the line on stderr) with bin
+ * and check what it says. */
+static void check_bad_case(const char* bin, char* const* field)
+{
+  const char* name = field[0];
+  run_result r = runf(bin, "%s", field[1]);
+  drop_asan_fiber_warning(r.err);
+  char* nl = strchr(r.err, '\n');
+  CHECK(nl && nl[1] == '\0', "%s: stderr must be exactly one line, got: %s", name, r.err);
+  if (nl)
+    *nl = '\0';
+  CHECK(r.status == atoi(field[2]), "%s: exit %d, expected %s", name, r.status, field[2]);
+  CHECK(strcmp(r.err, field[3]) == 0, "%s:\n  got      '%s'\n  expected '%s'", name, r.err, field[3]);
+  CHECK(r.out[0] == '\0', "%s: printed on stdout: %s", name, r.out);
+  run_free(&r);
+}
+
+/* Run the bad-input case name of the cases file with bin; or, name NULL, every case whose index
+ * among the file's cases is shard modulo shards (the sanitizer build runs them so, a process for
+ * many cases: tests/CMakeLists.txt). */
+static void run_bad_cases(const char* cases, const char* bin, const char* name, int shard, int shards)
 {
   FILE* f = fopen(cases, "r");
   CHECK(f != NULL, "cannot open %s", cases);
   if (!f)
     return;
   char line[4096];
-  int found = 0;
+  int found = 0, index = 0;
   while (fgets(line, sizeof(line), f)) {
     char* field[4];
-    if (line[0] == '#' || case_fields(line, field) != 4 || strcmp(field[0], name) != 0)
+    if (line[0] == '#' || case_fields(line, field) != 4)
+      continue;
+    if (name ? strcmp(field[0], name) != 0 : index++ % shards != shard)
       continue;
     found = 1;
-    run_result r = runf(bin, "%s", field[1]);
-    drop_asan_fiber_warning(r.err);
-    char* nl = strchr(r.err, '\n');
-    CHECK(nl && nl[1] == '\0', "%s: stderr must be exactly one line, got: %s", name, r.err);
-    if (nl)
-      *nl = '\0';
-    CHECK(r.status == atoi(field[2]), "%s: exit %d, expected %s", name, r.status, field[2]);
-    CHECK(strcmp(r.err, field[3]) == 0, "%s:\n  got      '%s'\n  expected '%s'", name, r.err, field[3]);
-    CHECK(r.out[0] == '\0', "%s: printed on stdout: %s", name, r.out);
-    run_free(&r);
+    check_bad_case(bin, field);
   }
   fclose(f);
-  CHECK(found, "no case '%s' in %s", name, cases);
+  CHECK(found, "no case '%s' in %s", name ? name : "of the shard", cases);
 }
 
 int test_main(int argc, char** argv, const test_program* p)
 {
-  if (argc == 3 && strcmp(argv[1], "bad") == 0) {
-    run_bad_case(p->bad_cases, p->bad_bin, argv[2]);
+  int shard = 0, shards = 0;
+  if (argc == 4 && strcmp(argv[1], "bad") == 0 && strcmp(argv[2], "--shard") == 0 &&
+      sscanf(argv[3], "%d/%d", &shard, &shards) == 2 && shards > 0 && shard >= 0 && shard < shards) {
+    run_bad_cases(p->bad_cases, p->bad_bin, NULL, shard, shards);
+  } else if (argc == 3 && strcmp(argv[1], "bad") == 0) {
+    run_bad_cases(p->bad_cases, p->bad_bin, argv[2], 0, 1);
   } else if (argc == 2) {
     const test_entry* t = NULL;
     for (size_t i = 0; i < p->ntests; i++)
@@ -174,7 +190,7 @@ int test_main(int argc, char** argv, const test_program* p)
     if (p->cleanup)
       p->cleanup();
   } else {
-    fprintf(stderr, "usage: %s TEST | %s bad CASE\n", p->name, p->name);
+    fprintf(stderr, "usage: %s TEST | %s bad CASE | %s bad --shard K/N\n", p->name, p->name, p->name);
     return 2;
   }
   printf("%s\n", test_failures ? "FAILED" : "passed");
