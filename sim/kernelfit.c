@@ -3,17 +3,18 @@
  * calibration/attention_kernels.csv: do not edit (calibration.kernels_up_to_date checks it). */
 #include "kernelfit.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 const ss_gemm_fit ss_gemm_fits[] = {
-    {"ampere", "fp16", 0.7955, 0.88, 384},  /* 12 rows: median |error| 11.3%, largest 28.5% */
-    {"blackwell", "fp16", 0.7394, 0.70, 0}, /* 9 rows: median |error| 11.6%, largest 16.7% */
-    {"blackwell", "fp8", 0.7472, 1.00, 0},  /* 2 rows: median |error| 2.3%, largest 2.3% */
-    {"hopper", "fp16", 0.7577, 0.52, 0},    /* 24 rows: median |error| 11.9%, largest 31.2% */
-    {"hopper", "fp8", 0.6966, 1.00, 384},   /* 10 rows: median |error| 10.4%, largest 73.0% */
-    {"volta", "fp16", 0.8978, 0.50, 256},   /* 41 rows: median |error| 4.2%, largest 25.3% */
-    {NULL, NULL, 0, 0, 0}};
+    {"ampere", "fp16", 0.7955, 0.88, 384, 128, 256},  /* 12 rows: median |error| 11.3%, largest 28.5% */
+    {"blackwell", "fp16", 0.7394, 0.70, 0, 256, 256}, /* 9 rows: median |error| 11.6%, largest 16.7% */
+    {"blackwell", "fp8", 0.7472, 1.00, 0, 256, 256},  /* 2 rows: median |error| 2.3%, largest 2.3% */
+    {"hopper", "fp16", 0.7577, 0.52, 0, 128, 256},    /* 24 rows: median |error| 11.9%, largest 31.2% */
+    {"hopper", "fp8", 0.6966, 1.00, 384, 128, 256},   /* 10 rows: median |error| 10.4%, largest 73.0% */
+    {"volta", "fp16", 0.8978, 0.50, 256, 128, 128},   /* 41 rows: median |error| 4.2%, largest 25.3% */
+    {NULL, NULL, 0, 0, 0, 0, 0}};
 
 const ss_attention_fit ss_attention_fits[] = {
     /* 6 rows, |error| median 1.0%, largest 1.3%; backward: ESTIMATE, the forward+backward figure */
@@ -43,6 +44,26 @@ const ss_attention_fit ss_attention_fits[] = {
     /* 6 rows, |error| median 3.2%, largest 4.3%; backward: ESTIMATE, 3/4 of the forward (no figure) */
     {"hopper", "FlashAttention-3", "fp16", 256, 1, 0.6977, 672, 0.5233},
     {NULL, NULL, NULL, 0, 0, 0, 0, 0}};
+
+static double waves(double m, double n, int sms, double tm, double tn)
+{
+  double tiles = ceil(m / tm) * ceil(n / tn);
+  return tiles / (ceil(tiles / sms) * sms);
+}
+
+double ss_gemm_efficiency(const ss_gemm_fit* f, double m, double n, double k, int sms)
+{
+  const double shape[4][2] = {{1, 1}, {1, 0.5}, {0.5, 0.5}, {0.5, 0.25}};
+  double u = 0, rate = 1;
+  for (int i = 0; i < 4; i++, rate *= f->small)
+    u = fmax(u, waves(m, n, sms, f->tile_m * shape[i][0], f->tile_n * shape[i][1]) * rate);
+  return f->e_max * u * k / (k + f->k0);
+}
+
+double ss_attention_efficiency(const ss_attention_fit* f, double s, int bwd)
+{
+  return (bwd ? f->bwd_e_max : f->e_max) * s / (s + f->s0);
+}
 
 const ss_gemm_fit* ss_gemm_fit_of(const char* generation, const char* precision)
 {

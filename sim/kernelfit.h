@@ -8,13 +8,15 @@
 
 /* GEMMs of a generation ("volta", "ampere", "hopper", "blackwell") and precision class ("fp16":
  * FP16 or BF16; "fp8"): achieved / peak = e_max x u x k / (k + k0), u the SMs' use by the best of
- * the generation's large tile and three smaller ones, the i-th smaller at small^i of its rate. */
+ * the generation's large tile (tile_m x tile_n outputs) and three smaller ones (halved in n, then
+ * in both, then n halved again), the i-th smaller at small^i of its rate (ss_gemm_efficiency). */
 typedef struct ss_gemm_fit {
   const char* generation;
   const char* precision;
   double e_max;
   double small;
   int k0;
+  int tile_m, tile_n;
 } ss_gemm_fit;
 
 /* A fused attention kernel's forward at head dimension head_dim, causal or not: achieved / peak =
@@ -34,6 +36,13 @@ typedef struct ss_attention_fit {
 /* The fits, each list ended by a row of NULL generation. */
 extern const ss_gemm_fit ss_gemm_fits[];
 extern const ss_attention_fit ss_attention_fits[];
+
+/* The achieved fraction of the peak of an m x k by k x n GEMM on sms SMs under fit f. */
+double ss_gemm_efficiency(const ss_gemm_fit* f, double m, double n, double k, int sms);
+
+/* The achieved fraction of the peak of a fused attention kernel under fit f at effective sequence s
+ * (the queries' and keys' geometric mean: s without context parallelism), forward or backward. */
+double ss_attention_efficiency(const ss_attention_fit* f, double s, int bwd);
 
 /* The GEMM fit of a generation and precision class, or NULL. */
 const ss_gemm_fit* ss_gemm_fit_of(const char* generation, const char* precision);

@@ -1,6 +1,9 @@
 /* tfkernels: the kernels of one transformer layer on one GPU (tfkernels.h). */
 #include "tfkernels.h"
 
+#include "kernelfit.h"
+
+#include <math.h>
 #include <stdio.h>
 
 const char* const ss_attention_names[] = {"flash", "eager", NULL};
@@ -88,6 +91,10 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
   double scores = sp->attention == SS_ATTENTION_EAGER ? EAGER_SCORE_PASSES * e * sp->b * heads * q * kv : 0;
   *a = (ss_tf_kernel){.name = bwd ? "attention backward" : "attention",
                       .kind = SS_TFK_ATTENTION,
+                      .b = sp->b,
+                      .causal = sp->causal,
+                      .bwd = bwd,
+                      .attention = sp->attention,
                       .heads = tf->heads / sp->t,
                       .head_dim = tf->hidden / tf->heads,
                       .q = q,
@@ -131,4 +138,28 @@ double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, s
   if (r == SS_RECOMPUTE_SELECTIVE)
     core = 0;
   return (sp->sp ? whole / t : whole) + split / t + core / t;
+}
+
+double ss_tf_kernel_time(const ss_tf_kernel* k, const ss_tf_device* d)
+{
+  double memory = k->bytes / (d->bytes_per_s * d->memory_fraction);
+  if (k->kind == SS_TFK_MEMORY)
+    return memory;
+  const ss_gemm_fit* g = ss_gemm_fit_of(d->generation, d->precision);
+  if (k->kind == SS_TFK_GEMM)
+    return g ? k->flops / (d->flops * ss_gemm_efficiency(g, k->m, k->n, k->k, d->sms)) : -1;
+  if (k->attention == SS_ATTENTION_EAGER) {
+    /* QK^T (q x kv, inner d) and PV (q x d, inner kv) of every head and sequence, stacked. */
+    if (!g)
+      return -1;
+    double rows = k->q * k->heads * k->b;
+    double qk = 2 * rows * k->kv * k->head_dim, pv = 2 * rows * k->head_dim * k->kv;
+    double t = qk / (d->flops * ss_gemm_efficiency(g, rows, k->kv, k->head_dim, d->sms)) +
+               pv / (d->flops * ss_gemm_efficiency(g, rows, k->head_dim, k->kv, d->sms));
+    return t * k->flops / (qk + pv) + memory;
+  }
+  const ss_attention_fit* f = ss_attention_fit_of(d->generation, d->precision, k->head_dim, k->causal);
+  if (!f)
+    return -1;
+  return fmax(k->flops / (d->flops * ss_attention_efficiency(f, sqrt(k->q * k->kv), k->bwd)), memory);
 }

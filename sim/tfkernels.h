@@ -46,9 +46,23 @@ typedef struct ss_tf_kernel {
   double m, n, k;
   int heads, head_dim;
   double q, kv;
+  int b, causal, bwd;
+  ss_attention attention;
   double flops;
   double bytes;
 } ss_tf_kernel;
+
+/* A GPU as the kernels' time sees it: its generation and precision class (kernelfit.h's names), its
+ * peak at that precision, memory bandwidth and SMs, and the fraction of the bandwidth the
+ * memory-bound kernels reach. */
+typedef struct ss_tf_device {
+  const char* generation;
+  const char* precision;
+  double flops;
+  double bytes_per_s;
+  int sms;
+  double memory_fraction;
+} ss_tf_device;
 
 /* The most kernels a pass has (ss_tf_kernels' out must hold as many). */
 #define SS_TF_MAX_KERNELS 24
@@ -61,6 +75,13 @@ int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why
 /* The kernels of one layer's forward (bwd 0) or backward (bwd 1) on one GPU, into out[]: their
  * count. The recomputed forward of activation recomputation is not among them. */
 int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out);
+
+/* The time of kernel k on d (kernelfit.h's efficiencies): a GEMM at its shape's share of the peak;
+ * flash attention at its kernel's share at the effective sequence sqrt(q kv), or the time of its
+ * bytes if longer; eager attention's two products as GEMMs (the heads and sequences stacked) plus its
+ * passes over the scores at the memory-bound rate; a memory-bound kernel's bytes at d's bandwidth
+ * times its fraction. -1 where d's generation has no fit for it (flash attention before Ampere). */
+double ss_tf_kernel_time(const ss_tf_kernel* k, const ss_tf_device* d);
 
 /* The attention core's FLOPs on one GPU for one layer (bwd 0: forward, 1: backward). */
 double ss_tf_attention_flops(const ss_transformer* tf, const ss_tf_split* sp, int bwd);

@@ -1956,8 +1956,58 @@ static void test_tfkernels_fits(void)
   a = ss_attention_fit_of("ampere", "fp16", 80, 0);
   CU_ASSERT(a && a->head_dim == 64 && a->causal == 0);
   CU_ASSERT(ss_attention_fit_of("volta", "fp16", 128, 1) == NULL);
+  /* H100 SXM5 (132 SMs), BF16, against calibration/gemm_efficiency.csv's rows GEMM-0145 and 0147
+   * (1024^3: 0.18 of the peak, where the large tiles leave most SMs idle; 4096^3: 0.80), within the
+   * fit's errors; and a tensor-parallel shard narrower than the SMs' tiles fills them worse. */
+  CU_ASSERT(fabs(ss_gemm_efficiency(g, 1024, 1024, 1024, 132) / 0.18 - 1) < 0.15);
+  CU_ASSERT(fabs(ss_gemm_efficiency(g, 4096, 4096, 4096, 132) / 0.80 - 1) < 0.10);
+  CU_ASSERT(ss_gemm_efficiency(g, 2048, 512, 4096, 132) < 0.8 * ss_gemm_efficiency(g, 2048, 4096, 4096, 132));
+  /* Attention ramps up with the sequence towards e_max; the backward at its own. */
+  a = ss_attention_fit_of("hopper", "fp16", 128, 1);
+  CU_ASSERT(ss_attention_efficiency(a, 1024, 0) < ss_attention_efficiency(a, 8192, 0) &&
+            ss_attention_efficiency(a, 8192, 0) < a->e_max);
+  CU_ASSERT(fabs(ss_attention_efficiency(a, 8192, 1) / ss_attention_efficiency(a, 8192, 0) - a->bwd_e_max / a->e_max) <
+            1e-12);
   for (const ss_attention_fit* f = ss_attention_fits; f->generation; f++)
     CU_ASSERT(f->e_max > 0 && f->e_max <= 1 && f->bwd_e_max > 0 && f->bwd_e_max <= 1 && f->s0 >= 0);
+}
+
+/* A layer's kernels timed on an H100 (989 TFLOP/s BF16, 3.35 TB/s, 132 SMs): each GEMM at its
+ * shape's efficiency; flash attention faster than eager at sequence 8192; the layer above its
+ * FLOPs at the peak and below three times that; no flash attention on Volta. */
+static void test_tfkernels_time(void)
+{
+  ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0};
+  ss_tf_split sp = {.b = 1, .seq = 8192, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
+  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8};
+  ss_tf_kernel k[SS_TF_MAX_KERNELS];
+  double flash = 0, eager = 0, flops = 0;
+  for (int bwd = 0; bwd < 2; bwd++) {
+    int n = ss_tf_kernels(&l8, &sp, bwd, k);
+    for (int i = 0; i < n; i++) {
+      double t = ss_tf_kernel_time(&k[i], &h100);
+      CU_ASSERT(t > 0);
+      if (k[i].kind == SS_TFK_GEMM) {
+        double e = ss_gemm_efficiency(ss_gemm_fit_of("hopper", "fp16"), k[i].m, k[i].n, k[i].k, 132);
+        CU_ASSERT(fabs(t - k[i].flops / (989e12 * e)) <= 1e-12 * t);
+      }
+      flash += t;
+      flops += k[i].flops;
+    }
+  }
+  CU_ASSERT(flash > flops / 989e12 && flash < 3 * flops / 989e12);
+  ss_tf_split ea = sp;
+  ea.attention = SS_ATTENTION_EAGER;
+  for (int bwd = 0; bwd < 2; bwd++) {
+    int n = ss_tf_kernels(&l8, &ea, bwd, k);
+    for (int i = 0; i < n; i++)
+      eager += ss_tf_kernel_time(&k[i], &h100);
+  }
+  CU_ASSERT(eager > 1.2 * flash);
+  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8};
+  ss_tf_kernels(&l8, &sp, 0, k);
+  CU_ASSERT(k[2].kind == SS_TFK_ATTENTION && ss_tf_kernel_time(&k[2], &v100) == -1);
+  CU_ASSERT(k[1].kind == SS_TFK_GEMM && ss_tf_kernel_time(&k[1], &v100) > 0);
 }
 
 /* The layers split over the virtual stages: evenly as Megatron-LM does, or as given. */
@@ -2101,7 +2151,11 @@ static const suite_def suites[] = {
       {"transformer", test_pipeline_transformer},
       {"partition", test_pipeline_partition},
       {"memory", test_pipeline_memory}}},
-    {"tfkernels", {{"flops", test_tfkernels_flops}, {"memory", test_tfkernels_memory}, {"fits", test_tfkernels_fits}}},
+    {"tfkernels",
+     {{"flops", test_tfkernels_flops},
+      {"memory", test_tfkernels_memory},
+      {"fits", test_tfkernels_fits},
+      {"time", test_tfkernels_time}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},
