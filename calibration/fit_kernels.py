@@ -2,8 +2,7 @@
 """fit_kernels: the efficiency of a transformer's kernels by GPU generation, fitted on public
 microbenchmarks (issue 40; calibration only: no training run is read).
 
-usage: calibration/fit_kernels.py [--check] [--verbose]
-       calibration/fit_kernels.py --help
+usage: calibration/fit_kernels.py [--check] [--verbose] | --help | --version
 
 Reads calibration/gemm_efficiency.csv and calibration/attention_kernels.csv (their sources:
 calibration/kernel_sources.md) and fits, per GPU generation and precision:
@@ -33,6 +32,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "sim", "kernelfit.c")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from studylib import help_version, replace_file  # noqa: E402
 
 # GPU generation of a row's `gpu` cell (its first word), the SMs of the part measured, and the output
 # tile of cuBLAS's large-GEMM kernels there (ASSUMPTION: 128 x 128 on Volta, 128 x 256 on Ampere and
@@ -252,9 +253,10 @@ def formatted(text):
 
 def main():
     args = sys.argv[1:]
-    if "--help" in args or "-h" in args:
-        print(__doc__.strip())
-        return 0
+    help_version(__file__, __doc__, args)
+    if any(a not in ("--check", "--verbose") for a in args):
+        sys.stderr.write("usage: calibration/fit_kernels.py [--check] [--verbose] | --help | --version\n")
+        return 2
     text = render(fit_gemms(), fit_attention())
     if "--verbose" in args or "--check" not in args:
         print(text)
@@ -265,10 +267,7 @@ def main():
                   file=sys.stderr)
             return 1
         return 0
-    tmp = OUT + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, OUT)
+    replace_file(OUT, text)
     return 0
 
 
