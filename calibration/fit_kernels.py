@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fit_kernels: the efficiency of a transformer's kernels by GPU generation, fitted on public
+"""fit_kernels.py: the efficiency of a transformer's kernels by GPU generation, fitted on public
 microbenchmarks (issue 40; calibration only: no training run is read).
 
 usage: calibration/fit_kernels.py [--check] [--verbose] | --help | --version
@@ -191,8 +191,8 @@ def render(gemms, attention):
              "#include \"kernelfit.h\"", "", "#include <math.h>", "#include <stdlib.h>", "#include <string.h>", "",
              "const ss_gemm_fit ss_gemm_fits[] = {"]
     for gen, prec, e, c, k0, tile, n, med, worst in gemms:
-        lines.append("    {\"%s\", \"%s\", %.4f, %.2f, %d, %d, %d}, /* %d rows: median |error| %.1f%%, largest %.1f%% */"
-                     % (gen, prec, e, c, k0, tile[0], tile[1], n, 100 * med, 100 * worst))
+        row = "    {\"%s\", \"%s\", %.4f, %.2f, %d, %d, %d}," % (gen, prec, e, c, k0, tile[0], tile[1])
+        lines.append(row + " /* %d rows: median |error| %.1f%%, largest %.1f%% */" % (n, 100 * med, 100 * worst))
     lines += ["    {NULL, NULL, 0, 0, 0, 0, 0}};", "", "const ss_attention_fit ss_attention_fits[] = {"]
     for gen, kernel, prec, d, causal, e, s0, bwd, how, n, med, worst in attention:
         lines.append("    /* %d rows, |error| median %.1f%%, largest %.1f%%; backward: %s */" % (
