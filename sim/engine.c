@@ -13,6 +13,7 @@
 #include "estimate.h"
 #include "host.h"
 #include "loader.h"
+#include "names.h"
 #include "outfile.h"
 #include "probe.h"
 #include "ps.h"
@@ -163,34 +164,6 @@ static const char* host_name(const void* h)
   return sg_host_get_name(*(const sg_host_t*)h);
 }
 
-/* SimGrid objects sorted by name (qsort's comparator reads the name through the global getter). */
-static const char* (*sorted_name)(const void*);
-
-static int name_cmp(const void* a, const void* b)
-{
-  return strcmp(sorted_name(a), sorted_name(b));
-}
-
-static void sort_by_name(void* items, size_t n, size_t size, const char* (*name_of)(const void*))
-{
-  sorted_name = name_of;
-  qsort(items, n, size, name_cmp);
-}
-
-/* Index of the item named name in items sorted by name, or n. */
-static size_t find_name(const void* items, size_t n, size_t size, const char* (*name_of)(const void*), const char* name)
-{
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (strcmp(name_of((const char*)items + mid * size), name) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && strcmp(name_of((const char*)items + lo * size), name) == 0 ? lo : n;
-}
-
 /* The hosts of the composed platform by slot (ss_cluster_host_name), [inst * (g + 1) + k]: GPU k < g,
  * then the cpu; the dedicated server hosts go to servers[]. SimGrid's host list is sorted by name
  * once and each slot's name searched in it: sg_host_by_name searches the zones one after the
@@ -206,11 +179,11 @@ static sg_host_t* host_table(const ss_job* j, sg_host_t* servers)
     free(all);
     return NULL;
   }
-  sort_by_name(all, n, sizeof(sg_host_t), host_name);
+  ss_names_sort(all, n, sizeof(sg_host_t), host_name);
   for (int slot = 0; slot < slots; slot++) {
     char name[SS_CLUSTER_NAME_MAX];
     ss_cluster_host_name(j, slot, name, sizeof(name));
-    size_t i = find_name(all, n, sizeof(sg_host_t), host_name, name);
+    size_t i = ss_names_search(all, n, sizeof(sg_host_t), host_name, name);
     ss_assert(i < n);
     if (slot < local)
       table[slot] = all[i];

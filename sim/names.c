@@ -87,3 +87,30 @@ int ss_names_find(const char* const* names, const char* name)
       return i;
   return -1;
 }
+
+/* qsort's comparator reads the names through the getter of the sort under way. */
+static const char* (*sorted_name)(const void*);
+
+static int name_cmp(const void* a, const void* b)
+{
+  return strcmp(sorted_name(a), sorted_name(b));
+}
+
+void ss_names_sort(void* items, size_t n, size_t size, const char* (*name_of)(const void*))
+{
+  sorted_name = name_of;
+  qsort(items, n, size, name_cmp);
+}
+
+size_t ss_names_search(const void* items, size_t n, size_t size, const char* (*name_of)(const void*), const char* name)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(name_of((const char*)items + mid * size), name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && strcmp(name_of((const char*)items + lo * size), name) == 0 ? lo : n;
+}

@@ -26,4 +26,10 @@ void ss_names_free(ss_names* s);
 const char* ss_names_at(const char* const* names, int v);
 int ss_names_find(const char* const* names, const char* name);
 
+/* Sort n items of size bytes by the name name_of reads of each (SimGrid's hosts, links), and find
+ * the index of the item named name in items so sorted (n when none is): a slot's name searched in
+ * O(log n), where SimGrid's own lookups walk its zones. */
+void ss_names_sort(void* items, size_t n, size_t size, const char* (*name_of)(const void*));
+size_t ss_names_search(const void* items, size_t n, size_t size, const char* (*name_of)(const void*), const char* name);
+
 #endif

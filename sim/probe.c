@@ -6,6 +6,7 @@
 #include "array.h"
 #include "cluster.h"
 #include "err.h"
+#include "names.h"
 #include "platform.h"
 
 #include <math.h>
@@ -35,18 +36,13 @@ typedef struct link_probe {
 
 /* A SimGrid link and its index in SimGrid's list, sorted by name to find each slot's links. */
 typedef struct named_link {
-  sg_link_t link;
+  sg_link_t link; /* first: link_name reads it */
   size_t index;
 } named_link;
 
-static int named_link_cmp(const void* a, const void* b)
+static const char* link_name(const void* l)
 {
-  return strcmp(sg_link_get_name(((const named_link*)a)->link), sg_link_get_name(((const named_link*)b)->link));
-}
-
-static int named_link_find(const void* name, const void* item)
-{
-  return strcmp((const char*)name, sg_link_get_name(((const named_link*)item)->link));
+  return sg_link_get_name(*(const sg_link_t*)l);
 }
 
 void ss_probe_setup(ss_sim* s)
@@ -73,16 +69,16 @@ void ss_probe_setup(ss_sim* s)
     sorted[i] = (named_link){p->links[i], i};
     p->cls[i] = -1;
   }
-  qsort(sorted, p->n, sizeof(named_link), named_link_cmp);
+  ss_names_sort(sorted, p->n, sizeof(named_link), link_name);
   static const char* const suffix[] = {"", "_UP", "_DOWN"};
   for (int slot = 0; slot < ss_cluster_link_slots(s->job); slot++)
     for (int k = 0; k < 3; k++) {
       char name[SS_CLUSTER_NAME_MAX + 8];
       ss_cluster_link_name(s->job, slot, name, SS_CLUSTER_NAME_MAX);
       strcat(name, suffix[k]);
-      const named_link* found = bsearch(name, sorted, p->n, sizeof(named_link), named_link_find);
-      if (found)
-        p->cls[found->index] = (int)ss_cluster_link_class(s->job, slot);
+      size_t i = ss_names_search(sorted, p->n, sizeof(named_link), link_name, name);
+      if (i < p->n)
+        p->cls[sorted[i].index] = (int)ss_cluster_link_class(s->job, slot);
     }
   free(sorted);
   for (size_t i = 0; i < p->n; i++)
