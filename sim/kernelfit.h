@@ -1,7 +1,7 @@
 /* kernelfit: the efficiency of a transformer's kernels by GPU generation, fitted on public
  * microbenchmarks by calibration/fit_kernels.py (its docstring gives the models; the data and their
  * sources are calibration/gemm_efficiency.csv, calibration/attention_kernels.csv and
- * calibration/kernel_sources.md). kernelfit.c is generated: the fits are not set by hand, and no
+ * calibration/kernel_sources.md). The fits (kernelfit.inc) are generated: not set by hand, and no
  * training run is read (issue 40). The time of a kernel on a GPU uses them (tfkernels.h's work). */
 #ifndef SS_KERNELFIT_H
 #define SS_KERNELFIT_H

@@ -111,7 +111,7 @@ def main():
                 if target.startswith("simgrid/") and layer_of[mod] != simgrid_layer:
                     bad.append(f"sim/{f}:{n}: <{target}> outside the simgrid layer")
                 continue
-            dep = target[:-2]
+            dep = os.path.splitext(target)[0]  # a module's header, or its generated part (kernelfit.inc)
             if dep not in layer_of:
                 bad.append(f"sim/{f}:{n}: includes '{target}', a module in no layer")
             elif layer_of[dep] > layer_of[mod]:
