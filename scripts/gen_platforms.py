@@ -358,6 +358,14 @@ GPU_DEVICE = {
 }
 GPU_DEVICE["V100-32"] = GPU_DEVICE["V100"][:5] + (32, GPU_DEVICE["V100"][6] + " (32 GB model: memory_gib 32)")
 
+# Dense FP8 tensor-core peaks (GPU host prop fp8_tflops: E4M3/E5M2 inputs, FP32 accumulate), what
+# --precision fp8 runs the matrix products at; GPUs without FP8 tensor cores have none. NOT in shared/data.
+GPU_FP8 = {
+    "H100": ("1978.9", "H100 SXM5: FP8 1,978.9 TFLOPS dense (NVIDIA's H100 table as transcribed by "
+             "archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html: 3,958 'shown with sparsity, 1/2 lower "
+             "without'; twice the dense BF16 989.4, as Hopper's tensor cores run FP8 at twice the 16-bit rate)"),
+}
+
 # Interference (GPU host prop comm_interference, f): while a collective runs on a GPU its compute takes
 # 1 + f times as long, NCCL's kernels holding SMs (one thread block per channel, resident for the
 # whole collective) and memory bandwidth (../shared/data/overlap_interference.md). MEASURED for A100 and H100
@@ -478,17 +486,19 @@ def gpu_memory_note(gpu):
 def gpu_device_note(gpu):
     """The comment on the device figures of a GPU host (GPU_DEVICE)."""
     tf32, fp16, bf16, sms, mhz, gib, src = GPU_DEVICE[gpu]
-    peaks = ", ".join(f"{k} {v}" for k, v in (("tf32_tflops", tf32), ("fp16_tflops", fp16), ("bf16_tflops", bf16))
-                      if v is not None)
+    fp8 = GPU_FP8.get(gpu, (None, None))
+    peaks = ", ".join(f"{k} {v}" for k, v in (("tf32_tflops", tf32), ("fp16_tflops", fp16), ("bf16_tflops", bf16),
+                                              ("fp8_tflops", fp8[0])) if v is not None)
     return (f"Device figures (the roofline model's rates: docs/model.md, 'Compute across devices and batches'): {peaks} (dense peaks), sm_count {sms}, "
-            f"boost_mhz {mhz}, memory_gib {gib}: {src}")
+            f"boost_mhz {mhz}, memory_gib {gib}: {src}" + (f"; {fp8[1]}" if fp8[1] else ""))
 
 
 def gpu_props(gpu, model):
     """The props of a GPU host of that kind."""
     tf32, fp16, bf16, sms, mhz, gib, _ = GPU_DEVICE[gpu]
     device = [(k, v) for k, v in (("tf32_tflops", tf32), ("fp16_tflops", fp16), ("bf16_tflops", bf16),
-                                  ("sm_count", sms), ("boost_mhz", mhz), ("memory_gib", gib)) if v is not None]
+                                  ("fp8_tflops", GPU_FP8.get(gpu, (None,))[0]), ("sm_count", sms),
+                                  ("boost_mhz", mhz), ("memory_gib", gib)) if v is not None]
     return [("role", "gpu"), ("gpu_model", model), ("memory_gbytes_per_s", GPU_MEMORY[gpu][0]),
             ("comm_interference", GPU_INTERFERENCE[gpu][0])] + device
 
@@ -1007,15 +1017,16 @@ def readme(platforms):
     rows += ["", "## GPU models", "",
              "The device figures of each GPU host (props of its `<host>`; `docs/formats.md`, \"GPU hosts\"). FP32 is "
              "the host's SimGrid speed (non-tensor peak); TF32, FP16 and BF16 are DENSE tensor-core peaks (no sparsity), "
-             "\"-\" where the GPU has no such unit (the K80's FP16 is its FP32 rate: no fast FP16). The sources and "
+             "\"-\" where the GPU has no such unit (the K80's FP16 is its FP32 rate: no fast FP16; FP8 only on Hopper and later). The sources and "
              "the ESTIMATEs (all A10G tensor figures) are in the comments of the files and in "
              "`scripts/gen_platforms.py` (GPU_DEVICE). The roofline model times the layers with them (docs/model.md, \"Compute across devices and batches\").", "",
-             "| GPU model | FP32 TFLOPS | TF32 | FP16 | BF16 | SMs | boost MHz | memory GiB | memory GB/s |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| GPU model | FP32 TFLOPS | TF32 | FP16 | BF16 | FP8 | SMs | boost MHz | memory GiB | memory GB/s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for gpu in ("K80", "V100", "V100-32", "T4", "A10G", "A100", "A100-80", "H100"):
         tf32, fp16, bf16, sms, mhz, gib, _ = GPU_DEVICE[gpu]
         model, speed = (V100, V100_SPEED) if gpu == "V100" else GPUS[gpu][:2]
-        rows.append(f"| {model} | {speed[:-2]} | {tf32 or '-'} | {fp16} | {bf16 or '-'} | {sms} | {mhz} | {gib} | "
+        fp8 = GPU_FP8.get(gpu, ("-",))[0]
+        rows.append(f"| {model} | {speed[:-2]} | {tf32 or '-'} | {fp16} | {bf16 or '-'} | {fp8} | {sms} | {mhz} | {gib} | "
                     f"{GPU_MEMORY[gpu][0]} |")
     return "\n".join(rows) + "\n"
 

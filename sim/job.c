@@ -806,6 +806,7 @@ static double peak_at(const ss_gpu* g, ss_precision prec)
   return prec == SS_PRECISION_TF32   ? g->tf32_flops
          : prec == SS_PRECISION_AMP  ? g->fp16_flops
          : prec == SS_PRECISION_BF16 ? g->bf16_flops
+         : prec == SS_PRECISION_FP8  ? g->fp8_flops
                                      : g->speed_flops;
 }
 
@@ -939,7 +940,8 @@ int ss_job_reference_batch(const ss_job* j)
 
 const char* ss_job_compute_scaling(const ss_job* j)
 {
-  return j->device && j->roofline ? "measured_roofline"
+  return j->kernels               ? "kernels"
+         : j->device && j->roofline ? "measured_roofline"
          : j->device              ? "measured"
          : j->roofline            ? "roofline"
                                   : "peak_flops";
@@ -950,7 +952,7 @@ void ss_job_memory_in(const ss_job* j, ss_memory_in* in)
   *in = (ss_memory_in){j->workload,
                        &j->opt,
                        j->batch,
-                       ss_precision_half(j->precision),
+                       j->precision == SS_PRECISION_FP8 ? SS_MEMORY_FP8 : ss_precision_half(j->precision),
                        j->ckpt,
                        j->platform->gpus[0].memory_bytes,
                        j->platform->gpus[0].model,
@@ -1146,7 +1148,7 @@ static int check_peak(const ss_job* j, ss_err* err)
     return SS_OK;
   for (int l = 0; l < w->nlayers; l++)
     busy_s += (j->fwd_flops[l] + j->bwd_flops[l]) / speed;
-  double model = ss_transformer_model_flops(&w->tf, j->batch) / (j->mp.on ? j->mp.t : 1);
+  double model = ss_job_model_flops(j, j->batch) / (j->mp.on ? j->mp.t : 1);
   if (model <= peak * busy_s * (1 + 1e-9))
     return SS_OK;
   return err ? ss_err_set_path(err, w->path, "$.layers",
@@ -1156,6 +1158,123 @@ static int check_peak(const ss_job* j, ss_err* err)
                                busy_s * 1e3, j->batch, j->platform->gpus[0].model, ss_precision_name(j->precision),
                                peak / 1e12, model / 1e12)
              : SS_EINPUT;
+}
+
+double ss_job_model_flops(const ss_job* j, double sequences)
+{
+  const ss_transformer* tf = &j->workload->tf;
+  double whole = ss_transformer_model_flops(tf, sequences);
+  if (!j->kernels || j->attention != SS_ATTENTION_FLASH)
+    return whole;
+  /* A causal flash kernel skips half of the attention core's 4 s h a token (forward, x3 with backward). */
+  return whole - 3 * sequences * tf->seq * tf->layers * 4.0 * tf->seq * tf->hidden * 0.5;
+}
+
+/* Phase 1c, a transformer's kernel model (from phase 1's batch and 1b's split): whether it times the
+ * run (--compute-model kernels insists, auto takes it where the GPU and precision have fits), the
+ * sequence (--seq) and attention (--attention) it runs at, and the workload carried to them
+ * (tfmodel.h), which j->workload then is. Refusals name the option. SS_OK, SS_ENOMEM or SS_EINPUT. */
+static int phase_transformer(ss_job* j, ss_err* err)
+{
+  const ss_options* o = &j->opt;
+  const ss_workload* w = j->workload;
+  const ss_gpu* g = &j->platform->gpus[0];
+  if (!w->has_transformer) {
+    const char* opt = o->seq > 0                         ? "--seq"
+                      : o->precision == SS_PRECISION_FP8   ? "--precision fp8"
+                      : o->attention != SS_ATTN_AUTO       ? "--attention"
+                      : o->compute_model == SS_COMPUTE_KERNELS ? "--compute-model kernels"
+                                                               : NULL;
+    return opt ? ss_err_set(err, w->path, 0,
+                            "%s applies to a transformer, and this workload gives no \"transformer\" architecture "
+                            "(layers, hidden, heads, ...: docs/formats.md)",
+                            opt)
+               : SS_OK;
+  }
+  ss_precision prec = job_precision(w, o);
+  if (prec == SS_PRECISION_FP8 && !(g->fp8_flops > 0))
+    return ss_err_set(err, j->platform->path, 0,
+                      "--precision fp8: GPU '%s' has no FP8 tensor cores (no fp8_tflops in the instance file; Hopper, "
+                      "Ada and Blackwell have them): --precision bf16",
+                      g->model);
+  char why[256];
+  int can = ss_tf_device_of(g, prec, peak_at(g, prec), &j->tf_device, why, sizeof(why)) == 0;
+  if ((o->compute_model == SS_COMPUTE_KERNELS || prec == SS_PRECISION_FP8) && !can)
+    return ss_err_set(err, j->platform->path, 0, "%s: %s",
+                      o->compute_model == SS_COMPUTE_KERNELS ? "--compute-model kernels" : "--precision fp8", why);
+  if (prec == SS_PRECISION_FP8 && o->compute_model != SS_COMPUTE_KERNELS && o->compute_model != SS_COMPUTE_AUTO)
+    return ss_err_set(err, NULL, 0,
+                      "--precision fp8 is timed by the kernel model (FP8 GEMMs, their casts): --compute-model %s "
+                      "cannot, give kernels or auto",
+                      ss_compute_model_name(o->compute_model));
+  j->kernels = can && (o->compute_model == SS_COMPUTE_KERNELS || o->compute_model == SS_COMPUTE_AUTO);
+  int seq = o->seq > 0 ? o->seq : w->tf.seq;
+  if (seq != w->tf.seq && !j->kernels)
+    return ss_err_set(err, w->path, 0,
+                      "--seq %d: another sequence than the workload's (%d) is derived from the architecture by the "
+                      "kernel model, which does not time this run (%s)",
+                      seq, w->tf.seq,
+                      o->compute_model == SS_COMPUTE_PEAK || o->compute_model == SS_COMPUTE_ROOFLINE
+                          ? "--compute-model is not kernels or auto"
+                          : why);
+  int head_dim = w->tf.hidden / w->tf.heads;
+  if (o->attention == SS_ATTN_FLASH && !j->kernels)
+    return ss_err_set(err, w->path, 0,
+                      "--attention flash: flash attention is timed by the kernel model, which does not time this "
+                      "run (%s); the workload's own times are eager attention's",
+                      o->compute_model == SS_COMPUTE_PEAK || o->compute_model == SS_COMPUTE_ROOFLINE
+                          ? "--compute-model is not kernels or auto"
+                          : why);
+  int flash = j->kernels && ss_tf_has_flash(&j->tf_device, head_dim);
+  if (o->attention == SS_ATTN_FLASH && !flash)
+    return ss_err_set(err, j->platform->path, 0,
+                      "--attention flash: GPU '%s' (%s) has no fused attention kernel at head dimension %d "
+                      "(FlashAttention needs Ampere or later): --attention eager",
+                      g->model, j->tf_device.generation, head_dim);
+  j->attention = o->attention == SS_ATTN_EAGER || !flash ? SS_ATTENTION_EAGER : SS_ATTENTION_FLASH;
+  if (!j->kernels)
+    return SS_OK;
+  ss_transformer tf = w->tf;
+  tf.seq = seq;
+  if (!(j->tf_layers = calloc((size_t)w->nlayers, sizeof(ss_layer))))
+    return SS_ENOMEM;
+  ss_tf_workload(w, &tf, j->attention, prec == SS_PRECISION_FP8, &j->tf_work, j->tf_layers);
+  j->workload = &j->tf_work;
+  return SS_OK;
+}
+
+/* The layers' times from the kernel model (phase_transformer's), in flops of the GPU host, and the
+ * optimizer step's as the roofline scales it (memory-bound: by the two bandwidths). */
+static void kernel_times(ss_job* j)
+{
+  const ss_workload* w = j->workload;
+  const ss_gpu* g = &j->platform->gpus[0];
+  double to_flops = g->speed_flops * j->opt.compute_scale;
+  int t = j->mp.on ? j->mp.t : 1;
+  ss_tf_split sp = {j->batch, w->tf.seq, t, j->mp.on && j->opt.sequence_parallel, 1, 2, j->attention, 1,
+                    j->precision == SS_PRECISION_FP8};
+  double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
+  if (!fwd)
+    ss_nomem_exit("the layers' times");
+  double* bwd = fwd + w->nlayers;
+  /* Every kernel of a 16-bit run on a generation with a GEMM fit has a fit (phase_transformer). */
+  ss_assert(ss_tf_layer_times(w, &w->tf, &sp, &j->tf_device, fwd, bwd, &j->attn_share) == 0);
+  for (int l = 0; l < w->nlayers; l++) {
+    j->fwd_flops[l] = fwd[l] * to_flops;
+    j->bwd_flops[l] = bwd[l] * to_flops;
+  }
+  free(fwd);
+  double ratio = w->ref_bytes_per_s > 0 ? w->ref_bytes_per_s / g->memory_bytes_per_s : w->ref_gpu_flops / g->speed_flops;
+  j->opt_flops = w->optimizer_s * ratio * to_flops;
+  /* FP8: after the step each weight is cast once (read at 16 bits, written in FP8 with its transpose:
+   * 4 bytes a parameter at the memory-bound rate), the micro-batches reusing the casts (Transformer
+   * Engine's is_first_microbatch; torchao's precomputed scales). */
+  if (j->precision == SS_PRECISION_FP8) {
+    double params = 0;
+    for (int l = 0; l < w->nlayers; l++)
+      params += w->layers[l].params;
+    j->opt_flops += 4 * params / t / (g->memory_bytes_per_s * j->tf_device.memory_fraction) * to_flops;
+  }
 }
 
 /* Phase 2, the GPU work of each layer and of the optimizer step, in flops of the platform's GPU (from
@@ -1170,7 +1289,7 @@ static int phase_compute(ss_job* j, ss_err* err)
    * (device time / reference time) x device speed. That ratio is measured when the workload has
    * an entry for the platform's GPU, else the ratio of peak speeds (the same then). */
   double speed = p->gpus[0].speed_flops;
-  j->device = ss_workload_device(w, p->gpus[0].model);
+  j->device = j->kernels ? NULL : ss_workload_device(w, p->gpus[0].model);
   double ratio_peak = w->ref_gpu_flops / speed;
   double fwd_ratio = j->device ? j->device->fwd_ratio : ratio_peak;
   double bwd_ratio = j->device ? j->device->bwd_ratio : ratio_peak;
@@ -1193,8 +1312,8 @@ static int phase_compute(ss_job* j, ss_err* err)
                             "%s needs the roofline model: drop --compute-model peak",
                             ss_precision_name(workload_precision(w)), ss_precision_name(j->precision))
                : SS_EINPUT;
-  int insist = o->compute_model == SS_COMPUTE_ROOFLINE || other;
-  if (insist || (o->compute_model == SS_COMPUTE_AUTO && !o->ideal)) {
+  int insist = !j->kernels && (o->compute_model == SS_COMPUTE_ROOFLINE || other);
+  if (!j->kernels && (insist || (o->compute_model == SS_COMPUTE_AUTO && !o->ideal))) {
     ss_err why;
     ss_err_clear(&why);
     int can = roofline_check(p, w, j->precision, other ? "--precision" : "--compute-model roofline", &why) == SS_OK;
@@ -1205,10 +1324,12 @@ static int phase_compute(ss_job* j, ss_err* err)
     }
     j->roofline = can;
   }
-  if (j->roofline)
+  if (j->kernels)
+    kernel_times(j);
+  else if (j->roofline)
     roofline_times(j, p, w, o);
   double split = j->mp.on ? j->mp.t : 1; /* tensor parallelism: each GPU 1/t of a layer's work */
-  for (int l = 0; !j->roofline && l < w->nlayers; l++) {
+  for (int l = 0; !j->roofline && !j->kernels && l < w->nlayers; l++) {
     j->fwd_flops[l] = w->layers[l].fwd_s * fwd_ratio * per_batch / split;
     j->bwd_flops[l] = w->layers[l].bwd_s * bwd_ratio * per_batch / split;
   }
@@ -1219,7 +1340,7 @@ static int phase_compute(ss_job* j, ss_err* err)
     j->bwd_flops[l] += recomputed(j, l) ? j->fwd_flops[l] : 0;
   for (int l = 0; l < w->nlayers; l++)
     j->fwd_total_flops += j->fwd_flops[l];
-  if (!j->roofline)
+  if (!j->roofline && !j->kernels)
     j->opt_flops = w->optimizer_s * opt_ratio * speed * o->compute_scale;
   /* Sharded: each GPU steps the optimizer on its shard of the parameters, 1/N of them (hybrid
    * sharding: 1/g, the states divided among each instance's GPUs). */
@@ -1299,6 +1420,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (ss_options_model_parallel(o))
     rc = phase_layout(j, err);
   if (!rc)
+    rc = phase_transformer(j, err);
+  if (!rc)
     rc = phase_compute(j, err);
   if (!rc)
     rc = phase_collectives(j);
@@ -1326,6 +1449,7 @@ void ss_job_free(ss_job* j)
   SS_FREE_ALL(j->fwd_flops, j->bwd_flops, j->buckets, j->bucket_alg, j->segs, j->post_bytes, j->colls, j->units,
               j->chunks, j->host_fwd_s, j->host_bwd_s, j->bucket_post_s, j->ps_bucket_part0, j->ps_part_shard,
               j->ps_part_bytes, j->ps_shard_bytes);
+  free(j->tf_layers);
   SS_FREE_ALL(j->mp.counts, j->mp.fwd_s, j->mp.bwd_s, j->mp.tp_fwd_s, j->mp.tp_bwd_s, j->mp.dp_s, j->mp.dp_hidden_s,
               j->mp.opt_s, j->mp.gather_s, j->mp.params, j->mp.mem_bytes, j->mp.act_bytes);
   free(j);

@@ -8,6 +8,7 @@
 #include "memory.h"
 #include "option.h"
 #include "platform.h"
+#include "tfmodel.h"
 #include "topo.h"
 #include "workload.h"
 
@@ -104,6 +105,14 @@ typedef struct ss_job {
   const ss_device* device; /* the workload's measured ratio for the platform's GPU, or NULL: peak FLOPS */
   int roofline;            /* the times come from the roofline model (roofline.h), from a measured entry or not */
   int conv_tf32;           /* at fp32 the convolutions ran at the GPU's TF32 rate (PyTorch's default) */
+  /* The kernel model (--compute-model kernels, tfmodel.h): a transformer's layers timed from their
+   * kernels; workload then points at tf_work, the workload at the run's sequence and attention. */
+  int kernels;
+  ss_tf_device tf_device;
+  ss_attention attention; /* the attention core as run (eager outside the kernel model) */
+  double attn_share;      /* the attention core's share of a transformer layer's forward time */
+  ss_workload tf_work;
+  ss_layer* tf_layers;
   ss_precision precision;  /* the layers' precision: --precision, or the workload's */
   int ckpt;                /* activation checkpointing on: the layers with ckpt_bytes re-run their forward
                             * in backward (--checkpoint-activations, or the workload's default) */
@@ -178,6 +187,11 @@ int ss_job_shard_host(const ss_job* j, int k);
 /* The dense peak of the job's GPU at its precision (flop/s), the denominator of MFU. */
 double ss_job_peak_flops(const ss_job* j);
 
+/* The model FLOPs of the given sequences through the job's transformer (ss_transformer_model_flops at
+ * the run's sequence), the attention core counted as run: half where a causal flash kernel skips the
+ * masked blocks. */
+double ss_job_model_flops(const ss_job* j, double sequences);
+
 /* The samples (sequences) one iteration takes over all GPUs: the per-GPU batch x GPUs, or with
  * tensor and pipeline parallelism micro-batch x micro-batches x replicas. */
 double ss_job_samples_per_iter(const ss_job* j);
@@ -197,7 +211,7 @@ double ss_job_peak_flops_scaled(const ss_job* j);
  * workload (what: "the iteration", "Stash's RUN0"). Returns 0 or SS_EINPUT with err set. */
 int ss_job_check_iteration(const ss_job* j, const char* what, double iteration_s, ss_err* err);
 
-/* How the job's GPU times were obtained: "roofline", "measured_roofline", "measured" or "peak_flops"
+/* How the job's GPU times were obtained: "kernels", "roofline", "measured_roofline", "measured" or "peak_flops"
  * (docs/formats.md, compute_scaling). */
 const char* ss_job_compute_scaling(const ss_job* j);
 

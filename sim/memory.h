@@ -42,6 +42,12 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
  * (a small overcount). */
 #define SS_MEMORY_CAST_BYTES 2.0
 
+/* The half argument of ss_memory_compute for an FP8 run: 16-bit activations and autocast's copies as
+ * at bf16, and each matrix weight's FP8 copy with its transpose (SS_MEMORY_FP8_BYTES more a parameter:
+ * Transformer Engine caches both for the micro-batches of a step, torchao its casts for backward). */
+#define SS_MEMORY_FP8 2
+#define SS_MEMORY_FP8_BYTES 2.0
+
 /* The CUDA context of a PyTorch process and the cuBLAS/cuDNN workspaces, per GPU: ESTIMATE, 768 MiB.
  * A PyTorch process's first CUDA call takes 723 MiB on the device (nvidia-smi, a user's measurement:
  * discuss.pytorch.org/t/73021, "What is the reason for pytorch's GPU memory floor"; "~700+MB" depending
@@ -52,7 +58,8 @@ double ss_memory_optimizer_bytes_per_param(ss_optimizer o);
 #define SS_MEMORY_RESERVE_BYTES (768.0 * 1048576.0)
 
 /* The memory of one GPU of workload w at batch batch: parameters, gradients and optimizer state
- * from the layers' params, activations from their act_bytes x batch; half (amp, bf16): activations
+ * from the layers' params, activations from their act_bytes x batch; half (amp, bf16; SS_MEMORY_FP8 at
+ * fp8, its weights' FP8 copies too): activations
  * from act_bytes_half (act_bytes x SS_MEMORY_ACT_HALF where absent) and the autocast weight copies
  * (SS_MEMORY_CAST_BYTES); ckpt (activation checkpointing): the checkpointed layers' ckpt_bytes
  * (ckpt_bytes_half) instead, plus the largest checkpointed block's activations, recomputed in its

@@ -103,16 +103,31 @@ const ss_optdef ss_option_table[] = {
      "overlap", "overlap", 0, NULL, "start the gradient collectives only after the whole backward pass", SS_SOPT_FRAMEWORK, 0},
     {"compute-model", 0, SS_KIND_ENUM, OFF(compute_model), 0, 0, 0, ss_compute_model_names, 0, RUNS, "run", "M", NULL,
      SS_COMPUTE_AUTO, "auto", 0, "compute_model", "compute_model", 0, NULL,
-     "a layer's time at the run's GPU and batch: peak (the reference time, or a measured entry's, x the ratio "
-     "of peak FP32 FLOPS, linear in the batch), roofline (compute and memory roofs fitted per layer on the "
-     "reference device or the measured entry, waves of thread blocks over the SMs, a floor per kernel: needs "
-     "the layers' work and both devices' figures) or auto (roofline where those are given, else peak; peak "
-     "with --ideal)", 0, 0},
+     "a layer's time at the run's GPU and batch: peak (the reference or measured time x the ratio of peak FP32 "
+     "FLOPS, linear in the batch), roofline (compute and memory roofs fitted per layer on the reference device or "
+     "measured entry, waves of thread blocks, a floor per kernel: needs the layers' work and both devices' "
+     "figures), kernels (a transformer's layers from their kernels, GEMMs at their shapes' efficiency fitted per "
+     "GPU generation: amp, bf16 or fp8 on Volta to Blackwell) or auto (kernels where they can, else roofline where "
+     "it can, else peak; peak with --ideal where kernels cannot)", 0, 0},
     {"precision", 0, SS_KIND_ENUM, OFF(precision), 0, 0, 0, ss_precision_names, 0, RUNS, "run", "P", NULL,
      SS_PRECISION_WORKLOAD, "the workload's", 0, "precision", "precision", 0, NULL,
      "the precision the layers run at: fp32, tf32 (tensor cores), amp (FP16 tensor cores with FP32 master "
-     "weights and gradients, as torch.cuda.amp), bf16; another than the workload's is timed by the roofline "
-     "model at the GPU's rate for it (--compute-model roofline's figures needed)", 0, 0},
+     "weights and gradients, as torch.cuda.amp), bf16, fp8 (a transformer's matrix products in FP8 with their "
+     "casts, as Transformer Engine, the rest BF16: the kernel model, on GPUs with FP8 tensor cores); another "
+     "than the workload's is timed by the kernel model or the roofline at the GPU's rate for it", 0, 0},
+    {"seq", 0, SS_KIND_COUNT, OFF(seq), 1, 16777216, 0, NULL, 0, RUNS, "run", "N", NULL, -1, "the workload's", 0, "seq",
+     "seq", 0, NULL,
+     "tokens per sequence of a transformer workload: its layers' FLOPs, bytes and activations derived from the "
+     "architecture at N tokens, a sample being a sequence (an epoch the same tokens); another than the workload's "
+     "needs the kernel model (--compute-model kernels or auto at 16-bit on a Volta, Ampere, Hopper or Blackwell GPU)",
+     0, 0},
+    {"attention", 0, SS_KIND_ENUM, OFF(attention), 0, 0, 0, ss_attention_mode_names, 0, RUNS, "run", "A", NULL,
+     SS_ATTN_AUTO, "auto", 0, "attention", "attention", 0, NULL,
+     "a transformer's attention core: flash (one fused kernel, FlashAttention or cuDNN's: causal masking skips the "
+     "upper half of the scores, no S x S scores kept), eager (the scores written, softmaxed and read back, and kept "
+     "for backward) or auto (flash where the kernel model times the run and the GPU has a fused kernel, Ampere and "
+     "later; eager elsewhere, as the workload's own times); flash needs the kernel model",
+     0, 0},
     {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ss_ckpt_names, 0, RUNS, "run",
      "C", NULL, SS_CKPT_WORKLOAD, "the workload's activation_checkpointing, off where it gives none", 0,
      "checkpoint_activations", "checkpoint_activations", 0, NULL,

@@ -130,6 +130,8 @@ typedef struct ss_options {
   double synthetic_sample_bytes; /* --synthetic host: bytes of a sample in host memory; -1: the dataset's */
   ss_compute_model compute_model;
   ss_precision precision;         /* SS_PRECISION_WORKLOAD: the workload's own */
+  int seq;                        /* a transformer's tokens per sequence; -1: the workload's */
+  ss_attention_mode attention;    /* a transformer's attention core */
   ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
   /* Tensor, sequence and pipeline parallelism (docs/model.md, "Tensor and pipeline parallelism"; par.h). */
   int tp;                    /* tensor-parallel size t */

@@ -80,6 +80,13 @@ double ss_par_selective_share(const ss_workload* w)
   return s / (6 * h) / (1 + s / (6 * h)); /* GPT's layer: 24 s h^2 + 4 s^2 h */
 }
 
+/* Bytes per parameter of the weights one GPU keeps: 16-bit under mixed precision, FP32 else; at fp8
+ * also their FP8 copies with transposes (SS_MEMORY_FP8_BYTES). */
+static double weight_bytes(const ss_job* j)
+{
+  return (ss_precision_half(j->precision) ? 2 : 4) + (j->precision == SS_PRECISION_FP8 ? SS_MEMORY_FP8_BYTES : 0);
+}
+
 /* Bytes per parameter of the states one GPU keeps: the weights at the training precision, their
  * gradients (FP32 under BF16, as Megatron accumulates and reduces them; FP16 under AMP), the FP32
  * master copy under mixed precision and the optimizer's moments (Adam's two, SGD with momentum's
@@ -93,7 +100,7 @@ static double state_bytes(const ss_job* j, double* grad_bytes)
                                                                                                    : 0;
   *grad_bytes = j->precision == SS_PRECISION_AMP ? 2 : 4;
   double sharded = (mixed ? 4 : 0) + 4 * moments;
-  return (mixed ? 2 : 4) + *grad_bytes + sharded / (j->opt.distributed_optimizer ? j->mp.d : 1);
+  return weight_bytes(j) + *grad_bytes + sharded / (j->opt.distributed_optimizer ? j->mp.d : 1);
 }
 
 /* Each virtual stage's compute and tensor-parallel waits per micro-batch. */
@@ -117,7 +124,7 @@ static void stage_times(ss_job* j)
   double regather = mp->t > 1 && mp->p > 1 && !j->opt.sequence_parallel
                         ? group_time(j, SS_DIM_TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
                         : 0;
-  double sel = j->opt.recompute == SS_RECOMPUTE_SELECTIVE ? ss_par_selective_share(w) : 0;
+  double sel = j->opt.recompute != SS_RECOMPUTE_SELECTIVE ? 0 : j->kernels ? j->attn_share : ss_par_selective_share(w);
   int full = j->opt.recompute == SS_RECOMPUTE_FULL;
   int start = 0;
   for (int vs = 0; vs < nv; vs++) {
@@ -209,9 +216,15 @@ static int stage_memory(ss_job* j, ss_err* err)
   ss_mp* mp = &j->mp;
   const ss_workload* w = j->workload;
   double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
-  /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. */
-  double layer = ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, j->opt.sequence_parallel, j->opt.recompute) *
-                 (ss_precision_half(j->precision) ? 1 : 2);
+  /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. The kernel model's
+   * (tfkernels.h): with grouped-query keys and values, a gated FFN's intermediates, and flash
+   * attention's softmax statistics in place of eager attention's scores. */
+  ss_tf_split sp = {mp->b, w->tf.seq, mp->t, j->opt.sequence_parallel, 1, 2, j->attention, 1,
+                    j->precision == SS_PRECISION_FP8};
+  double layer = j->kernels ? ss_tf_activation_bytes(&w->tf, &sp, j->opt.recompute)
+                            : ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, j->opt.sequence_parallel,
+                                                              j->opt.recompute) *
+                                  (ss_precision_half(j->precision) ? 1 : 2);
   /* The last stage's logits in FP32 for the vocabulary-parallel cross-entropy: b s V / t. */
   double logits = (double)mp->b * w->tf.seq * w->tf.vocab / mp->t * 4;
   double cap = j->platform->gpus[0].memory_bytes;
@@ -238,7 +251,7 @@ void ss_par_memory_text(const ss_job* j, int s, char* buf, size_t size)
 {
   const ss_mp* mp = &j->mp;
   double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
-  double gib = 1073741824.0, weights = ss_precision_half(j->precision) ? 2 : 4;
+  double gib = 1073741824.0, weights = weight_bytes(j);
   snprintf(buf, size, "parameters and gradients %.1f, optimizer state %.1f, activations %.1f, reserve %.1f",
            mp->params[s] * (weights + grad_bytes) / gib, mp->params[s] * (per_param - weights - grad_bytes) / gib,
            mp->act_bytes[s] / gib, SS_MEMORY_RESERVE_BYTES / gib);

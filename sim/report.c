@@ -69,8 +69,7 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
   if (w->has_transformer) {
     double peak = ss_job_peak_flops_scaled(job);
     out->tokens_per_s = out->throughput_samples_per_s * w->tf.seq;
-    out->model_flops_per_gpu_s = ss_transformer_model_flops(&w->tf, samples_per_iter) / out->bd.iteration_s /
-                                 job->ngpus;
+    out->model_flops_per_gpu_s = ss_job_model_flops(job, samples_per_iter) / out->bd.iteration_s / job->ngpus;
     out->mfu = peak > 0 ? out->model_flops_per_gpu_s / peak : 0;
   }
   out->time_to_train_s = out->bd.init_s + out->samples / out->throughput_samples_per_s;
@@ -591,7 +590,12 @@ static void write_table(FILE* f, const ss_result* r)
             b->detail_s[SS_DETAIL_TENSOR] * 1e3, b->detail_s[SS_DETAIL_P2P] * 1e3, b->detail_s[SS_DETAIL_DATA] * 1e3);
   write_table_limit(f, b);
   int tf32 = j->platform->gpus[0].tf32_flops > j->platform->gpus[0].speed_flops;
-  if (j->device && j->roofline)
+  if (j->kernels)
+    fprintf(f,
+            "  compute: %s times at %s from the kernel model (%s fits), sequence %d, %s attention\n",
+            j->platform->gpus[0].model, ss_precision_name(j->precision), j->tf_device.generation,
+            j->workload->tf.seq, ss_attention_names[j->attention]);
+  else if (j->device && j->roofline)
     fprintf(f,
             "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "
             "batch %d, carried to batch %d at %s%s by the roofline model fitted on them (measured at fp32%s)\n",

@@ -79,8 +79,17 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
   double norm = 2 * norm_tokens * h * e, residual = 3 * norm_tokens * h * e;
   double act = (tf->gated_ffn ? 3 : 2) * tokens * f / t * e;
   double scale = bwd ? 2 : 1;
+  /* FP8 (Transformer Engine): forward, each GEMM's input cast with a transposed copy for the weight's
+   * gradient (2 bytes an element written), fused into norm1, norm2 and the activation; the
+   * projection's input (the attention's output) cast by a kernel of its own (read, both written);
+   * backward, each GEMM's output gradient cast and transposed the same way. */
+  double fwd_cast[4] = {2 * tokens * h, (e + 2) * tokens * h / t, 2 * tokens * h, 2 * tokens * f / t};
+  double bwd_cast[4] = {(e + 2) * tokens * qkv, (e + 2) * tokens * h, (e + 2) * tokens * up, (e + 2) * tokens * h};
+  if (!sp->fp8)
+    for (int i = 0; i < 4; i++)
+      fwd_cast[i] = bwd_cast[i] = 0;
   int n = 0;
-  memory(&out[n++], bwd ? "norm1 backward" : "norm1", scale * norm);
+  memory(&out[n++], bwd ? "norm1 backward" : "norm1", scale * norm + (bwd ? 0 : fwd_cast[0]));
   if (!bwd)
     gemm(&out[n++], mm[0].name, tokens, mm[0].n, mm[0].k);
   ss_tf_kernel* a = &out[n++];
@@ -101,18 +110,23 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
                       .kv = kv,
                       .flops = ss_tf_attention_flops(tf, sp, bwd),
                       .bytes = io + scores};
+  if (!bwd && sp->fp8)
+    memory(&out[n++], "proj cast", fwd_cast[1]);
   if (!bwd)
     gemm(&out[n++], mm[1].name, tokens, mm[1].n, mm[1].k);
   memory(&out[n++], bwd ? "residual1 backward" : "residual1", scale * residual);
-  memory(&out[n++], bwd ? "norm2 backward" : "norm2", scale * norm);
+  memory(&out[n++], bwd ? "norm2 backward" : "norm2", scale * norm + (bwd ? 0 : fwd_cast[2]));
   if (!bwd)
     gemm(&out[n++], mm[2].name, tokens, mm[2].n, mm[2].k);
-  memory(&out[n++], bwd ? "activation backward" : "activation", scale * act);
+  memory(&out[n++], bwd ? "activation backward" : "activation", scale * act + (bwd ? 0 : fwd_cast[3]));
   if (!bwd)
     gemm(&out[n++], mm[3].name, tokens, mm[3].n, mm[3].k);
   memory(&out[n++], bwd ? "residual2 backward" : "residual2", scale * residual);
+  static const char* const casts[4] = {"qkv grad cast", "proj grad cast", "fc1 grad cast", "fc2 grad cast"};
   if (bwd)
     for (int i = 0; i < 4; i++) {
+      if (sp->fp8)
+        memory(&out[n++], casts[i], bwd_cast[i]);
       /* The input's gradient (tokens x n by n x k) and the weight's (k x tokens by tokens x n). */
       gemm(&out[n++], mm[i].dgrad, tokens, mm[i].k, mm[i].n);
       gemm(&out[n++], mm[i].wgrad, mm[i].k, mm[i].n, tokens);
@@ -128,10 +142,13 @@ double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, s
    * tensors, with grouped-query keys and values and a gated FFN's three inputs. */
   if (r == SS_RECOMPUTE_FULL)
     return e * sb * h / (sp->sp ? t : 1);
-  /* Not split by tensor parallelism: the two norms' inputs, the QKV and FC1 inputs, the masks. */
-  double whole = sb * h * (4 * e + 2);
-  /* Split: Q, K, V, the projection's input, the FFN's intermediates. */
-  double split = e * sb * (h + 2 * kv_h + h + (tf->gated_ffn ? 3 : 2) * f);
+  /* Not split by tensor parallelism: the two norms' inputs, the QKV and FC1 inputs (FP8 with fp8), the
+   * masks. */
+  double in = sp->fp8 ? 1 : e;
+  double whole = sb * h * (2 * e + 2 * in + 2);
+  /* Split: Q, K, V, the projection's input, the FFN's intermediates (the last, FC2's input, FP8 with
+   * fp8). */
+  double split = e * sb * (h + 2 * kv_h) + in * sb * h + sb * f * ((tf->gated_ffn ? 2 : 1) * e + in);
   /* The attention core's own: eager's scores (softmax output, dropout mask and output: 2 + 1 + 2
    * bytes per element at 16-bit, scaled by elem / 2), flash's fp32 softmax statistics. */
   double core = sp->attention == SS_ATTENTION_EAGER ? (2.5 * e) * b * a * s * sp->seq : 4 * sb * a;
@@ -145,21 +162,25 @@ double ss_tf_kernel_time(const ss_tf_kernel* k, const ss_tf_device* d)
   double memory = k->bytes / (d->bytes_per_s * d->memory_fraction);
   if (k->kind == SS_TFK_MEMORY)
     return memory;
-  const ss_gemm_fit* g = ss_gemm_fit_of(d->generation, d->precision);
-  if (k->kind == SS_TFK_GEMM)
+  if (k->kind == SS_TFK_GEMM) {
+    const ss_gemm_fit* g = ss_gemm_fit_of(d->generation, d->precision);
     return g ? k->flops / (d->flops * ss_gemm_efficiency(g, k->m, k->n, k->k, d->sms)) : -1;
+  }
+  /* The attention core runs at 16 bits, FP8 recipes or not. */
+  double peak = d->flops16 > 0 ? d->flops16 : d->flops;
   if (k->attention == SS_ATTENTION_EAGER) {
     /* QK^T (q x kv, inner d) and PV (q x d, inner kv) of every head and sequence, stacked. */
+    const ss_gemm_fit* g = ss_gemm_fit_of(d->generation, "fp16");
     if (!g)
       return -1;
     double rows = k->q * k->heads * k->b;
     double qk = 2 * rows * k->kv * k->head_dim, pv = 2 * rows * k->head_dim * k->kv;
-    double t = qk / (d->flops * ss_gemm_efficiency(g, rows, k->kv, k->head_dim, d->sms)) +
-               pv / (d->flops * ss_gemm_efficiency(g, rows, k->head_dim, k->kv, d->sms));
+    double t = qk / (peak * ss_gemm_efficiency(g, rows, k->kv, k->head_dim, d->sms)) +
+               pv / (peak * ss_gemm_efficiency(g, rows, k->head_dim, k->kv, d->sms));
     return t * k->flops / (qk + pv) + memory;
   }
-  const ss_attention_fit* f = ss_attention_fit_of(d->generation, d->precision, k->head_dim, k->causal);
+  const ss_attention_fit* f = ss_attention_fit_of(d->generation, "fp16", k->head_dim, k->causal);
   if (!f)
     return -1;
-  return fmax(k->flops / (d->flops * ss_attention_efficiency(f, sqrt(k->q * k->kv), k->bwd)), memory);
+  return fmax(k->flops / (peak * ss_attention_efficiency(f, sqrt(k->q * k->kv), k->bwd)), memory);
 }

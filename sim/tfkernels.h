@@ -24,7 +24,11 @@ typedef enum ss_attention { SS_ATTENTION_FLASH, SS_ATTENTION_EAGER, SS_ATTENTION
 extern const char* const ss_attention_names[];
 
 /* One GPU's share of a layer: b sequences of seq tokens, t tensor-parallel ranks (sp: with sequence
- * parallelism), cp context-parallel ranks, elem bytes per activation element. */
+ * parallelism), cp context-parallel ranks, elem bytes per activation element; fp8: the matrix
+ * products in FP8 (Transformer Engine's recipe: their inputs cast to FP8 with a transposed copy, the
+ * casts fused into the norms and the activation where TE fuses them, the backward's output gradients
+ * cast and transposed; the inputs kept for backward in FP8; the attention core, norms and the rest
+ * at elem). */
 typedef struct ss_tf_split {
   int b;
   int seq;
@@ -34,6 +38,7 @@ typedef struct ss_tf_split {
   double elem;
   ss_attention attention;
   int causal;
+  int fp8;
 } ss_tf_split;
 
 typedef enum ss_tfk_kind { SS_TFK_GEMM, SS_TFK_ATTENTION, SS_TFK_MEMORY } ss_tfk_kind;
@@ -52,9 +57,9 @@ typedef struct ss_tf_kernel {
   double bytes;
 } ss_tf_kernel;
 
-/* A GPU as the kernels' time sees it: its generation and precision class (kernelfit.h's names), its
- * peak at that precision, memory bandwidth and SMs, and the fraction of the bandwidth the
- * memory-bound kernels reach. */
+/* A GPU as the kernels' time sees it: its generation and the GEMMs' precision class (kernelfit.h's
+ * names), its peak at that precision, memory bandwidth and SMs, the fraction of the bandwidth the
+ * memory-bound kernels reach, and its 16-bit peak (the attention core runs at 16 bits). */
 typedef struct ss_tf_device {
   const char* generation;
   const char* precision;
@@ -62,6 +67,7 @@ typedef struct ss_tf_device {
   double bytes_per_s;
   int sms;
   double memory_fraction;
+  double flops16; /* the 16-bit peak, the attention core's (= flops unless precision is "fp8") */
 } ss_tf_device;
 
 /* The most kernels a pass has (ss_tf_kernels' out must hold as many). */
@@ -77,7 +83,8 @@ int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why
 int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out);
 
 /* The time of kernel k on d (kernelfit.h's efficiencies): a GEMM at its shape's share of the peak;
- * flash attention at its kernel's share at the effective sequence sqrt(q kv), or the time of its
+ * the attention core at d's 16-bit peak and fits: flash attention at its kernel's share at the
+ * effective sequence sqrt(q kv), or the time of its
  * bytes if longer; eager attention's two products as GEMMs (the heads and sequences stacked) plus its
  * passes over the scores at the memory-bound rate; a memory-bound kernel's bytes at d's bandwidth
  * times its fraction. -1 where d's generation has no fit for it (flash attention before Ampere). */
@@ -89,7 +96,8 @@ double ss_tf_attention_flops(const ss_transformer* tf, const ss_tf_split* sp, in
 /* The activation bytes one layer keeps on one GPU for its backward: Korthikanti et al.'s terms
  * (transformer.h) with the attention's: eager keeps the scores' 5 a s / h (softmax output 2 bytes,
  * dropout mask 1, dropout output 2 per element, at 16-bit), flash only its softmax statistics
- * (4 bytes per query and head, fp32), and context parallelism divides the tokens by cp. */
+ * (4 bytes per query and head, fp32), and context parallelism divides the tokens by cp. With fp8 the
+ * four matrix products' inputs are kept in FP8 (one byte). */
 double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, ss_recompute r);
 
 #endif

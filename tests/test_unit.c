@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "kernelfit.h"
 #include "tfkernels.h"
+#include "tfmodel.h"
 #include "transformer.h"
 #include "price.h"
 #include "proto.h"
@@ -1979,7 +1980,7 @@ static void test_tfkernels_time(void)
 {
   ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0};
   ss_tf_split sp = {.b = 1, .seq = 8192, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
-  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8};
+  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8, 989e12};
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
   double flash = 0, eager = 0, flops = 0;
   for (int bwd = 0; bwd < 2; bwd++) {
@@ -2004,10 +2005,109 @@ static void test_tfkernels_time(void)
       eager += ss_tf_kernel_time(&k[i], &h100);
   }
   CU_ASSERT(eager > 1.2 * flash);
-  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8};
+  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8, 125e12};
   ss_tf_kernels(&l8, &sp, 0, k);
   CU_ASSERT(k[2].kind == SS_TFK_ATTENTION && ss_tf_kernel_time(&k[2], &v100) == -1);
   CU_ASSERT(k[1].kind == SS_TFK_GEMM && ss_tf_kernel_time(&k[1], &v100) > 0);
+}
+
+/* FP8 (Transformer Engine's recipe): the GEMMs the same shapes at the FP8 peak; the casts' bytes in
+ * closed form (forward 2 bytes an element of the QKV, FC1 and FC2 inputs, fused, and 4 of the
+ * projection's, a kernel of its own; backward 4 an element of each output gradient); the attention
+ * core at the 16-bit peak; the four GEMMs' inputs kept in one byte: 27 s b h + 4 s b a for GPT's layer
+ * with flash attention, against 34 s b h + 4 s b a at bf16. */
+static void test_tfkernels_fp8(void)
+{
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1};
+  ss_tf_split b16 = {.b = 1, .seq = 2048, .t = 2, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
+  ss_tf_split f8 = b16;
+  f8.fp8 = 1;
+  double tokens = 2048, h = 12288, f = 4 * h, t = 2;
+  double want[2] = {tokens * (2 * h + 4 * h / t + 2 * h + 2 * f / t), 4 * tokens * (3 * h / t + h + f / t + h)};
+  ss_tf_kernel k16[SS_TF_MAX_KERNELS], k8[SS_TF_MAX_KERNELS];
+  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8, 989e12};
+  ss_tf_device h100_8 = {"hopper", "fp8", 1979e12, 3.35e12, 132, 0.8, 989e12};
+  for (int bwd = 0; bwd < 2; bwd++) {
+    int n16 = ss_tf_kernels(&g, &b16, bwd, k16), n8 = ss_tf_kernels(&g, &f8, bwd, k8);
+    CU_ASSERT(n8 == n16 + (bwd ? 4 : 1) && n8 <= SS_TF_MAX_KERNELS);
+    double bytes16 = 0, bytes8 = 0, gemm16 = 0, gemm8 = 0;
+    for (int i = 0; i < n16; i++) {
+      bytes16 += k16[i].kind == SS_TFK_MEMORY ? k16[i].bytes : 0;
+      gemm16 += k16[i].kind == SS_TFK_GEMM ? k16[i].flops : 0;
+    }
+    for (int i = 0; i < n8; i++) {
+      bytes8 += k8[i].kind == SS_TFK_MEMORY ? k8[i].bytes : 0;
+      gemm8 += k8[i].kind == SS_TFK_GEMM ? k8[i].flops : 0;
+      if (k8[i].kind == SS_TFK_GEMM) {
+        double e = ss_gemm_efficiency(ss_gemm_fit_of("hopper", "fp8"), k8[i].m, k8[i].n, k8[i].k, 132);
+        CU_ASSERT(fabs(ss_tf_kernel_time(&k8[i], &h100_8) - k8[i].flops / (1979e12 * e)) <= 1e-9 * k8[i].flops / 1979e12);
+      }
+      if (k8[i].kind == SS_TFK_ATTENTION)
+        CU_ASSERT(ss_tf_kernel_time(&k8[i], &h100_8) == ss_tf_kernel_time(&k8[i], &h100));
+    }
+    CU_ASSERT(gemm8 == gemm16);
+    CU_ASSERT(fabs(bytes8 - bytes16 - want[bwd]) <= 1e-9 * want[bwd]);
+  }
+  b16.t = f8.t = 1;
+  double sbh = 2048 * h, sba = 2048 * 96.0;
+  CU_ASSERT(fabs(ss_tf_activation_bytes(&g, &b16, SS_RECOMPUTE_NONE) - (34 * sbh + 4 * sba)) <= 1e-9 * 34 * sbh);
+  CU_ASSERT(fabs(ss_tf_activation_bytes(&g, &f8, SS_RECOMPUTE_NONE) - (27 * sbh + 4 * sba)) <= 1e-9 * 27 * sbh);
+}
+
+/* The kernel model on a workload: the generations of the catalogue's GPUs; each transformer layer's
+ * time the sum of its kernels' (each at least the floor); and the workload carried to another
+ * sequence: at its own sequence with eager attention its FLOPs unchanged, at twice the sequence a
+ * layer's matrix products doubled and its attention quadrupled, as many tokens in half the samples. */
+static void test_tfmodel_workload(void)
+{
+  CU_ASSERT(strcmp(ss_tf_generation("NVIDIA H100 80GB HBM3"), "hopper") == 0);
+  CU_ASSERT(strcmp(ss_tf_generation("NVIDIA A100-SXM4-40GB"), "ampere") == 0);
+  CU_ASSERT(strcmp(ss_tf_generation("Tesla V100-SXM2-16GB"), "volta") == 0);
+  CU_ASSERT(ss_tf_generation("Tesla K80") == NULL && ss_tf_generation("Tesla T4") == NULL);
+  CU_ASSERT(ss_tf_precision_class(SS_PRECISION_FP32) == NULL && ss_tf_precision_class(SS_PRECISION_TF32) == NULL);
+  ss_workload* w = NULL;
+  ss_err err;
+  CU_ASSERT_FATAL(ss_workload_load("workloads/gpt2-124m.json", &w, &err) == SS_OK);
+  CU_ASSERT_FATAL(w->has_transformer && w->has_work);
+  ss_tf_split sp = {.b = 2, .seq = w->tf.seq, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
+  ss_tf_device a100 = {"ampere", "fp16", 312e12, 1.555e12, 108, 0.8, 312e12};
+  double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
+  double* bwd = fwd + w->nlayers, share = 0;
+  CU_ASSERT_FATAL(ss_tf_layer_times(w, &w->tf, &sp, &a100, fwd, bwd, &share) == 0);
+  ss_tf_kernel k[SS_TF_MAX_KERNELS];
+  double want = 0, block = 0;
+  int n = ss_tf_kernels(&w->tf, &sp, 0, k);
+  for (int i = 0; i < n; i++)
+    want += fmax(ss_tf_kernel_time(&k[i], &a100), SS_TF_KERNEL_FLOOR_S);
+  for (int l = 1; l <= w->layers_per_block; l++)
+    block += fwd[l];
+  CU_ASSERT(fabs(block - want) <= 1e-12 * want);
+  CU_ASSERT(share > 0 && share < 1 && fwd[0] > 0 && bwd[0] > 0 && fwd[w->nlayers - 1] > 0 && bwd[w->nlayers - 1] > 0);
+  sp.attention = SS_ATTENTION_EAGER;
+  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8, 125e12};
+  CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, &share) == 0);
+  sp.attention = SS_ATTENTION_FLASH;
+  CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, &share) == -1);
+  free(fwd);
+  ss_layer* layers = calloc((size_t)w->nlayers, sizeof(ss_layer));
+  ss_workload same, twice;
+  ss_tf_workload(w, &w->tf, SS_ATTENTION_EAGER, 0, &same, layers);
+  for (int l = 0; l < w->nlayers; l++)
+    CU_ASSERT(fabs(same.layers[l].fwd_flops - w->layers[l].fwd_flops) <= 1e-9 * w->layers[l].fwd_flops);
+  ss_transformer tf2 = w->tf;
+  tf2.seq *= 2;
+  ss_tf_workload(w, &tf2, SS_ATTENTION_EAGER, 0, &twice, layers);
+  double s = w->tf.seq, h = w->tf.hidden, old = 0, now = 0;
+  for (int l = 1; l <= w->layers_per_block; l++) {
+    old += w->layers[l].fwd_flops;
+    now += twice.layers[l].fwd_flops;
+  }
+  double attn = 4 * s * s * h;
+  CU_ASSERT(fabs(now - (2 * (old - attn) + 4 * attn)) <= 1e-9 * now);
+  CU_ASSERT(twice.tf.seq == 2 * w->tf.seq && twice.dataset.samples == floor(w->dataset.samples / 2));
+  CU_ASSERT(twice.dataset.bytes_per_sample == 2 * w->dataset.bytes_per_sample);
+  free(layers);
+  ss_workload_free(w);
 }
 
 /* The layers split over the virtual stages: evenly as Megatron-LM does, or as given. */
@@ -2155,7 +2255,9 @@ static const suite_def suites[] = {
      {{"flops", test_tfkernels_flops},
       {"memory", test_tfkernels_memory},
       {"fits", test_tfkernels_fits},
-      {"time", test_tfkernels_time}}},
+      {"time", test_tfkernels_time},
+      {"fp8", test_tfkernels_fp8},
+      {"tfmodel", test_tfmodel_workload}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},

@@ -1,0 +1,227 @@
+/* tfmodel: a transformer workload as the kernel model runs it (tfmodel.h). */
+#include "tfmodel.h"
+
+#include "kernelfit.h"
+#include "proto.h"
+#include "roofline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char* ss_tf_generation(const char* gpu_model)
+{
+  int arch = ss_proto_arch(gpu_model);
+  return arch == 70 ? "volta"
+         : arch == 80 || arch == 86 ? "ampere"
+         : arch == 90               ? "hopper"
+         : arch == 100              ? "blackwell"
+                                    : NULL;
+}
+
+const char* ss_tf_precision_class(ss_precision p)
+{
+  return p == SS_PRECISION_AMP || p == SS_PRECISION_BF16 ? "fp16" : p == SS_PRECISION_FP8 ? "fp8" : NULL;
+}
+
+int ss_tf_device_of(const ss_gpu* g, ss_precision p, double peak_flops, ss_tf_device* d, char* why, size_t size)
+{
+  const char* gen = ss_tf_generation(g->model);
+  const char* cls = ss_tf_precision_class(p);
+  if (!cls)
+    return snprintf(why, size, "the kernel model times 16-bit and FP8 runs (--precision amp, bf16 or fp8), not %s",
+                    ss_precision_name(p)),
+           -1;
+  if (!gen)
+    return snprintf(why, size,
+                    "GPU '%s' is of no generation the kernel model has fits for (Volta, Ampere, Hopper, Blackwell)",
+                    g->model),
+           -1;
+  if (!ss_gemm_fit_of(gen, cls))
+    return snprintf(why, size, "the kernel model has no %s GEMM fit for GPU '%s' (%s)", ss_precision_name(p), g->model,
+                    gen),
+           -1;
+  if (!(peak_flops > 0) || !(g->memory_bytes_per_s > 0) || g->sm_count < 1)
+    return snprintf(why, size, "GPU '%s' gives no %s rate, memory_gbytes_per_s or sm_count", g->model,
+                    ss_precision_name(p)),
+           -1;
+  double flops16 = p == SS_PRECISION_FP8 ? g->bf16_flops : peak_flops;
+  if (!(flops16 > 0))
+    return snprintf(why, size, "GPU '%s' gives no bf16 rate (bf16_tflops) for the attention core of an FP8 run",
+                    g->model),
+           -1;
+  *d = (ss_tf_device){gen, cls, peak_flops, g->memory_bytes_per_s, g->sm_count, ss_fit_default.memory, flops16};
+  return 0;
+}
+
+int ss_tf_has_flash(const ss_tf_device* d, int head_dim)
+{
+  /* The attention core stays 16-bit at FP8 (Transformer Engine's and torchao's recipes): the
+   * 16-bit fits decide. */
+  return ss_attention_fit_of(d->generation, "fp16", head_dim, 1) != NULL;
+}
+
+/* The time of a pass's n kernels on d, each at least the floor; -1 when one has no fit. The
+ * attention core's own time into *attn when not NULL. */
+static double pass_time(const ss_tf_kernel* k, int n, const ss_tf_device* d, double* attn)
+{
+  double total = 0;
+  for (int i = 0; i < n; i++) {
+    double t = ss_tf_kernel_time(&k[i], d);
+    if (t < 0)
+      return -1;
+    t = fmax(t, SS_TF_KERNEL_FLOOR_S);
+    if (attn && k[i].kind == SS_TFK_ATTENTION)
+      *attn = t;
+    total += t;
+  }
+  return total;
+}
+
+static void mm(ss_tf_kernel* k, const char* name, double m, double n, double kk)
+{
+  *k = (ss_tf_kernel){.name = name, .kind = SS_TFK_GEMM, .m = m, .n = n, .k = kk, .flops = 2 * m * n * kk};
+}
+
+static void mem(ss_tf_kernel* k, const char* name, double bytes)
+{
+  *k = (ss_tf_kernel){.name = name, .kind = SS_TFK_MEMORY, .bytes = bytes};
+}
+
+/* The output layer's kernels: the final norm, the logits' GEMM over the vocabulary's 1/t, the
+ * vocabulary-parallel cross-entropy (the logits read, the FP32 softmax written and kept; backward
+ * it read and the logits' gradient written: ESTIMATE, Megatron's fused kernel), and backward the
+ * two gradients' GEMMs. Their count. */
+static int head_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* k)
+{
+  double tokens = (double)sp->b * sp->seq / sp->cp, h = tf->hidden, v = (double)tf->vocab / sp->t, e = sp->elem;
+  double norm = 2 * (sp->sp ? tokens / sp->t : tokens) * h * e;
+  int n = 0;
+  if (!bwd) {
+    mem(&k[n++], "final norm", norm);
+    mm(&k[n++], "logits", tokens, v, h);
+    mem(&k[n++], "cross-entropy", tokens * v * (e + 4));
+    return n;
+  }
+  mem(&k[n++], "cross-entropy backward", tokens * v * (4 + e));
+  mm(&k[n++], "logits dgrad", tokens, h, v);
+  mm(&k[n++], "logits wgrad", h, v, tokens);
+  mem(&k[n++], "final norm backward", 2 * norm);
+  return n;
+}
+
+/* The input embedding's: a gather of the tokens' rows (read and written), backward their gradients
+ * added into the FP32 gradient of the table (ESTIMATE: read, and read and written in FP32). */
+static int embed_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* k)
+{
+  double tokens = (double)sp->b * sp->seq / sp->cp, h = tf->hidden, e = sp->elem;
+  mem(&k[0], bwd ? "embedding backward" : "embedding", bwd ? tokens * h * (e + 8) : 2 * tokens * h * e);
+  return 1;
+}
+
+/* Layer l's share of its transformer layer's entries (by the workload's FLOPs when it gives them). */
+static double entry_share(const ss_workload* w, int l, int bwd)
+{
+  int lpb = w->layers_per_block, first = 1 + (l - 1) / lpb * lpb;
+  if (lpb == 1)
+    return 1;
+  double own = 0, all = 0;
+  for (int e = first; e < first + lpb; e++) {
+    double f = bwd ? w->layers[e].bwd_flops : w->layers[e].fwd_flops;
+    all += f;
+    own += e == l ? f : 0;
+  }
+  return w->has_work && all > 0 ? own / all : 1.0 / lpb;
+}
+
+int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_tf_split* sp, const ss_tf_device* d,
+                      double* fwd_s, double* bwd_s, double* attn_share)
+{
+  ss_tf_kernel k[SS_TF_MAX_KERNELS];
+  double attn = 0;
+  double block_f = pass_time(k, ss_tf_kernels(tf, sp, 0, k), d, &attn);
+  double block_b = pass_time(k, ss_tf_kernels(tf, sp, 1, k), d, NULL);
+  double embed_f = pass_time(k, embed_kernels(tf, sp, 0, k), d, NULL);
+  double embed_b = pass_time(k, embed_kernels(tf, sp, 1, k), d, NULL);
+  double head_f = pass_time(k, head_kernels(tf, sp, 0, k), d, NULL);
+  double head_b = pass_time(k, head_kernels(tf, sp, 1, k), d, NULL);
+  if (block_f < 0 || block_b < 0 || embed_f < 0 || embed_b < 0 || head_f < 0 || head_b < 0)
+    return -1;
+  int nl = w->nlayers;
+  fwd_s[0] = embed_f;
+  bwd_s[0] = embed_b;
+  for (int l = 1; l < nl - 1; l++) {
+    fwd_s[l] = block_f * entry_share(w, l, 0);
+    bwd_s[l] = block_b * entry_share(w, l, 1);
+  }
+  fwd_s[nl - 1] = head_f;
+  bwd_s[nl - 1] = head_b;
+  *attn_share = block_f > 0 ? attn / block_f : 0;
+  return 0;
+}
+
+/* The forward FLOPs of one sequence through a transformer layer as the workload counts them: its
+ * matrix products and the attention core's 4 s^2 h (whole; half when a causal flash kernel skips the
+ * masked blocks). */
+static double attention_flops(const ss_transformer* tf, ss_attention a)
+{
+  return 4.0 * tf->seq * tf->seq * tf->hidden * (a == SS_ATTENTION_FLASH ? 0.5 : 1);
+}
+
+void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention a, int fp8, ss_workload* out,
+                    ss_layer* layers)
+{
+  *out = *w;
+  out->tf = *tf;
+  out->layers = layers;
+  memcpy(layers, w->layers, sizeof(ss_layer) * (size_t)w->nlayers);
+  double r = (double)tf->seq / w->tf.seq;
+  int nl = w->nlayers, lpb = w->layers_per_block;
+  /* One sequence's kept activations per transformer layer, at FP32 and at 16-bit. */
+  ss_tf_split one = {1, tf->seq, 1, 0, 1, 4, a, 1, 0};
+  double act = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
+  one.elem = 2;
+  one.fp8 = fp8;
+  double act_half = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
+  /* The matrix products of a transformer layer's forward as the workload counts them: its FLOPs less
+   * the whole attention core at its own sequence (the generated workloads' count). */
+  double block = 0;
+  for (int l = 1; l <= lpb; l++)
+    block += w->layers[l].fwd_flops;
+  double matmuls = fmax(0, block - attention_flops(&w->tf, SS_ATTENTION_EAGER));
+  double block_new = matmuls * r + attention_flops(tf, a);
+  for (int l = 0; l < nl; l++) {
+    ss_layer* y = &layers[l];
+    int in_block = l > 0 && l < nl - 1;
+    double share = in_block ? entry_share(w, l, 0) : 1;
+    /* The work: linear in the tokens, but a transformer layer's FLOPs (its attention's grow as s^2). */
+    double fr = in_block && y->fwd_flops > 0 ? block_new * share / y->fwd_flops : r;
+    y->fwd_flops *= fr;
+    y->bwd_flops *= fr;
+    y->fwd_s *= fr;
+    y->bwd_s *= fr;
+    y->fwd_bytes *= r;
+    y->bwd_bytes *= r;
+    y->fwd_outputs *= r;
+    y->bwd_outputs *= r;
+    y->fwd_nchw_elements *= r;
+    y->bwd_nchw_elements *= r;
+    if (y->ckpt_bytes > 0)
+      y->ckpt_bytes *= r;
+    if (y->ckpt_bytes_half > 0)
+      y->ckpt_bytes_half *= r;
+    if (in_block) {
+      y->act_bytes = act * share;
+      y->act_bytes_half = act_half * share;
+    } else {
+      y->act_bytes *= r;
+      if (y->act_bytes_half > 0)
+        y->act_bytes_half *= r;
+    }
+  }
+  /* A sample is a sequence: as many tokens in fewer, longer samples. */
+  out->dataset.samples = fmax(1, floor(w->dataset.samples / r));
+  out->dataset.bytes_per_sample *= r;
+  out->dataset.decoded_bytes_per_sample *= r;
+  out->dataset.prep_cpu_s_per_sample *= r;
+}
