@@ -940,11 +940,11 @@ int ss_job_reference_batch(const ss_job* j)
 
 const char* ss_job_compute_scaling(const ss_job* j)
 {
-  return j->kernels               ? "kernels"
+  return j->kernels                 ? "kernels"
          : j->device && j->roofline ? "measured_roofline"
-         : j->device              ? "measured"
-         : j->roofline            ? "roofline"
-                                  : "peak_flops";
+         : j->device                ? "measured"
+         : j->roofline              ? "roofline"
+                                    : "peak_flops";
 }
 
 void ss_job_memory_in(const ss_job* j, ss_memory_in* in)
@@ -1180,9 +1180,9 @@ static int phase_transformer(ss_job* j, ss_err* err)
   const ss_workload* w = j->workload;
   const ss_gpu* g = &j->platform->gpus[0];
   if (!w->has_transformer) {
-    const char* opt = o->seq > 0                         ? "--seq"
-                      : o->precision == SS_PRECISION_FP8   ? "--precision fp8"
-                      : o->attention != SS_ATTN_AUTO       ? "--attention"
+    const char* opt = o->seq > 0                               ? "--seq"
+                      : o->precision == SS_PRECISION_FP8       ? "--precision fp8"
+                      : o->attention != SS_ATTN_AUTO           ? "--attention"
                       : o->compute_model == SS_COMPUTE_KERNELS ? "--compute-model kernels"
                                                                : NULL;
     return opt ? ss_err_set(err, w->path, 0,
@@ -1251,8 +1251,8 @@ static void kernel_times(ss_job* j)
   const ss_gpu* g = &j->platform->gpus[0];
   double to_flops = g->speed_flops * j->opt.compute_scale;
   int t = j->mp.on ? j->mp.t : 1;
-  ss_tf_split sp = {j->batch, w->tf.seq, t, j->mp.on && j->opt.sequence_parallel, 1, 2, j->attention, 1,
-                    j->precision == SS_PRECISION_FP8};
+  ss_tf_split sp = {j->batch, w->tf.seq,    t, j->mp.on && j->opt.sequence_parallel, 1,
+                    2,        j->attention, 1, j->precision == SS_PRECISION_FP8};
   double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
   if (!fwd)
     ss_nomem_exit("the layers' times");
@@ -1264,7 +1264,8 @@ static void kernel_times(ss_job* j)
     j->bwd_flops[l] = bwd[l] * to_flops;
   }
   free(fwd);
-  double ratio = w->ref_bytes_per_s > 0 ? w->ref_bytes_per_s / g->memory_bytes_per_s : w->ref_gpu_flops / g->speed_flops;
+  double ratio = w->ref_bytes_per_s > 0 ? w->ref_bytes_per_s / g->memory_bytes_per_s
+                                        : w->ref_gpu_flops / g->speed_flops;
   j->opt_flops = w->optimizer_s * ratio * to_flops;
   /* FP8: after the step each weight is cast once (read at 16 bits, written in FP8 with its transpose:
    * 4 bytes a parameter at the memory-bound rate), the micro-batches reusing the casts (Transformer

@@ -113,8 +113,8 @@ typedef struct ss_job {
   double attn_share;      /* the attention core's share of a transformer layer's forward time */
   ss_workload tf_work;
   ss_layer* tf_layers;
-  ss_precision precision;  /* the layers' precision: --precision, or the workload's */
-  int ckpt;                /* activation checkpointing on: the layers with ckpt_bytes re-run their forward
+  ss_precision precision; /* the layers' precision: --precision, or the workload's */
+  int ckpt;               /* activation checkpointing on: the layers with ckpt_bytes re-run their forward
                             * in backward (--checkpoint-activations, or the workload's default) */
   double opt_flops;
   double h2d_bytes; /* one batch */

@@ -63,7 +63,8 @@ void ss_memory_compute(const ss_workload* w, int batch, int half, int ckpt, doub
       cast += y->params;
   }
   ss_memory m = {0};
-  m.parameters = params * 4 + (half ? cast * SS_MEMORY_CAST_BYTES : 0) + (half == SS_MEMORY_FP8 ? cast * SS_MEMORY_FP8_BYTES : 0);
+  m.parameters = params * 4 + (half ? cast * SS_MEMORY_CAST_BYTES : 0) +
+                 (half == SS_MEMORY_FP8 ? cast * SS_MEMORY_FP8_BYTES : 0);
   m.gradients = params * w->grad_bytes_per_param;
   m.optimizer = params * ss_memory_optimizer_bytes_per_param(w->optimizer);
   m.activations = activation_bytes(w, half, ckpt) * batch;

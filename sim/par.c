@@ -219,8 +219,8 @@ static int stage_memory(ss_job* j, ss_err* err)
   /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. The kernel model's
    * (tfkernels.h): with grouped-query keys and values, a gated FFN's intermediates, and flash
    * attention's softmax statistics in place of eager attention's scores. */
-  ss_tf_split sp = {mp->b, w->tf.seq, mp->t, j->opt.sequence_parallel, 1, 2, j->attention, 1,
-                    j->precision == SS_PRECISION_FP8};
+  ss_tf_split sp = {mp->b, w->tf.seq,    mp->t, j->opt.sequence_parallel,        1,
+                    2,     j->attention, 1,     j->precision == SS_PRECISION_FP8};
   double layer = j->kernels ? ss_tf_activation_bytes(&w->tf, &sp, j->opt.recompute)
                             : ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, j->opt.sequence_parallel,
                                                               j->opt.recompute) *

@@ -313,7 +313,7 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
   double dev[DEV_COUNT];
   if (device_props(c, n, what, dev))
     return SS_EINPUT;
-  const double dev0[DEV_COUNT] = {g0->tf32_flops, g0->fp16_flops, g0->bf16_flops, g0->fp8_flops,
+  const double dev0[DEV_COUNT] = {g0->tf32_flops, g0->fp16_flops, g0->bf16_flops,  g0->fp8_flops,
                                   g0->sm_count,   g0->boost_hz,   g0->memory_bytes};
   for (int k = 0; k < DEV_COUNT; k++)
     if (same_on_every_gpu(c, n, id, dev_props[k].name, dev[k] / dev_props[k].unit, dev0[k] / dev_props[k].unit))

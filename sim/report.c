@@ -591,10 +591,9 @@ static void write_table(FILE* f, const ss_result* r)
   write_table_limit(f, b);
   int tf32 = j->platform->gpus[0].tf32_flops > j->platform->gpus[0].speed_flops;
   if (j->kernels)
-    fprintf(f,
-            "  compute: %s times at %s from the kernel model (%s fits), sequence %d, %s attention\n",
-            j->platform->gpus[0].model, ss_precision_name(j->precision), j->tf_device.generation,
-            j->workload->tf.seq, ss_attention_names[j->attention]);
+    fprintf(f, "  compute: %s times at %s from the kernel model (%s fits), sequence %d, %s attention\n",
+            j->platform->gpus[0].model, ss_precision_name(j->precision), j->tf_device.generation, j->workload->tf.seq,
+            ss_attention_names[j->attention]);
   else if (j->device && j->roofline)
     fprintf(f,
             "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "

@@ -12,7 +12,7 @@
 const char* ss_tf_generation(const char* gpu_model)
 {
   int arch = ss_proto_arch(gpu_model);
-  return arch == 70 ? "volta"
+  return arch == 70                 ? "volta"
          : arch == 80 || arch == 86 ? "ampere"
          : arch == 90               ? "hopper"
          : arch == 100              ? "blackwell"

@@ -2040,7 +2040,8 @@ static void test_tfkernels_fp8(void)
       gemm8 += k8[i].kind == SS_TFK_GEMM ? k8[i].flops : 0;
       if (k8[i].kind == SS_TFK_GEMM) {
         double e = ss_gemm_efficiency(ss_gemm_fit_of("hopper", "fp8"), k8[i].m, k8[i].n, k8[i].k, 132);
-        CU_ASSERT(fabs(ss_tf_kernel_time(&k8[i], &h100_8) - k8[i].flops / (1979e12 * e)) <= 1e-9 * k8[i].flops / 1979e12);
+        CU_ASSERT(fabs(ss_tf_kernel_time(&k8[i], &h100_8) - k8[i].flops / (1979e12 * e)) <=
+                  1e-9 * k8[i].flops / 1979e12);
       }
       if (k8[i].kind == SS_TFK_ATTENTION)
         CU_ASSERT(ss_tf_kernel_time(&k8[i], &h100_8) == ss_tf_kernel_time(&k8[i], &h100));
@@ -2072,7 +2073,7 @@ static void test_tfmodel_workload(void)
   ss_tf_split sp = {.b = 2, .seq = w->tf.seq, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
   ss_tf_device a100 = {"ampere", "fp16", 312e12, 1.555e12, 108, 0.8, 312e12};
   double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
-  double* bwd = fwd + w->nlayers, share = 0;
+  double *bwd = fwd + w->nlayers, share = 0;
   CU_ASSERT_FATAL(ss_tf_layer_times(w, &w->tf, &sp, &a100, fwd, bwd, &share) == 0);
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
   double want = 0, block = 0;
