@@ -21,5 +21,6 @@ int cal_trace_main(int argc, char** argv);
 int cal_nccl_main(int argc, char** argv);
 int cal_astra_main(int argc, char** argv);
 int cal_compare_main(int argc, char** argv);
+int cal_hf_main(int argc, char** argv);
 
 #endif

@@ -14,6 +14,7 @@ const cal_command cal_commands[] = {
     {"astra", cal_astra_main, "import an ASTRA-sim 1.0 text workload (data parallel) as a stash-sim workload"},
     {"compare", cal_compare_main,
      "measured iteration times against stash-sim's predictions: error per row, median, max"},
+    {"hf", cal_hf_main, "a Hugging Face config.json (decoder-only language model) to a stash-sim workload"},
     {NULL, NULL, NULL},
 };
 

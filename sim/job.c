@@ -1167,7 +1167,7 @@ double ss_job_model_flops(const ss_job* j, double sequences)
   if (!j->kernels || j->attention != SS_ATTENTION_FLASH)
     return whole;
   /* A causal flash kernel skips half of the attention core's 4 s h a token (forward, x3 with backward). */
-  return whole - 3 * sequences * tf->seq * tf->layers * 4.0 * tf->seq * tf->hidden * 0.5;
+  return whole - 3 * sequences * tf->seq * tf->layers * 4.0 * tf->seq * tf->heads * ss_transformer_head_dim(tf) * 0.5;
 }
 
 /* Phase 1c, a transformer's kernel model (from phase 1's batch and 1b's split): whether it times the
@@ -1208,7 +1208,20 @@ static int phase_transformer(ss_job* j, ss_err* err)
                       "cannot, give kernels or auto",
                       ss_compute_model_name(o->compute_model));
   j->kernels = can && (o->compute_model == SS_COMPUTE_KERNELS || o->compute_model == SS_COMPUTE_AUTO);
+  if (w->untimed && !j->kernels)
+    return ss_err_set(err, w->path, 0,
+                      "the workload's layers have no measured times (%s): only the kernel model times them, and it "
+                      "does not time this run (%s)",
+                      w->from_config ? "a Hugging Face config" : "\"measured_times\": false",
+                      o->compute_model == SS_COMPUTE_PEAK || o->compute_model == SS_COMPUTE_ROOFLINE
+                          ? "--compute-model is not kernels or auto"
+                          : why);
   int seq = o->seq > 0 ? o->seq : w->tf.seq;
+  if (w->learned_positions && w->max_positions > 0 && seq > w->max_positions)
+    return ss_err_set(err, w->path, 0,
+                      "--seq %d is beyond the model's %d learned positions (a table of positions: no longer "
+                      "sequence fits it)",
+                      seq, w->max_positions);
   if (seq != w->tf.seq && !j->kernels)
     return ss_err_set(err, w->path, 0,
                       "--seq %d: another sequence than the workload's (%d) is derived from the architecture by the "

@@ -591,8 +591,11 @@ static void write_table(FILE* f, const ss_result* r)
   write_table_limit(f, b);
   int tf32 = j->platform->gpus[0].tf32_flops > j->platform->gpus[0].speed_flops;
   if (j->kernels)
-    fprintf(f, "  compute: %s times at %s from the kernel model (%s fits), sequence %d, %s attention\n",
+    fprintf(f, "  compute: %s times at %s from the kernel model (%s fits), sequence %d%s, %s attention\n",
             j->platform->gpus[0].model, ss_precision_name(j->precision), j->tf_device.generation, j->workload->tf.seq,
+            j->workload->max_positions > 0 && j->workload->tf.seq > j->workload->max_positions
+                ? " (beyond the model's rotary positions: as if extended, at the same cost)"
+                : "",
             ss_attention_names[j->attention]);
   else if (j->device && j->roofline)
     fprintf(f,

@@ -39,7 +39,7 @@ int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why
 
 double ss_tf_attention_flops(const ss_transformer* tf, const ss_tf_split* sp, int bwd)
 {
-  double heads = (double)tf->heads / sp->t, d = (double)tf->hidden / tf->heads;
+  double heads = (double)tf->heads / sp->t, d = ss_transformer_head_dim(tf);
   double q = (double)sp->seq / sp->cp, kv = sp->seq;
   /* Flash skips the masked blocks; with context parallelism each rank's two chunks (one early, one
    * late) balance the triangle, so every rank does half its q x kv. Eager computes them all. */
@@ -60,10 +60,11 @@ static void memory(ss_tf_kernel* k, const char* name, double bytes)
 
 int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out)
 {
-  double h = tf->hidden, kv_h = h * tf->kv_heads / tf->heads, f = tf->ffn, t = sp->t, e = sp->elem;
-  double tokens = (double)sp->b * sp->seq / sp->cp;  /* the GEMMs' rows on this GPU */
-  double norm_tokens = sp->sp ? tokens / t : tokens; /* the norms' and residuals' (split by sequence parallelism) */
-  double qkv = (h + 2 * kv_h) / t, up = (tf->gated_ffn ? 2 : 1) * f / t;
+  double h = tf->hidden, d = ss_transformer_head_dim(tf), f = tf->ffn, t = sp->t, e = sp->elem;
+  double q_h = tf->heads * d, kv_h = tf->kv_heads * d; /* the queries' and the keys' widths */
+  double tokens = (double)sp->b * sp->seq / sp->cp;    /* the GEMMs' rows on this GPU */
+  double norm_tokens = sp->sp ? tokens / t : tokens;   /* the norms' and residuals' (split by sequence parallelism) */
+  double qkv = (q_h + 2 * kv_h) / t, up = (tf->gated_ffn ? 2 : 1) * f / t;
   /* Each GEMM of the forward: name, output columns, inner size. */
   const struct {
     const char* name;
@@ -71,7 +72,7 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
     const char* wgrad;
     double n, k;
   } mm[4] = {{"qkv", "qkv dgrad", "qkv wgrad", qkv, h},
-             {"proj", "proj dgrad", "proj wgrad", h, h / t},
+             {"proj", "proj dgrad", "proj wgrad", h, q_h / t},
              {"fc1", "fc1 dgrad", "fc1 wgrad", up, h},
              {"fc2", "fc2 dgrad", "fc2 wgrad", h, f / t}};
   /* The memory-bound kernels' bytes of the forward (read and written; the backward reads the
@@ -83,7 +84,7 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
    * gradient (2 bytes an element written), fused into norm1, norm2 and the activation; the
    * projection's input (the attention's output) cast by a kernel of its own (read, both written);
    * backward, each GEMM's output gradient cast and transposed the same way. */
-  double fwd_cast[4] = {2 * tokens * h, (e + 2) * tokens * h / t, 2 * tokens * h, 2 * tokens * f / t};
+  double fwd_cast[4] = {2 * tokens * h, (e + 2) * tokens * q_h / t, 2 * tokens * h, 2 * tokens * f / t};
   double bwd_cast[4] = {(e + 2) * tokens * qkv, (e + 2) * tokens * h, (e + 2) * tokens * up, (e + 2) * tokens * h};
   if (!sp->fp8)
     for (int i = 0; i < 4; i++)
@@ -93,7 +94,7 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
   if (!bwd)
     gemm(&out[n++], mm[0].name, tokens, mm[0].n, mm[0].k);
   ss_tf_kernel* a = &out[n++];
-  double heads = (double)tf->heads / t, kv_heads = (double)tf->kv_heads / t, d = h / tf->heads;
+  double heads = (double)tf->heads / t, kv_heads = (double)tf->kv_heads / t;
   double q = (double)sp->seq / sp->cp, kv = sp->seq;
   /* Q, K, V read and the output written (backward: also dO read, dQ, dK, dV written). */
   double io = e * sp->b * (2 * q * heads * d + 2 * kv * kv_heads * d) * (bwd ? 2 : 1);
@@ -105,7 +106,7 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
                       .bwd = bwd,
                       .attention = sp->attention,
                       .heads = tf->heads / sp->t,
-                      .head_dim = tf->hidden / tf->heads,
+                      .head_dim = (int)d,
                       .q = q,
                       .kv = kv,
                       .flops = ss_tf_attention_flops(tf, sp, bwd),
@@ -136,7 +137,8 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
 
 double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, ss_recompute r)
 {
-  double h = tf->hidden, kv_h = h * tf->kv_heads / tf->heads, f = tf->ffn, t = sp->t, e = sp->elem;
+  double h = tf->hidden, d = ss_transformer_head_dim(tf), f = tf->ffn, t = sp->t, e = sp->elem;
+  double q_h = tf->heads * d, kv_h = tf->kv_heads * d;
   double s = (double)sp->seq / sp->cp, b = sp->b, a = tf->heads, sb = s * b;
   /* The layer's input, one byte per element of the two dropout masks: Korthikanti et al.'s kept
    * tensors, with grouped-query keys and values and a gated FFN's three inputs. */
@@ -148,7 +150,7 @@ double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, s
   double whole = sb * h * (2 * e + 2 * in + 2);
   /* Split: Q, K, V, the projection's input, the FFN's intermediates (the last, FC2's input, FP8 with
    * fp8). */
-  double split = e * sb * (h + 2 * kv_h) + in * sb * h + sb * f * ((tf->gated_ffn ? 2 : 1) * e + in);
+  double split = e * sb * (q_h + 2 * kv_h) + in * sb * q_h + sb * f * ((tf->gated_ffn ? 2 : 1) * e + in);
   /* The attention core's own: eager's scores (softmax output, dropout mask and output: 2 + 1 + 2
    * bytes per element at 16-bit, scaled by elem / 2), flash's fp32 softmax statistics. */
   double core = sp->attention == SS_ATTENTION_EAGER ? (2.5 * e) * b * a * s * sp->seq : 4 * sb * a;

@@ -161,11 +161,11 @@ int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_t
 }
 
 /* The forward FLOPs of one sequence through a transformer layer as the workload counts them: its
- * matrix products and the attention core's 4 s^2 h (whole; half when a causal flash kernel skips the
+ * matrix products and the attention core's 4 s^2 h (h: heads x head_dim; whole; half when a causal flash kernel skips the
  * masked blocks). */
 static double attention_flops(const ss_transformer* tf, ss_attention a)
 {
-  return 4.0 * tf->seq * tf->seq * tf->hidden * (a == SS_ATTENTION_FLASH ? 0.5 : 1);
+  return 4.0 * tf->seq * tf->seq * tf->heads * ss_transformer_head_dim(tf) * (a == SS_ATTENTION_FLASH ? 0.5 : 1);
 }
 
 void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention a, int fp8, ss_workload* out,

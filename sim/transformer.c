@@ -26,10 +26,15 @@ int ss_transformer_check(const ss_transformer* tf, int t, int p, char* why, size
   return 0;
 }
 
+int ss_transformer_head_dim(const ss_transformer* tf)
+{
+  return tf->head_dim > 0 ? tf->head_dim : tf->hidden / tf->heads;
+}
+
 double ss_transformer_layer_params(const ss_transformer* tf)
 {
-  double h = tf->hidden, kv = h * tf->kv_heads / tf->heads;
-  return 2 * h * h + 2 * h * kv + (tf->gated_ffn ? 3.0 : 2.0) * h * tf->ffn + 2 * h;
+  double h = tf->hidden, d = ss_transformer_head_dim(tf), q = tf->heads * d, kv = tf->kv_heads * d;
+  return 2 * h * q + 2 * h * kv + (tf->gated_ffn ? 3.0 : 2.0) * h * tf->ffn + 2 * h;
 }
 
 double ss_transformer_params(const ss_transformer* tf)
@@ -65,9 +70,10 @@ double ss_transformer_activation_bytes(const ss_transformer* tf, int b, int t, i
 double ss_transformer_model_flops(const ss_transformer* tf, double sequences)
 {
   /* Per token, forward: 2 flops per weight of a layer's matrices, 4 s h for the attention's scores
+   * (4 s heads head_dim where heads x head_dim is not h)
    * and their product with the values, 2 V h for the output layer; backward twice that. For GPT's
    * layer (12 h^2 weights) this is Korthikanti et al.'s 72 B s L h^2 (1 + s / (6 h) + V / (12 L h)). */
   double s = tf->seq, h = tf->hidden, L = tf->layers, V = tf->vocab;
-  double matrices = ss_transformer_layer_params(tf) - 2 * h;
-  return 3 * sequences * s * (L * (2 * matrices + 4 * s * h) + 2 * V * h);
+  double matrices = ss_transformer_layer_params(tf) - 2 * h, q = (double)tf->heads * ss_transformer_head_dim(tf);
+  return 3 * sequences * s * (L * (2 * matrices + 4 * s * q) + 2 * V * h);
 }

@@ -18,7 +18,11 @@ typedef struct ss_transformer {
   int seq;       /* s, tokens per sequence */
   int vocab;     /* V */
   int tied;      /* the output layer shares the input embedding's weights */
+  int head_dim;  /* each head's width; 0: hidden / heads (Gemma's and Qwen3's small models differ) */
 } ss_transformer;
+
+/* Each attention head's width: head_dim, or hidden / heads when 0. */
+int ss_transformer_head_dim(const ss_transformer* tf);
 
 /* Activation recomputation (--recompute): none, selective (the attention's softmax, dropout and
  * its inputs, Korthikanti et al. section 5), full (each layer's input only, the forward run again in
@@ -37,8 +41,8 @@ extern const char* const ss_recompute_names[];
  * p at most the layers). */
 int ss_transformer_check(const ss_transformer* tf, int t, int p, char* why, size_t size);
 
-/* The parameters: per layer the attention's projections (queries and output h x h each, keys and
- * values h x (h kv_heads / heads) each), the FFN's matrices (2 or 3 of h x ffn) and two norms' 2 h;
+/* The parameters: per layer the attention's projections (queries and output h x (heads x head_dim)
+ * each, keys and values h x (kv_heads x head_dim) each), the FFN's matrices (2 or 3 of h x ffn) and two norms' 2 h;
  * the input embedding V h, and the output layer V h unless tied. Biases are left out. */
 double ss_transformer_params(const ss_transformer* tf);
 

@@ -2,8 +2,10 @@
 #include "workload.h"
 
 #include "array.h"
+#include "hfconfig.h"
 #include "infile.h"
 #include "names.h"
+#include "tfkernels.h"
 #include "units.h"
 
 #include <cjson/cJSON.h>
@@ -714,8 +716,9 @@ static int parse_ckpt_default(wctx* c, const cJSON* root, ss_workload* w)
  * embedding, an equal number of entries per transformer layer, and the output layer. */
 static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
 {
-  static const char* const keys[] = {"layers",    "hidden", "heads", "kv_heads",        "ffn",
-                                     "gated_ffn", "seq",    "vocab", "tied_embeddings", NULL};
+  static const char* const keys[] = {
+      "layers",          "hidden",   "heads",         "kv_heads",          "ffn", "gated_ffn", "seq", "vocab",
+      "tied_embeddings", "head_dim", "max_positions", "learned_positions", NULL};
   static const char* const ints[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "seq", "vocab", NULL};
   static const char* const bools[] = {"gated_ffn", "tied_embeddings", NULL};
   const char* path = "$.transformer";
@@ -741,15 +744,28 @@ static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
       return ss_err_set_path(c->err, c->file, p, "expected true or false, got %s", json_kind(x));
     b[k] = cJSON_IsTrue(x);
   }
-  w->tf = (ss_transformer){(int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], b[0], (int)v[5], (int)v[6], b[1]};
+  double head_dim = 0, max_positions = 0;
+  if ((cJSON_GetObjectItemCaseSensitive(t, "head_dim") &&
+       get_number(c, t, path, "head_dim", 1, 0, 1e5, 1, &head_dim)) ||
+      (cJSON_GetObjectItemCaseSensitive(t, "max_positions") &&
+       get_number(c, t, path, "max_positions", 1, 0, 1 << 30, 1, &max_positions)))
+    return SS_EINPUT;
+  const cJSON* learned = cJSON_GetObjectItemCaseSensitive(t, "learned_positions");
+  if (learned && !cJSON_IsBool(learned))
+    return ss_err_set_path(c->err, c->file, "$.transformer.learned_positions", "expected true or false, got %s",
+                           json_kind(learned));
+  w->max_positions = (int)max_positions;
+  w->learned_positions = learned && cJSON_IsTrue(learned);
+  w->tf = (ss_transformer){(int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4],
+                           b[0],      (int)v[5], (int)v[6], b[1],      (int)head_dim};
   char why[160];
   if (ss_transformer_check(&w->tf, 1, 1, why, sizeof(why)))
     return ss_err_set_path(c->err, c->file, path, "%s", why);
-  if (w->tf.hidden % w->tf.heads || w->tf.heads % w->tf.kv_heads)
-    return ss_err_set_path(
-        c->err, c->file, path,
-        "heads %d must divide hidden %d, and kv_heads %d must divide heads (grouped-query attention)", w->tf.heads,
-        w->tf.hidden, w->tf.kv_heads);
+  if ((!w->tf.head_dim && w->tf.hidden % w->tf.heads) || w->tf.heads % w->tf.kv_heads)
+    return ss_err_set_path(c->err, c->file, path,
+                           "heads %d must divide hidden %d (or head_dim be given), and kv_heads %d must divide heads "
+                           "(grouped-query attention)",
+                           w->tf.heads, w->tf.hidden, w->tf.kv_heads);
   int body = w->nlayers - 2;
   if (body < w->tf.layers || body % w->tf.layers)
     return ss_err_set_path(c->err, c->file, path,
@@ -848,6 +864,7 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
                                      "provenance",
                                      "activation_checkpointing",
                                      "transformer",
+                                     "measured_times",
                                      NULL};
   static const char* const ref_keys[] = {"gpu_model", "gpu_flops", "batch", "memory_gbytes_per_s", "sm_count", NULL};
   static const char* const precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", "fp64", NULL};
@@ -889,10 +906,18 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
   w->has_tensors = w->has_tensors == w->nlayers;
   for (int i = 0; i < w->nlayers; i++)
     w->ntensors += w->layers[i].ntensors;
+  const cJSON* timed = cJSON_GetObjectItemCaseSensitive(root, "measured_times");
+  if (timed && !cJSON_IsBool(timed))
+    return ss_err_set_path(c->err, c->file, "$.measured_times", "expected true or false, got %s", json_kind(timed));
+  w->untimed = timed && cJSON_IsFalse(timed);
+  if (w->untimed && !w->has_transformer)
+    return ss_err_set_path(c->err, c->file, "$.measured_times",
+                           "false: only the kernel model times layers without times, and it times a "
+                           "\"transformer\" (none given)");
   double compute_s = w->optimizer_s;
   for (int i = 0; i < w->nlayers; i++)
     compute_s += w->layers[i].fwd_s + w->layers[i].bwd_s;
-  if (compute_s <= 0)
+  if (compute_s <= 0 && !w->untimed)
     return ss_err_set_path(c->err, c->file, "$.layers",
                            "every fwd_s, bwd_s and optimizer_s is 0: there is no compute to simulate");
   w->batch_per_gpu = (int)batch;
@@ -904,6 +929,125 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
     return SS_EINPUT;
   if (!cJSON_IsObject(prov))
     return ss_err_set_path(c->err, c->file, "$.provenance", "expected an object, got %s", json_kind(prov));
+  return SS_OK;
+}
+
+/* A Hugging Face config.json's workload (docs/formats.md, "A Hugging Face config.json as the
+ * workload"): the embedding, one entry per decoder layer and the final norm with the output layer, each
+ * with its parameters and tensors as the family registers them, its work and kept activations per
+ * sequence derived from the architecture (FLOPs of the matrix products and of eager attention's whole
+ * S x S, as the generated workloads count them; activations as tfkernels.h counts them, eager), at
+ * bf16, AdamW, one sequence per GPU. Its layers have no times (untimed): only the kernel model times
+ * it. Its optimizer step is the generated workloads' ESTIMATE (ResNet-50's measured SGD step per
+ * parameter on the V100 reference, twice for AdamW: calibration/gen_models.py). The dataset: a token
+ * stream of RedPajama's 1.21e12 tokens (the generated Llama workloads' CHOICE). The model's name: the
+ * config's _name_or_path, else the file's (its folder's for a config.json). */
+#define HF_REF_FLOPS 15.7e12 /* the reference V100's FP32 peak */
+#define HF_OPT_S_PER_PARAM (2 * 1.3e-3 / 25557032.0)
+#define HF_TOKENS 1.21e12
+
+/* The model's name of a config at path: the parent folder's for ".../NAME/config.json", else the
+ * file's without ".json". */
+static void config_name(const char* path, char* buf, size_t size)
+{
+  const char* base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  if (strcmp(base, "config.json") == 0 && base - path > 1) {
+    const char *end = base - 1, *start = end;
+    while (start > path && start[-1] != '/')
+      start--;
+    snprintf(buf, size, "%.*s", (int)(end - start), start);
+    return;
+  }
+  snprintf(buf, size, "%s", base);
+  size_t n = strlen(buf);
+  if (n > 5 && strcmp(buf + n - 5, ".json") == 0)
+    buf[n - 5] = '\0';
+}
+
+static int build_from_config(const char* path, const ss_hf_model* m, ss_workload* w)
+{
+  const ss_transformer* tf = &m->tf;
+  int nl = tf->layers + 2;
+  double s = tf->seq, h = tf->hidden, V = tf->vocab;
+  char name[160];
+  if (m->named)
+    snprintf(name, sizeof(name), "%s", m->name);
+  else
+    config_name(path, name, sizeof(name));
+  if (!(w->model = strdup(name)) || !(w->precision = strdup("bf16")) ||
+      !(w->ref_gpu_model = strdup("Tesla V100-SXM2-16GB")) || !(w->dataset.name = strdup("tokens")) ||
+      !(w->layers = calloc((size_t)nl, sizeof(ss_layer))))
+    return SS_ENOMEM;
+  w->nlayers = nl;
+  w->batch_per_gpu = 1;
+  w->grad_bytes_per_param = 4;
+  w->ref_gpu_flops = HF_REF_FLOPS;
+  w->ref_bytes_per_s = 900e9;
+  w->ref_sm_count = 80;
+  w->ref_batch = 1;
+  w->optimizer = SS_OPT_ADAMW;
+  w->has_work = w->has_tensors = w->has_outputs = w->has_ckpt = 1;
+  w->has_transformer = 1;
+  w->tf = *tf;
+  w->layers_per_block = 1;
+  w->max_positions = m->max_positions;
+  w->learned_positions = m->learned_positions;
+  w->from_config = 1;
+  w->untimed = 1;
+  ss_tf_split one = {1, tf->seq, 1, 0, 1, 4, SS_ATTENTION_EAGER, 1, 0};
+  double act = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
+  one.elem = 2;
+  double act_half = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
+  double q = (double)tf->heads * ss_transformer_head_dim(tf);
+  double block = 2 * (ss_transformer_layer_params(tf) - 2 * h) * s + 4 * s * s * q;
+  double params = 0;
+  for (int l = 0; l < nl; l++) {
+    ss_layer* y = &w->layers[l];
+    int first = l == 0, last = l == nl - 1;
+    char label[48];
+    snprintf(label, sizeof(label), first ? "embedding" : last ? "final norm+output layer" : "layer %d", l - 1);
+    double tensors[SS_HF_MAX_TENSORS];
+    int nt = 0;
+    if (first) {
+      tensors[nt++] = m->embed_params[0];
+      if (m->embed_params[1] > 0)
+        tensors[nt++] = m->embed_params[1];
+    } else if (last) {
+      tensors[nt++] = m->norm_params;
+      if (m->head_params > 0)
+        tensors[nt++] = m->head_params;
+    } else {
+      memcpy(tensors, m->layer_tensors, sizeof(double) * (size_t)m->nlayer_tensors);
+      nt = m->nlayer_tensors;
+    }
+    if (!(y->name = strdup(label)) || !(y->tensors = malloc(sizeof(double) * (size_t)nt)))
+      return SS_ENOMEM;
+    memcpy(y->tensors, tensors, sizeof(double) * (size_t)nt);
+    y->ntensors = nt;
+    for (int k = 0; k < nt; k++)
+      y->params += tensors[k];
+    params += y->params;
+    y->fwd_flops = first ? 0 : last ? 2 * s * h * V : block;
+    y->bwd_flops = 2 * y->fwd_flops;
+    /* Kept for backward, and read and written by the kernels (ESTIMATE: each kept tensor written once
+     * and read once, the logits' FP32 softmax at the output layer); the main GEMM's outputs. */
+    y->act_bytes = first ? 4 * s * h : last ? 4 * s * V + 4 * s * h : act;
+    y->act_bytes_half = first ? 2 * s * h : last ? 4 * s * V + 2 * s * h : act_half;
+    y->fwd_bytes = 2 * y->act_bytes;
+    y->bwd_bytes = 2 * y->fwd_bytes;
+    y->ckpt_bytes = first || last ? -1 : 4 * s * h;
+    y->ckpt_bytes_half = first || last ? -1 : 2 * s * h;
+    y->fwd_kernels = first ? 1 : last ? 3 : 11;
+    y->bwd_kernels = first ? 1 : last ? 4 : 14;
+    y->fwd_outputs = first ? 0 : last ? s * V : s * h;
+    y->bwd_outputs = y->fwd_outputs;
+    w->ntensors += nt;
+  }
+  w->optimizer_s = params * HF_OPT_S_PER_PARAM;
+  w->dataset.samples = floor(HF_TOKENS / s);
+  w->dataset.bytes_per_sample = s * (V > 65536 ? 4 : 2);
+  w->dataset.decoded_bytes_per_sample = 2 * 8 * s;
+  w->dataset.prep_cpu_s_per_sample = 1e-5;
   return SS_OK;
 }
 
@@ -961,7 +1105,11 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   }
   w->path = strdup(path);
   wctx c = {.file = path, .err = err};
-  rc = ss_err_nomem_if(err, parse_root(&c, root, w));
+  ss_hf_model m;
+  if (ss_hf_is_config(root))
+    rc = ss_hf_read(root, path, &m, err) ? SS_EINPUT : ss_err_nomem_if(err, build_from_config(path, &m, w));
+  else
+    rc = ss_err_nomem_if(err, parse_root(&c, root, w));
   cJSON_Delete(root);
   return SS_HAND_OUT(rc, w, out, ss_workload_free);
 }

@@ -101,6 +101,11 @@ typedef struct ss_workload {
   int has_transformer;
   ss_transformer tf;
   int layers_per_block;
+  int max_positions;     /* the positions the model has (a config's max_position_embeddings); 0: not said */
+  int learned_positions; /* ... in a table (GPT-2's): no sequence can be longer */
+  int from_config;       /* read from a Hugging Face config.json (hfconfig.h) */
+  int untimed;           /* its layers have no times (a config's; "measured_times": false): only the kernel
+                          * model can time them */
 } ss_workload;
 
 /* The device entry whose gpu_model is exactly model, or NULL. */

@@ -1,0 +1,396 @@
+/* hfconfig: a Hugging Face config.json read as an architecture (hfconfig.h). */
+#include "hfconfig.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A family of transformers' decoder-only modeling files: the config keys of its sizes and how its
+ * layers register their parameters. Biases: 1 always, 0 never, -1 as the config's "attention_bias"
+ * (queries, keys, values and output) or "mlp_bias" say (false when absent). */
+typedef struct family {
+  const char* arch;
+  const char* model_type;
+  const char *hidden, *layers, *heads, *kv_heads, *ffn, *vocab, *positions; /* kv_heads NULL: = heads */
+  int gated;      /* SwiGLU or GeGLU: gate, up and down matrices */
+  int qkv_bias;   /* biases of the queries', keys' and values' projections */
+  int out_bias;   /* of the attention's output projection */
+  int mlp_bias;   /* of the FFN's matrices */
+  int layer_norm; /* LayerNorm (weight and bias), else RMSNorm (weight) */
+  int norms;      /* norms per decoder layer */
+  int qk_norm;    /* an RMSNorm of head_dim on the queries and one on the keys (Qwen3) */
+  int learned;    /* a table of learned positions (GPT-2's wpe) */
+  int tied;       /* tie_word_embeddings' default; 2: always tied (the key not read) */
+  int reads_head_dim;
+  const char* null_ffn; /* the FFN key may be null: 4 x hidden (GPT-2's n_inner) */
+} family;
+
+static const family families[] = {
+    {"LlamaForCausalLM",
+     "llama",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "num_key_value_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     1,
+     -1,
+     -1,
+     -1,
+     0,
+     2,
+     0,
+     0,
+     0,
+     1,
+     NULL},
+    {"MistralForCausalLM",
+     "mistral",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "num_key_value_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     1,
+     0,
+     0,
+     0,
+     0,
+     2,
+     0,
+     0,
+     0,
+     1,
+     NULL},
+    {"Qwen2ForCausalLM",
+     "qwen2",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "num_key_value_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     1,
+     1,
+     0,
+     0,
+     0,
+     2,
+     0,
+     0,
+     0,
+     0,
+     NULL},
+    {"Qwen3ForCausalLM",
+     "qwen3",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "num_key_value_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     1,
+     -1,
+     -1,
+     0,
+     0,
+     2,
+     1,
+     0,
+     0,
+     1,
+     NULL},
+    {"GemmaForCausalLM",
+     "gemma",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "num_key_value_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     1,
+     -1,
+     -1,
+     0,
+     0,
+     2,
+     0,
+     0,
+     1,
+     1,
+     NULL},
+    {"Gemma2ForCausalLM",
+     "gemma2",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     "num_key_value_heads",
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     1,
+     -1,
+     -1,
+     0,
+     0,
+     4,
+     0,
+     0,
+     1,
+     1,
+     NULL},
+    {"GPT2LMHeadModel",
+     "gpt2",
+     "n_embd",
+     "n_layer",
+     "n_head",
+     NULL,
+     "n_inner",
+     "vocab_size",
+     "n_positions",
+     0,
+     1,
+     1,
+     1,
+     1,
+     2,
+     0,
+     1,
+     2,
+     0,
+     "n_inner"},
+    {"GPTNeoXForCausalLM",
+     "gpt_neox",
+     "hidden_size",
+     "num_hidden_layers",
+     "num_attention_heads",
+     NULL,
+     "intermediate_size",
+     "vocab_size",
+     "max_position_embeddings",
+     0,
+     1,
+     1,
+     1,
+     1,
+     2,
+     0,
+     0,
+     0,
+     0,
+     NULL},
+};
+
+/* Architectures of mixture-of-experts models: refused by name, they come with issue 41. */
+static const char* const moe[] = {"MixtralForCausalLM",
+                                  "Qwen2MoeForCausalLM",
+                                  "Qwen3MoeForCausalLM",
+                                  "DeepseekV2ForCausalLM",
+                                  "DeepseekV3ForCausalLM",
+                                  "DbrxForCausalLM",
+                                  "OlmoeForCausalLM",
+                                  "JambaForCausalLM",
+                                  "GptOssForCausalLM",
+                                  "Llama4ForConditionalGeneration",
+                                  NULL};
+
+int ss_hf_is_config(const cJSON* root)
+{
+  return cJSON_IsObject(root) && !cJSON_GetObjectItemCaseSensitive(root, "schema") &&
+         (cJSON_GetObjectItemCaseSensitive(root, "architectures") ||
+          cJSON_GetObjectItemCaseSensitive(root, "model_type"));
+}
+
+/* The known architectures, "A, B or C", into buf. */
+static void known(char* buf, size_t size)
+{
+  size_t n = 0, count = sizeof(families) / sizeof(families[0]);
+  buf[0] = '\0';
+  for (size_t i = 0; i < count && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", i == 0 ? "" : i + 1 == count ? " or " : ", ", families[i].arch);
+}
+
+static const family* find_family(const cJSON* root, const char* path, ss_err* err)
+{
+  const cJSON* archs = cJSON_GetObjectItemCaseSensitive(root, "architectures");
+  const cJSON* type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+  char list[512];
+  known(list, sizeof(list));
+  if (archs) {
+    const cJSON* a0 = cJSON_IsArray(archs) ? cJSON_GetArrayItem(archs, 0) : NULL;
+    if (!cJSON_IsString(a0))
+      return ss_err_set_path(err, path, "$.architectures", "expected a list of architecture names, as [\"%s\"]",
+                             families[0].arch),
+             NULL;
+    for (const char* const* m = moe; *m; m++)
+      if (strcmp(a0->valuestring, *m) == 0)
+        return ss_err_set_path(err, path, "$.architectures[0]",
+                               "'%s' is a mixture-of-experts model: not modelled yet (dense decoders: %s)",
+                               a0->valuestring, list),
+               NULL;
+    for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+      if (strcmp(a0->valuestring, families[i].arch) == 0)
+        return &families[i];
+    return ss_err_set_path(err, path, "$.architectures[0]", "unknown architecture '%.64s' (known: %s)", a0->valuestring,
+                           list),
+           NULL;
+  }
+  if (!cJSON_IsString(type))
+    return ss_err_set_path(err, path, "$.model_type", "expected a string"), NULL;
+  for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+    if (strcmp(type->valuestring, families[i].model_type) == 0)
+      return &families[i];
+  return ss_err_set_path(err, path, "$.model_type", "unknown model_type '%.64s' (known architectures: %s)",
+                         type->valuestring, list),
+         NULL;
+}
+
+/* Key name of root as a whole number in [lo, hi] into *out; absent (or null where null_ok): dflt,
+ * or an error naming it when dflt < 0. */
+static int get_int(const cJSON* root, const char* path, const char* name, const char* arch, long lo, long hi, long dflt,
+                   int null_ok, long* out, ss_err* err)
+{
+  char at[96];
+  snprintf(at, sizeof(at), "$.%s", name);
+  const cJSON* x = cJSON_GetObjectItemCaseSensitive(root, name);
+  if (!x || (null_ok && cJSON_IsNull(x))) {
+    if (dflt < 0)
+      return ss_err_set_path(err, path, at, "missing (%s gives its %s there)", arch, name);
+    *out = dflt;
+    return SS_OK;
+  }
+  if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble) || x->valuedouble < (double)lo ||
+      x->valuedouble > (double)hi)
+    return ss_err_set_path(err, path, at, "expected a whole number from %ld to %ld", lo, hi);
+  *out = (long)x->valuedouble;
+  return SS_OK;
+}
+
+/* Key name as true or false into *out (dflt when absent). */
+static int get_bool(const cJSON* root, const char* path, const char* name, int dflt, int* out, ss_err* err)
+{
+  const cJSON* x = cJSON_GetObjectItemCaseSensitive(root, name);
+  if (!x) {
+    *out = dflt;
+    return SS_OK;
+  }
+  if (!cJSON_IsBool(x)) {
+    char at[96];
+    snprintf(at, sizeof(at), "$.%s", name);
+    return ss_err_set_path(err, path, at, "expected true or false");
+  }
+  *out = cJSON_IsTrue(x);
+  return SS_OK;
+}
+
+/* A bias flag of the family: always, never, or the config's key (false when absent). */
+static int bias(const cJSON* root, const char* path, int rule, const char* key, int* out, ss_err* err)
+{
+  if (rule >= 0) {
+    *out = rule;
+    return SS_OK;
+  }
+  return get_bool(root, path, key, 0, out, err);
+}
+
+static void add(ss_hf_model* m, double elements)
+{
+  if (elements > 0 && m->nlayer_tensors < SS_HF_MAX_TENSORS)
+    m->layer_tensors[m->nlayer_tensors++] = elements;
+}
+
+int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
+{
+  memset(m, 0, sizeof(*m));
+  const family* f = find_family(root, path, err);
+  if (!f)
+    return SS_EINPUT;
+  long h = 0, L = 0, a = 0, kv = 0, ffn = 0, V = 0, pos = 0, hd = 0;
+  const long big = 1L << 24;
+  if (get_int(root, path, f->hidden, f->arch, 1, big, -1, 0, &h, err) ||
+      get_int(root, path, f->layers, f->arch, 1, 100000, -1, 0, &L, err) ||
+      get_int(root, path, f->heads, f->arch, 1, 100000, -1, 0, &a, err))
+    return SS_EINPUT;
+  if (f->kv_heads ? get_int(root, path, f->kv_heads, f->arch, 1, 100000, a, 1, &kv, err) : (kv = a, 0))
+    return SS_EINPUT;
+  if (get_int(root, path, f->ffn, f->arch, 1, big, f->null_ffn ? 4 * h : -1, f->null_ffn != NULL, &ffn, err) ||
+      get_int(root, path, f->vocab, f->arch, 1, big, -1, 0, &V, err) ||
+      get_int(root, path, f->positions, f->arch, 1, 1L << 30, 0, 1, &pos, err) ||
+      (f->reads_head_dim && get_int(root, path, "head_dim", f->arch, 1, 100000, 0, 1, &hd, err)))
+    return SS_EINPUT;
+  if (a % kv)
+    return ss_err_set_path(err, path, f->kv_heads ? "$.num_key_value_heads" : "$",
+                           "%ld key-value heads do not divide the %ld attention heads (grouped-query attention)", kv,
+                           a);
+  if (!hd && h % a)
+    return ss_err_set_path(err, path, "$",
+                           "%ld attention heads do not divide the hidden size %ld, and no head_dim is given", a, h);
+  int tied = f->tied == 2, qkv_b = 0, out_b = 0, mlp_b = 0;
+  if ((f->tied != 2 && get_bool(root, path, "tie_word_embeddings", f->tied, &tied, err)) ||
+      bias(root, path, f->qkv_bias, "attention_bias", &qkv_b, err) ||
+      bias(root, path, f->out_bias, "attention_bias", &out_b, err) ||
+      bias(root, path, f->mlp_bias, "mlp_bias", &mlp_b, err))
+    return SS_EINPUT;
+  const cJSON* name = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
+  snprintf(m->architecture, sizeof(m->architecture), "%s", f->arch);
+  m->named = cJSON_IsString(name) && name->valuestring[0];
+  snprintf(m->name, sizeof(m->name), "%.127s", m->named ? name->valuestring : f->arch);
+  int seq = pos > 0 && pos < SS_HF_DEFAULT_SEQ ? (int)pos : SS_HF_DEFAULT_SEQ;
+  m->tf = (ss_transformer){(int)L, (int)h, (int)a, (int)kv, (int)ffn, f->gated, seq, (int)V, tied, (int)hd};
+  m->max_positions = (int)pos;
+  m->learned_positions = f->learned;
+  /* A decoder layer's tensors as the family registers them: the norms first in GPT-2's and
+   * GPT-NeoX's (LayerNorm), after the attention and the FFN in the others'. */
+  double d = ss_transformer_head_dim(&m->tf), q = (double)a * d, k = (double)kv * d, norm = (double)h;
+  int lead = f->layer_norm;
+  for (int n = 0; lead && n < f->norms; n++) {
+    add(m, norm);
+    add(m, norm);
+  }
+  add(m, h * q);
+  add(m, qkv_b ? q : 0);
+  add(m, h * k);
+  add(m, qkv_b ? k : 0);
+  add(m, h * k);
+  add(m, qkv_b ? k : 0);
+  add(m, q * h);
+  add(m, out_b ? h : 0);
+  if (f->qk_norm) {
+    add(m, d);
+    add(m, d);
+  }
+  for (int mat = 0; mat < (f->gated ? 2 : 1); mat++) {
+    add(m, (double)h * ffn);
+    add(m, mlp_b ? (double)ffn : 0);
+  }
+  add(m, (double)ffn * h);
+  add(m, mlp_b ? (double)h : 0);
+  for (int n = 0; !lead && n < f->norms; n++)
+    add(m, norm);
+  m->embed_params[0] = (double)V * h;
+  m->embed_params[1] = f->learned ? (double)pos * h : 0;
+  m->norm_params = f->layer_norm ? 2.0 * h : (double)h;
+  m->head_params = tied ? 0 : (double)V * h;
+  return SS_OK;
+}
+
+double ss_hf_layer_params(const ss_hf_model* m)
+{
+  double total = 0;
+  for (int i = 0; i < m->nlayer_tensors; i++)
+    total += m->layer_tensors[i];
+  return total;
+}
+
+double ss_hf_params(const ss_hf_model* m)
+{
+  return m->tf.layers * ss_hf_layer_params(m) + m->embed_params[0] + m->embed_params[1] + m->norm_params +
+         m->head_params;
+}

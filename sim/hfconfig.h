@@ -1,0 +1,50 @@
+/* hfconfig: a Hugging Face config.json of a decoder-only language model read as an architecture
+ * (docs/formats.md, "A Hugging Face config.json as the workload"): the families of transformers'
+ * modeling files that tensor, pipeline and context parallelism split the same way (Llama 2/3,
+ * Mistral, Qwen2, Qwen3, GPT-2, GPT-NeoX, Gemma, Gemma 2), with each family's parameters as it
+ * registers them (biases, norms, learned positions), so that the totals are the models' own. The
+ * mixture-of-experts families are refused by name (issue 41). */
+#ifndef SS_HFCONFIG_H
+#define SS_HFCONFIG_H
+
+#include "err.h"
+#include "transformer.h"
+
+#include <cjson/cJSON.h>
+
+/* The most parameter tensors a decoder layer registers. */
+#define SS_HF_MAX_TENSORS 24
+
+typedef struct ss_hf_model {
+  char architecture[64]; /* architectures[0] */
+  char name[128];        /* _name_or_path when given (named), else the architecture */
+  int named;
+  ss_transformer tf;     /* its seq: the config's positions, at most SS_HF_DEFAULT_SEQ */
+  int max_positions;     /* max_position_embeddings (n_positions); 0 when the config gives none */
+  int learned_positions; /* a table of positions (GPT-2's wpe): no sequence beyond max_positions */
+  int nlayer_tensors;    /* a decoder layer's parameter tensors, in registration order */
+  double layer_tensors[SS_HF_MAX_TENSORS];
+  double embed_params[2]; /* the token embedding and the learned positions (0 without) */
+  double norm_params;     /* the final norm (weight, and bias for LayerNorm) */
+  double head_params;     /* the output layer: 0 when tied to the token embedding */
+} ss_hf_model;
+
+/* The sequence a config's workload runs at unless --seq says: the model's positions, at most this
+ * (CHOICE: the common pretraining context of 2023-2024's open models). */
+#define SS_HF_DEFAULT_SEQ 4096
+
+/* Whether root looks like a Hugging Face config (an object with "architectures" or "model_type" and no
+ * "schema"). */
+int ss_hf_is_config(const cJSON* root);
+
+/* root read as the config of file path into m: SS_OK, or SS_EINPUT naming the JSON path (a missing or
+ * malformed key, an unknown architecture, sizes that do not divide). */
+int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err);
+
+/* One decoder layer's parameters (the sum of its tensors). */
+double ss_hf_layer_params(const ss_hf_model* m);
+
+/* The model's parameters: its layers, embeddings, final norm and output layer. */
+double ss_hf_params(const ss_hf_model* m);
+
+#endif
