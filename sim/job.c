@@ -1076,13 +1076,19 @@ static int phase_layout(ss_job* j, ss_err* err)
                       "(layers, hidden, heads, ...: docs/formats.md)");
   if (ss_transformer_check(&w->tf, o->tp, o->pp, why, sizeof(why)))
     return ss_err_set_path(err, w->path, "$.transformer", "%s", why);
+  if (o->cp > 1 && (o->seq > 0 ? o->seq : w->tf.seq) % (2 * o->cp))
+    return ss_err_set(err, w->path, 0,
+                      "--cp %d does not divide the sequence of %d tokens into %d chunks (two a rank, for the causal "
+                      "mask's balance)",
+                      o->cp, o->seq > 0 ? o->seq : w->tf.seq, 2 * o->cp);
   ss_dim order[SS_DIM_COUNT];
   ss_assert(ss_layout_parse_order(ss_rank_order_names[o->rank_order], order) == 0);
-  if (ss_layout_make(j->ngpus, o->tp, o->pp, order, &mp->layout, why, sizeof(why)))
+  if (ss_layout_make(j->ngpus, o->tp, o->cp, o->pp, order, &mp->layout, why, sizeof(why)))
     return ss_err_set(err, NULL, 0, "%s (%d instance%s of %d GPUs)", why, j->instances, j->instances == 1 ? "" : "s",
                       j->gpus_per_instance);
   mp->on = 1;
   mp->t = o->tp;
+  mp->cp = o->cp;
   mp->p = o->pp;
   mp->d = mp->layout.size[SS_DIM_DP];
   mp->v = o->virtual_stages;
@@ -1148,7 +1154,7 @@ static int check_peak(const ss_job* j, ss_err* err)
     return SS_OK;
   for (int l = 0; l < w->nlayers; l++)
     busy_s += (j->fwd_flops[l] + j->bwd_flops[l]) / speed;
-  double model = ss_job_model_flops(j, j->batch) / (j->mp.on ? j->mp.t : 1);
+  double model = ss_job_model_flops(j, j->batch) / (j->mp.on ? j->mp.t * j->mp.cp : 1);
   if (model <= peak * busy_s * (1 + 1e-9))
     return SS_OK;
   return err ? ss_err_set_path(err, w->path, "$.layers",
@@ -1208,14 +1214,15 @@ static int phase_transformer(ss_job* j, ss_err* err)
                       "cannot, give kernels or auto",
                       ss_compute_model_name(o->compute_model));
   j->kernels = can && (o->compute_model == SS_COMPUTE_KERNELS || o->compute_model == SS_COMPUTE_AUTO);
+  /* Why the kernel model does not time the run (when it does not). */
+  const char* off = o->compute_model == SS_COMPUTE_PEAK || o->compute_model == SS_COMPUTE_ROOFLINE
+                        ? "--compute-model is not kernels or auto"
+                        : why;
   if (w->untimed && !j->kernels)
     return ss_err_set(err, w->path, 0,
                       "the workload's layers have no measured times (%s): only the kernel model times them, and it "
                       "does not time this run (%s)",
-                      w->from_config ? "a Hugging Face config" : "\"measured_times\": false",
-                      o->compute_model == SS_COMPUTE_PEAK || o->compute_model == SS_COMPUTE_ROOFLINE
-                          ? "--compute-model is not kernels or auto"
-                          : why);
+                      w->from_config ? "a Hugging Face config" : "\"measured_times\": false", off);
   int seq = o->seq > 0 ? o->seq : w->tf.seq;
   if (w->learned_positions && w->max_positions > 0 && seq > w->max_positions)
     return ss_err_set(err, w->path, 0,
@@ -1226,18 +1233,13 @@ static int phase_transformer(ss_job* j, ss_err* err)
     return ss_err_set(err, w->path, 0,
                       "--seq %d: another sequence than the workload's (%d) is derived from the architecture by the "
                       "kernel model, which does not time this run (%s)",
-                      seq, w->tf.seq,
-                      o->compute_model == SS_COMPUTE_PEAK || o->compute_model == SS_COMPUTE_ROOFLINE
-                          ? "--compute-model is not kernels or auto"
-                          : why);
-  int head_dim = w->tf.hidden / w->tf.heads;
+                      seq, w->tf.seq, off);
+  int head_dim = ss_transformer_head_dim(&w->tf);
   if (o->attention == SS_ATTN_FLASH && !j->kernels)
     return ss_err_set(err, w->path, 0,
                       "--attention flash: flash attention is timed by the kernel model, which does not time this "
                       "run (%s); the workload's own times are eager attention's",
-                      o->compute_model == SS_COMPUTE_PEAK || o->compute_model == SS_COMPUTE_ROOFLINE
-                          ? "--compute-model is not kernels or auto"
-                          : why);
+                      off);
   int flash = j->kernels && ss_tf_has_flash(&j->tf_device, head_dim);
   if (o->attention == SS_ATTN_FLASH && !flash)
     return ss_err_set(err, j->platform->path, 0,
@@ -1245,6 +1247,14 @@ static int phase_transformer(ss_job* j, ss_err* err)
                       "(FlashAttention needs Ampere or later): --attention eager",
                       g->model, j->tf_device.generation, head_dim);
   j->attention = o->attention == SS_ATTN_EAGER || !flash ? SS_ATTENTION_EAGER : SS_ATTENTION_FLASH;
+  if (j->mp.cp > 1 && (!j->kernels || j->attention != SS_ATTENTION_FLASH))
+    return ss_err_set(err, NULL, 0,
+                      "--cp %d runs ring attention, flash attention over blocks of keys and values, which the kernel "
+                      "model times: %s",
+                      j->mp.cp,
+                      !j->kernels                     ? off
+                      : o->attention == SS_ATTN_EAGER ? "not with --attention eager"
+                                                      : "this GPU has no fused attention kernel");
   if (!j->kernels)
     return SS_OK;
   ss_transformer tf = w->tf;
@@ -1264,14 +1274,21 @@ static void kernel_times(ss_job* j)
   const ss_gpu* g = &j->platform->gpus[0];
   double to_flops = g->speed_flops * j->opt.compute_scale;
   int t = j->mp.on ? j->mp.t : 1;
-  ss_tf_split sp = {j->batch, w->tf.seq,    t, j->mp.on && j->opt.sequence_parallel, 1,
-                    2,        j->attention, 1, j->precision == SS_PRECISION_FP8};
+  ss_tf_split sp = {.b = j->batch,
+                    .seq = w->tf.seq,
+                    .t = t,
+                    .sp = j->mp.on && j->opt.sequence_parallel,
+                    .cp = j->mp.on ? j->mp.cp : 1,
+                    .elem = 2,
+                    .attention = j->attention,
+                    .causal = 1,
+                    .fp8 = j->precision == SS_PRECISION_FP8};
   double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
   if (!fwd)
     ss_nomem_exit("the layers' times");
   double* bwd = fwd + w->nlayers;
   /* Every kernel of a 16-bit run on a generation with a GEMM fit has a fit (phase_transformer). */
-  ss_assert(ss_tf_layer_times(w, &w->tf, &sp, &j->tf_device, fwd, bwd, &j->attn_share) == 0);
+  ss_assert(ss_tf_layer_times(w, &w->tf, &sp, &j->tf_device, fwd, bwd, j->attn_share) == 0);
   for (int l = 0; l < w->nlayers; l++) {
     j->fwd_flops[l] = fwd[l] * to_flops;
     j->bwd_flops[l] = bwd[l] * to_flops;

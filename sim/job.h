@@ -42,6 +42,7 @@ typedef struct ss_mp {
   int on;
   ss_layout layout;
   int t, p, d, v, m, b; /* tensor size, stages, replicas, chunks per stage, micro-batches, micro-batch */
+  int cp;               /* context size: the GPUs each sequence is split over */
   ss_schedule schedule;
   int* counts; /* [p v]: the transformer layers of each virtual stage */
   /* Derived (ss_derive_job): one GPU's seconds per micro-batch of each virtual stage ([p v]). */
@@ -49,7 +50,10 @@ typedef struct ss_mp {
   double* bwd_s;    /* backward compute, recomputation included */
   double* tp_fwd_s; /* the tensor-parallel collectives the forward waits for */
   double* tp_bwd_s; /* ... the backward waits for (those not hidden under weight gradients) */
-  int tp_cross;     /* a tensor group spans instances: its collectives wait on the network */
+  int tp_cross;     /* a tensor or context group spans instances: its collectives wait on the network */
+  double cp_fwd_s;  /* of tp_fwd_s per layer: the context ring's exchange the attention does not hide */
+  double cp_bwd_s;  /* ... of tp_bwd_s */
+  double cp_bytes;  /* the keys and values one GPU passes on per layer and micro-batch, forward */
   double p2p_bytes; /* what each GPU sends to the next (or previous) stage per micro-batch */
   /* Per stage ([p]), one GPU: the data-parallel reduction of its gradients (all its chunks), the part
    * of it hidden under the last micro-batch's backward, the optimizer step, and the distributed
@@ -110,7 +114,7 @@ typedef struct ss_job {
   int kernels;
   ss_tf_device tf_device;
   ss_attention attention; /* the attention core as run (eager outside the kernel model) */
-  double attn_share;      /* the attention core's share of a transformer layer's forward time */
+  double attn_share[2];   /* the attention core's share of a transformer layer's forward and backward time */
   ss_workload tf_work;
   ss_layer* tf_layers;
   ss_precision precision; /* the layers' precision: --precision, or the workload's */

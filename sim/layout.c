@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char* const ss_dim_names[] = {"tp", "dp", "pp", NULL};
+const char* const ss_dim_names[] = {"tp", "cp", "dp", "pp", NULL};
 
 int ss_layout_parse_order(const char* text, ss_dim order[SS_DIM_COUNT])
 {
@@ -15,10 +15,15 @@ int ss_layout_parse_order(const char* text, ss_dim order[SS_DIM_COUNT])
     for (int k = 0; k < SS_DIM_COUNT && d < 0; k++)
       if (strlen(ss_dim_names[k]) == len && strncmp(ss_dim_names[k], s, len) == 0)
         d = k;
-    if (d < 0 || (seen & (1 << d)))
+    /* cp only right after tp, where it goes when not named. */
+    if (d < 0 || (seen & (1 << d)) || (d == SS_DIM_CP && (n == 0 || order[n - 1] != SS_DIM_TP)))
       return -1;
     seen |= 1 << d;
     order[n++] = (ss_dim)d;
+    if (d == SS_DIM_TP && n < SS_DIM_COUNT && strncmp(s + len, "-cp", 3) != 0) {
+      seen |= 1 << SS_DIM_CP;
+      order[n++] = SS_DIM_CP;
+    }
     s += len;
     if (*s == '-' && !*++s)
       return -1;
@@ -26,27 +31,29 @@ int ss_layout_parse_order(const char* text, ss_dim order[SS_DIM_COUNT])
   return n == SS_DIM_COUNT && seen == (1 << SS_DIM_COUNT) - 1 ? 0 : -1;
 }
 
-int ss_layout_make(int gpus, int t, int p, const ss_dim order[SS_DIM_COUNT], ss_layout* out, char* why, size_t size)
+int ss_layout_make(int gpus, int t, int cp, int p, const ss_dim order[SS_DIM_COUNT], ss_layout* out, char* why,
+                   size_t size)
 {
-  if (t < 1 || p < 1 || gpus < 1)
-    return snprintf(why, size, "--tp and --pp must be 1 or more (got %d and %d)", t, p), -1;
-  if (gpus % (t * p))
+  if (t < 1 || cp < 1 || p < 1 || gpus < 1)
+    return snprintf(why, size, "--tp, --cp and --pp must be 1 or more (got %d, %d and %d)", t, cp, p), -1;
+  if (gpus % (t * cp * p))
     return snprintf(why, size,
-                    "--tp %d x --pp %d = %d GPUs per replica does not divide the job's %d GPUs (the data-parallel "
-                    "size is GPUs / (tp pp))",
-                    t, p, t * p, gpus),
+                    "--tp %d x --cp %d x --pp %d = %d GPUs per replica does not divide the job's %d GPUs (the "
+                    "data-parallel size is GPUs / (tp cp pp))",
+                    t, cp, p, t * cp * p, gpus),
            -1;
   memset(out, 0, sizeof(*out));
   out->size[SS_DIM_TP] = t;
+  out->size[SS_DIM_CP] = cp;
   out->size[SS_DIM_PP] = p;
-  out->size[SS_DIM_DP] = gpus / (t * p);
+  out->size[SS_DIM_DP] = gpus / (t * cp * p);
   memcpy(out->order, order, sizeof(out->order));
   return 0;
 }
 
 int ss_layout_gpus(const ss_layout* l)
 {
-  return l->size[SS_DIM_TP] * l->size[SS_DIM_DP] * l->size[SS_DIM_PP];
+  return l->size[SS_DIM_TP] * l->size[SS_DIM_CP] * l->size[SS_DIM_DP] * l->size[SS_DIM_PP];
 }
 
 void ss_layout_coords(const ss_layout* l, int rank, int coord[SS_DIM_COUNT])
@@ -70,13 +77,28 @@ int ss_layout_rank(const ss_layout* l, const int coord[SS_DIM_COUNT])
 
 int ss_layout_group(const ss_layout* l, int rank, ss_dim dim, int* out)
 {
-  int c[SS_DIM_COUNT];
+  return ss_layout_group_dims(l, rank, 1u << dim, out);
+}
+
+int ss_layout_group_dims(const ss_layout* l, int rank, unsigned dims, int* out)
+{
+  int c[SS_DIM_COUNT], n = 1;
   ss_layout_coords(l, rank, c);
-  for (int i = 0; i < l->size[dim]; i++) {
-    c[dim] = i;
+  for (int k = 0; k < SS_DIM_COUNT; k++)
+    if (dims & (1u << l->order[k]))
+      n *= l->size[l->order[k]];
+  for (int i = 0; i < n; i++) {
+    int rest = i;
+    for (int k = 0; k < SS_DIM_COUNT; k++) {
+      ss_dim d = l->order[k];
+      if (dims & (1u << d)) {
+        c[d] = rest % l->size[d];
+        rest /= l->size[d];
+      }
+    }
     out[i] = ss_layout_rank(l, c);
   }
-  return l->size[dim];
+  return n;
 }
 
 int ss_layout_groups_across(const ss_layout* l, ss_dim dim, int per_instance)

@@ -436,6 +436,13 @@ const ss_optdef ss_option_table[] = {
      "tensor-parallel size: each transformer layer's matrices split over T GPUs (Megatron-LM), 2 allreduces of "
      "the layer's activations forward and 2 backward per micro-batch; T must divide the heads, key-value heads, "
      "hidden and FFN sizes of the workload's transformer", 0, 0},
+    {"cp", 0, SS_KIND_COUNT, OFF(cp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "N", NULL, 1, "1", 0, "cp", "cp", 0,
+     NULL,
+     "context-parallel size (Megatron-Core's --context-parallel-size): each sequence split over N GPUs in 2N "
+     "chunks (two a rank, for the causal mask's balance), the keys and values passed around the group in a ring "
+     "while the attention runs, their gradients the same way back, the weights' gradients reduced over the "
+     "context and data ranks; the kernel model with flash attention; N must divide the sequence into 2N chunks",
+     0, 0},
     {"pp", 0, SS_KIND_COUNT, OFF(pp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "P", NULL, 1, "1", 0, "pp", "pp", 0,
      NULL,
      "pipeline stages: the layers split over P stages (the embedding with the first, the output layer and loss "
@@ -948,12 +955,15 @@ static void lacking(unsigned need, const char* net, char* buf, size_t size)
 {
   switch (need) {
     case SS_NEEDS_PS: snprintf(buf, size, "goes with --arch ps"); break;
-    case SS_NEEDS_MP: snprintf(buf, size, "tunes tensor or pipeline parallelism: it needs --tp or --pp above 1"); break;
+    case SS_NEEDS_MP:
+      snprintf(buf, size, "tunes tensor, context or pipeline parallelism: it needs --tp, --cp or --pp above 1");
+      break;
     case SS_NEEDS_DP:
       snprintf(buf, size,
-               "has no effect with --tp or --pp above 1 (a plan's --tps and --pps without 1): tensor- and "
-               "pipeline-parallel runs are simulated stage by stage at the fast fidelity, without data loading, the "
-               "host's thread or the data-parallel framework (docs/model.md, \"Tensor and pipeline parallelism\")");
+               "has no effect with --tp, --cp or --pp above 1 (a plan's --tps and --pps without 1): tensor-, "
+               "context- and pipeline-parallel runs are simulated stage by stage at the fast fidelity, without data "
+               "loading, the host's thread or the data-parallel framework (docs/model.md, \"Tensor and pipeline "
+               "parallelism\")");
       break;
     case SS_NEEDS_NET:
       snprintf(buf, size, "has no effect on one instance: give --instances N (or dedicated parameter servers)");
@@ -1019,7 +1029,7 @@ static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size
 
 int ss_options_model_parallel(const ss_options* o)
 {
-  return o->tp > 1 || o->pp > 1;
+  return o->tp > 1 || o->pp > 1 || o->cp > 1;
 }
 
 /* Tensor and pipeline parallelism: the options that tune it need it, and it runs alone (no

@@ -135,6 +135,7 @@ typedef struct ss_options {
   ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
   /* Tensor, sequence and pipeline parallelism (docs/model.md, "Tensor and pipeline parallelism"; par.h). */
   int tp;                    /* tensor-parallel size t */
+  int cp;                    /* context-parallel size: each sequence split over cp GPUs (ring attention) */
   int pp;                    /* pipeline stages p */
   ss_schedule schedule;      /* the pipeline's schedule */
   int virtual_stages;        /* model chunks per stage (interleaved) */
@@ -155,6 +156,7 @@ typedef struct ss_options {
   const char* plan_shards;     /* sharding modes, comma-separated; NULL: --shard's */
   const char* plan_tps;        /* tensor-parallel sizes, comma-separated; NULL: --tp's */
   const char* plan_pps;        /* pipeline stages, comma-separated; NULL: --pp's */
+  const char* plan_cps;        /* context-parallel sizes, comma-separated; NULL: --cp's */
   const char* plan_micro;      /* micro-batches, comma-separated; NULL: --micro-batch's */
   const char* plan_schedules;  /* pipeline schedules, comma-separated; NULL: --schedule's */
   double plan_epochs;          /* epochs to train (when --samples is not given) */

@@ -17,6 +17,12 @@
  * forward on average. ESTIMATE from the shapes, not a measurement (docs/model.md). */
 #define PAR_TP_HIDE_SHARE 0.29
 
+/* The groups of group_time: a tensor group; the ranks that reduce a stage's gradients, its data and
+ * context ranks (Megatron-Core's data-parallel group with context parallelism); a context group. */
+#define TP (1u << SS_DIM_TP)
+#define GRADS (1u << SS_DIM_DP | 1u << SS_DIM_CP)
+#define CP (1u << SS_DIM_CP)
+
 /* Megatron-Core's gradient buckets (DistributedDataParallelConfig.bucket_size): max(40,000,000,
  * 1,000,000 x data-parallel size) parameters; the last bucket's reduction cannot overlap. */
 #define PAR_BUCKET_PARAMS 4e7
@@ -32,21 +38,23 @@ static ss_job view(const ss_job* j, int g, int m)
   return v;
 }
 
-/* The time of op on bytes per GPU among the group along dim of the rank at tensor rank 0, replica
- * 0 and stage: inside each instance among its members, then across the instances they span, where
+/* The time of op on bytes per GPU among the group along the dimensions dims (a mask of 1 << ss_dim)
+ * of the rank at tensor rank 0, context rank 0, replica 0 and stage: inside each instance among its members, then across the instances they span, where
  * every GPU of the instance reduces in a group of its own at the same time (they share its NICs).
  * *cross: whether the group spans instances. */
-static double group_time(const ss_job* j, ss_dim dim, int stage, ss_coll_op op, double bytes, int* cross)
+static double group_time(const ss_job* j, unsigned dims, int stage, ss_coll_op op, double bytes, int* cross)
 {
   const ss_layout* l = &j->mp.layout;
   int coord[SS_DIM_COUNT] = {0};
   coord[SS_DIM_PP] = stage;
-  int n = l->size[dim], g = j->gpus_per_instance;
+  int n = 1, g = j->gpus_per_instance;
+  for (int d = 0; d < SS_DIM_COUNT; d++)
+    n *= dims & (1u << d) ? l->size[d] : 1;
   int* ranks = malloc(sizeof(int) * (size_t)n);
   char* seen = calloc((size_t)j->instances, 1);
   if (!ranks || !seen)
     ss_nomem_exit("a parallel group");
-  ss_layout_group(l, ss_layout_rank(l, coord), dim, ranks);
+  ss_layout_group_dims(l, ss_layout_rank(l, coord), dims, ranks);
   int spanned = 0;
   for (int k = 0; k < n; k++) {
     int inst = ranks[k] / g;
@@ -100,7 +108,7 @@ static double state_bytes(const ss_job* j, double* grad_bytes)
                                                                                                    : 0;
   *grad_bytes = j->precision == SS_PRECISION_AMP ? 2 : 4;
   double sharded = (mixed ? 4 : 0) + 4 * moments;
-  return weight_bytes(j) + *grad_bytes + sharded / (j->opt.distributed_optimizer ? j->mp.d : 1);
+  return weight_bytes(j) + *grad_bytes + sharded / (j->opt.distributed_optimizer ? j->mp.d * j->mp.cp : 1);
 }
 
 /* Each virtual stage's compute and tensor-parallel waits per micro-batch. */
@@ -110,21 +118,44 @@ static void stage_times(ss_job* j)
   const ss_workload* w = j->workload;
   int nv = mp->p * mp->v, nl = w->nlayers, lpb = w->layers_per_block, cross = 0;
   double speed = j->platform->gpus[0].speed_flops;
-  double tp_bytes = ss_transformer_tp_bytes(&w->tf, mp->b, ss_precision_half(j->precision) ? 2 : 4);
+  double elem = ss_precision_half(j->precision) ? 2 : 4;
+  /* With context parallelism a GPU holds 1/cp of each sequence's tokens. */
+  double tp_bytes = ss_transformer_tp_bytes(&w->tf, mp->b, elem) / mp->cp;
   double one = 0; /* one of a layer's collectives: an allreduce, or a reduce-scatter and an all-gather */
   if (mp->t > 1)
-    one = j->opt.sequence_parallel ? group_time(j, SS_DIM_TP, 0, SS_OP_REDUCE_SCATTER, tp_bytes, &cross) +
-                                         group_time(j, SS_DIM_TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
-                                   : group_time(j, SS_DIM_TP, 0, SS_OP_ALLREDUCE, tp_bytes, &cross);
+    one = j->opt.sequence_parallel ? group_time(j, TP, 0, SS_OP_REDUCE_SCATTER, tp_bytes, &cross) +
+                                         group_time(j, TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
+                                   : group_time(j, TP, 0, SS_OP_ALLREDUCE, tp_bytes, &cross);
   mp->tp_cross = cross;
+  /* Context parallelism (Megatron-Core's ring attention, cp_comm_type p2p): per layer and micro-batch
+   * each GPU passes its chunk's keys and values (its 1/t of the key-value heads) around the context
+   * group in cp - 1 steps, an all-gather's traffic, each step's transfer beside the attention of the
+   * chunk it has (all but the last step's attention hides it); backward the keys and values again and
+   * their gradients back, twice the bytes beside the attention's backward. What is not hidden waits,
+   * booked with the tensor-parallel waits. */
+  double ring = 0, layer_f = 0, layer_b = 0;
+  if (mp->cp > 1) {
+    mp->cp_bytes = 2.0 * mp->b * w->tf.seq / mp->cp * w->tf.kv_heads * ss_transformer_head_dim(&w->tf) / mp->t * elem;
+    ring = group_time(j, CP, 0, SS_OP_ALL_GATHER, mp->cp_bytes * mp->cp, &cross);
+    mp->tp_cross |= cross;
+    for (int l = 1; l <= lpb; l++) {
+      layer_f += j->fwd_flops[l] / speed;
+      layer_b += j->bwd_flops[l] / speed;
+    }
+    double hidden = (mp->cp - 1.0) / mp->cp;
+    mp->cp_fwd_s = fmax(0, ring - j->attn_share[0] * layer_f * hidden);
+    mp->cp_bwd_s = fmax(0, 2 * ring - j->attn_share[1] * layer_b * hidden);
+  }
   /* Between stages each GPU sends 1/t of its micro-batch's activations (b s h): its part of the
    * sequence with sequence parallelism, else Megatron's scatter/gather (Narayanan et al. SC'21
    * section 4.1), whose receiver all-gathers the tensor inside its tensor group. */
   mp->p2p_bytes = mp->p > 1 ? tp_bytes / mp->t : 0;
   double regather = mp->t > 1 && mp->p > 1 && !j->opt.sequence_parallel
-                        ? group_time(j, SS_DIM_TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
+                        ? group_time(j, TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
                         : 0;
-  double sel = j->opt.recompute != SS_RECOMPUTE_SELECTIVE ? 0 : j->kernels ? j->attn_share : ss_par_selective_share(w);
+  double sel = j->opt.recompute != SS_RECOMPUTE_SELECTIVE ? 0
+               : j->kernels                               ? j->attn_share[0]
+                                                          : ss_par_selective_share(w);
   int full = j->opt.recompute == SS_RECOMPUTE_FULL;
   int start = 0;
   for (int vs = 0; vs < nv; vs++) {
@@ -153,6 +184,8 @@ static void stage_times(ss_job* j)
     mp->tp_fwd_s[vs] = (2.0 * n + (vs == 0)) * one + (vs > 0) * regather;
     mp->tp_bwd_s[vs] = 2.0 * n * fmax(0, one - hide) + (vs == nv - 1) * one + (full ? 2.0 * n * one : 0) +
                        (vs < nv - 1) * regather;
+    mp->tp_fwd_s[vs] += n * mp->cp_fwd_s;
+    mp->tp_bwd_s[vs] += n * (mp->cp_bwd_s + (full ? mp->cp_fwd_s : 0));
     start += n;
   }
 }
@@ -185,17 +218,18 @@ static void stage_states(ss_job* j)
   for (int s = 0; s < p; s++) {
     mp->params[s] /= mp->t;
     double grads = mp->params[s] * grad_bytes;
-    mp->dp_s[s] = mp->d > 1 ? group_time(j, SS_DIM_DP, s, dist ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE, grads, &cross)
-                            : 0;
+    mp->dp_s[s] = mp->d * mp->cp > 1
+                      ? group_time(j, GRADS, s, dist ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE, grads, &cross)
+                      : 0;
     mp->dp_cross |= cross;
-    mp->gather_s[s] = dist && mp->d > 1
-                          ? group_time(j, SS_DIM_DP, s, SS_OP_ALL_GATHER, mp->params[s] * param_bytes, &cross)
+    mp->gather_s[s] = dist && mp->d * mp->cp > 1
+                          ? group_time(j, GRADS, s, SS_OP_ALL_GATHER, mp->params[s] * param_bytes, &cross)
                           : 0;
     /* The buckets but the last reduce while the last micro-batch's backward runs (--no-overlap: none). */
-    double buckets = ceil(mp->params[s] / fmax(PAR_BUCKET_PARAMS, PAR_BUCKET_PARAMS_PER_DP * mp->d));
+    double buckets = ceil(mp->params[s] / fmax(PAR_BUCKET_PARAMS, PAR_BUCKET_PARAMS_PER_DP * mp->d * mp->cp));
     double last_bwd = mp->bwd_s[s] + mp->tp_bwd_s[s]; /* chunk 0's: the stage's last backward */
     mp->dp_hidden_s[s] = j->opt.overlap && buckets > 1 ? fmin(mp->dp_s[s] * (1 - 1 / buckets), last_bwd) : 0;
-    mp->opt_s[s] = opt_s * mp->params[s] / total / (dist ? mp->d : 1);
+    mp->opt_s[s] = opt_s * mp->params[s] / total / (dist ? mp->d * mp->cp : 1);
   }
   if (w->tf.tied && p > 1) {
     int first[SS_DIM_COUNT] = {0}, last[SS_DIM_COUNT] = {0};
@@ -219,8 +253,15 @@ static int stage_memory(ss_job* j, ss_err* err)
   /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. The kernel model's
    * (tfkernels.h): with grouped-query keys and values, a gated FFN's intermediates, and flash
    * attention's softmax statistics in place of eager attention's scores. */
-  ss_tf_split sp = {mp->b, w->tf.seq,    mp->t, j->opt.sequence_parallel,        1,
-                    2,     j->attention, 1,     j->precision == SS_PRECISION_FP8};
+  ss_tf_split sp = {.b = mp->b,
+                    .seq = w->tf.seq,
+                    .t = mp->t,
+                    .sp = j->opt.sequence_parallel,
+                    .cp = mp->cp,
+                    .elem = 2,
+                    .attention = j->attention,
+                    .causal = 1,
+                    .fp8 = j->precision == SS_PRECISION_FP8};
   double layer = j->kernels ? ss_tf_activation_bytes(&w->tf, &sp, j->opt.recompute)
                             : ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, j->opt.sequence_parallel,
                                                               j->opt.recompute) *

@@ -242,16 +242,17 @@ static void write_table_ckpt(FILE* f, const ss_job* j)
 static void write_json_parallel(FILE* f, const ss_job* j)
 {
   const ss_mp* mp = &j->mp;
-  fprintf(f,
-          "  \"parallel\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"virtual_stages\": %d, \"micro_batch\": %d, "
-          "\"micro_batches\": %d,\n    \"schedule\": \"%s\", \"rank_order\": \"%s\", \"sequence_parallel\": %s, "
-          "\"recompute\": \"%s\", \"distributed_optimizer\": %s,\n    \"bubble_closed_form\": %.17g, "
-          "\"p2p_bytes\": %.17g, \"tensor_across_instances\": %s, \"data_across_instances\": %s,\n",
-          mp->t, mp->p, mp->d, mp->v, mp->b, mp->m, ss_schedule_names[mp->schedule],
-          ss_rank_order_names[j->opt.rank_order], j->opt.sequence_parallel ? "true" : "false",
-          ss_recompute_names[j->opt.recompute], j->opt.distributed_optimizer ? "true" : "false",
-          ss_pipe_bubble_closed_form(mp->schedule, mp->p, mp->v, mp->m), mp->p2p_bytes, mp->tp_cross ? "true" : "false",
-          mp->dp_cross ? "true" : "false");
+  fprintf(
+      f,
+      "  \"parallel\": {\"tp\": %d, \"cp\": %d, \"pp\": %d, \"dp\": %d, \"virtual_stages\": %d, \"micro_batch\": %d, "
+      "\"micro_batches\": %d,\n    \"schedule\": \"%s\", \"rank_order\": \"%s\", \"sequence_parallel\": %s, "
+      "\"recompute\": \"%s\", \"distributed_optimizer\": %s,\n    \"bubble_closed_form\": %.17g, "
+      "\"p2p_bytes\": %.17g, \"tensor_across_instances\": %s, \"data_across_instances\": %s,\n",
+      mp->t, mp->cp, mp->p, mp->d, mp->v, mp->b, mp->m, ss_schedule_names[mp->schedule],
+      ss_rank_order_names[j->opt.rank_order], j->opt.sequence_parallel ? "true" : "false",
+      ss_recompute_names[j->opt.recompute], j->opt.distributed_optimizer ? "true" : "false",
+      ss_pipe_bubble_closed_form(mp->schedule, mp->p, mp->v, mp->m), mp->p2p_bytes, mp->tp_cross ? "true" : "false",
+      mp->dp_cross ? "true" : "false");
   fprintf(f, "    \"stages\": [");
   for (int s = 0; s < mp->p; s++) {
     int layers = 0;
@@ -520,6 +521,11 @@ static void write_table_parallel(FILE* f, const ss_job* j)
           j->opt.overlap ? " during the last backward" : " after it (--no-overlap)",
           mp->dp_cross ? "across instances" : "inside an instance",
           mp->embed_s > 0 ? "; tied embeddings allreduced" : "");
+  if (mp->cp > 1)
+    fprintf(f,
+            "  context: %d ranks a sequence, keys and values around a ring (%.2f MB a layer per GPU), %.3f ms a layer "
+            "forward and %.3f ms backward not hidden by the attention\n",
+            mp->cp, mp->cp_bytes * (mp->cp - 1) / 1e6, mp->cp_fwd_s * 1e3, mp->cp_bwd_s * 1e3);
   int worst = 0;
   for (int s = 1; s < mp->p; s++)
     if (mp->mem_bytes[s] > mp->mem_bytes[worst])
@@ -545,10 +551,13 @@ static void write_table(FILE* f, const ss_result* r)
     snprintf(on, sizeof(on), "%d x %s", j->instances, j->platform->instance_type);
   else
     snprintf(on, sizeof(on), "%s", j->platform->instance_type);
-  if (j->mp.on)
-    snprintf(batch, sizeof(batch), "tensor %d x pipeline %d x data %d, %d micro-batch%s of %d", j->mp.t, j->mp.p,
-             j->mp.d, j->mp.m, j->mp.m == 1 ? "" : "es", j->mp.b);
-  else
+  if (j->mp.on) {
+    char context[32] = "";
+    if (j->mp.cp > 1)
+      snprintf(context, sizeof(context), "context %d x ", j->mp.cp);
+    snprintf(batch, sizeof(batch), "tensor %d x %spipeline %d x data %d, %d micro-batch%s of %d", j->mp.t, context,
+             j->mp.p, j->mp.d, j->mp.m, j->mp.m == 1 ? "" : "es", j->mp.b);
+  } else
     snprintf(batch, sizeof(batch), "batch %d per GPU%s", j->batch, j->accum > 1 ? " x" : "");
   if (!j->mp.on && j->accum > 1)
     snprintf(batch + strlen(batch), sizeof(batch) - strlen(batch), " %d accumulated (reduced after the last)",

@@ -135,12 +135,12 @@ static double entry_share(const ss_workload* w, int l, int bwd)
 }
 
 int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_tf_split* sp, const ss_tf_device* d,
-                      double* fwd_s, double* bwd_s, double* attn_share)
+                      double* fwd_s, double* bwd_s, double attn_share[2])
 {
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
-  double attn = 0;
+  double attn = 0, attn_b = 0;
   double block_f = pass_time(k, ss_tf_kernels(tf, sp, 0, k), d, &attn);
-  double block_b = pass_time(k, ss_tf_kernels(tf, sp, 1, k), d, NULL);
+  double block_b = pass_time(k, ss_tf_kernels(tf, sp, 1, k), d, &attn_b);
   double embed_f = pass_time(k, embed_kernels(tf, sp, 0, k), d, NULL);
   double embed_b = pass_time(k, embed_kernels(tf, sp, 1, k), d, NULL);
   double head_f = pass_time(k, head_kernels(tf, sp, 0, k), d, NULL);
@@ -156,7 +156,8 @@ int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_t
   }
   fwd_s[nl - 1] = head_f;
   bwd_s[nl - 1] = head_b;
-  *attn_share = block_f > 0 ? attn / block_f : 0;
+  attn_share[0] = block_f > 0 ? attn / block_f : 0;
+  attn_share[1] = block_b > 0 ? attn_b / block_b : 0;
   return 0;
 }
 

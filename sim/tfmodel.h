@@ -37,10 +37,11 @@ int ss_tf_has_flash(const ss_tf_device* d, int head_dim);
  * sequences), into fwd_s[] and bwd_s[] (w->nlayers each): the input embedding (a gather), each
  * transformer layer (ss_tf_kernels, its time shared among its layers_per_block entries by their
  * FLOPs), the output layer (the final norm, the vocabulary's GEMM and the cross-entropy); each kernel
- * at least SS_TF_KERNEL_FLOOR_S. *attn_share: the attention core's share of a transformer layer's
- * forward (what selective recomputation runs again). 0, or -1 when a kernel has no fit on d. */
+ * at least SS_TF_KERNEL_FLOOR_S. attn_share: the attention core's share of a transformer layer's
+ * forward (what selective recomputation runs again, what hides context parallelism's exchange) and
+ * of its backward. 0, or -1 when a kernel has no fit on d. */
 int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_tf_split* sp, const ss_tf_device* d,
-                      double* fwd_s, double* bwd_s, double* attn_share);
+                      double* fwd_s, double* bwd_s, double attn_share[2]);
 
 /* w at tf's sequence length and with attention a: out a copy of w whose layers are layers[]
  * (w->nlayers of them; names and tensors borrowed from w) with the transformer layers' FLOPs (their

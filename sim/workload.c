@@ -951,12 +951,17 @@ static int parse_root(wctx* c, const cJSON* root, ss_workload* w)
 static void config_name(const char* path, char* buf, size_t size)
 {
   const char* base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-  if (strcmp(base, "config.json") == 0 && base - path > 1) {
-    const char *end = base - 1, *start = end;
+  if (strcmp(base, "config.json") == 0) {
+    const char* end = base;
+    while (end > path && end[-1] == '/')
+      end--;
+    const char* start = end;
     while (start > path && start[-1] != '/')
       start--;
-    snprintf(buf, size, "%.*s", (int)(end - start), start);
-    return;
+    if (end > start) {
+      snprintf(buf, size, "%.*s", (int)(end - start), start);
+      return;
+    }
   }
   snprintf(buf, size, "%s", base);
   size_t n = strlen(buf);

@@ -1774,15 +1774,17 @@ static void test_pipeline_bubble(void)
 static void test_pipeline_layout(void)
 {
   ss_dim order[SS_DIM_COUNT];
-  CU_ASSERT(ss_layout_parse_order("tp-dp-pp", order) == 0 && order[0] == SS_DIM_TP && order[2] == SS_DIM_PP);
-  static const char* const bad[] = {"tp-dp", "tp-tp-pp", "tp-dp-pp-", "", "tp-dp-xx", "tp--dp-pp"};
+  CU_ASSERT(ss_layout_parse_order("tp-dp-pp", order) == 0 && order[0] == SS_DIM_TP && order[1] == SS_DIM_CP &&
+            order[3] == SS_DIM_PP);
+  static const char* const bad[] = {"tp-dp",       "tp-tp-pp",    "tp-dp-pp-",     "", "tp-dp-xx", "tp--dp-pp",
+                                    "cp-tp-dp-pp", "tp-dp-cp-pp", "tp-cp-cp-dp-pp"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     CU_ASSERT(ss_layout_parse_order(bad[i], order) == -1);
   ss_layout l;
   char why[256];
-  CU_ASSERT(ss_layout_make(64, 3, 2, order, &l, why, sizeof(why)) == -1 && strstr(why, "does not divide"));
+  CU_ASSERT(ss_layout_make(64, 3, 1, 2, order, &l, why, sizeof(why)) == -1 && strstr(why, "does not divide"));
   CU_ASSERT(ss_layout_parse_order("tp-dp-pp", order) == 0);
-  CU_ASSERT_FATAL(ss_layout_make(64, 8, 2, order, &l, why, sizeof(why)) == 0);
+  CU_ASSERT_FATAL(ss_layout_make(64, 8, 1, 2, order, &l, why, sizeof(why)) == 0);
   CU_ASSERT(l.size[SS_DIM_DP] == 4 && ss_layout_gpus(&l) == 64);
   int c[SS_DIM_COUNT];
   ss_layout_coords(&l, 13, c);
@@ -1802,13 +1804,25 @@ static void test_pipeline_layout(void)
   CU_ASSERT(ss_layout_groups_across(&l, SS_DIM_PP, 8) == 32);
   CU_ASSERT(ss_layout_groups_across(&l, SS_DIM_DP, 8) == 16);
   /* A tensor group of 16 crosses instances of 8. */
-  CU_ASSERT_FATAL(ss_layout_make(64, 16, 2, order, &l, why, sizeof(why)) == 0);
+  CU_ASSERT_FATAL(ss_layout_make(64, 16, 1, 2, order, &l, why, sizeof(why)) == 0);
   CU_ASSERT(ss_layout_groups_across(&l, SS_DIM_TP, 8) == 4);
   /* Pipeline before data: consecutive groups of 8 are the stages of one replica. */
   CU_ASSERT(ss_layout_parse_order("tp-pp-dp", order) == 0);
-  CU_ASSERT_FATAL(ss_layout_make(64, 8, 2, order, &l, why, sizeof(why)) == 0);
+  CU_ASSERT_FATAL(ss_layout_make(64, 8, 1, 2, order, &l, why, sizeof(why)) == 0);
   ss_layout_coords(&l, 8, c);
   CU_ASSERT(c[SS_DIM_PP] == 1 && c[SS_DIM_DP] == 0);
+  /* Context parallelism in Megatron-Core's tp-cp-dp-pp: tensor 2, context 4, data 2, pipeline 2 on 32
+   * GPUs; rank 13 = tp 1 + 2 x cp 2 + 8 x dp 1; its context group 9, 11, 13, 15; the group its
+   * gradients are reduced in, context and data, 1, 3, ..., 15. */
+  CU_ASSERT(ss_layout_parse_order("tp-cp-dp-pp", order) == 0 && order[1] == SS_DIM_CP);
+  CU_ASSERT_FATAL(ss_layout_make(32, 2, 4, 2, order, &l, why, sizeof(why)) == 0);
+  CU_ASSERT(l.size[SS_DIM_DP] == 2 && ss_layout_gpus(&l) == 32);
+  ss_layout_coords(&l, 13, c);
+  CU_ASSERT(c[SS_DIM_TP] == 1 && c[SS_DIM_CP] == 2 && c[SS_DIM_DP] == 1 && c[SS_DIM_PP] == 0);
+  CU_ASSERT(ss_layout_group(&l, 13, SS_DIM_CP, g) == 4 && g[0] == 9 && g[1] == 11 && g[3] == 15);
+  CU_ASSERT(ss_layout_group_dims(&l, 13, 1u << SS_DIM_CP | 1u << SS_DIM_DP, g) == 8 && g[0] == 1 && g[4] == 9 &&
+            g[7] == 15);
+  CU_ASSERT(ss_layout_make(32, 2, 3, 2, order, &l, why, sizeof(why)) == -1 && strstr(why, "--cp 3"));
 }
 
 /* A transformer's figures against hand-computed ones: GPT-3 175B's parameters, Table 2's activation
@@ -2073,8 +2087,8 @@ static void test_tfmodel_workload(void)
   ss_tf_split sp = {.b = 2, .seq = w->tf.seq, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
   ss_tf_device a100 = {"ampere", "fp16", 312e12, 1.555e12, 108, 0.8, 312e12};
   double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
-  double *bwd = fwd + w->nlayers, share = 0;
-  CU_ASSERT_FATAL(ss_tf_layer_times(w, &w->tf, &sp, &a100, fwd, bwd, &share) == 0);
+  double *bwd = fwd + w->nlayers, share[2] = {0, 0};
+  CU_ASSERT_FATAL(ss_tf_layer_times(w, &w->tf, &sp, &a100, fwd, bwd, share) == 0);
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
   double want = 0, block = 0;
   int n = ss_tf_kernels(&w->tf, &sp, 0, k);
@@ -2083,12 +2097,13 @@ static void test_tfmodel_workload(void)
   for (int l = 1; l <= w->layers_per_block; l++)
     block += fwd[l];
   CU_ASSERT(fabs(block - want) <= 1e-12 * want);
-  CU_ASSERT(share > 0 && share < 1 && fwd[0] > 0 && bwd[0] > 0 && fwd[w->nlayers - 1] > 0 && bwd[w->nlayers - 1] > 0);
+  CU_ASSERT(share[0] > 0 && share[0] < 1 && share[1] > 0 && share[1] < 1 && fwd[0] > 0 && bwd[0] > 0 &&
+            fwd[w->nlayers - 1] > 0 && bwd[w->nlayers - 1] > 0);
   sp.attention = SS_ATTENTION_EAGER;
   ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8, 125e12};
-  CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, &share) == 0);
+  CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, share) == 0);
   sp.attention = SS_ATTENTION_FLASH;
-  CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, &share) == -1);
+  CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, share) == -1);
   free(fwd);
   ss_layer* layers = calloc((size_t)w->nlayers, sizeof(ss_layer));
   ss_workload same, twice;
@@ -2109,6 +2124,39 @@ static void test_tfmodel_workload(void)
   CU_ASSERT(twice.dataset.bytes_per_sample == 2 * w->dataset.bytes_per_sample);
   free(layers);
   ss_workload_free(w);
+}
+
+/* Every config of tests/hf (Llama 2/3, Mistral, Qwen2, Qwen3, Gemma, Gemma 2, GPT-2, GPT-NeoX, Pythia)
+ * read as a workload: its parameters the model's published total (tests/hf/README.md gives each
+ * source), exactly. */
+static void test_hfconfig_params(void)
+{
+  FILE* f = fopen("tests/hf/expected_params.tsv", "r");
+  CU_ASSERT_FATAL(f != NULL);
+  char line[512];
+  int n = 0;
+  while (fgets(line, sizeof(line), f)) {
+    char folder[64];
+    double want = 0;
+    if (line[0] == '#' || sscanf(line, "%63s %*s %lf", folder, &want) != 2)
+      continue;
+    char path[128];
+    snprintf(path, sizeof(path), "tests/hf/%s/config.json", folder);
+    ss_workload* w = NULL;
+    ss_err err;
+    CU_ASSERT_FATAL(ss_workload_load(path, &w, &err) == SS_OK);
+    double got = 0;
+    for (int l = 0; l < w->nlayers; l++)
+      got += w->layers[l].params;
+    if (got != want)
+      fprintf(stderr, "%s: %.0f parameters, published %.0f\n", folder, got, want);
+    CU_ASSERT(got == want && w->from_config && w->untimed && w->has_transformer);
+    CU_ASSERT(w->nlayers == w->tf.layers + 2 && strcmp(w->model, "") != 0);
+    ss_workload_free(w);
+    n++;
+  }
+  fclose(f);
+  CU_ASSERT(n >= 14);
 }
 
 /* The layers split over the virtual stages: evenly as Megatron-LM does, or as given. */
@@ -2258,7 +2306,8 @@ static const suite_def suites[] = {
       {"fits", test_tfkernels_fits},
       {"time", test_tfkernels_time},
       {"fp8", test_tfkernels_fp8},
-      {"tfmodel", test_tfmodel_workload}}},
+      {"tfmodel", test_tfmodel_workload},
+      {"hfconfig", test_hfconfig_params}}},
     {"rng",
      {{"streams", test_rng_streams},
       {"moments", test_rng_moments},
