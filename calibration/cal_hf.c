@@ -171,7 +171,7 @@ static int hf_run(void* args, int nfiles, char** files, ss_err* err)
       status = ss_err_nomem(err);
       goto done;
     }
-    ss_tf_workload(w, &tf, SS_ATTENTION_EAGER, 0, &at, layers);
+    ss_tf_workload(w, &tf, SS_ATTENTION_EAGER, 0, SS_RECOMPUTE_NONE, &at, layers);
   }
   j = workload_json(path, &at, a);
   /* What is written must be a workload the simulator takes: a refusal names the config. */

@@ -215,6 +215,7 @@ static int apply_changes(ss_cli* c, char* msg, size_t size)
   char why[768];
   if (ss_options_check(&c->changed, changed, SS_CMD_WHATIF, why, sizeof(why)))
     return usage_error(msg, size, "the changed configuration: %s", why);
+  ss_options_settle(&c->changed, changed);
   return 0;
 }
 
@@ -357,6 +358,8 @@ static int parse_options(ss_cli* out, int nrest, char** rest, char* msg, size_t 
   char why[768];
   if (!rc && ss_options_check(&out->opt, &out->given, out->cmd, why, sizeof(why)))
     rc = usage_error(msg, size, "%s", why);
+  if (!rc)
+    ss_options_settle(&out->opt, &out->given);
   if (!rc && out->cmd == SS_CMD_WHATIF)
     rc = apply_changes(out, msg, size);
   return rc;

@@ -353,17 +353,27 @@ static void add_post_colls(ss_job* j)
     add_coll(j, SS_CK_METRIC, SS_OP_ALLREDUCE, SS_SCOPE_ALL, k, SS_METRIC_BYTES);
 }
 
+/* How many of a step's micro-batches reduce their gradients: all of them where the mode reduces after
+ * every micro-batch (ZeRO-2 and 3, FSDP without --accum-no-sync: shard.h), else the last. */
+int ss_job_micro_reductions(const ss_job* j)
+{
+  return ss_shard_mode_of(j->opt.shard)->reduce_each_micro && !j->opt.accum_no_sync ? j->accum : 1;
+}
+
 /* The collectives of an iteration without wrapping units: the buckets (the mode's collective: ZeRO-2
- * reduces each to the GPUs that own its parts, a reduce-scatter's traffic), then those after the step. */
+ * reduces each to the GPUs that own its parts, a reduce-scatter's traffic), each micro-batch's where
+ * every one reduces, then those after the step. */
 static int bucket_colls(ss_job* j)
 {
-  j->colls_cap = j->nbuckets + j->npost + j->nmetric + 1;
+  int passes = ss_job_micro_reductions(j);
+  j->colls_cap = passes * j->nbuckets + j->npost + j->nmetric + 1;
   j->colls = calloc((size_t)j->colls_cap, sizeof(ss_coll_spec));
   if (!j->colls)
     return SS_ENOMEM;
   ss_coll_op op = ss_shard_mode_of(j->opt.shard)->bucket_op;
-  for (int b = 0; b < j->nbuckets; b++)
-    add_coll(j, SS_CK_BUCKET, op, SS_SCOPE_ALL, b, j->buckets[b].bytes);
+  for (int k = 0; k < passes; k++)
+    for (int b = 0; b < j->nbuckets; b++)
+      add_coll(j, SS_CK_BUCKET, op, SS_SCOPE_ALL, b, j->buckets[b].bytes);
   add_post_colls(j);
   return SS_OK;
 }
@@ -425,40 +435,20 @@ static void forward_segment(ss_job* j, double speed)
   seg_close(g, &p);
 }
 
-static int make_segments(ss_job* j, double host_opt_s)
+/* One micro-batch's backward, its buckets launched as the mode launches them, their collectives from
+ * off (the micro-batch's first in j->colls). */
+static void backward_buckets(ss_job* j, int off, double speed, double hook)
 {
   const ss_workload* w = j->workload;
-  int nl = w->nlayers;
-  double speed = j->platform->gpus[0].speed_flops;
-  j->segs = calloc((size_t)j->nbuckets + 3 + 2 * ((size_t)j->accum - 1), sizeof(ss_segment));
-  if (!j->segs)
-    return SS_ENOMEM;
+  int nl = w->nlayers, b = 0, chunk = nl - 1;
   pipe p;
-  ss_segment* g;
-  double hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
-  /* Gradient accumulation: the micro-batches before the last run forward and backward without
-   * reducing (PyTorch DDP's no_sync(): its hooks return at once), the last one as without it. */
-  for (int k = 0; k + 1 < j->accum; k++) {
-    forward_segment(j, speed);
-    g = seg_open(j, SS_SEG_BACKWARD, &p);
-    g->first_layer = nl - 1;
-    g->last_layer = 0;
-    for (int l = nl - 1; l >= 0; l--) {
-      g->flops += j->bwd_flops[l];
-      pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
-      g->launches += 2 * layer_launches(&w->layers[l]);
-    }
-    seg_close(g, &p);
-  }
-  forward_segment(j, speed);
-  int b = 0, chunk = nl - 1;
   /* The mode's buckets go out as backward fills them (unless --no-overlap), on side streams or not. */
   int in_backward = j->opt.overlap && ss_shard_mode_of(j->opt.shard)->bucket_in_backward;
   int side_streams = ss_shard_overlap_comm(j->opt.shard, j->opt.overlap_comm);
   double pending = 0;
   /* The collective calls on the training process's thread (Horovod's are on its background thread). */
   double call_s = ss_ddp_of(j->opt.ddp)->background ? 0 : j->collective_host_s;
-  g = seg_open(j, SS_SEG_BACKWARD, &p);
+  ss_segment* g = seg_open(j, SS_SEG_BACKWARD, &p);
   for (int l = nl - 1; l >= 0; l--) {
     pending += j->bwd_flops[l];
     pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
@@ -472,7 +462,7 @@ static int make_segments(ss_job* j, double host_opt_s)
       }
       g->flops = pending;
       seg_launch(j, g, &p, b, call_s, speed);
-      g->bucket0 = b++;
+      g->bucket0 = off + b++;
       g->nlaunch = 1;
       /* ZeRO-2 reduces each bucket on the default stream (overlap_comm off): backward waits for it. */
       g->wait_after = !side_streams;
@@ -486,11 +476,46 @@ static int make_segments(ss_job* j, double host_opt_s)
     g->last_layer = 0;
   }
   g->flops = pending;
-  g->bucket0 = b;
+  g->bucket0 = off + b;
   g->nlaunch = j->nbuckets - b;
   for (; b < j->nbuckets; b++)
     seg_launch(j, g, &p, b, call_s, speed);
   seg_close(g, &p);
+}
+
+static int make_segments(ss_job* j, double host_opt_s)
+{
+  const ss_workload* w = j->workload;
+  int nl = w->nlayers, reduce_each = ss_job_micro_reductions(j) > 1;
+  double speed = j->platform->gpus[0].speed_flops;
+  j->segs = calloc(((size_t)j->nbuckets + 3) * (size_t)j->accum + 1, sizeof(ss_segment));
+  if (!j->segs)
+    return SS_ENOMEM;
+  pipe p;
+  ss_segment* g;
+  double hook = j->nbuckets > 0 ? j->tensor_host_s : 0;
+  /* Gradient accumulation: the micro-batches before the last run forward and backward without
+   * reducing (PyTorch DDP's no_sync(): its hooks return at once; ZeRO-1 reduces at the boundary),
+   * the last one as without it; or each as the last where the mode reduces every micro-batch
+   * (ZeRO-2), its buckets' collectives its own. */
+  for (int k = 0; k + 1 < j->accum; k++) {
+    forward_segment(j, speed);
+    if (reduce_each) {
+      backward_buckets(j, k * j->nbuckets, speed, hook);
+      continue;
+    }
+    g = seg_open(j, SS_SEG_BACKWARD, &p);
+    g->first_layer = nl - 1;
+    g->last_layer = 0;
+    for (int l = nl - 1; l >= 0; l--) {
+      g->flops += j->bwd_flops[l];
+      pipe_add(&p, j->host_bwd_s[l] + hook * w->layers[l].ntensors, j->bwd_flops[l] / speed);
+      g->launches += 2 * layer_launches(&w->layers[l]);
+    }
+    seg_close(g, &p);
+  }
+  forward_segment(j, speed);
+  backward_buckets(j, reduce_each ? (j->accum - 1) * j->nbuckets : 0, speed, hook);
   g = seg_open(j, SS_SEG_OPTIMIZER, &p);
   g->flops = j->opt_flops;
   pipe_add_even(&p, host_opt_s, j->opt_flops / speed, w->ntensors);
@@ -522,36 +547,39 @@ static void seg_uses(const ss_job* j, ss_segment* g, pipe* p, const ss_chunk_use
   g->launches += u->nafter;
 }
 
-/* With wrapping units (--shard zero3, fsdp-*): a forward segment per chunk, then a backward one per
- * chunk in reverse, each issuing and waiting for its pass's collectives (wrap.c), then the
- * optimizer. */
+/* With wrapping units (--shard zero3, fsdp-*): for each micro-batch a forward segment per chunk, then
+ * a backward one per chunk in reverse, each issuing and waiting for its pass's collectives (wrap.c),
+ * then the optimizer. */
 static int unit_segments(ss_job* j, double host_opt_s)
 {
   const ss_workload* w = j->workload;
   double speed = j->platform->gpus[0].speed_flops;
-  j->segs = calloc(2 * (size_t)j->nchunks + 1, sizeof(ss_segment));
+  j->segs = calloc(2 * (size_t)j->nchunks * (size_t)j->accum + 1, sizeof(ss_segment));
   if (!j->segs)
     return SS_ENOMEM;
   pipe p;
-  for (int pass = 0; pass < 2; pass++)
-    for (int k = 0; k < j->nchunks; k++) {
-      const ss_chunk* c = &j->chunks[pass ? j->nchunks - 1 - k : k];
-      ss_segment* g = seg_open(j, pass ? SS_SEG_BACKWARD : SS_SEG_FORWARD, &p);
-      const ss_chunk_use* u = pass ? &c->bwd : &c->fwd;
-      g->unit = c->unit;
-      g->first_layer = pass ? c->last_layer : c->first_layer;
-      g->last_layer = pass ? c->first_layer : c->last_layer;
-      seg_uses(j, g, &p, u, 1);
-      for (int l = c->first_layer; l <= c->last_layer; l++) {
-        int y = pass ? c->last_layer - (l - c->first_layer) : l;
-        double flops = pass ? j->bwd_flops[y] : j->fwd_flops[y];
-        g->flops += flops;
-        pipe_add(&p, pass ? j->host_bwd_s[y] : j->host_fwd_s[y], flops / speed);
-        g->launches += (pass ? 2 : 1) * layer_launches(&w->layers[y]);
+  for (int micro = 0; micro < j->accum; micro++) {
+    const ss_chunk* chunks = j->accum_chunks ? j->accum_chunks + (size_t)micro * j->nchunks : j->chunks;
+    for (int pass = 0; pass < 2; pass++)
+      for (int k = 0; k < j->nchunks; k++) {
+        const ss_chunk* c = &chunks[pass ? j->nchunks - 1 - k : k];
+        ss_segment* g = seg_open(j, pass ? SS_SEG_BACKWARD : SS_SEG_FORWARD, &p);
+        const ss_chunk_use* u = pass ? &c->bwd : &c->fwd;
+        g->unit = c->unit;
+        g->first_layer = pass ? c->last_layer : c->first_layer;
+        g->last_layer = pass ? c->first_layer : c->last_layer;
+        seg_uses(j, g, &p, u, 1);
+        for (int l = c->first_layer; l <= c->last_layer; l++) {
+          int y = pass ? c->last_layer - (l - c->first_layer) : l;
+          double flops = pass ? j->bwd_flops[y] : j->fwd_flops[y];
+          g->flops += flops;
+          pipe_add(&p, pass ? j->host_bwd_s[y] : j->host_fwd_s[y], flops / speed);
+          g->launches += (pass ? 2 : 1) * layer_launches(&w->layers[y]);
+        }
+        seg_uses(j, g, &p, u, 0);
+        seg_close(g, &p);
       }
-      seg_uses(j, g, &p, u, 0);
-      seg_close(g, &p);
-    }
+  }
   ss_segment* g = seg_open(j, SS_SEG_OPTIMIZER, &p);
   g->flops = j->opt_flops;
   pipe_add_even(&p, host_opt_s, j->opt_flops / speed, w->ntensors);
@@ -559,6 +587,78 @@ static int unit_segments(ss_job* j, double host_opt_s)
     pipe_add(&p, j->collective_host_s, 0);
   g->launches = (w->ntensors > 1 ? w->ntensors : 1) + 3.0 * j->nmetric;
   seg_close(g, &p);
+  return SS_OK;
+}
+
+/* A use's collectives of micro-batch k into the new list: each copied unless dropped (a reduction of a
+ * micro-batch under no_sync), the use re-pointed at the copies. map: old index to new, -1 dropped. */
+static void copy_use(const ss_coll_spec* old, ss_coll_spec* colls, int* n, int* map, ss_chunk_use* u, int drop)
+{
+  int b0 = -1, nb = 0, a0 = -1, na = 0;
+  for (int c = u->before0; c < u->before0 + u->nbefore; c++) {
+    map[c] = (*n)++;
+    colls[map[c]] = old[c];
+    b0 = b0 < 0 ? map[c] : b0;
+    nb++;
+  }
+  for (int c = u->after0; c < u->after0 + u->nafter; c++) {
+    int reduction = old[c].kind == SS_CK_REDUCE || old[c].kind == SS_CK_REPLICA || old[c].kind == SS_CK_BUCKET;
+    if (drop && reduction) {
+      map[c] = -1;
+      continue;
+    }
+    map[c] = (*n)++;
+    colls[map[c]] = old[c];
+    a0 = a0 < 0 ? map[c] : a0;
+    na++;
+  }
+  u->before0 = b0 < 0 ? 0 : b0;
+  u->nbefore = nb;
+  u->after0 = a0 < 0 ? 0 : a0;
+  u->nafter = na;
+}
+
+/* Gradient accumulation over wrapping units: every micro-batch's passes issue the collectives of one
+ * iteration's walk (wrap.c), each its own; under --accum-no-sync the micro-batches before the last
+ * drop their reductions (FSDP's no_sync()). The collectives are laid out in issue order, micro-batch by
+ * micro-batch; j->accum_chunks holds each one's chunks. SS_OK or SS_ENOMEM. */
+static int accumulate_units(ss_job* j)
+{
+  int n1 = j->ncolls, nc = j->nchunks, cap = j->accum * n1 + j->npost + j->nmetric + 1, n = 0;
+  ss_coll_spec* colls = calloc((size_t)cap, sizeof(ss_coll_spec));
+  ss_chunk* chunks = calloc((size_t)j->accum * (size_t)nc, sizeof(ss_chunk));
+  int* map = malloc(sizeof(int) * (size_t)(n1 + 1));
+  if (!colls || !chunks || !map) {
+    SS_FREE_ALL(colls, chunks, map);
+    return SS_ENOMEM;
+  }
+  for (int k = 0; k < j->accum; k++) {
+    for (int c = 0; c <= n1; c++)
+      map[c] = -2; /* not met yet */
+    int drop = j->opt.accum_no_sync && k + 1 < j->accum;
+    ss_chunk* mine = chunks + (size_t)k * nc;
+    memcpy(mine, j->chunks, sizeof(ss_chunk) * (size_t)nc);
+    /* In issue order: each chunk's forward, then each chunk's backward in reverse. */
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < nc; i++) {
+        ss_chunk* c = &mine[pass ? nc - 1 - i : i];
+        ss_chunk_use* u = pass ? &c->bwd : &c->fwd;
+        int gate = u->gate;
+        copy_use(j->colls, colls, &n, map, u, drop);
+        /* A gate is a gather issued before it, in this micro-batch: never dropped. */
+        ss_assert(gate < 0 || map[gate] >= 0);
+        u->gate = gate >= 0 ? map[gate] : -1;
+      }
+    /* Every collective of the walk is issued by one pass, once. */
+    for (int c = 0; c < n1; c++)
+      ss_assert(map[c] != -2);
+  }
+  free(map);
+  free(j->colls);
+  j->colls = colls;
+  j->ncolls = n;
+  j->colls_cap = cap;
+  j->accum_chunks = chunks;
   return SS_OK;
 }
 
@@ -581,8 +681,10 @@ static int wrap_units(ss_job* j)
   j->post_bytes = out.post_bytes;
   j->npost = out.npost;
   j->gathered_peak = out.gathered_peak;
-  add_post_colls(j);
-  return SS_OK;
+  rc = j->accum > 1 ? accumulate_units(j) : SS_OK;
+  if (!rc)
+    add_post_colls(j);
+  return rc;
 }
 
 /* The host side's figures (docs/model.md, "The host side"), each 0 when its mechanism is off
@@ -1255,13 +1357,22 @@ static int phase_transformer(ss_job* j, ss_err* err)
                       !j->kernels                     ? off
                       : o->attention == SS_ATTN_EAGER ? "not with --attention eager"
                                                       : "this GPU has no fused attention kernel");
+  /* Selective recomputation in a data-parallel run: the attention core's forward again in backward,
+   * as the kernel model times it. */
+  j->dp_selective = !j->mp.on && o->recompute == SS_RECOMPUTE_SELECTIVE;
+  if (j->dp_selective && !j->kernels)
+    return ss_err_set(err, NULL, 0,
+                      "--recompute selective recomputes the attention core, as the kernel model times it, which does "
+                      "not time this run (%s)",
+                      off);
   if (!j->kernels)
     return SS_OK;
   ss_transformer tf = w->tf;
   tf.seq = seq;
   if (!(j->tf_layers = calloc((size_t)w->nlayers, sizeof(ss_layer))))
     return SS_ENOMEM;
-  ss_tf_workload(w, &tf, j->attention, prec == SS_PRECISION_FP8, &j->tf_work, j->tf_layers);
+  ss_tf_workload(w, &tf, j->attention, prec == SS_PRECISION_FP8,
+                 j->dp_selective ? SS_RECOMPUTE_SELECTIVE : SS_RECOMPUTE_NONE, &j->tf_work, j->tf_layers);
   j->workload = &j->tf_work;
   return SS_OK;
 }
@@ -1291,7 +1402,10 @@ static void kernel_times(ss_job* j)
   ss_assert(ss_tf_layer_times(w, &w->tf, &sp, &j->tf_device, fwd, bwd, j->attn_share) == 0);
   for (int l = 0; l < w->nlayers; l++) {
     j->fwd_flops[l] = fwd[l] * to_flops;
-    j->bwd_flops[l] = bwd[l] * to_flops;
+    /* Selective recomputation (data-parallel runs; par.c adds a pipeline's): the transformer layers'
+     * attention core forward again in backward. */
+    j->bwd_flops[l] = (bwd[l] + (j->dp_selective && l > 0 && l < w->nlayers - 1 ? j->attn_share[0] * fwd[l] : 0)) *
+                      to_flops;
   }
   free(fwd);
   double ratio = w->ref_bytes_per_s > 0 ? w->ref_bytes_per_s / g->memory_bytes_per_s
@@ -1478,8 +1592,8 @@ void ss_job_free(ss_job* j)
   ss_topo_rings_free(&j->intra);
   ss_topo_rings_free(&j->rings);
   SS_FREE_ALL(j->fwd_flops, j->bwd_flops, j->buckets, j->bucket_alg, j->segs, j->post_bytes, j->colls, j->units,
-              j->chunks, j->host_fwd_s, j->host_bwd_s, j->bucket_post_s, j->ps_bucket_part0, j->ps_part_shard,
-              j->ps_part_bytes, j->ps_shard_bytes);
+              j->chunks, j->accum_chunks, j->host_fwd_s, j->host_bwd_s, j->bucket_post_s, j->ps_bucket_part0,
+              j->ps_part_shard, j->ps_part_bytes, j->ps_shard_bytes);
   free(j->tf_layers);
   SS_FREE_ALL(j->mp.counts, j->mp.fwd_s, j->mp.bwd_s, j->mp.tp_fwd_s, j->mp.tp_bwd_s, j->mp.dp_s, j->mp.dp_hidden_s,
               j->mp.opt_s, j->mp.gather_s, j->mp.params, j->mp.mem_bytes, j->mp.act_bytes);

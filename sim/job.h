@@ -115,6 +115,7 @@ typedef struct ss_job {
   ss_tf_device tf_device;
   ss_attention attention; /* the attention core as run (eager outside the kernel model) */
   double attn_share[2];   /* the attention core's share of a transformer layer's forward and backward time */
+  int dp_selective;       /* --recompute selective in a data-parallel run */
   ss_workload tf_work;
   ss_layer* tf_layers;
   ss_precision precision; /* the layers' precision: --precision, or the workload's */
@@ -161,6 +162,8 @@ typedef struct ss_job {
   ss_unit* units;
   int nchunks; /* the layers cut at the units, with each pass's collectives */
   ss_chunk* chunks;
+  ss_chunk* accum_chunks;       /* with gradient accumulation, [accum x nchunks]: each micro-batch's, their
+                           * collectives its own (chunks: the first's); NULL without */
   int shard_group;              /* the GPUs each sharded state is divided among (1: none) */
   double shard_bytes_per_param; /* bytes per parameter of the sharded modes' all-gathers and reduce-scatters */
   double gathered_peak;         /* the parameters' bytes gathered at once at most (current, prefetched, kept) */
@@ -195,6 +198,10 @@ double ss_job_peak_flops(const ss_job* j);
  * the run's sequence), the attention core counted as run: half where a causal flash kernel skips the
  * masked blocks. */
 double ss_job_model_flops(const ss_job* j, double sequences);
+
+/* How many of a step's accumulated micro-batches reduce their gradients (shard.h's
+ * reduce_each_micro): all of them (ZeRO-2 and 3, FSDP without --accum-no-sync), else the last. */
+int ss_job_micro_reductions(const ss_job* j);
 
 /* The samples (sequences) one iteration takes over all GPUs: the per-GPU batch x GPUs, or with
  * tensor and pipeline parallelism micro-batch x micro-batches x replicas. */

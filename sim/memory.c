@@ -136,15 +136,18 @@ int ss_memory_of(const ss_memory_in* j, ss_memory* out)
   /* ZeRO-3 and FSDP divide all three among the shard group; each GPU keeps its FP32 shard of the
    * parameters and holds the gathered ones (in the model's dtype: no autocast copies) while they
    * are used, prefetched or kept (wrap.c's peak); FSDP also a unit's unsharded gradient until its
-   * reduce-scatter (the largest unit's), ZeRO-3 its bucket (the buffers). */
+   * reduce-scatter (the largest unit's; every unit's under --accum-no-sync), ZeRO-3 its bucket (the
+   * buffers). */
   if (mode->units != SS_UNITS_NONE && j->ngpus > 1) {
     const ss_workload* w = j->workload;
     double params = 0, g = j->shard_group;
     for (int l = 0; l < w->nlayers; l++)
       params += w->layers[l].params;
     out->parameters = params * 4 / g + j->gathered_peak;
-    out->gradients = params * w->grad_bytes_per_param / g +
-                     (mode->grads == SS_GRADS_UNITS ? unit_bytes(j, largest_unit(j)) : 0);
+    /* Under no_sync() (--accum-no-sync) the accumulated micro-batches keep every unit's gradient
+     * unsharded until the last one's reduce-scatters. */
+    double unsharded = j->o->accum_no_sync ? params * j->shard_bytes_per_param : unit_bytes(j, largest_unit(j));
+    out->gradients = params * w->grad_bytes_per_param / g + (mode->grads == SS_GRADS_UNITS ? unsharded : 0);
     out->optimizer /= g;
     out->total = memory_total(out);
   }

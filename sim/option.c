@@ -131,9 +131,9 @@ const ss_optdef ss_option_table[] = {
     {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ss_ckpt_names, 0, RUNS, "run",
      "C", NULL, SS_CKPT_WORKLOAD, "the workload's activation_checkpointing, off where it gives none", 0,
      "checkpoint_activations", "checkpoint_activations", 0, NULL,
-     "activation checkpointing (torch.utils.checkpoint, Hugging Face's gradient_checkpointing_enable): on, the "
-     "layers the workload marks (ckpt_bytes) keep only their block's input and re-run their forward in backward "
-     "(docs/model.md); off, every layer keeps its activations; a workload choice, not a mechanism: --ideal keeps it", 0, SS_NEEDS_DP},
+     "the older name of --recompute in a data-parallel run: on is --recompute full (the layers the workload "
+     "marks, ckpt_bytes, keep only their block's input and re-run their forward in backward), off is --recompute "
+     "none; a workload choice, not a mechanism: --ideal keeps it", 0, SS_NEEDS_DP},
     {"no-cudnn-tf32", 0, SS_KIND_SWITCH, OFF(cudnn_tf32), 0, 0, 0, NULL, 0, RUNS, "run", NULL, NULL, 1,
      "on: PyTorch's default", 0, "cudnn_tf32", "cudnn_tf32", 0, NULL,
      "at fp32, run the convolutions at the GPU's FP32 rate where it has TF32 tensor cores (Ampere and newer), "
@@ -280,6 +280,12 @@ const ss_optdef ss_option_table[] = {
      0, "param_prefetch", "param_prefetch", 0, NULL,
      "mechanism off (--shard zero3, fsdp-*): no parameters gathered ahead of their use (FSDP's backward_prefetch=None "
      "and no implicit forward prefetch; ZeRO-3's stage3_prefetch_bucket_size 0): each unit waits for its own", SS_SOPT_PARAM_PREFETCH, 0},
+    {"accum-no-sync", 0, SS_KIND_SWITCH, OFF(accum_no_sync), 0, 0, 0, NULL, 1, RUNS, "host", NULL, NULL, 0, "off", 0,
+     "accum_no_sync", "accum_no_sync", 0, NULL,
+     "with --grad-accum and --shard fsdp-*: the micro-batches before the last run under FSDP's no_sync(), their "
+     "gradients kept unsharded (the whole model's, in memory) and reduce-scattered once after the last; by "
+     "default every micro-batch's backward reduce-scatters as it goes, as without accumulation",
+     SS_SOPT_NO_SYNC, 0},
     {"overlap-comm", 0, SS_KIND_ENUM, OFF(overlap_comm), 0, 0, 0, ss_overlap_comm_names, 0, RUNS, "host", "O", NULL,
      SS_OVERLAP_COMM_AUTO, "auto", 0, "overlap_comm", "overlap_comm", 0, NULL,
      "--shard zero2, zero3: DeepSpeed's overlap_comm; auto: its default for the stage (off for stage 2: each "
@@ -475,9 +481,12 @@ const ss_optdef ss_option_table[] = {
      "an all-gather of the same bytes, and the layer norms' and dropouts' activations divide by T", 0, SS_NEEDS_MP},
     {"recompute", 0, SS_KIND_ENUM, OFF(recompute), 0, 0, 0, ss_recompute_names, 0, RUNS, "parallel", "R", NULL,
      SS_RECOMPUTE_NONE, "none", 0, "recompute", "recompute", 0, NULL,
-     "activation recomputation of a tensor- or pipeline-parallel run: none, selective (the attention's softmax "
-     "and dropout recomputed) or full (each layer keeps its input and runs its forward again in backward, with "
-     "its 2 tensor-parallel allreduces)", 0, SS_NEEDS_MP},
+     "activation recomputation, in every kind of run: none; selective (the attention core recomputed in "
+     "backward, Megatron's --recompute-granularity selective: its softmax and dropout, or flash attention's "
+     "forward; in a data-parallel run the kernel model's); full (each layer keeps its input and runs its "
+     "forward again in backward: Megatron's full, torch.utils.checkpoint per block, Hugging Face's gradient "
+     "checkpointing; with its tensor-parallel allreduces); docs/model.md says what each framework means by them",
+     0, 0},
     {"distributed-optimizer", 0, SS_KIND_SWITCH, OFF(distributed_optimizer), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL,
      NULL, 0, "off", 0, "distributed_optimizer", "distributed_optimizer", 0, NULL,
      "Megatron's distributed optimizer: the FP32 master weights and Adam's moments sharded over the data-parallel "
@@ -1027,6 +1036,12 @@ static int check_ps(const ss_options* o, const ss_optset* given, char* msg, size
   return 0;
 }
 
+void ss_options_settle(ss_options* o, const ss_optset* given)
+{
+  if (ss_optset_has(given, "recompute") && !ss_options_model_parallel(o))
+    o->checkpoint_activations = o->recompute == SS_RECOMPUTE_FULL ? SS_CKPT_ON : SS_CKPT_OFF;
+}
+
 int ss_options_model_parallel(const ss_options* o)
 {
   return o->tp > 1 || o->pp > 1 || o->cp > 1;
@@ -1037,13 +1052,13 @@ int ss_options_model_parallel(const ss_options* o)
 static int check_parallel(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size)
 {
   int mp = ss_options_model_parallel(o);
+  if (ss_optset_has(given, "recompute") && ss_optset_has(given, "checkpoint-activations"))
+    FAIL("give --recompute only: --checkpoint-activations is its older name (on: full, off: none)");
   if (!mp && cmd != SS_CMD_PLAN && ss_optset_has(given, "global-batch"))
     FAIL("--global-batch in a run sets a pipeline's micro-batches (with --tp or --pp); with data parallelism alone "
          "give --batch, and --grad-accum for several per step");
-  if (!mp && o->grad_accum > 1 && ss_shard_sharded(o->shard))
-    FAIL("--grad-accum with --shard %s is not simulated: ZeRO's and FSDP's accumulation gathers and reduces per "
-         "micro-batch in ways of their own (without sharding, or with --tp or --pp, it is)",
-         ss_shard_name(o->shard));
+  if (o->accum_no_sync && o->grad_accum < 2 && cmd != SS_CMD_PLAN)
+    FAIL("--accum-no-sync tunes gradient accumulation: it needs --grad-accum 2 or more");
   if (!mp && o->grad_accum > 1 && o->arch == SS_ARCH_PS)
     FAIL("--grad-accum with --arch ps is not simulated: a worker pushes after every batch");
   if (!mp && o->grad_accum > 1 && o->stash)

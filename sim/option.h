@@ -106,6 +106,7 @@ typedef struct ss_options {
   ss_shard shard;               /* --shard: which states are divided among the GPUs */
   double wrap_params;           /* --shard fsdp-*: a layer of at least this many parameters is a unit of its own */
   int param_prefetch;           /* --shard zero3, fsdp-*: parameters gathered ahead of their use */
+  int accum_no_sync;            /* --shard fsdp-*: the accumulated micro-batches but the last under no_sync() */
   ss_overlap_comm overlap_comm; /* --shard zero2, zero3: DeepSpeed's collectives on side streams */
   double prefetch_bucket;       /* --shard zero3: elements each prefetch gathers (stage3_prefetch_bucket_size) */
   double reuse_distance;        /* --shard zero3: parameters used again within this many elements stay gathered */
@@ -282,6 +283,10 @@ void ss_option_expects(const ss_optdef* d, char* buf, size_t size);
  * the user set (an option given with no effect in the chosen mode is an error naming both). Returns
  * 0, or -1 with one sentence in msg. */
 int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, char* msg, size_t size);
+
+/* After ss_options_check: --recompute given in a data-parallel run sets --checkpoint-activations, its
+ * older name there (full: on; none and selective: off, selective being the job's). */
+void ss_options_settle(ss_options* o, const ss_optset* given);
 
 /* What the options alone say a run has (SS_NEEDS_* bits; cmd's SS_CMD_ bit): what depends on the
  * instance file (its transport, its NIC) is taken as had, until ss_job_needs_had says. */

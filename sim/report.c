@@ -560,8 +560,8 @@ static void write_table(FILE* f, const ss_result* r)
   } else
     snprintf(batch, sizeof(batch), "batch %d per GPU%s", j->batch, j->accum > 1 ? " x" : "");
   if (!j->mp.on && j->accum > 1)
-    snprintf(batch + strlen(batch), sizeof(batch) - strlen(batch), " %d accumulated (reduced after the last)",
-             j->accum);
+    snprintf(batch + strlen(batch), sizeof(batch) - strlen(batch), " %d accumulated (reduced after %s)", j->accum,
+             ss_job_micro_reductions(j) > 1 ? "each" : "the last");
   fprintf(f, "stash-sim %s: %s on %s, %s, %s\n", SS_VERSION, j->workload->model, on, gpus, batch);
   fprintf(f, "  iteration    %10.3f ms     throughput  %10.1f samples/s\n", b->iteration_s * 1e3,
           r->throughput_samples_per_s);

@@ -18,7 +18,8 @@ const char* const ss_overlap_comm_names[] = {"auto", "off", "on", NULL};
  * prefetched), a reduce-scatter per unit as backward reaches it; the rows add what sets them apart. */
 #define FSDP_MODE                                                                                                      \
   .engine = "FSDP", .divides = ALL_STATES, .grads = SS_GRADS_UNITS, .bucket_op = SS_OP_REDUCE_SCATTER,                 \
-  .bucket_in_backward = 1, .units = SS_UNITS_WRAP, .takes = SS_SOPT_WRAP_PARAMS | SS_SOPT_PARAM_PREFETCH
+  .bucket_in_backward = 1, .units = SS_UNITS_WRAP, .reduce_each_micro = 1,                                             \
+  .takes = SS_SOPT_WRAP_PARAMS | SS_SOPT_PARAM_PREFETCH | SS_SOPT_NO_SYNC
 
 /* DeepSpeed v0.12.3 (stage_1_and_2.py, stage3.py): ZeRO-1 reduces its buckets after backward and
  * forces overlap_comm off; ZeRO-2 reduce-scatters each bucket as backward fills it, on the default
@@ -26,7 +27,11 @@ const char* const ss_overlap_comm_names[] = {"auto", "off", "on", NULL};
  * each module's parameters, overlap_comm on by default. FSDP (PyTorch 2.1-2.2): a reduce-scatter per
  * unit; FULL_SHARD frees a unit after forward, SHARD_GRAD_OP keeps it to backward; HYBRID_SHARD is
  * FULL_SHARD within each instance, replicated across; _HYBRID_SHARD_ZERO2 is SHARD_GRAD_OP within
- * each instance (NO_RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES), replicated across as HYBRID_SHARD. */
+ * each instance (NO_RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES), replicated across as HYBRID_SHARD.
+ * Gradient accumulation (engine.py's allreduce_gradients: "ZeRO stage >= 2 communicates during non
+ * gradient accumulation boundaries as well"): ZeRO-1 reduces once, at the boundary; ZeRO-2 and 3 after
+ * every micro-batch; FSDP too, unless the micro-batches before the last run under no_sync(), which
+ * keeps their gradients unsharded until the last one's reduce-scatter. */
 static const ss_shard_mode modes[SS_SHARD_COUNT] = {
     [SS_SHARD_NONE] = {.grads = SS_GRADS_FRAMEWORK,
                        .bucket_op = SS_OP_ALLREDUCE,
@@ -45,6 +50,7 @@ static const ss_shard_mode modes[SS_SHARD_COUNT] = {
                         .bucket_op = SS_OP_REDUCE_SCATTER,
                         .bucket_in_backward = 1,
                         .post_gather = 1,
+                        .reduce_each_micro = 1,
                         .takes = SS_SOPT_OVERLAP_COMM},
     [SS_SHARD_ZERO3] = {.label = "DeepSpeed ZeRO-3",
                         .engine = "DeepSpeed's engine",
@@ -54,6 +60,7 @@ static const ss_shard_mode modes[SS_SHARD_COUNT] = {
                         .bucket_in_backward = 1,
                         .units = SS_UNITS_LAYERS,
                         .overlap_comm = 1,
+                        .reduce_each_micro = 1,
                         .takes = SS_SOPT_PARAM_PREFETCH | SS_SOPT_ZERO3 | SS_SOPT_OVERLAP_COMM},
     [SS_SHARD_FSDP_FULL] = {FSDP_MODE, .label = "FSDP FULL_SHARD"},
     [SS_SHARD_FSDP_GRAD_OP] = {FSDP_MODE, .label = "FSDP SHARD_GRAD_OP", .keep_after_forward = 1},

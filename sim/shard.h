@@ -49,7 +49,8 @@ enum {
   SS_SOPT_WRAP_PARAMS = 2,    /* FSDP's wrapping policy */
   SS_SOPT_PARAM_PREFETCH = 4, /* --no-param-prefetch */
   SS_SOPT_ZERO3 = 8,          /* --prefetch-bucket, --reuse-distance: DeepSpeed's stage 3 settings */
-  SS_SOPT_OVERLAP_COMM = 16   /* --overlap-comm: DeepSpeed's */
+  SS_SOPT_OVERLAP_COMM = 16,  /* --overlap-comm: DeepSpeed's */
+  SS_SOPT_NO_SYNC = 32        /* --accum-no-sync: FSDP's no_sync() over the accumulated micro-batches */
 };
 
 /* One mode's facts. */
@@ -66,6 +67,8 @@ typedef struct ss_shard_mode {
   ss_shard_units units;
   int keep_after_forward; /* a unit gathered for forward stays gathered for backward (SHARD_GRAD_OP) */
   int overlap_comm;       /* DeepSpeed's overlap_comm default (its collectives on side streams) */
+  int reduce_each_micro;  /* with gradient accumulation, gradients are reduced after every micro-batch's
+                           * backward (ZeRO-2 and 3, FSDP), not once after the last (ZeRO-1, DDP) */
   unsigned takes;         /* SS_SOPT_* */
 } ss_shard_mode;
 

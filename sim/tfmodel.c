@@ -169,8 +169,8 @@ static double attention_flops(const ss_transformer* tf, ss_attention a)
   return 4.0 * tf->seq * tf->seq * tf->heads * ss_transformer_head_dim(tf) * (a == SS_ATTENTION_FLASH ? 0.5 : 1);
 }
 
-void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention a, int fp8, ss_workload* out,
-                    ss_layer* layers)
+void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention a, int fp8, ss_recompute recompute,
+                    ss_workload* out, ss_layer* layers)
 {
   *out = *w;
   out->tf = *tf;
@@ -180,10 +180,13 @@ void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention
   int nl = w->nlayers, lpb = w->layers_per_block;
   /* One sequence's kept activations per transformer layer, at FP32 and at 16-bit. */
   ss_tf_split one = {1, tf->seq, 1, 0, 1, 4, a, 1, 0};
-  double act = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
+  /* Full recomputation is activation checkpointing's (the layers' ckpt_bytes); selective keeps
+   * what the attention core's recomputation leaves. */
+  ss_recompute kept = recompute == SS_RECOMPUTE_SELECTIVE ? recompute : SS_RECOMPUTE_NONE;
+  double act = ss_tf_activation_bytes(tf, &one, kept);
   one.elem = 2;
   one.fp8 = fp8;
-  double act_half = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
+  double act_half = ss_tf_activation_bytes(tf, &one, kept);
   /* The matrix products of a transformer layer's forward as the workload counts them: its FLOPs less
    * the whole attention core at its own sequence (the generated workloads' count). */
   double block = 0;

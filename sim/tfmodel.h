@@ -47,10 +47,10 @@ int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_t
  * (w->nlayers of them; names and tensors borrowed from w) with the transformer layers' FLOPs (their
  * matrix products scaled by the sequence, the attention core's 4 s^2 h a sequence, half where a
  * causal flash kernel skips it) and kept activations (ss_tf_activation_bytes, one sequence; at
- * 16-bit their inputs in FP8 with fp8) derived,
+ * 16-bit their inputs in FP8 with fp8; what selective recomputation leaves) derived,
  * the other per-sample figures (the embedding's, the output layer's, bytes, checkpoints, reference
  * times by FLOPs) scaled by the sequence, and the dataset's samples carrying the same tokens. */
-void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention a, int fp8, ss_workload* out,
-                    ss_layer* layers);
+void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention a, int fp8, ss_recompute recompute,
+                    ss_workload* out, ss_layer* layers);
 
 #endif

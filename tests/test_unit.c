@@ -2107,12 +2107,12 @@ static void test_tfmodel_workload(void)
   free(fwd);
   ss_layer* layers = calloc((size_t)w->nlayers, sizeof(ss_layer));
   ss_workload same, twice;
-  ss_tf_workload(w, &w->tf, SS_ATTENTION_EAGER, 0, &same, layers);
+  ss_tf_workload(w, &w->tf, SS_ATTENTION_EAGER, 0, SS_RECOMPUTE_NONE, &same, layers);
   for (int l = 0; l < w->nlayers; l++)
     CU_ASSERT(fabs(same.layers[l].fwd_flops - w->layers[l].fwd_flops) <= 1e-9 * w->layers[l].fwd_flops);
   ss_transformer tf2 = w->tf;
   tf2.seq *= 2;
-  ss_tf_workload(w, &tf2, SS_ATTENTION_EAGER, 0, &twice, layers);
+  ss_tf_workload(w, &tf2, SS_ATTENTION_EAGER, 0, SS_RECOMPUTE_NONE, &twice, layers);
   double s = w->tf.seq, h = w->tf.hidden, old = 0, now = 0;
   for (int l = 1; l <= w->layers_per_block; l++) {
     old += w->layers[l].fwd_flops;
