@@ -13,9 +13,9 @@ calibration/kernel_sources.md) and fits, per GPU generation and precision:
           there), or the best of three smaller tiles at c, c^2, c^3 of its rate (tile_use). e_max, c
           and k0 by least squares on log(efficiency), over a grid. Training shapes only: M and N of
           256 or more; not power-capped parts.
-  attention  achieved / peak = e_max x s / (s + s0) for a fused kernel's forward at head dimension
-          d, causal or not (FlashAttention's benchmark convention for the FLOPs: tfkernels.h), fitted
-          the same way; the backward's e_max from the same kernel's forward+backward figures where a
+  attention  achieved / peak = e_max x s / (s + s0) for each fused kernel's forward (KERNELS below:
+          FlashAttention-2, -3, -4, cuDNN's, Triton's) at head dimension d, causal or not
+          (FlashAttention's benchmark convention for the FLOPs: tfkernels.h), fitted the same way; the backward's e_max from the same kernel's forward+backward figures where a
           source has them (3.5 / eff_fb = 1 / eff_f + 2.5 / eff_b at each sequence), else the
           forward's times the ratio of the generation's FlashAttention-2 (an ESTIMATE, marked).
 
@@ -127,9 +127,23 @@ def fit_gemms():
     return fits
 
 
-FLASH = {"ampere": ("FlashAttention-2",), "hopper": ("FlashAttention-3",),
-         "blackwell": ("FlashAttention-4 (flash_attn.cute, SM100 fwd)",
-                       "FlashAttention-4 (flash_attn.cute, SM100 2CTA fwd)")}
+# The fused attention kernels fitted per generation, by the short name --attention-kernel gives them,
+# and the sources' names of their rows; the first of each generation is its default (the fastest its
+# sources give: FlashAttention-3 on Hopper, -4 on Blackwell; -2 on Ampere).
+KERNELS = {"ampere": (("fa2", ("FlashAttention-2",)), ("triton", ("FlashAttention Triton",))),
+           "hopper": (("fa3", ("FlashAttention-3",)), ("fa2", ("FlashAttention-2",)),
+                      ("cudnn", ("cuDNN fused attention",)),
+                      ("triton", ("Triton (tutorial FA2)", "Triton tutorial FA2 (triton_tutorial_flash_v2)"))),
+           "blackwell": (("fa4", ("FlashAttention-4 (flash_attn.cute, SM100 fwd)",
+                                  "FlashAttention-4 (flash_attn.cute, SM100 2CTA fwd)")),)}
+
+
+def short_kernel(gen, kernel):
+    """The short name of a row's kernel on generation gen, or None (not fitted)."""
+    for short, names in KERNELS.get(gen, ()):
+        if kernel in names:
+            return short
+    return None
 PEAK = {("ampere", "fp16"): 312, ("hopper", "fp16"): 989, ("hopper", "fp8"): 1979, ("blackwell", "fp16"): 2250,
         ("blackwell", "fp8"): 4500}
 
@@ -140,11 +154,12 @@ def attention_rows():
         gen, prec = generation(r["gpu"]), precision_class(r["precision"])
         if not gen or not prec or r["tier"] == "C" or not r["seq"] or "(inferred)" in r["gpu"]:
             continue
-        if r["kernel"] not in FLASH.get(gen[0], ()) and not (gen[0] == "hopper" and r["kernel"] == "FlashAttention-2"):
+        short = short_kernel(gen[0], r["kernel"])
+        if not short:
             continue
         if (gen[0], prec) not in PEAK or r["direction"] not in ("fwd", "fwd+bwd"):
             continue
-        key = (gen[0], r["kernel"], prec, int(r["head_dim"]), int(r["causal"] or 0), r["direction"])
+        key = (gen[0], short, prec, int(r["head_dim"]), int(r["causal"] or 0), r["direction"])
         out.setdefault(key, []).append({"id": r["id"], "s": int(r["seq"]),
                                         "eff": float(r["tflops_per_s"]) / PEAK[(gen[0], prec)]})
     return out
@@ -159,7 +174,7 @@ def fit_attention():
     out = []
     for key, (e, s0, med, worst, n) in sorted(fitted.items()):
         gen, kernel, prec, d, causal, direction = key
-        if direction != "fwd" or kernel not in FLASH[gen]:
+        if direction != "fwd":
             continue
         # The backward: from this kernel's forward+backward, else the generation's FlashAttention-2 ratio.
         fb = fitted.get((gen, kernel, prec, d, causal, "fwd+bwd"))
@@ -167,7 +182,7 @@ def fit_attention():
         if fb:
             bwd = 2.5 / (3.5 / fb[0] - 1 / e)
         else:
-            f2, f2fb = (fitted.get((gen, "FlashAttention-2", "fp16", d, causal, x)) for x in ("fwd", "fwd+bwd"))
+            f2, f2fb = (fitted.get((gen, "fa2", "fp16", d, causal, x)) for x in ("fwd", "fwd+bwd"))
             if f2 and f2fb:
                 bwd = e * (2.5 / (3.5 / f2fb[0] - 1 / f2[0])) / f2[0]
                 how = "ESTIMATE, FlashAttention-2's backward/forward"
@@ -175,11 +190,11 @@ def fit_attention():
                 bwd = e * 0.75
                 how = "ESTIMATE, 3/4 of the forward (no figure)"
         out.append((gen, kernel, prec, d, causal, e, s0, bwd, how, n, med, worst))
-    # Ampere's FlashAttention-2 figures are forward+backward only: its forward is the combined curve's
+    # Kernels whose figures are forward+backward only (Ampere's): the forward is the combined curve's
     # (FA2's paper: forward and backward at about the same share of peak), an ESTIMATE.
     for key, (e, s0, med, worst, n) in sorted(fitted.items()):
         gen, kernel, prec, d, causal, direction = key
-        if gen == "ampere" and direction == "fwd+bwd" and kernel in FLASH[gen]:
+        if direction == "fwd+bwd" and (gen, kernel, prec, d, causal, "fwd") not in fitted:
             out.append((gen, kernel, prec, d, causal, e, s0, e, "ESTIMATE, the forward+backward figure", n, med,
                         worst))
     return sorted(out)
@@ -199,7 +214,10 @@ def render(gemms, attention):
             n, 100 * med, 100 * worst, how))
         lines.append("    {\"%s\", \"%s\", \"%s\", %d, %d, %.4f, %d, %.4f}," % (
             gen, kernel, prec, d, causal, e, s0, bwd))
-    lines += ["    {NULL, NULL, NULL, 0, 0, 0, 0, 0}};", ""]
+    lines += ["    {NULL, NULL, NULL, 0, 0, 0, 0, 0}};", "",
+              "/* Each generation's default attention kernel (the first KERNELS lists), then NULL. */",
+              "const char* const ss_attention_defaults[] = {" +
+              ", ".join('"%s", "%s"' % (gen, ks[0][0]) for gen, ks in sorted(KERNELS.items())) + ", NULL};", ""]
     return formatted("\n".join(lines))
 
 

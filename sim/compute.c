@@ -10,6 +10,7 @@ const char* const ss_precision_names[] = {"workload", "fp32", "tf32", "amp", "bf
 const char* const ss_ckpt_names[] = {"workload", "off", "on", NULL};
 const char* const ss_synthetic_names[] = {"off", "device", "host", NULL};
 const char* const ss_attention_mode_names[] = {"auto", "flash", "eager", NULL};
+const char* const ss_attention_kernel_names[] = {"auto", "fa2", "fa3", "fa4", "cudnn", "triton", NULL};
 
 const char* ss_compute_model_name(ss_compute_model m)
 {

@@ -44,6 +44,7 @@ extern const char* const ss_precision_names[];
 extern const char* const ss_ckpt_names[];
 extern const char* const ss_synthetic_names[];
 extern const char* const ss_attention_mode_names[];
+extern const char* const ss_attention_kernel_names[]; /* --attention-kernel: "auto", then kernelfit.h's names */
 const char* ss_compute_model_name(ss_compute_model m);
 const char* ss_precision_name(ss_precision p);
 

@@ -1291,6 +1291,8 @@ static int phase_transformer(ss_job* j, ss_err* err)
     const char* opt = o->seq > 0                               ? "--seq"
                       : o->precision == SS_PRECISION_FP8       ? "--precision fp8"
                       : o->attention != SS_ATTN_AUTO           ? "--attention"
+                      : o->attention_kernel > 0                ? "--attention-kernel"
+                      : o->recompute == SS_RECOMPUTE_SELECTIVE ? "--recompute selective"
                       : o->compute_model == SS_COMPUTE_KERNELS ? "--compute-model kernels"
                                                                : NULL;
     return opt ? ss_err_set(err, w->path, 0,
@@ -1337,6 +1339,18 @@ static int phase_transformer(ss_job* j, ss_err* err)
                       "kernel model, which does not time this run (%s)",
                       seq, w->tf.seq, off);
   int head_dim = ss_transformer_head_dim(&w->tf);
+  if (o->attention_kernel > 0) {
+    const char* k = ss_attention_kernel_names[o->attention_kernel];
+    if (!j->kernels || o->attention == SS_ATTN_EAGER)
+      return ss_err_set(err, NULL, 0, "--attention-kernel %s picks flash attention's kernel: %s", k,
+                        j->kernels ? "not with --attention eager" : off);
+    j->tf_device.attention_kernel = k;
+    if (!ss_tf_has_flash(&j->tf_device, head_dim))
+      return ss_err_set(err, j->platform->path, 0,
+                        "--attention-kernel %s: no measurements of it on GPU '%s' (%s) to time it by "
+                        "(calibration/attention_kernels.csv)",
+                        k, g->model, j->tf_device.generation);
+  }
   if (o->attention == SS_ATTN_FLASH && !j->kernels)
     return ss_err_set(err, w->path, 0,
                       "--attention flash: flash attention is timed by the kernel model, which does not time this "

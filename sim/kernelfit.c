@@ -36,12 +36,22 @@ const ss_gemm_fit* ss_gemm_fit_of(const char* generation, const char* precision)
   return NULL;
 }
 
-const ss_attention_fit* ss_attention_fit_of(const char* generation, const char* precision, int head_dim, int causal)
+const char* ss_attention_default(const char* generation)
 {
+  for (int i = 0; ss_attention_defaults[i]; i += 2)
+    if (strcmp(ss_attention_defaults[i], generation) == 0)
+      return ss_attention_defaults[i + 1];
+  return NULL;
+}
+
+const ss_attention_fit* ss_attention_fit_of(const char* generation, const char* precision, int head_dim, int causal,
+                                            const char* kernel)
+{
+  const char* k = kernel ? kernel : ss_attention_default(generation);
   const ss_attention_fit* best = NULL;
-  for (const ss_attention_fit* f = ss_attention_fits; f->generation; f++)
-    if (strcmp(f->generation, generation) == 0 && strcmp(f->precision, precision) == 0 && f->causal == causal &&
-        (!best || abs(f->head_dim - head_dim) < abs(best->head_dim - head_dim)))
+  for (const ss_attention_fit* f = ss_attention_fits; k && f->generation; f++)
+    if (strcmp(f->generation, generation) == 0 && strcmp(f->kernel, k) == 0 && strcmp(f->precision, precision) == 0 &&
+        f->causal == causal && (!best || abs(f->head_dim - head_dim) < abs(best->head_dim - head_dim)))
       best = f;
   return best;
 }

@@ -21,7 +21,10 @@ typedef struct ss_gemm_fit {
 
 /* A fused attention kernel's forward at head dimension head_dim, causal or not: achieved / peak =
  * e_max x s / (s + s0) at sequence s (FLOPs counted as tfkernels.h counts them); its backward at
- * bwd_e_max x s / (s + s0). */
+ * bwd_e_max x s / (s + s0). The kernel by its short name (--attention-kernel): "fa2", "fa3", "fa4"
+ * (FlashAttention-2, -3, -4), "cudnn" (cuDNN's fused attention: Transformer Engine's FusedAttention,
+ * SDPA's cuDNN backend), "triton" (Triton's FlashAttention-2, as the Triton tutorial's and
+ * llm-foundry's). */
 typedef struct ss_attention_fit {
   const char* generation;
   const char* kernel;
@@ -37,6 +40,9 @@ typedef struct ss_attention_fit {
 extern const ss_gemm_fit ss_gemm_fits[];
 extern const ss_attention_fit ss_attention_fits[];
 
+/* Pairs of a generation and its default attention kernel (the fastest its sources give), then NULL. */
+extern const char* const ss_attention_defaults[];
+
 /* The achieved fraction of the peak of an m x k by k x n GEMM on sms SMs under fit f. */
 double ss_gemm_efficiency(const ss_gemm_fit* f, double m, double n, double k, int sms);
 
@@ -47,8 +53,13 @@ double ss_attention_efficiency(const ss_attention_fit* f, double s, int bwd);
 /* The GEMM fit of a generation and precision class, or NULL. */
 const ss_gemm_fit* ss_gemm_fit_of(const char* generation, const char* precision);
 
-/* The attention fit of a generation, precision class and causal mask at the head dimension nearest
- * head_dim (the fits have 64, 128 and 256), or NULL when the generation has none. */
-const ss_attention_fit* ss_attention_fit_of(const char* generation, const char* precision, int head_dim, int causal);
+/* The attention fit of kernel (NULL: the generation's default) on a generation, precision class and
+ * causal mask at the head dimension nearest head_dim (the fits have 64, 128 and 256), or NULL when the
+ * generation has none of that kernel. */
+const ss_attention_fit* ss_attention_fit_of(const char* generation, const char* precision, int head_dim, int causal,
+                                            const char* kernel);
+
+/* The default attention kernel of a generation, or NULL. */
+const char* ss_attention_default(const char* generation);
 
 #endif

@@ -128,6 +128,14 @@ const ss_optdef ss_option_table[] = {
      "for backward) or auto (flash where the kernel model times the run and the GPU has a fused kernel, Ampere and "
      "later; eager elsewhere, as the workload's own times); flash needs the kernel model",
      0, 0},
+    {"attention-kernel", 0, SS_KIND_ENUM, OFF(attention_kernel), 0, 0, 0, ss_attention_kernel_names, 0, RUNS, "run",
+     "K", NULL, 0, "auto", 0, "attention_kernel", "attention_kernel", 0, NULL,
+     "the fused attention kernel flash attention runs, each at its own measured efficiency: fa2 "
+     "(FlashAttention-2, PyTorch SDPA's flash backend), fa3 (FlashAttention-3, Hopper), fa4 (Blackwell), cudnn "
+     "(cuDNN's fused attention: Transformer Engine's FusedAttention, SDPA's cuDNN backend; Hopper), triton "
+     "(Triton's FlashAttention-2, llm-foundry's); auto, the generation's fastest: fa2 on Ampere, fa3 on Hopper, "
+     "fa4 on Blackwell",
+     0, 0},
     {"checkpoint-activations", 0, SS_KIND_ENUM, OFF(checkpoint_activations), 0, 0, 0, ss_ckpt_names, 0, RUNS, "run",
      "C", NULL, SS_CKPT_WORKLOAD, "the workload's activation_checkpointing, off where it gives none", 0,
      "checkpoint_activations", "checkpoint_activations", 0, NULL,

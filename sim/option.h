@@ -133,6 +133,7 @@ typedef struct ss_options {
   ss_precision precision;         /* SS_PRECISION_WORKLOAD: the workload's own */
   int seq;                        /* a transformer's tokens per sequence; -1: the workload's */
   ss_attention_mode attention;    /* a transformer's attention core */
+  int attention_kernel;           /* index of ss_attention_kernel_names: 0 the generation's default */
   ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
   /* Tensor, sequence and pipeline parallelism (docs/model.md, "Tensor and pipeline parallelism"; par.h). */
   int tp;                    /* tensor-parallel size t */

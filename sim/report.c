@@ -1,6 +1,8 @@
 /* report: the results of a run as a table, JSON or CSV. */
 #include "report.h"
 
+#include "kernelfit.h"
+
 #include "cluster.h"
 #include "cost.h"
 
@@ -600,12 +602,14 @@ static void write_table(FILE* f, const ss_result* r)
   write_table_limit(f, b);
   int tf32 = j->platform->gpus[0].tf32_flops > j->platform->gpus[0].speed_flops;
   if (j->kernels)
-    fprintf(f, "  compute: %s times at %s from the kernel model (%s fits), sequence %d%s, %s attention\n",
+    fprintf(f, "  compute: %s times at %s from the kernel model (%s fits), sequence %d%s, attention %s\n",
             j->platform->gpus[0].model, ss_precision_name(j->precision), j->tf_device.generation, j->workload->tf.seq,
             j->workload->max_positions > 0 && j->workload->tf.seq > j->workload->max_positions
                 ? " (beyond the model's rotary positions: as if extended, at the same cost)"
                 : "",
-            ss_attention_names[j->attention]);
+            j->attention == SS_ATTENTION_EAGER ? "eager"
+            : j->tf_device.attention_kernel    ? j->tf_device.attention_kernel
+                                               : ss_attention_default(j->tf_device.generation));
   else if (j->device && j->roofline)
     fprintf(f,
             "  compute: %s times from the workload's measured ratio to %s (x%.3f forward, x%.3f backward) at "

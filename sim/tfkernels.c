@@ -181,7 +181,7 @@ double ss_tf_kernel_time(const ss_tf_kernel* k, const ss_tf_device* d)
                pv / (peak * ss_gemm_efficiency(g, rows, k->head_dim, k->kv, d->sms));
     return t * k->flops / (qk + pv) + memory;
   }
-  const ss_attention_fit* f = ss_attention_fit_of(d->generation, "fp16", k->head_dim, k->causal);
+  const ss_attention_fit* f = ss_attention_fit_of(d->generation, "fp16", k->head_dim, k->causal, d->attention_kernel);
   if (!f)
     return -1;
   return fmax(k->flops / (peak * ss_attention_efficiency(f, sqrt(k->q * k->kv), k->bwd)), memory);

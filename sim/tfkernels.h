@@ -67,7 +67,9 @@ typedef struct ss_tf_device {
   double bytes_per_s;
   int sms;
   double memory_fraction;
-  double flops16; /* the 16-bit peak, the attention core's (= flops unless precision is "fp8") */
+  double flops16;               /* the 16-bit peak, the attention core's (= flops unless precision is "fp8") */
+  const char* attention_kernel; /* the fused attention kernel (kernelfit.h's short names); NULL: the
+                                 * generation's default */
 } ss_tf_device;
 
 /* The most kernels a pass has (ss_tf_kernels' out must hold as many). */

@@ -50,7 +50,7 @@ int ss_tf_device_of(const ss_gpu* g, ss_precision p, double peak_flops, ss_tf_de
     return snprintf(why, size, "GPU '%s' gives no bf16 rate (bf16_tflops) for the attention core of an FP8 run",
                     g->model),
            -1;
-  *d = (ss_tf_device){gen, cls, peak_flops, g->memory_bytes_per_s, g->sm_count, ss_fit_default.memory, flops16};
+  *d = (ss_tf_device){gen, cls, peak_flops, g->memory_bytes_per_s, g->sm_count, ss_fit_default.memory, flops16, NULL};
   return 0;
 }
 
@@ -58,7 +58,7 @@ int ss_tf_has_flash(const ss_tf_device* d, int head_dim)
 {
   /* The attention core stays 16-bit at FP8 (Transformer Engine's and torchao's recipes): the
    * 16-bit fits decide. */
-  return ss_attention_fit_of(d->generation, "fp16", head_dim, 1) != NULL;
+  return ss_attention_fit_of(d->generation, "fp16", head_dim, 1, d->attention_kernel) != NULL;
 }
 
 /* The time of a pass's n kernels on d, each at least the floor; -1 when one has no fit. The

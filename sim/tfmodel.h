@@ -29,8 +29,8 @@ const char* ss_tf_precision_class(ss_precision p);
  * (no generation, no fitted GEMM at that precision, no memory bandwidth or SM count). */
 int ss_tf_device_of(const ss_gpu* g, ss_precision p, double peak_flops, ss_tf_device* d, char* why, size_t size);
 
-/* Whether d has a fused attention kernel at head dimension head_dim (FlashAttention needs Ampere or
- * later). */
+/* Whether d has its fused attention kernel (d->attention_kernel, or the generation's default) at head
+ * dimension head_dim (FlashAttention needs Ampere or later). */
 int ss_tf_has_flash(const ss_tf_device* d, int head_dim);
 
 /* The forward and backward time of each of w's layers on d, w's architecture tf split as sp (sp->b

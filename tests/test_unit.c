@@ -1966,11 +1966,11 @@ static void test_tfkernels_fits(void)
   const ss_gemm_fit* g = ss_gemm_fit_of("hopper", "fp16");
   CU_ASSERT(g && g->e_max > 0.3 && g->e_max <= 1 && g->small > 0 && g->small <= 1 && g->k0 >= 0);
   CU_ASSERT(ss_gemm_fit_of("hopper", "fp4") == NULL && ss_gemm_fit_of("kepler", "fp16") == NULL);
-  const ss_attention_fit* a = ss_attention_fit_of("hopper", "fp16", 120, 1);
+  const ss_attention_fit* a = ss_attention_fit_of("hopper", "fp16", 120, 1, NULL);
   CU_ASSERT(a && a->head_dim == 128 && a->causal == 1 && a->e_max > 0 && a->e_max <= 1 && a->bwd_e_max > 0);
-  a = ss_attention_fit_of("ampere", "fp16", 80, 0);
+  a = ss_attention_fit_of("ampere", "fp16", 80, 0, NULL);
   CU_ASSERT(a && a->head_dim == 64 && a->causal == 0);
-  CU_ASSERT(ss_attention_fit_of("volta", "fp16", 128, 1) == NULL);
+  CU_ASSERT(ss_attention_fit_of("volta", "fp16", 128, 1, NULL) == NULL);
   /* H100 SXM5 (132 SMs), BF16, against calibration/gemm_efficiency.csv's rows GEMM-0145 and 0147
    * (1024^3: 0.18 of the peak, where the large tiles leave most SMs idle; 4096^3: 0.80), within the
    * fit's errors; and a tensor-parallel shard narrower than the SMs' tiles fills them worse. */
@@ -1978,7 +1978,7 @@ static void test_tfkernels_fits(void)
   CU_ASSERT(fabs(ss_gemm_efficiency(g, 4096, 4096, 4096, 132) / 0.80 - 1) < 0.10);
   CU_ASSERT(ss_gemm_efficiency(g, 2048, 512, 4096, 132) < 0.8 * ss_gemm_efficiency(g, 2048, 4096, 4096, 132));
   /* Attention ramps up with the sequence towards e_max; the backward at its own. */
-  a = ss_attention_fit_of("hopper", "fp16", 128, 1);
+  a = ss_attention_fit_of("hopper", "fp16", 128, 1, NULL);
   CU_ASSERT(ss_attention_efficiency(a, 1024, 0) < ss_attention_efficiency(a, 8192, 0) &&
             ss_attention_efficiency(a, 8192, 0) < a->e_max);
   CU_ASSERT(fabs(ss_attention_efficiency(a, 8192, 1) / ss_attention_efficiency(a, 8192, 0) - a->bwd_e_max / a->e_max) <
@@ -1994,7 +1994,7 @@ static void test_tfkernels_time(void)
 {
   ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0, 0};
   ss_tf_split sp = {.b = 1, .seq = 8192, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
-  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8, 989e12};
+  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8, 989e12, NULL};
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
   double flash = 0, eager = 0, flops = 0;
   for (int bwd = 0; bwd < 2; bwd++) {
@@ -2019,7 +2019,7 @@ static void test_tfkernels_time(void)
       eager += ss_tf_kernel_time(&k[i], &h100);
   }
   CU_ASSERT(eager > 1.2 * flash);
-  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8, 125e12};
+  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8, 125e12, NULL};
   ss_tf_kernels(&l8, &sp, 0, k);
   CU_ASSERT(k[2].kind == SS_TFK_ATTENTION && ss_tf_kernel_time(&k[2], &v100) == -1);
   CU_ASSERT(k[1].kind == SS_TFK_GEMM && ss_tf_kernel_time(&k[1], &v100) > 0);
@@ -2039,8 +2039,8 @@ static void test_tfkernels_fp8(void)
   double tokens = 2048, h = 12288, f = 4 * h, t = 2;
   double want[2] = {tokens * (2 * h + 4 * h / t + 2 * h + 2 * f / t), 4 * tokens * (3 * h / t + h + f / t + h)};
   ss_tf_kernel k16[SS_TF_MAX_KERNELS], k8[SS_TF_MAX_KERNELS];
-  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8, 989e12};
-  ss_tf_device h100_8 = {"hopper", "fp8", 1979e12, 3.35e12, 132, 0.8, 989e12};
+  ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8, 989e12, NULL};
+  ss_tf_device h100_8 = {"hopper", "fp8", 1979e12, 3.35e12, 132, 0.8, 989e12, NULL};
   for (int bwd = 0; bwd < 2; bwd++) {
     int n16 = ss_tf_kernels(&g, &b16, bwd, k16), n8 = ss_tf_kernels(&g, &f8, bwd, k8);
     CU_ASSERT(n8 == n16 + (bwd ? 4 : 1) && n8 <= SS_TF_MAX_KERNELS);
@@ -2085,7 +2085,7 @@ static void test_tfmodel_workload(void)
   CU_ASSERT_FATAL(ss_workload_load("workloads/gpt2-124m.json", &w, &err) == SS_OK);
   CU_ASSERT_FATAL(w->has_transformer && w->has_work);
   ss_tf_split sp = {.b = 2, .seq = w->tf.seq, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
-  ss_tf_device a100 = {"ampere", "fp16", 312e12, 1.555e12, 108, 0.8, 312e12};
+  ss_tf_device a100 = {"ampere", "fp16", 312e12, 1.555e12, 108, 0.8, 312e12, NULL};
   double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
   double *bwd = fwd + w->nlayers, share[2] = {0, 0};
   CU_ASSERT_FATAL(ss_tf_layer_times(w, &w->tf, &sp, &a100, fwd, bwd, share) == 0);
@@ -2100,7 +2100,7 @@ static void test_tfmodel_workload(void)
   CU_ASSERT(share[0] > 0 && share[0] < 1 && share[1] > 0 && share[1] < 1 && fwd[0] > 0 && bwd[0] > 0 &&
             fwd[w->nlayers - 1] > 0 && bwd[w->nlayers - 1] > 0);
   sp.attention = SS_ATTENTION_EAGER;
-  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8, 125e12};
+  ss_tf_device v100 = {"volta", "fp16", 125e12, 0.9e12, 80, 0.8, 125e12, NULL};
   CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, share) == 0);
   sp.attention = SS_ATTENTION_FLASH;
   CU_ASSERT(ss_tf_layer_times(w, &w->tf, &sp, &v100, fwd, bwd, share) == -1);
