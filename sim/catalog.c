@@ -40,6 +40,16 @@ struct ss_catalog {
 static const char* const kind_dir[SS_CATALOG_KIND_COUNT] = {"platforms", "workloads"};
 static const char* const kind_word[SS_CATALOG_KIND_COUNT] = {"platform", "workload"};
 static const char* const list_key[SS_CATALOG_KIND_COUNT] = {"platforms", "workloads"}; /* of the listing's JSON */
+/* Workloads named by their model: each name the generated file of the model at its native sequence
+ * (calibration/gen_models.py names the files by model and sequence; --seq runs any other with the
+ * kernel model). list workloads shows them. */
+static const char* const workload_aliases[][2] = {{"llama2-7b", "llama2-7b-seq4096"},
+                                                  {"llama2-13b", "llama2-13b-seq4096"},
+                                                  {"llama2-70b", "llama2-70b-seq4096"},
+                                                  {"llama3-8b", "llama3-8b-seq8192"},
+                                                  {"llama3-70b", "llama3-70b-seq8192"}};
+#define NALIASES (sizeof(workload_aliases) / sizeof(workload_aliases[0]))
+
 /* File name endings of each kind, in lookup order. */
 static const char* const kind_ext[SS_CATALOG_KIND_COUNT][3] = {{".xml", NULL}, {".json", ".json.gz", NULL}};
 
@@ -293,6 +303,9 @@ int ss_catalog_resolve(ss_catalog* c, ss_catalog_kind kind, const char** arg, ss
   char* path = NULL;
   if (search(c, kind, a, with_ext, &path))
     return ss_err_nomem(err);
+  for (size_t k = 0; !path && !with_ext && kind == SS_CATALOG_WORKLOAD && k < NALIASES; k++)
+    if (strcmp(a, workload_aliases[k][0]) == 0 && search(c, kind, workload_aliases[k][1], 0, &path))
+      return ss_err_nomem(err);
   if (!path)
     return with_ext ? SS_OK : not_found(c, kind, a, err);
   if (list_push(&c->resolved, path))
@@ -487,6 +500,11 @@ static void write_table(FILE* f, ss_catalog_kind kind, const row* rows, int n)
     else
       fprintf(f, "%-*s  %-*s  batch %*d  %s\n", wn, r->e->name, ww, r->what, wc, r->count, r->e->path);
   }
+  for (size_t k = 0; kind == SS_CATALOG_WORKLOAD && k < NALIASES; k++)
+    for (int i = 0; i < n; i++)
+      if (rows[i].ok && strcmp(rows[i].e->name, workload_aliases[k][1]) == 0)
+        fprintf(f, "%-*s  = %s, the model at its own sequence (--seq runs another)\n", wn, workload_aliases[k][0],
+                workload_aliases[k][1]);
 }
 
 /* {"platforms": [{"name": ..., ...}, ...]}; every row has every key, null where an unreadable file
@@ -511,6 +529,15 @@ static void write_json(FILE* f, ss_catalog_kind kind, const row* rows, int n)
     ss_json_string(f, r->e->path);
     fprintf(f, ", \"error\": ");
     r->ok ? (void)fputs("null", f) : ss_json_string(f, r->error);
+    if (kind == SS_CATALOG_WORKLOAD) {
+      fprintf(f, ", \"aliases\": [");
+      for (size_t k = 0, first = 1; k < NALIASES; k++)
+        if (strcmp(r->e->name, workload_aliases[k][1]) == 0) {
+          fprintf(f, "%s\"%s\"", first ? "" : ", ", workload_aliases[k][0]);
+          first = 0;
+        }
+      fputc(']', f);
+    }
     fputc('}', f);
   }
   fprintf(f, "%s]}\n", n ? "\n" : "");

@@ -534,6 +534,10 @@ const ss_optdef ss_option_table[] = {
     {"tps", 0, SS_KIND_PATH, OFF(plan_tps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "tensor-parallel sizes separated by commas", 0, "--tp's", 0, NULL, NULL, 0, NULL,
      "tensor-parallel sizes to try, separated by commas (a language model's; each at most an instance's GPUs)", 0, 0},
+    {"cps", 0, SS_KIND_PATH, OFF(plan_cps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "context-parallel sizes separated by commas", 0, "--cp's", 0, NULL, NULL, 0, NULL,
+     "context-parallel sizes to try, separated by commas (--cp: the sequence split over each size's GPUs); the "
+     "layouts t x cp x p that divide a configuration's GPUs run with data parallelism over the rest", 0, 0},
     {"pps", 0, SS_KIND_PATH, OFF(plan_pps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "pipeline stage counts separated by commas", 0, "--pp's", 0, NULL, NULL, 0, NULL,
      "pipeline stage counts to try, separated by commas; the layouts t x p that divide a configuration's GPUs "
@@ -936,10 +940,11 @@ int ss_option_value_text(const ss_optdef* d, const ss_options* o, int json, char
 /* Whether a plan may try a configuration with t and p both 1 (dp) or one of them above 1 (mp). */
 static void plan_layouts(const ss_options* o, int* dp, int* mp)
 {
-  int tps[SS_OPTION_LIST_MAX] = {o->tp}, pps[SS_OPTION_LIST_MAX] = {o->pp};
+  int tps[SS_OPTION_LIST_MAX] = {o->tp}, pps[SS_OPTION_LIST_MAX] = {o->pp}, cps[SS_OPTION_LIST_MAX] = {o->cp};
   int nt = o->plan_tps ? ss_option_list_sizes(o->plan_tps, tps, SS_OPTION_LIST_MAX) : 1;
   int np = o->plan_pps ? ss_option_list_sizes(o->plan_pps, pps, SS_OPTION_LIST_MAX) : 1;
-  int t1 = 0, p1 = 0;
+  int nc = o->plan_cps ? ss_option_list_sizes(o->plan_cps, cps, SS_OPTION_LIST_MAX) : 1;
+  int t1 = 0, p1 = 0, c1 = 0;
   *mp = 0;
   for (int i = 0; i < nt; i++) {
     t1 |= tps[i] == 1;
@@ -949,7 +954,11 @@ static void plan_layouts(const ss_options* o, int* dp, int* mp)
     p1 |= pps[i] == 1;
     *mp |= pps[i] > 1;
   }
-  *dp = t1 && p1;
+  for (int i = 0; i < nc; i++) {
+    c1 |= cps[i] == 1;
+    *mp |= cps[i] > 1;
+  }
+  *dp = t1 && p1 && c1;
 }
 
 unsigned ss_options_had(const ss_options* o, unsigned cmd)
@@ -1421,9 +1430,10 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
     const char* what;
   } lists[] = {{"tps", NULL, "whole numbers from 1"},
                {"pps", NULL, "whole numbers from 1"},
+               {"cps", NULL, "whole numbers from 1"},
                {"micro-batches", NULL, "whole numbers from 1"},
                {"schedules", ss_schedule_names, "gpipe, 1f1b or interleaved"}};
-  const char* texts[] = {o->plan_tps, o->plan_pps, o->plan_micro, o->plan_schedules};
+  const char* texts[] = {o->plan_tps, o->plan_pps, o->plan_cps, o->plan_micro, o->plan_schedules};
   for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
     int v[SS_OPTION_LIST_MAX];
     if (texts[k] &&
@@ -1431,7 +1441,7 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
       FAIL("--%s expects %s separated by commas, each once and at most %d, got '%s': %s", lists[k].name, lists[k].what,
            SS_OPTION_LIST_MAX, texts[k], why);
   }
-  int mp = ss_options_model_parallel(o) || o->plan_tps || o->plan_pps;
+  int mp = ss_options_model_parallel(o) || o->plan_tps || o->plan_pps || o->plan_cps;
   if (!mp && (o->plan_micro || o->plan_schedules))
     FAIL("--%s tries tensor- or pipeline-parallel configurations: give --tps or --pps",
          o->plan_micro ? "micro-batches" : "schedules");

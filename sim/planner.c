@@ -92,6 +92,7 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->allreduce = j->opt.allreduce;
   r->shard = j->opt.shard;
   r->tp = j->mp.on ? j->mp.t : 1;
+  r->cp = j->mp.on ? j->mp.cp : 1;
   r->pp = j->mp.on ? j->mp.p : 1;
   r->dp = j->mp.on ? j->mp.d : j->ngpus;
   r->micro_batch = j->batch;
@@ -163,7 +164,19 @@ static const char* hint_of(const ss_planner* out)
 
 /* The dimensions of the enumeration, outermost first: the last varies fastest. The rows' order and
  * the ranking's ties follow this order. */
-enum { DIM_PLATFORM, DIM_INSTANCES, DIM_TP, DIM_PP, DIM_MICRO, DIM_SCHEDULE, DIM_SHARD, DIM_ALG, DIM_BATCH, NDIMS };
+enum {
+  DIM_PLATFORM,
+  DIM_INSTANCES,
+  DIM_TP,
+  DIM_CP,
+  DIM_PP,
+  DIM_MICRO,
+  DIM_SCHEDULE,
+  DIM_SHARD,
+  DIM_ALG,
+  DIM_BATCH,
+  NDIMS
+};
 
 /* What the enumeration walks: the plan's inputs and the values of each dimension. */
 typedef struct space {
@@ -174,7 +187,7 @@ typedef struct space {
   ss_allreduce algs[SS_OPTION_LIST_MAX];
   ss_shard shards[SS_OPTION_LIST_MAX];
   int batches[SS_OPTION_LIST_MAX];
-  int tps[SS_OPTION_LIST_MAX], pps[SS_OPTION_LIST_MAX], micro[SS_OPTION_LIST_MAX];
+  int tps[SS_OPTION_LIST_MAX], pps[SS_OPTION_LIST_MAX], cps[SS_OPTION_LIST_MAX], micro[SS_OPTION_LIST_MAX];
   ss_schedule schedules[SS_OPTION_LIST_MAX];
   int size[NDIMS]; /* how many values each dimension takes (instances: index i is i + 1 of them) */
 } space;
@@ -201,10 +214,12 @@ static int space_init(space* s, ss_platform* const* plats, const ss_workload* w,
   /* Tensor and pipeline parallelism: the lists, or the run options' one value each. */
   s->tps[0] = o->tp;
   s->pps[0] = o->pp;
+  s->cps[0] = o->cp;
   s->micro[0] = o->micro_batch > 0 ? o->micro_batch : w->batch_per_gpu;
   s->schedules[0] = o->schedule;
   s->size[DIM_TP] = o->plan_tps ? ss_option_list_sizes(o->plan_tps, s->tps, SS_OPTION_LIST_MAX) : 1;
   s->size[DIM_PP] = o->plan_pps ? ss_option_list_sizes(o->plan_pps, s->pps, SS_OPTION_LIST_MAX) : 1;
+  s->size[DIM_CP] = o->plan_cps ? ss_option_list_sizes(o->plan_cps, s->cps, SS_OPTION_LIST_MAX) : 1;
   s->size[DIM_MICRO] = o->plan_micro ? ss_option_list_sizes(o->plan_micro, s->micro, SS_OPTION_LIST_MAX) : 1;
   s->size[DIM_SCHEDULE] = o->plan_schedules
                               ? ss_option_list_schedules(o->plan_schedules, s->schedules, SS_OPTION_LIST_MAX)
@@ -213,6 +228,8 @@ static int space_init(space* s, ss_platform* const* plats, const ss_workload* w,
     out->model_parallel |= s->tps[k] > 1;
   for (int k = 0; k < s->size[DIM_PP]; k++)
     out->model_parallel |= s->pps[k] > 1;
+  for (int k = 0; k < s->size[DIM_CP]; k++)
+    out->model_parallel |= s->cps[k] > 1;
   /* A plan of layouts tries one algorithm unless --algorithms says (the layouts' own reductions
    * take the run's --allreduce). */
   if (out->model_parallel && !o->plan_algorithms) {
@@ -284,16 +301,17 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   int p = at[DIM_PLATFORM], k = at[DIM_INSTANCES] + 1;
   ss_shard shard = s->shards[at[DIM_SHARD]];
   ss_allreduce alg = s->algs[at[DIM_ALG]];
-  int t = s->tps[at[DIM_TP]], pp = s->pps[at[DIM_PP]], per = o->gpus > 0 ? o->gpus : s->plats[p]->ngpus;
-  if (t * pp > 1) {
+  int t = s->tps[at[DIM_TP]], pp = s->pps[at[DIM_PP]], cp = s->cps[at[DIM_CP]];
+  int per = o->gpus > 0 ? o->gpus : s->plats[p]->ngpus;
+  if (t * cp * pp > 1) {
     /* A layout's own points: no sharding, the data-parallel reduction's algorithm and the batch are
      * not its dimensions (their first values stand for them). */
     if (at[DIM_SHARD] > 0 || at[DIM_ALG] > 0 || at[DIM_BATCH] > 0)
       return 1;
     /* Tensor groups inside an instance, layouts that divide the GPUs: the others are no configuration. */
-    if (t > per || (per * k) % (t * pp)) {
+    if (t > per || (per * k) % (t * cp * pp)) {
       if (!s->out->not_dividing++)
-        skipped_layout(s->out->not_dividing_first, sizeof(s->out->not_dividing_first), t, pp, per, k,
+        skipped_layout(s->out->not_dividing_first, sizeof(s->out->not_dividing_first), t * cp, pp, per, k,
                        s->out->platforms[p].name);
       return 1;
     }
@@ -303,6 +321,7 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     ss_options c = *o;
     c.instances = k;
     c.tp = t;
+    c.cp = cp;
     c.pp = pp;
     c.sequence_parallel = o->sequence_parallel && t > 1; /* a plan's --sequence-parallel: where t > 1 */
     c.micro_batch = s->micro[at[DIM_MICRO]];
@@ -310,7 +329,7 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     c.virtual_stages = ss_schedule_of(c.schedule)->chunks ? (o->virtual_stages > 1 ? o->virtual_stages : 2) : 1;
     c.batch = -1;
     s->out->configurations++;
-    if (o->global_batch > 0 && o->global_batch % (c.micro_batch * (per * k / (t * pp)))) {
+    if (o->global_batch > 0 && o->global_batch % (c.micro_batch * (per * k / (t * cp * pp)))) {
       s->out->not_whole++;
       return 1;
     }
@@ -318,8 +337,11 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     if (rc)
       return rc;
     cf->platform = p;
-    snprintf(cf->name, sizeof(cf->name), "%s x %d, t%d p%d d%d, micro-batch %d%s%s, recompute %s",
-             s->out->platforms[p].name, k, t, pp, cf->job->mp.d, c.micro_batch, pp > 1 ? ", " : "",
+    char context[16] = "";
+    if (cp > 1)
+      snprintf(context, sizeof(context), " cp%d", cp);
+    snprintf(cf->name, sizeof(cf->name), "%s x %d, t%d%s p%d d%d, micro-batch %d%s%s, recompute %s",
+             s->out->platforms[p].name, k, t, context, pp, cf->job->mp.d, c.micro_batch, pp > 1 ? ", " : "",
              pp > 1 ? ss_schedule_names[c.schedule] : "", ss_recompute_names[c.recompute]);
     return SS_OK;
   }
@@ -701,11 +723,12 @@ static void write_json(FILE* f, const void* arg)
     ss_json_string(f, r->gpu_model);
     fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"allreduce\": \"%s\", \"shard\": \"%s\", \"batch_per_gpu\": %d,",
             r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch);
-    fprintf(f,
-            " \"tp\": %d, \"pp\": %d, \"dp\": %d, \"micro_batch\": %d, \"micro_batches\": %d, \"schedule\": \"%s\", "
-            "\"virtual_stages\": %d, \"recompute\": \"%s\", \"tokens_per_s\": %.17g, \"mfu\": %.17g,",
-            r->tp, r->pp, r->dp, r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule], r->virtual_stages,
-            ss_recompute_names[r->recompute], r->tokens_per_s, r->mfu);
+    fprintf(
+        f,
+        " \"tp\": %d, \"cp\": %d, \"pp\": %d, \"dp\": %d, \"micro_batch\": %d, \"micro_batches\": %d, "
+        "\"schedule\": \"%s\", \"virtual_stages\": %d, \"recompute\": \"%s\", \"tokens_per_s\": %.17g, \"mfu\": %.17g,",
+        r->tp, r->cp, r->pp, r->dp, r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule], r->virtual_stages,
+        ss_recompute_names[r->recompute], r->tokens_per_s, r->mfu);
     fprintf(f, " \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g,", r->iteration_s,
             r->throughput_samples_per_s, r->epoch_s);
     fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
@@ -745,22 +768,25 @@ static void row_cells(const ss_planner_row* r, char* t, size_t tsize, char* stal
  * the data-parallel columns, tokens per second and MFU instead of samples. */
 static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
 {
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-14s %-24s %-9s %12s %11s %11s %6s  %-20s  %-22s %s\n", "rank", "instance", "n",
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-16s %-24s %-9s %12s %11s %11s %6s  %-20s  %-22s %s\n", "rank", "instance", "n",
           "GPUs", "t x p x d", "micro-batch x m, sched", "recompute", "time", "total $", "tokens/s", "MFU",
           "largest stall", "limited by", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
     char t[32], stall[48], limit[48], layout[32], micro[48];
     row_cells(r, t, sizeof(t), stall, sizeof(stall), limit, sizeof(limit));
-    snprintf(layout, sizeof(layout), "%d x %d x %d", r->tp, r->pp, r->dp);
-    if (r->tp * r->pp > 1)
+    if (r->cp > 1)
+      snprintf(layout, sizeof(layout), "%d x cp%d x %d x %d", r->tp, r->cp, r->pp, r->dp);
+    else
+      snprintf(layout, sizeof(layout), "%d x %d x %d", r->tp, r->pp, r->dp);
+    if (r->tp * r->cp * r->pp > 1)
       snprintf(micro, sizeof(micro), "%d x %d, %s", r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule]);
     else
       snprintf(micro, sizeof(micro), "batch %d per GPU", r->micro_batch);
-    fprintf(f, "%4d  %-16s %3d %5d  %-14s %-24s %-9s %12s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
+    fprintf(f, "%4d  %-16s %3d %5d  %-16s %-24s %-9s %12s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
             shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, layout, micro,
-            r->tp * r->pp > 1 ? ss_recompute_names[r->recompute] : "-", t, r->cost_usd, r->tokens_per_s, 100 * r->mfu,
-            stall, limit, r->pareto ? "*" : "");
+            r->tp * r->cp * r->pp > 1 ? ss_recompute_names[r->recompute] : "-", t, r->cost_usd, r->tokens_per_s,
+            100 * r->mfu, stall, limit, r->pareto ? "*" : "");
   }
   if (p->nrows > 0) {
     const ss_planner_row* r = &p->rows[0];
@@ -768,10 +794,14 @@ static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
     if (r->stall < SS_CAT_COUNT)
       snprintf(stall, sizeof(stall), "%s, %.1f%% of its iteration", ss_category_of(r->stall)->label,
                100 * r->part_s[r->stall] / r->iteration_s);
-    fprintf(
-        f,
-        "\n  the first: tensor %d x pipeline %d x data %d on %d %s; largest stall: %s; limited by %s (%.0f%% busy)\n",
-        r->tp, r->pp, r->dp, r->instances, r->instance_type, stall, ss_res_label(r->limit), 100 * r->limit_util);
+    char context[24] = "";
+    if (r->cp > 1)
+      snprintf(context, sizeof(context), "context %d x ", r->cp);
+    fprintf(f,
+            "\n  the first: tensor %d x %spipeline %d x data %d on %d %s; largest stall: %s; limited by %s (%.0f%% "
+            "busy)\n",
+            r->tp, context, r->pp, r->dp, r->instances, r->instance_type, stall, ss_res_label(r->limit),
+            100 * r->limit_util);
   }
 }
 
