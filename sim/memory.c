@@ -144,6 +144,9 @@ int ss_memory_of(const ss_memory_in* j, ss_memory* out)
     for (int l = 0; l < w->nlayers; l++)
       params += w->layers[l].params;
     out->parameters = params * 4 / g + j->gathered_peak;
+    /* FP8: the gathered weights' FP8 copies with their transposes while they are used. */
+    if (j->half == SS_MEMORY_FP8 && j->shard_bytes_per_param > 0)
+      out->parameters += j->gathered_peak * SS_MEMORY_FP8_BYTES / j->shard_bytes_per_param;
     /* Under no_sync() (--accum-no-sync) the accumulated micro-batches keep every unit's gradient
      * unsharded until the last one's reduce-scatters. */
     double unsharded = j->o->accum_no_sync ? params * j->shard_bytes_per_param : unit_bytes(j, largest_unit(j));

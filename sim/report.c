@@ -249,12 +249,13 @@ static void write_json_parallel(FILE* f, const ss_job* j)
       "  \"parallel\": {\"tp\": %d, \"cp\": %d, \"pp\": %d, \"dp\": %d, \"virtual_stages\": %d, \"micro_batch\": %d, "
       "\"micro_batches\": %d,\n    \"schedule\": \"%s\", \"rank_order\": \"%s\", \"sequence_parallel\": %s, "
       "\"recompute\": \"%s\", \"distributed_optimizer\": %s,\n    \"bubble_closed_form\": %.17g, "
-      "\"p2p_bytes\": %.17g, \"tensor_across_instances\": %s, \"data_across_instances\": %s,\n",
+      "\"p2p_bytes\": %.17g, \"cp_bytes\": %.17g, \"cp_exposed_fwd_s\": %.17g, \"cp_exposed_bwd_s\": %.17g,\n    "
+      "\"tensor_across_instances\": %s, \"data_across_instances\": %s,\n",
       mp->t, mp->cp, mp->p, mp->d, mp->v, mp->b, mp->m, ss_schedule_names[mp->schedule],
       ss_rank_order_names[j->opt.rank_order], j->opt.sequence_parallel ? "true" : "false",
       ss_recompute_names[j->opt.recompute], j->opt.distributed_optimizer ? "true" : "false",
-      ss_pipe_bubble_closed_form(mp->schedule, mp->p, mp->v, mp->m), mp->p2p_bytes, mp->tp_cross ? "true" : "false",
-      mp->dp_cross ? "true" : "false");
+      ss_pipe_bubble_closed_form(mp->schedule, mp->p, mp->v, mp->m), mp->p2p_bytes, mp->cp_bytes, mp->cp_fwd_s,
+      mp->cp_bwd_s, mp->tp_cross ? "true" : "false", mp->dp_cross ? "true" : "false");
   fprintf(f, "    \"stages\": [");
   for (int s = 0; s < mp->p; s++) {
     int layers = 0;
@@ -362,8 +363,11 @@ static void write_json(FILE* f, const ss_result* r)
   if (j->workload->has_transformer)
     fprintf(f,
             "  \"tokens_per_s\": %.17g,\n  \"model_flops_per_s_per_gpu\": %.17g,\n  \"mfu\": %.17g,\n  "
-            "\"flop_convention\": \"model FLOPs, recomputation not counted (Korthikanti et al. 2022)\",\n",
-            r->tokens_per_s, r->model_flops_per_gpu_s, r->mfu);
+            "\"flop_convention\": \"model FLOPs, recomputation not counted (Korthikanti et al. 2022)%s\",\n",
+            r->tokens_per_s, r->model_flops_per_gpu_s, r->mfu,
+            j->kernels && j->attention == SS_ATTENTION_FLASH
+                ? "; causal attention counted half, as flash attention runs it"
+                : "");
   if (j->mp.on)
     write_json_parallel(f, j);
   write_json_memory(f, j);

@@ -38,6 +38,7 @@ SCRIPTS = [
     ("scripts/csv2workload.py", "csv2workload.py"),
     ("calibration/gen_models.py", "gen_models.py"),
     ("calibration/fit_kernels.py", "fit_kernels.py"),
+    ("scripts/validate-llm", "validate-llm"),
     ("calibration/realrun/run.sh", "run.sh"),
     ("calibration/realrun/profiler_cost.py", "profiler_cost.py"),
     ("bench/run.sh", "bench/run.sh"),
