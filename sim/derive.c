@@ -3,8 +3,39 @@
 
 #include "cluster.h"
 #include "cost.h"
-#include "par.h"
 #include "tuner.h"
+
+/* The time of op on bytes among g GPUs in each of m instances (par.h's cost_s): the cost model on
+ * the job as it sees that group. */
+static double group_cost(const void* ctx, int g, int m, ss_coll_op op, ss_coll_scope scope, double bytes)
+{
+  ss_job v = *(const ss_job*)ctx;
+  v.gpus_per_instance = g;
+  v.instances = m;
+  v.ngpus = g * m;
+  return ss_cost_scoped(&v, op, scope, bytes);
+}
+
+void ss_derive_par_in(const ss_job* j, ss_par_in* in)
+{
+  const ss_gpu* g = &j->platform->gpus[0];
+  *in = (ss_par_in){.workload = j->workload,
+                    .o = &j->opt,
+                    .precision = j->precision,
+                    .kernels = j->kernels,
+                    .attention = j->attention,
+                    .attn_share = j->attn_share,
+                    .fwd_flops = j->fwd_flops,
+                    .bwd_flops = j->bwd_flops,
+                    .opt_flops = j->opt_flops,
+                    .speed_flops = g->speed_flops,
+                    .memory_bytes = g->memory_bytes,
+                    .gpu_model = g->model,
+                    .gpus_per_instance = j->gpus_per_instance,
+                    .instances = j->instances,
+                    .cost_s = group_cost,
+                    .ctx = j};
+}
 
 int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
 {
@@ -21,7 +52,9 @@ int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* 
     j->resolved.nic_gbps = ss_cluster_nic_line_bandwidth(j) * 8 / 1e9;
     j->resolved.nic_latency_us = ss_cluster_nic_wire_latency(j) * 1e6;
   }
-  if (j->mp.on && (rc = ss_par_derive(j, err)) != SS_OK) {
+  ss_par_in in;
+  ss_derive_par_in(j, &in);
+  if (j->mp.on && (rc = ss_par_derive(&in, &j->mp, err)) != SS_OK) {
     ss_job_free(j);
     return rc;
   }

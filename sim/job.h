@@ -7,6 +7,7 @@
 #include "err.h"
 #include "memory.h"
 #include "option.h"
+#include "par.h"
 #include "platform.h"
 #include "tfmodel.h"
 #include "topo.h"
@@ -34,41 +35,6 @@ typedef struct ss_segment {
   double tail_s;   /* GPU time of its last operator: it ends no earlier than the host's end + tail */
   double launches; /* kernel launches it takes (for the launch queue) */
 } ss_segment;
-
-/* Tensor and pipeline parallelism (--tp, --pp; docs/model.md, "Tensor and pipeline parallelism"): the layout and
- * the pipeline's sizes (ss_job_new), then what derive (par.c) computes for one GPU of each virtual
- * stage. A virtual stage is chunk c of stage r at index c p + r (pipeline.h). */
-typedef struct ss_mp {
-  int on;
-  ss_layout layout;
-  int t, p, d, v, m, b; /* tensor size, stages, replicas, chunks per stage, micro-batches, micro-batch */
-  int cp;               /* context size: the GPUs each sequence is split over */
-  ss_schedule schedule;
-  int* counts; /* [p v]: the transformer layers of each virtual stage */
-  /* Derived (ss_derive_job): one GPU's seconds per micro-batch of each virtual stage ([p v]). */
-  double* fwd_s;    /* forward compute (the layers' kernels split by t) */
-  double* bwd_s;    /* backward compute, recomputation included */
-  double* tp_fwd_s; /* the tensor-parallel collectives the forward waits for */
-  double* tp_bwd_s; /* ... the backward waits for (those not hidden under weight gradients) */
-  int tp_cross;     /* a tensor or context group spans instances: its collectives wait on the network */
-  double cp_fwd_s;  /* of tp_fwd_s per layer: the context ring's exchange the attention does not hide */
-  double cp_bwd_s;  /* ... of tp_bwd_s */
-  double cp_bytes;  /* the keys and values one GPU passes on per layer and micro-batch, forward */
-  double p2p_bytes; /* what each GPU sends to the next (or previous) stage per micro-batch */
-  /* Per stage ([p]), one GPU: the data-parallel reduction of its gradients (all its chunks), the part
-   * of it hidden under the last micro-batch's backward, the optimizer step, and the distributed
-   * optimizer's all-gather of the updated parameters after it. */
-  double* dp_s;
-  double* dp_hidden_s;
-  int dp_cross; /* the data-parallel groups span instances */
-  double* opt_s;
-  double* gather_s;
-  double embed_s;    /* the tied embeddings' gradient allreduce between the first and last stage */
-  int embed_cross;   /* ... which are on different instances */
-  double* params;    /* [p]: parameters one GPU of the stage holds */
-  double* mem_bytes; /* [p]: the memory one GPU of the stage needs at its peak */
-  double* act_bytes; /* [p]: of which activations */
-} ss_mp;
 
 typedef struct ss_job {
   const ss_platform* platform; /* borrowed */

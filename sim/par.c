@@ -2,7 +2,6 @@
 #include "par.h"
 
 #include "array.h"
-#include "cost.h"
 #include "memory.h"
 #include "units.h"
 
@@ -28,30 +27,21 @@
 #define PAR_BUCKET_PARAMS 4e7
 #define PAR_BUCKET_PARAMS_PER_DP 1e6
 
-/* The job as the cost model sees a group: g GPUs in each of m instances. */
-static ss_job view(const ss_job* j, int g, int m)
-{
-  ss_job v = *j;
-  v.gpus_per_instance = g;
-  v.instances = m;
-  v.ngpus = g * m;
-  return v;
-}
-
 /* The time of op on bytes per GPU among the group along the dimensions dims (a mask of 1 << ss_dim)
- * of the rank at tensor rank 0, context rank 0, replica 0 and stage: inside each instance among its members, then across the instances they span, where
- * every GPU of the instance reduces in a group of its own at the same time (they share its NICs).
- * *cross: whether the group spans instances. */
-static double group_time(const ss_job* j, unsigned dims, int stage, ss_coll_op op, double bytes, int* cross)
+ * of the rank at tensor rank 0, context rank 0, replica 0 and stage: inside each instance among its
+ * members, then across the instances they span, where every GPU of the instance reduces in a group of
+ * its own at the same time (they share its NICs). *cross: whether the group spans instances. */
+static double group_time(const ss_par_in* in, const ss_mp* mp, unsigned dims, int stage, ss_coll_op op, double bytes,
+                         int* cross)
 {
-  const ss_layout* l = &j->mp.layout;
+  const ss_layout* l = &mp->layout;
   int coord[SS_DIM_COUNT] = {0};
   coord[SS_DIM_PP] = stage;
-  int n = 1, g = j->gpus_per_instance;
+  int n = 1, g = in->gpus_per_instance;
   for (int d = 0; d < SS_DIM_COUNT; d++)
     n *= dims & (1u << d) ? l->size[d] : 1;
   int* ranks = malloc(sizeof(int) * (size_t)n);
-  char* seen = calloc((size_t)j->instances, 1);
+  char* seen = calloc((size_t)in->instances, 1);
   if (!ranks || !seen)
     ss_nomem_exit("a parallel group");
   ss_layout_group_dims(l, ss_layout_rank(l, coord), dims, ranks);
@@ -65,14 +55,10 @@ static double group_time(const ss_job* j, unsigned dims, int stage, ss_coll_op o
   free(seen);
   int per = (n + spanned - 1) / spanned;
   double t = 0;
-  if (per > 1) {
-    ss_job v = view(j, per, 1);
-    t += ss_cost_scoped(&v, op, SS_SCOPE_INSTANCE, bytes);
-  }
-  if (spanned > 1) {
-    ss_job v = view(j, g, spanned);
-    t += ss_cost_scoped(&v, op, SS_SCOPE_CROSS, bytes * g / per);
-  }
+  if (per > 1)
+    t += in->cost_s(in->ctx, per, 1, op, SS_SCOPE_INSTANCE, bytes);
+  if (spanned > 1)
+    t += in->cost_s(in->ctx, g, spanned, op, SS_SCOPE_CROSS, bytes * g / per);
   *cross = spanned > 1;
   return t;
 }
@@ -90,9 +76,9 @@ double ss_par_selective_share(const ss_workload* w)
 
 /* Bytes per parameter of the weights one GPU keeps: 16-bit under mixed precision, FP32 else; at fp8
  * also their FP8 copies with transposes (SS_MEMORY_FP8_BYTES). */
-static double weight_bytes(const ss_job* j)
+static double weight_bytes(const ss_par_in* in)
 {
-  return (ss_precision_half(j->precision) ? 2 : 4) + (j->precision == SS_PRECISION_FP8 ? SS_MEMORY_FP8_BYTES : 0);
+  return (ss_precision_half(in->precision) ? 2 : 4) + (in->precision == SS_PRECISION_FP8 ? SS_MEMORY_FP8_BYTES : 0);
 }
 
 /* Bytes per parameter of the states one GPU keeps: the weights at the training precision, their
@@ -100,32 +86,30 @@ static double weight_bytes(const ss_job* j)
  * master copy under mixed precision and the optimizer's moments (Adam's two, SGD with momentum's
  * one); the master copy and the moments divided over the replicas with the distributed optimizer
  * (Megatron-LM's theoretical_memory_usage.py: 18, or 6 + 12 / d, for Adam in mixed precision). */
-static double state_bytes(const ss_job* j, double* grad_bytes)
+static double state_bytes(const ss_par_in* in, const ss_mp* mp, double* grad_bytes)
 {
-  int mixed = ss_precision_half(j->precision);
-  double moments = j->workload->optimizer == SS_OPT_ADAM || j->workload->optimizer == SS_OPT_ADAMW ? 2
-                   : j->workload->optimizer == SS_OPT_SGD_MOMENTUM                                 ? 1
-                                                                                                   : 0;
-  *grad_bytes = j->precision == SS_PRECISION_AMP ? 2 : 4;
+  int mixed = ss_precision_half(in->precision);
+  ss_optimizer opt = in->workload->optimizer;
+  double moments = opt == SS_OPT_ADAM || opt == SS_OPT_ADAMW ? 2 : opt == SS_OPT_SGD_MOMENTUM ? 1 : 0;
+  *grad_bytes = in->precision == SS_PRECISION_AMP ? 2 : 4;
   double sharded = (mixed ? 4 : 0) + 4 * moments;
-  return weight_bytes(j) + *grad_bytes + sharded / (j->opt.distributed_optimizer ? j->mp.d * j->mp.cp : 1);
+  return weight_bytes(in) + *grad_bytes + sharded / (in->o->distributed_optimizer ? mp->d * mp->cp : 1);
 }
 
 /* Each virtual stage's compute and tensor-parallel waits per micro-batch. */
-static void stage_times(ss_job* j)
+static void stage_times(const ss_par_in* in, ss_mp* mp)
 {
-  ss_mp* mp = &j->mp;
-  const ss_workload* w = j->workload;
+  const ss_workload* w = in->workload;
   int nv = mp->p * mp->v, nl = w->nlayers, lpb = w->layers_per_block, cross = 0;
-  double speed = j->platform->gpus[0].speed_flops;
-  double elem = ss_precision_half(j->precision) ? 2 : 4;
+  double speed = in->speed_flops;
+  double elem = ss_precision_half(in->precision) ? 2 : 4;
   /* With context parallelism a GPU holds 1/cp of each sequence's tokens. */
   double tp_bytes = ss_transformer_tp_bytes(&w->tf, mp->b, elem) / mp->cp;
   double one = 0; /* one of a layer's collectives: an allreduce, or a reduce-scatter and an all-gather */
   if (mp->t > 1)
-    one = j->opt.sequence_parallel ? group_time(j, TP, 0, SS_OP_REDUCE_SCATTER, tp_bytes, &cross) +
-                                         group_time(j, TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
-                                   : group_time(j, TP, 0, SS_OP_ALLREDUCE, tp_bytes, &cross);
+    one = in->o->sequence_parallel ? group_time(in, mp, TP, 0, SS_OP_REDUCE_SCATTER, tp_bytes, &cross) +
+                                         group_time(in, mp, TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
+                                   : group_time(in, mp, TP, 0, SS_OP_ALLREDUCE, tp_bytes, &cross);
   mp->tp_cross = cross;
   /* Context parallelism (Megatron-Core's ring attention, cp_comm_type p2p): per layer and micro-batch
    * each GPU passes its chunk's keys and values (its 1/t of the key-value heads) around the context
@@ -136,44 +120,44 @@ static void stage_times(ss_job* j)
   double ring = 0, layer_f = 0, layer_b = 0;
   if (mp->cp > 1) {
     mp->cp_bytes = 2.0 * mp->b * w->tf.seq / mp->cp * w->tf.kv_heads * ss_transformer_head_dim(&w->tf) / mp->t * elem;
-    ring = group_time(j, CP, 0, SS_OP_ALL_GATHER, mp->cp_bytes * mp->cp, &cross);
+    ring = group_time(in, mp, CP, 0, SS_OP_ALL_GATHER, mp->cp_bytes * mp->cp, &cross);
     mp->tp_cross |= cross;
     for (int l = 1; l <= lpb; l++) {
-      layer_f += j->fwd_flops[l] / speed;
-      layer_b += j->bwd_flops[l] / speed;
+      layer_f += in->fwd_flops[l] / speed;
+      layer_b += in->bwd_flops[l] / speed;
     }
     double hidden = (mp->cp - 1.0) / mp->cp;
-    mp->cp_fwd_s = fmax(0, ring - j->attn_share[0] * layer_f * hidden);
-    mp->cp_bwd_s = fmax(0, 2 * ring - j->attn_share[1] * layer_b * hidden);
+    mp->cp_fwd_s = fmax(0, ring - in->attn_share[0] * layer_f * hidden);
+    mp->cp_bwd_s = fmax(0, 2 * ring - in->attn_share[1] * layer_b * hidden);
   }
   /* Between stages each GPU sends 1/t of its micro-batch's activations (b s h): its part of the
    * sequence with sequence parallelism, else Megatron's scatter/gather (Narayanan et al. SC'21
    * section 4.1), whose receiver all-gathers the tensor inside its tensor group. */
   mp->p2p_bytes = mp->p > 1 ? tp_bytes / mp->t : 0;
-  double regather = mp->t > 1 && mp->p > 1 && !j->opt.sequence_parallel
-                        ? group_time(j, TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
+  double regather = mp->t > 1 && mp->p > 1 && !in->o->sequence_parallel
+                        ? group_time(in, mp, TP, 0, SS_OP_ALL_GATHER, tp_bytes, &cross)
                         : 0;
-  double sel = j->opt.recompute != SS_RECOMPUTE_SELECTIVE ? 0
-               : j->kernels                               ? j->attn_share[0]
+  double sel = in->o->recompute != SS_RECOMPUTE_SELECTIVE ? 0
+               : in->kernels                              ? in->attn_share[0]
                                                           : ss_par_selective_share(w);
-  int full = j->opt.recompute == SS_RECOMPUTE_FULL;
+  int full = in->o->recompute == SS_RECOMPUTE_FULL;
   int start = 0;
   for (int vs = 0; vs < nv; vs++) {
     int n = mp->counts[vs];
     double f = 0, b = 0;
     for (int l = 1 + start * lpb; l < 1 + (start + n) * lpb; l++) {
-      f += j->fwd_flops[l];
-      b += j->bwd_flops[l];
+      f += in->fwd_flops[l];
+      b += in->bwd_flops[l];
     }
     double blocks_s = f / speed;
     b += (full ? 1 : sel) * f;
     if (vs == 0) {
-      f += j->fwd_flops[0];
-      b += j->bwd_flops[0];
+      f += in->fwd_flops[0];
+      b += in->bwd_flops[0];
     }
     if (vs == nv - 1) {
-      f += j->fwd_flops[nl - 1];
-      b += j->bwd_flops[nl - 1];
+      f += in->fwd_flops[nl - 1];
+      b += in->bwd_flops[nl - 1];
     }
     mp->fwd_s[vs] = f / speed;
     mp->bwd_s[vs] = b / speed;
@@ -191,10 +175,9 @@ static void stage_times(ss_job* j)
 }
 
 /* Each stage's parameters on one GPU, its data-parallel reduction, optimizer step and gathers. */
-static void stage_states(ss_job* j)
+static void stage_states(const ss_par_in* in, ss_mp* mp)
 {
-  ss_mp* mp = &j->mp;
-  const ss_workload* w = j->workload;
+  const ss_workload* w = in->workload;
   int p = mp->p, nl = w->nlayers, lpb = w->layers_per_block, cross = 0;
   double total = 0;
   for (int l = 0; l < nl; l++)
@@ -211,96 +194,91 @@ static void stage_states(ss_job* j)
    * word embeddings for it (Megatron), whose gradients the two stages allreduce. */
   mp->params[p - 1] += w->layers[nl - 1].params + (w->tf.tied && p > 1 ? vh : 0);
   double grad_bytes = 0;
-  state_bytes(j, &grad_bytes);
-  double param_bytes = ss_precision_half(j->precision) ? 2 : 4;
-  int dist = j->opt.distributed_optimizer;
-  double opt_s = j->opt_flops / j->platform->gpus[0].speed_flops;
+  state_bytes(in, mp, &grad_bytes);
+  double param_bytes = ss_precision_half(in->precision) ? 2 : 4;
+  int dist = in->o->distributed_optimizer;
+  double opt_s = in->opt_flops / in->speed_flops;
   for (int s = 0; s < p; s++) {
     mp->params[s] /= mp->t;
     double grads = mp->params[s] * grad_bytes;
     mp->dp_s[s] = mp->d * mp->cp > 1
-                      ? group_time(j, GRADS, s, dist ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE, grads, &cross)
+                      ? group_time(in, mp, GRADS, s, dist ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE, grads, &cross)
                       : 0;
     mp->dp_cross |= cross;
     mp->gather_s[s] = dist && mp->d * mp->cp > 1
-                          ? group_time(j, GRADS, s, SS_OP_ALL_GATHER, mp->params[s] * param_bytes, &cross)
+                          ? group_time(in, mp, GRADS, s, SS_OP_ALL_GATHER, mp->params[s] * param_bytes, &cross)
                           : 0;
     /* The buckets but the last reduce while the last micro-batch's backward runs (--no-overlap: none). */
     double buckets = ceil(mp->params[s] / fmax(PAR_BUCKET_PARAMS, PAR_BUCKET_PARAMS_PER_DP * mp->d * mp->cp));
     double last_bwd = mp->bwd_s[s] + mp->tp_bwd_s[s]; /* chunk 0's: the stage's last backward */
-    mp->dp_hidden_s[s] = j->opt.overlap && buckets > 1 ? fmin(mp->dp_s[s] * (1 - 1 / buckets), last_bwd) : 0;
+    mp->dp_hidden_s[s] = in->o->overlap && buckets > 1 ? fmin(mp->dp_s[s] * (1 - 1 / buckets), last_bwd) : 0;
     mp->opt_s[s] = opt_s * mp->params[s] / total / (dist ? mp->d * mp->cp : 1);
   }
   if (w->tf.tied && p > 1) {
     int first[SS_DIM_COUNT] = {0}, last[SS_DIM_COUNT] = {0};
     last[SS_DIM_PP] = p - 1;
-    int g = j->gpus_per_instance;
+    int g = in->gpus_per_instance;
     int apart = ss_layout_rank(&mp->layout, first) / g != ss_layout_rank(&mp->layout, last) / g;
     double bytes = vh / mp->t * grad_bytes;
     mp->embed_cross = apart;
-    ss_job v = apart ? view(j, g, 2) : view(j, 2, 1);
-    mp->embed_s = ss_cost_scoped(&v, SS_OP_ALLREDUCE, apart ? SS_SCOPE_CROSS : SS_SCOPE_INSTANCE,
-                                 apart ? bytes * g : bytes);
+    mp->embed_s = apart ? in->cost_s(in->ctx, g, 2, SS_OP_ALLREDUCE, SS_SCOPE_CROSS, bytes * g)
+                        : in->cost_s(in->ctx, 2, 1, SS_OP_ALLREDUCE, SS_SCOPE_INSTANCE, bytes);
   }
 }
 
 /* Each stage's memory on one GPU; the first that does not fit is refused (unless --ignore-memory). */
-static int stage_memory(ss_job* j, ss_err* err)
+static int stage_memory(const ss_par_in* in, ss_mp* mp, ss_err* err)
 {
-  ss_mp* mp = &j->mp;
-  const ss_workload* w = j->workload;
-  double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
+  const ss_workload* w = in->workload;
+  double grad_bytes = 0, per_param = state_bytes(in, mp, &grad_bytes);
   /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. The kernel model's
    * (tfkernels.h): with grouped-query keys and values, a gated FFN's intermediates, and flash
    * attention's softmax statistics in place of eager attention's scores. */
   ss_tf_split sp = {.b = mp->b,
                     .seq = w->tf.seq,
                     .t = mp->t,
-                    .sp = j->opt.sequence_parallel,
+                    .sp = in->o->sequence_parallel,
                     .cp = mp->cp,
                     .elem = 2,
-                    .attention = j->attention,
+                    .attention = in->attention,
                     .causal = 1,
-                    .fp8 = j->precision == SS_PRECISION_FP8};
-  double layer = j->kernels ? ss_tf_activation_bytes(&w->tf, &sp, j->opt.recompute)
-                            : ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, j->opt.sequence_parallel,
-                                                              j->opt.recompute) *
-                                  (ss_precision_half(j->precision) ? 1 : 2);
+                    .fp8 = in->precision == SS_PRECISION_FP8};
+  double layer = in->kernels ? ss_tf_activation_bytes(&w->tf, &sp, in->o->recompute)
+                             : ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, in->o->sequence_parallel,
+                                                               in->o->recompute) *
+                                   (ss_precision_half(in->precision) ? 1 : 2);
   /* The last stage's logits in FP32 for the vocabulary-parallel cross-entropy: b s V / t. */
   double logits = (double)mp->b * w->tf.seq * w->tf.vocab / mp->t * 4;
-  double cap = j->platform->gpus[0].memory_bytes;
+  double cap = in->memory_bytes;
   for (int s = 0; s < mp->p; s++) {
     double held = ss_pipe_stage_layers_held(mp->schedule, mp->p, mp->v, mp->m, s, mp->counts);
     mp->act_bytes[s] = held * layer + (s == mp->p - 1 ? logits : 0);
     mp->mem_bytes[s] = mp->params[s] * per_param + mp->act_bytes[s] + SS_MEMORY_RESERVE_BYTES;
   }
-  for (int s = 0; cap > 0 && !j->opt.ignore_memory && s < mp->p; s++)
+  for (int s = 0; cap > 0 && !in->o->ignore_memory && s < mp->p; s++)
     if (mp->mem_bytes[s] > cap) {
       char parts[256];
-      ss_par_memory_text(j, s, parts, sizeof(parts));
+      ss_par_memory_text(in, mp, s, parts, sizeof(parts));
       return ss_err_set(err, w->path, 0,
                         "stage %d of %d needs %.1f GiB on each GPU, more than the %.1f GiB of the %s (%s): give more "
                         "--tp or --pp, --recompute full or selective, --distributed-optimizer, a smaller "
                         "--micro-batch, or --ignore-memory",
-                        s, mp->p, mp->mem_bytes[s] / 1073741824.0, cap / 1073741824.0, j->platform->gpus[0].model,
-                        parts);
+                        s, mp->p, mp->mem_bytes[s] / 1073741824.0, cap / 1073741824.0, in->gpu_model, parts);
     }
   return SS_OK;
 }
 
-void ss_par_memory_text(const ss_job* j, int s, char* buf, size_t size)
+void ss_par_memory_text(const ss_par_in* in, const ss_mp* mp, int s, char* buf, size_t size)
 {
-  const ss_mp* mp = &j->mp;
-  double grad_bytes = 0, per_param = state_bytes(j, &grad_bytes);
-  double gib = 1073741824.0, weights = weight_bytes(j);
+  double grad_bytes = 0, per_param = state_bytes(in, mp, &grad_bytes);
+  double gib = 1073741824.0, weights = weight_bytes(in);
   snprintf(buf, size, "parameters and gradients %.1f, optimizer state %.1f, activations %.1f, reserve %.1f",
            mp->params[s] * (weights + grad_bytes) / gib, mp->params[s] * (per_param - weights - grad_bytes) / gib,
            mp->act_bytes[s] / gib, SS_MEMORY_RESERVE_BYTES / gib);
 }
 
-int ss_par_derive(ss_job* j, ss_err* err)
+int ss_par_derive(const ss_par_in* in, ss_mp* mp, ss_err* err)
 {
-  ss_mp* mp = &j->mp;
   size_t nv = (size_t)mp->p * (size_t)mp->v, p = (size_t)mp->p;
   mp->fwd_s = calloc(nv, sizeof(double));
   mp->bwd_s = calloc(nv, sizeof(double));
@@ -316,7 +294,7 @@ int ss_par_derive(ss_job* j, ss_err* err)
   if (!mp->fwd_s || !mp->bwd_s || !mp->tp_fwd_s || !mp->tp_bwd_s || !mp->dp_s || !mp->dp_hidden_s || !mp->opt_s ||
       !mp->gather_s || !mp->params || !mp->mem_bytes || !mp->act_bytes)
     return ss_err_nomem(err);
-  stage_times(j);
-  stage_states(j);
-  return stage_memory(j, err);
+  stage_times(in, mp);
+  stage_states(in, mp);
+  return stage_memory(in, mp, err);
 }

@@ -5,6 +5,7 @@
 
 #include "cluster.h"
 #include "cost.h"
+#include "derive.h"
 
 #include "csv.h"
 #include "transport.h"
@@ -537,7 +538,9 @@ static void write_table_parallel(FILE* f, const ss_job* j)
     if (mp->mem_bytes[s] > mp->mem_bytes[worst])
       worst = s;
   char parts[256];
-  ss_par_memory_text(j, worst, parts, sizeof(parts));
+  ss_par_in in;
+  ss_derive_par_in(j, &in);
+  ss_par_memory_text(&in, mp, worst, parts, sizeof(parts));
   fprintf(f, "  GPU memory %.1f of %.0f GiB at most, on stage %d (%s)\n", mp->mem_bytes[worst] / gib,
           j->platform->gpus[0].memory_bytes / gib, worst, parts);
 }
