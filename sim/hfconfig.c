@@ -5,188 +5,51 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The config keys of a family's sizes (kv_heads NULL: = heads; ffn_null: the FFN key may be null,
+ * 4 x hidden, as GPT-2's n_inner). */
+typedef struct keyset {
+  const char *hidden, *layers, *heads, *kv_heads, *ffn, *vocab, *positions;
+  int ffn_null;
+} keyset;
+
+static const keyset hf_keys = {
+    "hidden_size",       "num_hidden_layers", "num_attention_heads",     "num_key_value_heads",
+    "intermediate_size", "vocab_size",        "max_position_embeddings", 0};
+static const keyset neox_keys = {"hidden_size",       "num_hidden_layers", "num_attention_heads",     NULL,
+                                 "intermediate_size", "vocab_size",        "max_position_embeddings", 0};
+static const keyset gpt2_keys = {"n_embd", "n_layer", "n_head", NULL, "n_inner", "vocab_size", "n_positions", 1};
+
 /* A family of transformers' decoder-only modeling files: the config keys of its sizes and how its
  * layers register their parameters. Biases: 1 always, 0 never, -1 as the config's "attention_bias"
  * (queries, keys, values and output) or "mlp_bias" say (false when absent). */
 typedef struct family {
   const char* arch;
   const char* model_type;
-  const char *hidden, *layers, *heads, *kv_heads, *ffn, *vocab, *positions; /* kv_heads NULL: = heads */
-  int gated;      /* SwiGLU or GeGLU: gate, up and down matrices */
-  int qkv_bias;   /* biases of the queries', keys' and values' projections */
-  int out_bias;   /* of the attention's output projection */
-  int mlp_bias;   /* of the FFN's matrices */
-  int layer_norm; /* LayerNorm (weight and bias), else RMSNorm (weight) */
-  int norms;      /* norms per decoder layer */
-  int qk_norm;    /* an RMSNorm of head_dim on the queries and one on the keys (Qwen3) */
-  int learned;    /* a table of learned positions (GPT-2's wpe) */
-  int tied;       /* tie_word_embeddings' default; 2: always tied (the key not read) */
-  int reads_head_dim;
-  const char* null_ffn; /* the FFN key may be null: 4 x hidden (GPT-2's n_inner) */
+  const keyset* keys;
+  int gated;          /* SwiGLU or GeGLU: gate, up and down matrices */
+  int qkv_bias;       /* biases of the queries', keys' and values' projections */
+  int out_bias;       /* of the attention's output projection */
+  int mlp_bias;       /* of the FFN's matrices */
+  int layer_norm;     /* LayerNorm (weight and bias), else RMSNorm (weight) */
+  int norms;          /* norms per decoder layer */
+  int qk_norm;        /* an RMSNorm of head_dim on the queries and one on the keys (Qwen3) */
+  int learned;        /* a table of learned positions (GPT-2's wpe) */
+  int tied;           /* tie_word_embeddings' default; 2: always tied (the key not read) */
+  int reads_head_dim; /* the config may give head_dim */
 } family;
 
+/* clang-format off */
 static const family families[] = {
-    {"LlamaForCausalLM",
-     "llama",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "num_key_value_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     1,
-     -1,
-     -1,
-     -1,
-     0,
-     2,
-     0,
-     0,
-     0,
-     1,
-     NULL},
-    {"MistralForCausalLM",
-     "mistral",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "num_key_value_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     1,
-     0,
-     0,
-     0,
-     0,
-     2,
-     0,
-     0,
-     0,
-     1,
-     NULL},
-    {"Qwen2ForCausalLM",
-     "qwen2",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "num_key_value_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     1,
-     1,
-     0,
-     0,
-     0,
-     2,
-     0,
-     0,
-     0,
-     0,
-     NULL},
-    {"Qwen3ForCausalLM",
-     "qwen3",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "num_key_value_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     1,
-     -1,
-     -1,
-     0,
-     0,
-     2,
-     1,
-     0,
-     0,
-     1,
-     NULL},
-    {"GemmaForCausalLM",
-     "gemma",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "num_key_value_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     1,
-     -1,
-     -1,
-     0,
-     0,
-     2,
-     0,
-     0,
-     1,
-     1,
-     NULL},
-    {"Gemma2ForCausalLM",
-     "gemma2",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     "num_key_value_heads",
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     1,
-     -1,
-     -1,
-     0,
-     0,
-     4,
-     0,
-     0,
-     1,
-     1,
-     NULL},
-    {"GPT2LMHeadModel",
-     "gpt2",
-     "n_embd",
-     "n_layer",
-     "n_head",
-     NULL,
-     "n_inner",
-     "vocab_size",
-     "n_positions",
-     0,
-     1,
-     1,
-     1,
-     1,
-     2,
-     0,
-     1,
-     2,
-     0,
-     "n_inner"},
-    {"GPTNeoXForCausalLM",
-     "gpt_neox",
-     "hidden_size",
-     "num_hidden_layers",
-     "num_attention_heads",
-     NULL,
-     "intermediate_size",
-     "vocab_size",
-     "max_position_embeddings",
-     0,
-     1,
-     1,
-     1,
-     1,
-     2,
-     0,
-     0,
-     0,
-     0,
-     NULL},
+    {"LlamaForCausalLM",   "llama",    &hf_keys,   .gated = 1, .qkv_bias = -1, .out_bias = -1, .mlp_bias = -1, .norms = 2, .reads_head_dim = 1},
+    {"MistralForCausalLM", "mistral",  &hf_keys,   .gated = 1, .norms = 2, .reads_head_dim = 1},
+    {"Qwen2ForCausalLM",   "qwen2",    &hf_keys,   .gated = 1, .qkv_bias = 1, .norms = 2},
+    {"Qwen3ForCausalLM",   "qwen3",    &hf_keys,   .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 2, .qk_norm = 1, .reads_head_dim = 1},
+    {"GemmaForCausalLM",   "gemma",    &hf_keys,   .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 2, .tied = 1, .reads_head_dim = 1},
+    {"Gemma2ForCausalLM",  "gemma2",   &hf_keys,   .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 4, .tied = 1, .reads_head_dim = 1},
+    {"GPT2LMHeadModel",    "gpt2",     &gpt2_keys, .qkv_bias = 1, .out_bias = 1, .mlp_bias = 1, .layer_norm = 1, .norms = 2, .learned = 1, .tied = 2},
+    {"GPTNeoXForCausalLM", "gpt_neox", &neox_keys, .qkv_bias = 1, .out_bias = 1, .mlp_bias = 1, .layer_norm = 1, .norms = 2},
 };
+/* clang-format on */
 
 /* Architectures of mixture-of-experts models: refused by name, they come with issue 41. */
 static const char* const moe[] = {"MixtralForCausalLM",
@@ -314,19 +177,20 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
     return SS_EINPUT;
   long h = 0, L = 0, a = 0, kv = 0, ffn = 0, V = 0, pos = 0, hd = 0;
   const long big = 1L << 24;
-  if (get_int(root, path, f->hidden, f->arch, 1, big, -1, 0, &h, err) ||
-      get_int(root, path, f->layers, f->arch, 1, 100000, -1, 0, &L, err) ||
-      get_int(root, path, f->heads, f->arch, 1, 100000, -1, 0, &a, err))
+  if (get_int(root, path, f->keys->hidden, f->arch, 1, big, -1, 0, &h, err) ||
+      get_int(root, path, f->keys->layers, f->arch, 1, 100000, -1, 0, &L, err) ||
+      get_int(root, path, f->keys->heads, f->arch, 1, 100000, -1, 0, &a, err))
     return SS_EINPUT;
-  if (f->kv_heads ? get_int(root, path, f->kv_heads, f->arch, 1, 100000, a, 1, &kv, err) : (kv = a, 0))
+  if (f->keys->kv_heads ? get_int(root, path, f->keys->kv_heads, f->arch, 1, 100000, a, 1, &kv, err) : (kv = a, 0))
     return SS_EINPUT;
-  if (get_int(root, path, f->ffn, f->arch, 1, big, f->null_ffn ? 4 * h : -1, f->null_ffn != NULL, &ffn, err) ||
-      get_int(root, path, f->vocab, f->arch, 1, big, -1, 0, &V, err) ||
-      get_int(root, path, f->positions, f->arch, 1, 1L << 30, 0, 1, &pos, err) ||
+  if (get_int(root, path, f->keys->ffn, f->arch, 1, big, f->keys->ffn_null ? 4 * h : -1, f->keys->ffn_null, &ffn,
+              err) ||
+      get_int(root, path, f->keys->vocab, f->arch, 1, big, -1, 0, &V, err) ||
+      get_int(root, path, f->keys->positions, f->arch, 1, 1L << 30, 0, 1, &pos, err) ||
       (f->reads_head_dim && get_int(root, path, "head_dim", f->arch, 1, 100000, 0, 1, &hd, err)))
     return SS_EINPUT;
   if (a % kv)
-    return ss_err_set_path(err, path, f->kv_heads ? "$.num_key_value_heads" : "$",
+    return ss_err_set_path(err, path, f->keys->kv_heads ? "$.num_key_value_heads" : "$",
                            "%ld key-value heads do not divide the %ld attention heads (grouped-query attention)", kv,
                            a);
   if (!hd && h % a)
