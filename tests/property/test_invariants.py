@@ -14,6 +14,8 @@ Every instance file of platforms/ and three workloads: a CNN (resnet50), a dense
   than 2 GPUs' one link), which real NCCL uses too;
 - micro_batches: fewer micro-batches per step (a smaller global batch at the same micro-batch)
   never lengthen the step, under each schedule;
+- memory: more tensor-parallel or context-parallel ranks never need more memory on a GPU (the
+  largest stage's), for a transformer under the kernel model and the roofline;
 - effect: every option of a run given a value other than its default either is refused or changes
   the results, in a tensor/pipeline-parallel run, a data-parallel run over EFA and a run on one
   instance; the options whose effect depends on the value (a cap not reached, a buffer never full)
@@ -55,7 +57,7 @@ def precisions(platform):
     with open(platform) as f:
         text = f.read()
     out = ["fp32"]
-    for p, key in (("tf32", "tf32_tflops"), ("amp", "fp16_tflops"), ("bf16", "bf16_tflops")):
+    for p, key in (("tf32", "tf32_tflops"), ("amp", "fp16_tflops"), ("bf16", "bf16_tflops"), ("fp8", "fp8_tflops")):
         if key in text:
             out.append(p)
     return out
@@ -78,6 +80,13 @@ def case_mfu():
                 base = ["--precision", prec, "--iterations", "2", "--ignore-memory"] + extra
                 jobs.append([p, "workloads/gpt2-124m.json"] + base)
                 names.append("%s gpt2-124m %s" % (p, " ".join(base)))
+                if prec in ("bf16", "fp8") and not extra:
+                    # The kernel model at a long sequence, context-parallel: causal flash attention
+                    # counted as run keeps MFU a fraction.
+                    long = ["tests/hf/llama-3-8b/config.json", "--seq", "131072", "--cp", "4", "--global-batch",
+                            "4", "--distributed-optimizer", "--instances", str(max(1, 4 // n))]
+                    jobs.append([p] + long + base)
+                    names.append("%s llama-3-8b seq 131072 cp 4 %s" % (p, " ".join(base)))
                 jobs.append([p, "workloads/gpt3-1.3b.json", "--tp", "2", "--pp", "2", "--instances", str(inst),
                              "--global-batch", str(8 * max(1, n * inst // 4))] + base)
                 names.append("%s gpt3-1.3b tp2 pp2 %s" % (p, " ".join(base)))
@@ -140,13 +149,44 @@ def case_micro_batches():
     print("micro_batches: %d runs" % len(jobs))
 
 
+def case_memory():
+    jobs, keys = [], []
+    runs = [("gpt3-1.3b", ["workloads/gpt3-1.3b.json", "--pp", "2", "--global-batch", "32"], "--tp", (1, 2, 4)),
+            ("llama-3-8b", ["tests/hf/llama-3-8b/config.json", "--seq", "32768", "--tp", "2", "--global-batch", "16",
+                            "--distributed-optimizer"], "--cp", (1, 2, 4))]
+    for p in PLATFORMS:
+        n = gpus_of(p)
+        if n < 8:
+            continue
+        for prec in [q for q in precisions(p) if q in ("fp32", "bf16")]:
+            for name, args, opt, sizes in runs:
+                for k in sizes:
+                    jobs.append([p] + args + [opt, str(k), "--precision", prec, "--ignore-memory", "--iterations",
+                                              "1"])
+                    keys.append((p, prec, name, k))
+    res = dict(zip(keys, run_all(jobs)))
+    compared = 0
+    for p in PLATFORMS:
+        for prec in ("fp32", "bf16"):
+            for name, args, opt, sizes in runs:
+                got = [res.get((p, prec, name, k)) for k in sizes]
+                if not all(g and g[0] for g in got):
+                    continue  # a run the GPU or precision refuses (a config needs the kernel model)
+                mem = [max(s["memory_bytes"] for s in g[0]["parallel"]["stages"]) for g in got]
+                compared += 1
+                check(all(mem[i + 1] <= mem[i] * (1 + TOL) for i in range(len(mem) - 1)),
+                      "%s %s %s: memory per GPU over %s %s: %s" % (p, prec, name, opt, sizes, mem))
+    check(compared > 0, "no layout compared")
+    print("memory: %d runs, %d series compared" % (len(jobs), compared))
+
+
 # The results an option could change (the echo of the options is left out).
 RESULT = ["iteration_s", "throughput_samples_per_s", "cost_usd_per_epoch", "breakdown", "breakdown_detail", "limit",
           "first_iteration_s", "time_to_train_s", "tokens_per_s", "mfu", "parallel", "gpu_memory_bytes", "init_s",
           "simulated_s", "samples"]
 # Not run options, or options whose purpose is not the results.
 NOT_RESULTS = {"format", "output", "trace", "estimate", "max-minutes", "stash", "stash-stack", "stash-single",
-               "tp", "pp", "verbose", "min-bytes", "max-bytes", "iters", "platform", "workload"}
+               "tp", "pp", "cp", "verbose", "min-bytes", "max-bytes", "iters", "platform", "workload"}
 # Options whose effect depends on their value or on the instance: given here a value that the
 # run does not reach, they leave it as it was. Each says why.
 VALUE_DEPENDENT = {
@@ -233,7 +273,8 @@ def case_effect():
     print("effect: %d runs, %d without effect, each listed with its reason" % (len(jobs), same))
 
 
-{"mfu": case_mfu, "instances": case_instances, "micro_batches": case_micro_batches, "effect": case_effect}[CASE]()
+{"mfu": case_mfu, "instances": case_instances, "micro_batches": case_micro_batches, "memory": case_memory,
+ "effect": case_effect}[CASE]()
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)
