@@ -19,6 +19,12 @@ static const keyset neox_keys = {"hidden_size",       "num_hidden_layers", "num_
                                  "intermediate_size", "vocab_size",        "max_position_embeddings", 0};
 static const keyset gpt2_keys = {"n_embd", "n_layer", "n_head", NULL, "n_inner", "vocab_size", "n_positions", 1};
 
+/* The mixtures of experts read: Mixtral's (every layer, num_local_experts of intermediate_size),
+ * Qwen's (num_experts of moe_intermediate_size where decoder_sparse_step and mlp_only_layers say,
+ * Qwen2-MoE's shared expert of shared_expert_intermediate_size with its gate), OLMoE's (every layer,
+ * num_experts of intermediate_size). */
+enum { MOE_NONE, MOE_MIXTRAL, MOE_QWEN, MOE_OLMOE };
+
 /* A family of transformers' decoder-only modeling files: the config keys of its sizes and how its
  * layers register their parameters. Biases: 1 always, 0 never, -1 as the config's "attention_bias"
  * (queries, keys, values and output) or "mlp_bias" say (false when absent). */
@@ -32,7 +38,9 @@ typedef struct family {
   int mlp_bias;       /* of the FFN's matrices */
   int layer_norm;     /* LayerNorm (weight and bias), else RMSNorm (weight) */
   int norms;          /* norms per decoder layer */
-  int qk_norm;        /* an RMSNorm of head_dim on the queries and one on the keys (Qwen3) */
+  int qk_norm;        /* an RMSNorm on the queries and one on the keys: 1 per head (head_dim, Qwen3), 2 over
+                       * the whole projection (OLMoE) */
+  int moe;            /* a mixture of experts (MOE_*) */
   int learned;        /* a table of learned positions (GPT-2's wpe) */
   int tied;           /* tie_word_embeddings' default; 2: always tied (the key not read) */
   int reads_head_dim; /* the config may give head_dim */
@@ -48,21 +56,22 @@ static const family families[] = {
     {"Gemma2ForCausalLM",  "gemma2",   &hf_keys,   .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 4, .tied = 1, .reads_head_dim = 1},
     {"GPT2LMHeadModel",    "gpt2",     &gpt2_keys, .qkv_bias = 1, .out_bias = 1, .mlp_bias = 1, .layer_norm = 1, .norms = 2, .learned = 1, .tied = 2},
     {"GPTNeoXForCausalLM", "gpt_neox", &neox_keys, .qkv_bias = 1, .out_bias = 1, .mlp_bias = 1, .layer_norm = 1, .norms = 2},
+    {"MixtralForCausalLM", "mixtral",  &hf_keys,   .gated = 1, .norms = 2, .reads_head_dim = 1, .moe = MOE_MIXTRAL},
+    {"Qwen2MoeForCausalLM", "qwen2_moe", &hf_keys, .gated = 1, .qkv_bias = 1, .norms = 2, .moe = MOE_QWEN},
+    {"Qwen3MoeForCausalLM", "qwen3_moe", &hf_keys, .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 2, .qk_norm = 1, .reads_head_dim = 1, .moe = MOE_QWEN},
+    {"OlmoeForCausalLM",   "olmoe",    &hf_keys,   .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 2, .qk_norm = 2, .moe = MOE_OLMOE},
 };
 /* clang-format on */
 
-/* Architectures of mixture-of-experts models: refused by name, they come with issue 41. */
-static const char* const moe[] = {"MixtralForCausalLM",
-                                  "Qwen2MoeForCausalLM",
-                                  "Qwen3MoeForCausalLM",
-                                  "DeepseekV2ForCausalLM",
-                                  "DeepseekV3ForCausalLM",
-                                  "DbrxForCausalLM",
-                                  "OlmoeForCausalLM",
-                                  "JambaForCausalLM",
-                                  "GptOssForCausalLM",
-                                  "Llama4ForConditionalGeneration",
-                                  NULL};
+/* Architectures of mixture-of-experts models not read yet (their attention or experts differ from the
+ * families above): refused by name, they come with issue 41. */
+static const char* const moe_unread[] = {"DeepseekV2ForCausalLM",
+                                         "DeepseekV3ForCausalLM",
+                                         "DbrxForCausalLM",
+                                         "JambaForCausalLM",
+                                         "GptOssForCausalLM",
+                                         "Llama4ForConditionalGeneration",
+                                         NULL};
 
 int ss_hf_is_config(const cJSON* root)
 {
@@ -92,10 +101,11 @@ static const family* find_family(const cJSON* root, const char* path, ss_err* er
       return ss_err_set_path(err, path, "$.architectures", "expected a list of architecture names, as [\"%s\"]",
                              families[0].arch),
              NULL;
-    for (const char* const* m = moe; *m; m++)
+    for (const char* const* m = moe_unread; *m; m++)
       if (strcmp(a0->valuestring, *m) == 0)
         return ss_err_set_path(err, path, "$.architectures[0]",
-                               "'%s' is a mixture-of-experts model: not modelled yet (dense decoders: %s)",
+                               "'%s' is a mixture-of-experts model whose attention or experts are not read yet "
+                               "(issue 41; read: %s)",
                                a0->valuestring, list),
                NULL;
     for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
@@ -169,6 +179,50 @@ static void add(ss_hf_model* m, double elements)
     m->layer_tensors[m->nlayer_tensors++] = elements;
 }
 
+/* Whether layer i of a Qwen mixture is a MoE layer: not in mlp_only_layers, and (i + 1) a multiple of
+ * decoder_sparse_step (modeling_qwen2_moe.py, modeling_qwen3_moe.py). */
+static int qwen_moe_layer(const cJSON* only, long step, int i)
+{
+  for (const cJSON* x = only ? only->child : NULL; x; x = x->next)
+    if (cJSON_IsNumber(x) && x->valuedouble == i)
+      return 0;
+  return (i + 1) % step == 0;
+}
+
+/* The mixture of experts of family f's config: its sizes, how many layers have it, and one MoE
+ * layer's parameters. The dense FFN of the layer tensors stays the layers' without it (Qwen's
+ * mlp_only_layers). SS_OK, or SS_EINPUT naming the key. */
+static int read_moe(const cJSON* root, const char* path, const family* f, ss_hf_model* m, ss_err* err)
+{
+  const char* nexp = f->moe == MOE_MIXTRAL ? "num_local_experts" : "num_experts";
+  const char* width = f->moe == MOE_QWEN ? "moe_intermediate_size" : "intermediate_size";
+  long e = 0, k = 0, w = 0, shared = 0, step = 1;
+  if (get_int(root, path, nexp, f->arch, 1, 1L << 20, -1, 0, &e, err) ||
+      get_int(root, path, "num_experts_per_tok", f->arch, 1, 1L << 20, -1, 0, &k, err) ||
+      get_int(root, path, width, f->arch, 1, 1L << 24, -1, 0, &w, err) ||
+      (f->moe == MOE_QWEN &&
+       (get_int(root, path, "shared_expert_intermediate_size", f->arch, 1, 1L << 24, 0, 1, &shared, err) ||
+        get_int(root, path, "decoder_sparse_step", f->arch, 1, 1L << 20, 1, 1, &step, err))))
+    return SS_EINPUT;
+  if (k > e)
+    return ss_err_set_path(err, path, "$.num_experts_per_tok", "%ld experts per token, more than the %ld experts", k,
+                           e);
+  const cJSON* only = cJSON_GetObjectItemCaseSensitive(root, "mlp_only_layers");
+  if (only && !cJSON_IsArray(only))
+    return ss_err_set_path(err, path, "$.mlp_only_layers", "expected a list of layer indices");
+  double h = m->tf.hidden;
+  m->experts = (int)e;
+  m->top_k = (int)k;
+  m->expert_ffn = (int)w;
+  m->expert_params = 3 * h * w;
+  m->router_params = e * h;
+  /* Qwen2-MoE's shared expert and its sigmoid gate (a Linear(h, 1)). */
+  m->shared_params = shared > 0 ? 3 * h * shared + h : 0;
+  for (int i = 0; i < m->tf.layers; i++)
+    m->moe_layers += f->moe != MOE_QWEN || qwen_moe_layer(only, step, i);
+  return SS_OK;
+}
+
 int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
 {
   memset(m, 0, sizeof(*m));
@@ -227,8 +281,8 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
   add(m, q * h);
   add(m, out_b ? h : 0);
   if (f->qk_norm) {
-    add(m, d);
-    add(m, d);
+    add(m, f->qk_norm == 1 ? d : q);
+    add(m, f->qk_norm == 1 ? d : k);
   }
   for (int mat = 0; mat < (f->gated ? 2 : 1); mat++) {
     add(m, (double)h * ffn);
@@ -242,7 +296,7 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
   m->embed_params[1] = f->learned ? (double)pos * h : 0;
   m->norm_params = f->layer_norm ? 2.0 * h : (double)h;
   m->head_params = tied ? 0 : (double)V * h;
-  return SS_OK;
+  return f->moe ? read_moe(root, path, f, m, err) : SS_OK;
 }
 
 double ss_hf_layer_params(const ss_hf_model* m)
@@ -255,6 +309,16 @@ double ss_hf_layer_params(const ss_hf_model* m)
 
 double ss_hf_params(const ss_hf_model* m)
 {
-  return m->tf.layers * ss_hf_layer_params(m) + m->embed_params[0] + m->embed_params[1] + m->norm_params +
-         m->head_params;
+  /* A MoE layer: the dense layer's tensors less its FFN (gate, up, down of ffn), plus the router, the
+   * experts and the shared experts. */
+  double dense = ss_hf_layer_params(m);
+  double moe = dense - 3.0 * m->tf.hidden * m->tf.ffn + m->router_params + m->experts * m->expert_params +
+               m->shared_params;
+  return (m->tf.layers - m->moe_layers) * dense + m->moe_layers * moe + m->embed_params[0] + m->embed_params[1] +
+         m->norm_params + m->head_params;
+}
+
+double ss_hf_active_params(const ss_hf_model* m)
+{
+  return ss_hf_params(m) - (double)m->moe_layers * (m->experts - m->top_k) * m->expert_params;
 }

@@ -2,8 +2,10 @@
  * (docs/formats.md, "A Hugging Face config.json as the workload"): the families of transformers'
  * modeling files that tensor, pipeline and context parallelism split the same way (Llama 2/3,
  * Mistral, Qwen2, Qwen3, GPT-2, GPT-NeoX, Gemma, Gemma 2), with each family's parameters as it
- * registers them (biases, norms, learned positions), so that the totals are the models' own. The
- * mixture-of-experts families are refused by name (issue 41). */
+ * registers them (biases, norms, learned positions), so that the totals are the models' own; and
+ * the mixture-of-experts families whose attention is one of those (Mixtral, Qwen2-MoE, Qwen3-MoE,
+ * OLMoE), their total and active parameters counted: they are not simulated yet (issue 41), and the
+ * other mixture-of-experts families are refused by name. */
 #ifndef SS_HFCONFIG_H
 #define SS_HFCONFIG_H
 
@@ -27,6 +29,16 @@ typedef struct ss_hf_model {
   double embed_params[2]; /* the token embedding and the learned positions (0 without) */
   double norm_params;     /* the final norm (weight, and bias for LayerNorm) */
   double head_params;     /* the output layer: 0 when tied to the token embedding */
+  /* Mixture of experts: moe_layers of the layers replace the dense FFN (ffn) by a router of hidden x
+   * experts, experts routed experts of expert_ffn each, top_k of them per token, and shared experts
+   * (always used: shared_params); 0 moe_layers: a dense model. */
+  int moe_layers;
+  int experts;
+  int top_k;
+  int expert_ffn;
+  double expert_params; /* one routed expert */
+  double router_params; /* one MoE layer's router */
+  double shared_params; /* one MoE layer's shared experts and their gate */
 } ss_hf_model;
 
 /* The sequence a config's workload runs at unless --seq says: the model's positions, at most this
@@ -44,7 +56,12 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
 /* One decoder layer's parameters (the sum of its tensors). */
 double ss_hf_layer_params(const ss_hf_model* m);
 
-/* The model's parameters: its layers, embeddings, final norm and output layer. */
+/* The model's parameters: its layers (a mixture of experts' with all their experts), embeddings,
+ * final norm and output layer. */
 double ss_hf_params(const ss_hf_model* m);
+
+/* The parameters one token reads: ss_hf_params less, in each MoE layer, the routed experts it does
+ * not use (experts - top_k of them); the embedding and output layer counted. */
+double ss_hf_active_params(const ss_hf_model* m);
 
 #endif

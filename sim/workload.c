@@ -1111,9 +1111,17 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   w->path = strdup(path);
   wctx c = {.file = path, .err = err};
   ss_hf_model m;
-  if (ss_hf_is_config(root))
-    rc = ss_hf_read(root, path, &m, err) ? SS_EINPUT : ss_err_nomem_if(err, build_from_config(path, &m, w));
-  else
+  if (ss_hf_is_config(root)) {
+    rc = ss_hf_read(root, path, &m, err) ? SS_EINPUT : SS_OK;
+    if (!rc && m.moe_layers > 0)
+      rc = ss_err_set(err, path, 0,
+                      "%s is a mixture of experts (%d of %d layers: %d experts, %d a token; %.4g parameters, %.4g "
+                      "active): not simulated yet (issue 41)",
+                      m.architecture, m.moe_layers, m.tf.layers, m.experts, m.top_k, ss_hf_params(&m),
+                      ss_hf_active_params(&m));
+    if (!rc)
+      rc = ss_err_nomem_if(err, build_from_config(path, &m, w));
+  } else
     rc = ss_err_nomem_if(err, parse_root(&c, root, w));
   cJSON_Delete(root);
   return SS_HAND_OUT(rc, w, out, ss_workload_free);
