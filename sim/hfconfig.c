@@ -22,8 +22,10 @@ static const keyset gpt2_keys = {"n_embd", "n_layer", "n_head", NULL, "n_inner",
 /* The mixtures of experts read: Mixtral's (every layer, num_local_experts of intermediate_size),
  * Qwen's (num_experts of moe_intermediate_size where decoder_sparse_step and mlp_only_layers say,
  * Qwen2-MoE's shared expert of shared_expert_intermediate_size with its gate), OLMoE's (every layer,
- * num_experts of intermediate_size). */
-enum { MOE_NONE, MOE_MIXTRAL, MOE_QWEN, MOE_OLMOE };
+ * num_experts of intermediate_size), DeepSeek's (n_routed_experts and n_shared_experts of
+ * moe_intermediate_size after the first first_k_dense_replace layers, every moe_layer_freq-th; the
+ * router's score correction bias with topk_method noaux_tc). */
+enum { MOE_NONE, MOE_MIXTRAL, MOE_QWEN, MOE_OLMOE, MOE_DEEPSEEK };
 
 /* A family of transformers' decoder-only modeling files: the config keys of its sizes and how its
  * layers register their parameters. Biases: 1 always, 0 never, -1 as the config's "attention_bias"
@@ -41,6 +43,7 @@ typedef struct family {
   int qk_norm;        /* an RMSNorm on the queries and one on the keys: 1 per head (head_dim, Qwen3), 2 over
                        * the whole projection (OLMoE) */
   int moe;            /* a mixture of experts (MOE_*) */
+  int mla;            /* DeepSeek's multi-head latent attention: low-rank queries and keys-values */
   int learned;        /* a table of learned positions (GPT-2's wpe) */
   int tied;           /* tie_word_embeddings' default; 2: always tied (the key not read) */
   int reads_head_dim; /* the config may give head_dim */
@@ -60,18 +63,15 @@ static const family families[] = {
     {"Qwen2MoeForCausalLM", "qwen2_moe", &hf_keys, .gated = 1, .qkv_bias = 1, .norms = 2, .moe = MOE_QWEN},
     {"Qwen3MoeForCausalLM", "qwen3_moe", &hf_keys, .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 2, .qk_norm = 1, .reads_head_dim = 1, .moe = MOE_QWEN},
     {"OlmoeForCausalLM",   "olmoe",    &hf_keys,   .gated = 1, .qkv_bias = -1, .out_bias = -1, .norms = 2, .qk_norm = 2, .moe = MOE_OLMOE},
+    {"DeepseekV2ForCausalLM", "deepseek_v2", &hf_keys, .gated = 1, .norms = 2, .moe = MOE_DEEPSEEK, .mla = 1},
+    {"DeepseekV3ForCausalLM", "deepseek_v3", &hf_keys, .gated = 1, .norms = 2, .moe = MOE_DEEPSEEK, .mla = 1},
 };
 /* clang-format on */
 
 /* Architectures of mixture-of-experts models not read yet (their attention or experts differ from the
  * families above): refused by name, they come with issue 41. */
-static const char* const moe_unread[] = {"DeepseekV2ForCausalLM",
-                                         "DeepseekV3ForCausalLM",
-                                         "DbrxForCausalLM",
-                                         "JambaForCausalLM",
-                                         "GptOssForCausalLM",
-                                         "Llama4ForConditionalGeneration",
-                                         NULL};
+static const char* const moe_unread[] = {"DbrxForCausalLM", "JambaForCausalLM", "GptOssForCausalLM",
+                                         "Llama4ForConditionalGeneration", NULL};
 
 int ss_hf_is_config(const cJSON* root)
 {
@@ -194,15 +194,19 @@ static int qwen_moe_layer(const cJSON* only, long step, int i)
  * mlp_only_layers). SS_OK, or SS_EINPUT naming the key. */
 static int read_moe(const cJSON* root, const char* path, const family* f, ss_hf_model* m, ss_err* err)
 {
-  const char* nexp = f->moe == MOE_MIXTRAL ? "num_local_experts" : "num_experts";
-  const char* width = f->moe == MOE_QWEN ? "moe_intermediate_size" : "intermediate_size";
-  long e = 0, k = 0, w = 0, shared = 0, step = 1;
+  int ds = f->moe == MOE_DEEPSEEK;
+  const char* nexp = f->moe == MOE_MIXTRAL ? "num_local_experts" : ds ? "n_routed_experts" : "num_experts";
+  const char* width = f->moe == MOE_QWEN || ds ? "moe_intermediate_size" : "intermediate_size";
+  long e = 0, k = 0, w = 0, shared = 0, step = 1, nshared = 0, first = 0;
   if (get_int(root, path, nexp, f->arch, 1, 1L << 20, -1, 0, &e, err) ||
       get_int(root, path, "num_experts_per_tok", f->arch, 1, 1L << 20, -1, 0, &k, err) ||
       get_int(root, path, width, f->arch, 1, 1L << 24, -1, 0, &w, err) ||
       (f->moe == MOE_QWEN &&
        (get_int(root, path, "shared_expert_intermediate_size", f->arch, 1, 1L << 24, 0, 1, &shared, err) ||
-        get_int(root, path, "decoder_sparse_step", f->arch, 1, 1L << 20, 1, 1, &step, err))))
+        get_int(root, path, "decoder_sparse_step", f->arch, 1, 1L << 20, 1, 1, &step, err))) ||
+      (ds && (get_int(root, path, "n_shared_experts", f->arch, 0, 1L << 20, 0, 1, &nshared, err) ||
+              get_int(root, path, "first_k_dense_replace", f->arch, 0, 1L << 20, 0, 1, &first, err) ||
+              get_int(root, path, "moe_layer_freq", f->arch, 1, 1L << 20, 1, 1, &step, err))))
     return SS_EINPUT;
   if (k > e)
     return ss_err_set_path(err, path, "$.num_experts_per_tok", "%ld experts per token, more than the %ld experts", k,
@@ -215,11 +219,44 @@ static int read_moe(const cJSON* root, const char* path, const family* f, ss_hf_
   m->top_k = (int)k;
   m->expert_ffn = (int)w;
   m->expert_params = 3 * h * w;
-  m->router_params = e * h;
-  /* Qwen2-MoE's shared expert and its sigmoid gate (a Linear(h, 1)). */
-  m->shared_params = shared > 0 ? 3 * h * shared + h : 0;
+  /* DeepSeek-V3's router keeps a score correction bias (e_score_correction_bias) with noaux_tc. */
+  const cJSON* method = cJSON_GetObjectItemCaseSensitive(root, "topk_method");
+  int bias_e = ds && cJSON_IsString(method) && strcmp(method->valuestring, "noaux_tc") == 0;
+  m->router_params = e * h + (bias_e ? e : 0);
+  /* Qwen2-MoE's shared expert and its sigmoid gate (a Linear(h, 1)); DeepSeek's shared experts, one MLP
+   * of n_shared x moe_intermediate_size. */
+  m->shared_params = shared > 0 ? 3 * h * shared + h : ds ? 3 * h * w * nshared : 0;
   for (int i = 0; i < m->tf.layers; i++)
-    m->moe_layers += f->moe != MOE_QWEN || qwen_moe_layer(only, step, i);
+    m->moe_layers += f->moe == MOE_QWEN ? qwen_moe_layer(only, step, i) : ds ? i >= first && i % step == 0 : 1;
+  return SS_OK;
+}
+
+/* DeepSeek's multi-head latent attention (modeling_deepseek.py): queries through a low rank q_lora_rank
+ * (q_a_proj, its norm, q_b_proj to heads x (nope + rope)) or directly (q_proj, q_lora_rank null); keys
+ * and values from one down-projection to kv_lora_rank plus the shared rotary part (kv_a_proj_with_mqa),
+ * its norm, and kv_b_proj up to heads x (nope + v); o_proj from heads x v. No biases. */
+static int mla_tensors(const cJSON* root, const char* path, const family* f, ss_hf_model* m, ss_err* err)
+{
+  long rq = 0, rkv = 0, nope = 0, rope = 0, v = 0;
+  if (get_int(root, path, "q_lora_rank", f->arch, 1, 1L << 20, 0, 1, &rq, err) ||
+      get_int(root, path, "kv_lora_rank", f->arch, 1, 1L << 20, -1, 0, &rkv, err) ||
+      get_int(root, path, "qk_nope_head_dim", f->arch, 1, 1L << 16, -1, 0, &nope, err) ||
+      get_int(root, path, "qk_rope_head_dim", f->arch, 1, 1L << 16, -1, 0, &rope, err) ||
+      get_int(root, path, "v_head_dim", f->arch, 1, 1L << 16, -1, 0, &v, err))
+    return SS_EINPUT;
+  double h = m->tf.hidden, a = m->tf.heads;
+  if (rq > 0) {
+    add(m, h * rq);
+    add(m, (double)rq);
+    add(m, rq * a * (nope + rope));
+  } else {
+    add(m, h * a * (nope + rope));
+  }
+  add(m, h * (rkv + rope));
+  add(m, (double)rkv);
+  add(m, rkv * a * (nope + v));
+  add(m, a * v * h);
+  m->tf.head_dim = (int)(nope + rope);
   return SS_OK;
 }
 
@@ -272,14 +309,19 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
     add(m, norm);
     add(m, norm);
   }
-  add(m, h * q);
-  add(m, qkv_b ? q : 0);
-  add(m, h * k);
-  add(m, qkv_b ? k : 0);
-  add(m, h * k);
-  add(m, qkv_b ? k : 0);
-  add(m, q * h);
-  add(m, out_b ? h : 0);
+  if (f->mla) {
+    if (mla_tensors(root, path, f, m, err))
+      return SS_EINPUT;
+  } else {
+    add(m, h * q);
+    add(m, qkv_b ? q : 0);
+    add(m, h * k);
+    add(m, qkv_b ? k : 0);
+    add(m, h * k);
+    add(m, qkv_b ? k : 0);
+    add(m, q * h);
+    add(m, out_b ? h : 0);
+  }
   if (f->qk_norm) {
     add(m, f->qk_norm == 1 ? d : q);
     add(m, f->qk_norm == 1 ? d : k);

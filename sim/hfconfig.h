@@ -3,9 +3,10 @@
  * modeling files that tensor, pipeline and context parallelism split the same way (Llama 2/3,
  * Mistral, Qwen2, Qwen3, GPT-2, GPT-NeoX, Gemma, Gemma 2), with each family's parameters as it
  * registers them (biases, norms, learned positions), so that the totals are the models' own; and
- * the mixture-of-experts families whose attention is one of those (Mixtral, Qwen2-MoE, Qwen3-MoE,
- * OLMoE), their total and active parameters counted: they are not simulated yet (issue 41), and the
- * other mixture-of-experts families are refused by name. */
+ * the mixture-of-experts families whose attention is one of those or DeepSeek's latent attention
+ * (Mixtral, Qwen2-MoE, Qwen3-MoE, OLMoE, DeepSeek-V2 and V3), their total and active parameters
+ * counted: they are not simulated yet (issue 41), and the other mixture-of-experts families are
+ * refused by name. */
 #ifndef SS_HFCONFIG_H
 #define SS_HFCONFIG_H
 
