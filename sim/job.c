@@ -882,12 +882,6 @@ static int check_actors(const ss_options* o, int ngpus, int per_gpu, int workers
   return SS_OK;
 }
 
-/* The floor of one kernel in the roofline model: calibrated on the ResNet-50 V100 profiler trace
- * (../shared/data/traces, single GPU): its shortest kernels (elementwise ops on small tensors) last
- * 0 to 1 us at the trace's 1 us resolution and consecutive kernels on the stream start 1 us apart
- * (the median of the 7,304 gaps under 20 us): 2 us a kernel. */
-#define SS_KERNEL_FLOOR_S 2e-6
-
 /* The precision a job runs at: --precision, or the workload's (fp32 unless it says otherwise). */
 static ss_precision job_precision(const ss_workload* w, const ss_options* o)
 {

@@ -19,6 +19,12 @@
 #define SS_ROOFLINE_TILE 4096.0
 #endif
 
+/* The floor of one kernel, the roofline's and the kernel model's (tfmodel.h): calibrated on the
+ * ResNet-50 V100 profiler trace (../shared/data/traces, single GPU): its shortest kernels
+ * (elementwise ops on small tensors) last 0 to 1 us at the trace's 1 us resolution and consecutive
+ * kernels on the stream start 1 us apart (the median of the 7,304 gaps under 20 us): 2 us a kernel. */
+#define SS_KERNEL_FLOOR_S 2e-6
+
 /* A device's figures at one precision. */
 typedef struct ss_rates {
   double flops;       /* peak, flop/s */

@@ -135,6 +135,31 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
   return n;
 }
 
+int ss_tf_head_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* k)
+{
+  double tokens = (double)sp->b * sp->seq / sp->cp, h = tf->hidden, v = (double)tf->vocab / sp->t, e = sp->elem;
+  double norm = 2 * (sp->sp ? tokens / sp->t : tokens) * h * e;
+  int n = 0;
+  if (!bwd) {
+    memory(&k[n++], "final norm", norm);
+    gemm(&k[n++], "logits", tokens, v, h);
+    memory(&k[n++], "cross-entropy", tokens * v * (e + 4));
+    return n;
+  }
+  memory(&k[n++], "cross-entropy backward", tokens * v * (4 + e));
+  gemm(&k[n++], "logits dgrad", tokens, h, v);
+  gemm(&k[n++], "logits wgrad", h, v, tokens);
+  memory(&k[n++], "final norm backward", 2 * norm);
+  return n;
+}
+
+int ss_tf_embed_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* k)
+{
+  double tokens = (double)sp->b * sp->seq / sp->cp, h = tf->hidden, e = sp->elem;
+  memory(&k[0], bwd ? "embedding backward" : "embedding", bwd ? tokens * h * (e + 8) : 2 * tokens * h * e);
+  return 1;
+}
+
 double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, ss_recompute r)
 {
   double h = tf->hidden, d = ss_transformer_head_dim(tf), f = tf->ffn, t = sp->t, e = sp->elem;

@@ -84,6 +84,17 @@ int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why
  * count. The recomputed forward of activation recomputation is not among them. */
 int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out);
 
+/* The kernels of the output layer's forward (bwd 0) or backward (bwd 1) on one GPU into out[]: the
+ * final norm, the logits' GEMM over the vocabulary's 1/t, the vocabulary-parallel cross-entropy (the
+ * logits read, the FP32 softmax written and kept; backward it read and the logits' gradient written:
+ * ESTIMATE, Megatron's fused kernel), and backward the logits' two gradients. Their count. */
+int ss_tf_head_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out);
+
+/* The input embedding's kernel on one GPU into out[0]: a gather of the tokens' rows (read and
+ * written), backward their gradients added into the FP32 gradient of the table (ESTIMATE: read, and
+ * read and written in FP32). 1. */
+int ss_tf_embed_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out);
+
 /* The time of kernel k on d (kernelfit.h's efficiencies): a GEMM at its shape's share of the peak;
  * the attention core at d's 16-bit peak and fits: flash attention at its kernel's share at the
  * effective sequence sqrt(q kv), or the time of its

@@ -70,53 +70,12 @@ static double pass_time(const ss_tf_kernel* k, int n, const ss_tf_device* d, dou
     double t = ss_tf_kernel_time(&k[i], d);
     if (t < 0)
       return -1;
-    t = fmax(t, SS_TF_KERNEL_FLOOR_S);
+    t = fmax(t, SS_KERNEL_FLOOR_S);
     if (attn && k[i].kind == SS_TFK_ATTENTION)
       *attn = t;
     total += t;
   }
   return total;
-}
-
-static void mm(ss_tf_kernel* k, const char* name, double m, double n, double kk)
-{
-  *k = (ss_tf_kernel){.name = name, .kind = SS_TFK_GEMM, .m = m, .n = n, .k = kk, .flops = 2 * m * n * kk};
-}
-
-static void mem(ss_tf_kernel* k, const char* name, double bytes)
-{
-  *k = (ss_tf_kernel){.name = name, .kind = SS_TFK_MEMORY, .bytes = bytes};
-}
-
-/* The output layer's kernels: the final norm, the logits' GEMM over the vocabulary's 1/t, the
- * vocabulary-parallel cross-entropy (the logits read, the FP32 softmax written and kept; backward
- * it read and the logits' gradient written: ESTIMATE, Megatron's fused kernel), and backward the
- * two gradients' GEMMs. Their count. */
-static int head_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* k)
-{
-  double tokens = (double)sp->b * sp->seq / sp->cp, h = tf->hidden, v = (double)tf->vocab / sp->t, e = sp->elem;
-  double norm = 2 * (sp->sp ? tokens / sp->t : tokens) * h * e;
-  int n = 0;
-  if (!bwd) {
-    mem(&k[n++], "final norm", norm);
-    mm(&k[n++], "logits", tokens, v, h);
-    mem(&k[n++], "cross-entropy", tokens * v * (e + 4));
-    return n;
-  }
-  mem(&k[n++], "cross-entropy backward", tokens * v * (4 + e));
-  mm(&k[n++], "logits dgrad", tokens, h, v);
-  mm(&k[n++], "logits wgrad", h, v, tokens);
-  mem(&k[n++], "final norm backward", 2 * norm);
-  return n;
-}
-
-/* The input embedding's: a gather of the tokens' rows (read and written), backward their gradients
- * added into the FP32 gradient of the table (ESTIMATE: read, and read and written in FP32). */
-static int embed_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* k)
-{
-  double tokens = (double)sp->b * sp->seq / sp->cp, h = tf->hidden, e = sp->elem;
-  mem(&k[0], bwd ? "embedding backward" : "embedding", bwd ? tokens * h * (e + 8) : 2 * tokens * h * e);
-  return 1;
 }
 
 /* Layer l's share of its transformer layer's entries (by the workload's FLOPs when it gives them). */
@@ -141,10 +100,10 @@ int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_t
   double attn = 0, attn_b = 0;
   double block_f = pass_time(k, ss_tf_kernels(tf, sp, 0, k), d, &attn);
   double block_b = pass_time(k, ss_tf_kernels(tf, sp, 1, k), d, &attn_b);
-  double embed_f = pass_time(k, embed_kernels(tf, sp, 0, k), d, NULL);
-  double embed_b = pass_time(k, embed_kernels(tf, sp, 1, k), d, NULL);
-  double head_f = pass_time(k, head_kernels(tf, sp, 0, k), d, NULL);
-  double head_b = pass_time(k, head_kernels(tf, sp, 1, k), d, NULL);
+  double embed_f = pass_time(k, ss_tf_embed_kernels(tf, sp, 0, k), d, NULL);
+  double embed_b = pass_time(k, ss_tf_embed_kernels(tf, sp, 1, k), d, NULL);
+  double head_f = pass_time(k, ss_tf_head_kernels(tf, sp, 0, k), d, NULL);
+  double head_b = pass_time(k, ss_tf_head_kernels(tf, sp, 1, k), d, NULL);
   if (block_f < 0 || block_b < 0 || embed_f < 0 || embed_b < 0 || head_f < 0 || head_b < 0)
     return -1;
   int nl = w->nlayers;

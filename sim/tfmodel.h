@@ -13,10 +13,6 @@
 
 #include <stddef.h>
 
-/* The floor of one kernel: the roofline's (SS_KERNEL_FLOOR_S in job.c, from the ResNet-50 V100
- * trace's gaps between kernels), 2 us. */
-#define SS_TF_KERNEL_FLOOR_S 2e-6
-
 /* The kernel fits' generation of a GPU model ("volta", "ampere", "hopper", "blackwell"), or NULL.
  * Ampere includes the GA10x GPUs (A10G: sm_86), at the A100's fitted fractions (ESTIMATE). */
 const char* ss_tf_generation(const char* gpu_model);
@@ -37,7 +33,7 @@ int ss_tf_has_flash(const ss_tf_device* d, int head_dim);
  * sequences), into fwd_s[] and bwd_s[] (w->nlayers each): the input embedding (a gather), each
  * transformer layer (ss_tf_kernels, its time shared among its layers_per_block entries by their
  * FLOPs), the output layer (the final norm, the vocabulary's GEMM and the cross-entropy); each kernel
- * at least SS_TF_KERNEL_FLOOR_S. attn_share: the attention core's share of a transformer layer's
+ * at least SS_KERNEL_FLOOR_S (roofline.h). attn_share: the attention core's share of a transformer layer's
  * forward (what selective recomputation runs again, what hides context parallelism's exchange) and
  * of its backward. 0, or -1 when a kernel has no fit on d. */
 int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_tf_split* sp, const ss_tf_device* d,

@@ -2094,7 +2094,7 @@ static void test_tfmodel_workload(void)
   double want = 0, block = 0;
   int n = ss_tf_kernels(&w->tf, &sp, 0, k);
   for (int i = 0; i < n; i++)
-    want += fmax(ss_tf_kernel_time(&k[i], &a100), SS_TF_KERNEL_FLOOR_S);
+    want += fmax(ss_tf_kernel_time(&k[i], &a100), SS_KERNEL_FLOOR_S);
   for (int l = 1; l <= w->layers_per_block; l++)
     block += fwd[l];
   CU_ASSERT(fabs(block - want) <= 1e-12 * want);
