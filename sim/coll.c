@@ -720,6 +720,45 @@ static void coll_instance(ss_sim* s, int r, int coll)
   ring_run(s, r, &in);
 }
 
+/* All-to-all among all ranks (bench all-to-all): after the call's latency and the protocol's step,
+ * this rank sends every other rank 1/n of its buffer and receives 1/n from each, all at once (NCCL's
+ * grouped sends and receives), as flows on the routes between them (a2a.h gives their closed form). */
+static void coll_alltoall(ss_sim* s, int r, int coll)
+{
+  const ss_proto_cost* pc = &s->coll_pc[coll];
+  int n = s->job->ngpus;
+  double eff = pc->eff[SS_PHASE_GLOBAL] > 0 ? pc->eff[SS_PHASE_GLOBAL] : 1;
+  long size = (long)llround(s->coll_bytes[coll] / n / eff);
+  if (size < 1)
+    size = 1;
+  ss_rank* me = &s->ranks[r];
+  if (s->job->instances > 1)
+    watch_start(&me->net);
+  double wait = pc->call_s + pc->step_s[SS_PHASE_GLOBAL];
+  if (wait > 0)
+    sg_actor_sleep_for(wait);
+  sg_comm_t* comms = malloc(sizeof(sg_comm_t) * 2 * (size_t)n);
+  void** data = malloc(sizeof(void*) * (size_t)n);
+  if (!comms || !data)
+    ss_nomem_exit("an all-to-all's transfers");
+  char name[32];
+  int k = 0;
+  for (int q = 1; q < n; q++) {
+    int to = (r + q) % n; /* each rank starts with its next peer, as NCCL's schedule does */
+    snprintf(name, sizeof(name), "a2a%d", to);
+    comms[k++] = sg_mailbox_put_async(sg_mailbox_by_name(name), &token, size);
+  }
+  snprintf(name, sizeof(name), "a2a%d", r);
+  sg_mailbox_t in = sg_mailbox_by_name(name);
+  for (int q = 1; q < n; q++)
+    comms[k++] = sg_mailbox_get_async(in, &data[q]);
+  sg_comm_wait_all(comms, (size_t)k);
+  free(comms);
+  free(data);
+  if (s->job->instances > 1)
+    watch_stop(&me->net);
+}
+
 /* Whether collective c moves anything (one GPU, nothing to reduce, a scope of one GPU: no). */
 static int moves(const ss_sim* s, int c)
 {
@@ -736,6 +775,10 @@ void ss_coll_allreduce(ss_sim* s, int r, int c)
   ss_allreduce alg = s->coll_alg[c];
   if (!moves(s, c))
     return;
+  if (s->coll_op[c] == SS_OP_ALL_TO_ALL) {
+    coll_alltoall(s, r, c);
+    return;
+  }
   if (s->coll_scope[c] == SS_SCOPE_INSTANCE) {
     coll_instance(s, r, c);
     return;

@@ -4,7 +4,7 @@
 #include "names.h"
 
 const char* const ss_allreduce_names[] = {"auto", "ring", "tree", "hierarchical", "fastest", NULL};
-const char* const ss_coll_op_names[] = {"allreduce", "reduce-scatter", "all-gather", NULL};
+const char* const ss_coll_op_names[] = {"allreduce", "reduce-scatter", "all-gather", "all-to-all", NULL};
 const char* const ss_fidelity_names[] = {"fast", "reference", NULL};
 
 const char* ss_allreduce_name(ss_allreduce a)

@@ -19,8 +19,15 @@ typedef enum ss_allreduce {
 #define SS_ALLREDUCE_LAST SS_ALLREDUCE_HIERARCHICAL
 
 /* The collectives (coll.c): allreduce; reduce-scatter and all-gather, the halves sharded data
- * parallelism issues apart (NCCL runs them on rings only: no tree). */
-typedef enum ss_coll_op { SS_OP_ALLREDUCE, SS_OP_REDUCE_SCATTER, SS_OP_ALL_GATHER, SS_OP_COUNT } ss_coll_op;
+ * parallelism issues apart (NCCL runs them on rings only: no tree); all-to-all, a mixture of
+ * experts' token exchange (NCCL's grouped sends and receives to every peer at once: no ring). */
+typedef enum ss_coll_op {
+  SS_OP_ALLREDUCE,
+  SS_OP_REDUCE_SCATTER,
+  SS_OP_ALL_GATHER,
+  SS_OP_ALL_TO_ALL,
+  SS_OP_COUNT
+} ss_coll_op;
 
 /* How collectives are simulated: FAST, one flow per ring edge and phase (cost linear in GPUs);
  * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
@@ -32,7 +39,7 @@ extern const char* const ss_coll_op_names[];
 extern const char* const ss_fidelity_names[];
 
 const char* ss_allreduce_name(ss_allreduce a);
-const char* ss_coll_op_name(ss_coll_op op); /* "allreduce", "reduce-scatter", "all-gather" */
+const char* ss_coll_op_name(ss_coll_op op); /* "allreduce", "reduce-scatter", "all-gather", "all-to-all" */
 const char* ss_fidelity_name(ss_fidelity f);
 
 /* The op a bench subcommand word names, or -1. */

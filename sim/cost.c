@@ -479,6 +479,8 @@ int ss_cost_op_passes(ss_coll_op op)
 
 int ss_cost_op_has(ss_coll_op op, ss_allreduce alg)
 {
+  if (op == SS_OP_ALL_TO_ALL)
+    return alg == SS_ALLREDUCE_RING;
   return op == SS_OP_ALLREDUCE || alg != SS_ALLREDUCE_TREE;
 }
 

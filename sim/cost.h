@@ -80,7 +80,8 @@ void ss_cost_tree_hidden(const ss_job* j, int k, double phase, double* hidden);
 int ss_cost_op_passes(ss_coll_op op);
 
 /* Whether NCCL runs collective op with algorithm alg: every algorithm for allreduce; ring and
- * hierarchical (the simulator's two-level ring) for reduce-scatter and all-gather, no tree. */
+ * hierarchical (the simulator's two-level ring) for reduce-scatter and all-gather, no tree; all-to-all
+ * has no algorithm of these, its sends going to every peer at once (a2a.h): ring stands for them. */
 int ss_cost_op_has(ss_coll_op op, ss_allreduce alg);
 
 /* The tuner's hardware class of a link class: nvlink and nvswitch are NVLink, nic the network, every

@@ -116,6 +116,12 @@ static void collective(traffic* t, const ss_job* j, int n, ss_coll_op op, ss_col
   int group = scope == SS_SCOPE_INSTANCE ? g : scope == SS_SCOPE_CROSS ? full_m : j->ngpus;
   if (group < 2 || !(bytes > 0))
     return;
+  if (op == SS_OP_ALL_TO_ALL) {
+    /* Every rank sends to every other at once (coll.c's all-to-all). */
+    t->calls += n;
+    sends(t, j, (double)n * (n - 1), (double)n * (n - g), (double)n * (n - 1));
+    return;
+  }
   int ri = j->intra.nrings > 0 ? j->intra.nrings : 1, rg = j->rings.nrings > 0 ? j->rings.nrings : 1;
   t->calls += n; /* each rank's call: its stream's semaphore, the collective's start and end */
   if (scope == SS_SCOPE_INSTANCE) {

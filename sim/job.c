@@ -846,6 +846,9 @@ static int sim_instances(const ss_options* o, int m)
    * cluster's load; a trace shows every instance. */
   if (o->arch == SS_ARCH_PS || o->init_io != SS_INIT_NONE || o->trace)
     return m;
+  /* An all-to-all's GPUs send to every instance's. */
+  if (o->bench_op == SS_OP_ALL_TO_ALL)
+    return m;
   /* An oversubscribed core carries the flows of every instance: scaled to the instances simulated,
    * it gives each flow of a ring its share (m flows cross it, one per instance), not each flow of
    * a tree (m - 1 edges per tree). */

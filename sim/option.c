@@ -30,10 +30,11 @@ const ss_command ss_commands[] = {
     {"run", SS_CMD_RUN, "stash-sim PLATFORM WORKLOAD [options]",
      "simulate synchronous data-parallel training of WORKLOAD on the GPU instance PLATFORM and report the "
      "steady-state iteration, throughput, $ per epoch and where the time goes"},
-    {"bench", SS_CMD_BENCH, "stash-sim bench allreduce|reduce-scatter|all-gather PLATFORM [options]",
+    {"bench", SS_CMD_BENCH, "stash-sim bench allreduce|reduce-scatter|all-gather|all-to-all PLATFORM [options]",
      "simulate one collective among the GPUs of PLATFORM and print, as nccl-tests' all_reduce_perf, "
-     "reduce_scatter_perf and all_gather_perf, each size's time, algbw and busbw = algbw x 2(n-1)/n for "
-     "allreduce, algbw x (n-1)/n for the others (size: the whole buffer, n times each GPU's shard)"},
+     "reduce_scatter_perf, all_gather_perf and alltoall_perf, each size's time, algbw and busbw = algbw x "
+     "2(n-1)/n for allreduce, algbw x (n-1)/n for the others (size: the whole buffer, n times each GPU's "
+     "shard; for all-to-all each GPU's buffer, 1/n of it to each GPU)"},
     {"whatif", SS_CMD_WHATIF, "stash-sim whatif PLATFORM WORKLOAD [options] --change KEY=VALUE ...",
      "simulate the job and the job with every change applied, each in a process of its own, and report both, "
      "the speedup and how each part of the iteration moved"},
@@ -1289,9 +1290,13 @@ static int check_shard(const ss_options* o, const ss_optset* given, char* msg, s
   return 0;
 }
 
-/* NCCL runs reduce-scatter and all-gather on rings only: no tree. */
+/* NCCL runs reduce-scatter and all-gather on rings only: no tree; all-to-all on no ring. */
 static int check_collective(const ss_options* o, unsigned cmd, char* msg, size_t size)
 {
+  if (cmd == SS_CMD_BENCH && o->bench_op == SS_OP_ALL_TO_ALL && o->allreduce != SS_ALLREDUCE_AUTO)
+    FAIL("--allreduce %s is not for 'stash-sim bench all-to-all': its sends go to every peer at once, on no ring or "
+         "tree",
+         ss_allreduce_name(o->allreduce));
   if (cmd == SS_CMD_BENCH && o->bench_op != SS_OP_ALLREDUCE && o->allreduce == SS_ALLREDUCE_TREE)
     FAIL("--allreduce tree is not for 'stash-sim bench %s': NCCL runs it on rings only (ring, hierarchical or auto)",
          ss_coll_op_name(o->bench_op));

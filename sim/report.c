@@ -1,6 +1,7 @@
 /* report: the results of a run as a table, JSON or CSV. */
 #include "report.h"
 
+#include "a2a.h"
 #include "kernelfit.h"
 
 #include "cluster.h"
@@ -852,6 +853,8 @@ static const char* bench_figures(const bench_arg* a, int k, const char** proto, 
   *algbw = t > 0 ? a->bytes[k] / t / 1e9 : 0;
   *busbw = *algbw * ss_cost_op_passes(a->job->opt.bench_op) * (n - 1) / n;
   *proto = n > 1 && a->job->resolved.call_cost ? ss_proto_name(a->protos[k]) : "none";
+  if (a->job->opt.bench_op == SS_OP_ALL_TO_ALL)
+    return n > 1 ? "p2p" : "none"; /* sends to every peer: no algorithm */
   return n > 1 ? ss_allreduce_name(a->algs[k]) : "none";
 }
 
@@ -891,6 +894,13 @@ static void json_bench(FILE* f, const void* arg)
             "%s\n    {\"size_bytes\": %.0f, \"count\": %.0f, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
             "\"time_s\": %.9e, \"algbw_gbytes_per_s\": %.6f, \"busbw_gbytes_per_s\": %.6f",
             k ? "," : "", a->bytes[k], floor(a->bytes[k] / 4), alg, proto, a->time_s[k], algbw, busbw);
+    if (job->opt.bench_op == SS_OP_ALL_TO_ALL) {
+      /* The closed form the training runs time their all-to-alls with, beside the flows' time. */
+      ss_a2a_time at;
+      ss_a2a_time_of(job, &(ss_a2a_shape){job->gpus_per_instance, 1, job->instances}, a->bytes[k], &at);
+      fprintf(f, ", \"closed_form_time_s\": %.9e}", at.total_s);
+      continue;
+    }
     /* NCCL's own prediction (its tuning model) of the same call, beside the simulated time. */
     ss_allreduce model_alg;
     ss_proto model_proto;
@@ -914,9 +924,11 @@ int ss_report_bench(FILE* f, const ss_job* job, int nsizes, const double* bytes,
   ss_coll_op op = job->opt.bench_op;
   fprintf(f, "# stash-sim bench %s: %s x %d, %d GPUs (%d per instance), float%s, fidelity %s\n", ss_coll_op_name(op),
           job->platform->instance_type, job->instances, job->ngpus, job->gpus_per_instance,
-          op == SS_OP_ALL_GATHER ? "" : " sum", ss_fidelity_name(job->opt.fidelity));
+          op == SS_OP_ALL_GATHER || op == SS_OP_ALL_TO_ALL ? "" : " sum", ss_fidelity_name(job->opt.fidelity));
   fprintf(f, "# busbw = algbw x %s(n-1)/n (nccl-tests)%s\n", op == SS_OP_ALLREDUCE ? "2" : "",
-          op == SS_OP_ALLREDUCE ? "" : "; size: the whole buffer, n shards");
+          op == SS_OP_ALLREDUCE    ? ""
+          : op == SS_OP_ALL_TO_ALL ? "; size: each GPU's whole buffer, 1/n to each peer"
+                                   : "; size: the whole buffer, n shards");
   if (job->opt.verbose)
     write_bench_rings(f, job);
   fprintf(f, "#%14s %12s %13s%*s %12s %11s %11s\n", "size(B)", "count", "algorithm", proto_col ? 9 : 0,

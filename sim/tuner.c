@@ -1,6 +1,7 @@
 /* tuner: NCCL's choice of algorithm and protocol by its tuning model, per release. */
 #include "tuner.h"
 
+#include "a2a.h"
 #include "cluster.h"
 #include "cost.h"
 
@@ -326,6 +327,8 @@ static int nccl_decides(const ss_job* j)
 
 ss_allreduce ss_tuner_algorithm(const ss_job* j, ss_coll_op op, double bytes)
 {
+  if (op == SS_OP_ALL_TO_ALL)
+    return SS_ALLREDUCE_RING; /* no algorithm to choose: sends to every peer (a2a.h) */
   if (j->opt.allreduce == SS_ALLREDUCE_FASTEST || (j->opt.allreduce == SS_ALLREDUCE_AUTO && !nccl_decides(j)))
     return ss_cost_choose(j, op, bytes);
   if (j->opt.allreduce != SS_ALLREDUCE_AUTO)
@@ -338,6 +341,10 @@ ss_allreduce ss_tuner_algorithm(const ss_job* j, ss_coll_op op, double bytes)
 
 void ss_tuner_cost(const ss_job* j, ss_coll_op op, ss_allreduce alg, double bytes, ss_proto_cost* pc)
 {
+  if (op == SS_OP_ALL_TO_ALL) {
+    ss_a2a_protocol(j, bytes, pc);
+    return;
+  }
   if (!nccl_decides(j) || !j->resolved.call_cost || j->resolved.protocol != SS_PROTO_AUTO) {
     ss_cost_protocol(j, op, alg, bytes, pc);
     return;
@@ -369,6 +376,8 @@ static int best_protocol(const ss_tuner_entry row[3])
 
 double ss_tuner_predict(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce* alg, ss_proto* proto)
 {
+  if (op == SS_OP_ALL_TO_ALL)
+    return -1; /* NCCL's tuning model has no all-to-all: its sends and receives are not tuned */
   ss_tuner_entry table[2][3];
   ss_tuner_choose(j, op, bytes, alg, proto, table);
   if (j->opt.allreduce == SS_ALLREDUCE_RING || j->opt.allreduce == SS_ALLREDUCE_TREE) {

@@ -95,7 +95,10 @@
   TEST(estimate)                                                                                                       \
   TEST(registry)                                                                                                       \
   TEST(gpu_memory)                                                                                                     \
-  TEST(list_categories)
+  TEST(list_categories)                                                                                                \
+  /* e2e_moe.c */                                                                                                      \
+  TEST(alltoall_closed_form)                                                                                           \
+  TEST(alltoall_flows)
 
 #define E2E_DECLARE(name) void test_##name(void);
 E2E_TESTS(E2E_DECLARE)
@@ -117,7 +120,7 @@ double iteration(const char* args, const char* extra);
 /* Time (s) of one allreduce of bytes simulated by "stash-sim bench allreduce ARGS"; the algorithm
  * it ran goes to alg (if not NULL). NAN on failure. */
 double bench_time(const char* args, double bytes, char* alg, size_t alg_size);
-/* The same for collective op ("allreduce", "reduce-scatter", "all-gather"). */
+/* The same for collective op ("allreduce", "reduce-scatter", "all-gather", "all-to-all"). */
 double bench_op_time(const char* op, const char* args, double bytes, char* alg, size_t alg_size);
 
 /* The same, with the protocol it ran ("LL", "LL128", "Simple"; "none" without the per-call cost). */
