@@ -117,6 +117,25 @@ static cJSON* workload_json(const char* path, const ss_workload* w, const hf_arg
   if (w->max_positions > 0)
     cJSON_AddNumberToObject(t, "max_positions", w->max_positions);
   cJSON_AddBoolToObject(t, "learned_positions", w->learned_positions);
+  if (tf->moe.experts > 0) {
+    cJSON* m = cJSON_AddObjectToObject(t, "moe");
+    const ss_moe* e = &tf->moe;
+    const struct {
+      const char* key;
+      double v;
+    } moe[] = {{"experts", e->experts},       {"top_k", e->top_k},           {"expert_ffn", e->expert_ffn},
+               {"shared_ffn", e->shared_ffn}, {"first_moe_layer", e->first}, {"moe_every", e->every},
+               {"moe_phase", e->phase}};
+    for (size_t k = 0; k < sizeof(moe) / sizeof(moe[0]); k++)
+      cJSON_AddNumberToObject(m, moe[k].key, moe[k].v);
+  }
+  if (tf->mla.kv_lora > 0) {
+    cJSON* m = cJSON_AddObjectToObject(t, "mla");
+    cJSON_AddNumberToObject(m, "q_lora", tf->mla.q_lora);
+    cJSON_AddNumberToObject(m, "kv_lora", tf->mla.kv_lora);
+    cJSON_AddNumberToObject(m, "rope_dim", tf->mla.rope_dim);
+    cJSON_AddNumberToObject(m, "v_dim", tf->mla.v_dim);
+  }
   cJSON* p = cJSON_AddObjectToObject(j, "provenance");
   char s[1024];
   snprintf(s, sizeof(s),

@@ -1,5 +1,6 @@
 /* derive: build a job, then derive what needs it complete. */
 #include "derive.h"
+#include "a2a.h"
 
 #include "cluster.h"
 #include "cost.h"
@@ -7,6 +8,14 @@
 
 /* The time of op on bytes among g GPUs in each of m instances (par.h's cost_s): the cost model on
  * the job as it sees that group. */
+static double group_a2a(const void* ctx, int per, int stride, int m, double bytes, int* cross)
+{
+  ss_a2a_time t;
+  ss_a2a_time_of((const ss_job*)ctx, &(ss_a2a_shape){per, stride, m}, bytes, &t);
+  *cross = t.cross && t.cross_s >= t.intra_s;
+  return t.total_s;
+}
+
 static double group_cost(const void* ctx, int g, int m, ss_coll_op op, ss_coll_scope scope, double bytes)
 {
   ss_job v = *(const ss_job*)ctx;
@@ -34,6 +43,7 @@ void ss_derive_par_in(const ss_job* j, ss_par_in* in)
                     .gpus_per_instance = j->gpus_per_instance,
                     .instances = j->instances,
                     .cost_s = group_cost,
+                    .a2a_s = group_a2a,
                     .ctx = j};
 }
 

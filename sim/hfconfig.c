@@ -228,6 +228,31 @@ static int read_moe(const cJSON* root, const char* path, const family* f, ss_hf_
   m->shared_params = shared > 0 ? 3 * h * shared + h : ds ? 3 * h * w * nshared : 0;
   for (int i = 0; i < m->tf.layers; i++)
     m->moe_layers += f->moe == MOE_QWEN ? qwen_moe_layer(only, step, i) : ds ? i >= first && i % step == 0 : 1;
+  /* The architecture's rule (ss_moe): Qwen's every step-th layer from step - 1, DeepSeek's every
+   * step-th from first; a list of dense layers (Qwen's mlp_only_layers) it cannot say. */
+  int qwen = f->moe == MOE_QWEN;
+  m->tf.moe = (ss_moe){(int)e,
+                       (int)k,
+                       (int)w,
+                       shared > 0 ? (int)shared : (int)(nshared * w),
+                       ds ? (int)first : 0,
+                       (int)step,
+                       qwen ? (int)step - 1 : 0};
+  m->moe_irregular = ss_transformer_moe_layers(&m->tf) != m->moe_layers;
+  /* A MoE layer's tensors: the dense layer's but its FFN (the mats matrices before the trailing norms;
+   * the MoE families have no FFN biases), the router, the routed experts' matrices each stacked over
+   * the experts (one tensor a matrix, as grouped GEMMs hold them), the shared experts', the norms. */
+  int mats = f->gated ? 3 : 2, keep = m->nlayer_tensors - f->norms - mats;
+  ss_assert(keep > 0 && !f->layer_norm);
+  memcpy(m->moe_tensors, m->layer_tensors, sizeof(double) * (size_t)keep);
+  m->nmoe_tensors = keep;
+  m->moe_tensors[m->nmoe_tensors++] = m->router_params;
+  for (int x = 0; x < mats; x++)
+    m->moe_tensors[m->nmoe_tensors++] = m->experts * m->expert_params / mats;
+  if (m->shared_params > 0)
+    m->moe_tensors[m->nmoe_tensors++] = m->shared_params;
+  for (int x = 0; x < f->norms; x++)
+    m->moe_tensors[m->nmoe_tensors++] = h;
   return SS_OK;
 }
 
@@ -257,6 +282,7 @@ static int mla_tensors(const cJSON* root, const char* path, const family* f, ss_
   add(m, rkv * a * (nope + v));
   add(m, a * v * h);
   m->tf.head_dim = (int)(nope + rope);
+  m->tf.mla = (ss_mla){(int)rq, (int)rkv, (int)rope, (int)v};
   return SS_OK;
 }
 
@@ -298,7 +324,7 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
   m->named = cJSON_IsString(name) && name->valuestring[0];
   snprintf(m->name, sizeof(m->name), "%.127s", m->named ? name->valuestring : f->arch);
   int seq = pos > 0 && pos < SS_HF_DEFAULT_SEQ ? (int)pos : SS_HF_DEFAULT_SEQ;
-  m->tf = (ss_transformer){(int)L, (int)h, (int)a, (int)kv, (int)ffn, f->gated, seq, (int)V, tied, (int)hd};
+  m->tf = (ss_transformer){(int)L, (int)h, (int)a, (int)kv, (int)ffn, f->gated, seq, (int)V, tied, (int)hd, {0}, {0}};
   m->max_positions = (int)pos;
   m->learned_positions = f->learned;
   /* A decoder layer's tensors as the family registers them: the norms first in GPT-2's and

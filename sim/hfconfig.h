@@ -40,6 +40,9 @@ typedef struct ss_hf_model {
   double expert_params; /* one routed expert */
   double router_params; /* one MoE layer's router */
   double shared_params; /* one MoE layer's shared experts and their gate */
+  int moe_irregular;    /* the MoE layers follow no rule of tf.moe (a list of dense layers) */
+  int nmoe_tensors;     /* a MoE layer's parameter tensors, in registration order */
+  double moe_tensors[SS_HF_MAX_TENSORS];
 } ss_hf_model;
 
 /* The sequence a config's workload runs at unless --seq says: the model's positions, at most this

@@ -1388,6 +1388,79 @@ static int phase_transformer(ss_job* j, ss_err* err)
   return SS_OK;
 }
 
+/* Phase 1d, a mixture of experts (docs/model.md, "Mixtures of experts"; after phase_transformer: the
+ * workload at the run's sequence): its options against the workload and the layout, the expert groups'
+ * sizes (ss_mp.ep, etp, edp) and the busiest GPU's load. Each refusal names its rule. */
+static int phase_moe(ss_job* j, ss_err* err)
+{
+  const ss_options* o = &j->opt;
+  const ss_workload* w = j->workload;
+  ss_mp* mp = &j->mp;
+  const char* given = o->ep > 1              ? "--ep"
+                      : o->etp > 0           ? "--etp"
+                      : o->moe_imbalance > 0 ? "--moe-imbalance"
+                      : o->moe_capacity > 0  ? "--moe-capacity"
+                      : o->moe_pad           ? "--moe-pad"
+                                             : NULL;
+  mp->ep = 1;
+  mp->etp = 1;
+  mp->moe_load = 1;
+  if (!w->has_transformer || w->tf.moe.experts <= 0)
+    return given ? ss_err_set(err, w->path, 0,
+                              "%s splits or routes the experts of a mixture of experts, and %s is a dense model (no "
+                              "\"moe\" in its transformer architecture: docs/formats.md)",
+                              given, w->model)
+                 : SS_OK;
+  const ss_moe* m = &w->tf.moe;
+  if (o->moe_pad && !(o->moe_capacity > 0))
+    return ss_err_set(err, NULL, 0, "--moe-pad pads every expert's tokens to its capacity: give --moe-capacity too");
+  if (m->experts % o->ep)
+    return ss_err_set(err, w->path, 0, "--ep %d does not divide the %d experts of %s (each GPU holds a whole number)",
+                      o->ep, m->experts, w->model);
+  mp->ep = o->ep;
+  mp->etp = o->etp > 0 ? o->etp : mp->on ? mp->t : 1;
+  if (m->expert_ffn % mp->etp)
+    return ss_err_set(err, w->path, 0, "--etp %d does not divide the expert FFN size %d of %s", mp->etp, m->expert_ffn,
+                      w->model);
+  if (m->shared_ffn && mp->on && m->shared_ffn % mp->t)
+    return ss_err_set(err, w->path, 0, "--tp %d does not divide the shared experts' FFN size %d of %s", mp->t,
+                      m->shared_ffn, w->model);
+  if ((mp->ep > 1 || mp->etp > 1) && !j->kernels)
+    return ss_err_set(err, NULL, 0,
+                      "%s: the experts' split is timed by the kernel model (its grouped GEMMs at their shapes), which "
+                      "does not time this run (a transformer workload at amp, bf16 or fp8 on a GPU it has fits for)",
+                      mp->ep > 1 ? "--ep" : "--etp");
+  int block = j->ngpus / (mp->on ? mp->p : 1), span = mp->ep * mp->etp, g = j->gpus_per_instance;
+  if (mp->on) {
+    if (mp->t > 1 && !o->sequence_parallel)
+      return ss_err_set(err, NULL, 0,
+                        "--tp %d with a mixture of experts needs --sequence-parallel (Megatron-Core's rule: the tokens "
+                        "are split over the tensor ranks before the router)",
+                        mp->t);
+    if (block % span)
+      return ss_err_set(err, NULL, 0,
+                        "--ep %d x --etp %d = %d GPUs must divide the %d GPUs of a pipeline stage (tensor x context x "
+                        "data ranks)",
+                        mp->ep, mp->etp, span, block);
+    if (mp->layout.order[SS_DIM_COUNT - 1] != SS_DIM_PP)
+      return ss_err_set(err, NULL, 0,
+                        "--ep and --etp lay the expert groups out with the pipeline stages slowest (Megatron-Core's "
+                        "expert rank order, etp-ep-edp-pp): not with --rank-order %s",
+                        ss_rank_order_names[o->rank_order]);
+    if (span <= g ? g % span : span % g || g % mp->etp)
+      return ss_err_set(err, NULL, 0,
+                        "--ep %d x --etp %d = %d GPUs in an expert group neither divide nor are a whole number of the "
+                        "%d GPUs of an instance",
+                        mp->ep, mp->etp, span, g);
+    mp->edp = block / span;
+  }
+  double tokens = (double)j->batch * w->tf.seq / (mp->on ? mp->cp * mp->t : 1);
+  int draws = ss_transformer_moe_layers(&w->tf) * j->niters;
+  mp->moe_load = ss_par_moe_load(&w->tf, mp->ep, tokens, o->moe_imbalance, o->moe_capacity, o->moe_pad,
+                                 (unsigned)o->seed, draws, &mp->moe_dropped);
+  return SS_OK;
+}
+
 /* The layers' times from the kernel model (phase_transformer's), in flops of the GPU host, and the
  * optimizer step's as the roofline scales it (memory-bound: by the two bandwidths). */
 static void kernel_times(ss_job* j)
@@ -1404,7 +1477,10 @@ static void kernel_times(ss_job* j)
                     .elem = 2,
                     .attention = j->attention,
                     .causal = 1,
-                    .fp8 = j->precision == SS_PRECISION_FP8};
+                    .fp8 = j->precision == SS_PRECISION_FP8,
+                    .ep = j->mp.ep,
+                    .etp = j->mp.etp,
+                    .load = j->mp.moe_load};
   double* fwd = calloc((size_t)w->nlayers * 2, sizeof(double));
   if (!fwd)
     ss_nomem_exit("the layers' times");
@@ -1426,10 +1502,11 @@ static void kernel_times(ss_job* j)
    * 4 bytes a parameter at the memory-bound rate), the micro-batches reusing the casts (Transformer
    * Engine's is_first_microbatch; torchao's precomputed scales). */
   if (j->precision == SS_PRECISION_FP8) {
-    double params = 0;
+    double params = 0, experts = ss_transformer_moe_layers(&w->tf) * ss_transformer_expert_params(&w->tf);
     for (int l = 0; l < w->nlayers; l++)
       params += w->layers[l].params;
-    j->opt_flops += 4 * params / t / (g->memory_bytes_per_s * j->tf_device.memory_fraction) * to_flops;
+    double held = (params - experts) / t + experts / (j->mp.ep * j->mp.etp); /* one GPU's */
+    j->opt_flops += 4 * held / (g->memory_bytes_per_s * j->tf_device.memory_fraction) * to_flops;
   }
 }
 
@@ -1578,6 +1655,8 @@ int ss_job_new(const ss_platform* p, const ss_workload* w, const ss_options* o, 
   if (!rc)
     rc = phase_transformer(j, err);
   if (!rc)
+    rc = phase_moe(j, err);
+  if (!rc)
     rc = phase_compute(j, err);
   if (!rc)
     rc = phase_collectives(j);
@@ -1607,7 +1686,8 @@ void ss_job_free(ss_job* j)
               j->ps_part_shard, j->ps_part_bytes, j->ps_shard_bytes);
   free(j->tf_layers);
   SS_FREE_ALL(j->mp.counts, j->mp.fwd_s, j->mp.bwd_s, j->mp.tp_fwd_s, j->mp.tp_bwd_s, j->mp.dp_s, j->mp.dp_hidden_s,
-              j->mp.opt_s, j->mp.gather_s, j->mp.params, j->mp.mem_bytes, j->mp.act_bytes);
+              j->mp.opt_s, j->mp.gather_s, j->mp.params, j->mp.mem_bytes, j->mp.act_bytes, j->mp.expert_params,
+              j->mp.moe_s);
   free(j);
 }
 

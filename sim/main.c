@@ -216,7 +216,8 @@ static int bench_main(const ss_cli* cli)
     goto done;
   }
   if (job->ngpus < 2) {
-    ss_err_set(&err, p->path, 0, "an allreduce needs 2 GPUs or more; this job has 1 (use --instances)");
+    static const char* const a[] = {"an allreduce", "a reduce-scatter", "an all-gather", "an all-to-all"};
+    ss_err_set(&err, p->path, 0, "%s needs 2 GPUs or more; this job has 1 (use --instances)", a[o.bench_op]);
     status = fail(&err);
     goto done;
   }

@@ -458,6 +458,34 @@ const ss_optdef ss_option_table[] = {
      "while the attention runs, their gradients the same way back, the weights' gradients reduced over the "
      "context and data ranks; the kernel model with flash attention; N must divide the sequence into 2N chunks",
      0, 0},
+    {"ep", 0, SS_KIND_COUNT, OFF(ep), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "N", NULL, 1, "1", 0, "ep", "ep", 0,
+     NULL,
+     "expert-parallel size (Megatron-Core's --expert-model-parallel-size): a mixture of experts' routed experts "
+     "split over N GPUs, each token sent to the GPUs of its experts and back by an all-to-all in every MoE layer, "
+     "forward and backward; the expert groups as Megatron-Core builds them (expert tensor ranks fastest, then "
+     "expert ranks, then expert data ranks); N must divide the experts",
+     0, 0},
+    {"etp", 0, SS_KIND_COUNT, OFF(etp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "N", NULL, -1, "--tp's", 0, "etp",
+     "etp", 0, NULL,
+     "expert-tensor-parallel size: each routed expert's matrices split over N GPUs, the tokens gathered over them "
+     "after the dispatch and reduce-scattered before the combine; N must divide the expert FFN size",
+     0, 0},
+    {"moe-imbalance", 0, SS_KIND_REAL, OFF(moe_imbalance), 1, 1e6, 0, NULL, 0, RUNS, "parallel", "X",
+     "a ratio", -1, "drawn: routing uniform at random", 0, "moe_imbalance", "moe_imbalance", 0, NULL,
+     "the busiest expert's tokens over the mean in every MoE layer (1: balanced, as a forced balanced routing "
+     "gives); by default each layer's and iteration's counts are drawn as a router that picks experts uniformly "
+     "at random would give them; the expert group waits for its busiest GPU",
+     0, 0},
+    {"moe-capacity", 0, SS_KIND_REAL, OFF(moe_capacity), 0, 1e6, 1, NULL, 0, RUNS, "parallel", "C",
+     "a capacity factor", -1, "dropless", 0, "moe_capacity", "moe_capacity", 0, NULL,
+     "capacity factor: an expert takes at most C times the mean tokens and drops the rest (the report counts "
+     "them); without it every token is kept (dropless)",
+     0, 0},
+    {"moe-pad", 0, SS_KIND_SWITCH, OFF(moe_pad), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL, NULL, 0, "off", 0,
+     "moe_pad", "moe_pad", 0, NULL,
+     "with --moe-capacity: every expert's tokens padded to its capacity (Megatron-Core's "
+     "moe_pad_expert_input_to_capacity), so each computes C times the mean",
+     0, 0},
     {"pp", 0, SS_KIND_COUNT, OFF(pp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "P", NULL, 1, "1", 0, "pp", "pp", 0,
      NULL,
      "pipeline stages: the layers split over P stages (the embedding with the first, the output layer and loss "
@@ -1062,7 +1090,7 @@ void ss_options_settle(ss_options* o, const ss_optset* given)
 
 int ss_options_model_parallel(const ss_options* o)
 {
-  return o->tp > 1 || o->pp > 1 || o->cp > 1;
+  return o->tp > 1 || o->pp > 1 || o->cp > 1 || o->ep > 1;
 }
 
 /* Tensor and pipeline parallelism: the options that tune it need it, and it runs alone (no

@@ -136,9 +136,15 @@ typedef struct ss_options {
   int attention_kernel;           /* index of ss_attention_kernel_names: 0 the generation's default */
   ss_ckpt checkpoint_activations; /* SS_CKPT_WORKLOAD: the workload's activation_checkpointing */
   /* Tensor, sequence and pipeline parallelism (docs/model.md, "Tensor and pipeline parallelism"; par.h). */
-  int tp;                    /* tensor-parallel size t */
-  int cp;                    /* context-parallel size: each sequence split over cp GPUs (ring attention) */
-  int pp;                    /* pipeline stages p */
+  int tp; /* tensor-parallel size t */
+  int cp; /* context-parallel size: each sequence split over cp GPUs (ring attention) */
+  int pp; /* pipeline stages p */
+  /* Mixtures of experts (docs/model.md, "Mixtures of experts"). */
+  int ep;                    /* expert-parallel size: the experts over ep GPUs */
+  int etp;                   /* expert-tensor-parallel size: each expert over etp GPUs; -1: --tp's */
+  double moe_imbalance;      /* the busiest expert's tokens over the mean; -1: drawn (routing uniform at random) */
+  double moe_capacity;       /* capacity factor: an expert takes at most that times the mean tokens; -1: dropless */
+  int moe_pad;               /* every expert padded to its capacity (Megatron's moe_pad_expert_input_to_capacity) */
   ss_schedule schedule;      /* the pipeline's schedule */
   int virtual_stages;        /* model chunks per stage (interleaved) */
   int micro_batch;           /* sequences per micro-batch; -1: the workload's batch_per_gpu */

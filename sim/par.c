@@ -3,6 +3,7 @@
 
 #include "array.h"
 #include "memory.h"
+#include "rng.h"
 #include "units.h"
 
 #include <math.h>
@@ -31,27 +32,39 @@
  * of the rank at tensor rank 0, context rank 0, replica 0 and stage: inside each instance among its
  * members, then across the instances they span, where every GPU of the instance reduces in a group of
  * its own at the same time (they share its NICs). *cross: whether the group spans instances. */
+static double ranks_time(const ss_par_in* in, const int* ranks, int n, ss_coll_op op, double bytes, int* cross);
+
 static double group_time(const ss_par_in* in, const ss_mp* mp, unsigned dims, int stage, ss_coll_op op, double bytes,
                          int* cross)
 {
   const ss_layout* l = &mp->layout;
   int coord[SS_DIM_COUNT] = {0};
   coord[SS_DIM_PP] = stage;
-  int n = 1, g = in->gpus_per_instance;
+  int n = 1;
   for (int d = 0; d < SS_DIM_COUNT; d++)
     n *= dims & (1u << d) ? l->size[d] : 1;
   int* ranks = malloc(sizeof(int) * (size_t)n);
-  char* seen = calloc((size_t)in->instances, 1);
-  if (!ranks || !seen)
+  if (!ranks)
     ss_nomem_exit("a parallel group");
   ss_layout_group_dims(l, ss_layout_rank(l, coord), dims, ranks);
+  double t = ranks_time(in, ranks, n, op, bytes, cross);
+  free(ranks);
+  return t;
+}
+
+/* The same for the group of the n ranks given (in ranks[]). */
+static double ranks_time(const ss_par_in* in, const int* ranks, int n, ss_coll_op op, double bytes, int* cross)
+{
+  int g = in->gpus_per_instance;
+  char* seen = calloc((size_t)in->instances, 1);
+  if (!seen)
+    ss_nomem_exit("a parallel group");
   int spanned = 0;
   for (int k = 0; k < n; k++) {
     int inst = ranks[k] / g;
     spanned += !seen[inst];
     seen[inst] = 1;
   }
-  free(ranks);
   free(seen);
   int per = (n + spanned - 1) / spanned;
   double t = 0;
@@ -61,6 +74,44 @@ static double group_time(const ss_par_in* in, const ss_mp* mp, unsigned dims, in
     t += in->cost_s(in->ctx, g, spanned, op, SS_SCOPE_CROSS, bytes * g / per);
   *cross = spanned > 1;
   return t;
+}
+
+double ss_par_moe_load(const ss_transformer* tf, int ep, double tokens, double imbalance, double capacity, int pad,
+                       unsigned seed, int draws, double* dropped)
+{
+  const ss_moe* m = &tf->moe;
+  int E = m->experts, local = E / ep;
+  double mean = tokens * m->top_k * ep / E; /* each expert's tokens on average */
+  double cap = capacity > 0 ? capacity : INFINITY;
+  *dropped = 0;
+  if (pad && capacity > 0)
+    return capacity; /* every expert computes its capacity, dropped or padded */
+  if (imbalance > 0) {
+    /* The busiest expert at imbalance times the mean, the others at the mean, on one GPU. */
+    double busiest = fmin(imbalance, cap);
+    *dropped = (imbalance - busiest) / E;
+    return (busiest + fmin(1, cap) * (local - 1)) / local;
+  }
+  /* Uniform routing: each token's k experts among E; an expert's count is binomial (n = tokens k ep
+   * picks, p = 1 / E), drawn as a normal of its mean and variance, each GPU's experts summed. */
+  double sd = sqrt(mean * (1 - 1.0 / E)), sum = 0, cut = 0;
+  ss_rng r;
+  ss_rng_seed(&r, seed, 0x6d6f65); /* a stream of its own ("moe") */
+  for (int k = 0; k < draws; k++) {
+    double most = 0;
+    for (int gpu = 0; gpu < ep; gpu++) {
+      double got = 0;
+      for (int x = 0; x < local; x++) {
+        double c = fmax(0, mean + sd * ss_rng_normal(&r));
+        cut += fmax(0, c - cap * mean);
+        got += fmin(c, cap * mean);
+      }
+      most = fmax(most, got);
+    }
+    sum += most / (mean * local);
+  }
+  *dropped = cut / (mean * E * draws);
+  return sum / draws;
 }
 
 double ss_par_selective_share(const ss_workload* w)
@@ -86,14 +137,79 @@ static double weight_bytes(const ss_par_in* in)
  * master copy under mixed precision and the optimizer's moments (Adam's two, SGD with momentum's
  * one); the master copy and the moments divided over the replicas with the distributed optimizer
  * (Megatron-LM's theoretical_memory_usage.py: 18, or 6 + 12 / d, for Adam in mixed precision). */
-static double state_bytes(const ss_par_in* in, const ss_mp* mp, double* grad_bytes)
+static double state_bytes_over(const ss_par_in* in, int replicas, double* grad_bytes)
 {
   int mixed = ss_precision_half(in->precision);
   ss_optimizer opt = in->workload->optimizer;
   double moments = opt == SS_OPT_ADAM || opt == SS_OPT_ADAMW ? 2 : opt == SS_OPT_SGD_MOMENTUM ? 1 : 0;
   *grad_bytes = in->precision == SS_PRECISION_AMP ? 2 : 4;
   double sharded = (mixed ? 4 : 0) + 4 * moments;
-  return weight_bytes(in) + *grad_bytes + sharded / (in->o->distributed_optimizer ? mp->d * mp->cp : 1);
+  return weight_bytes(in) + *grad_bytes + sharded / (in->o->distributed_optimizer ? replicas : 1);
+}
+
+/* Those of the parameters but the routed experts' (replicated over d cp), and of the experts' (over
+ * the edp expert-data replicas: Megatron-Core's distributed optimizer shards each over its own
+ * data-parallel group). */
+static double state_bytes(const ss_par_in* in, const ss_mp* mp, double* grad_bytes)
+{
+  return state_bytes_over(in, mp->d * mp->cp, grad_bytes);
+}
+
+static double expert_state_bytes(const ss_par_in* in, const ss_mp* mp, double* grad_bytes)
+{
+  return state_bytes_over(in, mp->edp > 0 ? mp->edp : mp->d * mp->cp, grad_bytes);
+}
+
+/* The bytes of stage s's parameters' states on one GPU. */
+static double stage_state_bytes(const ss_par_in* in, const ss_mp* mp, int s)
+{
+  double grad_bytes = 0;
+  return (mp->params[s] - mp->expert_params[s]) * state_bytes(in, mp, &grad_bytes) +
+         mp->expert_params[s] * expert_state_bytes(in, mp, &grad_bytes);
+}
+
+/* The n ranks of rank base + k stride (k < n): a group of Megatron-Core's expert ranks (its expert rank
+ * generator's order, etp-ep-edp-pp, pipeline stages the slowest: within a stage's block of t cp d ranks,
+ * rank r's expert-tensor rank r % etp, expert rank (r / etp) % ep, expert-data rank r / (etp ep)). */
+static double strided_time(const ss_par_in* in, int base, int stride, int n, ss_coll_op op, double bytes, int* cross)
+{
+  int* ranks = malloc(sizeof(int) * (size_t)n);
+  if (!ranks)
+    ss_nomem_exit("an expert group");
+  for (int k = 0; k < n; k++)
+    ranks[k] = base + k * stride;
+  double t = ranks_time(in, ranks, n, op, bytes, cross);
+  free(ranks);
+  return t;
+}
+
+/* A MoE layer's exchanges per micro-batch (ss_mp.a2a_*): each GPU dispatches its tokens' top_k copies
+ * (b s / (cp t) tokens: sequence parallelism splits them over the tensor ranks) of h 16-bit elements
+ * to its expert group, the busiest GPU receiving moe_load times the mean, and combines them back; with
+ * etp the experts' tensor ranks gather the tokens after the dispatch and reduce-scatter them before the
+ * combine. Backward the same exchanges carry the gradients. */
+static void moe_comm(const ss_par_in* in, ss_mp* mp)
+{
+  const ss_transformer* tf = &in->workload->tf;
+  if (tf->moe.experts <= 0)
+    return;
+  int g = in->gpus_per_instance, span = mp->ep * mp->etp, cross = 0;
+  double tokens = (double)mp->b * tf->seq / mp->cp / mp->t;
+  mp->a2a_bytes = tokens * tf->moe.top_k * tf->hidden * 2 * mp->moe_load;
+  double one = 0;
+  if (mp->ep > 1) {
+    int per = span <= g ? mp->ep : g / mp->etp, m = span <= g ? 1 : span / g;
+    one = in->a2a_s(in->ctx, per, mp->etp, m, mp->a2a_bytes, &cross);
+    mp->a2a_cross = cross;
+  }
+  double gather = 0;
+  if (mp->etp > 1) {
+    gather = strided_time(in, 0, 1, mp->etp, SS_OP_ALL_GATHER, mp->a2a_bytes * mp->etp, &cross) +
+             strided_time(in, 0, 1, mp->etp, SS_OP_REDUCE_SCATTER, mp->a2a_bytes * mp->etp, &cross);
+    mp->a2a_cross |= cross;
+  }
+  mp->a2a_fwd_s = 2 * one + gather;
+  mp->a2a_bwd_s = 2 * one + gather;
 }
 
 /* Each virtual stage's compute and tensor-parallel waits per micro-batch. */
@@ -130,6 +246,7 @@ static void stage_times(const ss_par_in* in, ss_mp* mp)
     mp->cp_fwd_s = fmax(0, ring - in->attn_share[0] * layer_f * hidden);
     mp->cp_bwd_s = fmax(0, 2 * ring - in->attn_share[1] * layer_b * hidden);
   }
+  moe_comm(in, mp);
   /* Between stages each GPU sends 1/t of its micro-batch's activations (b s h): its part of the
    * sequence with sequence parallelism, else Megatron's scatter/gather (Narayanan et al. SC'21
    * section 4.1), whose receiver all-gathers the tensor inside its tensor group. */
@@ -170,6 +287,13 @@ static void stage_times(const ss_par_in* in, ss_mp* mp)
                        (vs < nv - 1) * regather;
     mp->tp_fwd_s[vs] += n * mp->cp_fwd_s;
     mp->tp_bwd_s[vs] += n * (mp->cp_bwd_s + (full ? mp->cp_fwd_s : 0));
+    /* Each MoE layer's all-to-alls (full recomputation runs the forward's again). */
+    int moe = 0;
+    for (int k = start; k < start + n; k++)
+      moe += ss_transformer_is_moe(&w->tf, k);
+    mp->moe_s[vs] = moe * (mp->a2a_fwd_s + mp->a2a_bwd_s + (full ? mp->a2a_fwd_s : 0));
+    mp->tp_fwd_s[vs] += moe * mp->a2a_fwd_s;
+    mp->tp_bwd_s[vs] += moe * (mp->a2a_bwd_s + (full ? mp->a2a_fwd_s : 0));
     start += n;
   }
 }
@@ -187,6 +311,9 @@ static void stage_states(const ss_par_in* in, ss_mp* mp)
   for (int vs = 0; vs < p * mp->v; vs++) {
     for (int l = 1 + start * lpb; l < 1 + (start + mp->counts[vs]) * lpb; l++)
       mp->params[vs % p] += w->layers[l].params;
+    /* The routed experts of its MoE layers, divided over ep etp GPUs, not t. */
+    for (int b = start; b < start + mp->counts[vs]; b++)
+      mp->expert_params[vs % p] += ss_transformer_is_moe(&w->tf, b) ? ss_transformer_expert_params(&w->tf) : 0;
     start += mp->counts[vs];
   }
   mp->params[0] += w->layers[0].params;
@@ -198,21 +325,35 @@ static void stage_states(const ss_par_in* in, ss_mp* mp)
   double param_bytes = ss_precision_half(in->precision) ? 2 : 4;
   int dist = in->o->distributed_optimizer;
   double opt_s = in->opt_flops / in->speed_flops;
+  int edp = mp->edp > 0 ? mp->edp : 1, block = mp->t * mp->cp * mp->d;
   for (int s = 0; s < p; s++) {
-    mp->params[s] /= mp->t;
-    double grads = mp->params[s] * grad_bytes;
+    double experts = mp->expert_params[s] / (mp->ep * mp->etp > 0 ? mp->ep * mp->etp : 1);
+    mp->params[s] = (mp->params[s] - mp->expert_params[s]) / mp->t + experts;
+    mp->expert_params[s] = experts;
+    double grads = (mp->params[s] - experts) * grad_bytes;
     mp->dp_s[s] = mp->d * mp->cp > 1
                       ? group_time(in, mp, GRADS, s, dist ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE, grads, &cross)
                       : 0;
     mp->dp_cross |= cross;
-    mp->gather_s[s] = dist && mp->d * mp->cp > 1
-                          ? group_time(in, mp, GRADS, s, SS_OP_ALL_GATHER, mp->params[s] * param_bytes, &cross)
-                          : 0;
+    mp->gather_s[s] = dist && mp->d * mp->cp > 1 ? group_time(in, mp, GRADS, s, SS_OP_ALL_GATHER,
+                                                              (mp->params[s] - experts) * param_bytes, &cross)
+                                                 : 0;
+    /* The experts' gradients over their expert-data group (after the others: Megatron-Core's expert
+     * buckets are reduced apart). */
+    if (experts > 0 && edp > 1) {
+      int stride = mp->ep * mp->etp;
+      mp->dp_s[s] += strided_time(in, s * block, stride, edp, dist ? SS_OP_REDUCE_SCATTER : SS_OP_ALLREDUCE,
+                                  experts * grad_bytes, &cross);
+      mp->dp_cross |= cross;
+      if (dist)
+        mp->gather_s[s] += strided_time(in, s * block, stride, edp, SS_OP_ALL_GATHER, experts * param_bytes, &cross);
+    }
     /* The buckets but the last reduce while the last micro-batch's backward runs (--no-overlap: none). */
     double buckets = ceil(mp->params[s] / fmax(PAR_BUCKET_PARAMS, PAR_BUCKET_PARAMS_PER_DP * mp->d * mp->cp));
     double last_bwd = mp->bwd_s[s] + mp->tp_bwd_s[s]; /* chunk 0's: the stage's last backward */
     mp->dp_hidden_s[s] = in->o->overlap && buckets > 1 ? fmin(mp->dp_s[s] * (1 - 1 / buckets), last_bwd) : 0;
-    mp->opt_s[s] = opt_s * mp->params[s] / total / (dist ? mp->d * mp->cp : 1);
+    mp->opt_s[s] = opt_s * ((mp->params[s] - experts) / (dist ? mp->d * mp->cp : 1) + experts / (dist ? edp : 1)) /
+                   total;
   }
   if (w->tf.tied && p > 1) {
     int first[SS_DIM_COUNT] = {0}, last[SS_DIM_COUNT] = {0};
@@ -230,7 +371,6 @@ static void stage_states(const ss_par_in* in, ss_mp* mp)
 static int stage_memory(const ss_par_in* in, ss_mp* mp, ss_err* err)
 {
   const ss_workload* w = in->workload;
-  double grad_bytes = 0, per_param = state_bytes(in, mp, &grad_bytes);
   /* Korthikanti et al.'s bytes assume 16-bit activations: twice them at FP32. The kernel model's
    * (tfkernels.h): with grouped-query keys and values, a gated FFN's intermediates, and flash
    * attention's softmax statistics in place of eager attention's scores. */
@@ -242,18 +382,29 @@ static int stage_memory(const ss_par_in* in, ss_mp* mp, ss_err* err)
                     .elem = 2,
                     .attention = in->attention,
                     .causal = 1,
-                    .fp8 = in->precision == SS_PRECISION_FP8};
+                    .fp8 = in->precision == SS_PRECISION_FP8,
+                    .ep = mp->ep,
+                    .etp = mp->etp,
+                    .load = mp->moe_load};
   double layer = in->kernels ? ss_tf_activation_bytes(&w->tf, &sp, in->o->recompute)
                              : ss_transformer_activation_bytes(&w->tf, mp->b, mp->t, in->o->sequence_parallel,
                                                                in->o->recompute) *
                                    (ss_precision_half(in->precision) ? 1 : 2);
+  /* A mixture of experts' layers keep their routed experts' tokens: the mean over all the layers
+   * (ESTIMATE: a stage holds about as many MoE layers as the model's share of them). */
+  int nmoe = ss_transformer_moe_layers(&w->tf);
+  if (in->kernels && nmoe > 0 && in->o->recompute != SS_RECOMPUTE_FULL) {
+    sp.moe = 1;
+    double moe = ss_tf_activation_bytes(&w->tf, &sp, in->o->recompute);
+    layer = (layer * (w->tf.layers - nmoe) + moe * nmoe) / w->tf.layers;
+  }
   /* The last stage's logits in FP32 for the vocabulary-parallel cross-entropy: b s V / t. */
   double logits = (double)mp->b * w->tf.seq * w->tf.vocab / mp->t * 4;
   double cap = in->memory_bytes;
   for (int s = 0; s < mp->p; s++) {
     double held = ss_pipe_stage_layers_held(mp->schedule, mp->p, mp->v, mp->m, s, mp->counts);
     mp->act_bytes[s] = held * layer + (s == mp->p - 1 ? logits : 0);
-    mp->mem_bytes[s] = mp->params[s] * per_param + mp->act_bytes[s] + SS_MEMORY_RESERVE_BYTES;
+    mp->mem_bytes[s] = stage_state_bytes(in, mp, s) + mp->act_bytes[s] + SS_MEMORY_RESERVE_BYTES;
   }
   for (int s = 0; cap > 0 && !in->o->ignore_memory && s < mp->p; s++)
     if (mp->mem_bytes[s] > cap) {
@@ -270,11 +421,11 @@ static int stage_memory(const ss_par_in* in, ss_mp* mp, ss_err* err)
 
 void ss_par_memory_text(const ss_par_in* in, const ss_mp* mp, int s, char* buf, size_t size)
 {
-  double grad_bytes = 0, per_param = state_bytes(in, mp, &grad_bytes);
-  double gib = 1073741824.0, weights = weight_bytes(in);
-  snprintf(buf, size, "parameters and gradients %.1f, optimizer state %.1f, activations %.1f, reserve %.1f",
-           mp->params[s] * (weights + grad_bytes) / gib, mp->params[s] * (per_param - weights - grad_bytes) / gib,
-           mp->act_bytes[s] / gib, SS_MEMORY_RESERVE_BYTES / gib);
+  double grad_bytes = 0, gib = 1073741824.0, weights = weight_bytes(in);
+  state_bytes(in, mp, &grad_bytes);
+  double pg = mp->params[s] * (weights + grad_bytes);
+  snprintf(buf, size, "parameters and gradients %.1f, optimizer state %.1f, activations %.1f, reserve %.1f", pg / gib,
+           (stage_state_bytes(in, mp, s) - pg) / gib, mp->act_bytes[s] / gib, SS_MEMORY_RESERVE_BYTES / gib);
 }
 
 int ss_par_derive(const ss_par_in* in, ss_mp* mp, ss_err* err)
@@ -289,10 +440,12 @@ int ss_par_derive(const ss_par_in* in, ss_mp* mp, ss_err* err)
   mp->opt_s = calloc(p, sizeof(double));
   mp->gather_s = calloc(p, sizeof(double));
   mp->params = calloc(p, sizeof(double));
+  mp->expert_params = calloc(p, sizeof(double));
+  mp->moe_s = calloc(nv, sizeof(double));
   mp->mem_bytes = calloc(p, sizeof(double));
   mp->act_bytes = calloc(p, sizeof(double));
   if (!mp->fwd_s || !mp->bwd_s || !mp->tp_fwd_s || !mp->tp_bwd_s || !mp->dp_s || !mp->dp_hidden_s || !mp->opt_s ||
-      !mp->gather_s || !mp->params || !mp->mem_bytes || !mp->act_bytes)
+      !mp->gather_s || !mp->params || !mp->expert_params || !mp->moe_s || !mp->mem_bytes || !mp->act_bytes)
     return ss_err_nomem(err);
   stage_times(in, mp);
   stage_states(in, mp);

@@ -242,6 +242,63 @@ static void write_table_ckpt(FILE* f, const ss_job* j)
           layers, j->workload->nlayers, blocks, blocks == 1 ? "" : "s");
 }
 
+/* The all-to-alls of a mixture of experts' layers per iteration on one GPU: each stage's MoE layers'
+ * exchanges for its micro-batches (ss_mp.moe_s), the mean over the stages. */
+static double moe_a2a_s(const ss_job* j)
+{
+  const ss_mp* mp = &j->mp;
+  if (!mp->on || !mp->moe_s)
+    return 0;
+  double s = 0;
+  for (int vs = 0; vs < mp->p * mp->v; vs++)
+    s += mp->moe_s[vs] * mp->m;
+  return s / mp->p;
+}
+
+/* The "moe" object of a mixture of experts' run. */
+static void write_json_moe(FILE* f, const ss_job* j)
+{
+  const ss_transformer* tf = &j->workload->tf;
+  const ss_mp* mp = &j->mp;
+  fprintf(f,
+          "  \"moe\": {\"experts\": %d, \"top_k\": %d, \"moe_layers\": %d, \"params\": %.17g, \"active_params\": "
+          "%.17g, \"ep\": %d, \"etp\": %d, \"edp\": %d,\n    \"load\": %.17g, \"load_source\": \"%s\", "
+          "\"dropped\": %.17g, \"a2a_bytes\": %.17g, \"a2a_fwd_s\": %.17g, \"a2a_bwd_s\": %.17g, "
+          "\"a2a_s_per_iteration\": %.17g, \"a2a_across_instances\": %s},\n",
+          tf->moe.experts, tf->moe.top_k, ss_transformer_moe_layers(tf), ss_transformer_params(tf),
+          ss_transformer_active_params(tf), mp->ep, mp->etp, mp->on ? mp->edp : j->ngpus, mp->moe_load,
+          j->opt.moe_pad             ? "padded"
+          : j->opt.moe_imbalance > 0 ? "given"
+                                     : "drawn",
+          mp->moe_dropped, mp->a2a_bytes, mp->a2a_fwd_s, mp->a2a_bwd_s, moe_a2a_s(j), mp->a2a_cross ? "true" : "false");
+}
+
+/* The table's line of a mixture of experts' run. */
+static void write_table_moe(FILE* f, const ss_result* r)
+{
+  const ss_job* j = r->job;
+  const ss_transformer* tf = &j->workload->tf;
+  const ss_mp* mp = &j->mp;
+  double a2a = moe_a2a_s(j), it = r->bd.iteration_s;
+  fprintf(f,
+          "  experts: %d routed, %d a token, in %d of %d layers; %.4g B parameters, %.4g B active (MFU counts the "
+          "active); expert %d x expert tensor %d x expert data %d; busiest GPU %.3f x the mean tokens (%s)%s",
+          tf->moe.experts, tf->moe.top_k, ss_transformer_moe_layers(tf), tf->layers, ss_transformer_params(tf) / 1e9,
+          ss_transformer_active_params(tf) / 1e9, mp->ep, mp->etp, mp->on ? mp->edp : j->ngpus, mp->moe_load,
+          j->opt.moe_pad             ? "padded to capacity"
+          : j->opt.moe_imbalance > 0 ? "--moe-imbalance"
+                                     : "drawn: uniform routing",
+          mp->moe_dropped > 0 ? "" : "\n");
+  if (mp->moe_dropped > 0)
+    fprintf(f, ", %.2f%% of the routed tokens dropped (--moe-capacity)\n", 100 * mp->moe_dropped);
+  if (mp->ep > 1 || mp->etp > 1)
+    fprintf(f,
+            "  all-to-all: %.2f MB dispatched per GPU, MoE layer and micro-batch, %.3f ms forward and %.3f ms "
+            "backward %s; %.3f ms an iteration (%.1f%% of it) if none is hidden\n",
+            mp->a2a_bytes / 1e6, mp->a2a_fwd_s * 1e3, mp->a2a_bwd_s * 1e3,
+            mp->a2a_cross ? "across instances" : "inside an instance", a2a * 1e3, it > 0 ? 100 * a2a / it : 0);
+}
+
 /* The "parallel" object of a tensor- or pipeline-parallel run: its layout and each stage's figures. */
 static void write_json_parallel(FILE* f, const ss_job* j)
 {
@@ -372,6 +429,8 @@ static void write_json(FILE* f, const ss_result* r)
                 : "");
   if (j->mp.on)
     write_json_parallel(f, j);
+  if (j->workload->has_transformer && j->workload->tf.moe.experts > 0)
+    write_json_moe(f, j);
   write_json_memory(f, j);
   write_json_options(f, j);
   fprintf(f, "  \"simulated_s\": %.17g", r->simulated_s);
@@ -604,10 +663,13 @@ static void write_table(FILE* f, const ss_result* r)
             b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
   if (j->mp.on)
     fprintf(f,
-            "    of the stalls: %.3f ms tensor-parallel collectives, %.3f ms between stages, %.3f ms data-parallel "
+            "    of the stalls: %.3f ms tensor-parallel collectives%s, %.3f ms between stages, %.3f ms data-parallel "
             "reductions\n",
-            b->detail_s[SS_DETAIL_TENSOR] * 1e3, b->detail_s[SS_DETAIL_P2P] * 1e3, b->detail_s[SS_DETAIL_DATA] * 1e3);
+            b->detail_s[SS_DETAIL_TENSOR] * 1e3, j->mp.ep > 1 || j->mp.etp > 1 ? " and the experts' all-to-alls" : "",
+            b->detail_s[SS_DETAIL_P2P] * 1e3, b->detail_s[SS_DETAIL_DATA] * 1e3);
   write_table_limit(f, b);
+  if (j->workload->has_transformer && j->workload->tf.moe.experts > 0)
+    write_table_moe(f, r);
   int tf32 = j->platform->gpus[0].tf32_flops > j->platform->gpus[0].speed_flops;
   if (j->kernels)
     fprintf(f, "  compute: %s times at %s from the kernel model (%s fits), sequence %d%s, attention %s\n",

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const char* const ss_attention_names[] = {"flash", "eager", NULL};
 
@@ -58,6 +59,117 @@ static void memory(ss_tf_kernel* k, const char* name, double bytes)
   *k = (ss_tf_kernel){.name = name, .kind = SS_TFK_MEMORY, .bytes = bytes};
 }
 
+/* The GEMMs of a layer: each one's forward (m x k by k x n, `groups` of them in one grouped kernel,
+ * as many FLOPs each), the names of its two backward GEMMs, and the bytes of the FP8 casts of its
+ * forward input that no norm fuses (fwd_cast) and of its backward output gradient (bwd_cast). */
+typedef struct tf_gemm {
+  const char *name, *dgrad, *wgrad;
+  double m, n, k, groups, fwd_cast, bwd_cast;
+} tf_gemm;
+
+/* A layer's kernels as they are emitted: the forward's in order, the backward's memory-bound ones in
+ * that order, then each GEMM's cast and two gradients. */
+typedef struct tf_pass {
+  ss_tf_kernel* out;
+  int n, bwd, fp8;
+  tf_gemm g[16];
+  int ng;
+} tf_pass;
+
+/* A memory-bound kernel of the forward (its bytes) or of the backward (twice: the gradient and the
+ * saved input read, the input's gradient written), with fused FP8 casts in the forward. */
+static void pass_memory(tf_pass* p, const char* name, const char* bname, double bytes, double fwd_cast)
+{
+  memory(&p->out[p->n++], p->bwd ? bname : name, p->bwd ? 2 * bytes : bytes + (p->fp8 ? fwd_cast : 0));
+}
+
+/* A GEMM: its forward now, its backward GEMMs at the end (pass_end). */
+static void pass_gemm(tf_pass* p, tf_gemm g)
+{
+  if (!p->fp8)
+    g.fwd_cast = g.bwd_cast = 0;
+  p->g[p->ng++] = g;
+  if (p->bwd)
+    return;
+  if (g.fwd_cast > 0)
+    memory(&p->out[p->n++], strcmp(g.name, "proj") == 0 ? "proj cast" : "cast", g.fwd_cast);
+  gemm(&p->out[p->n], g.name, g.m, g.n, g.k);
+  p->out[p->n++].flops *= g.groups;
+}
+
+static int pass_end(tf_pass* p)
+{
+  static const char* const casts[] = {"qkv grad cast", "proj grad cast", "fc1 grad cast", "fc2 grad cast"};
+  for (int i = 0; p->bwd && i < p->ng; i++) {
+    const tf_gemm* g = &p->g[i];
+    if (p->fp8)
+      memory(&p->out[p->n++], i < 4 ? casts[i] : "grad cast", g->bwd_cast);
+    /* The input's gradient (tokens x n by n x k) and the weight's (k x tokens by tokens x n). */
+    gemm(&p->out[p->n], g->dgrad, g->m, g->k, g->n);
+    p->out[p->n++].flops *= g->groups;
+    gemm(&p->out[p->n], g->wgrad, g->k, g->n, g->m);
+    p->out[p->n++].flops *= g->groups;
+  }
+  return p->n;
+}
+
+/* Latent attention's projections before the attention core (ss_mla): the down-projections whole on
+ * every tensor rank, their norms, the up-projections split. */
+static void mla_projections(tf_pass* p, const ss_transformer* tf, const ss_tf_split* sp, double tokens)
+{
+  const ss_mla* m = &tf->mla;
+  double h = tf->hidden, d = ss_transformer_head_dim(tf), a = tf->heads / (double)sp->t, e = sp->elem;
+  double in = (e + 2) * tokens; /* a cast input with its transpose, its gradient cast and transposed */
+  if (m->q_lora > 0) {
+    pass_gemm(p, (tf_gemm){"q down", "q down dgrad", "q down wgrad", tokens, m->q_lora, h, 1, 0, in * m->q_lora});
+    pass_memory(p, "q norm", "q norm backward", 2 * tokens * m->q_lora * e, 2 * tokens * m->q_lora);
+    pass_gemm(p, (tf_gemm){"q up", "q up dgrad", "q up wgrad", tokens, a * d, m->q_lora, 1, 0, in * a * d});
+  } else {
+    pass_gemm(p, (tf_gemm){"q", "q dgrad", "q wgrad", tokens, a * d, h, 1, 0, in * a * d});
+  }
+  double kv_down = m->kv_lora + m->rope_dim, kv_up = a * (d - m->rope_dim + m->v_dim);
+  pass_gemm(p, (tf_gemm){"kv down", "kv down dgrad", "kv down wgrad", tokens, kv_down, h, 1, 0, in * kv_down});
+  pass_memory(p, "kv norm", "kv norm backward", 2 * tokens * m->kv_lora * e, 2 * tokens * m->kv_lora);
+  pass_gemm(p, (tf_gemm){"kv up", "kv up dgrad", "kv up wgrad", tokens, kv_up, m->kv_lora, 1, 0, in * kv_up});
+}
+
+/* A mixture of experts' FFN (ss_moe) on the tokens of this GPU (tokens: the layer's rows, norm_tokens
+ * its sequence-parallel share). */
+static void moe_ffn(tf_pass* p, const ss_transformer* tf, const ss_tf_split* sp, double tokens, double norm_tokens)
+{
+  const ss_moe* m = &tf->moe;
+  double h = tf->hidden, e = sp->elem, gates = tf->gated_ffn ? 2 : 1;
+  int ep = sp->ep > 0 ? sp->ep : 1, etp = sp->etp > 0 ? sp->etp : 1;
+  double load = sp->load > 0 ? sp->load : 1;
+  /* The router on the sequence-parallel share: its GEMM (FP32 in Megatron-Core: ESTIMATE, at the GEMM's
+   * 16-bit rate), its softmax and top-k over the experts' scores (written, read, and the top-k's
+   * probabilities and indices: about 3 passes of 4 bytes). */
+  double routed = norm_tokens * m->top_k; /* the copies of tokens this GPU sends */
+  pass_gemm(p, (tf_gemm){"router", "router dgrad", "router wgrad", norm_tokens, m->experts, h, 1, 0, 0});
+  pass_memory(p, "router top-k", "router top-k backward", 3 * 4 * norm_tokens * m->experts, 0);
+  /* The permutation gathers each token's copies in its experts' order (read, written), and after the
+   * combine the inverse, weighted by the router's probabilities and summed. */
+  pass_memory(p, "permute", "permute backward", 2 * routed * h * e, 0);
+  /* The routed experts: the tokens this GPU receives for its experts / ep (the mean: what it sends,
+   * gathered over the etp ranks of each expert), the busiest GPU's `load` times that, in one grouped
+   * GEMM over its experts. */
+  double local = (double)m->experts / ep, rows = routed * etp * load, f = m->expert_ffn / (double)etp;
+  double in = (e + 2) * rows;
+  pass_gemm(p, (tf_gemm){"experts fc1", "experts fc1 dgrad", "experts fc1 wgrad", rows / local, gates * f, h, local,
+                         2 * rows * h, in * gates * f});
+  pass_memory(p, "experts activation", "experts activation backward", (gates + 1) * rows * f * e, 2 * rows * f);
+  pass_gemm(p,
+            (tf_gemm){"experts fc2", "experts fc2 dgrad", "experts fc2 wgrad", rows / local, h, f, local, 0, in * h});
+  pass_memory(p, "unpermute", "unpermute backward", 2 * routed * h * e + norm_tokens * h * e, 0);
+  if (m->shared_ffn > 0) {
+    double fs = m->shared_ffn / (double)sp->t, shared_in = (e + 2) * tokens;
+    pass_gemm(p, (tf_gemm){"shared fc1", "shared fc1 dgrad", "shared fc1 wgrad", tokens, gates * fs, h, 1,
+                           2 * tokens * h, shared_in * gates * fs});
+    pass_memory(p, "shared activation", "shared activation backward", (gates + 1) * tokens * fs * e, 2 * tokens * fs);
+    pass_gemm(p, (tf_gemm){"shared fc2", "shared fc2 dgrad", "shared fc2 wgrad", tokens, h, fs, 1, 0, shared_in * h});
+  }
+}
+
 int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out)
 {
   double h = tf->hidden, d = ss_transformer_head_dim(tf), f = tf->ffn, t = sp->t, e = sp->elem;
@@ -65,39 +177,27 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
   double tokens = (double)sp->b * sp->seq / sp->cp;    /* the GEMMs' rows on this GPU */
   double norm_tokens = sp->sp ? tokens / t : tokens;   /* the norms' and residuals' (split by sequence parallelism) */
   double qkv = (q_h + 2 * kv_h) / t, up = (tf->gated_ffn ? 2 : 1) * f / t;
-  /* Each GEMM of the forward: name, output columns, inner size. */
-  const struct {
-    const char* name;
-    const char* dgrad;
-    const char* wgrad;
-    double n, k;
-  } mm[4] = {{"qkv", "qkv dgrad", "qkv wgrad", qkv, h},
-             {"proj", "proj dgrad", "proj wgrad", h, q_h / t},
-             {"fc1", "fc1 dgrad", "fc1 wgrad", up, h},
-             {"fc2", "fc2 dgrad", "fc2 wgrad", h, f / t}};
+  int mla = tf->mla.kv_lora > 0, moe = sp->moe && tf->moe.experts > 0;
+  double v_h = mla ? tf->heads * (double)tf->mla.v_dim : q_h; /* the attention's output width */
   /* The memory-bound kernels' bytes of the forward (read and written; the backward reads the
    * gradient and the saved input and writes the input's gradient: twice). */
   double norm = 2 * norm_tokens * h * e, residual = 3 * norm_tokens * h * e;
   double act = (tf->gated_ffn ? 3 : 2) * tokens * f / t * e;
-  double scale = bwd ? 2 : 1;
   /* FP8 (Transformer Engine): forward, each GEMM's input cast with a transposed copy for the weight's
    * gradient (2 bytes an element written), fused into norm1, norm2 and the activation; the
    * projection's input (the attention's output) cast by a kernel of its own (read, both written);
    * backward, each GEMM's output gradient cast and transposed the same way. */
-  double fwd_cast[4] = {2 * tokens * h, (e + 2) * tokens * q_h / t, 2 * tokens * h, 2 * tokens * f / t};
-  double bwd_cast[4] = {(e + 2) * tokens * qkv, (e + 2) * tokens * h, (e + 2) * tokens * up, (e + 2) * tokens * h};
-  if (!sp->fp8)
-    for (int i = 0; i < 4; i++)
-      fwd_cast[i] = bwd_cast[i] = 0;
-  int n = 0;
-  memory(&out[n++], bwd ? "norm1 backward" : "norm1", scale * norm + (bwd ? 0 : fwd_cast[0]));
-  if (!bwd)
-    gemm(&out[n++], mm[0].name, tokens, mm[0].n, mm[0].k);
-  ss_tf_kernel* a = &out[n++];
-  double heads = (double)tf->heads / t, kv_heads = (double)tf->kv_heads / t;
-  double q = (double)sp->seq / sp->cp, kv = sp->seq;
+  tf_pass p = {.out = out, .bwd = bwd, .fp8 = sp->fp8};
+  pass_memory(&p, "norm1", "norm1 backward", norm, 2 * tokens * h);
+  if (mla)
+    mla_projections(&p, tf, sp, tokens);
+  else
+    pass_gemm(&p, (tf_gemm){"qkv", "qkv dgrad", "qkv wgrad", tokens, qkv, h, 1, 0, (e + 2) * tokens * qkv});
+  ss_tf_kernel* a = &out[p.n++];
+  double heads = (double)tf->heads / t, kv_heads = mla ? heads : (double)tf->kv_heads / t;
+  double q = (double)sp->seq / sp->cp, kv = sp->seq, ad = ss_transformer_attn_dim(tf);
   /* Q, K, V read and the output written (backward: also dO read, dQ, dK, dV written). */
-  double io = e * sp->b * (2 * q * heads * d + 2 * kv * kv_heads * d) * (bwd ? 2 : 1);
+  double io = e * sp->b * (2 * q * heads * ad + 2 * kv * kv_heads * ad) * (bwd ? 2 : 1);
   double scores = sp->attention == SS_ATTENTION_EAGER ? EAGER_SCORE_PASSES * e * sp->b * heads * q * kv : 0;
   *a = (ss_tf_kernel){.name = bwd ? "attention backward" : "attention",
                       .kind = SS_TFK_ATTENTION,
@@ -106,33 +206,24 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
                       .bwd = bwd,
                       .attention = sp->attention,
                       .heads = tf->heads / sp->t,
-                      .head_dim = (int)d,
+                      .head_dim = (int)ad,
                       .q = q,
                       .kv = kv,
                       .flops = ss_tf_attention_flops(tf, sp, bwd),
                       .bytes = io + scores};
-  if (!bwd && sp->fp8)
-    memory(&out[n++], "proj cast", fwd_cast[1]);
-  if (!bwd)
-    gemm(&out[n++], mm[1].name, tokens, mm[1].n, mm[1].k);
-  memory(&out[n++], bwd ? "residual1 backward" : "residual1", scale * residual);
-  memory(&out[n++], bwd ? "norm2 backward" : "norm2", scale * norm + (bwd ? 0 : fwd_cast[2]));
-  if (!bwd)
-    gemm(&out[n++], mm[2].name, tokens, mm[2].n, mm[2].k);
-  memory(&out[n++], bwd ? "activation backward" : "activation", scale * act + (bwd ? 0 : fwd_cast[3]));
-  if (!bwd)
-    gemm(&out[n++], mm[3].name, tokens, mm[3].n, mm[3].k);
-  memory(&out[n++], bwd ? "residual2 backward" : "residual2", scale * residual);
-  static const char* const casts[4] = {"qkv grad cast", "proj grad cast", "fc1 grad cast", "fc2 grad cast"};
-  if (bwd)
-    for (int i = 0; i < 4; i++) {
-      if (sp->fp8)
-        memory(&out[n++], casts[i], bwd_cast[i]);
-      /* The input's gradient (tokens x n by n x k) and the weight's (k x tokens by tokens x n). */
-      gemm(&out[n++], mm[i].dgrad, tokens, mm[i].k, mm[i].n);
-      gemm(&out[n++], mm[i].wgrad, mm[i].k, mm[i].n, tokens);
-    }
-  return n;
+  pass_gemm(&p, (tf_gemm){"proj", "proj dgrad", "proj wgrad", tokens, h, v_h / t, 1, (e + 2) * tokens * v_h / t,
+                          (e + 2) * tokens * h});
+  pass_memory(&p, "residual1", "residual1 backward", residual, 0);
+  pass_memory(&p, "norm2", "norm2 backward", norm, moe ? 0 : 2 * tokens * h);
+  if (moe) {
+    moe_ffn(&p, tf, sp, tokens, norm_tokens);
+  } else {
+    pass_gemm(&p, (tf_gemm){"fc1", "fc1 dgrad", "fc1 wgrad", tokens, up, h, 1, 0, (e + 2) * tokens * up});
+    pass_memory(&p, "activation", "activation backward", act, 2 * tokens * f / t);
+    pass_gemm(&p, (tf_gemm){"fc2", "fc2 dgrad", "fc2 wgrad", tokens, h, f / t, 1, 0, (e + 2) * tokens * h});
+  }
+  pass_memory(&p, "residual2", "residual2 backward", residual, 0);
+  return pass_end(&p);
 }
 
 int ss_tf_head_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* k)
@@ -174,14 +265,26 @@ double ss_tf_activation_bytes(const ss_transformer* tf, const ss_tf_split* sp, s
   double in = sp->fp8 ? 1 : e;
   double whole = sb * h * (2 * e + 2 * in + 2);
   /* Split: Q, K, V, the projection's input, the FFN's intermediates (the last, FC2's input, FP8 with
-   * fp8). */
-  double split = e * sb * (q_h + 2 * kv_h) + in * sb * q_h + sb * f * ((tf->gated_ffn ? 2 : 1) * e + in);
+   * fp8). A mixture of experts' layer keeps its shared experts' instead, and apart (below) its routed
+   * experts'. */
+  double gates = tf->gated_ffn ? 2 : 1, moe = 0;
+  if (sp->moe && tf->moe.experts > 0) {
+    /* The tokens this GPU's experts take (ss_tf_kernels' rows): the permuted inputs, their FC1
+     * outputs and FC2 inputs (over etp), and the router's probabilities and indices (4 + 4 bytes per
+     * token and expert: ESTIMATE, Megatron-Core keeps the scores for the backward). */
+    const ss_moe* m = &tf->moe;
+    double routed = (sp->sp ? sb / t : sb) * m->top_k, etp = sp->etp > 0 ? sp->etp : 1;
+    double rows = routed * etp * (sp->load > 0 ? sp->load : 1), fe = m->expert_ffn / etp;
+    moe = rows * (h * in + fe * (gates * e + in)) + (sp->sp ? sb / t : sb) * m->experts * 8;
+    f = m->shared_ffn;
+  }
+  double split = e * sb * (q_h + 2 * kv_h) + in * sb * q_h + sb * f * (gates * e + in);
   /* The attention core's own: eager's scores (softmax output, dropout mask and output: 2 + 1 + 2
    * bytes per element at 16-bit, scaled by elem / 2), flash's fp32 softmax statistics. */
   double core = sp->attention == SS_ATTENTION_EAGER ? (2.5 * e) * b * a * s * sp->seq : 4 * sb * a;
   if (r == SS_RECOMPUTE_SELECTIVE)
     core = 0;
-  return (sp->sp ? whole / t : whole) + split / t + core / t;
+  return (sp->sp ? whole / t : whole) + split / t + core / t + moe;
 }
 
 double ss_tf_kernel_time(const ss_tf_kernel* k, const ss_tf_device* d)

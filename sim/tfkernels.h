@@ -39,6 +39,13 @@ typedef struct ss_tf_split {
   ss_attention attention;
   int causal;
   int fp8;
+  /* A mixture-of-experts layer (moe 1; the architecture's moe): the experts over ep ranks, each split
+   * over etp (0: 1), and load, the tokens of the busiest GPU's experts over the mean (0: 1; the
+   * group waits for it). */
+  int moe;
+  int ep;
+  int etp;
+  double load;
 } ss_tf_split;
 
 typedef enum ss_tfk_kind { SS_TFK_GEMM, SS_TFK_ATTENTION, SS_TFK_MEMORY } ss_tfk_kind;
@@ -73,7 +80,7 @@ typedef struct ss_tf_device {
 } ss_tf_device;
 
 /* The most kernels a pass has (ss_tf_kernels' out must hold as many). */
-#define SS_TF_MAX_KERNELS 24
+#define SS_TF_MAX_KERNELS 64
 
 /* Whether the split fits the architecture (ss_transformer_check's rules, then cp: 2 cp divides
  * the sequence, the chunks Megatron-Core's load balancing of causal attention takes): 0, or -1
@@ -81,7 +88,12 @@ typedef struct ss_tf_device {
 int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why, size_t size);
 
 /* The kernels of one layer's forward (bwd 0) or backward (bwd 1) on one GPU, into out[]: their
- * count. The recomputed forward of activation recomputation is not among them. */
+ * count. The recomputed forward of activation recomputation is not among them. With latent attention
+ * (tf->mla) the queries' and the keys' and values' down-projections (whole on every tensor rank), their
+ * norms and up-projections; in a mixture-of-experts layer (sp->moe) the FFN is the router (its GEMM,
+ * softmax and top-k), the tokens' permutation before the dispatch and after the combine, the routed
+ * experts' grouped GEMMs on the tokens the GPU receives (b seq k / (cp t) of its tensor rank's
+ * tokens x etp, times sp->load), and the shared experts as a dense FFN. */
 int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_tf_kernel* out);
 
 /* The kernels of the output layer's forward (bwd 0) or backward (bwd 1) on one GPU into out[]: the

@@ -97,26 +97,40 @@ int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_t
                       double* fwd_s, double* bwd_s, double attn_share[2])
 {
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
-  double attn = 0, attn_b = 0;
-  double block_f = pass_time(k, ss_tf_kernels(tf, sp, 0, k), d, &attn);
-  double block_b = pass_time(k, ss_tf_kernels(tf, sp, 1, k), d, &attn_b);
+  double attn = 0, attn_b = 0, moe_attn = 0, moe_attn_b = 0;
+  ss_tf_split dense = *sp, moe = *sp;
+  dense.moe = 0;
+  moe.moe = 1;
+  double block_f = pass_time(k, ss_tf_kernels(tf, &dense, 0, k), d, &attn);
+  double block_b = pass_time(k, ss_tf_kernels(tf, &dense, 1, k), d, &attn_b);
+  /* A mixture of experts' layers (the same attention, the experts' FFN). */
+  double moe_f = block_f, moe_b = block_b;
+  if (tf->moe.experts > 0) {
+    moe_f = pass_time(k, ss_tf_kernels(tf, &moe, 0, k), d, &moe_attn);
+    moe_b = pass_time(k, ss_tf_kernels(tf, &moe, 1, k), d, &moe_attn_b);
+  }
+  if (moe_f < 0 || moe_b < 0)
+    return -1;
   double embed_f = pass_time(k, ss_tf_embed_kernels(tf, sp, 0, k), d, NULL);
   double embed_b = pass_time(k, ss_tf_embed_kernels(tf, sp, 1, k), d, NULL);
   double head_f = pass_time(k, ss_tf_head_kernels(tf, sp, 0, k), d, NULL);
   double head_b = pass_time(k, ss_tf_head_kernels(tf, sp, 1, k), d, NULL);
   if (block_f < 0 || block_b < 0 || embed_f < 0 || embed_b < 0 || head_f < 0 || head_b < 0)
     return -1;
-  int nl = w->nlayers;
+  int nl = w->nlayers, lpb = w->layers_per_block, nmoe = ss_transformer_moe_layers(tf), L = tf->layers;
   fwd_s[0] = embed_f;
   bwd_s[0] = embed_b;
   for (int l = 1; l < nl - 1; l++) {
-    fwd_s[l] = block_f * entry_share(w, l, 0);
-    bwd_s[l] = block_b * entry_share(w, l, 1);
+    int is_moe = ss_transformer_is_moe(tf, (l - 1) / lpb);
+    fwd_s[l] = (is_moe ? moe_f : block_f) * entry_share(w, l, 0);
+    bwd_s[l] = (is_moe ? moe_b : block_b) * entry_share(w, l, 1);
   }
   fwd_s[nl - 1] = head_f;
   bwd_s[nl - 1] = head_b;
-  attn_share[0] = block_f > 0 ? attn / block_f : 0;
-  attn_share[1] = block_b > 0 ? attn_b / block_b : 0;
+  /* The attention core's share over all the layers, dense and mixtures of experts. */
+  double all_f = (L - nmoe) * block_f + nmoe * moe_f, all_b = (L - nmoe) * block_b + nmoe * moe_b;
+  attn_share[0] = all_f > 0 ? ((L - nmoe) * attn + nmoe * moe_attn) / all_f : 0;
+  attn_share[1] = all_b > 0 ? ((L - nmoe) * attn_b + nmoe * moe_attn_b) / all_b : 0;
   return 0;
 }
 
@@ -125,7 +139,7 @@ int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_t
  * masked blocks). */
 static double attention_flops(const ss_transformer* tf, ss_attention a)
 {
-  return 4.0 * tf->seq * tf->seq * tf->heads * ss_transformer_head_dim(tf) * (a == SS_ATTENTION_FLASH ? 0.5 : 1);
+  return 4.0 * tf->seq * tf->seq * tf->heads * ss_transformer_attn_dim(tf) * (a == SS_ATTENTION_FLASH ? 0.5 : 1);
 }
 
 void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention a, int fp8, ss_recompute recompute,
@@ -138,7 +152,7 @@ void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention
   double r = (double)tf->seq / w->tf.seq;
   int nl = w->nlayers, lpb = w->layers_per_block;
   /* One sequence's kept activations per transformer layer, at FP32 and at 16-bit. */
-  ss_tf_split one = {1, tf->seq, 1, 0, 1, 4, a, 1, 0};
+  ss_tf_split one = {.b = 1, .seq = tf->seq, .t = 1, .cp = 1, .elem = 4, .attention = a, .causal = 1};
   /* Full recomputation is activation checkpointing's (the layers' ckpt_bytes); selective keeps
    * what the attention core's recomputation leaves. */
   ss_recompute kept = recompute == SS_RECOMPUTE_SELECTIVE ? recompute : SS_RECOMPUTE_NONE;
@@ -146,16 +160,17 @@ void ss_tf_workload(const ss_workload* w, const ss_transformer* tf, ss_attention
   one.elem = 2;
   one.fp8 = fp8;
   double act_half = ss_tf_activation_bytes(tf, &one, kept);
-  /* The matrix products of a transformer layer's forward as the workload counts them: its FLOPs less
-   * the whole attention core at its own sequence (the generated workloads' count). */
-  double block = 0;
-  for (int l = 1; l <= lpb; l++)
-    block += w->layers[l].fwd_flops;
-  double matmuls = fmax(0, block - attention_flops(&w->tf, SS_ATTENTION_EAGER));
-  double block_new = matmuls * r + attention_flops(tf, a);
   for (int l = 0; l < nl; l++) {
     ss_layer* y = &layers[l];
     int in_block = l > 0 && l < nl - 1;
+    /* The matrix products of its transformer layer's forward as the workload counts them: the
+     * layer's FLOPs less the whole attention core at its own sequence (the generated workloads'
+     * count); a mixture of experts' layers have more than its dense ones. */
+    double block = 0;
+    for (int e = 1 + (l - 1) / lpb * lpb; in_block && e < 1 + ((l - 1) / lpb + 1) * lpb; e++)
+      block += w->layers[e].fwd_flops;
+    double matmuls = fmax(0, block - attention_flops(&w->tf, SS_ATTENTION_EAGER));
+    double block_new = matmuls * r + attention_flops(tf, a);
     double share = in_block ? entry_share(w, l, 0) : 1;
     /* The work: linear in the tokens, but a transformer layer's FLOPs (its attention's grow as s^2). */
     double fr = in_block && y->fwd_flops > 0 ? block_new * share / y->fwd_flops : r;

@@ -31,16 +31,81 @@ int ss_transformer_head_dim(const ss_transformer* tf)
   return tf->head_dim > 0 ? tf->head_dim : tf->hidden / tf->heads;
 }
 
+int ss_transformer_is_moe(const ss_transformer* tf, int l)
+{
+  const ss_moe* m = &tf->moe;
+  return m->experts > 0 && l >= m->first && l % (m->every > 0 ? m->every : 1) == m->phase;
+}
+
+int ss_transformer_moe_layers(const ss_transformer* tf)
+{
+  int n = 0;
+  for (int l = 0; l < tf->layers; l++)
+    n += ss_transformer_is_moe(tf, l);
+  return n;
+}
+
+double ss_transformer_attn_dim(const ss_transformer* tf)
+{
+  double d = ss_transformer_head_dim(tf);
+  return tf->mla.kv_lora > 0 ? (d + tf->mla.v_dim) / 2 : d;
+}
+
+double ss_transformer_attention_params(const ss_transformer* tf)
+{
+  double h = tf->hidden, d = ss_transformer_head_dim(tf), a = tf->heads;
+  const ss_mla* m = &tf->mla;
+  if (m->kv_lora > 0) {
+    double q = m->q_lora > 0 ? h * m->q_lora + m->q_lora + (double)m->q_lora * a * d : h * a * d;
+    double kv = h * (m->kv_lora + m->rope_dim) + m->kv_lora + (double)m->kv_lora * a * (d - m->rope_dim + m->v_dim);
+    return q + kv + a * m->v_dim * h;
+  }
+  double q = a * d, kv = tf->kv_heads * d;
+  return 2 * h * q + 2 * h * kv;
+}
+
+/* A gated FFN's matrices: 3, else 2. */
+static double ffn_mats(const ss_transformer* tf)
+{
+  return tf->gated_ffn ? 3.0 : 2.0;
+}
+
+double ss_transformer_expert_params(const ss_transformer* tf)
+{
+  return (double)tf->moe.experts * ffn_mats(tf) * tf->hidden * tf->moe.expert_ffn;
+}
+
 double ss_transformer_layer_params(const ss_transformer* tf)
 {
-  double h = tf->hidden, d = ss_transformer_head_dim(tf), q = tf->heads * d, kv = tf->kv_heads * d;
-  return 2 * h * q + 2 * h * kv + (tf->gated_ffn ? 3.0 : 2.0) * h * tf->ffn + 2 * h;
+  double h = tf->hidden;
+  return ss_transformer_attention_params(tf) + ffn_mats(tf) * h * tf->ffn + 2 * h;
+}
+
+double ss_transformer_layer_params_at(const ss_transformer* tf, int l)
+{
+  if (!ss_transformer_is_moe(tf, l))
+    return ss_transformer_layer_params(tf);
+  double h = tf->hidden;
+  return ss_transformer_attention_params(tf) + h * tf->moe.experts + ss_transformer_expert_params(tf) +
+         ffn_mats(tf) * h * tf->moe.shared_ffn + 2 * h;
 }
 
 double ss_transformer_params(const ss_transformer* tf)
 {
-  double vh = (double)tf->vocab * tf->hidden;
-  return tf->layers * ss_transformer_layer_params(tf) + vh * (tf->tied ? 1 : 2);
+  double vh = (double)tf->vocab * tf->hidden, layers = 0;
+  if (tf->moe.experts > 0)
+    for (int l = 0; l < tf->layers; l++)
+      layers += ss_transformer_layer_params_at(tf, l);
+  else
+    layers = tf->layers * ss_transformer_layer_params(tf);
+  return layers + vh * (tf->tied ? 1 : 2);
+}
+
+double ss_transformer_active_params(const ss_transformer* tf)
+{
+  const ss_moe* m = &tf->moe;
+  double unused = m->experts > 0 ? ss_transformer_expert_params(tf) * (m->experts - m->top_k) / m->experts : 0;
+  return ss_transformer_params(tf) - ss_transformer_moe_layers(tf) * unused;
 }
 
 double ss_transformer_tp_bytes(const ss_transformer* tf, int b, double elem)
@@ -74,6 +139,8 @@ double ss_transformer_model_flops(const ss_transformer* tf, double sequences)
    * and their product with the values, 2 V h for the output layer; backward twice that. For GPT's
    * layer (12 h^2 weights) this is Korthikanti et al.'s 72 B s L h^2 (1 + s / (6 h) + V / (12 L h)). */
   double s = tf->seq, h = tf->hidden, L = tf->layers, V = tf->vocab;
-  double matrices = ss_transformer_layer_params(tf) - 2 * h, q = (double)tf->heads * ss_transformer_head_dim(tf);
+  double vh = V * h * (tf->tied ? 1 : 2), norms = 2 * h * L;
+  double matrices = (ss_transformer_active_params(tf) - vh - norms) / L;
+  double q = (double)tf->heads * ss_transformer_attn_dim(tf);
   return 3 * sequences * s * (L * (2 * matrices + 4 * s * q) + 2 * V * h);
 }

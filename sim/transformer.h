@@ -8,6 +8,32 @@
 
 #include <stddef.h>
 
+/* A mixture of experts (docs/model.md, "Mixtures of experts"): the layers l >= first with
+ * l % every == phase replace the FFN by a router (hidden x experts), experts routed experts of
+ * expert_ffn each (gated as the FFN), top_k of them a token, and shared experts of shared_ffn
+ * together that every token runs (0: none). experts 0: a dense model. */
+typedef struct ss_moe {
+  int experts;
+  int top_k;
+  int expert_ffn;
+  int shared_ffn;
+  int first;
+  int every;
+  int phase;
+} ss_moe;
+
+/* Multi-head latent attention (DeepSeek-V2/V3; kv_lora 0: none): queries through a q_lora
+ * down-projection (0: projected directly), keys and values from one kv_lora latent plus rope_dim
+ * shared rotary dimensions, each head's query-key width head_dim (rope_dim of it rotary) and value
+ * width v_dim; the down-projections are whole on every tensor rank, the up-projections and the output
+ * split. */
+typedef struct ss_mla {
+  int q_lora;
+  int kv_lora;
+  int rope_dim;
+  int v_dim;
+} ss_mla;
+
 typedef struct ss_transformer {
   int layers;    /* L */
   int hidden;    /* h */
@@ -19,7 +45,32 @@ typedef struct ss_transformer {
   int vocab;     /* V */
   int tied;      /* the output layer shares the input embedding's weights */
   int head_dim;  /* each head's width; 0: hidden / heads (Gemma's and Qwen3's small models differ) */
+  ss_moe moe;    /* experts 0: dense */
+  ss_mla mla;    /* kv_lora 0: none */
 } ss_transformer;
+
+/* Whether layer l (0 .. layers - 1) is a mixture of experts. */
+int ss_transformer_is_moe(const ss_transformer* tf, int l);
+
+/* The layers that are. */
+int ss_transformer_moe_layers(const ss_transformer* tf);
+
+/* The width of the attention core's two products per head, for their FLOPs: head_dim, or with latent
+ * attention the mean of the query-key and the value widths (QK^T over head_dim, PV over v_dim). */
+double ss_transformer_attn_dim(const ss_transformer* tf);
+
+/* The attention's parameters of one layer (projections; latent attention's norms), without biases. */
+double ss_transformer_attention_params(const ss_transformer* tf);
+
+/* The routed experts of one MoE layer: experts x (3 or 2) x hidden x expert_ffn. */
+double ss_transformer_expert_params(const ss_transformer* tf);
+
+/* The parameters of layer l: its attention, its FFN (or router, routed and shared experts), two norms. */
+double ss_transformer_layer_params_at(const ss_transformer* tf, int l);
+
+/* The parameters a token reads: ss_transformer_params less, in each MoE layer, the experts - top_k
+ * routed experts it does not use. */
+double ss_transformer_active_params(const ss_transformer* tf);
 
 /* Each attention head's width: head_dim, or hidden / heads when 0. */
 int ss_transformer_head_dim(const ss_transformer* tf);
@@ -46,7 +97,8 @@ int ss_transformer_check(const ss_transformer* tf, int t, int p, char* why, size
  * the input embedding V h, and the output layer V h unless tied. Biases are left out. */
 double ss_transformer_params(const ss_transformer* tf);
 
-/* The parameters of one layer (ss_transformer_params's per-layer terms). */
+/* The parameters of a dense layer (ss_transformer_params's per-layer terms where no layer is a
+ * mixture of experts). */
 double ss_transformer_layer_params(const ss_transformer* tf);
 
 /* The bytes of one of a layer's tensor-parallel collectives for a micro-batch of b sequences: the
@@ -67,7 +119,9 @@ double ss_transformer_activation_bytes(const ss_transformer* tf, int b, int t, i
 
 /* The model FLOPs of an iteration of B sequences: 3 B s (L (2 W + 4 s h) + 2 V h), W a layer's
  * matrix weights; for GPT's layer (W = 12 h^2) Korthikanti et al.'s 72 B s L h^2 (1 + s / (6 h) +
- * V / (12 L h)) (2022, appendix); recomputation not counted (the MFU convention). */
+ * V / (12 L h)) (2022, appendix); recomputation not counted (the MFU convention). In a mixture of
+ * experts W counts the weights a token reads: its top_k routed experts, the shared ones and the
+ * router (6 x active parameters per token, plus the attention). */
 double ss_transformer_model_flops(const ss_transformer* tf, double sequences);
 
 #endif

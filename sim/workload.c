@@ -712,13 +712,87 @@ static int parse_ckpt_default(wctx* c, const cJSON* root, ss_workload* w)
   return SS_OK;
 }
 
+/* An optional whole number key of obj at path into *out (left as it is when absent), within [lo, hi]. */
+static int opt_int(wctx* c, const cJSON* obj, const char* path, const char* key, double lo, double hi, int* out)
+{
+  double v = *out;
+  if (cJSON_GetObjectItemCaseSensitive(obj, key) && get_number(c, obj, path, key, lo, 0, hi, 1, &v))
+    return SS_EINPUT;
+  *out = (int)v;
+  return SS_OK;
+}
+
+/* "transformer.moe": a mixture of experts (ss_moe): experts, top_k and expert_ffn, optionally
+ * shared_ffn (0), first_moe_layer (0), moe_every (1) and moe_phase (0, below moe_every). */
+static int parse_moe(wctx* c, const cJSON* t, ss_transformer* tf)
+{
+  static const char* const keys[] = {"experts",         "top_k",     "expert_ffn", "shared_ffn",
+                                     "first_moe_layer", "moe_every", "moe_phase",  NULL};
+  const char* path = "$.transformer.moe";
+  const cJSON* m = cJSON_GetObjectItemCaseSensitive(t, "moe");
+  if (!m)
+    return SS_OK;
+  if (check_keys(c, m, path, keys))
+    return SS_EINPUT;
+  double e = 0, k = 0, f = 0;
+  ss_moe* o = &tf->moe;
+  o->every = 1;
+  if (get_number(c, m, path, "experts", 1, 0, 1 << 20, 1, &e) ||
+      get_number(c, m, path, "top_k", 1, 0, 1 << 20, 1, &k) ||
+      get_number(c, m, path, "expert_ffn", 1, 0, 1 << 24, 1, &f) ||
+      opt_int(c, m, path, "shared_ffn", 0, 1 << 24, &o->shared_ffn) ||
+      opt_int(c, m, path, "first_moe_layer", 0, tf->layers - 1, &o->first) ||
+      opt_int(c, m, path, "moe_every", 1, tf->layers, &o->every) ||
+      opt_int(c, m, path, "moe_phase", 0, o->every - 1, &o->phase))
+    return SS_EINPUT;
+  if (k > e)
+    return ss_err_set_path(c->err, c->file, "$.transformer.moe.top_k",
+                           "%.0f experts a token, more than the %.0f experts", k, e);
+  o->experts = (int)e;
+  o->top_k = (int)k;
+  o->expert_ffn = (int)f;
+  if (ss_transformer_moe_layers(tf) == 0)
+    return ss_err_set_path(
+        c->err, c->file, path,
+        "no layer is a mixture of experts (first_moe_layer %d, moe_every %d, moe_phase %d, %d layers)", o->first,
+        o->every, o->phase, tf->layers);
+  return SS_OK;
+}
+
+/* "transformer.mla": multi-head latent attention (ss_mla): kv_lora, rope_dim and v_dim, optionally
+ * q_lora (0: queries projected directly); the query-key width is head_dim, which it needs. */
+static int parse_mla(wctx* c, const cJSON* t, ss_transformer* tf)
+{
+  static const char* const keys[] = {"q_lora", "kv_lora", "rope_dim", "v_dim", NULL};
+  const char* path = "$.transformer.mla";
+  const cJSON* m = cJSON_GetObjectItemCaseSensitive(t, "mla");
+  if (!m)
+    return SS_OK;
+  if (check_keys(c, m, path, keys))
+    return SS_EINPUT;
+  double kv = 0, rope = 0, v = 0;
+  if (get_number(c, m, path, "kv_lora", 1, 0, 1 << 20, 1, &kv) ||
+      get_number(c, m, path, "rope_dim", 1, 0, 1 << 16, 1, &rope) ||
+      get_number(c, m, path, "v_dim", 1, 0, 1 << 16, 1, &v) ||
+      opt_int(c, m, path, "q_lora", 0, 1 << 20, &tf->mla.q_lora))
+    return SS_EINPUT;
+  if (!tf->head_dim || rope >= tf->head_dim)
+    return ss_err_set_path(c->err, c->file, "$.transformer.mla.rope_dim",
+                           "latent attention needs head_dim (the query-key width) above rope_dim %.0f (head_dim %d)",
+                           rope, tf->head_dim);
+  tf->mla.kv_lora = (int)kv;
+  tf->mla.rope_dim = (int)rope;
+  tf->mla.v_dim = (int)v;
+  return SS_OK;
+}
+
 /* "transformer": the architecture of a decoder-only language model, whose layers must be the input
  * embedding, an equal number of entries per transformer layer, and the output layer. */
 static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
 {
   static const char* const keys[] = {
       "layers",          "hidden",   "heads",         "kv_heads",          "ffn", "gated_ffn", "seq", "vocab",
-      "tied_embeddings", "head_dim", "max_positions", "learned_positions", NULL};
+      "tied_embeddings", "head_dim", "max_positions", "learned_positions", "moe", "mla",       NULL};
   static const char* const ints[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "seq", "vocab", NULL};
   static const char* const bools[] = {"gated_ffn", "tied_embeddings", NULL};
   const char* path = "$.transformer";
@@ -756,8 +830,10 @@ static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
                            json_kind(learned));
   w->max_positions = (int)max_positions;
   w->learned_positions = learned && cJSON_IsTrue(learned);
-  w->tf = (ss_transformer){(int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4],
-                           b[0],      (int)v[5], (int)v[6], b[1],      (int)head_dim};
+  w->tf = (ss_transformer){(int)v[0], (int)v[1], (int)v[2], (int)v[3],     (int)v[4], b[0],
+                           (int)v[5], (int)v[6], b[1],      (int)head_dim, {0},       {0}};
+  if (parse_moe(c, t, &w->tf) || parse_mla(c, t, &w->tf))
+    return SS_EINPUT;
   char why[160];
   if (ss_transformer_check(&w->tf, 1, 1, why, sizeof(why)))
     return ss_err_set_path(c->err, c->file, path, "%s", why);
@@ -801,6 +877,7 @@ static int check_transformer(wctx* c, const ss_workload* w)
                            want, tf->layers, block, tf->vocab, tf->hidden, total, 100 * SS_TF_TOLERANCE);
   for (int b = 0; b < tf->layers; b++) {
     double got = 0;
+    block = ss_transformer_layer_params_at(tf, b);
     for (int e = 0; e < per; e++)
       got += w->layers[1 + b * per + e].params;
     char span[64];
@@ -999,11 +1076,11 @@ static int build_from_config(const char* path, const ss_hf_model* m, ss_workload
   w->learned_positions = m->learned_positions;
   w->from_config = 1;
   w->untimed = 1;
-  ss_tf_split one = {1, tf->seq, 1, 0, 1, 4, SS_ATTENTION_EAGER, 1, 0};
+  ss_tf_split one = {.b = 1, .seq = tf->seq, .t = 1, .cp = 1, .elem = 4, .attention = SS_ATTENTION_EAGER, .causal = 1};
   double act = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
   one.elem = 2;
   double act_half = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
-  double q = (double)tf->heads * ss_transformer_head_dim(tf);
+  double q = (double)tf->heads * ss_transformer_attn_dim(tf);
   double block = 2 * (ss_transformer_layer_params(tf) - 2 * h) * s + 4 * s * s * q;
   double params = 0;
   for (int l = 0; l < nl; l++) {
@@ -1021,6 +1098,9 @@ static int build_from_config(const char* path, const ss_hf_model* m, ss_workload
       tensors[nt++] = m->norm_params;
       if (m->head_params > 0)
         tensors[nt++] = m->head_params;
+    } else if (ss_transformer_is_moe(tf, l - 1)) {
+      memcpy(tensors, m->moe_tensors, sizeof(double) * (size_t)m->nmoe_tensors);
+      nt = m->nmoe_tensors;
     } else {
       memcpy(tensors, m->layer_tensors, sizeof(double) * (size_t)m->nlayer_tensors);
       nt = m->nlayer_tensors;
@@ -1032,7 +1112,12 @@ static int build_from_config(const char* path, const ss_hf_model* m, ss_workload
     for (int k = 0; k < nt; k++)
       y->params += tensors[k];
     params += y->params;
-    y->fwd_flops = first ? 0 : last ? 2 * s * h * V : block;
+    /* A MoE layer's matrices a token reads: its top_k routed experts, not the others. */
+    double unused = tf->moe.experts > 0
+                        ? ss_transformer_expert_params(tf) * (tf->moe.experts - tf->moe.top_k) / tf->moe.experts
+                        : 0;
+    double moe_block = 2 * (ss_transformer_layer_params_at(tf, l - 1) - 2 * h - unused) * s + 4 * s * s * q;
+    y->fwd_flops = first ? 0 : last ? 2 * s * h * V : ss_transformer_is_moe(tf, l - 1) ? moe_block : block;
     y->bwd_flops = 2 * y->fwd_flops;
     /* Kept for backward, and read and written by the kernels (ESTIMATE: each kept tensor written once
      * and read once, the logits' FP32 softmax at the output layer); the main GEMM's outputs. */
@@ -1113,12 +1198,11 @@ int ss_workload_load(const char* path, ss_workload** out, ss_err* err)
   ss_hf_model m;
   if (ss_hf_is_config(root)) {
     rc = ss_hf_read(root, path, &m, err) ? SS_EINPUT : SS_OK;
-    if (!rc && m.moe_layers > 0)
-      rc = ss_err_set(err, path, 0,
-                      "%s is a mixture of experts (%d of %d layers: %d experts, %d a token; %.4g parameters, %.4g "
-                      "active): not simulated yet (issue 41)",
-                      m.architecture, m.moe_layers, m.tf.layers, m.experts, m.top_k, ss_hf_params(&m),
-                      ss_hf_active_params(&m));
+    if (!rc && m.moe_irregular)
+      rc = ss_err_set_path(err, path, "$.mlp_only_layers",
+                           "%s's dense layers are listed (%d of %d layers mixtures of experts): the simulator takes "
+                           "mixtures of experts every n-th layer from a first one only",
+                           m.architecture, m.moe_layers, m.tf.layers);
     if (!rc)
       rc = ss_err_nomem_if(err, build_from_config(path, &m, w));
   } else

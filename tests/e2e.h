@@ -98,7 +98,8 @@
   TEST(list_categories)                                                                                                \
   /* e2e_moe.c */                                                                                                      \
   TEST(alltoall_closed_form)                                                                                           \
-  TEST(alltoall_flows)
+  TEST(alltoall_flows)                                                                                                 \
+  TEST(moe_closed_forms)
 
 #define E2E_DECLARE(name) void test_##name(void);
 E2E_TESTS(E2E_DECLARE)

@@ -74,3 +74,83 @@ void test_alltoall_flows(void)
       run_free(&r);
     }
 }
+
+/* A mixture of experts' figures against their closed forms, on OLMoE-1B-7B (64 experts, 8 a token,
+ * hidden 2048, 16 layers, every one MoE) at sequence 1024 on p5.48xlarge:
+ * - the bytes each GPU dispatches per MoE layer and micro-batch: b s / (cp t) tokens x top_k x hidden x
+ *   2 bytes;
+ * - the all-to-all the training waits for: dispatch and combine, each the closed form bench prints for
+ *   that size on the same group (sim/a2a.h);
+ * - the parameters a GPU holds: the dense ones over t, the routed experts over ep x etp (etp: t by
+ *   default, as Megatron-Core's), within 1e-4 (the config's query and key norms are the layers', not the
+ *   architecture's);
+ * - MFU on the active parameters: per token 6 x (the active matrices) + 6 V h + 6 L s q (causal flash
+ *   attention counted half);
+ * - the busiest GPU's load: given, (X + L - 1) / L for L experts a GPU; capacity-cut, min(X, C) for the
+ *   busiest expert; drawn, 1 + c_ep sd / mean of a GPU's tokens (c_ep: the expected largest of ep
+ *   standard normals, 1.42360 for 8), within the sampling error of its draws. */
+void test_moe_closed_forms(void)
+{
+  const char* w = "tests/hf-moe/olmoe-1b-7b/config.json --seq 1024";
+  const double h = 2048, k = 8, E = 64, L = 16, V = 50304, s = 1024;
+  const struct {
+    const char* opt;
+    int t, ep;
+  } runs_[] = {{"--ep 8", 1, 8}, {"--ep 4 --tp 2 --sequence-parallel", 2, 4}, {"--ep 2 --micro-batch 2", 1, 2}};
+  for (size_t i = 0; i < sizeof(runs_) / sizeof(runs_[0]); i++) {
+    cJSON* j = sim_json("platforms/p5.48xl.xml %s %s --moe-imbalance 1", w, runs_[i].opt);
+    const cJSON* moe = cJSON_GetObjectItemCaseSensitive(j, "moe");
+    const cJSON* par = cJSON_GetObjectItemCaseSensitive(j, "parallel");
+    const cJSON* stage = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(par, "stages"), 0);
+    double b = num(par, "micro_batch"), t = runs_[i].t, ep = runs_[i].ep;
+    double bytes = b * s / t * k * h * 2;
+    CHECK(num(moe, "a2a_bytes") == bytes, "%s: %.17g bytes dispatched, closed form %.17g", runs_[i].opt,
+          num(moe, "a2a_bytes"), bytes);
+    /* The same all-to-all as bench runs it, dispatch and combine. */
+    char args[256];
+    snprintf(args, sizeof(args),
+             "bench all-to-all platforms/p5.48xl.xml --gpus %d --min-bytes %.0f --max-bytes %.0f --iters 1 "
+             "--format json",
+             runs_[i].ep, bytes, bytes);
+    if (t == 1) {
+      run_result r = runs(SS_SIM_BIN, args);
+      cJSON* bj = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+      const cJSON* row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(bj, "results"), 0);
+      double closed = row ? num(row, "closed_form_time_s") : NAN;
+      CHECK(fabs(num(moe, "a2a_fwd_s") - 2 * closed) <= 1e-9 * closed, "%s: all-to-all %.12g s, bench's 2 x %.12g",
+            runs_[i].opt, num(moe, "a2a_fwd_s"), closed);
+      cJSON_Delete(bj);
+      run_free(&r);
+    }
+    double experts = L * E * 3 * h * 1024, total = num(moe, "params");
+    double held = (total - experts) / t + experts / (ep * t);
+    CHECK(fabs(num(stage, "params_per_gpu") - held) <= 1e-4 * held, "%s: %.17g parameters a GPU, closed form %.17g",
+          runs_[i].opt, num(stage, "params_per_gpu"), held);
+    double active = num(moe, "active_params"), q = 16 * 128;
+    double per_token = 6 * (active - 2 * V * h - 2 * h * L) + 6 * V * h + 6 * L * s * q;
+    double flops = num(j, "model_flops_per_s_per_gpu") * 8 / num(j, "tokens_per_s");
+    CHECK(fabs(flops / per_token - 1) <= 1e-9, "%s: %.17g model FLOPs a token, closed form %.17g", runs_[i].opt, flops,
+          per_token);
+    cJSON_Delete(j);
+  }
+  const struct {
+    const char* opt;
+    double load;
+  } loads[] = {{"--ep 8 --moe-imbalance 3", (3 + 7) / 8.0},
+               {"--ep 8 --moe-imbalance 3 --moe-capacity 1.5", (1.5 + 7) / 8.0},
+               {"--ep 8 --moe-capacity 1.25 --moe-pad", 1.25},
+               {"--ep 64 --instances 8 --moe-imbalance 2", 2}};
+  for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
+    cJSON* j = sim_json("platforms/p5.48xl.xml %s %s", w, loads[i].opt);
+    double got = num(cJSON_GetObjectItemCaseSensitive(j, "moe"), "load");
+    CHECK(fabs(got - loads[i].load) <= 1e-12, "%s: load %.17g, closed form %.17g", loads[i].opt, got, loads[i].load);
+    cJSON_Delete(j);
+  }
+  /* Drawn: a GPU's L = 8 experts each take about mean = 1024 x 8 x 8 / 64 = 1024 tokens, sd
+   * sqrt(mean (1 - 1/64)); their sum's sd over its mean 8 x 1024 times c_8. */
+  cJSON* j = sim_json("platforms/p5.48xl.xml %s --ep 8 --iterations 60", w);
+  double got = num(cJSON_GetObjectItemCaseSensitive(j, "moe"), "load");
+  double mean = 1024, excess = 1.42360 * sqrt(8 * mean * (1 - 1 / E)) / (8 * mean);
+  CHECK(fabs(got - 1 - excess) <= 0.1 * excess, "drawn load %.6g, closed form 1 + %.6g", got, excess);
+  cJSON_Delete(j);
+}

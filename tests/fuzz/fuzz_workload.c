@@ -17,8 +17,8 @@ static int near(double a, double b)
 
 /* A transformer block as docs/formats.md promises it: its sizes in range and dividing as they must,
  * the layers the embedding, layers_per_block entries per transformer layer and the output layer,
- * their params (all, and each transformer layer's) and with the work keys their forward FLOPs
- * within 5% of the block's. */
+ * their params (all, and each transformer layer's, a mixture of experts' with its experts) and with
+ * the work keys their forward FLOPs within 5% of the block's. */
 static void check_transformer(const ss_workload* w)
 {
   const ss_transformer* t = &w->tf;
@@ -36,8 +36,11 @@ static void check_transformer(const ss_workload* w)
     double got = 0;
     for (int e = 0; e < w->layers_per_block; e++)
       got += w->layers[1 + b * w->layers_per_block + e].params;
-    ss_assert(near(got, ss_transformer_layer_params(t)));
+    ss_assert(near(got, ss_transformer_layer_params_at(t, b)));
   }
+  /* A mixture of experts: a token's experts among them, some layer a mixture of them. */
+  ss_assert(t->moe.experts == 0 ||
+            (t->moe.top_k >= 1 && t->moe.top_k <= t->moe.experts && ss_transformer_moe_layers(t) > 0));
   ss_assert(!w->has_work || near(fwd, ss_transformer_model_flops(t, 1) / 3));
 }
 
