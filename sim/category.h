@@ -30,7 +30,8 @@ typedef enum ss_detail {
   SS_DETAIL_STRAGGLER,
   SS_DETAIL_TENSOR, /* tensor- and pipeline-parallel runs: waits for the tensor-parallel collectives, */
   SS_DETAIL_P2P,    /* the activations and gradients sent between stages, */
-  SS_DETAIL_DATA,   /* and the data-parallel reductions (and the tied embeddings') */
+  SS_DETAIL_DATA,   /* and the data-parallel reductions (and the tied embeddings'); */
+  SS_DETAIL_A2A,    /* a mixture of experts' all-to-alls (not within SS_DETAIL_TENSOR) */
   SS_DETAIL_COUNT
 } ss_detail;
 

@@ -1687,7 +1687,7 @@ void ss_job_free(ss_job* j)
   free(j->tf_layers);
   SS_FREE_ALL(j->mp.counts, j->mp.fwd_s, j->mp.bwd_s, j->mp.tp_fwd_s, j->mp.tp_bwd_s, j->mp.dp_s, j->mp.dp_hidden_s,
               j->mp.opt_s, j->mp.gather_s, j->mp.params, j->mp.mem_bytes, j->mp.act_bytes, j->mp.expert_params,
-              j->mp.moe_s);
+              j->mp.moe_layers);
   free(j);
 }
 

@@ -209,7 +209,7 @@ static void moe_comm(const ss_par_in* in, ss_mp* mp)
     mp->a2a_cross |= cross;
   }
   mp->a2a_fwd_s = 2 * one + gather;
-  mp->a2a_bwd_s = 2 * one + gather;
+  mp->a2a_bwd_s = (2 * one + gather) * (in->o->recompute == SS_RECOMPUTE_FULL ? 2 : 1);
 }
 
 /* Each virtual stage's compute and tensor-parallel waits per micro-batch. */
@@ -291,9 +291,9 @@ static void stage_times(const ss_par_in* in, ss_mp* mp)
     int moe = 0;
     for (int k = start; k < start + n; k++)
       moe += ss_transformer_is_moe(&w->tf, k);
-    mp->moe_s[vs] = moe * (mp->a2a_fwd_s + mp->a2a_bwd_s + (full ? mp->a2a_fwd_s : 0));
+    mp->moe_layers[vs] = moe;
     mp->tp_fwd_s[vs] += moe * mp->a2a_fwd_s;
-    mp->tp_bwd_s[vs] += moe * (mp->a2a_bwd_s + (full ? mp->a2a_fwd_s : 0));
+    mp->tp_bwd_s[vs] += moe * mp->a2a_bwd_s;
     start += n;
   }
 }
@@ -441,11 +441,11 @@ int ss_par_derive(const ss_par_in* in, ss_mp* mp, ss_err* err)
   mp->gather_s = calloc(p, sizeof(double));
   mp->params = calloc(p, sizeof(double));
   mp->expert_params = calloc(p, sizeof(double));
-  mp->moe_s = calloc(nv, sizeof(double));
+  mp->moe_layers = calloc(nv, sizeof(int));
   mp->mem_bytes = calloc(p, sizeof(double));
   mp->act_bytes = calloc(p, sizeof(double));
   if (!mp->fwd_s || !mp->bwd_s || !mp->tp_fwd_s || !mp->tp_bwd_s || !mp->dp_s || !mp->dp_hidden_s || !mp->opt_s ||
-      !mp->gather_s || !mp->params || !mp->expert_params || !mp->moe_s || !mp->mem_bytes || !mp->act_bytes)
+      !mp->gather_s || !mp->params || !mp->expert_params || !mp->moe_layers || !mp->mem_bytes || !mp->act_bytes)
     return ss_err_nomem(err);
   stage_times(in, mp);
   stage_states(in, mp);

@@ -51,9 +51,10 @@ typedef struct ss_mp {
    * waits; whether the expert group spans instances. */
   double a2a_bytes;
   double a2a_fwd_s;
-  double a2a_bwd_s;
+  double a2a_bwd_s; /* with full recomputation, the forward's again */
   int a2a_cross;
-  double* moe_s;    /* [p v]: of tp_fwd_s + tp_bwd_s per micro-batch, the all-to-alls' */
+  int* moe_layers; /* [p v]: the MoE layers of each virtual stage (its passes wait for that many
+                    * a2a_fwd_s forward, a2a_bwd_s backward, within tp_fwd_s and tp_bwd_s) */
   double p2p_bytes; /* what each GPU sends to the next (or previous) stage per micro-batch */
   /* Per stage ([p]), one GPU: the data-parallel reduction of its gradients (all its chunks), the part
    * of it hidden under the last micro-batch's backward, the optimizer step, and the distributed

@@ -247,11 +247,11 @@ static void write_table_ckpt(FILE* f, const ss_job* j)
 static double moe_a2a_s(const ss_job* j)
 {
   const ss_mp* mp = &j->mp;
-  if (!mp->on || !mp->moe_s)
+  if (!mp->on || !mp->moe_layers)
     return 0;
   double s = 0;
   for (int vs = 0; vs < mp->p * mp->v; vs++)
-    s += mp->moe_s[vs] * mp->m;
+    s += mp->moe_layers[vs] * (mp->a2a_fwd_s + mp->a2a_bwd_s) * mp->m;
   return s / mp->p;
 }
 
@@ -663,10 +663,12 @@ static void write_table(FILE* f, const ss_result* r)
             b->detail_s[SS_DETAIL_INTERFERENCE] * 1e3, b->detail_s[SS_DETAIL_STRAGGLER] * 1e3);
   if (j->mp.on)
     fprintf(f,
-            "    of the stalls: %.3f ms tensor-parallel collectives%s, %.3f ms between stages, %.3f ms data-parallel "
-            "reductions\n",
-            b->detail_s[SS_DETAIL_TENSOR] * 1e3, j->mp.ep > 1 || j->mp.etp > 1 ? " and the experts' all-to-alls" : "",
-            b->detail_s[SS_DETAIL_P2P] * 1e3, b->detail_s[SS_DETAIL_DATA] * 1e3);
+            "    of the stalls: %.3f ms tensor-parallel collectives, %.3f ms between stages, %.3f ms data-parallel "
+            "reductions%s",
+            b->detail_s[SS_DETAIL_TENSOR] * 1e3, b->detail_s[SS_DETAIL_P2P] * 1e3, b->detail_s[SS_DETAIL_DATA] * 1e3,
+            j->mp.ep > 1 || j->mp.etp > 1 ? "" : "\n");
+  if (j->mp.on && (j->mp.ep > 1 || j->mp.etp > 1))
+    fprintf(f, ", %.3f ms the experts' all-to-alls\n", b->detail_s[SS_DETAIL_A2A] * 1e3);
   write_table_limit(f, b);
   if (j->workload->has_transformer && j->workload->tf.moe.experts > 0)
     write_table_moe(f, r);

@@ -116,6 +116,7 @@ void ss_stage_free(ss_sim* s)
 #define TRACE_PID 1
 #define TRACK_PASSES(k) (1 + 2 * (k))
 #define TRACK_COMM(k) (2 + 2 * (k))
+#define TRACK_A2A(k) (1000000 + (k)) /* a mixture of experts' all-to-alls (their own track) */
 
 void ss_stage_tracks(ss_sim* s)
 {
@@ -131,6 +132,11 @@ void ss_stage_tracks(ss_sim* s)
     ss_trace_name(name, sizeof(name), "stage %d: GPU %d of instance %d, waits and collectives", k / st->w, r % g,
                   r / g);
     ss_trace_thread(s->trace, TRACE_PID, TRACK_COMM(k), name, 2 * k + 1);
+    if (j->mp.moe_layers && (j->mp.ep > 1 || j->mp.etp > 1)) {
+      ss_trace_name(name, sizeof(name), "stage %d: GPU %d of instance %d, the experts' all-to-alls", k / st->w, r % g,
+                    r / g);
+      ss_trace_thread(s->trace, TRACE_PID, TRACK_A2A(k), name, 2 * k + 1);
+    }
   }
 }
 
@@ -245,21 +251,28 @@ static void pass(actor* a, const ss_pipe_op* op, int o)
     a->t = now;
     sent(a);
   }
-  /* The pass's kernels and the tensor-parallel collectives it waits for: one sleep, booked in two. */
+  /* The pass's kernels, the tensor-parallel collectives and the experts' all-to-alls it waits for:
+   * one sleep, booked in three. */
   double work = (op->bwd ? mp->bwd_s[vs] : mp->fwd_s[vs]) * a->jitter;
-  double tp = op->bwd ? mp->tp_bwd_s[vs] : mp->tp_fwd_s[vs];
-  sleep_for(work + tp);
+  double wait = op->bwd ? mp->tp_bwd_s[vs] : mp->tp_fwd_s[vs];
+  double a2a = mp->moe_layers ? mp->moe_layers[vs] * (op->bwd ? mp->a2a_bwd_s : mp->a2a_fwd_s) : 0;
+  sleep_for(work + wait);
   /* Booked as the clock moved (a sleep below SimGrid's accuracy does not move it), in the
    * proportions asked for: the iteration's parts add up to its span. */
   double slept = simgrid_get_clock() - a->t;
-  if (work + tp > 0) {
-    work = slept * (work / (work + tp));
-    tp = slept - work;
+  if (work + wait > 0) {
+    a2a = slept * (a2a / (work + wait));
+    work = slept * (work / (work + wait));
+    wait = slept - work;
   }
+  double tp = fmax(0, wait - a2a);
   ss_cat tp_cat = mp->tp_cross ? SS_CAT_NETWORK : SS_CAT_INTERCONNECT;
+  ss_cat a2a_cat = mp->a2a_cross ? SS_CAT_NETWORK : SS_CAT_INTERCONNECT;
   ss_timeline_add(a->s->tl, a->k, a->iter, SS_CAT_COMPUTE, work);
   ss_timeline_add(a->s->tl, a->k, a->iter, tp_cat, tp);
   ss_timeline_detail(a->s->tl, a->k, a->iter, SS_DETAIL_TENSOR, tp);
+  ss_timeline_add(a->s->tl, a->k, a->iter, a2a_cat, wait - tp);
+  ss_timeline_detail(a->s->tl, a->k, a->iter, SS_DETAIL_A2A, wait - tp);
   if (a->s->trace) {
     char name[48];
     if (mp->v > 1)
@@ -268,6 +281,9 @@ static void pass(actor* a, const ss_pipe_op* op, int o)
       snprintf(name, sizeof(name), "%c%d", op->bwd ? 'B' : 'F', op->micro);
     span(a->s, a->k, 0, name, SS_CAT_COMPUTE, a->t, work);
     span(a->s, a->k, 1, "tensor-parallel collectives", tp_cat, a->t + work, tp);
+    if (wait - tp > 0)
+      ss_trace_span(a->s->trace, TRACE_PID, TRACK_A2A(a->k), "all-to-all", ss_cat_name(a2a_cat), a->t + work + tp,
+                    wait - tp, NULL);
   }
   a->t = simgrid_get_clock();
   if (to >= 0 && to < nv) {

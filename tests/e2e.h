@@ -99,7 +99,8 @@
   /* e2e_moe.c */                                                                                                      \
   TEST(alltoall_closed_form)                                                                                           \
   TEST(alltoall_flows)                                                                                                 \
-  TEST(moe_closed_forms)
+  TEST(moe_closed_forms)                                                                                               \
+  TEST(moe_trace)
 
 #define E2E_DECLARE(name) void test_##name(void);
 E2E_TESTS(E2E_DECLARE)
