@@ -17,6 +17,18 @@ static int resource(const ss_platform* p, const ss_hop* hop)
   return 2 * hop->link + (sh == SS_SHARING_SPLITDUPLEX && hop->dir == 1);
 }
 
+/* Link l's rate for the dispatcher: the transport's (ss_cluster_link_bandwidth), or DeepEP's. */
+static double rate(const ss_job* j, int l)
+{
+  double bw = ss_cluster_link_bandwidth(j, l);
+  if (j->opt.moe_dispatcher != SS_DISPATCH_DEEPEP)
+    return bw;
+  ss_link_class cls = j->platform->links[l].cls;
+  if (cls == SS_LINK_NIC && j->net.line_fraction > 0)
+    return bw / j->net.line_fraction;
+  return cls == SS_LINK_NVLINK || cls == SS_LINK_NVSWITCH ? bw * SS_DEEPEP_NVLINK_FRACTION : bw;
+}
+
 /* Add bytes to the resources of route r; the route's rate alone into *alone (the smallest). */
 static void load_route(const ss_job* j, const ss_route* r, double bytes, double* load, double* alone)
 {
@@ -25,7 +37,7 @@ static void load_route(const ss_job* j, const ss_route* r, double bytes, double*
     int k = resource(p, &r->hops[h]);
     if (k >= 0)
       load[k] += bytes;
-    *alone = fmin(*alone, ss_cluster_link_bandwidth(j, r->hops[h].link));
+    *alone = fmin(*alone, rate(j, r->hops[h].link));
   }
 }
 
@@ -53,6 +65,8 @@ void ss_a2a_time_of(const ss_job* j, const ss_a2a_shape* sh, double bytes, ss_a2
   ss_assert(sh->per >= 1 && sh->stride >= 1 && sh->per * sh->stride <= g && g % (sh->per * sh->stride) == 0);
   ss_proto_cost pc;
   ss_a2a_protocol(j, bytes, &pc);
+  if (j->opt.moe_dispatcher == SS_DISPATCH_DEEPEP)
+    ss_proto_cost_none(&pc); /* its own kernels: no NCCL call, step or protocol */
   double eff = pc.eff[SS_PHASE_GLOBAL] > 0 ? pc.eff[SS_PHASE_GLOBAL] : 1;
   double x = bytes / n / eff; /* one transfer, as moved */
   double* intra = calloc(4 * (size_t)p->nlinks + 2, sizeof(double));
@@ -76,12 +90,13 @@ void ss_a2a_time_of(const ss_job* j, const ss_a2a_shape* sh, double bytes, ss_a2
       load_route(j, ss_platform_route(p, a, nic), out_bytes, cross, &alone);
       load_route(j, ss_platform_route(p, nic, a), out_bytes, cross, &alone);
       double port = ss_cluster_port_bandwidth(j, 0);
-      slowest = fmax(slowest, x / fmin(ss_cluster_cross_bandwidth(j, a, a), port));
+      double path = j->opt.moe_dispatcher == SS_DISPATCH_DEEPEP ? alone : ss_cluster_cross_bandwidth(j, a, a);
+      slowest = fmax(slowest, x / fmin(path, port));
       lat = fmax(lat, ss_cluster_cross_latency(j, a, a));
     }
   }
   for (int k = 0; k < 2 * p->nlinks; k++) {
-    double cap = ss_cluster_link_bandwidth(j, k / 2);
+    double cap = rate(j, k / 2);
     /* A hop both inside and on the way out (a PCIe switch the NIC hangs off) carries both. */
     double both = (intra[k] + cross[k]) / cap;
     if (cross[k] > 0)

@@ -34,8 +34,19 @@ typedef struct ss_a2a_time {
  * peer: not modelled); no cost without the per-call cost (--no-call-cost, --ideal). */
 void ss_a2a_protocol(const ss_job* j, double bytes, ss_proto_cost* pc);
 
+/* DeepEP's share of an NVLink or NVSwitch link's one-way rate in its normal (throughput) kernels:
+ * 153 GB/s dispatch and 158 GB/s combine of H800's 160 GB/s measured one-way NVLink (DeepEP's README
+ * at deepseek-ai/DeepEP@0297fc80, intranode EP8; DeepSeek-V3's report, section 3.2.2): 155 / 160.
+ * Across instances it is taken at the NIC's line rate (its README's 43 to 58 GB/s "RDMA bottleneck
+ * bandwidth" on 50 GB/s CX7 InfiniBand, a convention that can exceed the line: ESTIMATE, capped at
+ * the line). Calibration only: no training run is predicted from these (calibration/
+ * validation_moe_sources.md). */
+#define SS_DEEPEP_NVLINK_FRACTION (155.0 / 160.0)
+
 /* The all-to-all of bytes per GPU (its whole send buffer) among groups of shape sh on j's instances
- * (j->gpus_per_instance GPUs each, every one in a group). */
+ * (j->gpus_per_instance GPUs each, every one in a group), by j's --moe-dispatcher: NCCL's (its
+ * protocol's latency and efficiency, the links at the transport's rate) or DeepEP's (the routes'
+ * latency only, NVLink at SS_DEEPEP_NVLINK_FRACTION, the NIC at its line rate). */
 void ss_a2a_time_of(const ss_job* j, const ss_a2a_shape* sh, double bytes, ss_a2a_time* out);
 
 #endif

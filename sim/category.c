@@ -17,7 +17,7 @@ static const ss_category categories[SS_CAT_COUNT] = {
     [SS_CAT_BUBBLE] = {"bubble", "pipeline bubble", "bubble", "wait for host (pipeline bubble)"},
 };
 
-static const char* const detail_names[SS_DETAIL_COUNT] = {"interference", "straggler", "tensor_parallel",
+static const char* const detail_names[SS_DETAIL_COUNT] = {"interference", "straggler",     "tensor_parallel",
                                                           "pipeline_p2p", "data_parallel", "all_to_all"};
 
 const ss_category* ss_category_of(ss_cat c)

@@ -6,6 +6,7 @@
 const char* const ss_allreduce_names[] = {"auto", "ring", "tree", "hierarchical", "fastest", NULL};
 const char* const ss_coll_op_names[] = {"allreduce", "reduce-scatter", "all-gather", "all-to-all", NULL};
 const char* const ss_fidelity_names[] = {"fast", "reference", NULL};
+const char* const ss_dispatcher_names[] = {"alltoall", "deepep", NULL};
 
 const char* ss_allreduce_name(ss_allreduce a)
 {

@@ -33,6 +33,13 @@ typedef enum ss_coll_op {
  * REFERENCE, one SimGrid communication per chunk and step, as the algorithm is written. */
 typedef enum ss_fidelity { SS_FIDELITY_FAST, SS_FIDELITY_REFERENCE } ss_fidelity;
 
+/* How a mixture of experts' tokens are exchanged (--moe-dispatcher): NCCL's all-to-all (Megatron-Core's
+ * alltoall dispatcher), or DeepEP's kernels (its flex dispatcher) at their measured share of the links
+ * and with FP8 dispatch in FP8 runs (a2a.h). */
+typedef enum ss_dispatcher { SS_DISPATCH_ALLTOALL, SS_DISPATCH_DEEPEP, SS_DISPATCH_COUNT } ss_dispatcher;
+
+extern const char* const ss_dispatcher_names[]; /* "alltoall", "deepep" */
+
 /* Names by value, NULL-terminated (the options' values; ss_coll_op's are bench's words). */
 extern const char* const ss_allreduce_names[];
 extern const char* const ss_coll_op_names[];

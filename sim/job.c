@@ -1401,6 +1401,8 @@ static int phase_moe(ss_job* j, ss_err* err)
                       : o->moe_imbalance > 0 ? "--moe-imbalance"
                       : o->moe_capacity > 0  ? "--moe-capacity"
                       : o->moe_pad           ? "--moe-pad"
+                      : o->overlap_moe_comm  ? "--overlap-moe-comm"
+                      : o->moe_dispatcher    ? "--moe-dispatcher"
                                              : NULL;
   mp->ep = 1;
   mp->etp = 1;
@@ -1454,10 +1456,24 @@ static int phase_moe(ss_job* j, ss_err* err)
                         mp->ep, mp->etp, span, g);
     mp->edp = block / span;
   }
+  if ((o->overlap_moe_comm || o->moe_dispatcher != SS_DISPATCH_ALLTOALL) && mp->ep < 2)
+    return ss_err_set(err, NULL, 0, "%s changes the experts' all-to-alls, and this run has none: give --ep 2 or more",
+                      o->overlap_moe_comm ? "--overlap-moe-comm" : "--moe-dispatcher");
+  if (o->overlap_moe_comm && mp->m < 2)
+    return ss_err_set(err, NULL, 0,
+                      "--overlap-moe-comm pairs one micro-batch's forward with another's backward (Megatron-Core's "
+                      "combined 1F1B): it needs 2 micro-batches or more, and this run has 1 (--grad-accum, "
+                      "--global-batch)");
+  if (o->overlap_moe_comm && o->recompute == SS_RECOMPUTE_FULL)
+    return ss_err_set(err, NULL, 0,
+                      "--overlap-moe-comm does not go with --recompute full (Megatron-Core refuses the combined 1F1B "
+                      "with full recomputation)");
   double tokens = (double)j->batch * w->tf.seq / (mp->on ? mp->cp * mp->t : 1);
   int draws = ss_transformer_moe_layers(&w->tf) * j->niters;
-  mp->moe_load = ss_par_moe_load(&w->tf, mp->ep, tokens, o->moe_imbalance, o->moe_capacity, o->moe_pad,
-                                 (unsigned)o->seed, draws, &mp->moe_dropped);
+  /* --ideal: routing balanced, unless --moe-imbalance says otherwise. */
+  double imbalance = o->moe_imbalance > 0 ? o->moe_imbalance : o->ideal ? 1 : -1;
+  mp->moe_load = ss_par_moe_load(&w->tf, mp->ep, tokens, imbalance, o->moe_capacity, o->moe_pad, (unsigned)o->seed,
+                                 draws, &mp->moe_dropped);
   return SS_OK;
 }
 
@@ -1687,7 +1703,7 @@ void ss_job_free(ss_job* j)
   free(j->tf_layers);
   SS_FREE_ALL(j->mp.counts, j->mp.fwd_s, j->mp.bwd_s, j->mp.tp_fwd_s, j->mp.tp_bwd_s, j->mp.dp_s, j->mp.dp_hidden_s,
               j->mp.opt_s, j->mp.gather_s, j->mp.params, j->mp.mem_bytes, j->mp.act_bytes, j->mp.expert_params,
-              j->mp.moe_layers);
+              j->mp.moe_fwd_s, j->mp.moe_bwd_s);
   free(j);
 }
 

@@ -486,6 +486,18 @@ const ss_optdef ss_option_table[] = {
      "with --moe-capacity: every expert's tokens padded to its capacity (Megatron-Core's "
      "moe_pad_expert_input_to_capacity), so each computes C times the mean",
      0, 0},
+    {"moe-dispatcher", 0, SS_KIND_ENUM, OFF(moe_dispatcher), 0, 0, 0, ss_dispatcher_names, 0, RUNS, "parallel", "D",
+     NULL, SS_DISPATCH_ALLTOALL, "alltoall", 0, "moe_dispatcher", "moe_dispatcher", 0, NULL,
+     "how the experts' tokens are exchanged: alltoall (NCCL's all-to-all, Megatron-Core's alltoall dispatcher) "
+     "or deepep (DeepEP's kernels, Megatron-Core's flex dispatcher: NVLink at DeepEP's measured share of it, the "
+     "network at the NIC's line rate, the dispatch in FP8 at --precision fp8)",
+     0, 0},
+    {"overlap-moe-comm", 0, SS_KIND_SWITCH, OFF(overlap_moe_comm), 0, 0, 0, NULL, 1, RUNS, "parallel", NULL, NULL, 0,
+     "off", 0, "overlap_moe_comm", "overlap_moe_comm", 0, NULL,
+     "Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): each micro-batch's dispatch and combine "
+     "run behind the compute of the micro-batch paired with it (a forward with a backward), only what the pair's "
+     "compute cannot cover waiting; needs 2 micro-batches or more and no full recomputation",
+     0, 0},
     {"pp", 0, SS_KIND_COUNT, OFF(pp), 1, SS_MAX_GPUS, 0, NULL, 0, RUNS, "parallel", "P", NULL, 1, "1", 0, "pp", "pp", 0,
      NULL,
      "pipeline stages: the layers split over P stages (the embedding with the first, the output layer and loss "

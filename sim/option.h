@@ -140,22 +140,24 @@ typedef struct ss_options {
   int cp; /* context-parallel size: each sequence split over cp GPUs (ring attention) */
   int pp; /* pipeline stages p */
   /* Mixtures of experts (docs/model.md, "Mixtures of experts"). */
-  int ep;                    /* expert-parallel size: the experts over ep GPUs */
-  int etp;                   /* expert-tensor-parallel size: each expert over etp GPUs; -1: --tp's */
-  double moe_imbalance;      /* the busiest expert's tokens over the mean; -1: drawn (routing uniform at random) */
-  double moe_capacity;       /* capacity factor: an expert takes at most that times the mean tokens; -1: dropless */
-  int moe_pad;               /* every expert padded to its capacity (Megatron's moe_pad_expert_input_to_capacity) */
-  ss_schedule schedule;      /* the pipeline's schedule */
-  int virtual_stages;        /* model chunks per stage (interleaved) */
-  int micro_batch;           /* sequences per micro-batch; -1: the workload's batch_per_gpu */
-  int global_batch;          /* sequences per optimizer step over all GPUs; -1: none (plan: kept constant) */
-  int grad_accum;            /* micro-batches per step (the global batch sets it when given) */
-  int sequence_parallel;     /* Korthikanti et al.'s sequence parallelism on */
-  ss_recompute recompute;    /* activation recomputation */
-  int distributed_optimizer; /* optimizer state sharded over the data-parallel group (ZeRO-1 style) */
-  int rank_order;            /* index of ss_rank_order_names: which dimension varies fastest */
-  const char* partition;     /* layers per virtual stage, comma-separated; NULL: even */
-  double tokens;             /* tokens to train (language models); -1: --samples or one epoch */
+  int ep;                       /* expert-parallel size: the experts over ep GPUs */
+  int etp;                      /* expert-tensor-parallel size: each expert over etp GPUs; -1: --tp's */
+  double moe_imbalance;         /* the busiest expert's tokens over the mean; -1: drawn (routing uniform at random) */
+  double moe_capacity;          /* capacity factor: an expert takes at most that times the mean tokens; -1: dropless */
+  int moe_pad;                  /* every expert padded to its capacity (Megatron's moe_pad_expert_input_to_capacity) */
+  ss_dispatcher moe_dispatcher; /* how the tokens are exchanged */
+  int overlap_moe_comm;         /* Megatron-Core's combined 1F1B: all-to-alls behind another micro-batch's compute */
+  ss_schedule schedule;         /* the pipeline's schedule */
+  int virtual_stages;           /* model chunks per stage (interleaved) */
+  int micro_batch;              /* sequences per micro-batch; -1: the workload's batch_per_gpu */
+  int global_batch;             /* sequences per optimizer step over all GPUs; -1: none (plan: kept constant) */
+  int grad_accum;               /* micro-batches per step (the global batch sets it when given) */
+  int sequence_parallel;        /* Korthikanti et al.'s sequence parallelism on */
+  ss_recompute recompute;       /* activation recomputation */
+  int distributed_optimizer;    /* optimizer state sharded over the data-parallel group (ZeRO-1 style) */
+  int rank_order;               /* index of ss_rank_order_names: which dimension varies fastest */
+  const char* partition;        /* layers per virtual stage, comma-separated; NULL: even */
+  double tokens;                /* tokens to train (language models); -1: --samples or one epoch */
   /* stash-sim plan (planner.h): what it enumerates, and what it keeps. */
   const char* plan_platforms;  /* instance types: a comma-separated list or a folder; NULL: the catalogue */
   int plan_max_instances;      /* 1 to K instances of each type */

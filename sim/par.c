@@ -196,10 +196,16 @@ static void moe_comm(const ss_par_in* in, ss_mp* mp)
   int g = in->gpus_per_instance, span = mp->ep * mp->etp, cross = 0;
   double tokens = (double)mp->b * tf->seq / mp->cp / mp->t;
   mp->a2a_bytes = tokens * tf->moe.top_k * tf->hidden * 2 * mp->moe_load;
-  double one = 0;
+  /* DeepEP dispatches FP8 runs' tokens in FP8 with a 4-byte scale per 128 elements; the combine and
+   * the backward's exchanges stay 16-bit. */
+  double dispatch = mp->a2a_bytes;
+  if (in->o->moe_dispatcher == SS_DISPATCH_DEEPEP && in->precision == SS_PRECISION_FP8)
+    dispatch *= (1 + 4.0 / 128) / 2;
+  double one = 0, first = 0;
   if (mp->ep > 1) {
     int per = span <= g ? mp->ep : g / mp->etp, m = span <= g ? 1 : span / g;
     one = in->a2a_s(in->ctx, per, mp->etp, m, mp->a2a_bytes, &cross);
+    first = dispatch == mp->a2a_bytes ? one : in->a2a_s(in->ctx, per, mp->etp, m, dispatch, &cross);
     mp->a2a_cross = cross;
   }
   double gather = 0;
@@ -208,7 +214,7 @@ static void moe_comm(const ss_par_in* in, ss_mp* mp)
              strided_time(in, 0, 1, mp->etp, SS_OP_REDUCE_SCATTER, mp->a2a_bytes * mp->etp, &cross);
     mp->a2a_cross |= cross;
   }
-  mp->a2a_fwd_s = 2 * one + gather;
+  mp->a2a_fwd_s = first + one + gather;
   mp->a2a_bwd_s = (2 * one + gather) * (in->o->recompute == SS_RECOMPUTE_FULL ? 2 : 1);
 }
 
@@ -291,9 +297,19 @@ static void stage_times(const ss_par_in* in, ss_mp* mp)
     int moe = 0;
     for (int k = start; k < start + n; k++)
       moe += ss_transformer_is_moe(&w->tf, k);
-    mp->moe_layers[vs] = moe;
-    mp->tp_fwd_s[vs] += moe * mp->a2a_fwd_s;
-    mp->tp_bwd_s[vs] += moe * mp->a2a_bwd_s;
+    /* Combined 1F1B (--overlap-moe-comm): a forward and a backward of two micro-batches run together,
+     * each one's exchanges behind the other's compute; the pair waits only for what their compute
+     * cannot cover, shared between them as their exchanges are. */
+    double fa = moe * mp->a2a_fwd_s, ba = moe * mp->a2a_bwd_s;
+    if (in->o->overlap_moe_comm && fa + ba > 0) {
+      double exposed = fmax(0, fa + ba - (mp->fwd_s[vs] + mp->bwd_s[vs])) / (fa + ba);
+      fa *= exposed;
+      ba *= exposed;
+    }
+    mp->moe_fwd_s[vs] = fa;
+    mp->moe_bwd_s[vs] = ba;
+    mp->tp_fwd_s[vs] += fa;
+    mp->tp_bwd_s[vs] += ba;
     start += n;
   }
 }
@@ -441,11 +457,13 @@ int ss_par_derive(const ss_par_in* in, ss_mp* mp, ss_err* err)
   mp->gather_s = calloc(p, sizeof(double));
   mp->params = calloc(p, sizeof(double));
   mp->expert_params = calloc(p, sizeof(double));
-  mp->moe_layers = calloc(nv, sizeof(int));
+  mp->moe_fwd_s = calloc(nv, sizeof(double));
+  mp->moe_bwd_s = calloc(nv, sizeof(double));
   mp->mem_bytes = calloc(p, sizeof(double));
   mp->act_bytes = calloc(p, sizeof(double));
   if (!mp->fwd_s || !mp->bwd_s || !mp->tp_fwd_s || !mp->tp_bwd_s || !mp->dp_s || !mp->dp_hidden_s || !mp->opt_s ||
-      !mp->gather_s || !mp->params || !mp->expert_params || !mp->moe_layers || !mp->mem_bytes || !mp->act_bytes)
+      !mp->gather_s || !mp->params || !mp->expert_params || !mp->moe_fwd_s || !mp->moe_bwd_s || !mp->mem_bytes ||
+      !mp->act_bytes)
     return ss_err_nomem(err);
   stage_times(in, mp);
   stage_states(in, mp);

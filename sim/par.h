@@ -53,9 +53,10 @@ typedef struct ss_mp {
   double a2a_fwd_s;
   double a2a_bwd_s; /* with full recomputation, the forward's again */
   int a2a_cross;
-  int* moe_layers; /* [p v]: the MoE layers of each virtual stage (its passes wait for that many
-                    * a2a_fwd_s forward, a2a_bwd_s backward, within tp_fwd_s and tp_bwd_s) */
-  double p2p_bytes; /* what each GPU sends to the next (or previous) stage per micro-batch */
+  double* moe_fwd_s; /* [p v]: of tp_fwd_s, the MoE layers' all-to-alls a forward waits for (each layer's
+                      * a2a_fwd_s, less what --overlap-moe-comm hides) */
+  double* moe_bwd_s; /* ... of tp_bwd_s, a backward */
+  double p2p_bytes;  /* what each GPU sends to the next (or previous) stage per micro-batch */
   /* Per stage ([p]), one GPU: the data-parallel reduction of its gradients (all its chunks), the part
    * of it hidden under the last micro-batch's backward, the optimizer step, and the distributed
    * optimizer's all-gather of the updated parameters after it. */

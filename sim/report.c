@@ -247,11 +247,11 @@ static void write_table_ckpt(FILE* f, const ss_job* j)
 static double moe_a2a_s(const ss_job* j)
 {
   const ss_mp* mp = &j->mp;
-  if (!mp->on || !mp->moe_layers)
+  if (!mp->on || !mp->moe_fwd_s)
     return 0;
   double s = 0;
   for (int vs = 0; vs < mp->p * mp->v; vs++)
-    s += mp->moe_layers[vs] * (mp->a2a_fwd_s + mp->a2a_bwd_s) * mp->m;
+    s += (mp->moe_fwd_s[vs] + mp->moe_bwd_s[vs]) * mp->m;
   return s / mp->p;
 }
 
@@ -269,6 +269,7 @@ static void write_json_moe(FILE* f, const ss_job* j)
           ss_transformer_active_params(tf), mp->ep, mp->etp, mp->on ? mp->edp : j->ngpus, mp->moe_load,
           j->opt.moe_pad             ? "padded"
           : j->opt.moe_imbalance > 0 ? "given"
+          : j->opt.ideal             ? "balanced"
                                      : "drawn",
           mp->moe_dropped, mp->a2a_bytes, mp->a2a_fwd_s, mp->a2a_bwd_s, moe_a2a_s(j), mp->a2a_cross ? "true" : "false");
 }
@@ -287,6 +288,7 @@ static void write_table_moe(FILE* f, const ss_result* r)
           ss_transformer_active_params(tf) / 1e9, mp->ep, mp->etp, mp->on ? mp->edp : j->ngpus, mp->moe_load,
           j->opt.moe_pad             ? "padded to capacity"
           : j->opt.moe_imbalance > 0 ? "--moe-imbalance"
+          : j->opt.ideal             ? "balanced: --ideal"
                                      : "drawn: uniform routing",
           mp->moe_dropped > 0 ? "" : "\n");
   if (mp->moe_dropped > 0)
@@ -294,9 +296,11 @@ static void write_table_moe(FILE* f, const ss_result* r)
   if (mp->ep > 1 || mp->etp > 1)
     fprintf(f,
             "  all-to-all: %.2f MB dispatched per GPU, MoE layer and micro-batch, %.3f ms forward and %.3f ms "
-            "backward %s; %.3f ms an iteration (%.1f%% of it) if none is hidden\n",
+            "backward %s by %s; %.3f ms an iteration waited for (%.1f%% of it)%s\n",
             mp->a2a_bytes / 1e6, mp->a2a_fwd_s * 1e3, mp->a2a_bwd_s * 1e3,
-            mp->a2a_cross ? "across instances" : "inside an instance", a2a * 1e3, it > 0 ? 100 * a2a / it : 0);
+            mp->a2a_cross ? "across instances" : "inside an instance",
+            j->opt.moe_dispatcher == SS_DISPATCH_DEEPEP ? "DeepEP" : "NCCL", a2a * 1e3, it > 0 ? 100 * a2a / it : 0,
+            j->opt.overlap_moe_comm ? ", the rest behind the paired micro-batch's compute (--overlap-moe-comm)" : "");
 }
 
 /* The "parallel" object of a tensor- or pipeline-parallel run: its layout and each stage's figures. */

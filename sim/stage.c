@@ -132,7 +132,7 @@ void ss_stage_tracks(ss_sim* s)
     ss_trace_name(name, sizeof(name), "stage %d: GPU %d of instance %d, waits and collectives", k / st->w, r % g,
                   r / g);
     ss_trace_thread(s->trace, TRACE_PID, TRACK_COMM(k), name, 2 * k + 1);
-    if (j->mp.moe_layers && (j->mp.ep > 1 || j->mp.etp > 1)) {
+    if (j->mp.moe_fwd_s && (j->mp.ep > 1 || j->mp.etp > 1)) {
       ss_trace_name(name, sizeof(name), "stage %d: GPU %d of instance %d, the experts' all-to-alls", k / st->w, r % g,
                     r / g);
       ss_trace_thread(s->trace, TRACE_PID, TRACK_A2A(k), name, 2 * k + 1);
@@ -255,7 +255,7 @@ static void pass(actor* a, const ss_pipe_op* op, int o)
    * one sleep, booked in three. */
   double work = (op->bwd ? mp->bwd_s[vs] : mp->fwd_s[vs]) * a->jitter;
   double wait = op->bwd ? mp->tp_bwd_s[vs] : mp->tp_fwd_s[vs];
-  double a2a = mp->moe_layers ? mp->moe_layers[vs] * (op->bwd ? mp->a2a_bwd_s : mp->a2a_fwd_s) : 0;
+  double a2a = mp->moe_fwd_s ? (op->bwd ? mp->moe_bwd_s[vs] : mp->moe_fwd_s[vs]) : 0;
   sleep_for(work + wait);
   /* Booked as the clock moved (a sleep below SimGrid's accuracy does not move it), in the
    * proportions asked for: the iteration's parts add up to its span. */

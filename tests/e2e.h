@@ -100,7 +100,8 @@
   TEST(alltoall_closed_form)                                                                                           \
   TEST(alltoall_flows)                                                                                                 \
   TEST(moe_closed_forms)                                                                                               \
-  TEST(moe_trace)
+  TEST(moe_trace)                                                                                                      \
+  TEST(moe_mechanisms)
 
 #define E2E_DECLARE(name) void test_##name(void);
 E2E_TESTS(E2E_DECLARE)

@@ -205,3 +205,42 @@ void test_moe_trace(void)
   run_free(&without);
   remove(path);
 }
+
+/* Each mechanism of a mixture of experts can be switched off or changed, and moves the run the way it
+ * must, on Mixtral 8x7B over 4 p5.48xlarge (tensor 2, pipeline 2, expert 8: every expert group spans
+ * two instances):
+ * - a busier expert never makes the run faster, and the busiest GPU's load is what the closed form
+ *   says (e2e.moe_closed_forms); --ideal routes in balance (load 1);
+ * - --overlap-moe-comm never waits longer for the all-to-alls, and never makes the run slower;
+ * - DeepEP takes the NIC at its line rate where NCCL over EFA takes 60% of it: never slower across
+ *   instances. */
+void test_moe_mechanisms(void)
+{
+  const char* base = "platforms/p5.48xl.xml tests/hf-moe/mixtral-8x7b/config.json --instances 4 --tp 2 "
+                     "--sequence-parallel --ep 8 --pp 2 --global-batch 64 --micro-batch 1 --distributed-optimizer "
+                     "--iterations 2 --ignore-memory";
+  double balanced = sim_num("iteration_s", "%s --moe-imbalance 1", base);
+  double busier = sim_num("iteration_s", "%s --moe-imbalance 4", base);
+  double drawn = sim_num("iteration_s", "%s", base);
+  CHECK(balanced <= drawn && drawn <= busier, "iterations: balanced %.9g, drawn %.9g, imbalance 4 %.9g", balanced,
+        drawn, busier);
+  cJSON* ideal = sim_json("%s --ideal", base);
+  const cJSON* moe = cJSON_GetObjectItemCaseSensitive(ideal, "moe");
+  CHECK(num(moe, "load") == 1, "--ideal: load %.17g, not 1", num(moe, "load"));
+  cJSON_Delete(ideal);
+  cJSON* plain = sim_json("%s", base);
+  cJSON* over = sim_json("%s --overlap-moe-comm", base);
+  cJSON* deep = sim_json("%s --moe-dispatcher deepep", base);
+  double a = num(cJSON_GetObjectItemCaseSensitive(plain, "breakdown_detail"), "all_to_all_s");
+  double o = num(cJSON_GetObjectItemCaseSensitive(over, "breakdown_detail"), "all_to_all_s");
+  CHECK(a > 0 && o <= a && num(over, "iteration_s") <= num(plain, "iteration_s"),
+        "--overlap-moe-comm: all-to-alls %.9g s (without %.9g), iteration %.9g s (without %.9g)", o, a,
+        num(over, "iteration_s"), num(plain, "iteration_s"));
+  double d = num(cJSON_GetObjectItemCaseSensitive(deep, "moe"), "a2a_fwd_s");
+  double n = num(cJSON_GetObjectItemCaseSensitive(plain, "moe"), "a2a_fwd_s");
+  CHECK(d > 0 && d < n && num(deep, "iteration_s") <= num(plain, "iteration_s"),
+        "DeepEP: all-to-all %.9g s forward, NCCL's %.9g s", d, n);
+  cJSON_Delete(plain);
+  cJSON_Delete(over);
+  cJSON_Delete(deep);
+}
