@@ -136,6 +136,13 @@ static cJSON* workload_json(const char* path, const ss_workload* w, const hf_arg
     cJSON_AddNumberToObject(m, "rope_dim", tf->mla.rope_dim);
     cJSON_AddNumberToObject(m, "v_dim", tf->mla.v_dim);
   }
+  if (tf->window > 0) {
+    cJSON* m = cJSON_AddObjectToObject(t, "local_attention");
+    cJSON_AddNumberToObject(m, "window", tf->window);
+    cJSON_AddBoolToObject(m, "chunked", tf->window_chunked);
+    cJSON_AddNumberToObject(m, "full_every", tf->full_every);
+    cJSON_AddNumberToObject(m, "full_phase", tf->full_phase);
+  }
   cJSON* p = cJSON_AddObjectToObject(j, "provenance");
   char s[1024];
   snprintf(s, sizeof(s),

@@ -324,7 +324,8 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
   m->named = cJSON_IsString(name) && name->valuestring[0];
   snprintf(m->name, sizeof(m->name), "%.127s", m->named ? name->valuestring : f->arch);
   int seq = pos > 0 && pos < SS_HF_DEFAULT_SEQ ? (int)pos : SS_HF_DEFAULT_SEQ;
-  m->tf = (ss_transformer){(int)L, (int)h, (int)a, (int)kv, (int)ffn, f->gated, seq, (int)V, tied, (int)hd, {0}, {0}};
+  m->tf = (ss_transformer){(int)L, (int)h,  (int)a, (int)kv, (int)ffn, f->gated, seq, (int)V,
+                           tied,   (int)hd, {0},    {0},     0,        0,        0,   0};
   m->max_positions = (int)pos;
   m->learned_positions = f->learned;
   /* A decoder layer's tensors as the family registers them: the norms first in GPT-2's and

@@ -29,6 +29,12 @@ int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why
                     "mask's balance)",
                     sp->cp, sp->seq, 2 * sp->cp),
            -1;
+  if (sp->cp > 1 && tf->window > 0)
+    return snprintf(why, size,
+                    "--cp %d splits the sequence for ring attention, and this model's layers attend locally (a "
+                    "window of %d tokens): not simulated together",
+                    sp->cp, tf->window),
+           -1;
   if (sp->cp > 1 && sp->attention == SS_ATTENTION_EAGER)
     return snprintf(why, size,
                     "--cp %d runs flash attention (ring attention over blocks of keys and values): not with "
@@ -38,10 +44,23 @@ int ss_tf_split_check(const ss_transformer* tf, const ss_tf_split* sp, char* why
   return 0;
 }
 
+/* The keys a query attends to on average, as the attention core computes them (its q x keys x half
+ * pairs): the whole sequence; with flash attention on a layer of local attention the window's (sliding:
+ * the last w of s tokens, s w - w^2 / 2 pairs a sequence) or the chunk's (chunked: s w / 2 pairs), as
+ * many pairs as those at half the causal triangle. Eager attention computes every score and masks. */
+static double attention_keys(const ss_transformer* tf, const ss_tf_split* sp)
+{
+  double s = sp->seq, w = tf->window;
+  if (!sp->windowed || w <= 0 || w >= s || sp->attention != SS_ATTENTION_FLASH)
+    return s;
+  double pairs = tf->window_chunked ? s * w / 2 : s * w - w * w / 2;
+  return 2 * pairs / s;
+}
+
 double ss_tf_attention_flops(const ss_transformer* tf, const ss_tf_split* sp, int bwd)
 {
-  double heads = (double)tf->heads / sp->t, d = ss_transformer_head_dim(tf);
-  double q = (double)sp->seq / sp->cp, kv = sp->seq;
+  double heads = (double)tf->heads / sp->t, d = ss_transformer_attn_dim(tf);
+  double q = (double)sp->seq / sp->cp, kv = attention_keys(tf, sp);
   /* Flash skips the masked blocks; with context parallelism each rank's two chunks (one early, one
    * late) balance the triangle, so every rank does half its q x kv. Eager computes them all. */
   double half = sp->causal && sp->attention == SS_ATTENTION_FLASH ? 0.5 : 1;
@@ -195,7 +214,7 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
     pass_gemm(&p, (tf_gemm){"qkv", "qkv dgrad", "qkv wgrad", tokens, qkv, h, 1, 0, (e + 2) * tokens * qkv});
   ss_tf_kernel* a = &out[p.n++];
   double heads = (double)tf->heads / t, kv_heads = mla ? heads : (double)tf->kv_heads / t;
-  double q = (double)sp->seq / sp->cp, kv = sp->seq, ad = ss_transformer_attn_dim(tf);
+  double q = (double)sp->seq / sp->cp, kv = attention_keys(tf, sp), ad = ss_transformer_attn_dim(tf);
   /* Q, K, V read and the output written (backward: also dO read, dQ, dK, dV written). */
   double io = e * sp->b * (2 * q * heads * ad + 2 * kv * kv_heads * ad) * (bwd ? 2 : 1);
   double scores = sp->attention == SS_ATTENTION_EAGER ? EAGER_SCORE_PASSES * e * sp->b * heads * q * kv : 0;

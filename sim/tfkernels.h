@@ -46,6 +46,9 @@ typedef struct ss_tf_split {
   int ep;
   int etp;
   double load;
+  /* A layer of local attention (windowed 1; the architecture's window): with flash attention each
+   * query's keys are its window's (sliding) or its chunk's (chunked) only. */
+  int windowed;
 } ss_tf_split;
 
 typedef enum ss_tfk_kind { SS_TFK_GEMM, SS_TFK_ATTENTION, SS_TFK_MEMORY } ss_tfk_kind;

@@ -97,40 +97,46 @@ int ss_tf_layer_times(const ss_workload* w, const ss_transformer* tf, const ss_t
                       double* fwd_s, double* bwd_s, double attn_share[2])
 {
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
-  double attn = 0, attn_b = 0, moe_attn = 0, moe_attn_b = 0;
-  ss_tf_split dense = *sp, moe = *sp;
-  dense.moe = 0;
-  moe.moe = 1;
-  double block_f = pass_time(k, ss_tf_kernels(tf, &dense, 0, k), d, &attn);
-  double block_b = pass_time(k, ss_tf_kernels(tf, &dense, 1, k), d, &attn_b);
-  /* A mixture of experts' layers (the same attention, the experts' FFN). */
-  double moe_f = block_f, moe_b = block_b;
-  if (tf->moe.experts > 0) {
-    moe_f = pass_time(k, ss_tf_kernels(tf, &moe, 0, k), d, &moe_attn);
-    moe_b = pass_time(k, ss_tf_kernels(tf, &moe, 1, k), d, &moe_attn_b);
+  /* The kinds of transformer layer, 2 moe + windowed: dense or a mixture of experts (its FFN), full or
+   * local attention; each one's forward and backward, and their attention cores'. */
+  double pass[4][2] = {{0}}, core[4][2] = {{0}};
+  int count[4] = {0};
+  for (int l = 0; l < tf->layers; l++)
+    count[2 * ss_transformer_is_moe(tf, l) + ss_transformer_is_windowed(tf, l)]++;
+  count[0] += count[0] == 0 && count[1] + count[2] + count[3] == 0; /* no layers: the dense kind still timed */
+  for (int v = 0; v < 4; v++) {
+    ss_tf_split kind = *sp;
+    kind.moe = v >= 2;
+    kind.windowed = v % 2;
+    for (int bwd = 0; count[v] > 0 && bwd < 2; bwd++)
+      if ((pass[v][bwd] = pass_time(k, ss_tf_kernels(tf, &kind, bwd, k), d, &core[v][bwd])) < 0)
+        return -1;
   }
-  if (moe_f < 0 || moe_b < 0)
-    return -1;
   double embed_f = pass_time(k, ss_tf_embed_kernels(tf, sp, 0, k), d, NULL);
   double embed_b = pass_time(k, ss_tf_embed_kernels(tf, sp, 1, k), d, NULL);
   double head_f = pass_time(k, ss_tf_head_kernels(tf, sp, 0, k), d, NULL);
   double head_b = pass_time(k, ss_tf_head_kernels(tf, sp, 1, k), d, NULL);
-  if (block_f < 0 || block_b < 0 || embed_f < 0 || embed_b < 0 || head_f < 0 || head_b < 0)
+  if (embed_f < 0 || embed_b < 0 || head_f < 0 || head_b < 0)
     return -1;
-  int nl = w->nlayers, lpb = w->layers_per_block, nmoe = ss_transformer_moe_layers(tf), L = tf->layers;
+  int nl = w->nlayers, lpb = w->layers_per_block;
   fwd_s[0] = embed_f;
   bwd_s[0] = embed_b;
   for (int l = 1; l < nl - 1; l++) {
-    int is_moe = ss_transformer_is_moe(tf, (l - 1) / lpb);
-    fwd_s[l] = (is_moe ? moe_f : block_f) * entry_share(w, l, 0);
-    bwd_s[l] = (is_moe ? moe_b : block_b) * entry_share(w, l, 1);
+    int b = (l - 1) / lpb, v = 2 * ss_transformer_is_moe(tf, b) + ss_transformer_is_windowed(tf, b);
+    fwd_s[l] = pass[v][0] * entry_share(w, l, 0);
+    bwd_s[l] = pass[v][1] * entry_share(w, l, 1);
   }
   fwd_s[nl - 1] = head_f;
   bwd_s[nl - 1] = head_b;
-  /* The attention core's share over all the layers, dense and mixtures of experts. */
-  double all_f = (L - nmoe) * block_f + nmoe * moe_f, all_b = (L - nmoe) * block_b + nmoe * moe_b;
-  attn_share[0] = all_f > 0 ? ((L - nmoe) * attn + nmoe * moe_attn) / all_f : 0;
-  attn_share[1] = all_b > 0 ? ((L - nmoe) * attn_b + nmoe * moe_attn_b) / all_b : 0;
+  /* The attention core's share over all the transformer layers, of every kind. */
+  for (int bwd = 0; bwd < 2; bwd++) {
+    double all = 0, attn = 0;
+    for (int v = 0; v < 4; v++) {
+      all += count[v] * pass[v][bwd];
+      attn += count[v] * core[v][bwd];
+    }
+    attn_share[bwd] = all > 0 ? attn / all : 0;
+  }
   return 0;
 }
 

@@ -37,6 +37,11 @@ int ss_transformer_is_moe(const ss_transformer* tf, int l)
   return m->experts > 0 && l >= m->first && l % (m->every > 0 ? m->every : 1) == m->phase;
 }
 
+int ss_transformer_is_windowed(const ss_transformer* tf, int l)
+{
+  return tf->window > 0 && !(tf->full_every > 0 && l % tf->full_every == tf->full_phase);
+}
+
 int ss_transformer_moe_layers(const ss_transformer* tf)
 {
   int n = 0;

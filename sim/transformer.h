@@ -47,7 +47,17 @@ typedef struct ss_transformer {
   int head_dim;  /* each head's width; 0: hidden / heads (Gemma's and Qwen3's small models differ) */
   ss_moe moe;    /* experts 0: dense */
   ss_mla mla;    /* kv_lora 0: none */
+  /* Local attention (window 0: none): the layers but those l with l % full_every == full_phase (all of
+   * them when full_every is 0) attend to the last `window` tokens (sliding: GPT-OSS) or within chunks of
+   * `window` tokens (chunked: Llama 4). */
+  int window;
+  int window_chunked;
+  int full_every;
+  int full_phase;
 } ss_transformer;
+
+/* Whether layer l attends locally (tf->window). */
+int ss_transformer_is_windowed(const ss_transformer* tf, int l);
 
 /* Whether layer l (0 .. layers - 1) is a mixture of experts. */
 int ss_transformer_is_moe(const ss_transformer* tf, int l);

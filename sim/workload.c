@@ -786,13 +786,39 @@ static int parse_mla(wctx* c, const cJSON* t, ss_transformer* tf)
   return SS_OK;
 }
 
+/* "transformer.local_attention": local attention (ss_transformer.window): window, optionally chunked
+ * (false: sliding), full_every (0: every layer local) and full_phase (below full_every). */
+static int parse_local(wctx* c, const cJSON* t, ss_transformer* tf)
+{
+  static const char* const keys[] = {"window", "chunked", "full_every", "full_phase", NULL};
+  const char* path = "$.transformer.local_attention";
+  const cJSON* m = cJSON_GetObjectItemCaseSensitive(t, "local_attention");
+  if (!m)
+    return SS_OK;
+  if (check_keys(c, m, path, keys))
+    return SS_EINPUT;
+  double window = 0;
+  if (get_number(c, m, path, "window", 1, 0, 1 << 30, 1, &window) ||
+      opt_int(c, m, path, "full_every", 0, tf->layers, &tf->full_every) ||
+      opt_int(c, m, path, "full_phase", 0, tf->full_every > 0 ? tf->full_every - 1 : 0, &tf->full_phase))
+    return SS_EINPUT;
+  const cJSON* chunked = cJSON_GetObjectItemCaseSensitive(m, "chunked");
+  if (chunked && !cJSON_IsBool(chunked))
+    return ss_err_set_path(c->err, c->file, "$.transformer.local_attention.chunked", "expected true or false, got %s",
+                           json_kind(chunked));
+  tf->window = (int)window;
+  tf->window_chunked = cJSON_IsTrue(chunked);
+  return SS_OK;
+}
+
 /* "transformer": the architecture of a decoder-only language model, whose layers must be the input
  * embedding, an equal number of entries per transformer layer, and the output layer. */
 static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
 {
   static const char* const keys[] = {
-      "layers",          "hidden",   "heads",         "kv_heads",          "ffn", "gated_ffn", "seq", "vocab",
-      "tied_embeddings", "head_dim", "max_positions", "learned_positions", "moe", "mla",       NULL};
+      "layers", "hidden", "heads",           "kv_heads", "ffn",           "gated_ffn",
+      "seq",    "vocab",  "tied_embeddings", "head_dim", "max_positions", "learned_positions",
+      "moe",    "mla",    "local_attention", NULL};
   static const char* const ints[] = {"layers", "hidden", "heads", "kv_heads", "ffn", "seq", "vocab", NULL};
   static const char* const bools[] = {"gated_ffn", "tied_embeddings", NULL};
   const char* path = "$.transformer";
@@ -830,9 +856,17 @@ static int parse_transformer(wctx* c, const cJSON* root, ss_workload* w)
                            json_kind(learned));
   w->max_positions = (int)max_positions;
   w->learned_positions = learned && cJSON_IsTrue(learned);
-  w->tf = (ss_transformer){(int)v[0], (int)v[1], (int)v[2], (int)v[3],     (int)v[4], b[0],
-                           (int)v[5], (int)v[6], b[1],      (int)head_dim, {0},       {0}};
-  if (parse_moe(c, t, &w->tf) || parse_mla(c, t, &w->tf))
+  w->tf = (ss_transformer){.layers = (int)v[0],
+                           .hidden = (int)v[1],
+                           .heads = (int)v[2],
+                           .kv_heads = (int)v[3],
+                           .ffn = (int)v[4],
+                           .gated_ffn = b[0],
+                           .seq = (int)v[5],
+                           .vocab = (int)v[6],
+                           .tied = b[1],
+                           .head_dim = (int)head_dim};
+  if (parse_moe(c, t, &w->tf) || parse_mla(c, t, &w->tf) || parse_local(c, t, &w->tf))
     return SS_EINPUT;
   char why[160];
   if (ss_transformer_check(&w->tf, 1, 1, why, sizeof(why)))

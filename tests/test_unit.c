@@ -1831,13 +1831,13 @@ static void test_pipeline_layout(void)
 static void test_pipeline_transformer(void)
 {
   /* GPT-3 175B (Brown et al. 2020): 96 layers, h 12288, 96 heads, FFN 4h, 2048 tokens, 50257 words. */
-  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}};
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}, 0, 0, 0, 0};
   double h = 12288, params = 96 * (12 * h * h + 2 * h) + 50257 * h;
   CU_ASSERT(fabs(ss_transformer_params(&g) - params) <= 1e-9 * params);
   CU_ASSERT(fabs(ss_transformer_params(&g) / 175e9 - 1) < 0.01);
   /* Llama-2 70B: 80 layers, h 8192, 64 heads, 8 key-value heads, SwiGLU FFN 28672, 32000 words, untied:
    * 68.98e9 parameters (Touvron et al. 2023 say 70B). */
-  ss_transformer l70 = {80, 8192, 64, 8, 28672, 1, 4096, 32000, 0, 0, {0}, {0}};
+  ss_transformer l70 = {80, 8192, 64, 8, 28672, 1, 4096, 32000, 0, 0, {0}, {0}, 0, 0, 0, 0};
   double lp = 80 * (2.0 * 8192 * 8192 + 2.0 * 8192 * 1024 + 3.0 * 8192 * 28672 + 2 * 8192) + 2.0 * 32000 * 8192;
   CU_ASSERT(fabs(ss_transformer_params(&l70) - lp) <= 1e-9 * lp && fabs(lp / 69e9 - 1) < 0.01);
   /* Table 2, with s 2048, b 1, h 12288, a 96, t 8. */
@@ -1876,7 +1876,7 @@ static double kernels_flops(const ss_tf_kernel* k, int n, ss_tfk_kind kind)
 static void test_tfkernels_flops(void)
 {
   /* GPT-3 175B's layer: 24 h^2 FLOPs a token for the matrices, 4 s h for attention's products. */
-  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}};
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}, 0, 0, 0, 0};
   ss_tf_split sp = {.b = 1, .seq = 2048, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_EAGER, .causal = 1};
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
   double h = 12288, s = 2048;
@@ -1918,7 +1918,7 @@ static void test_tfkernels_flops(void)
     CU_ASSERT(fabs(split * 32 - one) <= 1e-9 * one);
   }
   /* Llama-2 70B's grouped-query QKV (h + 2 h / 8 columns) and SwiGLU (3 matrices of h x 28672). */
-  ss_transformer l70 = {80, 8192, 64, 8, 28672, 1, 4096, 32000, 0, 0, {0}, {0}};
+  ss_transformer l70 = {80, 8192, 64, 8, 28672, 1, 4096, 32000, 0, 0, {0}, {0}, 0, 0, 0, 0};
   ss_tf_split lp = {.b = 2, .seq = 4096, .t = 4, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
   n = ss_tf_kernels(&l70, &lp, 0, k);
   double tokens = 2 * 4096.0, lh = 8192, gemms = 2 * tokens * (lh * (lh + 2 * lh / 8) + lh * lh + 3 * lh * 28672) / 4;
@@ -1932,7 +1932,7 @@ static void test_tfkernels_flops(void)
 static void test_tfkernels_memory(void)
 {
   /* Eager at 16-bit: Korthikanti et al.'s Table 2 (transformer.c's figures) at every split. */
-  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}};
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}, 0, 0, 0, 0};
   for (int t = 1; t <= 8; t *= 2)
     for (int sq = 0; sq < 2; sq++)
       for (int r = 0; r < SS_RECOMPUTE_COUNT; r++) {
@@ -1942,7 +1942,7 @@ static void test_tfkernels_memory(void)
       }
   /* Flash keeps no scores: 34 s b h and 4 bytes per query and head; at Llama-3 8B, sequence 8192, a
    * fifth of eager's. Context parallelism divides it by cp. */
-  ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0, 0, {0}, {0}};
+  ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0, 0, {0}, {0}, 0, 0, 0, 0};
   ss_tf_split f = {.b = 1, .seq = 8192, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
   double s = 8192, h = 4096, kv = 1024, ffn = 14336;
   double want = s * h * (4 * 2 + 2) + 2 * s * (h + 2 * kv + h + 3 * ffn) + 4 * s * 32;
@@ -1993,7 +1993,7 @@ static void test_tfkernels_fits(void)
  * FLOPs at the peak and below three times that; no flash attention on Volta. */
 static void test_tfkernels_time(void)
 {
-  ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0, 0, {0}, {0}};
+  ss_transformer l8 = {32, 4096, 32, 8, 14336, 1, 8192, 128256, 0, 0, {0}, {0}, 0, 0, 0, 0};
   ss_tf_split sp = {.b = 1, .seq = 8192, .t = 1, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
   ss_tf_device h100 = {"hopper", "fp16", 989e12, 3.35e12, 132, 0.8, 989e12, NULL};
   ss_tf_kernel k[SS_TF_MAX_KERNELS];
@@ -2033,7 +2033,7 @@ static void test_tfkernels_time(void)
  * with flash attention, against 34 s b h + 4 s b a at bf16. */
 static void test_tfkernels_fp8(void)
 {
-  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}};
+  ss_transformer g = {96, 12288, 96, 96, 4 * 12288, 0, 2048, 50257, 1, 0, {0}, {0}, 0, 0, 0, 0};
   ss_tf_split b16 = {.b = 1, .seq = 2048, .t = 2, .cp = 1, .elem = 2, .attention = SS_ATTENTION_FLASH, .causal = 1};
   ss_tf_split f8 = b16;
   f8.fp8 = 1;
