@@ -579,6 +579,10 @@ const ss_optdef ss_option_table[] = {
      "context-parallel sizes separated by commas", 0, "--cp's", 0, NULL, NULL, 0, NULL,
      "context-parallel sizes to try, separated by commas (--cp: the sequence split over each size's GPUs); the "
      "layouts t x cp x p that divide a configuration's GPUs run with data parallelism over the rest", 0, 0},
+    {"eps", 0, SS_KIND_PATH, OFF(plan_eps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "expert-parallel sizes separated by commas", 0, "--ep's", 0, NULL, NULL, 0, NULL,
+     "expert-parallel sizes to try, separated by commas (--ep: a mixture of experts' experts over each size's "
+     "GPUs); each must divide the experts and, with --etp (by default the tensor size), a stage's GPUs", 0, 0},
     {"pps", 0, SS_KIND_PATH, OFF(plan_pps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "pipeline stage counts separated by commas", 0, "--pp's", 0, NULL, NULL, 0, NULL,
      "pipeline stage counts to try, separated by commas; the layouts t x p that divide a configuration's GPUs "
@@ -985,7 +989,9 @@ static void plan_layouts(const ss_options* o, int* dp, int* mp)
   int nt = o->plan_tps ? ss_option_list_sizes(o->plan_tps, tps, SS_OPTION_LIST_MAX) : 1;
   int np = o->plan_pps ? ss_option_list_sizes(o->plan_pps, pps, SS_OPTION_LIST_MAX) : 1;
   int nc = o->plan_cps ? ss_option_list_sizes(o->plan_cps, cps, SS_OPTION_LIST_MAX) : 1;
-  int t1 = 0, p1 = 0, c1 = 0;
+  int eps[SS_OPTION_LIST_MAX] = {o->ep};
+  int ne = o->plan_eps ? ss_option_list_sizes(o->plan_eps, eps, SS_OPTION_LIST_MAX) : 1;
+  int t1 = 0, p1 = 0, c1 = 0, e1 = 0;
   *mp = 0;
   for (int i = 0; i < nt; i++) {
     t1 |= tps[i] == 1;
@@ -999,7 +1005,11 @@ static void plan_layouts(const ss_options* o, int* dp, int* mp)
     c1 |= cps[i] == 1;
     *mp |= cps[i] > 1;
   }
-  *dp = t1 && p1 && c1;
+  for (int i = 0; i < ne; i++) {
+    e1 |= eps[i] == 1;
+    *mp |= eps[i] > 1;
+  }
+  *dp = t1 && p1 && c1 && e1;
 }
 
 unsigned ss_options_had(const ss_options* o, unsigned cmd)
@@ -1473,12 +1483,11 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
     const char* name;
     const char* const* names;
     const char* what;
-  } lists[] = {{"tps", NULL, "whole numbers from 1"},
-               {"pps", NULL, "whole numbers from 1"},
-               {"cps", NULL, "whole numbers from 1"},
-               {"micro-batches", NULL, "whole numbers from 1"},
-               {"schedules", ss_schedule_names, "gpipe, 1f1b or interleaved"}};
-  const char* texts[] = {o->plan_tps, o->plan_pps, o->plan_cps, o->plan_micro, o->plan_schedules};
+  } lists[] = {
+      {"tps", NULL, "whole numbers from 1"},           {"pps", NULL, "whole numbers from 1"},
+      {"cps", NULL, "whole numbers from 1"},           {"eps", NULL, "whole numbers from 1"},
+      {"micro-batches", NULL, "whole numbers from 1"}, {"schedules", ss_schedule_names, "gpipe, 1f1b or interleaved"}};
+  const char* texts[] = {o->plan_tps, o->plan_pps, o->plan_cps, o->plan_eps, o->plan_micro, o->plan_schedules};
   for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
     int v[SS_OPTION_LIST_MAX];
     if (texts[k] &&
@@ -1486,7 +1495,7 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
       FAIL("--%s expects %s separated by commas, each once and at most %d, got '%s': %s", lists[k].name, lists[k].what,
            SS_OPTION_LIST_MAX, texts[k], why);
   }
-  int mp = ss_options_model_parallel(o) || o->plan_tps || o->plan_pps || o->plan_cps;
+  int mp = ss_options_model_parallel(o) || o->plan_tps || o->plan_pps || o->plan_cps || o->plan_eps;
   if (!mp && (o->plan_micro || o->plan_schedules))
     FAIL("--%s tries tensor- or pipeline-parallel configurations: give --tps or --pps",
          o->plan_micro ? "micro-batches" : "schedules");

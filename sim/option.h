@@ -167,6 +167,7 @@ typedef struct ss_options {
   const char* plan_tps;        /* tensor-parallel sizes, comma-separated; NULL: --tp's */
   const char* plan_pps;        /* pipeline stages, comma-separated; NULL: --pp's */
   const char* plan_cps;        /* context-parallel sizes, comma-separated; NULL: --cp's */
+  const char* plan_eps;        /* expert-parallel sizes, comma-separated; NULL: --ep's */
   const char* plan_micro;      /* micro-batches, comma-separated; NULL: --micro-batch's */
   const char* plan_schedules;  /* pipeline schedules, comma-separated; NULL: --schedule's */
   double plan_epochs;          /* epochs to train (when --samples is not given) */

@@ -93,6 +93,7 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->shard = j->opt.shard;
   r->tp = j->mp.on ? j->mp.t : 1;
   r->cp = j->mp.on ? j->mp.cp : 1;
+  r->ep = j->mp.on ? j->mp.ep : 1;
   r->pp = j->mp.on ? j->mp.p : 1;
   r->dp = j->mp.on ? j->mp.d : j->ngpus;
   r->micro_batch = j->batch;
@@ -155,7 +156,7 @@ static void shard_options(ss_options* c, ss_shard mode)
 static const char plan_hint[] =
     "fewer instance types (--platforms), --max-instances, --shards, --algorithms or --batches";
 static const char plan_hint_layouts[] =
-    "fewer instance types (--platforms), --max-instances, --tps, --pps, --micro-batches or --schedules";
+    "fewer instance types (--platforms), --max-instances, --tps, --cps, --eps, --pps, --micro-batches or --schedules";
 
 static const char* hint_of(const ss_planner* out)
 {
@@ -169,6 +170,7 @@ enum {
   DIM_INSTANCES,
   DIM_TP,
   DIM_CP,
+  DIM_EP,
   DIM_PP,
   DIM_MICRO,
   DIM_SCHEDULE,
@@ -187,7 +189,8 @@ typedef struct space {
   ss_allreduce algs[SS_OPTION_LIST_MAX];
   ss_shard shards[SS_OPTION_LIST_MAX];
   int batches[SS_OPTION_LIST_MAX];
-  int tps[SS_OPTION_LIST_MAX], pps[SS_OPTION_LIST_MAX], cps[SS_OPTION_LIST_MAX], micro[SS_OPTION_LIST_MAX];
+  int tps[SS_OPTION_LIST_MAX], pps[SS_OPTION_LIST_MAX], cps[SS_OPTION_LIST_MAX], eps[SS_OPTION_LIST_MAX];
+  int micro[SS_OPTION_LIST_MAX];
   ss_schedule schedules[SS_OPTION_LIST_MAX];
   int size[NDIMS]; /* how many values each dimension takes (instances: index i is i + 1 of them) */
 } space;
@@ -215,11 +218,13 @@ static int space_init(space* s, ss_platform* const* plats, const ss_workload* w,
   s->tps[0] = o->tp;
   s->pps[0] = o->pp;
   s->cps[0] = o->cp;
+  s->eps[0] = o->ep;
   s->micro[0] = o->micro_batch > 0 ? o->micro_batch : w->batch_per_gpu;
   s->schedules[0] = o->schedule;
   s->size[DIM_TP] = o->plan_tps ? ss_option_list_sizes(o->plan_tps, s->tps, SS_OPTION_LIST_MAX) : 1;
   s->size[DIM_PP] = o->plan_pps ? ss_option_list_sizes(o->plan_pps, s->pps, SS_OPTION_LIST_MAX) : 1;
   s->size[DIM_CP] = o->plan_cps ? ss_option_list_sizes(o->plan_cps, s->cps, SS_OPTION_LIST_MAX) : 1;
+  s->size[DIM_EP] = o->plan_eps ? ss_option_list_sizes(o->plan_eps, s->eps, SS_OPTION_LIST_MAX) : 1;
   s->size[DIM_MICRO] = o->plan_micro ? ss_option_list_sizes(o->plan_micro, s->micro, SS_OPTION_LIST_MAX) : 1;
   s->size[DIM_SCHEDULE] = o->plan_schedules
                               ? ss_option_list_schedules(o->plan_schedules, s->schedules, SS_OPTION_LIST_MAX)
@@ -230,6 +235,8 @@ static int space_init(space* s, ss_platform* const* plats, const ss_workload* w,
     out->model_parallel |= s->pps[k] > 1;
   for (int k = 0; k < s->size[DIM_CP]; k++)
     out->model_parallel |= s->cps[k] > 1;
+  for (int k = 0; k < s->size[DIM_EP]; k++)
+    out->model_parallel |= s->eps[k] > 1;
   /* A plan of layouts tries one algorithm unless --algorithms says (the layouts' own reductions
    * take the run's --allreduce). */
   if (out->model_parallel && !o->plan_algorithms) {
@@ -301,9 +308,9 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   int p = at[DIM_PLATFORM], k = at[DIM_INSTANCES] + 1;
   ss_shard shard = s->shards[at[DIM_SHARD]];
   ss_allreduce alg = s->algs[at[DIM_ALG]];
-  int t = s->tps[at[DIM_TP]], pp = s->pps[at[DIM_PP]], cp = s->cps[at[DIM_CP]];
+  int t = s->tps[at[DIM_TP]], pp = s->pps[at[DIM_PP]], cp = s->cps[at[DIM_CP]], ep = s->eps[at[DIM_EP]];
   int per = o->gpus > 0 ? o->gpus : s->plats[p]->ngpus;
-  if (t * cp * pp > 1) {
+  if (t * cp * pp * ep > 1) {
     /* A layout's own points: no sharding, the data-parallel reduction's algorithm and the batch are
      * not its dimensions (their first values stand for them). */
     if (at[DIM_SHARD] > 0 || at[DIM_ALG] > 0 || at[DIM_BATCH] > 0)
@@ -315,6 +322,15 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
                        s->out->platforms[p].name);
       return 1;
     }
+    /* The expert groups (ep x etp GPUs) divide a stage's GPUs: the others are no configuration. */
+    int etp = o->etp > 0 ? o->etp : t, stage = per * k / pp;
+    if (stage % (ep * etp)) {
+      if (!s->out->not_dividing++)
+        snprintf(s->out->not_dividing_first, sizeof(s->out->not_dividing_first),
+                 "e %d x etp %d = %d GPUs do not divide the %d GPUs of a stage of %d %s", ep, etp, ep * etp, stage, k,
+                 s->out->platforms[p].name);
+      return 1;
+    }
     ss_schedule sched = s->schedules[at[DIM_SCHEDULE]];
     if (pp == 1 && at[DIM_SCHEDULE] > 0)
       return 1;
@@ -322,6 +338,7 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     c.instances = k;
     c.tp = t;
     c.cp = cp;
+    c.ep = ep;
     c.pp = pp;
     c.sequence_parallel = o->sequence_parallel && t > 1; /* a plan's --sequence-parallel: where t > 1 */
     c.micro_batch = s->micro[at[DIM_MICRO]];
@@ -337,9 +354,10 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     if (rc)
       return rc;
     cf->platform = p;
-    char context[16] = "";
-    if (cp > 1)
-      snprintf(context, sizeof(context), " cp%d", cp);
+    char context[32] = "";
+    if (cp > 1 || ep > 1)
+      snprintf(context, sizeof(context), "%s%.0d%s%.0d", cp > 1 ? " cp" : "", cp > 1 ? cp : 0, ep > 1 ? " e" : "",
+               ep > 1 ? ep : 0);
     snprintf(cf->name, sizeof(cf->name), "%s x %d, t%d%s p%d d%d, micro-batch %d%s%s, recompute %s",
              s->out->platforms[p].name, k, t, context, pp, cf->job->mp.d, c.micro_batch, pp > 1 ? ", " : "",
              pp > 1 ? ss_schedule_names[c.schedule] : "", ss_recompute_names[c.recompute]);
@@ -405,8 +423,10 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
       snprintf(beyond, sizeof(beyond), "more than --max-minutes %g", o->max_minutes);
     char dims[160];
     if (out->model_parallel)
-      snprintf(dims, sizeof(dims), "tensor sizes %d, stage counts %d, micro-batches %d, schedules %d", s.size[DIM_TP],
-               s.size[DIM_PP], s.size[DIM_MICRO], s.size[DIM_SCHEDULE]);
+      snprintf(dims, sizeof(dims),
+               "tensor sizes %d, context sizes %d, expert sizes %d, stage counts %d, "
+               "micro-batches %d, schedules %d",
+               s.size[DIM_TP], s.size[DIM_CP], s.size[DIM_EP], s.size[DIM_PP], s.size[DIM_MICRO], s.size[DIM_SCHEDULE]);
     else
       snprintf(dims, sizeof(dims), "sharding modes %d, algorithms %d, batches %d", s.size[DIM_SHARD], s.size[DIM_ALG],
                s.size[DIM_BATCH]);
@@ -725,10 +745,10 @@ static void write_json(FILE* f, const void* arg)
             r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch);
     fprintf(
         f,
-        " \"tp\": %d, \"cp\": %d, \"pp\": %d, \"dp\": %d, \"micro_batch\": %d, \"micro_batches\": %d, "
+        " \"tp\": %d, \"cp\": %d, \"ep\": %d, \"pp\": %d, \"dp\": %d, \"micro_batch\": %d, \"micro_batches\": %d, "
         "\"schedule\": \"%s\", \"virtual_stages\": %d, \"recompute\": \"%s\", \"tokens_per_s\": %.17g, \"mfu\": %.17g,",
-        r->tp, r->cp, r->pp, r->dp, r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule], r->virtual_stages,
-        ss_recompute_names[r->recompute], r->tokens_per_s, r->mfu);
+        r->tp, r->cp, r->ep, r->pp, r->dp, r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule],
+        r->virtual_stages, ss_recompute_names[r->recompute], r->tokens_per_s, r->mfu);
     fprintf(f, " \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g,", r->iteration_s,
             r->throughput_samples_per_s, r->epoch_s);
     fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
@@ -775,17 +795,20 @@ static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
     const ss_planner_row* r = &p->rows[i];
     char t[32], stall[48], limit[48], layout[32], micro[48];
     row_cells(r, t, sizeof(t), stall, sizeof(stall), limit, sizeof(limit));
+    char experts[16] = "";
+    if (r->ep > 1)
+      snprintf(experts, sizeof(experts), " e%d", r->ep);
     if (r->cp > 1)
-      snprintf(layout, sizeof(layout), "%d x cp%d x %d x %d", r->tp, r->cp, r->pp, r->dp);
+      snprintf(layout, sizeof(layout), "%d x cp%d x %d x %d%s", r->tp, r->cp, r->pp, r->dp, experts);
     else
-      snprintf(layout, sizeof(layout), "%d x %d x %d", r->tp, r->pp, r->dp);
-    if (r->tp * r->cp * r->pp > 1)
+      snprintf(layout, sizeof(layout), "%d x %d x %d%s", r->tp, r->pp, r->dp, experts);
+    if (r->tp * r->cp * r->pp * r->ep > 1)
       snprintf(micro, sizeof(micro), "%d x %d, %s", r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule]);
     else
       snprintf(micro, sizeof(micro), "batch %d per GPU", r->micro_batch);
     fprintf(f, "%4d  %-16s %3d %5d  %-16s %-24s %-9s %12s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
             shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, layout, micro,
-            r->tp * r->cp * r->pp > 1 ? ss_recompute_names[r->recompute] : "-", t, r->cost_usd, r->tokens_per_s,
+            r->tp * r->cp * r->pp * r->ep > 1 ? ss_recompute_names[r->recompute] : "-", t, r->cost_usd, r->tokens_per_s,
             100 * r->mfu, stall, limit, r->pareto ? "*" : "");
   }
   if (p->nrows > 0) {

@@ -29,7 +29,7 @@ typedef struct ss_planner_row {
   ss_shard shard;
   /* Tensor and pipeline parallelism: the layout (1, 1, GPUs without), micro-batch and micro-batches
    * (the batch and 1 without), schedule, chunks per stage and recomputation. */
-  int tp, cp, pp, dp, micro_batch, micro_batches, virtual_stages;
+  int tp, cp, ep, pp, dp, micro_batch, micro_batches, virtual_stages;
   ss_schedule schedule;
   ss_recompute recompute;
   double tokens_per_s, mfu; /* a language model's (0 otherwise) */
