@@ -7,15 +7,17 @@ Every instance file of platforms/ and three workloads: a CNN (resnet50), a dense
 
 - mfu: MFU is a fraction of the peak: at the workload's precision and every other one the GPU
   has, under the roofline and the peak model, and under --compute-scale 0.25 (whose MFU is of the
-  what-if GPU's peak, the peak over the factor), data-parallel and pipelined;
+  what-if GPU's peak, the peak over the factor), data-parallel and pipelined, and for a mixture of
+  experts (MFU on its active parameters) with its experts over the instance's GPUs;
 - instances: more instances at the same per-GPU batch never shorten the iteration (each has the
   links of the fewer and a network more). Not asserted inside one instance: a larger set of GPUs may
   have more links per GPU (p3.16xlarge's hybrid cube mesh: 4 GPUs' rings run over more NVLinks each
   than 2 GPUs' one link), which real NCCL uses too;
 - micro_batches: fewer micro-batches per step (a smaller global batch at the same micro-batch)
   never lengthen the step, under each schedule;
-- memory: more tensor-parallel or context-parallel ranks never need more memory on a GPU (the
-  largest stage's), for a transformer under the kernel model and the roofline;
+- memory: more tensor-parallel, context-parallel or expert-parallel ranks never need more memory on a
+  GPU (the largest stage's), for a transformer under the kernel model and the roofline, and for a
+  mixture of experts (OLMoE) routed in balance;
 - effect: every option of a run given a value other than its default either is refused or changes
   the results, in a tensor/pipeline-parallel run, a data-parallel run over EFA and a run on one
   instance; the options whose effect depends on the value (a cap not reached, a buffer never full)
@@ -87,6 +89,11 @@ def case_mfu():
                             "4", "--distributed-optimizer", "--instances", str(max(1, 4 // n))]
                     jobs.append([p] + long + base)
                     names.append("%s llama-3-8b seq 131072 cp 4 %s" % (p, " ".join(base)))
+                    # A mixture of experts over the instance's GPUs: MFU on the active parameters.
+                    moe = ["tests/hf-moe/olmoe-1b-7b/config.json", "--seq", "2048", "--ep", str(min(n, 8)),
+                           "--instances", str(inst)]
+                    jobs.append([p] + moe + base)
+                    names.append("%s olmoe ep %d %s" % (p, min(n, 8), " ".join(base)))
                 jobs.append([p, "workloads/gpt3-1.3b.json", "--tp", "2", "--pp", "2", "--instances", str(inst),
                              "--global-batch", str(8 * max(1, n * inst // 4))] + base)
                 names.append("%s gpt3-1.3b tp2 pp2 %s" % (p, " ".join(base)))
@@ -153,7 +160,9 @@ def case_memory():
     jobs, keys = [], []
     runs = [("gpt3-1.3b", ["workloads/gpt3-1.3b.json", "--pp", "2", "--global-batch", "32"], "--tp", (1, 2, 4)),
             ("llama-3-8b", ["tests/hf/llama-3-8b/config.json", "--seq", "32768", "--tp", "2", "--global-batch", "16",
-                            "--distributed-optimizer"], "--cp", (1, 2, 4))]
+                            "--distributed-optimizer"], "--cp", (1, 2, 4)),
+            ("olmoe", ["tests/hf-moe/olmoe-1b-7b/config.json", "--seq", "4096", "--moe-imbalance", "1",
+                       "--distributed-optimizer"], "--ep", (2, 4, 8))]
     for p in PLATFORMS:
         n = gpus_of(p)
         if n < 8:
@@ -183,10 +192,10 @@ def case_memory():
 # The results an option could change (the echo of the options is left out).
 RESULT = ["iteration_s", "throughput_samples_per_s", "cost_usd_per_epoch", "breakdown", "breakdown_detail", "limit",
           "first_iteration_s", "time_to_train_s", "tokens_per_s", "mfu", "parallel", "gpu_memory_bytes", "init_s",
-          "simulated_s", "samples"]
+          "simulated_s", "samples", "moe"]
 # Not run options, or options whose purpose is not the results.
 NOT_RESULTS = {"format", "output", "trace", "estimate", "max-minutes", "stash", "stash-stack", "stash-single",
-               "tp", "pp", "cp", "verbose", "min-bytes", "max-bytes", "iters", "platform", "workload"}
+               "tp", "pp", "cp", "ep", "verbose", "min-bytes", "max-bytes", "iters", "platform", "workload"}
 # Options whose effect depends on their value or on the instance: given here a value that the
 # run does not reach, they leave it as it was. Each says why.
 VALUE_DEPENDENT = {
@@ -203,11 +212,16 @@ VALUE_DEPENDENT = {
     "channels-last": "at fp32 no layout transposes are made",
     "no-cudnn-tf32": "a V100 or a transformer has no TF32 convolution",
     "sync": "it states the default (synchronous SGD), to be explicit beside --async",
+    "attention": "flash is what auto picks where the GPU has a fused kernel (the mixture of experts' H100)",
+    "etp": "1 is --tp's value, the default, in the mixture-of-experts context",
+    "micro-batch": "1 is the config workload's batch per GPU, the default, in the mixture-of-experts context",
 }
 CONTEXTS = {
     "mp": ["platforms/p4d.24xl.xml", "workloads/gpt2-124m.json", "--tp", "2", "--pp", "2", "--instances", "2"],
     "dp_efa": ["platforms/p4d.24xl.xml", "workloads/resnet50.json", "--instances", "2", "--iterations", "4"],
     "dp_one": ["platforms/p3.16xl.xml", "workloads/resnet50.json", "--iterations", "4"],
+    "moe": ["platforms/p5.48xl.xml", "tests/hf-moe/olmoe-1b-7b/config.json", "--seq", "1024", "--ep", "4",
+            "--instances", "2", "--grad-accum", "2"],
 }
 # Enum names that mean the default or "as the file says", and the value to give where the first other
 # one is the workloads' own (their times are fp32).

@@ -15,6 +15,9 @@ Run from the repository root. CASE is one of:
              instances (2 take the same phases with fewer steps: allreduce's sweep has them).
   reference  the same at --fidelity reference on every instance file at 2 instances: allreduce and
              all-gather (auto), 4 KiB to 1 MiB (the reference's cost grows with the chunks).
+  alltoall   every instance file at 2 and 4 instances: stash-sim bench all-to-all, 64 KiB to 128 MiB, with
+             the NIC variants above; and a mixture of experts' iteration (OLMoE, expert parallel 16 over
+             2 instances) on the instances whose GPUs run bf16 (p4d, p4de, p5): never slower.
   training   every instance file at 2 instances, workloads/resnet50.json (a CNN, with its data
              pipeline), --allreduce fastest: the iteration with the NIC x1, x4, x100 and its latency
              lowered never grows; and --compute-scale 0.5 (a GPU twice as fast) never takes longer
@@ -46,6 +49,8 @@ import sys
 REL, ABS = 1e-9, 1e-9
 SCALES = (1, 4, 100)
 WORKLOAD = "workloads/resnet50.json"
+MOE_WORKLOAD = "tests/hf-moe/olmoe-1b-7b/config.json"
+MOE_PLATFORMS = ("p4d.24xl.xml", "p4de.24xl.xml", "p5.48xl.xml")
 
 # Violations still open (issue 39): (chain regex, faster variant regex, largest ratio slower/faster,
 # why). Each is a model that approximates another, not a link that slows anything down.
@@ -203,6 +208,24 @@ def case_reference(binary):
     return bench_sweep(binary, [("allreduce", "auto"), ("all-gather", "auto")], "reference", (2,), ("4Ki", "1Mi"))
 
 
+def case_alltoall(binary):
+    """The all-to-all (bench), and a mixture of experts' training whose expert groups span two instances
+    (OLMoE, expert parallel 16, on the instances whose GPUs run bf16)."""
+    out = bench_sweep(binary, [("all-to-all", "auto")], sizes=("64Ki", "128Mi"))
+    jobs, chains = {}, {}
+    for p, (gbps, lat) in figures(binary).items():
+        if os.path.basename(p) not in MOE_PLATFORMS:
+            continue
+        vs, pairs = variants(gbps, lat)
+        chain = "%s x2 olmoe --ep 16" % os.path.basename(p)
+        chains[chain] = (pairs, False)
+        for label, opts in vs:
+            jobs[(chain, label)] = (iteration, [p, MOE_WORKLOAD, "--seq", "1024", "--ep", "16", "--instances", "2",
+                                                "--iterations", "2", "--warmup", "1"] + opts)
+    moe = sweep(binary, jobs, chains, lambda c: "olmoe")
+    return {k: out[k] + moe[k] for k in out}
+
+
 def case_training(binary):
     jobs, chains = {}, {}
     base = ["--instances", "2", "--iterations", "2", "--warmup", "1"]
@@ -220,7 +243,8 @@ def case_training(binary):
     return sweep(binary, jobs, chains, lambda c: "training" + (" compute" if "compute" in c else " nic"))
 
 
-CASES = {"allreduce": case_allreduce, "halves": case_halves, "reference": case_reference, "training": case_training}
+CASES = {"allreduce": case_allreduce, "halves": case_halves, "reference": case_reference, "training": case_training,
+         "alltoall": case_alltoall}
 
 
 def main():
