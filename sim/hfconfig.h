@@ -3,10 +3,10 @@
  * modeling files that tensor, pipeline and context parallelism split the same way (Llama 2/3,
  * Mistral, Qwen2, Qwen3, GPT-2, GPT-NeoX, Gemma, Gemma 2), with each family's parameters as it
  * registers them (biases, norms, learned positions), so that the totals are the models' own; and
- * the mixture-of-experts families whose attention is one of those or DeepSeek's latent attention
- * (Mixtral, Qwen2-MoE, Qwen3-MoE, OLMoE, DeepSeek-V2 and V3), their total and active parameters
- * counted: they are not simulated yet (issue 41), and the other mixture-of-experts families are
- * refused by name. */
+ * the mixture-of-experts families whose attention is one of those, DeepSeek's latent attention or
+ * local attention (Mixtral, Qwen2-MoE, Qwen3-MoE, OLMoE, DeepSeek-V2 and V3, GPT-OSS with its sliding
+ * window, Llama 4's text model with its chunks), their total and active parameters counted; the other
+ * mixture-of-experts families are refused by name. */
 #ifndef SS_HFCONFIG_H
 #define SS_HFCONFIG_H
 
@@ -22,7 +22,8 @@ typedef struct ss_hf_model {
   char architecture[64]; /* architectures[0] */
   char name[128];        /* _name_or_path when given (named), else the architecture */
   int named;
-  ss_transformer tf;     /* its seq: the config's positions, at most SS_HF_DEFAULT_SEQ */
+  ss_transformer tf;     /* its seq: the config's positions, at most SS_HF_DEFAULT_SEQ; its ffn the dense
+                          * layers' (Llama 4's intermediate_size_mlp) */
   int max_positions;     /* max_position_embeddings (n_positions); 0 when the config gives none */
   int learned_positions; /* a table of positions (GPT-2's wpe): no sequence beyond max_positions */
   int nlayer_tensors;    /* a decoder layer's parameter tensors, in registration order */
@@ -37,8 +38,8 @@ typedef struct ss_hf_model {
   int experts;
   int top_k;
   int expert_ffn;
-  double expert_params; /* one routed expert */
-  double router_params; /* one MoE layer's router */
+  double expert_params; /* one routed expert, with its biases (GPT-OSS's) */
+  double router_params; /* one MoE layer's router, with its bias (GPT-OSS's, DeepSeek-V3's) */
   double shared_params; /* one MoE layer's shared experts and their gate */
   int moe_irregular;    /* the MoE layers follow no rule of tf.moe (a list of dense layers) */
   int nmoe_tensors;     /* a MoE layer's parameter tensors, in registration order */
@@ -60,7 +61,7 @@ int ss_hf_read(const cJSON* root, const char* path, ss_hf_model* m, ss_err* err)
 /* One decoder layer's parameters (the sum of its tensors). */
 double ss_hf_layer_params(const ss_hf_model* m);
 
-/* The model's parameters: its layers (a mixture of experts' with all their experts), embeddings,
+/* The model's parameters: its layers (a MoE layer's the sum of its tensors, all its experts), embeddings,
  * final norm and output layer. */
 double ss_hf_params(const ss_hf_model* m);
 
