@@ -39,6 +39,7 @@ void ss_derive_par_in(const ss_job* j, ss_par_in* in)
                     .opt_flops = j->opt_flops,
                     .speed_flops = g->speed_flops,
                     .memory_bytes = g->memory_bytes,
+                    .interference = j->interference,
                     .gpu_model = g->model,
                     .gpus_per_instance = j->gpus_per_instance,
                     .instances = j->instances,

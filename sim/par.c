@@ -298,13 +298,20 @@ static void stage_times(const ss_par_in* in, ss_mp* mp)
     for (int k = start; k < start + n; k++)
       moe += ss_transformer_is_moe(&w->tf, k);
     /* Combined 1F1B (--overlap-moe-comm): a forward and a backward of two micro-batches run together,
-     * each one's exchanges behind the other's compute; the pair waits only for what their compute
-     * cannot cover, shared between them as their exchanges are. */
+     * layer by layer, each exchange (the forward's dispatch and combine, the backward's) beside one
+     * sub-block of the other's compute (its attention or its experts): a quarter of the pair's compute
+     * per MoE layer hides each exchange, what it cannot cover waits; meanwhile the exchange holds SMs,
+     * and the compute it hides runs 1 + f times as long (job.interference, measured). */
     double fa = moe * mp->a2a_fwd_s, ba = moe * mp->a2a_bwd_s;
-    if (in->o->overlap_moe_comm && fa + ba > 0) {
-      double exposed = fmax(0, fa + ba - (mp->fwd_s[vs] + mp->bwd_s[vs])) / (fa + ba);
-      fa *= exposed;
-      ba *= exposed;
+    if (in->o->overlap_moe_comm && moe > 0 && fa + ba > 0) {
+      double window = (mp->fwd_s[vs] + mp->bwd_s[vs]) / moe / 4;
+      double ef = 2 * fmax(0, mp->a2a_fwd_s / 2 - window), eb = 2 * fmax(0, mp->a2a_bwd_s / 2 - window);
+      double hidden = moe * (mp->a2a_fwd_s + mp->a2a_bwd_s - ef - eb), pair = mp->fwd_s[vs] + mp->bwd_s[vs];
+      double slowed = in->interference * hidden;
+      mp->fwd_s[vs] += slowed * mp->fwd_s[vs] / pair;
+      mp->bwd_s[vs] += slowed * mp->bwd_s[vs] / pair;
+      fa = moe * ef;
+      ba = moe * eb;
     }
     mp->moe_fwd_s[vs] = fa;
     mp->moe_bwd_s[vs] = ba;

@@ -86,6 +86,7 @@ typedef struct ss_par_in {
   double opt_flops;    /* the optimizer step of the whole model */
   double speed_flops;  /* the GPU host's speed: its flops to seconds */
   double memory_bytes; /* a GPU's memory; 0: unknown */
+  double interference; /* f: compute takes 1 + f times as long while a collective runs on the GPU */
   const char* gpu_model;
   int gpus_per_instance;
   int instances;
