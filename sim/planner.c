@@ -243,6 +243,12 @@ static int space_init(space* s, ss_platform* const* plats, const ss_workload* w,
     s->algs[0] = o->allreduce;
     s->size[DIM_ALG] = 1;
   }
+  for (int k = 0; k < s->size[DIM_EP]; k++)
+    if (s->eps[k] > 1 && (!w->has_transformer || w->tf.moe.experts <= 0))
+      return ss_err_set(err, w->path, 0,
+                        "--eps splits the experts of a mixture of experts, and %s is a dense model (no \"moe\" in its "
+                        "transformer architecture: docs/formats.md)",
+                        w->model);
   if (out->model_parallel && !w->has_transformer)
     return ss_err_set(err, w->path, 0,
                       "--tps and --pps split a transformer, and this workload gives no \"transformer\" architecture "
