@@ -15,23 +15,14 @@ bench_sim "$build"
 part=3,4,4,4,4,4,4,4,4,4,4,4,4,4,4,2
 printf '%-12s %-6s %-44s %10s %10s %11s %12s\n' "model" "gpus" "split" "wall_s" "cpu_s" "maxrss_MiB" "estimate_s"
 mrun() {
-  local best_wall="" best_cpu="" rss=0 out est wall user sys kb cpu
+  local est
   est=$($bin p5.48xl deepseek-v3 --instances 256 --pp 16 --ep 64 --partition "$part" --global-batch 4096 \
     --micro-batch 1 --distributed-optimizer --recompute full --iterations 1 --warmup 0 --estimate --format json "$@" |
     python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["estimated_cpu_s"])')
-  for _ in $(seq "$reps"); do
-    # shellcheck disable=SC2086
-    out=$( { /usr/bin/time -f "%e %U %S %M" $pin "$bin" p5.48xl deepseek-v3 --instances 256 --pp 16 --ep 64 \
-      --partition "$part" --global-batch 4096 --micro-batch 1 --distributed-optimizer --recompute full \
-      --iterations 1 --warmup 0 "$@" >/dev/null; } 2>&1 | tail -1)
-    read -r wall user sys kb <<<"$out"
-    cpu=$(python3 -c "print('%.2f' % ($user + $sys))")
-    if [ -z "$best_wall" ] || python3 -c "import sys; sys.exit(0 if $wall < $best_wall else 1)"; then best_wall=$wall; fi
-    if [ -z "$best_cpu" ] || python3 -c "import sys; sys.exit(0 if $cpu < $best_cpu else 1)"; then best_cpu=$cpu; fi
-    [ "$kb" -gt "$rss" ] && rss=$kb
-  done
+  bench_best "$reps" "$bin" p5.48xl deepseek-v3 --instances 256 --pp 16 --ep 64 --partition "$part" \
+    --global-batch 4096 --micro-batch 1 --distributed-optimizer --recompute full --iterations 1 --warmup 0 "$@"
   printf '%-12s %-6s %-44s %10s %10s %11d %12s\n' deepseek-v3 2048 "p 16 e 64 d 128 $*" "$best_wall" "$best_cpu" \
-    $((rss / 1024)) "$est"
+    "$rss_mib" "$est"
 }
 mrun
 mrun --moe-dispatcher deepep

@@ -14,21 +14,14 @@ bench_sim "$build"
 printf '%-10s %-6s %-34s %10s %10s %11s %12s\n' "model" "gpus" "split" "wall_s" "cpu_s" "maxrss_MiB" "estimate_s"
 prun() {
   local model=$1 inst=$2 gpus=$3 split=$4; shift 4
-  local best_wall="" best_cpu="" rss=0 out est
+  local est
   # shellcheck disable=SC2086
   est=$($bin p4d.24xl "$model" --instances "$inst" $split --precision bf16 --recompute full --micro-batch 1 \
     --iterations 1 --warmup 0 --estimate --format json "$@" | python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["estimated_cpu_s"])')
-  for _ in $(seq "$reps"); do
-    # shellcheck disable=SC2086
-    out=$( { /usr/bin/time -f "%e %U %S %M" $pin "$bin" p4d.24xl "$model" --instances "$inst" $split \
-      --precision bf16 --recompute full --micro-batch 1 --iterations 1 --warmup 0 "$@" >/dev/null; } 2>&1 | tail -1)
-    read -r wall user sys kb <<<"$out"
-    cpu=$(python3 -c "print('%.2f' % ($user + $sys))")
-    if [ -z "$best_wall" ] || python3 -c "import sys; sys.exit(0 if $wall < $best_wall else 1)"; then best_wall=$wall; fi
-    if [ -z "$best_cpu" ] || python3 -c "import sys; sys.exit(0 if $cpu < $best_cpu else 1)"; then best_cpu=$cpu; fi
-    [ "$kb" -gt "$rss" ] && rss=$kb
-  done
-  printf '%-10s %-6s %-34s %10s %10s %11d %12s\n' "$model" "$gpus" "$split $*" "$best_wall" "$best_cpu" $((rss / 1024)) "$est"
+  # shellcheck disable=SC2086
+  bench_best "$reps" "$bin" p4d.24xl "$model" --instances "$inst" $split --precision bf16 --recompute full \
+    --micro-batch 1 --iterations 1 --warmup 0 "$@"
+  printf '%-10s %-6s %-34s %10s %10s %11d %12s\n' "$model" "$gpus" "$split $*" "$best_wall" "$best_cpu" "$rss_mib" "$est"
 }
 prun gpt3-175b 128 1024 "--tp 8 --pp 16 --global-batch 1536"
 prun gpt3-175b 128 1024 "--tp 8 --pp 16 --global-batch 1536" --schedule interleaved --virtual-stages 2 --sequence-parallel
