@@ -215,7 +215,7 @@ static void moe_comm(const ss_par_in* in, ss_mp* mp)
     mp->a2a_cross |= cross;
   }
   mp->a2a_fwd_s = first + one + gather;
-  mp->a2a_bwd_s = (2 * one + gather) * (in->o->recompute == SS_RECOMPUTE_FULL ? 2 : 1);
+  mp->a2a_bwd_s = 2 * one + gather + (in->o->recompute == SS_RECOMPUTE_FULL ? mp->a2a_fwd_s : 0);
 }
 
 /* Each virtual stage's compute and tensor-parallel waits per micro-batch. */
