@@ -799,7 +799,7 @@ static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
           "largest stall", "limited by", "front");
   for (int i = 0; i < p->nrows; i++) {
     const ss_planner_row* r = &p->rows[i];
-    char t[32], stall[48], limit[48], layout[32], micro[48];
+    char t[32], stall[48], limit[48], layout[96], micro[48];
     row_cells(r, t, sizeof(t), stall, sizeof(stall), limit, sizeof(limit));
     char experts[16] = "";
     if (r->ep > 1)
