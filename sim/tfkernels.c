@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 const char* const ss_attention_names[] = {"flash", "eager", NULL};
 
@@ -79,10 +78,10 @@ static void memory(ss_tf_kernel* k, const char* name, double bytes)
 }
 
 /* The GEMMs of a layer: each one's forward (m x k by k x n, `groups` of them in one grouped kernel,
- * as many FLOPs each), the names of its two backward GEMMs, and the bytes of the FP8 casts of its
+ * as many FLOPs each), the names of its two backward GEMMs and of its two FP8 casts, and the bytes of the FP8 casts of its
  * forward input that no norm fuses (fwd_cast) and of its backward output gradient (bwd_cast). */
 typedef struct tf_gemm {
-  const char *name, *dgrad, *wgrad;
+  const char *name, *dgrad, *wgrad, *cast, *grad_cast;
   double m, n, k, groups, fwd_cast, bwd_cast;
 } tf_gemm;
 
@@ -111,18 +110,17 @@ static void pass_gemm(tf_pass* p, tf_gemm g)
   if (p->bwd)
     return;
   if (g.fwd_cast > 0)
-    memory(&p->out[p->n++], strcmp(g.name, "proj") == 0 ? "proj cast" : "cast", g.fwd_cast);
+    memory(&p->out[p->n++], g.cast, g.fwd_cast);
   gemm(&p->out[p->n], g.name, g.m, g.n, g.k);
   p->out[p->n++].flops *= g.groups;
 }
 
 static int pass_end(tf_pass* p)
 {
-  static const char* const casts[] = {"qkv grad cast", "proj grad cast", "fc1 grad cast", "fc2 grad cast"};
   for (int i = 0; p->bwd && i < p->ng; i++) {
     const tf_gemm* g = &p->g[i];
     if (p->fp8)
-      memory(&p->out[p->n++], i < 4 ? casts[i] : "grad cast", g->bwd_cast);
+      memory(&p->out[p->n++], g->grad_cast, g->bwd_cast);
     /* The input's gradient (tokens x n by n x k) and the weight's (k x tokens by tokens x n). */
     gemm(&p->out[p->n], g->dgrad, g->m, g->k, g->n);
     p->out[p->n++].flops *= g->groups;
@@ -140,16 +138,20 @@ static void mla_projections(tf_pass* p, const ss_transformer* tf, const ss_tf_sp
   double h = tf->hidden, d = ss_transformer_head_dim(tf), a = tf->heads / (double)sp->t, e = sp->elem;
   double in = (e + 2) * tokens; /* a cast input with its transpose, its gradient cast and transposed */
   if (m->q_lora > 0) {
-    pass_gemm(p, (tf_gemm){"q down", "q down dgrad", "q down wgrad", tokens, m->q_lora, h, 1, 0, in * m->q_lora});
+    pass_gemm(p, (tf_gemm){"q down", "q down dgrad", "q down wgrad", "q down cast", "q down grad cast", tokens,
+                           m->q_lora, h, 1, 0, in * m->q_lora});
     pass_memory(p, "q norm", "q norm backward", 2 * tokens * m->q_lora * e, 2 * tokens * m->q_lora);
-    pass_gemm(p, (tf_gemm){"q up", "q up dgrad", "q up wgrad", tokens, a * d, m->q_lora, 1, 0, in * a * d});
+    pass_gemm(p, (tf_gemm){"q up", "q up dgrad", "q up wgrad", "q up cast", "q up grad cast", tokens, a * d, m->q_lora,
+                           1, 0, in * a * d});
   } else {
-    pass_gemm(p, (tf_gemm){"q", "q dgrad", "q wgrad", tokens, a * d, h, 1, 0, in * a * d});
+    pass_gemm(p, (tf_gemm){"q", "q dgrad", "q wgrad", "q cast", "q grad cast", tokens, a * d, h, 1, 0, in * a * d});
   }
   double kv_down = m->kv_lora + m->rope_dim, kv_up = a * (d - m->rope_dim + m->v_dim);
-  pass_gemm(p, (tf_gemm){"kv down", "kv down dgrad", "kv down wgrad", tokens, kv_down, h, 1, 0, in * kv_down});
+  pass_gemm(p, (tf_gemm){"kv down", "kv down dgrad", "kv down wgrad", "kv down cast", "kv down grad cast", tokens,
+                         kv_down, h, 1, 0, in * kv_down});
   pass_memory(p, "kv norm", "kv norm backward", 2 * tokens * m->kv_lora * e, 2 * tokens * m->kv_lora);
-  pass_gemm(p, (tf_gemm){"kv up", "kv up dgrad", "kv up wgrad", tokens, kv_up, m->kv_lora, 1, 0, in * kv_up});
+  pass_gemm(p, (tf_gemm){"kv up", "kv up dgrad", "kv up wgrad", "kv up cast", "kv up grad cast", tokens, kv_up,
+                         m->kv_lora, 1, 0, in * kv_up});
 }
 
 /* A mixture of experts' FFN (ss_moe) on the tokens of this GPU (tokens: the layer's rows, norm_tokens
@@ -164,7 +166,8 @@ static void moe_ffn(tf_pass* p, const ss_transformer* tf, const ss_tf_split* sp,
    * 16-bit rate), its softmax and top-k over the experts' scores (written, read, and the top-k's
    * probabilities and indices: about 3 passes of 4 bytes). */
   double routed = norm_tokens * m->top_k; /* the copies of tokens this GPU sends */
-  pass_gemm(p, (tf_gemm){"router", "router dgrad", "router wgrad", norm_tokens, m->experts, h, 1, 0, 0});
+  pass_gemm(p, (tf_gemm){"router", "router dgrad", "router wgrad", "router cast", "router grad cast", norm_tokens,
+                         m->experts, h, 1, 0, 0});
   pass_memory(p, "router top-k", "router top-k backward", 3 * 4 * norm_tokens * m->experts, 0);
   /* The permutation gathers each token's copies in its experts' order (read, written), and after the
    * combine the inverse, weighted by the router's probabilities and summed. */
@@ -174,18 +177,19 @@ static void moe_ffn(tf_pass* p, const ss_transformer* tf, const ss_tf_split* sp,
    * GEMM over its experts. */
   double local = (double)m->experts / ep, rows = routed * etp * load, f = m->expert_ffn / (double)etp;
   double in = (e + 2) * rows;
-  pass_gemm(p, (tf_gemm){"experts fc1", "experts fc1 dgrad", "experts fc1 wgrad", rows / local, gates * f, h, local,
-                         2 * rows * h, in * gates * f});
+  pass_gemm(p, (tf_gemm){"experts fc1", "experts fc1 dgrad", "experts fc1 wgrad", "experts fc1 cast",
+                         "experts fc1 grad cast", rows / local, gates * f, h, local, 2 * rows * h, in * gates * f});
   pass_memory(p, "experts activation", "experts activation backward", (gates + 1) * rows * f * e, 2 * rows * f);
-  pass_gemm(p,
-            (tf_gemm){"experts fc2", "experts fc2 dgrad", "experts fc2 wgrad", rows / local, h, f, local, 0, in * h});
+  pass_gemm(p, (tf_gemm){"experts fc2", "experts fc2 dgrad", "experts fc2 wgrad", "experts fc2 cast",
+                         "experts fc2 grad cast", rows / local, h, f, local, 0, in * h});
   pass_memory(p, "unpermute", "unpermute backward", 2 * routed * h * e + norm_tokens * h * e, 0);
   if (m->shared_ffn > 0) {
     double fs = m->shared_ffn / (double)sp->t, shared_in = (e + 2) * tokens;
-    pass_gemm(p, (tf_gemm){"shared fc1", "shared fc1 dgrad", "shared fc1 wgrad", tokens, gates * fs, h, 1,
-                           2 * tokens * h, shared_in * gates * fs});
+    pass_gemm(p, (tf_gemm){"shared fc1", "shared fc1 dgrad", "shared fc1 wgrad", "shared fc1 cast",
+                           "shared fc1 grad cast", tokens, gates * fs, h, 1, 2 * tokens * h, shared_in * gates * fs});
     pass_memory(p, "shared activation", "shared activation backward", (gates + 1) * tokens * fs * e, 2 * tokens * fs);
-    pass_gemm(p, (tf_gemm){"shared fc2", "shared fc2 dgrad", "shared fc2 wgrad", tokens, h, fs, 1, 0, shared_in * h});
+    pass_gemm(p, (tf_gemm){"shared fc2", "shared fc2 dgrad", "shared fc2 wgrad", "shared fc2 cast",
+                           "shared fc2 grad cast", tokens, h, fs, 1, 0, shared_in * h});
   }
 }
 
@@ -211,7 +215,8 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
   if (mla)
     mla_projections(&p, tf, sp, tokens);
   else
-    pass_gemm(&p, (tf_gemm){"qkv", "qkv dgrad", "qkv wgrad", tokens, qkv, h, 1, 0, (e + 2) * tokens * qkv});
+    pass_gemm(&p, (tf_gemm){"qkv", "qkv dgrad", "qkv wgrad", "qkv cast", "qkv grad cast", tokens, qkv, h, 1, 0,
+                            (e + 2) * tokens * qkv});
   ss_tf_kernel* a = &out[p.n++];
   double heads = (double)tf->heads / t, kv_heads = mla ? heads : (double)tf->kv_heads / t;
   double q = (double)sp->seq / sp->cp, kv = attention_keys(tf, sp), ad = ss_transformer_attn_dim(tf);
@@ -230,16 +235,18 @@ int ss_tf_kernels(const ss_transformer* tf, const ss_tf_split* sp, int bwd, ss_t
                       .kv = kv,
                       .flops = ss_tf_attention_flops(tf, sp, bwd),
                       .bytes = io + scores};
-  pass_gemm(&p, (tf_gemm){"proj", "proj dgrad", "proj wgrad", tokens, h, v_h / t, 1, (e + 2) * tokens * v_h / t,
-                          (e + 2) * tokens * h});
+  pass_gemm(&p, (tf_gemm){"proj", "proj dgrad", "proj wgrad", "proj cast", "proj grad cast", tokens, h, v_h / t, 1,
+                          (e + 2) * tokens * v_h / t, (e + 2) * tokens * h});
   pass_memory(&p, "residual1", "residual1 backward", residual, 0);
   pass_memory(&p, "norm2", "norm2 backward", norm, moe ? 0 : 2 * tokens * h);
   if (moe) {
     moe_ffn(&p, tf, sp, tokens, norm_tokens);
   } else {
-    pass_gemm(&p, (tf_gemm){"fc1", "fc1 dgrad", "fc1 wgrad", tokens, up, h, 1, 0, (e + 2) * tokens * up});
+    pass_gemm(&p, (tf_gemm){"fc1", "fc1 dgrad", "fc1 wgrad", "fc1 cast", "fc1 grad cast", tokens, up, h, 1, 0,
+                            (e + 2) * tokens * up});
     pass_memory(&p, "activation", "activation backward", act, 2 * tokens * f / t);
-    pass_gemm(&p, (tf_gemm){"fc2", "fc2 dgrad", "fc2 wgrad", tokens, h, f / t, 1, 0, (e + 2) * tokens * h});
+    pass_gemm(&p, (tf_gemm){"fc2", "fc2 dgrad", "fc2 wgrad", "fc2 cast", "fc2 grad cast", tokens, h, f / t, 1, 0,
+                            (e + 2) * tokens * h});
   }
   pass_memory(&p, "residual2", "residual2 backward", residual, 0);
   return pass_end(&p);
