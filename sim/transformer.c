@@ -106,11 +106,21 @@ double ss_transformer_params(const ss_transformer* tf)
   return layers + vh * (tf->tied ? 1 : 2);
 }
 
-double ss_transformer_active_params(const ss_transformer* tf)
+/* The routed experts' parameters of one MoE layer that a token does not read (experts - top_k of them). */
+static double unused_experts(const ss_transformer* tf)
 {
   const ss_moe* m = &tf->moe;
-  double unused = m->experts > 0 ? ss_transformer_expert_params(tf) * (m->experts - m->top_k) / m->experts : 0;
-  return ss_transformer_params(tf) - ss_transformer_moe_layers(tf) * unused;
+  return m->experts > 0 ? ss_transformer_expert_params(tf) * (m->experts - m->top_k) / m->experts : 0;
+}
+
+double ss_transformer_layer_active_at(const ss_transformer* tf, int l)
+{
+  return ss_transformer_layer_params_at(tf, l) - (ss_transformer_is_moe(tf, l) ? unused_experts(tf) : 0);
+}
+
+double ss_transformer_active_params(const ss_transformer* tf)
+{
+  return ss_transformer_params(tf) - ss_transformer_moe_layers(tf) * unused_experts(tf);
 }
 
 double ss_transformer_tp_bytes(const ss_transformer* tf, int b, double elem)

@@ -78,6 +78,10 @@ double ss_transformer_expert_params(const ss_transformer* tf);
 /* The parameters of layer l: its attention, its FFN (or router, routed and shared experts), two norms. */
 double ss_transformer_layer_params_at(const ss_transformer* tf, int l);
 
+/* The parameters of layer l a token reads: ss_transformer_layer_params_at less, in a MoE layer, the
+ * experts - top_k routed experts it does not use. */
+double ss_transformer_layer_active_at(const ss_transformer* tf, int l);
+
 /* The parameters a token reads: ss_transformer_params less, in each MoE layer, the experts - top_k
  * routed experts it does not use. */
 double ss_transformer_active_params(const ss_transformer* tf);

@@ -1115,7 +1115,6 @@ static int build_from_config(const char* path, const ss_hf_model* m, ss_workload
   one.elem = 2;
   double act_half = ss_tf_activation_bytes(tf, &one, SS_RECOMPUTE_NONE);
   double q = (double)tf->heads * ss_transformer_attn_dim(tf);
-  double block = 2 * (ss_transformer_layer_params(tf) - 2 * h) * s + 4 * s * s * q;
   double params = 0;
   for (int l = 0; l < nl; l++) {
     ss_layer* y = &w->layers[l];
@@ -1146,12 +1145,11 @@ static int build_from_config(const char* path, const ss_hf_model* m, ss_workload
     for (int k = 0; k < nt; k++)
       y->params += tensors[k];
     params += y->params;
-    /* A MoE layer's matrices a token reads: its top_k routed experts, not the others. */
-    double unused = tf->moe.experts > 0
-                        ? ss_transformer_expert_params(tf) * (tf->moe.experts - tf->moe.top_k) / tf->moe.experts
-                        : 0;
-    double moe_block = 2 * (ss_transformer_layer_params_at(tf, l - 1) - 2 * h - unused) * s + 4 * s * s * q;
-    y->fwd_flops = first ? 0 : last ? 2 * s * h * V : ss_transformer_is_moe(tf, l - 1) ? moe_block : block;
+    /* A transformer layer: the matrices a token reads (a MoE layer's top_k routed experts, not the
+     * others) and the attention core. */
+    y->fwd_flops = first  ? 0
+                   : last ? 2 * s * h * V
+                          : 2 * (ss_transformer_layer_active_at(tf, l - 1) - 2 * h) * s + 4 * s * s * q;
     y->bwd_flops = 2 * y->fwd_flops;
     /* Kept for backward, and read and written by the kernels (ESTIMATE: each kept tensor written once
      * and read once, the logits' FP32 softmax at the output layer); the main GEMM's outputs. */
