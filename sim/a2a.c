@@ -50,6 +50,10 @@ static int member(const ss_a2a_shape* sh, int a, int k)
 
 void ss_a2a_protocol(const ss_job* j, double bytes, ss_proto_cost* pc)
 {
+  if (j->opt.moe_dispatcher == SS_DISPATCH_DEEPEP) {
+    ss_proto_cost_none(pc); /* its own kernels: no NCCL call, step or protocol */
+    return;
+  }
   ss_proto p = j->resolved.protocol != SS_PROTO_AUTO ? j->resolved.protocol : SS_PROTO_SIMPLE;
   ss_cost_protocol_as(j, SS_OP_ALL_TO_ALL, SS_ALLREDUCE_RING, bytes, p, pc);
 }
@@ -65,8 +69,6 @@ void ss_a2a_time_of(const ss_job* j, const ss_a2a_shape* sh, double bytes, ss_a2
   ss_assert(sh->per >= 1 && sh->stride >= 1 && sh->per * sh->stride <= g && g % (sh->per * sh->stride) == 0);
   ss_proto_cost pc;
   ss_a2a_protocol(j, bytes, &pc);
-  if (j->opt.moe_dispatcher == SS_DISPATCH_DEEPEP)
-    ss_proto_cost_none(&pc); /* its own kernels: no NCCL call, step or protocol */
   double eff = pc.eff[SS_PHASE_GLOBAL] > 0 ? pc.eff[SS_PHASE_GLOBAL] : 1;
   double x = bytes / n / eff; /* one transfer, as moved */
   double* intra = calloc(4 * (size_t)p->nlinks + 2, sizeof(double));

@@ -31,7 +31,8 @@ typedef struct ss_a2a_time {
 
 /* The protocol of an all-to-all of bytes per GPU and its cost: --protocol, else Simple (NCCL's
  * point-to-point operations run it on large buffers; LL only below its P2P LL threshold, 16 KiB a
- * peer: not modelled); no cost without the per-call cost (--no-call-cost, --ideal). */
+ * peer: not modelled); no cost without the per-call cost (--no-call-cost, --ideal) or with DeepEP's
+ * kernels (--moe-dispatcher deepep: no NCCL call, step or protocol). */
 void ss_a2a_protocol(const ss_job* j, double bytes, ss_proto_cost* pc);
 
 /* DeepEP's share of an NVLink or NVSwitch link's one-way rate in its normal (throughput) kernels:
