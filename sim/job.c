@@ -1472,6 +1472,10 @@ static int phase_moe(ss_job* j, ss_err* err)
   int draws = ss_transformer_moe_layers(&w->tf) * j->niters;
   /* --ideal: routing balanced, unless --moe-imbalance says otherwise. */
   double imbalance = o->moe_imbalance > 0 ? o->moe_imbalance : o->ideal ? 1 : -1;
+  mp->moe_load_source = o->moe_pad && o->moe_capacity > 0 ? SS_MOE_LOAD_PADDED
+                        : o->moe_imbalance > 0            ? SS_MOE_LOAD_GIVEN
+                        : o->ideal                        ? SS_MOE_LOAD_BALANCED
+                                                          : SS_MOE_LOAD_DRAWN;
   mp->moe_load = ss_par_moe_load(&w->tf, mp->ep, tokens, imbalance, o->moe_capacity, o->moe_pad, (unsigned)o->seed,
                                  draws, &mp->moe_dropped);
   return SS_OK;

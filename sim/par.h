@@ -19,6 +19,16 @@
 
 #include <stddef.h>
 
+/* Where the busiest GPU's load of a mixture of experts comes from: every expert padded to its capacity
+ * (--moe-pad), the busiest expert given (--moe-imbalance), balanced routing (--ideal), or counts drawn
+ * from a uniform router (the default). */
+typedef enum ss_moe_load_source {
+  SS_MOE_LOAD_PADDED,
+  SS_MOE_LOAD_GIVEN,
+  SS_MOE_LOAD_BALANCED,
+  SS_MOE_LOAD_DRAWN
+} ss_moe_load_source;
+
 /* Tensor, context and pipeline parallelism (--tp, --cp, --pp; docs/model.md, "Tensor and pipeline
  * parallelism"): the layout and the pipeline's sizes (ss_job_new), then what ss_par_derive computes
  * for one GPU of each virtual stage. A virtual stage is chunk c of stage r at index c p + r
@@ -34,6 +44,7 @@ typedef struct ss_mp {
   int ep, etp, edp;
   double moe_load;
   double moe_dropped;
+  ss_moe_load_source moe_load_source; /* where moe_load comes from */
   ss_schedule schedule;
   int* counts; /* [p v]: the transformer layers of each virtual stage */
   /* Derived (ss_derive_job): one GPU's seconds per micro-batch of each virtual stage ([p v]). */

@@ -255,6 +255,12 @@ static double moe_a2a_s(const ss_job* j)
   return s / mp->p;
 }
 
+/* Where the busiest GPU's load comes from (ss_moe_load_source): the JSON's word, the table's. */
+static const char* const load_sources[][2] = {[SS_MOE_LOAD_PADDED] = {"padded", "padded to capacity"},
+                                              [SS_MOE_LOAD_GIVEN] = {"given", "--moe-imbalance"},
+                                              [SS_MOE_LOAD_BALANCED] = {"balanced", "balanced: --ideal"},
+                                              [SS_MOE_LOAD_DRAWN] = {"drawn", "drawn: uniform routing"}};
+
 /* The "moe" object of a mixture of experts' run. */
 static void write_json_moe(FILE* f, const ss_job* j)
 {
@@ -267,11 +273,8 @@ static void write_json_moe(FILE* f, const ss_job* j)
           "\"a2a_s_per_iteration\": %.17g, \"a2a_across_instances\": %s},\n",
           tf->moe.experts, tf->moe.top_k, ss_transformer_moe_layers(tf), ss_transformer_params(tf),
           ss_transformer_active_params(tf), mp->ep, mp->etp, mp->on ? mp->edp : j->ngpus, mp->moe_load,
-          j->opt.moe_pad             ? "padded"
-          : j->opt.moe_imbalance > 0 ? "given"
-          : j->opt.ideal             ? "balanced"
-                                     : "drawn",
-          mp->moe_dropped, mp->a2a_bytes, mp->a2a_fwd_s, mp->a2a_bwd_s, moe_a2a_s(j), mp->a2a_cross ? "true" : "false");
+          load_sources[mp->moe_load_source][0], mp->moe_dropped, mp->a2a_bytes, mp->a2a_fwd_s, mp->a2a_bwd_s,
+          moe_a2a_s(j), mp->a2a_cross ? "true" : "false");
 }
 
 /* The table's line of a mixture of experts' run. */
@@ -286,11 +289,7 @@ static void write_table_moe(FILE* f, const ss_result* r)
           "active); expert %d x expert tensor %d x expert data %d; busiest GPU %.3f x the mean tokens (%s)%s",
           tf->moe.experts, tf->moe.top_k, ss_transformer_moe_layers(tf), tf->layers, ss_transformer_params(tf) / 1e9,
           ss_transformer_active_params(tf) / 1e9, mp->ep, mp->etp, mp->on ? mp->edp : j->ngpus, mp->moe_load,
-          j->opt.moe_pad             ? "padded to capacity"
-          : j->opt.moe_imbalance > 0 ? "--moe-imbalance"
-          : j->opt.ideal             ? "balanced: --ideal"
-                                     : "drawn: uniform routing",
-          mp->moe_dropped > 0 ? "" : "\n");
+          load_sources[mp->moe_load_source][1], mp->moe_dropped > 0 ? "" : "\n");
   if (mp->moe_dropped > 0)
     fprintf(f, ", %.2f%% of the routed tokens dropped (--moe-capacity)\n", 100 * mp->moe_dropped);
   if (mp->ep > 1 || mp->etp > 1)
