@@ -144,12 +144,13 @@ typedef struct dev_prop {
   double lo, hi;
   int whole;
 } dev_prop;
-enum { DEV_TF32, DEV_FP16, DEV_BF16, DEV_FP8, DEV_SMS, DEV_CLOCK, DEV_MEMORY, DEV_COUNT };
+enum { DEV_TF32, DEV_FP16, DEV_BF16, DEV_FP8, DEV_FP4, DEV_SMS, DEV_CLOCK, DEV_MEMORY, DEV_COUNT };
 static const dev_prop dev_props[DEV_COUNT] = {
     [DEV_TF32] = {"tf32_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
     [DEV_FP16] = {"fp16_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
     [DEV_BF16] = {"bf16_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
     [DEV_FP8] = {"fp8_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
+    [DEV_FP4] = {"fp4_tflops", 1e12, SS_BOUND_SPEED_LO, SS_BOUND_SPEED_HI, 0},
     [DEV_SMS] = {"sm_count", 1, 1, SS_BOUND_COUNT_HI, 1},
     [DEV_CLOCK] = {"boost_mhz", 1e6, SS_BOUND_CLOCK_LO, SS_BOUND_CLOCK_HI, 0},
     [DEV_MEMORY] = {"memory_gib", 1073741824.0, SS_BOUND_SIZE_LO, SS_BOUND_SIZE_HI, 0},
@@ -313,8 +314,8 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
   double dev[DEV_COUNT];
   if (device_props(c, n, what, dev))
     return SS_EINPUT;
-  const double dev0[DEV_COUNT] = {g0->tf32_flops, g0->fp16_flops, g0->bf16_flops,  g0->fp8_flops,
-                                  g0->sm_count,   g0->boost_hz,   g0->memory_bytes};
+  const double dev0[DEV_COUNT] = {g0->tf32_flops, g0->fp16_flops, g0->bf16_flops, g0->fp8_flops,
+                                  g0->fp4_flops,  g0->sm_count,   g0->boost_hz,   g0->memory_bytes};
   for (int k = 0; k < DEV_COUNT; k++)
     if (same_on_every_gpu(c, n, id, dev_props[k].name, dev[k] / dev_props[k].unit, dev0[k] / dev_props[k].unit))
       return SS_EINPUT;
@@ -322,6 +323,7 @@ static int parse_gpu_host(pctx* c, const xmlNode* n, const char* id)
   g->fp16_flops = dev[DEV_FP16];
   g->bf16_flops = dev[DEV_BF16];
   g->fp8_flops = dev[DEV_FP8];
+  g->fp4_flops = dev[DEV_FP4];
   g->sm_count = (int)dev[DEV_SMS];
   g->boost_hz = dev[DEV_CLOCK];
   g->memory_bytes = dev[DEV_MEMORY];
@@ -350,6 +352,7 @@ static int parse_host(pctx* c, const xmlNode* n)
                                            "fp16_tflops",
                                            "bf16_tflops",
                                            "fp8_tflops",
+                                           "fp4_tflops",
                                            "sm_count",
                                            "boost_mhz",
                                            "memory_gib",

@@ -50,13 +50,14 @@ typedef struct ss_gpu {
                               * memory_gbytes_per_s x 1e9, the same on every GPU); 0: unknown */
   double comm_interference;  /* f: compute runs 1 + f times slower while a collective runs on the GPU
                               * (prop comm_interference, the same on every GPU); 0: none or absent */
-  /* Device figures (props tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops, sm_count, boost_mhz, memory_gib), each
-   * optional and the same on every GPU of the instance; 0: not given. Carried for a roofline model: the
-   * simulator does not time with them yet (speed_flops stays the FP32 peak). */
+  /* Device figures (props tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops, fp4_tflops, sm_count, boost_mhz,
+   * memory_gib), each optional and the same on every GPU of the instance; 0: not given. The roofline and the
+   * kernel model time with them (speed_flops stays the FP32 peak). */
   double tf32_flops;   /* dense tensor-core peak with TF32 inputs, flop/s */
   double fp16_flops;   /* dense FP16 peak (tensor cores, FP32 accumulate; the FP16 units where none) */
   double bf16_flops;   /* dense BF16 tensor-core peak */
   double fp8_flops;    /* dense FP8 (E4M3/E5M2) tensor-core peak; 0: no FP8 tensor cores */
+  double fp4_flops;    /* dense FP4 (NVFP4/MXFP4) tensor-core peak (Blackwell); 0: none */
   int sm_count;        /* streaming multiprocessors */
   double boost_hz;     /* boost clock */
   double memory_bytes; /* device memory capacity (memory_gib x 2^30) */

@@ -188,7 +188,8 @@ static int ll128_on(const ss_job* j, era e, int arch, int nvlink_inside)
     near = near && gpu_near_nic(j, g);
   if (e == ERA_2_5)
     return arch == 70 && near;
-  return near && (arch == 70 || arch == 80 || (e >= ERA_2_18 && arch == 90));
+  /* 2.18 on: Hopper; Blackwell from its first release (2.23-2.27: minCompCap >= 90, tuning.cc). */
+  return near && (arch == 70 || arch == 80 || (e >= ERA_2_18 && arch >= 90));
 }
 
 void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce* alg, ss_proto* proto,
