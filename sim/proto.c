@@ -53,9 +53,8 @@ static const ss_protocol protocols[SS_PROTO_COUNT] = {
 static const struct {
   const char* name;
   int arch;
-} arch_table[] = {{"K80", 37},  {"M60", 52},  {"P100", 60}, {"V100", 70}, {"T4", 75},
-                  {"2080", 75}, {"A100", 80}, {"A10G", 86}, {"L40S", 89}, {"L4", 89},
-                  {"H100", 90}, {"H200", 90}, {"GB200", 100}, {"B200", 100}};
+} arch_table[] = {{"K80", 37},  {"M60", 52},  {"P100", 60}, {"V100", 70}, {"T4", 75},   {"2080", 75},   {"A100", 80},
+                  {"A10G", 86}, {"L40S", 89}, {"L4", 89},   {"H100", 90}, {"H200", 90}, {"GB200", 100}, {"B200", 100}};
 
 const ss_protocol* ss_proto_of(ss_proto p)
 {
