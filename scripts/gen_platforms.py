@@ -666,8 +666,9 @@ PCIE5_UPLINK = ("52.6GBps", "ESTIMATE: the switch uplinks end at Gen5 x16 root p
                 f"Gen4 x16 figure 26.3 GB/s of {DATA}/link_bandwidth.md, as for the GPU links. Latency 1us: estimate")
 # p5e has no on-demand price: AWS sells it by Capacity Blocks only (calibration/instances_2026.md).
 P5E_PRICE = "47.76"
-P5E_PRICE_SRC = ("price 47.76 = the Capacity Block rate in the US regions on 2026-07-22 (C1; P5e has no "
-                 "on-demand price in any source read, and no us-east-1 row: price_kind capacity-block)")
+P5E_PRICE_SRC = ("price 47.76 = the Capacity Block rate in us-east-2 (and the other US regions) since 2026-07-22 (C1; "
+                 "P5e has no on-demand price in any source read and no Capacity Blocks in us-east-1, so a run "
+                 "without a region option takes us-east-2's row of platforms/prices.csv: price_kind capacity-block)")
 G6_NO_EFA = ("g6e.xlarge and g6.xlarge are not in AWS's EFA lists (K1 lists no EFA for them): NCCL uses "
              "sockets between them")
 
@@ -819,11 +820,11 @@ CATALOG = {
         calib="spec-derived; the 8x consumer PCIe busbw 28 GB/s is another machine, not a calibration"),
     "p4d.24xl": dict(
         transport=("efa", ""),
-        inst="p4d.24xlarge", gpu="A100", ngpu=8, price="32.7726", vcpus=96, mem=1152, net="400",
+        inst="p4d.24xlarge", gpu="A100", ngpu=8, price="21.957642", vcpus=96, mem=1152, net="400",
         cpu=('cascadelake', 'Xeon Platinum 8275CL, Cascade Lake', 'instances.csv notes'),
-        sources=(f"{CAT_SRC}: price 32.7726 = the on-demand list price of 2020-2024 (catalogs; xither.com "
-                 "'approximately $32.77 per hour in US East as of Q2 2024'); the same cell's 21.957642 "
-                 "(retrieved 2026-11-09, after AWS's price cut) is not used; vcpus, mem_GiB 1152 (blog: "
+        sources=(f"{CAT_SRC}: price 21.957642 = the on-demand price since AWS's cut of June 2025 (retrieved "
+                 f"2026-11-09; {I26}: K2 2025-06-23 to 2026-07-20, T2; the 32.7726 of 2020-2024 is "
+                 "platforms/prices.csv's row of 2025-03-31); vcpus, mem_GiB 1152 (blog: "
                  "1.1 TB), network 400 Gbps EFA (4x100) with GPUDirect RDMA (AWS blog 'Amazon EC2 P4d "
                  "instances deep dive')"),
         note=("8 A100 on NVSwitch; two Xeon 8275CL (instances.csv notes). ESTIMATE (layout of the AWS "
@@ -849,17 +850,17 @@ CATALOG = {
     "p4de.24xl": dict(
         transport=("efa", "; p4de.24xlarge came after that list: its 400 Gbps EFA with GPUDirect RDMA is in the "
                    f"{P4DE_VANTAGE}"),
-        inst="p4de.24xlarge", gpu="A100-80", ngpu=8, price="40.96575", vcpus=96, mem=1152, net="400",
+        inst="p4de.24xlarge", gpu="A100-80", ngpu=8, price="27.44705", vcpus=96, mem=1152, net="400",
         cpu=('cascadelake', 'Xeon Platinum 8275CL, Cascade Lake',
              "ESTIMATE: p4d.24xlarge's CPU (AWS presents P4de as P4d with 80 GB GPUs; the CPU of p4de is NOT "
              "in shared/data and no source read names it)"),
         gpu_src=(f"{P4DE_SKYPILOT} (AcceleratorName A100-80GB, GpuInfo 8 x 81920 MiB); NOT in shared/data"),
         spec_src=f"{P4DE_SKYPILOT}: vCPUs 96; NOT in shared/data", net_src=P4DE_VANTAGE,
-        sources=(f"NOT in shared/data. {P4DE_SKYPILOT}: Price 40.96575 in us-east-1 and us-west-2 = the "
-                 "on-demand list price before AWS's 2025 cut of P4/P5 prices (the same catalogue gives p4d.24xlarge "
-                 "the 32.7726 of p4d.24xl.xml), vCPUs 96, MemoryGiB 1152, 8 x A100-80GB; the later "
-                 "27.44705 (datareceipts/data-receipts 109-gpu-pricing/hyperscalers.json, retrieved 2026-11-09; "
-                 "instances.vantage.sh) is not used, as for p4d; network 400 Gbps EFA, GPUDirect RDMA, EBS 19 "
+        sources=(f"NOT in shared/data. Price 27.44705 = the on-demand price since AWS's cut of June 2025 "
+                 "(datareceipts/data-receipts 109-gpu-pricing/hyperscalers.json, retrieved 2026-11-09; "
+                 f"instances.vantage.sh; {I26}: K2, T2; the 40.96575 before it, {P4DE_SKYPILOT}, is "
+                 "platforms/prices.csv's row of 2025-03-31); vCPUs 96, MemoryGiB 1152, 8 x A100-80GB "
+                 f"({P4DE_SKYPILOT}); network 400 Gbps EFA, GPUDirect RDMA, EBS 19 "
                  f"Gbps, 600 GB/s NVSwitch ({P4DE_VANTAGE})"),
         note=("8 A100 80 GB on NVSwitch: the p4d.24xlarge board with the 80 GB GPUs (AWS SDK documentation of "
               "SageMaker's ResourceConfig: 'P4de instances ... are powered by 8 NVIDIA A100 GPUs with 80GB "
@@ -880,11 +881,11 @@ CATALOG = {
         calib="as p4d.24xl.xml (same NVSwitch board): nvswitch calibrated on p4d, not on a p4de collective"),
     "p5.48xl": dict(
         transport=("efa", "; p5.48xlarge came after that list: its 3200 Gbps EFA is in instances.csv's network column, from the EC2 Capacity Blocks pricing page"),
-        inst="p5.48xlarge", gpu="H100", ngpu=8, price="98.32", vcpus=192, mem=2048, net="3200",
+        inst="p5.48xlarge", gpu="H100", ngpu=8, price="55.04", vcpus=192, mem=2048, net="3200",
         cpu=('milan', 'AMD EPYC 7R13, Milan', 'AWS instance page; NOT in shared/data'),
-        sources=(f"{CAT_SRC}: price 98.32 = the on-demand list price of 2023-2024 (arcee-ai/Benchmarks "
-                 "results.py; catalogs); the same cell's 55.04 (retrieved 2026-11-09, after AWS's price "
-                 "cut) and the Capacity Blocks rate 39.33 are not used; vcpus, mem_GiB, network 3200 Gbps "
+        sources=(f"{CAT_SRC}: price 55.04 = the on-demand price since AWS's cut of 2025-06-05 (retrieved "
+                 f"2026-11-09; {I26}: T1 daily to 2026-08-22, K2, T2; the 98.32 of 2023-2025 is platforms/prices.csv's "
+                 "row of 2025-03-31, its other purchase options are rows there too); vcpus, mem_GiB, network 3200 Gbps "
                  "EFA (EC2 Capacity Blocks pricing page)"),
         note=("8 H100 SXM on NVSwitch. ESTIMATE (NOT in shared/data): two AMD EPYC 7R13 (AWS instance "
               "page); 4 PCIe switches swK each holding gpu2K and gpu2K+1 and their NICs, sw0, sw1 on socket "
@@ -910,7 +911,7 @@ CATALOG = {
     "p5e.48xl": dict(
         transport=("efa", f"; p5e.48xlarge came after that list: its 3200 Gbps EFAv2 with GPUDirect RDMA is in {I26} "
                    "(V2 'network: 3200 Gbps EFAv2', gpuDirectRDMA true; O1 aws-ofi-nccl platform table)"),
-        inst="p5e.48xlarge", gpu="H200", ngpu=8, price=P5E_PRICE, vcpus=192, mem=2048, net="3200",
+        inst="p5e.48xlarge", gpu="H200", ngpu=8, price=P5E_PRICE, price_kind="capacity-block", vcpus=192, mem=2048, net="3200",
         cpu=('milan', 'AMD EPYC 7R13, Milan', f'{I26}, V1 physical_processor'),
         gpu_src=f"{I26} (K1: 8 x h200, 144384 MiB each)", spec_src=f"{I26} (K1: 192 vCPUs, 2048 GiB)",
         net_src=f"{I26} (K1/K3: 3200 Gbps; A1: 32 network cards)",
@@ -996,7 +997,8 @@ def catalog_platform(stem):
     zone_t, cpu_t, t_note = transport_props(stem, c["cpu"][0], 3 if c["pcie"][0] in ("9.6GBps", "11.25GBps", "9.7GBps")
                                             else 4)
     transport, extra = c["transport"]
-    p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"]), ("vcpus", c["vcpus"]),
+    kind = [("price_kind", c["price_kind"])] if "price_kind" in c else []
+    p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"])] + kind + [("vcpus", c["vcpus"]),
                         ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport),
                         ("nic_vendor", "ena")] + zone_t,
                  [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"],
@@ -1287,25 +1289,90 @@ REGION_PRICES = {  # (instance type, region): (usd per hour as written in the so
 }
 
 
+PRICES_2026 = "calibration/prices_2026.csv"  # the 2026 price rows with their sources (issue 42)
+REGION_ORDER = ("us-east-1", "us-east-2", "us-west-2")  # first in each type's rows; the others alphabetically
+
+
+def rows_2026():
+    """The rows of calibration/prices_2026.csv as (type, region, kind, usd, date, source, status): spot-low and
+    spot-high of one day become one spot row at the middle of the range (DERIVED), the rest as read."""
+    import csv
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), PRICES_2026)
+    out, spot = [], {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            key = (r["instance_type"], r["region"], r["date"])
+            if r["kind"] in ("spot-low", "spot-high"):
+                spot.setdefault(key, {})[r["kind"]] = r
+                continue
+            assert r["kind"] in ("on-demand", "capacity-block", "savings-plan-1y", "savings-plan-3y"), r
+            out.append((r["instance_type"], r["region"], r["kind"], r["usd_per_h"], r["date"], r["source"], r["status"]))
+    for (inst, region, date), pair in spot.items():
+        lo, hi = pair.get("spot-low"), pair.get("spot-high")
+        if lo and hi and lo["usd_per_h"] != hi["usd_per_h"]:
+            mid = "%.6g" % ((float(lo["usd_per_h"]) + float(hi["usd_per_h"])) / 2)
+            out.append((inst, region, "spot", mid, date, f"DERIVED: the middle of the spot range {lo['usd_per_h']} to "
+                        f"{hi['usd_per_h']} seen that day ({lo['source']})", "DERIVED"))
+        else:
+            one = lo or hi
+            out.append((inst, region, "spot", one["usd_per_h"], date, one["source"], one["status"]))
+    return out
+
+
+def changes(rows):
+    """Of each (type, region, kind)'s rows by date, those where the price changed, each with the last day
+    its price was seen unchanged named in its source."""
+    by_key = {}
+    for r in sorted(rows, key=lambda r: (r[0], r[1], r[2], r[4])):
+        by_key.setdefault(r[:3], []).append(r)
+    out = []
+    for seq in by_key.values():
+        kept = []
+        for r in seq:
+            if kept and float(kept[-1][0][3]) == float(r[3]):
+                kept[-1][1] = r[4]
+            else:
+                kept.append([r, None])
+        for r, last in kept:
+            src = r[5] + (f"; the same price seen to {last}" if last else "")
+            out.append(r[:5] + (src, r[6]))
+    return out
+
+
 def prices_csv(platforms):
-    """platforms/prices.csv: us-east-1 from the instance files, then REGION_PRICES, by type."""
+    """platforms/prices.csv: the older types' on-demand prices (us-east-1 from the instance files, then
+    REGION_PRICES), and for the types of calibration/prices_2026.csv every purchase option by region, each
+    change of price a row dated from the day it was first seen. The instance files' own prices must be the
+    table's latest us-east-1 row of their kind (or, for a type not sold there, of their region)."""
     import csv
     import io
+    new = changes(rows_2026())
+    types_2026 = {r[0] for r in new}
     rows = []
     for p, _ in platforms.values():
         inst = p.props["instance_type"]
+        if inst in types_2026:
+            continue
         src = (f"{SKYPILOT_SRC}, the instance file's price_usd_per_h" if inst in NOT_IN_CATALOGUE
                else f"{CAT_SRC} on_demand_usd_per_h, the instance file's price_usd_per_h")
-        rows.append((inst, "us-east-1", str(p.props["price_usd_per_h"]), src))
+        rows.append((inst, "us-east-1", "on-demand", str(p.props["price_usd_per_h"]), PRICE_DATE, src, "PUBLISHED"))
     for (inst, region), (usd, src) in REGION_PRICES.items():
-        rows.append((inst, region, usd, src))
-    order = {"us-east-1": 0, "us-west-2": 1, "eu-west-1": 2}
-    rows.sort(key=lambda r: (r[0], order[r[1]]))
+        if inst not in types_2026:
+            rows.append((inst, region, "on-demand", usd, PRICE_DATE, src, "PUBLISHED"))
+    rows += new
+    kinds = ("on-demand", "capacity-block", "savings-plan-1y", "savings-plan-3y", "spot")
+    rows.sort(key=lambda r: (r[0], REGION_ORDER.index(r[1]) if r[1] in REGION_ORDER else len(REGION_ORDER), r[1],
+                             kinds.index(r[2]), r[4]))
+    for p, _ in platforms.values():
+        inst, kind = p.props["instance_type"], p.props.get("price_kind", "on-demand")
+        mine = [r for r in rows if r[0] == inst and r[2] == kind]
+        east = [r for r in mine if r[1] == "us-east-1"] or [r for r in mine if r[1] == mine[0][1]]
+        assert float(east[-1][3]) == float(p.props["price_usd_per_h"]), (inst, east[-1], p.props["price_usd_per_h"])
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["instance_type", "region", "usd_per_h", "kind", "date", "source"])
-    for inst, region, usd, src in rows:
-        w.writerow([inst, region, usd, "on-demand", PRICE_DATE, src])
+    w.writerow(["instance_type", "region", "usd_per_h", "kind", "date", "source", "status"])
+    for inst, region, kind, usd, date, src, status in rows:
+        w.writerow([inst, region, usd, kind, date, src, status])
     return out.getvalue()
 
 

@@ -1106,10 +1106,10 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   int workers = o->workers >= 0 ? o->workers : p->vcpus / per_instance;
   if (check_actors(o, per_instance * sim_instances(o, o->instances), 2, workers, err))
     return SS_EINPUT;
-  double price = 0;
-  char price_source[sizeof(((ss_job*)0)->price_source)];
-  int prc = ss_price_resolve(p->path, p->instance_type, p->price_usd_per_h, o->region, o->price_file, &price,
-                             price_source, sizeof(price_source), err);
+  const ss_price_query pq = {p->path,   p->instance_type, p->price_usd_per_h,       p->price_kind,
+                             o->region, o->price_file,    (ss_purchase)o->purchase, o->price_date};
+  ss_price price;
+  int prc = ss_price_resolve(&pq, &price, err);
   if (prc)
     return prc;
   if (o->tokens > 0 && !w->has_transformer)
@@ -1136,12 +1136,13 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
                 .ngpus = ngpus,
                 .instances = o->instances,
                 .gpus_per_instance = per_instance,
-                .price_usd_per_h = price,
+                .price_usd_per_h = price.usd_per_h,
+                .purchase = price.purchase,
                 .batch = batch,
                 .accum = accum,
                 .workers = workers,
                 .ckpt = ckpt};
-  memcpy(j->price_source, price_source, sizeof(price_source));
+  snprintf(j->price_source, sizeof(j->price_source), "%s", price.source);
   /* The W loader processes of a GPU deliver their batches in bursts, W at a time: a loader-bound
    * steady state repeats every W iterations, so by default the measurement is whole cycles of W
    * (at least 10 iterations). The loaders' last cycle is not steady (as workers run out of

@@ -1,6 +1,8 @@
 /* option: the registry of stash-sim's options and everything derived from it. */
 #include "option.h"
 
+#include "purchase.h"
+
 #include "err.h"
 #include "units.h"
 
@@ -400,14 +402,26 @@ const ss_optdef ss_option_table[] = {
      1073741824.0, "1Gi", 0, NULL, "max_bytes", 0, NULL, "largest size, sizes doubling in between", 0, 0},
     {"region", 0, SS_KIND_PATH, OFF(region), 0, 0, 0, NULL, 0, RUNS, "run", "R", "a region name", 0,
      "us-east-1: the instance file's price", 0, "region", NULL, 0, NULL,
-     "the region whose on-demand price the cost uses: the row of the instance type and R in --price-file, else in "
+     "the region whose price the cost uses: the row of the instance type and R in --price-file, else in "
      "prices.csv next to the instance file (platforms/prices.csv: us-east-1, us-west-2, eu-west-1), else for "
      "us-east-1 the instance file's price_usd_per_h; the report's price_source says which (docs/formats.md, Prices)", 0, 0},
+    {"purchase", 0, SS_KIND_ENUM, OFF(purchase), 0, 0, 0, ss_purchase_names, 0, RUNS, "run", "P", NULL,
+     SS_PURCHASE_AUTO, "auto", 0, "purchase", "purchase", 0, NULL,
+     "how the instances are bought, the price table's row the cost uses: on-demand, capacity-block (EC2 Capacity "
+     "Blocks for ML), savings-plan-1y, savings-plan-3y or spot (the middle of its recent range); auto: on-demand "
+     "where the type is sold so, else its first other option (p5e and p6e-gb200 are sold by capacity block only); "
+     "a type without the option asked in the region is refused, naming those it has",
+     0, 0},
+    {"price-date", 0, SS_KIND_PATH, OFF(price_date), 0, 0, 0, NULL, 0, RUNS, "run", "YYYY-MM-DD", "a day", 0,
+     "the latest row", 0, "price_date", "price_date", 0, NULL,
+     "the prices of that day: of each type's rows in the price tables, the latest dated on or before it "
+     "(platforms/prices.csv keeps each change, as AWS's cut of June 2025)",
+     0, 0},
     {"price-file", 0, SS_KIND_PATH, OFF(price_file), 0, 0, 0, NULL, 0, RUNS, "run", "FILE", NULL, 0, "none",
      SS_FILE_READS,
      "price_file", NULL, 0, NULL,
      "a CSV of your own prices per hour (spot, reserved, negotiated): columns instance_type and usd_per_h, "
-     "optionally region, kind, date and source, as platforms/prices.csv; its row for the instance type (and "
+     "optionally region, kind, date, source and status, as platforms/prices.csv; its row for the instance type (and "
      "--region) wins over the table's", 0, 0},
     {"ignore-memory", 0, SS_KIND_SWITCH, OFF(ignore_memory), 0, 0, 0, NULL, 1, RUNS, "run", NULL, NULL, 0, "off", 0,
      NULL, NULL, 0, NULL,

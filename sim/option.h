@@ -67,6 +67,8 @@ typedef struct ss_options {
   double init_shard_mib;          /* MiB of input each worker reads at start-up */
   const char* region;             /* --region: the region whose price the cost uses; NULL: us-east-1 */
   const char* price_file;         /* --price-file: the user's price CSV; NULL: none */
+  int purchase;                   /* --purchase: an ss_purchase (purchase.h); AUTO by default */
+  const char* price_date;         /* --price-date: the day whose prices the cost uses; NULL: the latest */
   double samples;                 /* samples to train for the time-to-train figure; -1: one epoch */
   double max_minutes;             /* refuse a command whose estimated CPU minutes exceed it (sim/estimate.h) */
   int estimate;                   /* print the command's estimated work and exit (sim/estimate.h) */

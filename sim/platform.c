@@ -640,9 +640,10 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
-  static const char* const zone_props[] = {"instance_type",     "price_usd_per_h", "vcpus",      "memory_gib",
-                                           "network_gbps",      "cpu_vendor",      "pci_view",   "net_transport",
-                                           "net_line_fraction", "net_message_us",  "nic_vendor", NULL};
+  static const char* const zone_props[] = {
+      "instance_type",  "price_usd_per_h", "price_kind", "vcpus",         "memory_gib",
+      "network_gbps",   "cpu_vendor",      "pci_view",   "net_transport", "net_line_fraction",
+      "net_message_us", "nic_vendor",      NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI,
                       &p->price_usd_per_h) ||
@@ -665,6 +666,11 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
     return SS_EINPUT;
   p->nic_vendor = nic > 0 ? (ss_nic_vendor)(nic - 1) : SS_NIC_OTHER;
   p->pci_flat = view == 2;
+  /* price_kind: how price_usd_per_h is bought (purchase.h; on-demand when absent). */
+  int kind = 0;
+  if (zone_enum_prop(c, z, "price_kind", ss_purchase_names + 1, SS_PURCHASE_COUNT - 1, &kind))
+    return SS_EINPUT;
+  p->price_kind = kind > 0 ? (ss_purchase)kind : SS_PURCHASE_ON_DEMAND;
   return parse_net_props(c, z);
 }
 

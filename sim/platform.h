@@ -5,6 +5,7 @@
 #include "err.h"
 #include "nccl.h"
 #include "net.h"
+#include "purchase.h"
 
 /* What a link is; from its <prop id="class">. */
 typedef enum ss_link_class {
@@ -79,6 +80,7 @@ typedef struct ss_platform {
   char* zone_id;
   char* instance_type;
   double price_usd_per_h;
+  ss_purchase price_kind; /* zone prop price_kind: how that price is bought (on-demand when absent) */
   int vcpus;
   double memory_gib;
   double network_gbps;

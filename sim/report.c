@@ -1,6 +1,8 @@
 /* report: the results of a run as a table, JSON or CSV. */
 #include "report.h"
 
+#include "price.h"
+
 #include "a2a.h"
 #include "kernelfit.h"
 
@@ -353,6 +355,7 @@ static void write_json(FILE* f, const ss_result* r)
           r->cost_usd_per_epoch, j->price_usd_per_h);
   fprintf(f, "  \"price_source\": ");
   ss_json_string(f, j->price_source);
+  fprintf(f, ",\n  \"purchase\": \"%s\"", ss_purchase_names[j->purchase]);
   fprintf(f, ",\n");
   fprintf(f, "  \"breakdown\": {\n");
   for (int c = 0; c < SS_CAT_COUNT; c++)
@@ -651,7 +654,12 @@ static void write_table(FILE* f, const ss_result* r)
   else
     fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
             r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances, j->instances == 1 ? "" : "s");
-  if (j->opt.region || j->opt.price_file)
+  /* Where the price comes from, unless it is the default (on demand in us-east-1). */
+  if (j->opt.region || j->opt.price_file || j->opt.purchase != SS_PURCHASE_AUTO || j->opt.price_date ||
+      j->purchase != SS_PURCHASE_ON_DEMAND ||
+      (strncmp(j->price_source, SS_PRICE_TABLE " ", strlen(SS_PRICE_TABLE) + 1) == 0 &&
+       strncmp(j->price_source + strlen(SS_PRICE_TABLE) + 1, SS_PRICE_DEFAULT_REGION " ",
+               strlen(SS_PRICE_DEFAULT_REGION) + 1) != 0))
     fprintf(f, "  price        %s\n", j->price_source);
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
           j->warmup + j->iterations, j->ngpus, j->ngpus == 1 ? "" : "s");

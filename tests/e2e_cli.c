@@ -166,23 +166,35 @@ void test_registry(void)
 #define PRICE_STAR "tests/platforms/star2.xml tests/workloads/tiny.json --instances 3"
 #define PRICE_P3 "platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2"
 #define PRICE_FILE "--price-file tests/fixtures/prices_test.csv"
+#define PRICE_P5 "platforms/p5.48xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1"
+#define PRICE_P5E "platforms/p5e.48xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1"
 
 /* Prices: the cost of an epoch is the chosen price x instances x epoch time (closed form), whichever
- * of --price-file, the table (--region) and the instance file gives the price, and the report names
- * the source. */
+ * of --price-file, the table (--region, --purchase, --price-date) and the instance file gives the
+ * price, and the report names the source and the purchase option. */
 void test_price_choice(void)
 {
   static const struct {
     const char* args;
     double price;
     const char* source;
+    const char* purchase;
   } cases[] = {
-      {PRICE_STAR, 1, "instance file"},
-      {PRICE_STAR " " PRICE_FILE, 2.5, PRICE_FILE " us-east-1"},
-      {PRICE_STAR " " PRICE_FILE " --region eu-west-1", 3.75, PRICE_FILE " eu-west-1"},
-      {PRICE_P3, 24.48, "prices.csv us-east-1 2026-12-01 on-demand"},
-      {PRICE_P3 " --region eu-west-1", 26.44, "prices.csv eu-west-1 2026-12-01 on-demand"},
-      {PRICE_P3 " --region eu-west-1 " PRICE_FILE, 7.3, PRICE_FILE " eu-west-1"},
+      {PRICE_STAR, 1, "instance file on-demand", "on-demand"},
+      {PRICE_STAR " " PRICE_FILE, 2.5, PRICE_FILE " us-east-1 2026-12-01 spot", "spot"},
+      {PRICE_STAR " " PRICE_FILE " --region eu-west-1", 3.75, PRICE_FILE " eu-west-1 2026-12-01 savings-plan-1y",
+       "savings-plan-1y"},
+      {PRICE_P3, 24.48, "prices.csv us-east-1 2026-12-01 on-demand", "on-demand"},
+      {PRICE_P3 " --region eu-west-1", 26.44, "prices.csv eu-west-1 2026-12-01 on-demand", "on-demand"},
+      {PRICE_P3 " --region eu-west-1 " PRICE_FILE, 7.3, PRICE_FILE " eu-west-1 2026-12-01 spot", "spot"},
+      {PRICE_P5, 55.04, "prices.csv us-east-1 2025-06-05 on-demand", "on-demand"},
+      {PRICE_P5 " --price-date 2025-06-04", 98.32, "prices.csv us-east-1 2025-03-31 on-demand", "on-demand"},
+      {PRICE_P5 " --purchase capacity-block", 41.528, "prices.csv us-east-1 2026-07-22 capacity-block",
+       "capacity-block"},
+      {PRICE_P5 " --purchase capacity-block --price-date 2026-03-01", 31.464,
+       "prices.csv us-east-1 2026-01-31 capacity-block", "capacity-block"},
+      {PRICE_P5 " --purchase spot --region us-west-2", 18.2302, "prices.csv us-west-2 2025-11-30 spot DERIVED", "spot"},
+      {PRICE_P5E, 47.76, "prices.csv us-east-2 2026-07-22 capacity-block", "capacity-block"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     cJSON* j = sim_json("%s", cases[i].args);
@@ -193,11 +205,14 @@ void test_price_choice(void)
     double cost = cJSON_GetObjectItemCaseSensitive(j, "cost_usd_per_epoch")->valuedouble;
     double inst = cJSON_GetObjectItemCaseSensitive(j, "instances")->valuedouble;
     const cJSON* src = cJSON_GetObjectItemCaseSensitive(j, "price_source");
+    const cJSON* how = cJSON_GetObjectItemCaseSensitive(j, "purchase");
     CHECK(price == cases[i].price, "%s: price %.17g, expected %.17g", cases[i].args, price, cases[i].price);
     CHECK(fabs(cost - cases[i].price * inst * epoch / 3600) <= 1e-12 * cost, "%s: cost %.17g, expected %.17g",
           cases[i].args, cost, cases[i].price * inst * epoch / 3600);
     CHECK(cJSON_IsString(src) && strcmp(src->valuestring, cases[i].source) == 0, "%s: price_source '%s'", cases[i].args,
           cJSON_IsString(src) ? src->valuestring : "none");
+    CHECK(cJSON_IsString(how) && strcmp(how->valuestring, cases[i].purchase) == 0, "%s: purchase '%s'", cases[i].args,
+          cJSON_IsString(how) ? how->valuestring : "none");
     cJSON_Delete(j);
   }
 }

@@ -1198,11 +1198,11 @@ static void test_price_reader(void)
   ss_err_clear(&err);
   CU_ASSERT_FATAL(ss_prices_read(path, 0, &p, &err) == SS_OK);
   CU_ASSERT(p.nrows == 2 && p.has_region);
-  const ss_price_row* r = ss_prices_find(&p, "p3.2xlarge", "us-east-1");
+  const ss_price_row* r = ss_prices_find(&p, "p3.2xlarge", "us-east-1", SS_PURCHASE_AUTO, NULL);
   CU_ASSERT_FATAL(r != NULL);
   CU_ASSERT(r->usd_per_h == 3.06 && r->line == 3 && strcmp(r->source, "AWS, \"list\"") == 0 && r->kind == NULL);
-  CU_ASSERT(ss_prices_find(&p, "p3.2xlarge", "eu-west-1")->usd_per_h == 0);
-  CU_ASSERT(ss_prices_find(&p, "p3.2xlarge", "us-west-2") == NULL);
+  CU_ASSERT(ss_prices_find(&p, "p3.2xlarge", "eu-west-1", SS_PURCHASE_SPOT, NULL)->usd_per_h == 0);
+  CU_ASSERT(ss_prices_find(&p, "p3.2xlarge", "us-west-2", SS_PURCHASE_AUTO, NULL) == NULL);
   CU_ASSERT(ss_prices_has_region(&p, "eu-west-1") && !ss_prices_has_region(&p, "us-west-2"));
   ss_prices_free(&p);
   unlink(path);
@@ -1210,16 +1210,32 @@ static void test_price_reader(void)
   price_file(path, "instance_type,usd_per_h\nx,1.5\n");
   ss_err_clear(&err);
   CU_ASSERT_FATAL(ss_prices_read(path, 0, &p, &err) == SS_OK);
-  CU_ASSERT(ss_prices_find(&p, "x", "ap-south-1") != NULL && ss_prices_has_region(&p, "anywhere"));
+  CU_ASSERT(ss_prices_find(&p, "x", "ap-south-1", SS_PURCHASE_AUTO, NULL) != NULL &&
+            ss_prices_has_region(&p, "anywhere"));
   ss_prices_free(&p);
   unlink(path);
   /* A spreadsheet's byte order mark before the header is not part of its first column. */
   price_file(path, "\xEF\xBB\xBFinstance_type,usd_per_h\nx,1.5\n");
   ss_err_clear(&err);
   CU_ASSERT_FATAL(ss_prices_read(path, 0, &p, &err) == SS_OK);
-  CU_ASSERT(ss_prices_find(&p, "x", "us-east-1") != NULL);
+  CU_ASSERT(ss_prices_find(&p, "x", "us-east-1", SS_PURCHASE_AUTO, NULL) != NULL);
   ss_prices_free(&p);
   unlink(path);
+  /* Kinds and dates: a row of each (type, region, kind, date); the latest on or before a day wins. */
+  price_file(path, "instance_type,usd_per_h,kind,date\nx,9,on-demand,2025-01-01\nx,5,on-demand,2025-06-05\n"
+                   "x,3,spot,2025-06-05\n");
+  ss_err_clear(&err);
+  CU_ASSERT_FATAL(ss_prices_read(path, 0, &p, &err) == SS_OK);
+  CU_ASSERT(p.has_kind && p.rows[2].purchase == SS_PURCHASE_SPOT);
+  CU_ASSERT(ss_prices_find(&p, "x", "r", SS_PURCHASE_ON_DEMAND, NULL)->usd_per_h == 5);
+  CU_ASSERT(ss_prices_find(&p, "x", "r", SS_PURCHASE_ON_DEMAND, "2025-06-04")->usd_per_h == 9);
+  CU_ASSERT(ss_prices_find(&p, "x", "r", SS_PURCHASE_ON_DEMAND, "2024-12-31") == NULL);
+  CU_ASSERT(ss_prices_find(&p, "x", "r", SS_PURCHASE_SPOT, "2025-06-05")->usd_per_h == 3);
+  CU_ASSERT(ss_prices_find(&p, "x", "r", SS_PURCHASE_CAPACITY_BLOCK, NULL) == NULL);
+  ss_prices_free(&p);
+  unlink(path);
+  CU_ASSERT(ss_price_date_ok("2025-06-05") && !ss_price_date_ok("2025-13-01") && !ss_price_date_ok("2025-6-05") &&
+            !ss_price_date_ok("2025-06-05x") && !ss_price_date_ok("June 2025"));
   /* The defects, in a user's file or in the table (table set: which needs every column). */
   static const struct {
     const char* text;
@@ -1239,6 +1255,12 @@ static void test_price_reader(void)
       {"instance_type,usd_per_h\nx\n", 0, 2, "1 field, the header has 2"},
       {"instance_type,usd_per_h\n", 0, 0, "no price rows"},
       {"", 0, 0, "no header line"},
+      {"instance_type,usd_per_h,kind\nx,1,reserved\n", 0, 2, "kind: expected on-demand, capacity-block"},
+      {"instance_type,usd_per_h,date\nx,1,June 2025\n", 0, 2, "date: expected the day the price holds from"},
+      {"instance_type,usd_per_h,date\nx,1,\n", 0, 2, "the cell 'date' is empty"},
+      {"instance_type,usd_per_h,status\nx,1,guess\n", 0, 2, "status: expected PUBLISHED, DERIVED or ESTIMATE"},
+      {"instance_type,usd_per_h,kind,date\nx,1,spot,2025-01-01\nx,2,spot,2025-01-01\n", 0, 3,
+       "a second row of x, spot on 2025-01-01 (the first is on line 2)"},
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     price_file(path, bad[i].text);
@@ -1253,25 +1275,56 @@ static void test_price_reader(void)
 }
 
 /* Resolution: the price file, then the table next to the instance file, then the instance file
- * for us-east-1; else an error naming the type and the region. */
+ * for us-east-1; else an error naming the type and the region. The purchase option and the day pick
+ * among a type's rows; a type sold only elsewhere takes its first region. */
 static void test_price_resolve(void)
 {
-  double usd = 0;
-  char src[320];
+  ss_price out;
   ss_err err;
   ss_err_clear(&err);
-  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, NULL, NULL, &usd, src, sizeof(src), &err) ==
-            SS_OK);
-  CU_ASSERT(usd == 24.48 && strcmp(src, "prices.csv us-east-1 2026-12-01 on-demand") == 0);
-  CU_ASSERT(ss_price_resolve("platforms/p3.16xl.xml", "p3.16xlarge", 24.48, "us-west-2", NULL, &usd, src, sizeof(src),
-                             &err) == SS_OK &&
-            usd == 24.48);
-  CU_ASSERT(ss_price_resolve("tests/platforms/star2.xml", "test-star2", 1, NULL, NULL, &usd, src, sizeof(src), &err) ==
-            SS_OK);
-  CU_ASSERT(usd == 1 && strcmp(src, "instance file") == 0);
-  CU_ASSERT(ss_price_resolve("platforms/p5.48xl.xml", "p5.48xlarge", 98.32, "eu-west-1", NULL, &usd, src, sizeof(src),
-                             &err) == SS_EINPUT);
+  ss_price_query q = {"platforms/p3.16xl.xml", "p3.16xlarge", 24.48, SS_PURCHASE_ON_DEMAND, NULL, NULL,
+                      SS_PURCHASE_AUTO,        NULL};
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK);
+  CU_ASSERT(out.usd_per_h == 24.48 && out.purchase == SS_PURCHASE_ON_DEMAND &&
+            strcmp(out.source, "prices.csv us-east-1 2026-12-01 on-demand") == 0);
+  q.region = "us-west-2";
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK && out.usd_per_h == 24.48);
+  q = (ss_price_query){
+      "tests/platforms/star2.xml", "test-star2", 1, SS_PURCHASE_ON_DEMAND, NULL, NULL, SS_PURCHASE_AUTO, NULL};
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK);
+  CU_ASSERT(out.usd_per_h == 1 && strcmp(out.source, "instance file on-demand") == 0);
+  q.purchase = SS_PURCHASE_SPOT;
+  ss_err_clear(&err);
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_EINPUT && strstr(err.msg, "prices it as on-demand") != NULL);
+  q = (ss_price_query){"platforms/p5.48xl.xml", "p5.48xlarge", 55.04, SS_PURCHASE_ON_DEMAND, "eu-west-1", NULL,
+                       SS_PURCHASE_AUTO,        NULL};
+  ss_err_clear(&err);
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_EINPUT);
   CU_ASSERT(strstr(err.msg, "p5.48xlarge in eu-west-1") != NULL);
+  /* The cut of June 2025: the day before, and after. */
+  q.region = NULL;
+  q.date = "2025-06-04";
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK && out.usd_per_h == 98.32);
+  q.date = NULL;
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK && out.usd_per_h == 55.04);
+  q.purchase = SS_PURCHASE_CAPACITY_BLOCK;
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK && out.purchase == SS_PURCHASE_CAPACITY_BLOCK &&
+            out.usd_per_h == 41.528);
+  q.purchase = SS_PURCHASE_SAVINGS_3Y;
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK && strstr(out.source, "ESTIMATE") != NULL);
+  /* p5e: capacity blocks only, none in us-east-1. */
+  q = (ss_price_query){
+      "platforms/p5e.48xl.xml", "p5e.48xlarge", 47.76, SS_PURCHASE_CAPACITY_BLOCK, NULL, NULL, SS_PURCHASE_AUTO, NULL};
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_OK && out.purchase == SS_PURCHASE_CAPACITY_BLOCK &&
+            strncmp(out.source, "prices.csv us-east-2 ", 21) == 0);
+  q.purchase = SS_PURCHASE_SPOT;
+  ss_err_clear(&err);
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_EINPUT &&
+            strstr(err.msg, "its purchase options there: capacity-block") != NULL);
+  q.purchase = SS_PURCHASE_AUTO;
+  q.date = "2025-12-31";
+  ss_err_clear(&err);
+  CU_ASSERT(ss_price_resolve(&q, &out, &err) == SS_EINPUT && strstr(err.msg, "on or before it") != NULL);
 }
 
 /* The generator: xoshiro256**'s published outputs from the state {1, 2, 3, 4} (the reference C

@@ -1,10 +1,11 @@
 /* fuzz_price: libFuzzer target of the price file reader (sim/price.c): any bytes, read both as a
  * user's --price-file (full 0: instance_type and usd_per_h required) and as the catalogue's table
- * (full 1: all six columns), must give rows that keep the contract of price.h, or one input error;
+ * (full 1: all seven columns), must give rows that keep the contract of price.h, or one input error;
  * never a crash, a leak or unbounded memory. The table is a user's file too: what full 1 accepts,
  * full 0 accepts with the same rows. An accepted file is then looked up as a run does
  * (ss_prices_find, ss_prices_has_region, and ss_price_resolve with the input as its --price-file):
- * each row is found by its own key, and a resolve gives the row's price or one error line. */
+ * each row is found by its own key (type, region, kind, date), and a resolve gives the price of a row
+ * of the type or one error line. */
 #include "fuzz_input.h"
 #include "price.h"
 #include "units.h"
@@ -29,12 +30,16 @@ static void check_prices(const ss_prices* p, int full)
     ss_assert(!r->kind || r->kind[0]);
     ss_assert(!r->date || r->date[0]);
     ss_assert(!r->source || r->source[0]);
-    ss_assert(!full || (r->region && r->kind && r->date && r->source));
+    ss_assert(!r->status || r->status[0]);
+    ss_assert(!r->kind == !p->has_kind && (r->kind ? r->purchase > SS_PURCHASE_AUTO : r->purchase == SS_PURCHASE_AUTO));
+    ss_assert(!r->date || ss_price_date_ok(r->date));
+    ss_assert(!full || (r->region && r->kind && r->date && r->source && r->status));
     ss_assert(r->line >= 2 && (i == 0 || r->line > r[-1].line));
   }
 }
 
-/* Each checked row is the one of its (type, region); its region is known; nothing has an empty type. */
+/* Each checked row is the one of its (type, region, kind, date); its region is known; nothing has an
+ * empty type. */
 static void check_lookups(const ss_prices* p)
 {
   for (int i = 0; i < p->nrows; i++) {
@@ -42,29 +47,33 @@ static void check_lookups(const ss_prices* p)
       continue;
     const ss_price_row* r = &p->rows[i];
     const char* region = r->region ? r->region : SS_PRICE_DEFAULT_REGION;
-    ss_assert(ss_prices_find(p, r->instance_type, region) == r);
+    ss_assert(ss_prices_find(p, r->instance_type, region, r->purchase, r->date) == r);
     ss_assert(ss_prices_has_region(p, region));
   }
-  ss_assert(!ss_prices_find(p, "", SS_PRICE_DEFAULT_REGION));
+  ss_assert(!ss_prices_find(p, "", SS_PRICE_DEFAULT_REGION, SS_PURCHASE_AUTO, NULL));
   ss_assert(ss_prices_has_region(p, "") == !p->has_region);
 }
 
 /* ss_price_resolve with the input as --price-file and no table beside an instance file: the price
- * of the row of (type, region) if there is one, else one error line. */
+ * of a row of (type, region) if there is one, else one error line. */
 static void check_resolve(const ss_prices* p, const char* path, const char* type, const char* region)
 {
   ss_err err;
   ss_err_clear(&err);
-  double usd = -1;
-  char source[256];
-  int rc = ss_price_resolve(NULL, type, 1.0, region, path, &usd, source, sizeof(source), &err);
-  const ss_price_row* r = ss_prices_find(p, type, region ? region : SS_PRICE_DEFAULT_REGION);
+  const ss_price_query q = {NULL, type, 1.0, SS_PURCHASE_ON_DEMAND, region, path, SS_PURCHASE_AUTO, NULL};
+  ss_price out;
+  int rc = ss_price_resolve(&q, &out, &err);
+  const char* reg = region ? region : SS_PRICE_DEFAULT_REGION;
+  const ss_price_row* r = ss_prices_find(p, type, reg, SS_PURCHASE_AUTO, NULL);
   if (rc != SS_OK) {
     ss_assert(rc == SS_EINPUT && !r);
     fuzz_check_error(&err);
     return;
   }
-  ss_assert(r && usd == r->usd_per_h && strncmp(source, "--price-file ", 13) == 0);
+  int found = 0;
+  for (int i = 0; i < p->nrows && !found; i++)
+    found = strcmp(p->rows[i].instance_type, type) == 0 && p->rows[i].usd_per_h == out.usd_per_h;
+  ss_assert(r && found && out.purchase > SS_PURCHASE_AUTO && strncmp(out.source, "--price-file ", 13) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
