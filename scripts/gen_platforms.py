@@ -673,6 +673,19 @@ G6_NO_EFA = ("g6e.xlarge and g6.xlarge are not in AWS's EFA lists (K1 lists no E
              "sockets between them")
 
 
+# EFA's generation of the GPUDirect RDMA instances (zone prop efa_version): the figure and its source. The
+# older EFA instances (p3dn, g4dn, g5) and the g6, g6e keep no version: no measurement of today's stack on
+# them was found, so they keep the transport's default figures.
+EFA_VERSION = {
+    "p4d.24xl": ("1", f"EFA v1 ({I26}: A4's table)"),
+    "p4de.24xl": ("1", f"EFA v1, p4d's network ({I26}: V2 '400 Gbps EFA', A4)"),
+    "p5.48xl": ("2", f"EFA v2 ({I26}: V2 '3200 Gbps EFAv2')"),
+    "p5e.48xl": ("2", f"EFA v2 ({I26}: V2 '3200 Gbps EFAv2', A4)"),
+    "p5en.48xl": ("3", f"EFA v3 ({I26}: V2 '3200 Gbps EFAv3', A4)"),
+    "p6-b200.48xl": ("4", f"EFA v4 ({I26}: V2 '3200 Gbps EFAv4', Q1)"),
+}
+
+
 def g6_entry(stem, ngpu, vcpus, mem, net, nnics, ebs, price):
     """A g6e (L40S) or g6 (L4) size: PCIe only, no GPUDirect RDMA (calibration/instances_2026.md)."""
     l40s = stem.startswith("g6e")
@@ -998,11 +1011,15 @@ def catalog_platform(stem):
                                             else 4)
     transport, extra = c["transport"]
     kind = [("price_kind", c["price_kind"])] if "price_kind" in c else []
+    efa = [("efa_version", EFA_VERSION[stem][0])] if stem in EFA_VERSION else []
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"])] + kind + [("vcpus", c["vcpus"]),
-                        ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport),
-                        ("nic_vendor", "ena")] + zone_t,
+                        ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport)] + efa
+                 + [("nic_vendor", "ena")] + zone_t,
                  [f"AWS {inst}: {ngpu} x {model}. Zone props: {c['sources']}.", c["note"],
-                  net_transport_note(inst, transport, extra), NIC_VENDOR_SRC, t_note])
+                  net_transport_note(inst, transport, extra)
+                  + (f". efa_version {EFA_VERSION[stem][0]}: {EFA_VERSION[stem][1]}; with NCCL 2.18 and later the "
+                     "simulator takes that generation's calibrated share of the line rate (sim/net.c, ss_net_efa)"
+                     if stem in EFA_VERSION else ""), NIC_VENDOR_SRC, t_note])
     disk, disk_src = c["disk"]
     p.note(f"cpu host: core = {c['vcpus']} vCPUs ({c.get('spec_src', CAT_SRC)}); speed 1Gf is a convention (one reference "
            f"core), not a measurement. Disk ebs: {disk}: {disk_src}; same figure for read and write. "

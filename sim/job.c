@@ -802,6 +802,9 @@ static void resolve_net(ss_job* j)
     t = SS_NET_OFF;
   j->net_transport = t;
   j->net = ss_net_default(t);
+  /* EFA of a known generation under today's stack (NCCL 2.18 on, aws-ofi-nccl 1.7 on: net.h). */
+  if (t == SS_NET_EFA && t == file && p->efa_version > 0 && j->opt.nccl_version >= SS_NCCL_2_18)
+    j->net = ss_net_efa(p->efa_version);
   if (t == file && t != SS_NET_OFF) {
     if (p->net_line_fraction > 0)
       j->net.line_fraction = p->net_line_fraction;

@@ -3,6 +3,11 @@
 
 #include <string.h>
 
+#define EFA_V1 0.9315
+#define EFA_V2 0.9246
+#define EFA_V3 0.9396
+#define EFA_V4 0.9726
+
 const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
 const char* const ss_net_group_names[] = {"on", "off", NULL};
 
@@ -43,6 +48,31 @@ static const ss_net_figures defaults[SS_NET_COUNT] = {
 ss_net_figures ss_net_default(ss_net_transport t)
 {
   return t >= 0 && t < SS_NET_COUNT ? defaults[t] : defaults[SS_NET_OFF];
+}
+
+/* EFA under today's stack, by version (calibration/efa_microbenchmarks_2026.csv; none of its rows is a
+ * validation row; calibration/efa_mechanisms_2026.md, section 3). line_fraction is CALIBRATED: set so
+ * that stash-sim bench allreduce with the ring prints the busbw of a network-bound ring allreduce
+ * measured with nccl-tests (NCCL_ALGO ring, or aws-ofi-nccl's tuner choosing Ring/Simple), at the
+ * fewest instances and the largest size measured, where the fewest steps add their latency
+ * (scripts/efa-calibration reruns each; the figure over the NICs' line rate in parentheses):
+ * v1 (p4d, p4de): 45.73 GB/s busbw on 2 x p4d at 1 GiB, NCCL 2.19.4 + aws-ofi-nccl 1.7.4, ring forced
+ *   (EFA26-PC-P4D-2N-1G-NCCL2194; 0.915 of 50 GB/s).
+ * v2 (p5, p5e): 356.99 GB/s on 4 x p5 at 8 GiB, NCCL 2.27.7, the plugin's Ring/Simple
+ *   (EFA26-CG-AR-4N-8192M; 0.892 of 400; 8 and 16 instances measured 355.4 and 356.3).
+ * v3 (p5en): 369.06 GB/s on 4 x p5en at 16 GiB (EFA26-ST-P5EN-4N-16G; 0.923; 16 instances 369.9).
+ * v4 (p6-b200): 381.80 GB/s on 4 x p6-b200 at 16 GiB (EFA26-ST-B200-4N-16GiB; 0.955).
+ * message_us as the default's (an ESTIMATE). */
+static const ss_net_figures efa_today[SS_NET_EFA_VERSIONS + 1] = {
+    [1] = {EFA_V1, 3.9},
+    [2] = {EFA_V2, 3.9},
+    [3] = {EFA_V3, 3.9},
+    [4] = {EFA_V4, 3.9},
+};
+
+ss_net_figures ss_net_efa(int v)
+{
+  return v >= 1 && v <= SS_NET_EFA_VERSIONS ? efa_today[v] : defaults[SS_NET_EFA];
 }
 
 int ss_net_file_transport(const char* name)

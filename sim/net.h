@@ -31,6 +31,15 @@ typedef struct ss_net_figures {
 /* The default figures of transport t (the table in net.c, with its sources); OFF and AUTO: {1, 0}. */
 ss_net_figures ss_net_default(ss_net_transport t);
 
+/* EFA's generations (zone prop efa_version of an instance file: 1 p4d, 2 p5, 3 p5en, 4 p6-b200). */
+#define SS_NET_EFA_VERSIONS 4
+
+/* The figures of EFA of version v (1 to SS_NET_EFA_VERSIONS) under today's stack (NCCL 2.18 and later
+ * with aws-ofi-nccl 1.7 and later: GPUDirect RDMA, the RDMA protocol over several rails), calibrated
+ * per version on public nccl-tests figures that no validation row holds (net.c). Older stacks, and an
+ * instance that names no version, keep ss_net_default(SS_NET_EFA). */
+ss_net_figures ss_net_efa(int v);
+
 /* AWS's cap on one TCP flow (a 5-tuple) between two instances, in Gb/s (Amazon EC2 User Guide, "Amazon
  * EC2 instance network bandwidth"; ../shared/data/aws_network_limits.md): up to 10 inside one cluster
  * placement group, 5 otherwise (ENA Express, 25, is not modelled). EFA's SRD traffic is no TCP flow

@@ -621,8 +621,8 @@ static int parse_net_props(pctx* c, const xmlNode* z)
     free(name);
     p->net_transport = (ss_net_transport)t;
   }
-  static const char* const figures[] = {"net_line_fraction", "net_message_us"};
-  for (int k = 0; k < 2; k++)
+  static const char* const figures[] = {"net_line_fraction", "net_message_us", "efa_version"};
+  for (int k = 0; k < 3; k++)
     if (ss_xml_prop(z, figures[k]) && p->net_transport == SS_NET_OFF)
       return ss_xml_error(&c->x, ss_xml_prop(z, figures[k]),
                           "the zone property '%s' needs 'net_transport' (it is a figure of that transport)",
@@ -632,6 +632,18 @@ static int parse_net_props(pctx* c, const xmlNode* z)
       (ss_xml_prop(z, "net_message_us") &&
        ss_xml_num_prop(&c->x, z, what, "net_message_us", 1, US_LO, SS_NET_MAX_MESSAGE_US, &p->net_message_us)))
     return SS_EINPUT;
+  double v = 0;
+  if (ss_xml_prop(z, "efa_version")) {
+    if (p->net_transport != SS_NET_EFA)
+      return ss_xml_error(&c->x, ss_xml_prop(z, "efa_version"),
+                          "the zone property 'efa_version' is a figure of EFA: it needs net_transport efa");
+    if (ss_xml_num_prop(&c->x, z, what, "efa_version", 0, 1, SS_NET_EFA_VERSIONS, &v))
+      return SS_EINPUT;
+    if (v != (int)v)
+      return ss_xml_error(&c->x, ss_xml_prop(z, "efa_version"),
+                          "the zone property 'efa_version' must be a whole number");
+  }
+  p->efa_version = (int)v;
   return SS_OK;
 }
 
@@ -640,10 +652,13 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
-  static const char* const zone_props[] = {
-      "instance_type",  "price_usd_per_h", "price_kind", "vcpus",         "memory_gib",
-      "network_gbps",   "cpu_vendor",      "pci_view",   "net_transport", "net_line_fraction",
-      "net_message_us", "nic_vendor",      NULL};
+  static const char* const zone_props[] = {"instance_type",  "price_usd_per_h",
+                                           "price_kind",     "vcpus",
+                                           "memory_gib",     "network_gbps",
+                                           "cpu_vendor",     "pci_view",
+                                           "net_transport",  "net_line_fraction",
+                                           "net_message_us", "efa_version",
+                                           "nic_vendor",     NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI,
                       &p->price_usd_per_h) ||

@@ -89,6 +89,7 @@ typedef struct ss_platform {
   double net_line_fraction;       /* its share of the line rate (prop net_line_fraction); -1: the
                                    * transport's default (net.c) */
   double net_message_us;          /* its cost per message in us (prop net_message_us); -1: the default */
+  int efa_version;                /* EFA's generation (prop efa_version, 1 to SS_NET_EFA_VERSIONS); 0: not given */
   int cpu_cores;
   double cpu_speed_flops;    /* per core; 1e9 is one reference core */
   double memcpy_bytes_per_s; /* what one core copies per second with memcpy between pageable

@@ -86,15 +86,17 @@ static const double speeds_2_18[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6
 static const double speeds_sm90[] = {48, 45, 42, 40, 30, 24, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12, 0};
 
 /* The latency the aws-ofi-nccl plugin reports to NCCL for its net devices (us), by instance type
- * (aws-ofi-nccl's platform-aws.c, since v1.7.0-aws: 75 on p4d, p4de and p5, 150 on p3dn); none
- * elsewhere. NCCL adds it from 2.18 (2.12 to 2.17 let it replace the network's hwLat): plugins that
+ * (aws-ofi-nccl's platform-aws.c, since v1.7.0-aws: 75 on p4d, p4de and p5, 150 on p3dn; v1.16.3's
+ * src/platform-aws.cpp:76-163: 75 on p5e too, 35 on p5en and the later P types, its "p-series" rows);
+ * none elsewhere. NCCL adds it from 2.18 (2.12 to 2.17 let it replace the network's hwLat): plugins that
  * report it came with NCCL 2.18 and later, so it is taken from 2.18 on (an ASSUMPTION). */
 static double plugin_latency_us(const ss_job* j)
 {
   static const struct {
     const char* type;
     double us;
-  } plugin[] = {{"p4d.24xlarge", 75}, {"p4de.24xlarge", 75}, {"p5.48xlarge", 75}, {"p3dn.24xlarge", 150}};
+  } plugin[] = {{"p4d.24xlarge", 75},  {"p4de.24xlarge", 75},    {"p5.48xlarge", 75},        {"p5e.48xlarge", 75},
+                {"p5en.48xlarge", 35}, {"p6-b200.48xlarge", 35}, {"p6e-gb200.36xlarge", 35}, {"p3dn.24xlarge", 150}};
   if (j->net_transport != SS_NET_EFA || era_of(j->opt.nccl_version) < ERA_2_18)
     return 0;
   for (size_t i = 0; i < sizeof(plugin) / sizeof(plugin[0]); i++)

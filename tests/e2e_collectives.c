@@ -558,6 +558,28 @@ void test_net_transport(void)
         "star2_net: figures reported %g, %g, %g Gb/s", j ? num(j, "net_line_fraction") : NAN,
         j ? num(j, "net_message_us") : NAN, j ? num(j, "nic_gbps") : NAN);
   cJSON_Delete(j);
+  /* EFA by generation (efa_version, sim/net.c ss_net_efa): today's stack from NCCL 2.18, the older
+   * stacks' 0.60 before, and on an instance that names no generation. */
+  static const struct {
+    const char* args;
+    double f;
+  } efa[] = {
+      {"platforms/p4d.24xl.xml", 0.9315},
+      {"platforms/p5.48xl.xml", 0.9246},
+      {"platforms/p5e.48xl.xml", 0.9246},
+      {"platforms/p5en.48xl.xml", 0.9396},
+      {"platforms/p6-b200.48xl.xml", 0.9726},
+      {"platforms/p5.48xl.xml --nccl-version 2.17", 0.60},
+      {"platforms/p5.48xl.xml --nccl-version 2.18", 0.9246},
+      {"platforms/p3dn.24xl.xml", 0.60},
+      {"platforms/g6e.48xl.xml", 0.60},
+  };
+  for (size_t i = 0; i < sizeof(efa) / sizeof(efa[0]); i++) {
+    j = sim_json("%s tests/workloads/tiny.json --instances 2 --synthetic --iterations 2 --warmup 1", efa[i].args);
+    CHECK(j && num(j, "net_line_fraction") == efa[i].f, "%s: EFA at %g of line, expected %g", efa[i].args,
+          j ? num(j, "net_line_fraction") : NAN, efa[i].f);
+    cJSON_Delete(j);
+  }
 }
 
 /* Flows between instances (docs/model.md, "Flows between instances"): star2_net's NIC is AWS's ENA
@@ -739,7 +761,8 @@ void test_bench_nccl_model(void)
  * the bytes over the NIC's nominal rate, above what the GPUs' PCIe links to it carry. Every
  * algorithm at both fidelities: the time never grows with the NIC (1e-9 and SimGrid's 1 ns), and the
  * PCIe links bound it, so it stays within 5% from 3200 Gb/s on (26.3 GB/s for each GPU's way to its
- * NIC against 400 GB/s of EFA), and 3200 Gb/s is at least twice as fast as the file's 400. */
+ * NIC against 400 GB/s of EFA), and 3200 Gb/s is at least 1.5 times as fast as the file's 400 (network-bound
+ * there: EFA v1 at 0.9315 of 50 GB/s under today's stack, issue 42; twice as fast at the 0.60 before). */
 void test_faster_nic_p4d(void)
 {
   const char* const algs[] = {"auto", "ring", "tree", "hierarchical"};
@@ -755,7 +778,7 @@ void test_faster_nic_p4d(void)
         CHECK(k == 0 || t[k] <= t[k - 1] * (1 + 1e-9) + 1e-9, "%s: %.9g s, slower than %.9g s at %g Gb/s", args, t[k],
               t[k - 1], gbps[k - 1]);
       }
-      CHECK(t[1] > 0 && t[3] >= t[1] * 0.95 && t[0] >= 2 * t[1],
+      CHECK(t[1] > 0 && t[3] >= t[1] * 0.95 && t[0] >= 1.5 * t[1],
             "--allreduce %s --fidelity %s: %.9g, %.9g, %.9g, %.9g s at 400, 3200, 6400, 800000 Gb/s", algs[a],
             fidelities[f], t[0], t[1], t[2], t[3]);
     }

@@ -226,7 +226,7 @@ CONTEXTS = {
 # Enum names that mean the default or "as the file says", and the value to give where the first other
 # one is the workloads' own (their times are fp32).
 DEFAULTISH = {"auto", "workload", "off"}
-PREFER = {"precision": "amp"}
+PREFER = {"precision": "amp", "purchase": "capacity-block"}  # on-demand is what auto takes for these types
 
 
 def other_value(o):
