@@ -1243,7 +1243,7 @@ def readme(platforms):
             "edit the script, not this file, and rerun it to regenerate everything. Every figure in a file "
             "carries a comment naming its source in `../shared/data/`, its public origin when it is NOT in "
             "shared/data, or the word ESTIMATE with the reasoning. Bandwidths are per direction "
-            "(SPLITDUPLEX); GB/s = GBps. Prices are on-demand list prices (see each file for which).", "",
+            "(SPLITDUPLEX); GB/s = GBps. Prices are each file's own: on-demand in us-east-1 as AWS charges now (p5e: the capacity-block rate, its only option); `prices.csv` has every region, purchase option and change of price with its date and source (docs/formats.md, \"Prices\").", "",
             "| file | instance | GPUs | intra-node links (class count x bandwidth) | network | vCPUs | "
             "memory GiB | $/h | link calibration |",
             "|---|---|---|---|---|---|---|---|---|"]
@@ -1264,17 +1264,19 @@ def readme(platforms):
     rows += ["", "## GPU models", "",
              "The device figures of each GPU host (props of its `<host>`; `docs/formats.md`, \"GPU hosts\"). FP32 is "
              "the host's SimGrid speed (non-tensor peak); TF32, FP16 and BF16 are DENSE tensor-core peaks (no sparsity), "
-             "\"-\" where the GPU has no such unit (the K80's FP16 is its FP32 rate: no fast FP16; FP8 only on Hopper and later). The sources and "
+             "\"-\" where the GPU has no such unit (the K80's FP16 is its FP32 rate: no fast FP16; FP8 on Ada, Hopper and later; FP4 on Blackwell; GB200 has no instance file yet: issue 42's NVL72). The sources and "
              "the ESTIMATEs (all A10G tensor figures) are in the comments of the files and in "
              "`scripts/gen_platforms.py` (GPU_DEVICE). The roofline model times the layers with them (docs/model.md, \"Compute across devices and batches\").", "",
-             "| GPU model | FP32 TFLOPS | TF32 | FP16 | BF16 | FP8 | SMs | boost MHz | memory GiB | memory GB/s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for gpu in ("K80", "V100", "V100-32", "T4", "A10G", "A100", "A100-80", "H100", "H200", "B200", "L40S", "L4"):
+             "| GPU model | FP32 TFLOPS | TF32 | FP16 | BF16 | FP8 | FP4 | SMs | boost MHz | memory GiB | memory GB/s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for gpu in ("K80", "V100", "V100-32", "T4", "A10G", "A100", "A100-80", "H100", "H200", "B200", "GB200", "L40S",
+                "L4"):
         tf32, fp16, bf16, sms, mhz, gib, _ = GPU_DEVICE[gpu]
         model, speed = (V100, V100_SPEED) if gpu == "V100" else GPUS[gpu][:2]
         fp8 = GPU_FP8.get(gpu, ("-",))[0]
-        rows.append(f"| {model} | {speed[:-2]} | {tf32 or '-'} | {fp16} | {bf16 or '-'} | {fp8} | {sms} | {mhz} | {gib} | "
-                    f"{GPU_MEMORY[gpu][0]} |")
+        fp4 = GPU_FP4.get(gpu, ("-",))[0]
+        rows.append(f"| {model} | {speed[:-2]} | {tf32 or '-'} | {fp16} | {bf16 or '-'} | {fp8} | {fp4} | {sms} | {mhz} | "
+                    f"{gib} | {GPU_MEMORY[gpu][0]} |")
     return "\n".join(rows) + "\n"
 
 

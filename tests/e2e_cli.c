@@ -166,8 +166,8 @@ void test_registry(void)
 #define PRICE_STAR "tests/platforms/star2.xml tests/workloads/tiny.json --instances 3"
 #define PRICE_P3 "platforms/p3.16xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1 --instances 2"
 #define PRICE_FILE "--price-file tests/fixtures/prices_test.csv"
-#define PRICE_P5 "platforms/p5.48xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1"
-#define PRICE_P5E "platforms/p5e.48xl.xml workloads/resnet50.json --synthetic --iterations 2 --warmup 1"
+#define PRICE_P5 "platforms/p5.48xl.xml tests/workloads/tiny.json --iterations 2 --warmup 1"
+#define PRICE_P5E "platforms/p5e.48xl.xml tests/workloads/tiny.json --iterations 2 --warmup 1"
 
 /* Prices: the cost of an epoch is the chosen price x instances x epoch time (closed form), whichever
  * of --price-file, the table (--region, --purchase, --price-date) and the instance file gives the
