@@ -16,7 +16,7 @@ Run from the repository root. CASE is one of:
              instances (2 take the same phases with fewer steps: allreduce's sweep has them).
   reference  the same at --fidelity reference on every instance file at 2 instances: allreduce and
              all-gather (auto), 4 KiB to 1 MiB (the reference's cost grows with the chunks).
-  alltoall   every instance file at 2 and 4 instances: stash-sim bench all-to-all, 64 KiB to 128 MiB, with
+  alltoall   every instance file at 2 instances: stash-sim bench all-to-all, 64 KiB to 128 MiB, with
              the NIC variants above; and a mixture of experts' iteration (OLMoE, expert parallel 16 over
              2 instances) on the instances whose GPUs run bf16 (p4d, p5): never slower.
   training   every instance file at 2 instances, workloads/resnet50.json (a CNN, with its data
@@ -184,6 +184,10 @@ def sweep(binary, jobs, chains, group_of):
 SAME_LINKS = {
     "p4de.24xl.xml": "p4d.24xl.xml",  # the p4d board with 80 GB GPUs: the generator writes p4d's links
     "p5e.48xl.xml": "p5.48xl.xml",    # p5's board and NICs with H200s: NVSwitch 367.99 GB/s against 370
+    # The L4 sizes of 1 and 4 GPUs: the L40S sizes' links and routes, their NIC 10 and 40 Gb/s against 20
+    # and 100 (the sweeps scale the NIC by 4 and 100 anyway).
+    "g6.xl.xml": "g6e.xl.xml",
+    "g6.12xl.xml": "g6e.12xl.xml",
 }
 
 
@@ -235,9 +239,10 @@ def case_reference(binary):
 
 
 def case_alltoall(binary):
-    """The all-to-all (bench), and a mixture of experts' training whose expert groups span two instances
-    (OLMoE, expert parallel 16, on the instances whose GPUs run bf16)."""
-    out = bench_sweep(binary, [("all-to-all", "auto")], sizes=("64Ki", "128Mi"))
+    """The all-to-all (bench) at 2 instances (at 4 each GPU sends to more peers over the same NICs and
+    core: the same closed form), and a mixture of experts' training whose expert groups span two
+    instances (OLMoE, expert parallel 16, on the instances whose GPUs run bf16)."""
+    out = bench_sweep(binary, [("all-to-all", "auto")], instances=(2,), sizes=("64Ki", "128Mi"))
     jobs, chains = {}, {}
     for p, (gbps, lat) in figures(binary).items():
         if os.path.basename(p) not in MOE_PLATFORMS:
