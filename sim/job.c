@@ -1141,6 +1141,7 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
                 .gpus_per_instance = per_instance,
                 .price_usd_per_h = price.usd_per_h,
                 .purchase = price.purchase,
+                .price_other_region = price.other_region,
                 .batch = batch,
                 .accum = accum,
                 .workers = workers,

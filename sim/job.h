@@ -48,6 +48,7 @@ typedef struct ss_job {
   double price_usd_per_h;            /* what one instance costs an hour (price.h: --price-file, the table, the file) */
   char price_source[320];            /* where that price comes from, as the report says it */
   ss_purchase purchase;              /* how the instances are bought (--purchase; never AUTO) */
+  int price_other_region;            /* the price is of a region other than us-east-1 */
   double core_bandwidth_bytes_per_s; /* the switch core when oversubscribed (derive.c) */
   ss_net_transport net_transport;    /* NCCL's transport over the NIC as simulated (never AUTO; OFF with
                                    * --ideal or a file that names none) */

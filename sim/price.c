@@ -520,6 +520,7 @@ int ss_price_resolve(const ss_price_query* q, ss_price* out, ss_err* err)
   if (!reg)
     reg = SS_PRICE_DEFAULT_REGION;
   int known = strcmp(reg, SS_PRICE_DEFAULT_REGION) == 0;
+  out->other_region = !known;
   if (price_file) {
     const ss_price_row* r = pick(&user, q, reg);
     if (r || ss_prices_find(&user, q->type, reg, SS_PURCHASE_AUTO, NULL)) {

@@ -79,10 +79,12 @@ typedef struct ss_price_query {
   const char* date;
 } ss_price_query;
 
-/* A price found: per instance-hour, how it is bought (never AUTO) and where it comes from. */
+/* A price found: per instance-hour, how it is bought (never AUTO), whether it is of a region other than
+ * us-east-1, and where it comes from. */
 typedef struct ss_price {
   double usd_per_h;
   ss_purchase purchase;
+  int other_region;
   char source[320];
 } ss_price;
 

@@ -656,10 +656,7 @@ static void write_table(FILE* f, const ss_result* r)
             r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances, j->instances == 1 ? "" : "s");
   /* Where the price comes from, unless it is the default (on demand in us-east-1). */
   if (j->opt.region || j->opt.price_file || j->opt.purchase != SS_PURCHASE_AUTO || j->opt.price_date ||
-      j->purchase != SS_PURCHASE_ON_DEMAND ||
-      (strncmp(j->price_source, SS_PRICE_TABLE " ", strlen(SS_PRICE_TABLE) + 1) == 0 &&
-       strncmp(j->price_source + strlen(SS_PRICE_TABLE) + 1, SS_PRICE_DEFAULT_REGION " ",
-               strlen(SS_PRICE_DEFAULT_REGION) + 1) != 0))
+      j->purchase != SS_PURCHASE_ON_DEMAND || j->price_other_region)
     fprintf(f, "  price        %s\n", j->price_source);
   fprintf(f, "  breakdown of the steady-state iteration (iterations %d-%d, mean over %d GPU%s):\n", j->warmup + 1,
           j->warmup + j->iterations, j->ngpus, j->ngpus == 1 ? "" : "s");
