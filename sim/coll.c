@@ -510,8 +510,12 @@ typedef struct tree_flow {
   sg_mailbox_t dst[2];    /* the destinations' inboxes */
   ss_sock_end ends[2][2]; /* each connection to a destination: its ends on the sockets' threads */
   int received[2];        /* chunks received from each source */
+  int asked[2];           /* receives posted to each source */
   int sent;               /* chunks sent to every destination */
-  int sending;            /* sends of chunk `sent` still in flight */
+  int sending;            /* sends still in flight, to every destination together */
+  int window;             /* chunks each connection may have in flight (its slots: ss_nccl_window) */
+  double pace;            /* a chunk's time on the GPU's share of its NIC (ss_cost_tree_pace_s) */
+  double next;            /* when its next chunk may leave: the previous one's pace after it left */
 } tree_flow;
 
 typedef struct pending {
@@ -559,55 +563,133 @@ static void land_dst(tree_flow* f, int i, double bytes)
   ss_sock_land(&f->ends[i][1], bytes);
 }
 
-/* Send chunk f->sent to every destination once every source delivered it and the previous chunk
- * has left; returns the number of sends posted into p. */
-static int tree_try_send(tree_flow* f, int t, int k, double chunk, pending* p)
+/* Whether chunk f->sent may leave: every source has delivered it and fewer than the window's chunks
+ * are in flight. */
+static int tree_can_send(const tree_flow* f, int k)
 {
-  if (f->sending || f->sent >= k || f->ndst == 0)
+  if (f->sent >= k || f->ndst == 0 || f->sending >= f->window * f->ndst)
     return 0;
   for (int i = 0; i < f->nsrc; i++)
     if (f->received[i] <= f->sent)
       return 0;
-  for (int i = 0; i < f->ndst; i++) {
-    p[i] = (pending){sg_mailbox_put_async(f->dst[i], &token, (long)llround(chunk)), t, -1, i};
-    post_dst(f, i, (double)llround(chunk));
-  }
-  f->sending = f->ndst;
-  return f->ndst;
+  return 1;
 }
 
+/* Send the chunks that may leave to every destination, each once the previous one's time on the
+ * link has passed (the connection's chunks leave one after the other, as NCCL's do, so that their
+ * latencies overlap rather than their transfers share); returns the number of sends posted into p. */
+static int tree_try_send(tree_flow* f, int t, int k, double chunk, pending* p)
+{
+  int n = 0;
+  while (tree_can_send(f, k) && simgrid_get_clock() >= f->next - SS_SIM_PRECISION_S) {
+    for (int i = 0; i < f->ndst; i++) {
+      p[n++] = (pending){sg_mailbox_put_async(f->dst[i], &token, (long)llround(chunk)), t, -1, i};
+      post_dst(f, i, (double)llround(chunk));
+    }
+    f->sending += f->ndst;
+    f->sent++;
+    f->next = simgrid_get_clock() + f->pace;
+  }
+  return n;
+}
+
+/* Post the receives from each source up to the window ahead of those received; returns how many
+ * were posted into p. */
+static int tree_try_receive(tree_flow* f, int t, int k, void** data, pending* p)
+{
+  int n = 0;
+  for (int i = 0; i < f->nsrc; i++)
+    while (f->asked[i] < k && f->asked[i] - f->received[i] < f->window) {
+      p[n++] = (pending){sg_mailbox_get_async(f->src[i], data), t, i, -1};
+      f->asked[i]++;
+    }
+  return n;
+}
+
+/* A rank's communications in flight in a tree phase: per tree, up to the window's chunks from each of
+ * two sources and to each of two destinations. */
+#define TREE_PENDING (2 * 4 * SS_NCCL_STEPS)
+
+/* The transfers a rank receives per chunk step of a tree phase, both trees together: its children's in
+ * a reduce, its parents' in a broadcast. */
+static int tree_in_count(const ss_rank* me, int reduce)
+{
+  int n = 0;
+  for (int t = 0; t < 2; t++)
+    n += reduce ? (me->tree_child[t][0] >= 0) + (me->tree_child[t][1] >= 0) : me->tree_parent[t] >= 0;
+  return n;
+}
+
+static int imax(int a, int b)
+{
+  return a > b ? a : b;
+}
 /* Reference fidelity: every chunk of both trees is a communication; a rank passes chunk i on
- * as soon as all its sources delivered it and its chunk i-1 has left (data flow, no lock step). */
+ * as soon as all its sources delivered it, up to the window's chunks in flight on each connection
+ * (data flow, no lock step: the chunks' latencies overlap, as in NCCL's slots). */
 static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
 {
   tree_flow f[2];
-  pending p[16];
-  void* data[16];
+  pending p[TREE_PENDING];
+  void* data[1];
   int np = 0;
-  for (int t = 0; t < 2; t++) {
+  for (int t = 0; t < 2; t++)
     tree_flow_init(s, &s->ranks[r], t, reduce, &f[t]);
-    for (int i = 0; i < f[t].nsrc; i++)
-      p[np++] = (pending){sg_mailbox_get_async(f[t].src[i], &data[0]), t, i, -1};
+  /* A flow's chunks leave at the pace of the busiest NIC direction it crosses: its rank's transfers of
+   * a chunk step out (both trees'), or its destinations' in (ss_cost_tree_phase's count of the
+   * transfers sharing a NIC). */
+  int busy = f[0].ndst + f[1].ndst;
+  for (int t = 0; t < 2; t++) {
+    const ss_rank* me = &s->ranks[r];
+    int to[2] = {reduce ? me->tree_parent[t] : me->tree_child[t][0], reduce ? -1 : me->tree_child[t][1]};
+    for (int i = 0; i < 2; i++)
+      if (to[i] >= 0)
+        busy = imax(busy, tree_in_count(&s->ranks[to[i]], reduce));
+  }
+  for (int t = 0; t < 2; t++) {
+    f[t].window = ss_cost_tree_window(s->full, chunk);
+    f[t].pace = ss_cost_tree_pace_s(s->full, chunk) * busy;
+    f[t].next = 0;
+    np += tree_try_receive(&f[t], t, k, &data[0], p + np);
     np += tree_try_send(&f[t], t, k, chunk, p + np);
   }
-  while (np > 0) {
-    sg_comm_t comms[16];
+  for (;;) {
+    sg_comm_t comms[TREE_PENDING];
     for (int i = 0; i < np; i++)
       comms[i] = p[i].comm;
-    ssize_t done = sg_comm_wait_any(comms, (size_t)np);
-    ss_assert(done >= 0 && done < np);
-    pending d = p[done];
-    p[done] = p[--np];
-    tree_flow* ft = &f[d.tree];
-    if (d.src >= 0) {
-      if (++ft->received[d.src] < k)
-        p[np++] = (pending){sg_mailbox_get_async(ft->src[d.src], &data[0]), d.tree, d.src, -1};
-    } else {
-      land_dst(ft, d.dst, (double)llround(chunk));
-      if (--ft->sending == 0)
-        ft->sent++;
+    /* The next chunk held back only by its predecessor's time on the link: until then, what has
+     * arrived by that time is taken in (sg_comm_test) rather than waited for (sg_comm_wait_any_for
+     * drops its comms' references when it times out, in SimGrid 3.32). */
+    double wake = INFINITY;
+    for (int t = 0; t < 2; t++)
+      if (tree_can_send(&f[t], k))
+        wake = fmin(wake, f[t].next);
+    ssize_t done = -1;
+    for (int i = 0; i < np && done < 0 && isfinite(wake); i++)
+      if (sg_comm_test(comms[i]))
+        done = i;
+    if (done < 0 && np == 0 && !isfinite(wake))
+      break;
+    if (done < 0 && isfinite(wake) && wake > simgrid_get_clock() + SS_SIM_PRECISION_S)
+      sg_actor_sleep_until(wake);
+    else if (done < 0 && !isfinite(wake))
+      done = sg_comm_wait_any(comms, (size_t)np);
+    if (done >= 0) {
+      ss_assert(done < np);
+      pending d = p[done];
+      p[done] = p[--np];
+      tree_flow* ft = &f[d.tree];
+      if (d.src >= 0) {
+        ft->received[d.src]++;
+        np += tree_try_receive(ft, d.tree, k, &data[0], p + np);
+      } else {
+        land_dst(ft, d.dst, (double)llround(chunk));
+        ft->sending--;
+      }
     }
-    np += tree_try_send(ft, d.tree, k, chunk, p + np);
+    for (int t = 0; t < 2; t++)
+      np += tree_try_send(&f[t], t, k, chunk, p + np);
+    ss_assert(np <= TREE_PENDING);
   }
 }
 
@@ -684,9 +766,89 @@ static void tree_across(ss_sim* s, int r, int coll, double call, double tail)
   }
 }
 
+/* One half of the tree's work inside the instance of rank r (ss_cost_tree_intra), or both (halves 2:
+ * the pipelined tree's, run at once), after the call's latency. */
+static ring_phase tree_inside_phase(ss_sim* s, int r, int coll, int halves, double call)
+{
+  const ss_rank* me = &s->ranks[r];
+  const ss_proto_cost* pc = &s->coll_pc[coll];
+  int steps = 0;
+  double payload = 0;
+  ss_cost_tree_intra(s->full, s->coll_bytes[coll], pc, &steps, &payload);
+  steps *= halves;
+  ring_phase in = {RING_INTRA,
+                   steps,
+                   payload / pc->eff[SS_PHASE_INTRA],
+                   s->bar_inst[me->inst],
+                   s->alpha_intra,
+                   0,
+                   0,
+                   pc->step_s[SS_PHASE_INTRA],
+                   call,
+                   s->chain ? &s->chain[1 + me->inst] : NULL,
+                   0,
+                   phase_floor(pc, SS_PHASE_INTRA, steps, payload, call)};
+  return in;
+}
+
+/* The pipelined tree's work inside an instance, on an actor of its own beside the rank's trees. */
+typedef struct tree_inside {
+  ss_sim* s;
+  int r;
+  ring_phase ph;
+  sg_sem_t done;
+} tree_inside;
+
+static void tree_inside_main(int argc, char** argv)
+{
+  (void)argc;
+  (void)argv;
+  tree_inside* in = sg_actor_self_get_data();
+  ring_run(in->s, in->r, &in->ph);
+  sg_sem_release(in->done);
+}
+
+/* Tree allreduce (cost.c's cost_tree): the reduce half inside the instance, the two trees across
+ * instances (tree_across), the broadcast half inside. In lock-step (--no-ring-pipeline, --ideal), on one
+ * instance or with one GPU per instance, one after the other. Pipelined, as NCCL runs it by chunks: both
+ * halves inside run on an actor of their own from the start, the trees once the first chunk is reduced
+ * inside (the fill, ss_cost_tree_fill_s), and the collective ends when both have and the last chunk's
+ * broadcast inside has followed the trees (the fill again), so that inside and across share the
+ * time where their links do not. */
 static void coll_tree(ss_sim* s, int r, int coll)
 {
-  two_level(s, r, coll, tree_across);
+  const ss_proto_cost* pc = &s->coll_pc[coll];
+  double tail = s->coll_after_s[coll];
+  if (!ss_cost_tree_pipelined(s->full)) {
+    ring_phase in = tree_inside_phase(s, r, coll, 1, pc->call_s);
+    ring_run(s, r, &in);
+    tree_across(s, r, coll, 0, 0);
+    in = tree_inside_phase(s, r, coll, 1, 0);
+    in.tail = tail;
+    ring_run(s, r, &in);
+    return;
+  }
+  if (pc->call_s > 0)
+    sg_actor_sleep_for(pc->call_s);
+  tree_inside in = {s, r, tree_inside_phase(s, r, coll, 2, 0), sg_sem_init(0)};
+  char name[48];
+  snprintf(name, sizeof(name), "tree_inside%d", r);
+  sg_actor_t a = sg_actor_init(name, s->ranks[r].host);
+  sg_actor_set_data(a, &in);
+  sg_actor_start(a, tree_inside_main, 0, NULL);
+  double fill = ss_cost_tree_fill_s(s->full, s->coll_bytes[coll], pc);
+  if (fill > SS_SIM_PRECISION_S)
+    sg_actor_sleep_for(fill);
+  tree_across(s, r, coll, 0, 0);
+  double end = simgrid_get_clock() + fill;
+  sg_sem_acquire(in.done);
+  sg_sem_destroy(in.done);
+  /* The last chunk's broadcast inside after the trees, then the framework's copies (SimGrid takes no
+   * sleep below its precision). */
+  double wait = end - simgrid_get_clock();
+  wait = (wait > SS_SIM_PRECISION_S ? wait : 0) + tail;
+  if (wait > SS_SIM_PRECISION_S)
+    sg_actor_sleep_for(wait);
 }
 
 typedef void (*coll_fn)(ss_sim* s, int r, int coll);

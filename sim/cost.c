@@ -305,6 +305,19 @@ double ss_cost_tree_bandwidth(const ss_job* j)
   return cross_bandwidth(j) / 2;
 }
 
+double ss_cost_tree_pace_s(const ss_job* j, double chunk)
+{
+  return chunk / cross_bandwidth(j);
+}
+
+int ss_cost_tree_window(const ss_job* j, double chunk)
+{
+  if (!ss_job_ring_pipelined(j))
+    return 1;
+  int w = ss_nccl_window(chunk);
+  return w < 2 ? 2 : w;
+}
+
 void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk)
 {
   double half = bytes / j->gpus_per_instance / 2;
@@ -370,7 +383,11 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   double b1 = cross_bandwidth(j), alpha = ss_cost_alpha_cross(j);
   int* lv = malloc(sizeof(int) * 6 * (size_t)m);
   int* cnt = malloc(sizeof(int) * 2 * (size_t)m * (size_t)(d + k + 1)); /* [step][out m | in m] */
-  double* done = calloc(2 * (size_t)m, sizeof(double));                 /* [tree][node]: its last transfer ended */
+  int w = ss_cost_tree_window(j, chunk);
+  /* [tree][node]: when its last chunk arrived, when its link is free again, and when each of its last w
+   * chunks arrived (the connection's slots: a chunk leaves once the one w before it has landed). */
+  double* done = calloc(2 * (size_t)m * (size_t)(w + 2), sizeof(double));
+  double *free_at = done + 2 * m, *landed = done + 4 * m;
   if (!lv || !cnt || !done)
     ss_nomem_exit("the cost of a tree phase");
   int* height[2] = {lv, lv + m};
@@ -388,7 +405,8 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   for (int s = 0; s <= d + k; s++)
     tree_counts(m, s, k, reduce, height, depth, cnt + 2 * m * s, cnt + 2 * m * s + m);
   /* Data flow, as the reference runs it: a node passes chunk c on once it has it (from every child
-   * in a reduce, from its parent in a broadcast) and its chunk c-1 has left; a transfer shares its
+   * in a reduce, from its parent in a broadcast), its chunk c-1 has left its link and its chunk c-w has
+   * landed (NCCL's slots: up to w chunks in flight, their latencies overlapping); a transfer shares its
    * endpoints' NIC directions with the transfers of the same lock-step step. */
   double end = 0;
   for (int c = 0; c < k; c++)
@@ -397,7 +415,7 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
         int i = order[t][n], level = reduce ? height[t][i] : depth[t][i];
         int parent, child[2], slot;
         ss_topo_btree(m, t, i, &parent, child, &slot);
-        double ready = done[t * m + i]; /* its previous chunk left */
+        double ready = fmax(free_at[t * m + i], landed[(size_t)(t * m + i) * w + (size_t)(c % w)]);
         int busy = 0, step = c + level;
         const int* out = cnt + 2 * m * step;
         const int* in = out + m;
@@ -418,7 +436,8 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
             if (child[q] >= 0 && in[child[q]] > busy)
               busy = in[child[q]];
         }
-        done[t * m + i] = ready + alpha + chunk * busy / b1;
+        free_at[t * m + i] = ready + chunk * busy / b1;
+        done[t * m + i] = landed[(size_t)(t * m + i) * w + (size_t)(c % w)] = free_at[t * m + i] + alpha;
         end = fmax(end, done[t * m + i]);
       }
   int *out = cnt, *in = cnt + m;
@@ -437,6 +456,12 @@ void ss_cost_tree_hidden(const ss_job* j, int k, double phase, double* hidden)
 {
   int steps = ss_topo_btree_depth(j->instances) + k - 1;
   double alpha = ss_cost_alpha_cross(j), bytes = (phase / steps - alpha) * cross_bandwidth(j);
+  if (!(bytes > 0)) {
+    /* The chunks' latencies overlap in the connections' slots: nothing left to hide. */
+    for (int l = 0; l < j->gpus_per_instance; l++)
+      hidden[l] = 0;
+    return;
+  }
   ss_cost_nic_hidden(j, 0, bytes, steps, alpha, hidden);
 }
 
@@ -462,16 +487,6 @@ static ss_hw ring_hw(const ss_platform* p, const int* order, int n)
   return hw;
 }
 
-/* The GPUs' architecture for NCCL's rules, 0 unless every GPU has the same. */
-static int gpu_arch(const ss_platform* p)
-{
-  int arch = ss_proto_arch(p->gpus[0].model);
-  for (int g = 1; g < p->ngpus; g++)
-    if (ss_proto_arch(p->gpus[g].model) != arch)
-      return 0;
-  return arch;
-}
-
 int ss_cost_op_passes(ss_coll_op op)
 {
   return op == SS_OP_ALLREDUCE ? 2 : 1;
@@ -491,7 +506,7 @@ void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_sh
   s->tree = alg == SS_ALLREDUCE_TREE;
   s->nodes = m;
   s->ranks_per_node = g;
-  s->arch = gpu_arch(j->platform);
+  s->arch = ss_job_gpu_arch(j);
   ss_hw intra = SS_HW_NVLINK;
   for (int c = 0; c < j->intra.nrings && g > 1; c++)
     intra = ss_proto_hw_max(intra, ring_hw(j->platform, j->intra.rings[c].order, g));
@@ -538,24 +553,76 @@ double ss_cost_tree_floor(const ss_job* j, int k, double chunk, const ss_proto_c
   return d * pc->step_s[SS_PHASE_TREE] + (d + k - 1) * 2.0 * j->gpus_per_instance * chunk / cap;
 }
 
-/* Reduce-scatter inside the instance, a pipelined reduce then broadcast of each half of the shard
- * over the two trees across instances (the chunks on the wire: chunk / eff), allgather inside. */
+int ss_cost_tree_nvls(const ss_job* j, const ss_proto_cost* pc)
+{
+  return j->nvls_share > 0 && pc->proto == SS_PROTO_SIMPLE && j->gpus_per_instance > 1;
+}
+
+void ss_cost_tree_intra(const ss_job* j, double bytes, const ss_proto_cost* pc, int* steps, double* payload)
+{
+  int g = j->gpus_per_instance;
+  *steps = g > 1 ? g - 1 : 0;
+  *payload = 0;
+  if (g < 2)
+    return;
+  /* NVLS: over both halves a GPU sends its whole buffer into the switch's reduction and its shard to
+   * the multicast, and receives as much, S (1 + 1/g) each way, at NVLS's share of the switch's rate. */
+  *payload = ss_cost_tree_nvls(j, pc) ? bytes * (1 + 1.0 / g) / (2.0 * (g - 1)) / j->nvls_share : bytes / g;
+}
+
+double ss_cost_tree_half_s(const ss_job* j, double bytes, const ss_proto_cost* pc)
+{
+  int steps = 0;
+  double payload = 0;
+  ss_cost_tree_intra(j, bytes, pc, &steps, &payload);
+  if (steps < 1)
+    return 0;
+  double links = steps * (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
+                          payload / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+  return fmax(links, ss_proto_floor_s(pc, SS_PHASE_INTRA, steps, payload));
+}
+
+double ss_cost_tree_fill_s(const ss_job* j, double bytes, const ss_proto_cost* pc)
+{
+  int k = 0;
+  double chunk = 0;
+  ss_cost_tree_split(j, bytes, &k, &chunk);
+  return ss_cost_tree_half_s(j, bytes, pc) / k;
+}
+
+int ss_cost_tree_pipelined(const ss_job* j)
+{
+  if (!ss_job_ring_pipelined(j) || j->instances < 2 || j->gpus_per_instance < 2)
+    return 0;
+  ss_proto_shape s;
+  ss_cost_shape(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_TREE, &s);
+  return s.hw[SS_PHASE_INTRA] == SS_HW_NVLINK;
+}
+
+/* The tree allreduce (docs/model.md, "tree"): inside each instance the reduce half (a reduce-scatter
+ * on the intra rings, or NVLS's reduction), a pipelined reduce then broadcast of each half of the
+ * shard over the two trees across instances (the chunks on the wire: chunk / eff), the broadcast half
+ * inside. NCCL pipelines the three by chunks (ss_cost_tree_pipelined): the work inside and across
+ * instances overlaps, the tree starting once the first chunk is reduced inside (fill) and the last
+ * chunk's broadcast inside following it; in lock-step (--no-ring-pipeline, --ideal) one after the
+ * other. */
 static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
 {
-  int g = j->gpus_per_instance, m = j->instances;
-  double t = 0;
-  if (g > 1)
-    t += cost_intra(j, 2, bytes, pc);
+  int m = j->instances;
+  double half = ss_cost_tree_half_s(j, bytes, pc), across = 0;
   if (m > 1) {
     double chunk = 0, flows = 0;
     int k = 0;
     ss_cost_tree_split(j, bytes, &k, &chunk);
     double floor = ss_cost_tree_floor(j, k, chunk, pc), lat = ss_topo_btree_depth(m) * pc->step_s[SS_PHASE_TREE];
     chunk /= pc->eff[SS_PHASE_TREE];
-    t += fmax(ss_cost_tree_phase(j, 1, k, chunk, &flows) + lat, floor) +
-         fmax(ss_cost_tree_phase(j, 0, k, chunk, &flows) + lat, floor);
+    across = fmax(ss_cost_tree_phase(j, 1, k, chunk, &flows) + lat, floor) +
+             fmax(ss_cost_tree_phase(j, 0, k, chunk, &flows) + lat, floor);
   }
-  return t + pc->call_s;
+  if (!ss_cost_tree_pipelined(j))
+    return pc->call_s + 2 * half + across;
+  double fill = ss_cost_tree_fill_s(j, bytes, pc);
+  return pc->call_s + fmax(2 * half, fill + across + fill);
 }
 
 /* The pipelined ring's time (ss_job_ring_pipelined): each ring's chunks meet the hops of its pattern in turn
@@ -649,6 +716,15 @@ static double cost_any(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_coll
   return scope == SS_SCOPE_ALL ? cost_with(j, op, alg, bytes, pc) : cost_scoped(j, op, scope, bytes, pc);
 }
 
+/* The tree's bytes between instances reach the transport's share of the line rate for trees, where it
+ * has one (ss_net_figures.tree_fraction): the NICs run at the ring's share, so the tree's wire bytes
+ * grow by that ratio (ss_job.tree_wire). */
+static void tree_wire(const ss_job* j, ss_allreduce alg, ss_coll_scope scope, ss_proto_cost* pc)
+{
+  if (alg == SS_ALLREDUCE_TREE && scope == SS_SCOPE_ALL && j->tree_wire > 0)
+    pc->eff[SS_PHASE_TREE] *= j->tree_wire;
+}
+
 /* The protocol of op with alg (among the GPUs of scope) at bytes and its predicted time (*time_s).
  * A scope's communicator has one instance (the shard group's) or one GPU per instance (the
  * replicas'): NCCL's rules see that shape. */
@@ -657,6 +733,7 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_co
 {
   if (!j->resolved.call_cost) {
     ss_proto_cost_none(pc);
+    tree_wire(j, alg, scope, pc);
     *time_s = cost_any(j, op, alg, scope, bytes, pc);
     return pc->proto;
   }
@@ -675,6 +752,7 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_co
       continue;
     ss_proto_cost c;
     ss_proto_cost_of((ss_proto)p, &s, &c);
+    tree_wire(j, alg, scope, &c);
     double t = cost_any(j, op, alg, scope, bytes, &c);
     if (*time_s < 0 || t < *time_s) {
       *time_s = t;

@@ -24,6 +24,16 @@ double ss_cost_alpha_cross(const ss_job* j);
 int ss_cost_tree_chunks(double half_shard_bytes);
 double ss_cost_tree_bandwidth(const ss_job* j);
 
+/* Chunks of `chunk` bytes a tree's connection has in flight: its slots' (ss_nccl_window), and at least
+ * 2, a chunk larger than the slots being itself streamed through them (the next one's latency passes
+ * while it moves); 1 in lock-step (--no-ring-pipeline, --ideal: each chunk after the previous one has
+ * landed, as before issue 42). */
+int ss_cost_tree_window(const ss_job* j, double chunk);
+
+/* A chunk's time (s) on one GPU's share of its NIC when every GPU of the instance sends (the tree's
+ * bandwidth per GPU and direction): the reference's chunks leave one after the other at that pace. */
+double ss_cost_tree_pace_s(const ss_job* j, double chunk);
+
 /* How a tree allreduce of bytes is cut: each GPU's half shard in *k chunks of *chunk bytes (at
  * least one byte each). */
 void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk);
@@ -33,6 +43,30 @@ void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk);
  * depth + k - 1 steps in which a GPU's NIC carries two chunks each way, the instance's GPUs
  * together at most the cap; 0 where the protocol has no cap. */
 double ss_cost_tree_floor(const ss_job* j, int k, double chunk, const ss_proto_cost* pc);
+
+/* Whether the tree's work inside an instance runs on NVLink SHARP (NCCL's NVLS and NVLS tree: Simple
+ * only, on an NVSwitch of Hopper or later, ss_job.nvls_share). */
+int ss_cost_tree_nvls(const ss_job* j, const ss_proto_cost* pc);
+
+/* One half of the tree allreduce's work inside an instance (the reduce before the trees, or the
+ * broadcast after) as a ring phase on the intra rings: *steps steps of *payload bytes each (before the
+ * protocol's efficiency). A reduce-scatter or all-gather (g-1 steps of S/g), or with NVLS
+ * (ss_cost_tree_nvls) the switch's reduction or multicast: S (1 + 1/g) / 2 each way over the g-1
+ * steps, over NVLS's share of the switch's rate. */
+void ss_cost_tree_intra(const ss_job* j, double bytes, const ss_proto_cost* pc, int* steps, double* payload);
+
+/* The time (s) of one such half alone, and of its share of one chunk of the trees across instances
+ * (the pipelined tree's fill: the half over the chunks ss_cost_tree_split cuts). */
+double ss_cost_tree_half_s(const ss_job* j, double bytes, const ss_proto_cost* pc);
+double ss_cost_tree_fill_s(const ss_job* j, double bytes, const ss_proto_cost* pc);
+
+/* Whether the tree's work inside and across instances overlaps, as NCCL pipelines it by chunks
+ * (ss_job_ring_pipelined's switch, several instances of several GPUs joined by NVLink inside): the
+ * tree's time is then the longer of the two plus the fill at each end, not their sum. Where the GPUs
+ * of an instance reach each other over PCIe, the work inside shares its links with the way to the
+ * NIC, the overlap buys little, and the simulator keeps the two in sequence (the fast fidelity's one
+ * flow per hop would take those links for the whole phase). */
+int ss_cost_tree_pipelined(const ss_job* j);
 
 /* One pipelined phase of the tree allreduce across instances (reduce if reduce, else broadcast)
  * of k chunks of `chunk` bytes, step by step: at each step the transfers the data flow allows

@@ -411,8 +411,10 @@ static int coll_setup(ss_sim* s, const ss_job* j)
         int k = 0;
         ss_cost_tree_split(f, bytes, &k, &chunk);
         double phase = ss_cost_tree_phase(f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
-        if (s->chain)
-          ss_cost_tree_hidden(f, k, phase, span); /* what each GPU's trees hide, then their span */
+        /* What each GPU's trees hide, then their span: in lock-step only (the chunks in flight of a
+         * windowed tree overlap their latencies already: ss_cost_tree_window). */
+        if (s->chain && ss_cost_tree_window(f, chunk) < 2)
+          ss_cost_tree_hidden(f, k, phase, span);
         for (int l = 0; l < g; l++)
           span[l] = phase - span[l];
       }

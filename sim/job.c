@@ -4,6 +4,7 @@
 #include "array.h"
 #include "ddp.h"
 #include "price.h"
+#include "proto.h"
 #include "roofline.h"
 #include "units.h"
 #include "wrap.h"
@@ -812,6 +813,13 @@ static void resolve_net(ss_job* j)
       j->net.message_us = p->net_message_us;
   }
   j->resolved.net_transport = t;
+  /* The tree's share of the line rate, where the transport has one of its own (net.h). */
+  j->tree_wire = 1;
+  if (j->net.tree_fraction > 0 && j->net.line_fraction > 0)
+    j->tree_wire = j->net.tree_fraction / j->net.line_fraction;
+  j->nvls_share = j->opt.nvls && !j->opt.ideal && !ss_job_nvls_lacks(j, NULL, 0)
+                      ? ss_proto_nvls_share(ss_job_gpu_arch(j))
+                      : 0;
   /* Flows between instances (docs/model.md, "Flows between instances"): NCCL's socket transport opens
    * its sockets per connection; on AWS's ENA each TCP flow is capped. A parameter server's connection
    * is one TCP flow whatever NCCL's transport. */
@@ -838,6 +846,36 @@ static void resolve_net(ss_job* j)
     j->sock_send_flops_per_byte = SS_NET_SOCKET_SEND_SHARE * j->sock_recv_flops_per_byte;
   }
   j->resolved.socket_cpu_s_per_gb = j->sock_threads > 0 ? per_gb : 0;
+}
+
+int ss_job_gpu_arch(const ss_job* j)
+{
+  const ss_platform* p = j->platform;
+  int arch = ss_proto_arch(p->gpus[0].model);
+  for (int g = 1; g < p->ngpus; g++)
+    if (ss_proto_arch(p->gpus[g].model) != arch)
+      return 0;
+  return arch;
+}
+
+int ss_job_nvls_lacks(const ss_job* j, char* why, size_t size)
+{
+  const ss_platform* p = j->platform;
+  int nvswitch = 0, arch = ss_job_gpu_arch(j);
+  for (int l = 0; l < p->nlinks; l++)
+    nvswitch |= p->links[l].cls == SS_LINK_NVSWITCH;
+  ss_nccl need = j->instances < 2 ? SS_NCCL_2_17 : j->net_transport == SS_NET_EFA ? SS_NCCL_2_19 : SS_NCCL_2_18;
+  const char* r = j->gpus_per_instance < 2           ? "one GPU per instance has no NVLink to reduce over"
+                  : !nvswitch                        ? "the instance's GPUs share no NVSwitch"
+                  : !(ss_proto_nvls_share(arch) > 0) ? "NVLS needs GPUs of Hopper or later, all alike"
+                  : j->opt.nccl_version < need
+                      ? (j->instances < 2                 ? "NVLS came with NCCL 2.17"
+                         : j->net_transport == SS_NET_EFA ? "NCCL runs NVLS over EFA from 2.19 (aws-ofi-nccl)"
+                                                          : "NCCL's NVLS tree across instances came with 2.18")
+                      : NULL;
+  if (r && why)
+    snprintf(why, size, "%s", r);
+  return r != NULL;
 }
 
 /* The instances simulated of a cluster of m under options o (ss_job_sim_instances). */

@@ -53,6 +53,10 @@ typedef struct ss_job {
   ss_net_transport net_transport;    /* NCCL's transport over the NIC as simulated (never AUTO; OFF with
                                    * --ideal or a file that names none) */
   ss_net_figures net;                /* its figures: the NIC links' share of line rate, host time per message */
+  double tree_wire;                  /* the tree's share of the line rate between instances over the ring's
+                                      * (net.h), 1 where they agree: the tree's protocol efficiency there */
+  double nvls_share;                 /* NVLink SHARP's share of the NVSwitch links' rate where the tree's work
+                                      * inside an instance runs on it (ss_job_nvls), else 0 */
   int net_sockets;                   /* TCP sockets (flows) per connection of NCCL's socket transport (nccl.h);
                                       * 0 when NCCL runs another transport */
   double flow_cap_bytes_per_s;       /* AWS's cap on each TCP flow between instances (net.h); 0: none */
@@ -239,6 +243,13 @@ int ss_job_nic_rings(const ss_job* j);
 
 /* Whether the rings run as NCCL pipelines them (not --ideal or --no-ring-pipeline): coll.c, cost.c. */
 int ss_job_ring_pipelined(const ss_job* j);
+
+/* The GPUs' architecture for NCCL's rules (ss_proto_arch), 0 unless every GPU has the same. */
+int ss_job_gpu_arch(const ss_job* j);
+
+/* Whether NCCL cannot run NVLink SHARP (NVLS, and the NVLS tree across instances) on the job, whatever
+ * --no-nvls says: 0 when it can, else 1 and why (when why is not NULL). */
+int ss_job_nvls_lacks(const ss_job* j, char* why, size_t size);
 
 /* The instances a run of job simulates: SS_SYMMETRY_INSTANCES when its instances are identical
  * and more (fast fidelity, no shared servers, no trace, --no-symmetry not given), else all. */

@@ -51,7 +51,12 @@ static int effect_gate(const ss_job* j, const ss_optset* given, unsigned asked)
 {
   char net[128], why[768];
   unsigned had = ss_job_needs_had(j, net, sizeof(net)) | ~asked;
-  if (!ss_options_effect(given, had, net, why, sizeof(why)))
+  int rc = ss_options_effect(given, had, net, why, sizeof(why));
+  if (!rc && ss_optset_has(given, "no-nvls") && (asked & SS_NEEDS_MECH) && ss_job_nvls_lacks(j, net, sizeof(net))) {
+    snprintf(why, sizeof(why), "--no-nvls has no effect: %s (NCCL runs no NVLS here)", net);
+    rc = -1;
+  }
+  if (!rc)
     return 0;
   ss_err err;
   ss_err_clear(&err);

@@ -41,8 +41,8 @@ const char* const ss_net_group_names[] = {"on", "off", NULL};
  *   time than over IB verbs, which NCCL's model (proto.c) covers; the extra is taken as much again as
  *   the model's network step costs over a PCIe one (9.6 - 5.7 us). */
 static const ss_net_figures defaults[SS_NET_COUNT] = {
-    [SS_NET_AUTO] = {1, 0},  [SS_NET_OFF] = {1, 0},      [SS_NET_SOCKET] = {0.54, 20},
-    [SS_NET_IB] = {0.96, 0}, [SS_NET_EFA] = {0.60, 3.9},
+    [SS_NET_AUTO] = {1, 0, 0},  [SS_NET_OFF] = {1, 0, 0},      [SS_NET_SOCKET] = {0.54, 20, 0},
+    [SS_NET_IB] = {0.96, 0, 0}, [SS_NET_EFA] = {0.60, 3.9, 0},
 };
 
 ss_net_figures ss_net_default(ss_net_transport t)
@@ -62,12 +62,19 @@ ss_net_figures ss_net_default(ss_net_transport t)
  *   (EFA26-CG-AR-4N-8192M; 0.892 of 400; 8 and 16 instances measured 355.4 and 356.3).
  * v3 (p5en): 369.06 GB/s on 4 x p5en at 16 GiB (EFA26-ST-P5EN-4N-16G; 0.923; 16 instances 369.9).
  * v4 (p6-b200): 381.80 GB/s on 4 x p6-b200 at 16 GiB (EFA26-ST-B200-4N-16GiB; 0.955).
- * message_us as the default's (an ESTIMATE). */
+ * message_us as the default's (an ESTIMATE).
+ * tree_fraction: the algbw of a 2-instance allreduce that NCCL runs as a tree or NVLS tree (its own
+ * choice, no NCCL_ALGO) over the instance's NIC line rate, MEASURED: at two instances each sends and
+ * receives the payload once, so algbw is the rate its bytes reach on the wire (calibration/
+ * efa_mechanisms_2026.md, section 1): v2 254.78 / 400 = 0.637 (2 x p5, 8 GiB, NCCL 2.27.7,
+ * EFA26-CG-AR-2N-8192M); v3 259.63 / 400 = 0.649 (2 x p5en, 16 GiB, EFA26-ST-P5EN-2N-16G); v4 336.62 /
+ * 400 = 0.842 (2 x p6-b200, 1 GiB, EFA26-PC-P6B200-2N-1G). v1: no such figure outside the validation
+ * rows; v2's, an ESTIMATE. */
 static const ss_net_figures efa_today[SS_NET_EFA_VERSIONS + 1] = {
-    [1] = {EFA_V1, 3.9},
-    [2] = {EFA_V2, 3.9},
-    [3] = {EFA_V3, 3.9},
-    [4] = {EFA_V4, 3.9},
+    [1] = {EFA_V1, 3.9, 0.637},
+    [2] = {EFA_V2, 3.9, 0.637},
+    [3] = {EFA_V3, 3.9, 0.649},
+    [4] = {EFA_V4, 3.9, 0.842},
 };
 
 ss_net_figures ss_net_efa(int v)

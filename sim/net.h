@@ -26,6 +26,8 @@ extern const char* const ss_net_names[];
 typedef struct ss_net_figures {
   double line_fraction;
   double message_us;
+  double tree_fraction; /* the share a tree's bytes reach (NCCL's tree and NVLS tree at two instances,
+                         * where each instance sends and receives the payload once); 0: line_fraction */
 } ss_net_figures;
 
 /* The default figures of transport t (the table in net.c, with its sources); OFF and AUTO: {1, 0}. */

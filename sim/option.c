@@ -223,6 +223,12 @@ const ss_optdef ss_option_table[] = {
      "the rings in lock-step (every GPU sends its step's chunk when the previous step has ended everywhere, as "
      "before issue 29, and as --ideal), where NCCL pipelines each channel's chunks through 8 slots of its 4 MiB "
      "buffer (docs/model.md, Allreduce algorithms)", 0, SS_NEEDS_DP},
+    {"no-nvls", 0, SS_KIND_SWITCH, OFF(nvls), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
+     "NVLink SHARP where NCCL runs it", 0, "nvls", "nvls", 0, NULL,
+     "the tree's reduce and broadcast inside an instance on its rings (a reduce-scatter and an all-gather), "
+     "where NCCL runs NVLink SHARP through the NVSwitch (NCCL_NVLS_ENABLE=0): its NVLS allreduce on one "
+     "instance, its NVLS tree across several (Hopper and later, NCCL 2.17 on; docs/model.md, Allreduce "
+     "algorithms)", 0, SS_NEEDS_MECH},
     {"nccl-version", 0, SS_KIND_ENUM, OFF(nccl_version), 0, 0, 0, ss_nccl_names, 0, ALL, "cluster", "V", NULL,
      SS_NCCL_LATEST, "2.21", 0, "nccl_version", "nccl_version", 0, NULL,
      "the NCCL release the job runs (a row holds from its release to the next one's): how many TCP sockets "

@@ -45,6 +45,7 @@ typedef struct ss_options {
   int flow_cap;                   /* AWS's cap on each TCP flow between instances (net.h, nccl.h) */
   int multi_nic;                  /* rings across instances as NCCL's channels through every NIC (job.c) */
   int ring_pipeline;              /* rings pipelined as NCCL runs them (coll.c, cost.c); 0: lock-step */
+  int nvls;                       /* NVLink SHARP where NCCL runs it (cost.h); 0: --no-nvls */
   ss_nccl nccl_version;           /* the NCCL release the job runs (nccl.h) */
   int nccl_sockets;               /* TCP sockets per connection of NCCL's socket transport; -1: the release's */
   int socket_cpu;                 /* the socket transport's threads on the hosts' CPUs (sockcpu.h) */

@@ -6,6 +6,10 @@
 #include <math.h>
 #include <string.h>
 
+/* ss_proto_nvls_share's calibrated figures. */
+#define NVLS_HOPPER 0.8435
+#define NVLS_BLACKWELL 0.7362
+
 /* Sources (all NCCL v2.10.3-1, src/graph/tuning.cc, read at tag v2.10.3-1 of github.com/NVIDIA/nccl;
  * v2.9.9-1, the version of the p4d measurement, has the same ring figures):
  * - baseLat: the latency of a call, in us: ring LL 3.6, LL128 10.0, Simple 8.4; tree 4.4, 4.4, 0.
@@ -78,6 +82,18 @@ int ss_proto_arch(const char* gpu_model)
     if (strstr(gpu_model, arch_table[i].name))
       return arch_table[i].arch;
   return 0;
+}
+
+/* NVLS's share of the NVSwitch links' rate, CALIBRATED on one node's NVLS allreduce (NCCL's own choice
+ * at 16 GiB, 8 GPUs; calibration/efa_microbenchmarks_2026.csv, rows that no validation row holds): set
+ * so that stash-sim bench allreduce --allreduce tree on one instance prints the measured busbw, the
+ * instance file's NVSwitch links being those that give the ring its measured rate.
+ * Hopper (90): 482.26 GB/s on 8 x H200 (EFA26-ST-H200-1N-16GiB; platforms/p5en.48xl.xml).
+ * Blackwell (100): 845.67 GB/s on 8 x B200 (EFA26-ST-B200-1N-16GiB; platforms/p6-b200.48xl.xml).
+ * NVLS came with Hopper's NVSwitch: 0 before it and for a GPU the table does not know. */
+double ss_proto_nvls_share(int arch)
+{
+  return arch >= 100 ? NVLS_BLACKWELL : arch >= 90 ? NVLS_HOPPER : 0;
 }
 
 void ss_proto_cost_none(ss_proto_cost* c)

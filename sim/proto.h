@@ -48,6 +48,10 @@ ss_hw ss_proto_hw_max(ss_hw a, ss_hw b);
  * 75: T4 and RTX 2080 Ti), 0 for a name the table does not know. */
 int ss_proto_arch(const char* gpu_model);
 
+/* The share of its NVSwitch links' rate NVLink SHARP (NCCL's NVLS) reaches on GPUs of architecture
+ * arch, 0 where there is no NVLS (before Hopper). */
+double ss_proto_nvls_share(int arch);
+
 /* The phases of the simulator's allreduces: a ring over all GPUs, the rings inside an instance
  * (hierarchical and tree), the ring of same-index GPUs across instances (hierarchical), the levels
  * of the trees across instances (tree: a step is one level up or down). */

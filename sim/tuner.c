@@ -121,6 +121,32 @@ static int gpu_near_nic(const ss_job* j, int g)
   return pcie <= 1;
 }
 
+/* The speeds NCCL's search tries through a NIC, for j's GPUs and release era e. */
+static const double* speed_list(const ss_job* j, era e)
+{
+  return e >= ERA_2_18   ? (ss_proto_arch(j->platform->gpus[0].model) >= 90 ? speeds_sm90 : speeds_2_18)
+         : e >= ERA_2_12 ? speeds_2_12
+                         : speeds_2_7;
+}
+
+/* The tree's speed per channel inside an instance at 2 instances or fewer (2.7 on): NCCL's search
+ * raises it from the network's speed (its channels' bwInter) through the higher speeds of its list
+ * while it is below twice that and the instance's links carry nch channels at it (search.cc, "increase
+ * bwIntra for trees (2 nodes or collnet)", 2.7.8 to 2.27.7), and its tuner takes it as the tree's
+ * speed there (tuning.cc: bw = nNodes <= 2 ? bwIntra : bwInter). Each instance then sends and receives
+ * the payload once, where a ring sends it 2(n-1)/n times: busbw up to 1.875 x the NICs' at 16 ranks. */
+static double tree_speed_two_nodes(const ss_job* j, era e, int nch, double speed, double intra_gbs)
+{
+  const double* list = speed_list(j, e);
+  int i = 0;
+  while (list[i] > 0 && list[i] > speed)
+    i++;
+  double bw = speed;
+  while (i > 0 && bw < 2 * speed && list[i - 1] * nch <= intra_gbs + 1e-9)
+    bw = list[--i];
+  return bw;
+}
+
 void ss_tuner_channels(const ss_job* j, int* channels, double* speed)
 {
   const ss_platform* p = j->platform;
@@ -139,9 +165,7 @@ void ss_tuner_channels(const ss_job* j, int* channels, double* speed)
     if (k >= 0)
       widest = fmax(widest, ss_platform_route_bandwidth(p, g, ss_platform_nic_node(p, k)) / 1e9);
   }
-  const double* list = e >= ERA_2_18   ? (ss_proto_arch(p->gpus[0].model) >= 90 ? speeds_sm90 : speeds_2_18)
-                       : e >= ERA_2_12 ? speeds_2_12
-                                       : speeds_2_7;
+  const double* list = speed_list(j, e);
   double top = fmin(widest, nic);
   int i = 0;
   while (list[i] > 0 && list[i] > top)
@@ -180,6 +204,15 @@ static double tree_cap(era e, int arch, int nodes)
   return row[nodes <= 2 ? nodes - 1 : 2];
 }
 
+/* NVLS's speed per channel inside an instance: its NVSwitch share (the intra ring's bus bandwidth over
+ * the nch channels). */
+static double speed_nvls(const ss_job* j, int nch)
+{
+  ss_proto_shape s;
+  ss_cost_shape(j, SS_OP_ALLREDUCE, SS_ALLREDUCE_HIERARCHICAL, &s);
+  return s.bus_bytes_per_s[SS_PHASE_INTRA] / 1e9 / (nch > 0 ? nch : 1);
+}
+
 /* Whether NCCL enables LL128 on this job by default. */
 static int ll128_on(const ss_job* j, era e, int arch, int nvlink_inside)
 {
@@ -215,11 +248,12 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
   /* The bus bandwidth NCCL's graphs give: inside one instance its rings', across instances the
    * channels its search finds through the NICs. */
   int nch = 1;
-  double bus = shape.bus_bytes_per_s[SS_PHASE_INTRA] / 1e9;
+  double bus = shape.bus_bytes_per_s[SS_PHASE_INTRA] / 1e9, tree_bus = bus, speed = 0;
   if (nodes > 1) {
-    double speed = 0;
     ss_tuner_channels(j, &nch, &speed);
-    bus = nch * speed;
+    bus = tree_bus = nch * speed;
+    if (nodes <= 2 && te >= ERA_2_7 && ppn > 1)
+      tree_bus = nch * tree_speed_two_nodes(j, te, nch, speed, shape.bus_bytes_per_s[SS_PHASE_INTRA] / 1e9);
   } else {
     nch = j->intra.nrings > 0 ? j->intra.nrings : 1;
   }
@@ -249,6 +283,7 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
              : te >= ERA_2_7  ? fmin(bw * (ppn < 2 ? 0.7 : 0.92), 16.7 * nch)
                               : fmin(bw * 120.0 / 128.0, 100.0);
       else if (algo == A_TREE) {
+        bw = tree_bus;
         bw = te >= ERA_2_8   ? fmin(bw * .92, nch * tree_cap(te, arch, nodes))
              : te >= ERA_2_7 ? fmin(bw * .9, nodes > 2 ? 80.0 : 110.0)
                              : fmin(bw * .9, nodes > 1 ? 70.0 : 90.0);
@@ -301,6 +336,31 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
         *proto = (ss_proto)(SS_PROTO_LL + p);
       }
     }
+  /* NVLS (one instance) and NVLS tree (several), Simple only (tuning.cc): NVLink SHARP reduces inside
+   * each instance through the NVSwitch, and across instances a tree joins them. Each channel runs at
+   * min(bwIntra, bwInter), the NVLS tree's bwInter halved beyond 2 instances (each then sends the
+   * payload twice); algbw 5/6 of the bus. Latency: NVLS's NVLink step (23 us in 2.17-2.20, 25 from
+   * 2.21), and for the NVLS tree 2 log2(nodes) network steps (14 us and the plugin's latency, twice for
+   * Simple). Where NCCL runs it (ss_job_nvls_lacks: Hopper and later on an NVSwitch, 2.17 on one
+   * instance, 2.19 over EFA, whose plugin disabled NVLS before 2.18.5: aws-ofi-nccl v1.8.1-aws
+   * platform-aws.c) and --no-nvls does not switch it off (ss_job.nvls_share). The simulator runs it as
+   * its tree on the Simple protocol (cost.h, ss_cost_tree_nvls), so it takes the tree's Simple row when
+   * faster. */
+  if (op == SS_OP_ALLREDUCE && j->nvls_share > 0 && ppn > 1) {
+    double per = speed_nvls(j, nch);
+    double bw = nch * (nodes > 1 ? fmin(per, nodes <= 2 ? speed : speed / 2) : per), alg_bw = bw * 5.0 / 6.0;
+    double inter = 14.0 + 2 * plugin;
+    double lat = (j->opt.nccl_version >= SS_NCCL_2_21 ? 25.0 : 23.0) + (nodes > 1 ? 2 * floor(log2(nodes)) * inter : 0);
+    double t = alg_bw > 0 ? (lat + bytes / (1000 * alg_bw)) * 1e-6 : -1;
+    if (t > 0 && (tab[1][2].time_s < 0 || t < tab[1][2].time_s)) {
+      tab[1][2] = (ss_tuner_entry){t, lat, bw};
+      if (best < 0 || t < best) {
+        best = t;
+        *alg = SS_ALLREDUCE_TREE;
+        *proto = SS_PROTO_SIMPLE;
+      }
+    }
+  }
   /* 2.4: the tree below a threshold computed at init (init.cc ncclTreeThreshold): per channel a ring
    * moves 5000 (x the channels over NVLink), a tree 2/3 of it (3/4 over NVLink, x 2 on exactly two
    * instances); a ring step costs 6 and a tree level 15 plus 4 per GPU of an instance. */
@@ -322,17 +382,20 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
   }
 }
 
-/* NCCL decides (not --ideal: the idealised model keeps the simulator's fastest, as before). */
-static int nccl_decides(const ss_job* j)
+/* NCCL decides (not --ideal: the idealised model keeps the simulator's fastest, as before): across
+ * instances, and on one instance an allreduce NCCL may run on NVLS (there the simulator's own choice is
+ * the ring). */
+static int nccl_decides(const ss_job* j, ss_coll_op op)
 {
-  return j->opt.allreduce == SS_ALLREDUCE_AUTO && !j->opt.ideal && j->instances > 1;
+  return j->opt.allreduce == SS_ALLREDUCE_AUTO && !j->opt.ideal &&
+         (j->instances > 1 || (op == SS_OP_ALLREDUCE && j->nvls_share > 0));
 }
 
 ss_allreduce ss_tuner_algorithm(const ss_job* j, ss_coll_op op, double bytes)
 {
   if (op == SS_OP_ALL_TO_ALL)
     return SS_ALLREDUCE_RING; /* no algorithm to choose: sends to every peer (a2a.h) */
-  if (j->opt.allreduce == SS_ALLREDUCE_FASTEST || (j->opt.allreduce == SS_ALLREDUCE_AUTO && !nccl_decides(j)))
+  if (j->opt.allreduce == SS_ALLREDUCE_FASTEST || (j->opt.allreduce == SS_ALLREDUCE_AUTO && !nccl_decides(j, op)))
     return ss_cost_choose(j, op, bytes);
   if (j->opt.allreduce != SS_ALLREDUCE_AUTO)
     return ss_cost_op_has(op, j->opt.allreduce) ? j->opt.allreduce : ss_cost_choose(j, op, bytes);
@@ -348,7 +411,7 @@ void ss_tuner_cost(const ss_job* j, ss_coll_op op, ss_allreduce alg, double byte
     ss_a2a_protocol(j, bytes, pc);
     return;
   }
-  if (!nccl_decides(j) || !j->resolved.call_cost || j->resolved.protocol != SS_PROTO_AUTO) {
+  if (!nccl_decides(j, op) || !j->resolved.call_cost || j->resolved.protocol != SS_PROTO_AUTO) {
     ss_cost_protocol(j, op, alg, bytes, pc);
     return;
   }

@@ -184,16 +184,47 @@ void test_tree_closed_form(void)
         continue;
       int g = cases[i].g, m = cases[i].m, depth = m == 3 ? 1 : 2;
       char base[256];
-      snprintf(base, sizeof(base), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree", cases[i].file, g,
-               m);
+      /* Several GPUs per star: in lock-step, the halves inside before and after the trees (the
+       * pipelined form shares the stars' GPU links between them: below). */
+      snprintf(base, sizeof(base), "tests/platforms/%s.xml --gpus %d --instances %d --allreduce tree%s", cases[i].file,
+               g, m, g > 1 ? " --no-ring-pipeline" : "");
       double s = sizes[k], half = s / g / 2, chunks = fmin(64, fmax(1, ceil(half / (512.0 * 1024)))), expect[NPROTOS];
       for (size_t q = 0; q < NPROTOS; q++) {
         const proto_case* pc = &protos[q];
+        /* Each phase: the chunks leave one after the other at the pace of a NIC direction carrying
+         * two transfers (complementary trees), their latencies overlapping: depth + K - 1 chunk times
+         * and depth latencies. */
+        double x = half / chunks / pc->eff / (bw / (2.0 * g));
+        double across = g > 1 ? (depth + chunks - 1) * (20e-6 + x) /* lock-step: each chunk after the last landed */
+                              : (depth + chunks - 1) * x + depth * 20e-6;
         expect[q] = pc->call_tree + 2.0 * (g - 1) * (10e-6 + pc->step_pci * pc->intra_multi + s / g / (bw * pc->eff)) +
-                    2.0 * (depth + chunks - 1) * (20e-6 + half / chunks / pc->eff / (bw / (2.0 * g))) +
-                    2.0 * depth * pc->step_tree;
+                    2.0 * across + 2.0 * depth * pc->step_tree;
       }
-      check_closed_forms(base, s, expect, NULL);
+      /* The reference over 7 stars: each chunk leaves at the pace of the busiest NIC direction it
+       * crosses, but a link's chunks in flight share it (SimGrid) where the fast fidelity's go in
+       * order: 0.7% above at 1e8 B. */
+      check_closed_forms_tol(base, s, expect, NULL, g == 1 && m == 7 ? 1e-2 : 1e-6);
+    }
+  /* Pipelined (NCCL's chunks through the halves inside and the trees at once): no longer than in
+   * lock-step, no shorter than the longer of the work inside and across. */
+  for (int k = 2; k < 4; k++)
+    for (int f = 0; f < 2; f++) {
+      if (thinned())
+        continue;
+      char args[320];
+      snprintf(args, sizeof(args),
+               "tests/platforms/star4.xml --instances 3 --allreduce tree --fidelity %s --no-call-cost", fidelities[f]);
+      double piped = bench_time(args, sizes[k], NULL, 0);
+      snprintf(
+          args, sizeof(args),
+          "tests/platforms/star4.xml --instances 3 --allreduce tree --fidelity %s --no-call-cost --no-ring-pipeline",
+          fidelities[f]);
+      double lock = bench_time(args, sizes[k], NULL, 0);
+      double s = sizes[k], inside = 2.0 * 3 * (10e-6 + s / 4 / bw), half = s / 8, chunks = 64;
+      double across = 2.0 * ((chunks)*half / chunks / (bw / 8.0) + 20e-6);
+      CHECK(piped <= lock * (1 + 1e-9) && piped >= fmax(inside, across) * (1 - 1e-9),
+            "%s, S=%g: pipelined %.9g s, lock-step %.9g s, inside %.9g s, across %.9g s", args, s, piped, lock, inside,
+            across);
     }
 }
 
@@ -392,6 +423,7 @@ void test_fast_vs_reference(void)
       {"platforms/p4d.24xl.xml --instances 3 --allreduce tree", 0},
       {"tests/platforms/star4.xml --instances 8 --allreduce tree", 0},
       {"tests/platforms/star4.xml --instances 16 --allreduce tree", 0},
+      {"platforms/p5.48xl.xml --instances 2 --allreduce tree", 0},
   };
   const double sizes[] = {65536, 8388608, 67108864};
   /* A ring whose chunks contend with other rings' on a shared link (the oversubscribed core) while a
@@ -413,6 +445,11 @@ void test_fast_vs_reference(void)
        * with several chunks in flight each (8 MiB: 64 KiB chunks): as the shared core, 5.4% below. */
       int shared = strstr(cases[i].args, "ring") &&
                    (strstr(cases[i].args, "--oversub") || strstr(cases[i].args, "p4d.24xl.xml --instances 2"));
+      /* The tree's chunks, several in flight on each connection (issue 42), and its halves inside
+       * beside the trees: where its flows share a NIC direction or a GPU's link with others', the
+       * reference's share each link among the chunks in flight, the fast fidelity's leave in order, as
+       * the ring's above: up to 5.1% apart (star4 x 16 at 64 MiB). */
+      shared = shared || (strstr(cases[i].args, "tree") && !strstr(cases[i].args, "p5.48xl"));
       double tol = shared ? shared_core_tol : 0.01;
       CHECK(fabs(fast - ref) <= tol * ref, "%s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", cases[i].args, sizes[k],
             fast, ref, 100 * (fast - ref) / ref);
@@ -446,7 +483,8 @@ void test_fast_vs_reference(void)
 
 /* The same at cluster scale, 1024 GPUs: 256 x g4dn.12xlarge (4 GPUs and their 4 rings or trees
  * share each NIC), hierarchical and tree; 128 x p3.16xlarge (8 per NIC, routes that differ),
- * hierarchical. The fast runs simulate 8 instances, the references all of them. Within 1%. Not the
+ * hierarchical. The fast runs simulate 8 instances, the references all of them. Within 1% (the tree at
+ * 64 MiB: 9%, below). Not the
  * tree on p3.16xlarge: there the reference's 8 trees per NIC drift apart and spread each other's
  * busy steps, which the fast tree's lock-step phase does not see (3-8% at 1024 GPUs,
  * docs/performance.md, "Cluster scale with the defaults"). */
@@ -475,6 +513,11 @@ void test_fast_vs_reference_scale(void)
      * together; the fast fidelity is 4.1% below the reference there (docs/model.md, "Allreduce
      * algorithms"). */
     double tol = strcmp(cases[i].platform, "p3.16xl") == 0 && cases[i].bytes > 6e7 ? 0.05 : 0.01;
+    /* The tree at 64 MiB: several chunks in flight on each connection (issue 42), which the reference
+     * shares each link among where the fast fidelity's leave in order, over 8 levels and 4 GPUs per
+     * NIC: the fast fidelity 8.2% below (as the rings over a shared link, test_fast_vs_reference). */
+    if (strcmp(cases[i].alg, "tree") == 0 && cases[i].bytes > 6e7)
+      tol = 0.09;
     CHECK(fabs(fast - ref) <= tol * ref, "%s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", args, cases[i].bytes, fast,
           ref, 100 * (fast - ref) / ref);
   }

@@ -215,10 +215,15 @@ VALUE_DEPENDENT = {
     "attention": "flash is what auto picks where the GPU has a fused kernel (the mixture of experts' H100)",
     "etp": "1 is --tp's value, the default, in the mixture-of-experts context",
     "micro-batch": "1 is the config workload's batch per GPU, the default, in the mixture-of-experts context",
+    "no-nvls": "NVLS runs the tree's work inside an instance, and NCCL's model picks the ring for the mixture of "
+               "experts' data-parallel gradients (the other contexts' GPUs have no NVLS and refuse it)",
 }
 CONTEXTS = {
     "mp": ["platforms/p4d.24xl.xml", "workloads/gpt2-124m.json", "--tp", "2", "--pp", "2", "--instances", "2"],
-    "dp_efa": ["platforms/p4d.24xl.xml", "workloads/resnet50.json", "--instances", "2", "--iterations", "4"],
+    # The ring: NCCL's model takes its tree at 2 instances (issue 42), where the NICs' channels (--no-multi-nic)
+    # do not show.
+    "dp_efa": ["platforms/p4d.24xl.xml", "workloads/resnet50.json", "--instances", "2", "--iterations", "4",
+               "--allreduce", "ring"],
     "dp_one": ["platforms/p3.16xl.xml", "workloads/resnet50.json", "--iterations", "4"],
     "moe": ["platforms/p5.48xl.xml", "tests/hf-moe/olmoe-1b-7b/config.json", "--seq", "1024", "--ep", "4",
             "--instances", "2", "--grad-accum", "2"],
