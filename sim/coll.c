@@ -696,9 +696,8 @@ static void tree_reference(ss_sim* s, int r, int reduce, int k, double chunk)
 /* One pipelined tree phase on rank r: reduce (children to parent) or broadcast (parent to
  * children) of k chunks of `chunk` bytes over both trees at once. Fast: one transfer of all k
  * chunks per tree edge, a barrier, then the rest of span, the phase's time as the pipeline takes it
- * (ss_cost_tree_phase less what the rank's trees hide on its NIC, ss_cost_tree_hidden), so that the
- * phase takes (depth + k - 1) x (alpha + chunk / bandwidth) on a homogeneous platform, as the
- * reference does. Both then wait the protocol's latency of the tree's levels (lat), and the phase
+ * (ss_cost_tree_phase), so that the phase takes what the reference's chunks do on a homogeneous
+ * platform. Both then wait the protocol's latency of the tree's levels (lat), and the phase
  * lasts at least floor from the rank's start (ss_cost_tree_floor: the protocol's cap). */
 static void tree_run(ss_sim* s, int r, int reduce, int k, double chunk, double span, double lat, double floor)
 {

@@ -533,13 +533,17 @@ void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_sh
 
 /* Inside an instance of g GPUs, (g-1) steps of S/g on its rings per pass: reduce-scatter, all-gather,
  * or both (allreduce: 2 passes). */
+static double intra_steps(const ss_job* j, int steps, double payload, const ss_proto_cost* pc)
+{
+  double links = (double)steps * (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
+                                  payload / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+  return fmax(links, ss_proto_floor_s(pc, SS_PHASE_INTRA, steps, payload));
+}
+
 static double cost_intra(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance;
-  double links = (double)passes * (g - 1) *
-                 (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
-                  bytes / g / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
-  return fmax(links, ss_proto_floor_s(pc, SS_PHASE_INTRA, passes * (g - 1), bytes / g));
+  return intra_steps(j, passes * (g - 1), bytes / g, pc);
 }
 
 double ss_cost_tree_floor(const ss_job* j, int k, double chunk, const ss_proto_cost* pc)
@@ -575,11 +579,7 @@ double ss_cost_tree_half_s(const ss_job* j, double bytes, const ss_proto_cost* p
   int steps = 0;
   double payload = 0;
   ss_cost_tree_intra(j, bytes, pc, &steps, &payload);
-  if (steps < 1)
-    return 0;
-  double links = steps * (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
-                          payload / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
-  return fmax(links, ss_proto_floor_s(pc, SS_PHASE_INTRA, steps, payload));
+  return steps < 1 ? 0 : intra_steps(j, steps, payload, pc);
 }
 
 double ss_cost_tree_fill_s(const ss_job* j, double bytes, const ss_proto_cost* pc)

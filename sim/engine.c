@@ -411,12 +411,12 @@ static int coll_setup(ss_sim* s, const ss_job* j)
         int k = 0;
         ss_cost_tree_split(f, bytes, &k, &chunk);
         double phase = ss_cost_tree_phase(f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
-        /* What each GPU's trees hide, then their span: in lock-step only (the chunks in flight of a
-         * windowed tree overlap their latencies already: ss_cost_tree_window). */
-        if (s->chain && ss_cost_tree_window(f, chunk) < 2)
-          ss_cost_tree_hidden(f, k, phase, span);
+        /* Every GPU's span is the phase's: with NCCL's pipeline (s->chain) a connection's chunks are in
+         * flight together and their latencies overlap already (ss_cost_tree_window), so the GPUs' trees
+         * hide nothing of each other's on the NIC (ss_cost_tree_hidden, before issue 42); in lock-step
+         * nothing was ever taken. */
         for (int l = 0; l < g; l++)
-          span[l] = phase - span[l];
+          span[l] = phase;
       }
   }
   return SS_OK;
