@@ -683,7 +683,54 @@ EFA_VERSION = {
     "p5e.48xl": ("2", f"EFA v2 ({I26}: V2 '3200 Gbps EFAv2', A4)"),
     "p5en.48xl": ("3", f"EFA v3 ({I26}: V2 '3200 Gbps EFAv3', A4)"),
     "p6-b200.48xl": ("4", f"EFA v4 ({I26}: V2 '3200 Gbps EFAv4', Q1)"),
+    "u-p6e-gb200x36": ("4", f"EFA v4 ({I26}: V2 '1600 Gbps EFAv4' per tray, A5 '28.8 Tbps EFAv4')"),
+    "u-p6e-gb200x72": ("4", f"EFA v4 ({I26}: V2 '1600 Gbps EFAv4' per tray, A5 '28.8 Tbps EFAv4')"),
 }
+
+
+def gb200_entry(trays):
+    """A GB200 NVL72 UltraServer (u-p6e-gb200x36 or x72) as one instance: its trays' GPUs in one NVLink
+    domain (calibration/instances_2026.md, 'GB200 NVL72: the NVLink domain and how a job maps onto it')."""
+    ngpu, inst = 4 * trays, f"u-p6e-gb200x{4 * trays}"
+    price = {9: "380.952", 18: "761.904"}[trays]
+    chips = 2 * trays
+    return dict(
+        transport=("efa", f"; {inst} came after that list: its trays' 1600 Gbps EFAv4 each with GPUDirect RDMA are in "
+                   f"{I26} (V2 '1600 Gbps EFAv4', gpuDirectRDMA true)"),
+        inst=inst, gpu="GB200", ngpu=ngpu, price=price, price_kind="capacity-block", vcpus=144 * trays,
+        mem=960 * trays, net=str(1600 * trays), tray_gpus=4,
+        cpu=("grace", "NVIDIA Grace (72 Arm Neoverse V2 cores), 2 per tray", f"{I26}, V1, N2"),
+        gpu_src=f"{I26} (V2: 4 GPUs and 740 GB per tray, 185 GB each; N2: 186 GB)",
+        spec_src=f"{I26} (V2: {144 * trays} vCPUs, {960 * trays} GiB for {trays} trays)",
+        net_src=f"{I26} (V2: {1600 * trays} Gbps EFAv4 = {trays} x 1600; A5)",
+        sources=(f"{I26}: price {price} = the Capacity Block rate of the whole UltraServer ({trays} trays x 4 GPUs x "
+                 "10.582 $/GPU-h) in the Dallas Local Zone us-east-1-dfw-2a, the only place and way AWS sells it (C1; no "
+                 "on-demand price in any source: price_kind capacity-block); vcpus, memory, network EFAv4, GPUDirect "
+                 "RDMA (V2, A4, A5)"),
+        note=(f"{trays} compute trays of 2 GB200 superchips each (a superchip: 1 Grace and 2 Blackwell GPUs over "
+              f"NVLink-C2C; M3, N2), {ngpu} GPUs in one NVLink 5 domain through the rack's NVLink switch trays "
+              "(each GPU has one link into each of the 18 switch ASICs, DERIVED: 1296 links / 18 ASICs = 72 ports each; "
+              "the fabric is treated as non-blocking, an ESTIMATE, so every GPU pair is one hop up and one down). "
+              "A job of N GPUs takes the first N (whole trays are rented in any case: the UltraServer is). ESTIMATE: "
+              "one NIC router nicK per superchip of 800 Gb/s standing for its 2 x 400 Gb/s EFA cards (a tray's "
+              "1600 Gbps, 4 cards of its 17 network cards), reached from the superchip's GPUs over NVLink-C2C "
+              "(pcie_gpuI: each GPU's half of the superchip's C2C), the superchip's Grace behind pcie_swK (its "
+              "C2C). UP = towards the Grace for pcie, UP = GPU into the switch for nvsw links. The trays' NVMe is "
+              "not modelled. Zone prop tray_gpus 4: the GPUs of a tray, AWS's p6e-gb200.36xlarge (V2, A4), which the "
+              "simulator names when a job asks more GPUs than the NVLink domain holds"),
+        disk=("%dMBps" % (60 * trays * 125), f"EBS 60 Gbps per tray ({I26}, A3, V2) x {trays} trays / 8"),
+        sw=[g // 2 for g in range(ngpu)], sw_socket=[0] * chips,
+        pcie=("225GBps", f"ESTIMATE: NVLink-C2C 900 GB/s bidirectional per superchip ({I26}: M3, N2), 450 GB/s each way, "
+                         "half for each of its two GPUs. Latency 1us: estimate"),
+        uplink=("450GBps", f"ESTIMATE: the superchip's NVLink-C2C each way ({I26}: M3, N2). Latency 1us: estimate"),
+        sock=None,
+        nvswitch=("740GBps",
+                  "ESTIMATE: p6-b200.48xl.xml's NVLink 5 figure (0.822 x the 900 GB/s line per GPU per direction, "
+                  f"Hopper's ratio; {I26}: 1.8 TB/s bidirectional per GPU across the whole NVL72, N2, A5) carried to "
+                  "the NVL72's switch trays; no collective without NVLS on a GB200 rack was found"),
+        nics=[(f"nic{k}", "800Gbps") for k in range(chips)], gpu_nic=[g // 2 for g in range(ngpu)], gdr=True,
+        gdr_src=f"{I26}: V2 gpuDirectRDMA true; O1 (aws-ofi-nccl) p6e-gb200 platform entry",
+        calib="ESTIMATE: nvswitch = p6-b200's NVLink 5 figure; C2C and EFA cards as published, not calibrated")
 
 
 def g6_entry(stem, ngpu, vcpus, mem, net, nnics, ebs, price):
@@ -999,6 +1046,8 @@ for _k, _n, _vc, _mem, _net, _nics, _ebs, _price in (
         ("g6.xl", 1, 4, 16, "10", 1, 5, "0.8048"), ("g6.12xl", 4, 48, 192, "40", 1, 20, "4.6016"),
         ("g6.48xl", 8, 192, 768, "100", 1, 60, "13.3504")):
     CATALOG[_k] = g6_entry(_k, _n, _vc, _mem, _net, _nics, _ebs, _price)
+for _t in (9, 18):
+    CATALOG[f"u-p6e-gb200x{4 * _t}"] = gb200_entry(_t)
 
 
 def catalog_platform(stem):
@@ -1011,6 +1060,7 @@ def catalog_platform(stem):
                                             else 4)
     transport, extra = c["transport"]
     kind = [("price_kind", c["price_kind"])] if "price_kind" in c else []
+    kind += [("tray_gpus", str(c["tray_gpus"]))] if "tray_gpus" in c else []
     efa = [("efa_version", EFA_VERSION[stem][0])] if stem in EFA_VERSION else []
     p = Platform(inst, [("instance_type", inst), ("price_usd_per_h", c["price"])] + kind + [("vcpus", c["vcpus"]),
                         ("memory_gib", c["mem"]), ("network_gbps", net), ("net_transport", transport)] + efa

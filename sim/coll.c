@@ -782,7 +782,7 @@ static ring_phase tree_inside_phase(ss_sim* s, int r, int coll, int halves, doub
                    s->alpha_intra,
                    0,
                    0,
-                   pc->step_s[SS_PHASE_INTRA],
+                   ss_cost_tree_step_s(s->full, pc),
                    call,
                    s->chain ? &s->chain[1 + me->inst] : NULL,
                    0,

@@ -531,19 +531,21 @@ void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_sh
   }
 }
 
-/* Inside an instance of g GPUs, (g-1) steps of S/g on its rings per pass: reduce-scatter, all-gather,
- * or both (allreduce: 2 passes). */
-static double intra_steps(const ss_job* j, int steps, double payload, const ss_proto_cost* pc)
+/* `steps` steps of `payload` bytes each over the links inside an instance, each step paying step_s of
+ * latency besides the links' own. */
+static double intra_steps(const ss_job* j, int steps, double payload, const ss_proto_cost* pc, double step_s)
 {
-  double links = (double)steps * (ss_cost_alpha_intra(j) + pc->step_s[SS_PHASE_INTRA] +
+  double links = (double)steps * (ss_cost_alpha_intra(j) + step_s +
                                   payload / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
   return fmax(links, ss_proto_floor_s(pc, SS_PHASE_INTRA, steps, payload));
 }
 
+/* Inside an instance of g GPUs, (g-1) steps of S/g on its rings per pass: reduce-scatter, all-gather,
+ * or both (allreduce: 2 passes). */
 static double cost_intra(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance;
-  return intra_steps(j, passes * (g - 1), bytes / g, pc);
+  return intra_steps(j, passes * (g - 1), bytes / g, pc, pc->step_s[SS_PHASE_INTRA]);
 }
 
 double ss_cost_tree_floor(const ss_job* j, int k, double chunk, const ss_proto_cost* pc)
@@ -570,8 +572,23 @@ void ss_cost_tree_intra(const ss_job* j, double bytes, const ss_proto_cost* pc, 
   if (g < 2)
     return;
   /* NVLS: over both halves a GPU sends its whole buffer into the switch's reduction and its shard to
-   * the multicast, and receives as much, S (1 + 1/g) each way, at NVLS's share of the switch's rate. */
-  *payload = ss_cost_tree_nvls(j, pc) ? bytes * (1 + 1.0 / g) / (2.0 * (g - 1)) / j->nvls_share : bytes / g;
+   * the multicast, and receives as much, S (1 + 1/g) each way, at NVLS's share of the switch's rate, in
+   * one step each (the switch reduces and multicasts: no step per peer). */
+  if (ss_cost_tree_nvls(j, pc)) {
+    *steps = 1;
+    *payload = bytes * (1 + 1.0 / g) / 2.0 / j->nvls_share;
+  } else {
+    *payload = bytes / g;
+  }
+}
+
+double ss_cost_tree_step_s(const ss_job* j, const ss_proto_cost* pc)
+{
+  if (!ss_cost_tree_nvls(j, pc))
+    return pc->step_s[SS_PHASE_INTRA];
+  /* NCCL's latency of NVLS inside an instance (tuning.cc's hwLat for NVLS over NVLink, Simple: 23 us in
+   * 2.17-2.20, 25 from 2.21), half for each half. */
+  return (j->opt.nccl_version >= SS_NCCL_2_21 ? 25e-6 : 23e-6) / 2;
 }
 
 double ss_cost_tree_half_s(const ss_job* j, double bytes, const ss_proto_cost* pc)
@@ -579,7 +596,7 @@ double ss_cost_tree_half_s(const ss_job* j, double bytes, const ss_proto_cost* p
   int steps = 0;
   double payload = 0;
   ss_cost_tree_intra(j, bytes, pc, &steps, &payload);
-  return steps < 1 ? 0 : intra_steps(j, steps, payload, pc);
+  return steps < 1 ? 0 : intra_steps(j, steps, payload, pc, ss_cost_tree_step_s(j, pc));
 }
 
 double ss_cost_tree_fill_s(const ss_job* j, double bytes, const ss_proto_cost* pc)

@@ -51,9 +51,13 @@ int ss_cost_tree_nvls(const ss_job* j, const ss_proto_cost* pc);
 /* One half of the tree allreduce's work inside an instance (the reduce before the trees, or the
  * broadcast after) as a ring phase on the intra rings: *steps steps of *payload bytes each (before the
  * protocol's efficiency). A reduce-scatter or all-gather (g-1 steps of S/g), or with NVLS
- * (ss_cost_tree_nvls) the switch's reduction or multicast: S (1 + 1/g) / 2 each way over the g-1
- * steps, over NVLS's share of the switch's rate. */
+ * (ss_cost_tree_nvls) the switch's reduction or multicast: one step of S (1 + 1/g) / 2 each way, over
+ * NVLS's share of the switch's rate. */
 void ss_cost_tree_intra(const ss_job* j, double bytes, const ss_proto_cost* pc, int* steps, double* payload);
+
+/* The protocol's latency of each of those steps: the intra phase's, or NVLS's (NCCL's model: 23 us up to
+ * 2.20, 25 us from 2.21, for the whole allreduce inside an instance: half of it a half). */
+double ss_cost_tree_step_s(const ss_job* j, const ss_proto_cost* pc);
 
 /* The time (s) of one such half alone, and of its share of one chunk of the trees across instances
  * (the pipelined tree's fill: the half over the chunks ss_cost_tree_split cuts). */

@@ -200,6 +200,11 @@ static int global_rings(ss_job* j)
 /* Checks that need the platform: --gpus within the instance, a NIC for clusters. */
 static int check_cluster(const ss_platform* p, const ss_options* o, ss_err* err)
 {
+  if (o->gpus > p->ngpus && p->tray_gpus > 0)
+    return ss_err_set(err, p->path, 0,
+                      "--gpus %d cannot be placed on %s: its NVLink domain holds %d GPUs (%d trays of %d); a larger "
+                      "job takes several with --instances (EFA between them), or a larger UltraServer",
+                      o->gpus, p->instance_type, p->ngpus, p->ngpus / p->tray_gpus, p->tray_gpus);
   if (o->gpus > p->ngpus)
     return ss_err_set(err, p->path, 0, "--gpus expects a whole number from 1 to %d for %s, got %d", p->ngpus,
                       p->instance_type, o->gpus);

@@ -38,6 +38,7 @@ typedef struct pctx {
   ss_platform* p;
   int cpu_line;     /* line of the cpu host, 0 if none yet */
   int* route_lines; /* line of the <route> that defined [src][dst], 0 if none */
+  const xmlNode* tray_line; /* the zone's tray_gpus <prop>, NULL if none */
 } pctx;
 
 /* Parse a whole positive number no larger than max. */
@@ -658,7 +659,8 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
                                            "cpu_vendor",     "pci_view",
                                            "net_transport",  "net_line_fraction",
                                            "net_message_us", "efa_version",
-                                           "nic_vendor",     NULL};
+                                           "nic_vendor",     "tray_gpus",
+                                           NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI,
                       &p->price_usd_per_h) ||
@@ -686,6 +688,16 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   if (zone_enum_prop(c, z, "price_kind", ss_purchase_names + 1, SS_PURCHASE_COUNT - 1, &kind))
     return SS_EINPUT;
   p->price_kind = kind > 0 ? (ss_purchase)kind : SS_PURCHASE_ON_DEMAND;
+  /* tray_gpus: the GPUs of a tray of a rack-scale NVLink domain (an UltraServer); checked against the
+   * GPUs once they are read. */
+  double tray = 0;
+  if (ss_xml_prop(z, "tray_gpus") &&
+      ss_xml_num_prop(&c->x, z, what, "tray_gpus", 0, 1, SS_PLATFORM_MAX_GPUS, &tray))
+    return SS_EINPUT;
+  if (tray != (int)tray)
+    return ss_xml_error(&c->x, ss_xml_prop(z, "tray_gpus"), "the zone property 'tray_gpus' must be a whole number");
+  p->tray_gpus = (int)tray;
+  c->tray_line = ss_xml_prop(z, "tray_gpus");
   return parse_net_props(c, z);
 }
 
@@ -781,6 +793,10 @@ static int parse_zone(pctx* c, const xmlNode* z)
     return ss_xml_error(&c->x, z, "zone '%s' has no cpu host (a host with property role=cpu)", p->zone_id);
   if (p->ngpus == 0)
     return ss_xml_error(&c->x, z, "zone '%s' has no GPU (a host with property role=gpu)", p->zone_id);
+  if (p->tray_gpus > 0 && p->ngpus % p->tray_gpus != 0)
+    return ss_xml_error(&c->x, c->tray_line,
+                        "the zone property 'tray_gpus' (%d) must divide the instance's %d GPUs: trays are whole",
+                        p->tray_gpus, p->ngpus);
   for (int i = 0; i < p->ngpus; i++)
     if (gpu_name_index(p->gpus[i].name) >= p->ngpus)
       return ss_err_set(c->x.err, c->x.file, p->gpus[i].line,

@@ -90,6 +90,8 @@ typedef struct ss_platform {
                                    * transport's default (net.c) */
   double net_message_us;          /* its cost per message in us (prop net_message_us); -1: the default */
   int efa_version;                /* EFA's generation (prop efa_version, 1 to SS_NET_EFA_VERSIONS); 0: not given */
+  int tray_gpus;                  /* GPUs of a tray of a rack-scale NVLink domain (prop tray_gpus: an UltraServer,
+                                   * whose GPUs share NVLink across its trays); 0: not given */
   int cpu_cores;
   double cpu_speed_flops;    /* per core; 1e9 is one reference core */
   double memcpy_bytes_per_s; /* what one core copies per second with memcpy between pageable

@@ -230,16 +230,21 @@ int ss_transport_apply(ss_platform* p, int opt_level)
     p->nccl_paths = paths;
     paths = NULL;
   }
-  /* Peers by path type, closest first: a GPU that has used up CUDA's peers stages the rest. */
+  /* Peers by path type, closest first: a GPU that has used up CUDA's peers stages the rest. The GPUs of
+   * different trays of a rack-scale NVLink domain (tray_gpus: an UltraServer's trays, each its own host)
+   * reach each other through the fabric's memory handles (NVIDIA's multi-node NVLink with IMEX), not CUDA
+   * peer access: they take no peer slot. */
   for (int t = SS_PATH_NVL; !rc && t < SS_PATH_COUNT; t++)
     for (int a = 0; a < n; a++)
-      for (int b = a + 1; b < n; b++)
+      for (int b = a + 1; b < n; b++) {
+        int fabric = p->tray_gpus > 0 && a / p->tray_gpus != b / p->tray_gpus && t == SS_PATH_NVL;
         if (ss_transport_path(p, a, b) == (ss_path)t && p2p_allowed(&sk, a, b, level) &&
-            peers[a] < SS_TRANSPORT_MAX_PEERS && peers[b] < SS_TRANSPORT_MAX_PEERS) {
+            (fabric || (peers[a] < SS_TRANSPORT_MAX_PEERS && peers[b] < SS_TRANSPORT_MAX_PEERS))) {
           p2p[a * n + b] = p2p[b * n + a] = 1;
-          peers[a]++;
-          peers[b]++;
+          peers[a] += !fabric;
+          peers[b] += !fabric;
         }
+      }
   for (int a = 0; !rc && a < n; a++)
     for (int b = 0; b < n; b++)
       shm += a != b && !p2p[a * n + b] && top_link(p, a) >= 0 && top_link(p, b) >= 0;

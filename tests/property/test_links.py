@@ -6,7 +6,8 @@ usage: tests/property/test_links.py STASH_SIM CASE [--verbose]
        tests/property/test_links.py --help
 
 Run from the repository root. CASE is one of:
-  allreduce  every instance file of platforms/*.xml (but SAME_LINKS's, whose links are another file's)
+  allreduce  every instance file of platforms/*.xml (but SAME_LINKS's, whose links are another file's;
+             SLICE's on two trays of GPUs; x100 at most --nic-gbps' bound)
              at 2 instances: stash-sim bench allreduce --allreduce auto, fastest, ring, tree and
              hierarchical, and at 4 auto, fastest and tree, 4 KiB to 128 MiB (sizes doubling:
              1 MiB among them), fast fidelity, with the file's NIC bandwidth x1, x4 and x100
@@ -96,13 +97,14 @@ def nic_figures(binary, platform):
     """The instance file's NIC bandwidth (Gb/s, all its NICs) and latency (us), as stash-sim reads
     them (the report's nic_gbps and nic_latency_us of a short synthetic run)."""
     r = run_json(binary, [platform, WORKLOAD, "--instances", "2", "--synthetic", "--iterations", "1",
-                          "--warmup", "0"])
+                          "--warmup", "0"] + sliced(platform))
     return r["nic_gbps"], r["nic_latency_us"]
 
 
 def variants(gbps, lat_us):
     """(label, NIC options) of each variant, and the pairs (slower, faster) of labels to compare."""
-    v = [("x%d" % s, ["--nic-gbps", repr(gbps * s), "--nic-latency-us", repr(lat_us)]) for s in SCALES]
+    v = [("x%d" % s, ["--nic-gbps", repr(min(gbps * s, NIC_GBPS_MAX)), "--nic-latency-us", repr(lat_us)])
+         for s in SCALES]
     v.append(("x1 latency/4", ["--nic-gbps", repr(gbps), "--nic-latency-us", repr(lat_us / 4)]))
     pairs = [("x%d" % a, "x%d" % b) for a, b in zip(SCALES, SCALES[1:])] + [("x1", "x1 latency/4")]
     return v, pairs
@@ -188,7 +190,23 @@ SAME_LINKS = {
     # and 100 (the sweeps scale the NIC by 4 and 100 anyway).
     "g6.xl.xml": "g6e.xl.xml",
     "g6.12xl.xml": "g6e.12xl.xml",
+    # The NVL72 UltraServer: the NVL36's trays, NVLink switch, Grace-Blackwell links and NICs, twice over.
+    "u-p6e-gb200x72.xml": "u-p6e-gb200x36.xml",
 }
+
+# Instance files swept on a slice of their GPUs (--gpus): a rack-scale NVLink domain's link classes (each
+# GPU's C2C link, the NVLink switch, the tray's NICs) are all in two of its trays, and the reference's
+# cost grows with its GPUs (a 2 x 36-GPU all-to-all alone took minutes; CI's 20 minutes, issue 42).
+SLICE = {"u-p6e-gb200x36.xml": ["--gpus", "8"]}
+
+# The largest --nic-gbps stash-sim accepts (sim/units.h SS_BOUND_BANDWIDTH_HI, 100 TB/s): a rack's NICs
+# at x100 would exceed it, and run at this instead.
+NIC_GBPS_MAX = 800000.0
+
+
+def sliced(platform):
+    """The options that sweep only a slice of the instance file's GPUs (SLICE), or none."""
+    return SLICE.get(os.path.basename(platform), [])
 
 
 def platforms():
@@ -218,7 +236,8 @@ def bench_sweep(binary, colls, fidelity="fast", instances=(2, 4), sizes=("4Ki", 
                 for label, opts in vs:
                     jobs[(chain, label)] = (bench_times, ["bench", op, p, "--instances", str(m), "--allreduce", alg,
                                                           "--fidelity", fidelity, "--min-bytes", sizes[0],
-                                                          "--max-bytes", sizes[1], "--iters", "1"] + opts)
+                                                          "--max-bytes", sizes[1], "--iters", "1"] + opts +
+                                                         sliced(p))
     return sweep(binary, jobs, chains, lambda c: c.split(" bench ")[0])
 
 
@@ -265,12 +284,12 @@ def case_training(binary):
         chain = "%s x2 %s --allreduce fastest" % (os.path.basename(p), WORKLOAD)
         chains[chain] = (pairs, False)
         for label, opts in vs:
-            jobs[(chain, label)] = (iteration, [p, WORKLOAD, "--allreduce", "fastest"] + base + opts)
+            jobs[(chain, label)] = (iteration, [p, WORKLOAD, "--allreduce", "fastest"] + base + opts + sliced(p))
         # A GPU twice as fast: "x1" the GPU as it is, "x2" twice as fast.
         gpu = "%s x2 %s --compute-scale" % (os.path.basename(p), WORKLOAD)
         chains[gpu] = ([("x1", "x2")], False)
         for label, scale in (("x1", "1"), ("x2", "0.5")):
-            jobs[(gpu, label)] = (iteration, [p, WORKLOAD] + base + ["--compute-scale", scale])
+            jobs[(gpu, label)] = (iteration, [p, WORKLOAD] + base + ["--compute-scale", scale] + sliced(p))
     return sweep(binary, jobs, chains, lambda c: "training" + (" compute" if "compute" in c else " nic"))
 
 
