@@ -628,10 +628,16 @@ XGMI_G5 = ("xgmi", "36GBps",
            "in shared/data); one xGMI x16 link at 18 GT/s = 36 GB/s per direction; 2-socket EPYC has "
            "3 or 4 such links, one link's worth is kept, as for p3's qpi. Not binding: the GPU links "
            "(26.3 GB/s) carry less. Latency 1us: estimate")
-NVSW_LAT = "1us"
-NVSW_LAT_SRC = ("latency 1us per nvsw link: ESTIMATE, two links GPU-switch-GPU give 2us, inside the NVLink "
-                f"P2P=Enabled latency range 1.8-2.8 us of {DATA}/nvlink_dgx1_topology.txt section C (V100; "
-                "no NVSwitch latency in shared/data)")
+NVSW_LAT = "97ns"
+NVSW_LAT_SRC = ("latency 97ns per nvsw link: CALIBRATED on one 8-byte allreduce over 8 H100s (nccl-tests, NCCL's "
+                "own choice, a ring with LL: 12.90 us, calibration/efa_microbenchmarks_2026.csv EFA26-ADT-P5-1N-8, "
+                "not a validation row): set so that ./build/stash-sim bench allreduce platforms/p5.48xl.xml "
+                "from 8 to 8 bytes (min-bytes, max-bytes) prints 12.90 us. NCCL's latency of a step (sim/proto.c, hwLat: a "
+                "kernel's write and its peer's poll) holds the rest of a step; the links' latency is what a "
+                "step takes beyond it, not the 1.8-2.8 us of a cudaMemcpy between peers "
+                f"({DATA}/nvlink_dgx1_topology.txt section C), which includes a copy's launch. The other "
+                "NVSwitch generations take the same figure (an ESTIMATE: no 8-byte nccl-tests time on one "
+                "A100, H200 or B200 instance outside the validation rows)")
 NO_GDR = ("No GPUDirect RDMA on this instance (NOT in shared/data: aws/aws-ofi-nccl#547, an AWS "
           "maintainer: 'the only instance types in EC2 that support GPUDirect RDMA are the P-series "
           "starting with p4d'; aws/aws-ofi-nccl#104 shows p3dn logs without GDRDMA), so NIC traffic "
@@ -685,6 +691,23 @@ EFA_VERSION = {
     "p6-b200.48xl": ("4", f"EFA v4 ({I26}: V2 '3200 Gbps EFAv4', Q1)"),
     "u-p6e-gb200x36": ("4", f"EFA v4 ({I26}: V2 '1600 Gbps EFAv4' per tray, A5 '28.8 Tbps EFAv4')"),
     "u-p6e-gb200x72": ("4", f"EFA v4 ({I26}: V2 '1600 Gbps EFAv4' per tray, A5 '28.8 Tbps EFAv4')"),
+}
+
+
+# The NIC links' latency of the EFA generations measured under NCCL (otherwise NIC_LAT, from osu_latency and ping
+# between instances, p5's among them): CALIBRATED on an 8-byte allreduce between instances (nccl-tests, NCCL's own
+# choice, which the simulator runs as NCCL's tree with LL; calibration/efa_microbenchmarks_2026.csv, rows no
+# validation row holds), set so that ./build/stash-sim bench allreduce of the instance at that many instances from 8
+# to 8 bytes prints the time measured. The simulator's network step also charges NCCL's own latency of a network step
+# and the transport's per-message cost (sim/proto.c, sim/net.c), which the figure leaves out: it is what a GPUDirect
+# RDMA message takes beyond them, not a wire's latency. aws-ofi-nccl reports the same ordering to NCCL: 75 us for p5,
+# 35 us for p5en and p6 (calibration/efa_mechanisms_2026.md, section 4).
+EFA_NIC_LAT = {
+    "3": ("3.746us", "latency 3.746us: CALIBRATED on 16 x p5en.48xlarge, 8 B in place 166.1 us "
+                     "(EFA26-ADT-P5EN-16N-8B-INPLACE; the out-of-place 983.2 us of the same log is a first-call "
+                     "outlier)"),
+    "4": ("2.455us", "latency 2.455us: CALIBRATED on 2 x p6-b200.48xlarge, 8 B 50.58 us (EFA26-DS-P6B200-2N-8B); "
+                     "the GB200 UltraServers' EFAv4 takes it as an ESTIMATE (no such figure of theirs)"),
 }
 
 
@@ -901,7 +924,9 @@ CATALOG = {
                   "instances.csv '600 GB/s per GPU' bidirectional). Effective 231.57 GB/s = 0.772 x line "
                   "rate, chosen so that the simulated ring allreduce busbw at 1 GiB matches the measured "
                   f"230.77 GB/s ({DATA}/nccl_single_node.md, p4d.24xlarge NCCL 2.9.9, NVIDIA/nccl#527): "
-                  "./build/stash-sim bench allreduce platforms/p4d.24xl.xml prints busbw 230.77 at 1 GiB. "
+                  "(fitted without NCCL's per-call cost and with 1 us NVSwitch links; not refitted since: "
+                  "./build/stash-sim bench allreduce platforms/p4d.24xl.xml prints busbw 229.91 at 1 GiB, 231.49 "
+                  "with the ideal option). "
                   f"Cross-check: {DATA}/link_bandwidth.md has ~274 GB/s unidirectional P2P on 8x A100 "
                   "NVSwitch (91% of 300)"),
         nics=[(f"nic{k}", "100Gbps") for k in range(4)], gpu_nic=[i // 2 for i in range(8)], gdr=True,
@@ -961,7 +986,7 @@ CATALOG = {
                   "direction (18 links x 25 GB/s; instances.csv '900 GB/s per GPU' bidirectional); effective "
                   f"370 GB/s = 0.822 x line rate, the maintainers' rule of thumb in {DATA}/nccl_single_node.md "
                   "(nccl-tests#212). Cross-checks, not calibrations: ./build/stash-sim bench allreduce "
-                  "platforms/p5.48xl.xml prints busbw 367.97 at 1 GiB (link 370 GB/s, minus 2 x 1us latency per step); 8x H200 (same NVLink 4 "
+                  "platforms/p5.48xl.xml prints busbw 367.97 at 1 GiB (link 370 GB/s, minus each step's latency); 8x H200 (same NVLink 4 "
                   "NVSwitch) measured 367.61 GB/s busbw without NVLink SHARP (nccl_single_node.md, "
                   "stas00/ml-engineering); link_bandwidth.md: 364-378 GB/s unidirectional P2P on 8x H100"),
         nics=[(f"nic{k}", "400Gbps") for k in range(8)], gpu_nic=list(range(8)), gdr=True,
@@ -1119,11 +1144,12 @@ def catalog_platform(stem):
     else:
         nic_txt = (f"{len(nics)} NICs nic0..nic{len(nics) - 1} of {nics[0][1]}, summing to the instance "
                    f"network figure {net} Gbps (so the nic-gbps option of the cluster composition can split a new total over them the same way)")
-    p.note(f"{nic_txt} ({c.get('net_src', CAT_SRC + ' network column')}); {NIC_LAT_SRC}. UP = out of the instance. The router "
+    nic_lat, nic_lat_src = EFA_NIC_LAT.get(EFA_VERSION.get(stem, ("",))[0], (NIC_LAT, NIC_LAT_SRC))
+    p.note(f"{nic_txt} ({c.get('net_src', CAT_SRC + ' network column')}); {nic_lat_src}. UP = out of the instance. The router "
            "of the same name marks where the NIC sits: routes gpuI -> nicX give the path of that GPU's "
            "traffic to other instances")
     for lid, bw in nics:
-        p.link(lid, bw, NIC_LAT, "nic")
+        p.link(lid, bw, nic_lat, "nic")
     for lid, _ in nics:
         p.router(lid)
 

@@ -135,7 +135,7 @@ typedef struct ss_chain {
    * phase again (every iteration's same bucket) is not computed again. */
   double* last_x; /* [2 * rings * period]: its per-step times, then its arrivals less its first */
   int last_steps;
-  double last_lat, last_call, last_len;
+  double last_lat, last_lat_out, last_call, last_len;
 } ss_chain;
 
 typedef struct ss_sim {
@@ -152,6 +152,8 @@ typedef struct ss_sim {
   sg_bar_t* bar_cross; /* [local GPU]: that GPU of every instance */
   double alpha_global; /* largest latency of a hop of the global rings (s) */
   double alpha_intra;  /* ... of the rings inside an instance */
+  double ring_rate;    /* bytes/s of the rings over all GPUs together (ss_cost_ring_rate): the reference's channels
+                        * of those rings leave their chunks at that pace */
   double* alpha_cross; /* [local GPU]: latency of the hop from that GPU to the same GPU of the next instance */
   /* Fast rings, unless --ideal (coll.c): for each group of ranks that runs phases together ([0]
    * all, [1 + instance] one instance's, [1 + instances + local] one GPU index's across instances),

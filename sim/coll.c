@@ -37,6 +37,8 @@ typedef struct ring_phase {
   double tail;     /* the stream's time after the phase (the framework's copies after a collective's last
                   * phase), folded into the phase's last sleep: one simulated event less */
   double lat;      /* the protocol's latency of each step (proto.c) */
+  double lat_out;  /* ... of a step on the hop out of an instance's chain (RING_GLOBAL across instances,
+                    * pipelined: the network's, where lat is the instance's links'); lat elsewhere */
   double call;     /* the collective's per-call latency, paid in this phase (its first) */
   ss_chain* chain; /* fast fidelity, rings pipelined (ss_job_ring_pipelined): the group's state (actors.h) */
   double hidden;   /* of those remaining steps' latencies, what this rank's ring across instances
@@ -244,19 +246,20 @@ static double ring_chain(ss_sim* s, int r, const ring_phase* ph, sg_comm_t* comm
         double done = ch->x[par][at], from = first + fmax(rel[at], rel[to]);
         ch->x[par][at] = fmax(0, done - from - ch->a[at]) / ph->steps;
       }
-    if (ph->steps != ch->last_steps || ph->lat != ch->last_lat || ph->call != ch->last_call ||
-        memcmp(ch->x[par], ch->last_x, n * sizeof(double)) != 0 ||
+    if (ph->steps != ch->last_steps || ph->lat != ch->last_lat || ph->lat_out != ch->last_lat_out ||
+        ph->call != ch->last_call || memcmp(ch->x[par], ch->last_x, n * sizeof(double)) != 0 ||
         memcmp(rel, ch->last_x + n, n * sizeof(double)) != 0) {
       double len = 0;
       for (int c = 0; c < nr; c++) {
         size_t o = (size_t)c * (size_t)per;
         len = fmax(len, ss_cost_ring_chain(ph->steps, ss_nccl_window(ph->bytes * share(s, ph->kind, c)), per, rel + o,
-                                           ch->x[par] + o, ch->a + o, ph->lat, ph->call, ch->scratch + n));
+                                           ch->x[par] + o, ch->a + o, ph->lat, ph->lat_out, ph->call, ch->scratch + n));
       }
       memcpy(ch->last_x, ch->x[par], n * sizeof(double));
       memcpy(ch->last_x + n, rel, n * sizeof(double));
       ch->last_steps = ph->steps;
       ch->last_lat = ph->lat;
+      ch->last_lat_out = ph->lat_out;
       ch->last_call = ph->call;
       ch->last_len = len;
     }
@@ -272,19 +275,23 @@ static double ring_chain(ss_sim* s, int r, const ring_phase* ph, sg_comm_t* comm
   return rest > SS_SIM_PRECISION_S ? rest : 0;
 }
 
-/* The reference ring as NCCL runs it: each ring (channel) goes on by itself, in an actor of its own
- * on the rank's GPU; on a ring, a rank sends step k's chunk once step k-1's has arrived and the
- * step's latency has passed, without waiting for its earlier sends to land, while its peer has a
- * free buffer slot (at most ss_nccl_window sends in flight; receives posted that many steps ahead).
- * A chunk's latency therefore adds up along the ring's chain of hops, not step by step at the
+/* The reference ring as NCCL runs it: each ring (channel) goes on by itself, in two actors of its own
+ * on the rank's GPU, one receiving and one sending; on a ring, a rank sends step k's chunk once step
+ * k-1's has arrived and the step's latency has passed since (NCCL's latency of a step is the chunk's
+ * way from one GPU's kernel to the next one's: a step that crosses instances takes the network's
+ * while the rank's other steps go on), without waiting for its earlier sends to land, while its peer
+ * has a free buffer slot (at most ss_nccl_window sends in flight; receives posted that many steps
+ * ahead). A chunk's latency therefore adds up along the ring's chain of hops, not step by step at the
  * slowest hop or the slowest ring (docs/model.md, "Allreduce algorithms"). */
 typedef struct ring_channel {
   ss_sim* s;
   int r, c;
   const ring_phase* ph;
-  long size;     /* bytes per step */
-  void** data;   /* where its receives put their payload */
-  sg_sem_t done; /* released when the channel has sent and received every step */
+  long size;       /* bytes per step */
+  void** data;     /* where its receives put their payload */
+  double* arrived; /* [step]: when that step's chunk arrived (the receiving actor writes it) */
+  sg_sem_t got;    /* released by the receiving actor at each arrival */
+  sg_sem_t done;   /* released when the channel has sent and received every step (twice: both actors) */
 } ring_channel;
 
 /* Wait for a send of `bytes` between the connection's ends until it has landed at both. */
@@ -295,40 +302,72 @@ static void land(sg_comm_t send, ss_sock_end* ends, double bytes)
   ss_sock_land(&ends[1], bytes);
 }
 
-static void channel_main(int argc, char** argv)
+/* A channel's receiving actor: its receives posted the window ahead, each arrival's date recorded. */
+static void channel_recv_main(int argc, char** argv)
 {
   (void)argc;
   (void)argv;
-  const ring_channel* ch = sg_actor_self_get_data();
+  ring_channel* ch = sg_actor_self_get_data();
   const ring_phase* ph = ch->ph;
-  ss_rank* me = &ch->s->ranks[ch->r];
-  int to = next(me, ph->kind, ch->c);
-  sg_mailbox_t in = inbox(me, ph->kind, ch->c), out = inbox(&ch->s->ranks[to], ph->kind, ch->c);
-  sg_comm_t sends[SS_NCCL_STEPS] = {NULL}, recvs[SS_NCCL_STEPS] = {NULL};
+  sg_mailbox_t in = inbox(&ch->s->ranks[ch->r], ph->kind, ch->c);
+  sg_comm_t recvs[SS_NCCL_STEPS] = {NULL};
   int w = ss_nccl_window((double)ch->size);
-  double bytes = (double)ch->size;
-  /* The connection's two ends on the sockets' threads (exchange's comment). */
-  ss_sock_end ends[2];
-  ss_sock_open(ch->s, ch->r, to, 0, &ends[0]);
-  ss_sock_open(ch->s, to, ch->r, 1, &ends[1]);
   for (int k = 0; k < ph->steps && k < w; k++)
     recvs[k] = sg_mailbox_get_async(in, ch->data);
   for (int k = 0; k < ph->steps; k++) {
     int slot = k % w;
-    double wait = ph->lat + (k == 0 ? ph->call : 0);
-    if (wait > 0)
-      sg_actor_sleep_for(wait);
+    sg_comm_wait(recvs[slot]);
+    recvs[slot] = k + w < ph->steps ? sg_mailbox_get_async(in, ch->data) : NULL;
+    ch->arrived[k] = simgrid_get_clock();
+    sg_sem_release(ch->got);
+  }
+  sg_sem_release(ch->done);
+}
+
+static void channel_main(int argc, char** argv)
+{
+  (void)argc;
+  (void)argv;
+  ring_channel* ch = sg_actor_self_get_data();
+  const ring_phase* ph = ch->ph;
+  ss_rank* me = &ch->s->ranks[ch->r];
+  int to = next(me, ph->kind, ch->c);
+  sg_mailbox_t out = inbox(&ch->s->ranks[to], ph->kind, ch->c);
+  sg_comm_t sends[SS_NCCL_STEPS] = {NULL};
+  int w = ss_nccl_window((double)ch->size), g = ch->s->job->gpus_per_instance;
+  /* The step's latency: of the hop out of the instance for the ring's hop that leaves it. */
+  double bytes = (double)ch->size, lat = ch->r / g == to / g ? ph->lat : ph->lat_out;
+  /* A connection's chunks go out one after the other (NCCL's FIFO of steps), each taking its ring's share
+   * of the rings' rate (over all GPUs: the rings inside an instance and across instances keep the
+   * step's latency apart): without that pace SimGrid would share the links among the chunks in flight and
+   * end them together, each later than in order. */
+  double rate = ph->kind == RING_GLOBAL ? ch->s->ring_rate : 0, pace = fmax(ph->lat, rate > 0 ? ph->bytes / rate : 0);
+  /* The connection's two ends on the sockets' threads (exchange's comment). */
+  ss_sock_end ends[2];
+  ss_sock_open(ch->s, ch->r, to, 0, &ends[0]);
+  ss_sock_open(ch->s, to, ch->r, 1, &ends[1]);
+  double sent = simgrid_get_clock() + ph->call + lat;
+  for (int k = 0; k < ph->steps; k++) {
+    int slot = k % w;
+    /* Step k's chunk is what step k-1 brought: it leaves the step's latency after that arrived, and
+     * the GPU's latency of a step (ph->lat, its kernel's) or the chunk's time at the phase's rate,
+     * whichever is longer, after the previous step left. */
+    if (k > 0) {
+      sg_sem_acquire(ch->got);
+      sent = fmax(ch->arrived[k - 1] + lat, sent + pace);
+    }
+    if (sent > simgrid_get_clock())
+      sg_actor_sleep_until(sent);
     /* The peer's slot of step k - w is free once that step's chunk has landed there. */
     if (sends[slot])
       land(sends[slot], ends, bytes);
     sends[slot] = sg_mailbox_put_async(out, &token, ch->size);
     ss_sock_post(&ends[0], bytes);
     ss_sock_post(&ends[1], bytes);
-    /* This step's chunk: the next step sends what it brings. */
-    sg_comm_wait(recvs[slot]);
-    recvs[slot] = k + w < ph->steps ? sg_mailbox_get_async(in, ch->data) : NULL;
   }
-  /* The sends still in flight land oldest first: step steps - w + i is in slot (steps - w + i) % w. */
+  /* The last arrival, then the sends still in flight land oldest first: step steps - w + i is in slot
+   * (steps - w + i) % w. */
+  sg_sem_acquire(ch->got);
   for (int i = 0; i < w; i++) {
     int slot = (ph->steps + i) % w;
     if (sends[slot])
@@ -342,20 +381,30 @@ static void ring_reference(ss_sim* s, int r, const ring_phase* ph, void** data)
   ring_channel ch[SS_TOPO_MAX_CHANNELS];
   int n = 0;
   sg_sem_t done = sg_sem_init(0);
+  double* arrived = malloc(sizeof(double) * (size_t)nrings(s, ph->kind) * (size_t)ph->steps);
+  if (!arrived)
+    ss_nomem_exit("a ring's arrivals");
   for (int c = 0; c < nrings(s, ph->kind); c++) {
     long size = ring_bytes(s, ph, ph->bytes, c);
     if (size == 0)
       continue;
-    ch[n] = (ring_channel){s, r, c, ph, size, &data[c], done};
+    ch[n] = (ring_channel){s, r, c, ph, size, &data[c], arrived + (size_t)c * (size_t)ph->steps, sg_sem_init(0), done};
     char name[48];
     snprintf(name, sizeof(name), "ring%d.%d", r, c);
     sg_actor_t a = sg_actor_init(name, s->ranks[r].host);
-    sg_actor_set_data(a, &ch[n++]);
+    sg_actor_set_data(a, &ch[n]);
     sg_actor_start(a, channel_main, 0, NULL);
+    snprintf(name, sizeof(name), "ringin%d.%d", r, c);
+    a = sg_actor_init(name, s->ranks[r].host);
+    sg_actor_set_data(a, &ch[n++]);
+    sg_actor_start(a, channel_recv_main, 0, NULL);
   }
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < 2 * n; i++)
     sg_sem_acquire(done);
+  for (int i = 0; i < n; i++)
+    sg_sem_destroy(ch[i].got);
   sg_sem_destroy(done);
+  free(arrived);
 }
 
 /* Run one ring phase on rank r. Reference: NCCL's pipelined ring, a channel actor per ring
@@ -429,6 +478,7 @@ static void coll_ring(ss_sim* s, int r, int coll)
                    s->alpha_global,
                    s->full->instances > 1,
                    s->coll_after_s[coll],
+                   ss_job_ring_pipelined(s->job) ? ss_cost_ring_step_s(s->full, pc) : pc->step_s[SS_PHASE_GLOBAL],
                    pc->step_s[SS_PHASE_GLOBAL],
                    pc->call_s,
                    s->chain ? &s->chain[0] : NULL,
@@ -457,6 +507,7 @@ static void two_level(ss_sim* s, int r, int coll, across_fn across)
                    s->alpha_intra,
                    0,
                    0,
+                   pc->step_s[SS_PHASE_INTRA],
                    pc->step_s[SS_PHASE_INTRA],
                    pc->call_s,
                    s->chain ? &s->chain[1 + me->inst] : NULL,
@@ -490,6 +541,7 @@ static void ring_across(ss_sim* s, int r, int coll, double call, double tail)
                        s->alpha_cross[me->local],
                        1,
                        tail,
+                       pc->step_s[SS_PHASE_CROSS],
                        pc->step_s[SS_PHASE_CROSS],
                        call,
                        s->chain ? &s->chain[1 + j->instances + me->local] : NULL,
@@ -783,6 +835,7 @@ static ring_phase tree_inside_phase(ss_sim* s, int r, int coll, int halves, doub
                    0,
                    0,
                    ss_cost_tree_step_s(s->full, pc),
+                   ss_cost_tree_step_s(s->full, pc),
                    call,
                    s->chain ? &s->chain[1 + me->inst] : NULL,
                    0,
@@ -873,6 +926,7 @@ static void coll_instance(ss_sim* s, int r, int coll)
                    s->alpha_intra,
                    0,
                    s->coll_after_s[coll],
+                   pc->step_s[SS_PHASE_INTRA],
                    pc->step_s[SS_PHASE_INTRA],
                    pc->call_s,
                    s->chain ? &s->chain[1 + me->inst] : NULL,

@@ -535,8 +535,8 @@ void ss_cost_shape(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_proto_sh
  * latency besides the links' own. */
 static double intra_steps(const ss_job* j, int steps, double payload, const ss_proto_cost* pc, double step_s)
 {
-  double links = (double)steps * (ss_cost_alpha_intra(j) + step_s +
-                                  payload / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
+  double links = (double)steps *
+                 (ss_cost_alpha_intra(j) + step_s + payload / (intra_bandwidth(j) * pc->eff[SS_PHASE_INTRA]));
   return fmax(links, ss_proto_floor_s(pc, SS_PHASE_INTRA, steps, payload));
 }
 
@@ -642,12 +642,25 @@ static double cost_tree(const ss_job* j, double bytes, const ss_proto_cost* pc)
   return pc->call_s + fmax(2 * half, fill + across + fill);
 }
 
+double ss_cost_ring_rate(const ss_job* j)
+{
+  double bw = j->gpus_per_instance > 1 ? intra_bandwidth(j) : 1e300;
+  if (j->instances > 1)
+    bw = fmin(bw, ss_cluster_ring_cross_bandwidth(j));
+  return bw < 1e300 ? bw : 0;
+}
+
+double ss_cost_ring_step_s(const ss_job* j, const ss_proto_cost* pc)
+{
+  return j->instances > 1 ? pc->step_s[SS_PHASE_INTRA] : pc->step_s[SS_PHASE_GLOBAL];
+}
+
 /* The pipelined ring's time (ss_job_ring_pipelined): each ring's chunks meet the hops of its pattern in turn
  * (ss_cost_ring_chain), at the rings' common rate. */
 static double ring_chained(const ss_job* j, int steps, double chunk, double x, const ss_proto_cost* pc)
 {
   int g = j->gpus_per_instance, n = j->ngpus;
-  double* a = malloc(sizeof(double) * (size_t)g * (SS_NCCL_STEPS + 4));
+  double* a = malloc(sizeof(double) * (size_t)g * (SS_NCCL_STEPS + 5));
   if (!a)
     ss_nomem_exit("a ring's chain");
   double *xs = a + g, *scratch = a + 2 * (size_t)g, t = 0;
@@ -658,8 +671,8 @@ static double ring_chained(const ss_job* j, int steps, double chunk, double x, c
       xs[q] = x;
     }
     double share = j->rings.rings[c].share;
-    t = fmax(t, ss_cost_ring_chain(steps, ss_nccl_window(chunk * share), g, NULL, xs, a, pc->step_s[SS_PHASE_GLOBAL],
-                                   pc->call_s, scratch));
+    t = fmax(t, ss_cost_ring_chain(steps, ss_nccl_window(chunk * share), g, NULL, xs, a, ss_cost_ring_step_s(j, pc),
+                                   pc->step_s[SS_PHASE_GLOBAL], pc->call_s, scratch));
   }
   free(a);
   return t;
@@ -668,10 +681,8 @@ static double ring_chained(const ss_job* j, int steps, double chunk, double x, c
 static double cost_ring(const ss_job* j, int passes, double bytes, const ss_proto_cost* pc)
 {
   int n = j->ngpus;
-  double bw = j->gpus_per_instance > 1 ? intra_bandwidth(j) : 1e300;
   /* Between instances, the NICs the rings cross by (one per ring and instance boundary), not all. */
-  if (j->instances > 1)
-    bw = fmin(bw, ss_cluster_ring_cross_bandwidth(j));
+  double bw = ss_cost_ring_rate(j);
   double chunk = bytes / n / pc->eff[SS_PHASE_GLOBAL], x = chunk / bw, t;
   if (ss_job_ring_pipelined(j) && j->rings.nrings > 0)
     t = ring_chained(j, passes * (n - 1), chunk, x, pc);
@@ -835,10 +846,11 @@ ss_allreduce ss_cost_choose(const ss_job* j, ss_coll_op op, double bytes)
 }
 
 double ss_cost_ring_chain(int steps, int window, int period, const double* t0, const double* x, const double* a,
-                          double lat, double call, double* scratch)
+                          double lat, double lat_out, double call, double* scratch)
 {
   const int w = window < 1 ? 1 : window > SS_NCCL_STEPS ? SS_NCCL_STEPS : window;
-  double *prev = scratch, *cur = scratch + period, *landed = scratch + 2 * (size_t)period;
+  double *prev = scratch, *cur = scratch + period, *began = scratch + 2 * (size_t)period,
+         *landed = scratch + 3 * (size_t)period;
   if (steps <= 0 || period <= 0)
     return 0;
   for (int k = 0; k < steps; k++) {
@@ -846,7 +858,9 @@ double ss_cost_ring_chain(int steps, int window, int period, const double* t0, c
       /* When rank q sends step k: its chunk of step k-1 arrived from q-1 (step 0: its own data),
        * the step's latency passed, and its send of step k-w landed (landed[k % w], read before the
        * same place takes step k). */
-      double start = k == 0 ? (t0 ? t0[q] : 0) + call + lat : prev[(q + period - 1) % period] + lat;
+      double l = q == period - 1 ? lat_out : lat;
+      double start = k == 0 ? (t0 ? t0[q] : 0) + call + l : fmax(prev[(q + period - 1) % period] + l, began[q] + lat);
+      began[q] = start;
       double* slot = &landed[(size_t)(k % w) * (size_t)period + (size_t)q];
       if (k >= w && *slot > start)
         start = *slot;

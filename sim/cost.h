@@ -95,19 +95,33 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
 #define SS_NIC_HIDDEN_MAX_GPUS 16
 void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double alpha_fast, double* hidden);
 
+/* The protocol's latency of a step of the pipelined ring over all GPUs on a hop inside an instance:
+ * NCCL's intra-node step latency (of the instance's links, on several instances with LL's factor),
+ * where pc->step_s[SS_PHASE_GLOBAL] is the network's on several instances (the hop across them). */
+double ss_cost_ring_step_s(const ss_job* j, const ss_proto_cost* pc);
+
+/* The rate (bytes/s) at which the rings over all GPUs move their steps' bytes together, as the closed form
+ * takes it (cost_ring: the instance's rings, at most what they carry across instances). The reference's
+ * ring channels leave their chunks at that pace (coll.c). */
+double ss_cost_ring_rate(const ss_job* j);
+
 /* One ring of a ring phase as NCCL pipelines it: `steps` steps around a ring
  * whose hops repeat with `period` positions (a ring inside one instance: its GPUs; a ring across
  * identical instances: one instance's chain, whose last hop crosses to the next instance). Hop q
- * has latency a[q] and moves one step's chunk in x[q] seconds. A rank sends its step-0 chunk after
- * the call's and the step's latency (call + lat); step k's once step k-1's has arrived and lat has
- * passed, and once its send of step k - window has landed (the peer's buffer slots: ss_nccl_window); its
- * chunks leave one after the other on its hop, each after the hop's latency. Returns when the last
- * rank has sent and received every step: the longest path through those dependencies, in
- * O(steps x period). t0[q]: when position q's rank enters the phase (NULL: all at 0). Equal hops give call + steps x (lat + a + x); the lock-step ring's
- * steps x (largest a) holds only when each step waits at the slowest hop. scratch: (SS_NCCL_STEPS
- * + 2) x period doubles. */
+ * has latency a[q] and moves one step's chunk in x[q] seconds. The protocol's latency of a step is lat
+ * on every hop but the last position's, lat_out on that one (NCCL's model: a step that crosses
+ * instances costs the network's latency, one inside an instance the instance's links'; a ring that
+ * crosses none has lat_out = lat). A rank sends its step-0 chunk after the call's and its step's
+ * latency; step k's once step k-1's has arrived and its step's latency has passed, lat after it sent
+ * step k-1 (its GPU's latency of a step: a network's longer one is the chunk's way, not the GPU's
+ * work), and once its send of step k - window has landed (the peer's buffer slots: ss_nccl_window); its chunks leave one after
+ * the other on its hop, each after the hop's latency. Returns when the last rank has sent and
+ * received every step: the longest path through those dependencies, in O(steps x period). t0[q]: when
+ * position q's rank enters the phase (NULL: all at 0). Equal hops give call + steps x (lat + a + x);
+ * the lock-step ring's steps x (largest a) holds only when each step waits at the slowest hop.
+ * scratch: (SS_NCCL_STEPS + 3) x period doubles. */
 double ss_cost_ring_chain(int steps, int window, int period, const double* t0, const double* x, const double* a,
-                          double lat, double call, double* scratch);
+                          double lat, double lat_out, double call, double* scratch);
 
 /* The same for the tree's phase that ss_cost_tree_phase prices at `phase` seconds for k chunks:
  * depth + k - 1 steps of its largest latency and the bytes that make up the rest. */

@@ -277,7 +277,7 @@ static int chain_init(ss_chain* ch, int period, int nrings)
   ch->period = period;
   ch->nrings = nrings;
   /* a, x[2], t0[2], last_x (2n), then the scratch: the relative arrivals (n) and the chain's. */
-  ch->a = calloc(8 * n + (SS_NCCL_STEPS + 2) * (size_t)period, sizeof(double));
+  ch->a = calloc(8 * n + (SS_NCCL_STEPS + 3) * (size_t)period, sizeof(double));
   if (!ch->a)
     return SS_ENOMEM;
   ch->x[0] = ch->a + n;
@@ -350,6 +350,8 @@ static int coll_setup(ss_sim* s, const ss_job* j)
   const ss_job* f = s->full;
   s->alpha_global = ss_cost_alpha_global(f);
   s->alpha_intra = ss_cost_alpha_intra(j);
+  if (j->opt.fidelity == SS_FIDELITY_REFERENCE && ss_job_ring_pipelined(j) && j->ngpus > 1)
+    s->ring_rate = ss_cost_ring_rate(f);
   s->alpha_cross = calloc((size_t)g, sizeof(double));
   if (!s->alpha_cross)
     return SS_ENOMEM;

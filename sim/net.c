@@ -5,8 +5,8 @@
 
 #define EFA_V1 0.9315
 #define EFA_V2 0.9246
-#define EFA_V3 0.9396
-#define EFA_V4 0.9726
+#define EFA_V3 0.9314
+#define EFA_V4 0.9621
 
 const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
 const char* const ss_net_group_names[] = {"on", "off", NULL};

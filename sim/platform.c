@@ -36,8 +36,8 @@ static int name_index(const char* s, const char* const* names, int n)
 typedef struct pctx {
   ss_xml x;
   ss_platform* p;
-  int cpu_line;     /* line of the cpu host, 0 if none yet */
-  int* route_lines; /* line of the <route> that defined [src][dst], 0 if none */
+  int cpu_line;             /* line of the cpu host, 0 if none yet */
+  int* route_lines;         /* line of the <route> that defined [src][dst], 0 if none */
   const xmlNode* tray_line; /* the zone's tray_gpus <prop>, NULL if none */
 } pctx;
 
@@ -653,14 +653,10 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   ss_platform* p = c->p;
   const char* what = "the zone";
   double vcpus = 0;
-  static const char* const zone_props[] = {"instance_type",  "price_usd_per_h",
-                                           "price_kind",     "vcpus",
-                                           "memory_gib",     "network_gbps",
-                                           "cpu_vendor",     "pci_view",
-                                           "net_transport",  "net_line_fraction",
-                                           "net_message_us", "efa_version",
-                                           "nic_vendor",     "tray_gpus",
-                                           NULL};
+  static const char* const zone_props[] = {
+      "instance_type",  "price_usd_per_h", "price_kind", "vcpus",         "memory_gib",
+      "network_gbps",   "cpu_vendor",      "pci_view",   "net_transport", "net_line_fraction",
+      "net_message_us", "efa_version",     "nic_vendor", "tray_gpus",     NULL};
   if (ss_xml_check_props(&c->x, z, zone_props) || ss_xml_req_prop(&c->x, z, what, "instance_type", &p->instance_type) ||
       ss_xml_num_prop(&c->x, z, what, "price_usd_per_h", 1, SS_BOUND_PRICE_LO, SS_BOUND_PRICE_HI,
                       &p->price_usd_per_h) ||
@@ -691,8 +687,7 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   /* tray_gpus: the GPUs of a tray of a rack-scale NVLink domain (an UltraServer); checked against the
    * GPUs once they are read. */
   double tray = 0;
-  if (ss_xml_prop(z, "tray_gpus") &&
-      ss_xml_num_prop(&c->x, z, what, "tray_gpus", 0, 1, SS_PLATFORM_MAX_GPUS, &tray))
+  if (ss_xml_prop(z, "tray_gpus") && ss_xml_num_prop(&c->x, z, what, "tray_gpus", 0, 1, SS_PLATFORM_MAX_GPUS, &tray))
     return SS_EINPUT;
   if (tray != (int)tray)
     return ss_xml_error(&c->x, ss_xml_prop(z, "tray_gpus"), "the zone property 'tray_gpus' must be a whole number");

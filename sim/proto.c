@@ -7,8 +7,8 @@
 #include <string.h>
 
 /* ss_proto_nvls_share's calibrated figures. */
-#define NVLS_HOPPER 0.8429
-#define NVLS_BLACKWELL 0.7353
+#define NVLS_HOPPER 0.8428
+#define NVLS_BLACKWELL 0.7352
 
 /* Sources (all NCCL v2.10.3-1, src/graph/tuning.cc, read at tag v2.10.3-1 of github.com/NVIDIA/nccl;
  * v2.9.9-1, the version of the p4d measurement, has the same ring figures):

@@ -49,8 +49,9 @@ static void check_closed_forms(const char* base, double s, const double* expect,
 
 /* Closed forms of rings whose chunks fill a connection's buffer (ss_nccl_window 1) on stars: the
  * longest path may trade a move for a stay at the hop across where that costs more (a few tenths of
- * a microsecond per period of the ring), which the bound of ring_latency leaves out. */
-#define RING_BOUND_TOL 1e-4
+ * a microsecond per period of the ring, more where the hop across also has the network's longer step
+ * latency: 4.3 us in 17.8 ms on 4 x star2), which the bound of ring_latency leaves out. */
+#define RING_BOUND_TOL 3e-4
 
 /* The latencies a chunk meets on `steps` consecutive hops of a ring over m stars of g GPUs (every
  * link 5 us): 10 us inside a star, 20 us for the hop to the next star (GPU link, NIC, NIC, GPU
@@ -63,14 +64,17 @@ static double chain_latency(int steps, int g, int m)
 }
 
 /* The latency part of a ring phase of `steps` steps of `wire` bytes each (per chunk on the wire) on
- * m stars of g GPUs, with the protocol's latency `step` per step: the chain's, each step after its
- * chunk arrived and the step's latency; when a connection's buffer holds one chunk (ss_nccl_window:
- * chunks over 2 MiB) a rank also sends a step only once its previous one has landed, so the ring
- * takes at least the slowest hop's latency per step after the first step's. */
-static double ring_latency(int steps, int g, int m, double wire, double step)
+ * m stars of g GPUs, with the protocol's latency per step `step_in` on a hop inside a star and
+ * `step_net` on the hop to the next star (NCCL's model: a step pays the latency of the hardware it
+ * crosses): the chain's, each step after its chunk arrived and its step's latency; when a connection's
+ * buffer holds one chunk (ss_nccl_window: chunks over 2 MiB) a rank also sends a step only once its
+ * previous one has landed, so the ring takes at least the slowest hop's latency per step after the
+ * first step's. */
+static double ring_latency(int steps, int g, int m, double wire, double step_in, double step_net)
 {
-  double chain = chain_latency(steps, g, m) + steps * step;
-  return ss_nccl_window(wire) > 1 ? chain : fmax(chain, step + steps * (m > 1 ? 20e-6 : 10e-6));
+  int cross = m > 1 ? (steps + g - 1) / g : 0;
+  double chain = chain_latency(steps, g, m) + cross * step_net + (steps - cross) * step_in;
+  return ss_nccl_window(wire) > 1 ? chain : fmax(chain, (m > 1 ? step_net : step_in) + steps * (m > 1 ? 20e-6 : 10e-6));
 }
 
 /* A ring allreduce of S bytes on m stars of g GPUs (N = g m) takes call + 2(N-1)(step + S/(N B eff))
@@ -97,10 +101,10 @@ void test_ring_closed_form(void)
                cases[i].instances);
       double expect[NPROTOS];
       for (size_t q = 0; q < NPROTOS; q++) {
-        double step = cases[i].instances > 1 ? protos[q].step_net : protos[q].step_pci;
-        int g = n / cases[i].instances, steps = 2 * (n - 1);
+        int m = cases[i].instances, g = n / m, steps = 2 * (n - 1);
+        double in = protos[q].step_pci * (m > 1 ? protos[q].intra_multi : 1);
         expect[q] = protos[q].call_ring +
-                    ring_latency(steps, g, cases[i].instances, sizes[k] / n / protos[q].eff, step) +
+                    ring_latency(steps, g, m, sizes[k] / n / protos[q].eff, in, m > 1 ? protos[q].step_net : in) +
                     steps * sizes[k] / (n * bw * protos[q].eff);
       }
       check_closed_forms_tol(base, sizes[k], expect, "ring",
@@ -255,7 +259,9 @@ void test_rs_ag_closed_form(void)
         for (size_t q = 0; q < NPROTOS; q++) {
           const proto_case* pc = &protos[q];
           double expect = ring ? pc->call_ring +
-                                     ring_latency(n - 1, g, m, s / n / pc->eff, m > 1 ? pc->step_net : pc->step_pci) +
+                                     ring_latency(n - 1, g, m, s / n / pc->eff,
+                                                  pc->step_pci * (m > 1 ? pc->intra_multi : 1),
+                                                  m > 1 ? pc->step_net : pc->step_pci) +
                                      (n - 1) * s / (n * bw * pc->eff)
                                : pc->call_ring +
                                      (g - 1) * (10e-6 + pc->step_pci * pc->intra_multi + s / g / (bw * pc->eff)) +
@@ -429,8 +435,7 @@ void test_fast_vs_reference(void)
   /* A ring whose chunks contend with other rings' on a shared link (the oversubscribed core) while a
    * connection has several in flight: the reference shares the link among each connection's chunks
    * (SimGrid shares a link per communication), which delays each chunk where NCCL's in-order chunks
-   * (the fast fidelity's) are not: the fast fidelity is up to 3.4% below it there (8 MiB). The same
-   * on p4d's flat ring through its 4 NICs (below). */
+   * (the fast fidelity's) are not: the fast fidelity is up to 3.4% below it there (8 MiB). */
   const double shared_core_tol = 0.06;
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
     for (int k = cases[i].first_size; k < 3; k++) {
@@ -441,10 +446,10 @@ void test_fast_vs_reference(void)
       double fast = bench_time(args, sizes[k], NULL, 0);
       snprintf(args, sizeof(args), "%s --fidelity reference", cases[i].args);
       double ref = bench_time(args, sizes[k], NULL, 0);
-      /* p4d's flat ring across 2 instances: 8 channels through its 4 NICs share the NVSwitch links
-       * with several chunks in flight each (8 MiB: 64 KiB chunks): as the shared core, 5.4% below. */
-      int shared = strstr(cases[i].args, "ring") &&
-                   (strstr(cases[i].args, "--oversub") || strstr(cases[i].args, "p4d.24xl.xml --instances 2"));
+      /* p4d's flat ring across 2 instances, 8 channels through its 4 NICs with several chunks in
+       * flight each (8 MiB: 64 KiB chunks), was 5.4% apart until the reference's channels left their
+       * chunks at the rings' rate (issue 42): within 1% now, as the others. */
+      int shared = strstr(cases[i].args, "ring") && strstr(cases[i].args, "--oversub");
       /* The tree's chunks, several in flight on each connection (issue 42), and its halves inside
        * beside the trees: where its flows share a NIC direction or a GPU's link with others', the
        * reference's share each link among the chunks in flight, the fast fidelity's leave in order, as
@@ -610,8 +615,8 @@ void test_net_transport(void)
       {"platforms/p4d.24xl.xml", 0.9315},
       {"platforms/p5.48xl.xml", 0.9246},
       {"platforms/p5e.48xl.xml", 0.9246},
-      {"platforms/p5en.48xl.xml", 0.9396},
-      {"platforms/p6-b200.48xl.xml", 0.9726},
+      {"platforms/p5en.48xl.xml", 0.9314},
+      {"platforms/p6-b200.48xl.xml", 0.9621},
       {"platforms/p5.48xl.xml --nccl-version 2.17", 0.60},
       {"platforms/p5.48xl.xml --nccl-version 2.18", 0.9246},
       {"platforms/p3dn.24xl.xml", 0.60},

@@ -387,22 +387,29 @@ static void test_workload_error_position(void)
 /* ---- topo ---- */
 /* NCCL's pipelined ring (ss_cost_ring_chain): alike hops give the lock-step ring's call + steps x
  * (lat + a + x); a chunk's latencies add up along the ring's chain (two 10 us hops and a 20 us one:
- * 6 steps meet the 20 us hop twice); at large chunks the slowest hop sets the pace, its latency once;
+ * 6 steps meet the 20 us hop twice, as they meet the hop out of an instance and its step latency); at large chunks the slowest hop sets the pace, its latency once;
  * a window of one chunk makes every step wait for the previous one to land. */
 static void test_cost_ring_chain(void)
 {
-  double scratch[(SS_NCCL_STEPS + 2) * 3];
+  double scratch[(SS_NCCL_STEPS + 3) * 3];
   const double a1[] = {5e-6}, x1[] = {1e-6};
-  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(10, SS_NCCL_STEPS, 1, NULL, x1, a1, 2e-6, 3e-6, scratch),
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(10, SS_NCCL_STEPS, 1, NULL, x1, a1, 2e-6, 2e-6, 3e-6, scratch),
                          3e-6 + 10 * (2e-6 + 5e-6 + 1e-6), 1e-15);
   const double a[] = {10e-6, 10e-6, 20e-6}, small[] = {0, 0, 0}, big[] = {1e-3, 1e-3, 2e-3};
-  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, NULL, small, a, 0, 0, scratch), 80e-6, 1e-15);
-  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, NULL, big, a, 0, 0, scratch), 20e-6 + 6 * 2e-3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, NULL, small, a, 0, 0, 0, scratch), 80e-6, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, NULL, big, a, 0, 0, 0, scratch), 20e-6 + 6 * 2e-3,
+                         1e-12);
   /* Window 1: the 20 us hop pays its latency at every step. */
-  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, 1, 3, NULL, small, a, 0, 0, scratch), 6 * 20e-6, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, 1, 3, NULL, small, a, 0, 0, 0, scratch), 6 * 20e-6, 1e-15);
+  /* The hop out of the pattern's last position (to the next instance) at a step latency of its own:
+   * 6 steps meet it twice, the others' 1 us four times. */
+  const double zero[] = {0, 0, 0};
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, NULL, small, zero, 1e-6, 10e-6, 0, scratch), 24e-6,
+                         1e-15);
   /* A rank that arrives late: its own chunk starts then, and goes around all the steps. */
   const double t0[] = {0, 0, 1e-3}, same[] = {10e-6, 10e-6, 10e-6};
-  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, t0, small, same, 0, 0, scratch), 1e-3 + 60e-6, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, t0, small, same, 0, 0, 0, scratch), 1e-3 + 60e-6,
+                         1e-15);
   /* The buffer's slots: chunks of 512 KiB fill 8, of 4 MiB one, of 8 MiB still one. */
   CU_ASSERT_EQUAL(ss_nccl_window(524288), 8);
   CU_ASSERT_EQUAL(ss_nccl_window(1048576), 4);
