@@ -2,7 +2,7 @@
 """Invariants the model must hold over the whole catalogue (issue 39): property tests, not examples.
 
 Usage: test_invariants.py STASH_SIM CASE (ctest: property.CASE), run from the repository root.
-Every instance file of platforms/ and three workloads: a CNN (resnet50), a dense transformer
+Every instance file of platforms/ (but SAME's, whose GPUs and links are another file's) and three workloads: a CNN (resnet50), a dense transformer
 (gpt2-124m) and a pipeline layout (gpt3-1.3b, --tp 2 --pp 2).
 
 - mfu: MFU is a fraction of the peak: at the workload's precision and every other one the GPU
@@ -32,7 +32,10 @@ import subprocess
 import sys
 
 SIM, CASE = sys.argv[1], sys.argv[2]
-PLATFORMS = sorted(glob.glob("platforms/*.xml"))
+# Instance files whose GPUs, memory and links are another file's, more of them: the sweeps run the other
+# (CI's 20 minutes, issue 42). The NVL72 UltraServer is the NVL36's trays, NVLink switch and NICs twice.
+SAME = {"u-p6e-gb200x72.xml"}
+PLATFORMS = sorted(p for p in glob.glob("platforms/*.xml") if os.path.basename(p) not in SAME)
 TOL = 1e-9
 failures = []
 
