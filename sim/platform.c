@@ -687,12 +687,12 @@ static int parse_zone_props(pctx* c, const xmlNode* z)
   /* tray_gpus: the GPUs of a tray of a rack-scale NVLink domain (an UltraServer); checked against the
    * GPUs once they are read. */
   double tray = 0;
-  if (ss_xml_prop(z, "tray_gpus") && ss_xml_num_prop(&c->x, z, what, "tray_gpus", 0, 1, SS_PLATFORM_MAX_GPUS, &tray))
+  c->tray_line = ss_xml_prop(z, "tray_gpus");
+  if (c->tray_line && ss_xml_num_prop(&c->x, z, what, "tray_gpus", 0, 1, SS_PLATFORM_MAX_GPUS, &tray))
     return SS_EINPUT;
   if (tray != (int)tray)
-    return ss_xml_error(&c->x, ss_xml_prop(z, "tray_gpus"), "the zone property 'tray_gpus' must be a whole number");
+    return ss_xml_error(&c->x, c->tray_line, "the zone property 'tray_gpus' must be a whole number");
   p->tray_gpus = (int)tray;
-  c->tray_line = ss_xml_prop(z, "tray_gpus");
   return parse_net_props(c, z);
 }
 
