@@ -746,11 +746,20 @@ static double cost_any(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_coll
 
 /* The tree's bytes between instances reach the transport's share of the line rate for trees, where it
  * has one (ss_net_figures.tree_fraction): the NICs run at the ring's share, so the tree's wire bytes
- * grow by that ratio (ss_job.tree_wire). */
-static void tree_wire(const ss_job* j, ss_allreduce alg, ss_coll_scope scope, ss_proto_cost* pc)
+ * grow by that ratio (ss_job.tree_wire; the NVLS tree's across 3 instances or more, ss_job.nvls_tree_wire). LL128's bytes between instances reach the transport's share
+ * for LL128 (ss_net_figures.ll128_share): the phases that cross instances (a ring over all GPUs, the
+ * hierarchical ring's middle, the tree's) carry that many more. */
+static void net_wire(const ss_job* j, ss_allreduce alg, ss_coll_scope scope, ss_proto_cost* pc)
 {
-  if (alg == SS_ALLREDUCE_TREE && scope == SS_SCOPE_ALL && j->tree_wire > 0)
-    pc->eff[SS_PHASE_TREE] *= j->tree_wire;
+  double wire = ss_cost_tree_nvls(j, pc) ? j->nvls_tree_wire : j->tree_wire;
+  if (alg == SS_ALLREDUCE_TREE && scope == SS_SCOPE_ALL && wire > 0)
+    pc->eff[SS_PHASE_TREE] *= wire;
+  double ll128 = j->net.ll128_share;
+  if (pc->proto == SS_PROTO_LL128 && ll128 > 0 && j->instances > 1 && scope != SS_SCOPE_INSTANCE) {
+    pc->eff[SS_PHASE_GLOBAL] *= ll128;
+    pc->eff[SS_PHASE_CROSS] *= ll128;
+    pc->eff[SS_PHASE_TREE] *= ll128;
+  }
 }
 
 /* The protocol of op with alg (among the GPUs of scope) at bytes and its predicted time (*time_s).
@@ -761,7 +770,7 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_co
 {
   if (!j->resolved.call_cost) {
     ss_proto_cost_none(pc);
-    tree_wire(j, alg, scope, pc);
+    net_wire(j, alg, scope, pc);
     *time_s = cost_any(j, op, alg, scope, bytes, pc);
     return pc->proto;
   }
@@ -780,7 +789,7 @@ static ss_proto protocol(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_co
       continue;
     ss_proto_cost c;
     ss_proto_cost_of((ss_proto)p, &s, &c);
-    tree_wire(j, alg, scope, &c);
+    net_wire(j, alg, scope, &c);
     double t = cost_any(j, op, alg, scope, bytes, &c);
     if (*time_s < 0 || t < *time_s) {
       *time_s = t;

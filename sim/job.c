@@ -822,6 +822,9 @@ static void resolve_net(ss_job* j)
   j->tree_wire = 1;
   if (j->net.tree_fraction > 0 && j->net.line_fraction > 0)
     j->tree_wire = j->net.tree_fraction / j->net.line_fraction;
+  j->nvls_tree_wire = j->tree_wire;
+  if (j->net.nvls_tree_fraction > 0 && j->net.line_fraction > 0 && j->instances > 2)
+    j->nvls_tree_wire = j->net.nvls_tree_fraction / j->net.line_fraction;
   j->nvls_share = j->opt.nvls && !j->opt.ideal && !ss_job_nvls_lacks(j, NULL, 0)
                       ? ss_proto_nvls_share(ss_job_gpu_arch(j))
                       : 0;

@@ -55,6 +55,7 @@ typedef struct ss_job {
   ss_net_figures net;                /* its figures: the NIC links' share of line rate, host time per message */
   double tree_wire;                  /* the tree's share of the line rate between instances over the ring's
                                       * (net.h), 1 where they agree: the tree's protocol efficiency there */
+  double nvls_tree_wire;             /* the same for the NVLS tree across 3 instances or more (net.h) */
   double nvls_share;                 /* NVLink SHARP's share of the NVSwitch links' rate where the tree's work
                                       * inside an instance runs on it (ss_job_nvls), else 0 */
   int net_sockets;                   /* TCP sockets (flows) per connection of NCCL's socket transport (nccl.h);

@@ -18,6 +18,7 @@
 #include "stash.h"
 #include "estimate.h"
 #include "transport.h"
+#include "tuner.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -54,6 +55,12 @@ static int effect_gate(const ss_job* j, const ss_optset* given, unsigned asked)
   int rc = ss_options_effect(given, had, net, why, sizeof(why));
   if (!rc && ss_optset_has(given, "no-nvls") && (asked & SS_NEEDS_MECH) && ss_job_nvls_lacks(j, net, sizeof(net))) {
     snprintf(why, sizeof(why), "--no-nvls has no effect: %s (NCCL runs no NVLS here)", net);
+    rc = -1;
+  }
+  char ofi[256];
+  if (!rc && ss_optset_has(given, "no-ofi-tuner") && (asked & SS_NEEDS_MECH) &&
+      ss_tuner_ofi_lacks(j, ofi, sizeof(ofi))) {
+    snprintf(why, sizeof(why), "--no-ofi-tuner has no effect: %s (aws-ofi-nccl's tuner does not choose here)", ofi);
     rc = -1;
   }
   if (!rc)

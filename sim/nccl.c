@@ -65,5 +65,5 @@ int ss_nccl_socket_threads(ss_nccl r, ss_nic_vendor v)
 int ss_nccl_window(double chunk)
 {
   double w = chunk > 0 ? floor(SS_NCCL_BUFFSIZE / chunk) : SS_NCCL_STEPS;
-  return w < 1 ? 1 : w > SS_NCCL_STEPS ? SS_NCCL_STEPS : (int)w;
+  return w < 2 ? 2 : w > SS_NCCL_STEPS ? SS_NCCL_STEPS : (int)w;
 }

@@ -53,8 +53,10 @@ extern const char* const ss_nccl_names[];
  * slots: at most that much of a connection's data is in flight. */
 #define SS_NCCL_BUFFSIZE 4194304.0
 
-/* Steps of `chunk` bytes a connection has in flight at most: as many as its buffer holds, from 1 to
- * SS_NCCL_STEPS. */
+/* Steps of `chunk` bytes a connection has in flight at most: as many as its buffer holds, from 2 to
+ * SS_NCCL_STEPS. NCCL moves a step in chunks of at most half its buffer (ALLREDUCE_CHUNKSTEPS, 4 of
+ * its 8 slots; a larger step goes in loops of such chunks), so two chunks are in flight however
+ * large the step: a step's transfer starts while the one before it lands. */
 int ss_nccl_window(double chunk);
 
 /* Largest number of sockets a connection may have (NCCL's MAX_SOCKETS) and of helper threads (MAX_THREADS). */

@@ -3,10 +3,12 @@
 
 #include <string.h>
 
-#define EFA_V1 0.9315
-#define EFA_V2 0.9246
-#define EFA_V3 0.9314
-#define EFA_V4 0.9621
+#define EFA_V1 0.9155
+#define EFA_V2 0.8934
+#define EFA_V3 0.9230
+#define EFA_V4 0.9548
+#define LL128_EFA 0.8572
+#define NVLS_TREE_EFA 0.8182
 
 const char* const ss_net_names[] = {"auto", "off", "socket", "ib", "efa", NULL};
 const char* const ss_net_group_names[] = {"on", "off", NULL};
@@ -69,12 +71,26 @@ ss_net_figures ss_net_default(ss_net_transport t)
  * efa_mechanisms_2026.md, section 1): v2 254.78 / 400 = 0.637 (2 x p5, 8 GiB, NCCL 2.27.7,
  * EFA26-CG-AR-2N-8192M); v3 259.63 / 400 = 0.649 (2 x p5en, 16 GiB, EFA26-ST-P5EN-2N-16G); v4 336.62 /
  * 400 = 0.842 (2 x p6-b200, 1 GiB, EFA26-PC-P6B200-2N-1G). v1: no such figure outside the validation
- * rows; v2's, an ESTIMATE. */
+ * rows; v2's, an ESTIMATE.
+ * ll128_share: a network-bound ring on LL128 between instances over the same ring at LL128's share of
+ * the bytes inside one (0.92: proto.c), CALIBRATED on the busbw aws-ofi-nccl's tuner gets from
+ * Ring/LL128 on 4 x p5 at 1 GiB, 280.30 GB/s (NCCL 2.27.7, EFA26-CG-AR-4N-1024M; the ring on Simple
+ * reaches 356.99 at 8 GiB: LL128 0.785 of it). Predicted with it, not fitted: the other Ring/LL128 rows
+ * of 4 to 32 x p5 (512 MiB to 2 GiB, 269.23 to 280.30 measured; scripts/efa-calibration). v1, v3 and v4
+ * take v2's (an ESTIMATE: the LL128 rows of p6-b200, EFA26-ST-B200-4N-128MiB to 512MiB, come from a
+ * torch benchmark of an unstated plugin release, whose tuner may have run NVLS tree or Simple there).
+ * nvls_tree_fraction: the NVLS tree's share of the line across 3 instances or more, where NCCL's NVLS
+ * tree sends the payload twice from each instance (its model halves the bandwidth), CALIBRATED on the
+ * busbw aws-ofi-nccl's tuner gets from NVLSTree on 16 x p5 at 4 GiB, 306.15 GB/s (NCCL 2.27.7,
+ * EFA26-CG-AR-16N-4096M; 239.60 at tree_fraction). Predicted with it: 32 x p5 at 4 and 8 GiB (302.81
+ * and 321.10 measured) and 4 x p5en at 4 GiB with NVLSTree forced (310.07, EFA26-ST-P5EN-4N-4G-NVLSTREE,
+ * v3). At two instances its bytes reach tree_fraction only (the measured 2-node runs above). v1, v3 and
+ * v4 take v2's (an ESTIMATE). */
 static const ss_net_figures efa_today[SS_NET_EFA_VERSIONS + 1] = {
-    [1] = {EFA_V1, 3.9, 0.637},
-    [2] = {EFA_V2, 3.9, 0.637},
-    [3] = {EFA_V3, 3.9, 0.649},
-    [4] = {EFA_V4, 3.9, 0.842},
+    [1] = {EFA_V1, 3.9, 0.637, LL128_EFA, NVLS_TREE_EFA},
+    [2] = {EFA_V2, 3.9, 0.637, LL128_EFA, NVLS_TREE_EFA},
+    [3] = {EFA_V3, 3.9, 0.649, LL128_EFA, NVLS_TREE_EFA},
+    [4] = {EFA_V4, 3.9, 0.842, LL128_EFA, NVLS_TREE_EFA},
 };
 
 ss_net_figures ss_net_efa(int v)

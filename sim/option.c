@@ -229,6 +229,11 @@ const ss_optdef ss_option_table[] = {
      "where NCCL runs NVLink SHARP through the NVSwitch (NCCL_NVLS_ENABLE=0): its NVLS allreduce on one "
      "instance, its NVLS tree across several (Hopper and later, NCCL 2.17 on; docs/model.md, Allreduce "
      "algorithms)", 0, SS_NEEDS_MECH},
+    {"no-ofi-tuner", 0, SS_KIND_SWITCH, OFF(ofi_tuner), 0, 0, 0, NULL, 0, ALL, "cluster", NULL, NULL, 1,
+     "aws-ofi-nccl's region tuner where NCCL loads it", 0, "ofi_tuner", "ofi_tuner", 0, NULL,
+     "NCCL's own model's algorithm and protocol, where the aws-ofi-nccl plugin's tuner chooses them (p5, p5e, p5en "
+     "and p6-b200 over EFA at 3 instances or more, 8 GPUs each, NCCL 2.21 on: its tables of v1.16.3; docs/model.md, "
+     "NCCL chooses)", 0, SS_NEEDS_NET|SS_NEEDS_MECH},
     {"nccl-version", 0, SS_KIND_ENUM, OFF(nccl_version), 0, 0, 0, ss_nccl_names, 0, ALL, "cluster", "V", NULL,
      SS_NCCL_LATEST, "2.21", 0, "nccl_version", "nccl_version", 0, NULL,
      "the NCCL release the job runs (a row holds from its release to the next one's): how many TCP sockets "

@@ -46,6 +46,7 @@ typedef struct ss_options {
   int multi_nic;                  /* rings across instances as NCCL's channels through every NIC (job.c) */
   int ring_pipeline;              /* rings pipelined as NCCL runs them (coll.c, cost.c); 0: lock-step */
   int nvls;                       /* NVLink SHARP where NCCL runs it (cost.h); 0: --no-nvls */
+  int ofi_tuner;                  /* aws-ofi-nccl's region tuner where NCCL loads it (ofitune.h); 0: --no-ofi-tuner */
   ss_nccl nccl_version;           /* the NCCL release the job runs (nccl.h) */
   int nccl_sockets;               /* TCP sockets per connection of NCCL's socket transport; -1: the release's */
   int socket_cpu;                 /* the socket transport's threads on the hosts' CPUs (sockcpu.h) */

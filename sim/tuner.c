@@ -4,8 +4,10 @@
 #include "a2a.h"
 #include "cluster.h"
 #include "cost.h"
+#include "ofitune.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Sources: NCCL's src/graph/tuning.cc, src/graph/search.cc and src/enqueue.cc read at the release
@@ -336,6 +338,12 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
         *proto = (ss_proto)(SS_PROTO_LL + p);
       }
     }
+  /* What NCCL enables, for the plugin's tuner, which passes over a region whose pair NCCL does not. */
+  unsigned allowed = 0;
+  for (int a = 0; a < 2; a++)
+    for (int p = 0; p < 3; p++)
+      if (tab[a][p].time_s >= 0)
+        allowed |= SS_OFI_ALLOW(a == 0 ? SS_OFI_RING : SS_OFI_TREE, SS_PROTO_LL + p);
   /* NVLS (one instance) and NVLS tree (several), Simple only (tuning.cc): NVLink SHARP reduces inside
    * each instance through the NVSwitch, and across instances a tree joins them. Each channel runs at
    * min(bwIntra, bwInter), the NVLS tree's bwInter halved beyond 2 instances (each then sends the
@@ -352,6 +360,8 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
     double inter = 14.0 + 2 * plugin;
     double lat = (j->opt.nccl_version >= SS_NCCL_2_21 ? 25.0 : 23.0) + (nodes > 1 ? 2 * floor(log2(nodes)) * inter : 0);
     double t = alg_bw > 0 ? (lat + bytes / (1000 * alg_bw)) * 1e-6 : -1;
+    if (t > 0 && nodes > 1)
+      allowed |= SS_OFI_ALLOW(SS_OFI_NVLS_TREE, SS_PROTO_SIMPLE);
     if (t > 0 && (tab[1][2].time_s < 0 || t < tab[1][2].time_s)) {
       tab[1][2] = (ss_tuner_entry){t, lat, bw};
       if (best < 0 || t < best) {
@@ -380,6 +390,34 @@ void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce*
         *proto = (ss_proto)(SS_PROTO_LL + p);
       }
   }
+  /* The plugin's tuner sets its region's pair's cost to 0 in NCCL's table (its v3 interface): NCCL
+   * then runs that pair. Its NVLS tree is the simulator's tree on Simple (NVLS inside each instance). */
+  ss_ofi_algo region_alg;
+  ss_proto region_proto;
+  if (j->opt.ofi_tuner && !ss_tuner_ofi_lacks(j, NULL, 0) &&
+      ss_ofitune_choose(ss_ofitune_platform(j->platform->instance_type), op, bytes, ranks, nodes, allowed, &region_alg,
+                        &region_proto)) {
+    *alg = region_alg == SS_OFI_RING ? SS_ALLREDUCE_RING : SS_ALLREDUCE_TREE;
+    *proto = region_proto;
+  }
+}
+
+int ss_tuner_ofi_lacks(const ss_job* j, char* why, size_t size)
+{
+  const char* r =
+      j->net_transport != SS_NET_EFA ? "it is EFA's plugin, and NCCL runs over another transport here"
+      : ss_ofitune_platform(j->platform->instance_type) == SS_OFI_NONE
+          ? "the plugin has region tables for p5, p5e, p5en and p6-b200 only"
+      : j->opt.nccl_version < SS_NCCL_2_21 ? "NCCL loads the plugin's tuner by default from 2.21"
+      : j->instances < 3                   ? "the plugin leaves 2 instances or fewer to NCCL's model"
+      : j->gpus_per_instance != 8          ? "the simulator has the plugin's tables for 8 GPUs per instance only"
+      : j->opt.allreduce != SS_ALLREDUCE_AUTO || j->resolved.protocol != SS_PROTO_AUTO
+          ? "the plugin's tuner does not load when the algorithm or the protocol is forced (NCCL_ALGO, NCCL_PROTO)"
+      : j->opt.ideal ? "--ideal takes the simulator's fastest"
+                     : NULL;
+  if (r && why)
+    snprintf(why, size, "%s", r);
+  return r != NULL;
 }
 
 /* NCCL decides (not --ideal: the idealised model keeps the simulator's fastest, as before): across
@@ -419,14 +457,16 @@ void ss_tuner_cost(const ss_job* j, ss_coll_op op, ss_allreduce alg, double byte
   ss_allreduce a;
   ss_proto p;
   ss_tuner_choose(j, op, bytes, &a, &p, table);
-  /* NCCL's best protocol for the algorithm that runs (its own choice, or a twin it has none of). */
-  int row = alg == SS_ALLREDUCE_TREE ? 1 : 0;
-  double best = -1;
-  for (int k = 0; k < 3; k++)
-    if (table[row][k].time_s >= 0 && (best < 0 || table[row][k].time_s < best)) {
-      best = table[row][k].time_s;
-      p = (ss_proto)(SS_PROTO_LL + k);
-    }
+  /* The protocol chosen with the algorithm that runs, or NCCL's best for a twin it has none of. */
+  if (alg != a) {
+    int row = alg == SS_ALLREDUCE_TREE ? 1 : 0;
+    double best = -1;
+    for (int k = 0; k < 3; k++)
+      if (table[row][k].time_s >= 0 && (best < 0 || table[row][k].time_s < best)) {
+        best = table[row][k].time_s;
+        p = (ss_proto)(SS_PROTO_LL + k);
+      }
+  }
   ss_cost_protocol_as(j, op, alg, bytes, p, pc);
 }
 

@@ -20,7 +20,9 @@ typedef struct ss_tuner_entry {
 
 /* NCCL's choice for op on bytes among all the job's GPUs: the algorithm (ring or tree; ring on one
  * instance, for reduce-scatter and all-gather, and before NCCL had the tree) and the protocol, and
- * the model's whole table (may be NULL): [0] ring, [1] tree by [protocol - SS_PROTO_LL]. */
+ * the model's whole table (may be NULL): [0] ring, [1] tree by [protocol - SS_PROTO_LL]. Where the
+ * aws-ofi-nccl plugin's tuner chooses (ss_tuner_ofi_lacks, --no-ofi-tuner) and a region of its holds
+ * the collective, its pair is the choice; the table stays NCCL's model's. */
 void ss_tuner_choose(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce* alg, ss_proto* proto,
                      ss_tuner_entry table[2][3]);
 
@@ -39,6 +41,12 @@ void ss_tuner_cost(const ss_job* j, ss_coll_op op, ss_allreduce alg, double byte
  * forces (ring or tree: NCCL_ALGO), with the protocol NCCL's model picks for it, or the one
  * --protocol forces (NCCL_PROTO); *alg and *proto receive them. */
 double ss_tuner_predict(const ss_job* j, ss_coll_op op, double bytes, ss_allreduce* alg, ss_proto* proto);
+
+/* Whether the aws-ofi-nccl plugin's region tuner (ofitune.h) does not choose for j, --no-ofi-tuner
+ * aside: 0 when it does (EFA between 3 instances or more of a type it has tables for, 8 GPUs each,
+ * NCCL 2.21 or later, which loads it from the net plugin, neither the algorithm nor the protocol
+ * forced, not --ideal), else 1 and why (when why is not NULL). */
+int ss_tuner_ofi_lacks(const ss_job* j, char* why, size_t size);
 
 /* NCCL's view of the network between instances: the channels its ring search finds and their speed
  * (GB/s each), as the tuning model uses them (the search's count, before NCCL doubles it). */

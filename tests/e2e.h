@@ -28,6 +28,8 @@
   TEST(protocol_forced)                                                                                                \
   TEST(bench_nccl_model)                                                                                               \
   TEST(faster_nic_p4d)                                                                                                 \
+  TEST(ofi_tuner)                                                                                                      \
+  TEST(ring_large_steps)                                                                                               \
   /* e2e_transport.c */                                                                                                \
   TEST(transport_rule)                                                                                                 \
   TEST(shm_ring_closed_form)                                                                                           \

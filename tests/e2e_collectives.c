@@ -456,6 +456,11 @@ void test_fast_vs_reference(void)
        * the ring's above: up to 5.1% apart (star4 x 16 at 64 MiB). */
       shared = shared || (strstr(cases[i].args, "tree") && !strstr(cases[i].args, "p5.48xl"));
       double tol = shared ? shared_core_tol : 0.01;
+      /* Steps larger than NCCL's chunk have two chunks in flight since issue 42 (one before): on p3.16xl's
+       * hierarchical phases at 64 MiB the reference's two share the PCIe and inter-socket links, the fast
+       * fidelity's leave in order: 1.03% apart. */
+      if (strstr(cases[i].args, "p3.16xl.xml --instances 2 --allreduce hierarchical") && k == 2)
+        tol = 0.015;
       CHECK(fabs(fast - ref) <= tol * ref, "%s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", cases[i].args, sizes[k],
             fast, ref, 100 * (fast - ref) / ref);
     }
@@ -612,13 +617,13 @@ void test_net_transport(void)
     const char* args;
     double f;
   } efa[] = {
-      {"platforms/p4d.24xl.xml", 0.9315},
-      {"platforms/p5.48xl.xml", 0.9246},
-      {"platforms/p5e.48xl.xml", 0.9246},
-      {"platforms/p5en.48xl.xml", 0.9314},
-      {"platforms/p6-b200.48xl.xml", 0.9621},
+      {"platforms/p4d.24xl.xml", 0.9155},
+      {"platforms/p5.48xl.xml", 0.8934},
+      {"platforms/p5e.48xl.xml", 0.8934},
+      {"platforms/p5en.48xl.xml", 0.9230},
+      {"platforms/p6-b200.48xl.xml", 0.9548},
       {"platforms/p5.48xl.xml --nccl-version 2.17", 0.60},
-      {"platforms/p5.48xl.xml --nccl-version 2.18", 0.9246},
+      {"platforms/p5.48xl.xml --nccl-version 2.18", 0.8934},
       {"platforms/p3dn.24xl.xml", 0.60},
       {"platforms/g6e.48xl.xml", 0.60},
   };
@@ -633,8 +638,9 @@ void test_net_transport(void)
 /* Flows between instances (docs/model.md, "Flows between instances"): star2_net's NIC is AWS's ENA
  * and NCCL runs its socket transport there, so each connection between instances carries at most
  * its sockets x AWS's cap per TCP flow (10 Gb/s in a placement group, 5 outside). A ring over two
- * stars at 1e8 bytes (chunks of 25 MB: one in flight per connection) takes 6 steps of the hop across
- * (20 us + 30 us per message + S/4 at the smaller of 0.5 x 10 GB/s and the connection's cap). */
+ * stars at 1e8 bytes (steps of 25 MB: two of NCCL's chunks in flight per connection) takes the hop
+ * across's latency once (20 us + 30 us per message) and 6 steps of S/4 at the smaller of 0.5 x 10 GB/s
+ * and the connection's cap. */
 void test_flow_cap(void)
 {
   const double s = 1e8, nic = 0.5 * 10e9, gbps = 1e9 / 8;
@@ -659,7 +665,7 @@ void test_flow_cap(void)
                fidelities[f], cases[i].opt);
       double t = bench_time(args, s, NULL, 0);
       double bw = cases[i].conn > 0 ? fmin(nic, cases[i].conn) : nic;
-      double expect = 6 * (50e-6 + s / 4 / bw);
+      double expect = 50e-6 + 6 * s / 4 / bw;
       CHECK(fabs(t - expect) <= 1e-4 * expect, "%s, S=%g: %.9g s, closed form %.9g s", args, s, t, expect);
     }
   /* What the run reports: the release, the flows per connection and the cap. */
@@ -687,7 +693,8 @@ void test_flow_cap(void)
  * at the NIC's 5 GB/s, unless the receiving end's threads are slower: 0.3 s of a reference core per
  * GB (star2_net's cores are reference cores) over n threads moves n / 0.3e-9 bytes/s. The threads
  * work from when a step's chunk is posted, so each step's latency (50 us) hides behind their work,
- * at most all of it: the time lies between 6 S/4 / rate and 6 (50 us + S/4 / rate). */
+ * at most all of it: the time lies between 6 S/4 / rate (50 us + 6 S/4 / rate at the NIC's rate: two
+ * chunks in flight pay the latency once) and 6 (50 us + S/4 / rate). */
 void test_socket_cpu(void)
 {
   const double s = 1e8, nic = 0.5 * 10e9, chunk = s / 4, lat = 50e-6;
@@ -711,7 +718,7 @@ void test_socket_cpu(void)
                "%s %s",
                fidelities[f], cases[i].opt);
       double t = bench_time(args, s, NULL, 0);
-      double lo = cases[i].rate < nic ? 6 * chunk / cases[i].rate : 6 * (lat + chunk / nic);
+      double lo = cases[i].rate < nic ? 6 * chunk / cases[i].rate : lat + 6 * chunk / nic;
       double hi = 6 * (lat + chunk / cases[i].rate);
       CHECK(t >= lo * (1 - 1e-6) && t <= hi * (1 + 1e-6), "%s: %.9g s, expected %.9g to %.9g s", args, t, lo, hi);
     }
@@ -810,7 +817,7 @@ void test_bench_nccl_model(void)
  * algorithm at both fidelities: the time never grows with the NIC (1e-9 and SimGrid's 1 ns), and the
  * PCIe links bound it, so it stays within 5% from 3200 Gb/s on (26.3 GB/s for each GPU's way to its
  * NIC against 400 GB/s of EFA), and 3200 Gb/s is at least 1.5 times as fast as the file's 400 (network-bound
- * there: EFA v1 at 0.9315 of 50 GB/s under today's stack, issue 42; twice as fast at the 0.60 before). */
+ * there: EFA v1 at 0.9155 of 50 GB/s under today's stack, issue 42; twice as fast at the 0.60 before). */
 void test_faster_nic_p4d(void)
 {
   const char* const algs[] = {"auto", "ring", "tree", "hierarchical"};
@@ -830,4 +837,55 @@ void test_faster_nic_p4d(void)
             "--allreduce %s --fidelity %s: %.9g, %.9g, %.9g, %.9g s at 400, 3200, 6400, 800000 Gb/s", algs[a],
             fidelities[f], t[0], t[1], t[2], t[3]);
     }
+}
+
+/* Issue 42: aws-ofi-nccl's tuner through the binary. On 4 x p5.48xlarge its tables run Tree/LL128 at
+ * 32 MiB, Ring/LL128 at 256 MiB and Ring/Simple at 2 GiB (calibration/efa_mechanisms_2026.md, section
+ * 4), p5en Ring/LL128 at 256 MiB; --no-ofi-tuner gives NCCL's model's tree back there; p4d (no tables)
+ * and 2 x p5 (left to NCCL) run NCCL's model. */
+void test_ofi_tuner(void)
+{
+  static const struct {
+    const char* args;
+    double bytes;
+    const char *alg, *proto;
+  } want[] = {
+      {"platforms/p5.48xl.xml --instances 4", 33554432, "tree", "LL128"},
+      {"platforms/p5.48xl.xml --instances 4", 268435456, "ring", "LL128"},
+      {"platforms/p5.48xl.xml --instances 4", 2147483648.0, "ring", "Simple"},
+      {"platforms/p5.48xl.xml --instances 4 --no-ofi-tuner", 268435456, "tree", "Simple"},
+      {"platforms/p5en.48xl.xml --instances 4", 268435456, "ring", "LL128"},
+      {"platforms/p5en.48xl.xml --instances 4 --no-ofi-tuner", 268435456, "tree", "Simple"},
+      {"platforms/p4d.24xl.xml --instances 4", 268435456, "ring", "LL128"},
+      {"platforms/p5.48xl.xml --instances 2", 268435456, "tree", "Simple"},
+  };
+  for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+    char alg[32], proto[32];
+    bench_time(want[i].args, want[i].bytes, alg, sizeof(alg));
+    bench_proto(want[i].args, want[i].bytes, proto, sizeof(proto));
+    CHECK(strcmp(alg, want[i].alg) == 0 && strcmp(proto, want[i].proto) == 0, "%s at %.0f B: %s/%s, expected %s/%s",
+          want[i].args, want[i].bytes, alg, proto, want[i].alg, want[i].proto);
+  }
+}
+
+/* Issue 42: a ring's steps larger than NCCL's chunk (half its 4 MiB buffer) stream through its slots,
+ * two chunks in flight, so a larger allreduce never moves its bytes slower: on 4 x p5.48xlarge the
+ * ring on Simple lost 19% of its busbw from 1 GB to 1.28 GB when a step of 4 MiB and more had one in
+ * flight. Each size's time per byte is within 1% of the size before or below it, at both fidelities. */
+void test_ring_large_steps(void)
+{
+  const double sizes[] = {536870912, 1e9, 1.28e9, 2e9};
+  for (int f = 0; f < 2; f++) {
+    double prev = 0;
+    for (int k = 0; k < 4; k++) {
+      char args[256];
+      snprintf(args, sizeof(args),
+               "platforms/p5.48xl.xml --instances %d --allreduce ring --protocol simple --fidelity %s", f ? 2 : 4,
+               fidelities[f]);
+      double per = bench_time(args, sizes[k], NULL, 0) / sizes[k];
+      CHECK(k == 0 || per <= prev * 1.01, "%s at %.0f B: %.6g s/GB, %.6g s/GB before", args, sizes[k], per * 1e9,
+            prev * 1e9);
+      prev = per;
+    }
+  }
 }

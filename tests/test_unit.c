@@ -8,6 +8,7 @@
 #include "job.h"
 #include "memory.h"
 #include "nccl.h"
+#include "ofitune.h"
 #include "derive.h"
 #include "platform.h"
 #include "layout.h"
@@ -410,11 +411,14 @@ static void test_cost_ring_chain(void)
   const double t0[] = {0, 0, 1e-3}, same[] = {10e-6, 10e-6, 10e-6};
   CU_ASSERT_DOUBLE_EQUAL(ss_cost_ring_chain(6, SS_NCCL_STEPS, 3, t0, small, same, 0, 0, 0, scratch), 1e-3 + 60e-6,
                          1e-15);
-  /* The buffer's slots: chunks of 512 KiB fill 8, of 4 MiB one, of 8 MiB still one. */
+  /* The buffer's slots: chunks of 512 KiB fill 8, of 2 MiB two; larger steps go in chunks of half
+   * the buffer, two in flight (4 and 8 MiB, 1 GiB). */
   CU_ASSERT_EQUAL(ss_nccl_window(524288), 8);
   CU_ASSERT_EQUAL(ss_nccl_window(1048576), 4);
-  CU_ASSERT_EQUAL(ss_nccl_window(4194304), 1);
-  CU_ASSERT_EQUAL(ss_nccl_window(8388608), 1);
+  CU_ASSERT_EQUAL(ss_nccl_window(2097152), 2);
+  CU_ASSERT_EQUAL(ss_nccl_window(4194304), 2);
+  CU_ASSERT_EQUAL(ss_nccl_window(8388608), 2);
+  CU_ASSERT_EQUAL(ss_nccl_window(1073741824), 2);
   CU_ASSERT_EQUAL(ss_nccl_window(0), SS_NCCL_STEPS);
 }
 
@@ -588,6 +592,123 @@ static void test_tuner_choice(void)
   ss_workload_free(w);
 }
 
+/* aws-ofi-nccl's region tuner (ofitune.c, its tables of v1.16.3): the first size of each choice at 8
+ * GPUs per instance, as calibration/efa_mechanisms_2026.md's section 4 derived them with a separate
+ * re-implementation of the plugin's lookup; a point on an edge is in the region (p5en at 512 MiB on 4
+ * instances: the vertex of its Ring/LL128); 2 instances, other GPU counts and other types are left to
+ * NCCL; a region whose pair NCCL does not enable is passed over. */
+static void test_ofitune_regions(void)
+{
+  static const struct {
+    ss_ofi_platform plat;
+    ss_coll_op op;
+    int nodes, log2_bytes;
+    ss_ofi_algo algo;
+    ss_proto proto;
+  } want[] = {
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 4, 25, SS_OFI_TREE, SS_PROTO_LL128},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 4, 26, SS_OFI_RING, SS_PROTO_LL128},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 4, 30, SS_OFI_RING, SS_PROTO_LL128},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 4, 31, SS_OFI_RING, SS_PROTO_SIMPLE},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 8, 26, SS_OFI_TREE, SS_PROTO_LL128},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 8, 32, SS_OFI_RING, SS_PROTO_SIMPLE},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 16, 32, SS_OFI_NVLS_TREE, SS_PROTO_SIMPLE},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 32, 29, SS_OFI_NVLS_TREE, SS_PROTO_SIMPLE},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 32, 31, SS_OFI_RING, SS_PROTO_LL128},
+      {SS_OFI_P5, SS_OP_ALLREDUCE, 32, 34, SS_OFI_RING, SS_PROTO_SIMPLE},
+      {SS_OFI_P5EN, SS_OP_ALLREDUCE, 4, 18, SS_OFI_TREE, SS_PROTO_LL},
+      {SS_OFI_P5EN, SS_OP_ALLREDUCE, 4, 19, SS_OFI_TREE, SS_PROTO_LL128},
+      {SS_OFI_P5EN, SS_OP_ALLREDUCE, 4, 29, SS_OFI_RING, SS_PROTO_LL128},
+      {SS_OFI_P5EN, SS_OP_ALLREDUCE, 4, 30, SS_OFI_RING, SS_PROTO_SIMPLE},
+      {SS_OFI_P5EN, SS_OP_ALLREDUCE, 8, 30, SS_OFI_NVLS_TREE, SS_PROTO_SIMPLE},
+      {SS_OFI_P5EN, SS_OP_ALLREDUCE, 32, 28, SS_OFI_NVLS_TREE, SS_PROTO_SIMPLE},
+      {SS_OFI_P5EN, SS_OP_ALL_GATHER, 4, 18, SS_OFI_RING, SS_PROTO_LL},
+      {SS_OFI_P5EN, SS_OP_REDUCE_SCATTER, 4, 19, SS_OFI_RING, SS_PROTO_LL128},
+      {SS_OFI_P5EN, SS_OP_ALL_GATHER, 32, 23, SS_OFI_RING, SS_PROTO_LL},
+      {SS_OFI_P5EN, SS_OP_ALL_GATHER, 32, 33, SS_OFI_RING, SS_PROTO_SIMPLE},
+      {SS_OFI_P6, SS_OP_ALLREDUCE, 4, 26, SS_OFI_TREE, SS_PROTO_LL128},
+      {SS_OFI_P6, SS_OP_ALLREDUCE, 4, 27, SS_OFI_RING, SS_PROTO_LL128},
+      {SS_OFI_P6, SS_OP_ALLREDUCE, 4, 30, SS_OFI_RING, SS_PROTO_SIMPLE},
+      {SS_OFI_P6, SS_OP_ALLREDUCE, 32, 30, SS_OFI_RING, SS_PROTO_LL128},
+      {SS_OFI_P6, SS_OP_ALL_GATHER, 4, 21, SS_OFI_RING, SS_PROTO_LL},
+      {SS_OFI_P6, SS_OP_ALL_GATHER, 4, 22, SS_OFI_RING, SS_PROTO_LL128},
+  };
+  for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+    ss_ofi_algo a = SS_OFI_ALGO_COUNT;
+    ss_proto p = SS_PROTO_AUTO;
+    int got = ss_ofitune_choose(want[i].plat, want[i].op, ldexp(1, want[i].log2_bytes), 8 * want[i].nodes,
+                                want[i].nodes, ~0u, &a, &p);
+    CU_ASSERT(got == 1 && a == want[i].algo && p == want[i].proto);
+    if (!(got == 1 && a == want[i].algo && p == want[i].proto))
+      fprintf(stderr, "ofitune row %zu: got %d, %d, %d\n", i, got, (int)a, (int)p);
+  }
+  ss_ofi_algo a;
+  ss_proto p;
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P5EN, SS_OP_ALLREDUCE, 536870912, 32, 4, ~0u, &a, &p) == 1 && a == SS_OFI_RING &&
+            p == SS_PROTO_LL128);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P5, SS_OP_ALLREDUCE, 1 << 20, 16, 2, ~0u, &a, &p) == 0);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P5, SS_OP_ALLREDUCE, 1 << 20, 16, 4, ~0u, &a, &p) == 0);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P5, SS_OP_ALL_GATHER, 1 << 20, 32, 4, ~0u, &a, &p) == 0);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_NONE, SS_OP_ALLREDUCE, 1 << 20, 32, 4, ~0u, &a, &p) == 0);
+  /* Without NVLS, p5's 16 instances at 4 GiB and 32 at 512 MiB are in no other region: NCCL's model
+   * decides. Without the tree's LL128, p6-b200's 4 at 64 MiB fall to the next region that holds them
+   * (on its edge), Ring/LL128. */
+  unsigned no_nvls = ~0u & ~SS_OFI_ALLOW(SS_OFI_NVLS_TREE, SS_PROTO_SIMPLE);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P5, SS_OP_ALLREDUCE, ldexp(1, 32), 128, 16, no_nvls, &a, &p) == 0);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P5, SS_OP_ALLREDUCE, ldexp(1, 29), 256, 32, no_nvls, &a, &p) == 0);
+  unsigned no_tree_ll128 = ~0u & ~SS_OFI_ALLOW(SS_OFI_TREE, SS_PROTO_LL128);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P6, SS_OP_ALLREDUCE, ldexp(1, 26), 32, 4, no_tree_ll128, &a, &p) == 1 &&
+            a == SS_OFI_RING && p == SS_PROTO_LL128);
+  /* Without LL128 a point of Tree/LL128 alone is NCCL's. */
+  unsigned no_ll128 = ~0u & ~SS_OFI_ALLOW(SS_OFI_TREE, SS_PROTO_LL128) & ~SS_OFI_ALLOW(SS_OFI_RING, SS_PROTO_LL128);
+  CU_ASSERT(ss_ofitune_choose(SS_OFI_P5, SS_OP_ALLREDUCE, 1 << 20, 32, 4, no_ll128, &a, &p) == 0);
+  CU_ASSERT_EQUAL(ss_ofitune_platform("p5.48xlarge"), SS_OFI_P5);
+  CU_ASSERT_EQUAL(ss_ofitune_platform("p5e.48xlarge"), SS_OFI_P5);
+  CU_ASSERT_EQUAL(ss_ofitune_platform("p5en.48xlarge"), SS_OFI_P5EN);
+  CU_ASSERT_EQUAL(ss_ofitune_platform("p6-b200.48xlarge"), SS_OFI_P6);
+  CU_ASSERT_EQUAL(ss_ofitune_platform("p4d.24xlarge"), SS_OFI_NONE);
+  CU_ASSERT_EQUAL(ss_ofitune_platform(NULL), SS_OFI_NONE);
+}
+
+/* The plugin's choice in a job (ss_tuner_choose): 4 x p5 at 256 MiB, where NCCL's own model runs the
+ * tree, runs the plugin's Ring/LL128; --no-ofi-tuner, NCCL 2.20, 2 instances and a forced protocol
+ * give NCCL's model's choice back, each with its reason. */
+static void test_tuner_ofi(void)
+{
+  ss_workload* w = load_workload("tests/workloads/tiny.json");
+  ss_platform* p = load_platform("platforms/p5.48xl.xml");
+  for (int v = 0; v < 5; v++) {
+    ss_options o;
+    ss_options_default(&o);
+    o.instances = v == 3 ? 2 : 4;
+    o.synthetic = 1;
+    o.batch = 1;
+    o.ofi_tuner = v != 1;
+    if (v == 2)
+      o.nccl_version = SS_NCCL_2_20;
+    if (v == 4)
+      o.protocol = SS_PROTO_SIMPLE;
+    ss_job* j = NULL;
+    ss_err err;
+    ss_err_clear(&err);
+    CU_ASSERT_FATAL(ss_derive_job(p, w, &o, &j, &err) == 0);
+    ss_allreduce alg;
+    ss_proto proto;
+    ss_tuner_choose(j, SS_OP_ALLREDUCE, 268435456, &alg, &proto, NULL);
+    char why[256] = "";
+    int lacks = ss_tuner_ofi_lacks(j, why, sizeof(why));
+    if (v == 0) {
+      CU_ASSERT(!lacks && alg == SS_ALLREDUCE_RING && proto == SS_PROTO_LL128);
+    } else {
+      CU_ASSERT(alg == SS_ALLREDUCE_TREE);
+      CU_ASSERT(v == 1 || (lacks && why[0]));
+    }
+    ss_job_free(j);
+  }
+  ss_platform_free(p);
+  ss_workload_free(w);
+}
+
 static size_t count(const char* text, const char* needle)
 {
   size_t n = 0;
@@ -709,8 +830,8 @@ static void test_cost_faster_nic(void)
       ss_job* j = nic_job(p, w, 4, gbps[k]);
       ss_proto_cost pc;
       ss_cost_protocol_as(j, SS_OP_ALLREDUCE, algs[a], 134217728, SS_PROTO_LL128, &pc);
-      CU_ASSERT(pc.eff[SS_PHASE_TREE] > 0.9 * j->tree_wire && j->tree_wire < 1 &&
-                pc.cap_bytes_per_s[SS_PHASE_TREE] > 0);
+      CU_ASSERT(pc.eff[SS_PHASE_TREE] > 0.9 * j->tree_wire * j->net.ll128_share && j->tree_wire < 1 &&
+                j->net.ll128_share > 0.5 && j->net.ll128_share < 1 && pc.cap_bytes_per_s[SS_PHASE_TREE] > 0);
       double t = ss_cost_collective(j, SS_OP_ALLREDUCE, algs[a], 134217728);
       CU_ASSERT(t > 0 && t <= prev * (1 + 1e-12));
       prev = t;
@@ -2424,7 +2545,12 @@ static const suite_def suites[] = {
       {"nic_hidden", test_cost_nic_hidden},
       {"faster_nic", test_cost_faster_nic}}},
     {"proto", {{"tuning", test_proto_tuning}}},
-    {"nccl", {{"releases", test_nccl_releases}, {"ring_chain", test_cost_ring_chain}, {"tuner", test_tuner_choice}}},
+    {"nccl",
+     {{"releases", test_nccl_releases},
+      {"ring_chain", test_cost_ring_chain},
+      {"tuner", test_tuner_choice},
+      {"ofitune", test_ofitune_regions},
+      {"tuner_ofi", test_tuner_ofi}}},
     {"job",
      {{"buckets", test_job_buckets},
       {"gpus_beyond_instance", test_job_gpus_beyond_instance},
