@@ -174,7 +174,7 @@ typedef struct ss_sim {
   double* jitter_of;   /* identical instances simulated by fewer: [iter * ranks + rank], its factor (straggler.c) */
   ss_coll_op* coll_op; /* each collective's operation: allreduce, reduce-scatter or all-gather */
   ss_coll_scope* coll_scope; /* the GPUs it runs among: all, each instance's, or same-index across */
-  double* tree_span;      /* [(coll * 2 + reduce) * gpus per instance + GPU]: a fast tree phase's time from its start */
+  double* tree_span;         /* [coll * 2 + reduce]: a fast tree phase's time from its start */
   double* cross_hidden;   /* [coll * gpus per instance + GPU]: latency its transfers across instances hide (cost.c) */
   ss_proto_cost* coll_pc; /* its protocol: per-call and per-step latencies, efficiency (cost.c) */
   /* Parameter servers: the hosts of the shards' hosts ([ps_hosts]), one message per (rank, part),

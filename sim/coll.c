@@ -810,10 +810,9 @@ static void tree_across(ss_sim* s, int r, int coll, double call, double tail)
     double floor = ss_cost_tree_floor(s->full, k, chunk, pc);
     chunk /= pc->eff[SS_PHASE_TREE];
     double lat = ss_topo_btree_depth(s->full->instances) * pc->step_s[SS_PHASE_TREE];
-    const double* span = s->tree_span + (size_t)coll * 2 * (size_t)s->job->gpus_per_instance;
-    int l = s->ranks[r].local, g = s->job->gpus_per_instance;
-    tree_run(s, r, 1, k, chunk, span[g + l], lat, floor);
-    tree_run(s, r, 0, k, chunk, span[l], lat, floor);
+    const double* span = s->tree_span + (size_t)coll * 2;
+    tree_run(s, r, 1, k, chunk, span[1], lat, floor);
+    tree_run(s, r, 0, k, chunk, span[0], lat, floor);
   }
 }
 

@@ -243,7 +243,7 @@ static void nic_steps(nic_work* w, double lat, double bytes, int steps)
   }
 }
 
-void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double alpha_fast, double* hidden)
+void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double* hidden)
 {
   int g = j->gpus_per_instance;
   for (int l = 0; l < g; l++)
@@ -272,19 +272,12 @@ void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, do
     ss_nomem_exit("the transfers sharing a NIC");
   nic_work w = {&c, weighted, d, d + g, d + 2 * g, n, n + g, n + 2 * g};
   double* flows = d + 3 * g;
-  if (alpha_fast < 0) {
-    /* The fast ring's one flow per GPU of every step's bytes, each after its own latency: those
-     * whose route is shorter start ahead there too, and the ring (ring_chain) prices each step at
-     * the latency and the flow's time after it over the steps. */
-    nic_steps(&w, 0, bytes * steps, 1);
-    for (int i = 0; i < g; i++)
-      flows[i] = steps * (lat + c.alpha[i]) + w.end[i] - c.alpha[i];
-  } else {
-    /* The fast tree's steps (ss_cost_tree_phase): the latency, then every transfer at once. */
-    cross_rates(&c, NULL, 0, w.rate);
-    for (int i = 0; i < g; i++)
-      flows[i] = steps * (lat + alpha_fast + bytes / w.rate[i]);
-  }
+  /* The fast ring's one flow per GPU of every step's bytes, each after its own latency: those whose
+   * route is shorter start ahead there too, and the ring (ring_chain) prices each step at the latency
+   * and the flow's time after it over the steps. */
+  nic_steps(&w, 0, bytes * steps, 1);
+  for (int i = 0; i < g; i++)
+    flows[i] = steps * (lat + c.alpha[i]) + w.end[i] - c.alpha[i];
   nic_steps(&w, lat, bytes, steps);
   for (int i = 0; i < g; i++)
     hidden[i] = flows[i] > w.end[i] ? flows[i] - w.end[i] : 0;
@@ -450,19 +443,6 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
   free(done);
   *flows_s = alpha + k * chunk * all / b1;
   return end;
-}
-
-void ss_cost_tree_hidden(const ss_job* j, int k, double phase, double* hidden)
-{
-  int steps = ss_topo_btree_depth(j->instances) + k - 1;
-  double alpha = ss_cost_alpha_cross(j), bytes = (phase / steps - alpha) * cross_bandwidth(j);
-  if (!(bytes > 0)) {
-    /* The chunks' latencies overlap in the connections' slots: nothing left to hide. */
-    for (int l = 0; l < j->gpus_per_instance; l++)
-      hidden[l] = 0;
-    return;
-  }
-  ss_cost_nic_hidden(j, 0, bytes, steps, alpha, hidden);
 }
 
 ss_hw ss_cost_link_hw(ss_link_class cls)

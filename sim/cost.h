@@ -86,14 +86,12 @@ double ss_cost_tree_phase(const ss_job* j, int reduce, int k, double chunk, doub
  * proportion to 1 / their route's latency, each at most its route's rate alone). Where the GPUs'
  * routes differ (p3.16xlarge: socket 1 reaches the NIC over one more link) they drift apart, and
  * one's latency passes while the others' data use the links. hidden[l] receives how much sooner GPU
- * l's transfer ends than the fast fidelity's phase prices it: with alpha_fast < 0, the fast ring's
- * one flow per GPU of all the steps' bytes, started together (each after its own latency), its time
- * after the latency spread over the steps, each also paying lat and the latency; with alpha_fast
- * at least 0, the fast tree's steps, each lat, alpha_fast and the bytes at the GPU's share when all
- * move at once. 0 where the routes are alike or the instance has more than
- * SS_NIC_HIDDEN_MAX_GPUS GPUs. */
+ * l's transfer ends than the fast fidelity's phase prices it: the fast ring's one flow per GPU of
+ * all the steps' bytes, started together (each after its own latency), its time after the latency
+ * spread over the steps, each also paying lat and the latency. 0 where the routes are alike or the
+ * instance has more than SS_NIC_HIDDEN_MAX_GPUS GPUs. */
 #define SS_NIC_HIDDEN_MAX_GPUS 16
-void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double alpha_fast, double* hidden);
+void ss_cost_nic_hidden(const ss_job* j, double lat, double bytes, int steps, double* hidden);
 
 /* The protocol's latency of a step of the pipelined ring over all GPUs on a hop inside an instance:
  * NCCL's intra-node step latency (of the instance's links, on several instances with LL's factor),
@@ -122,10 +120,6 @@ double ss_cost_ring_rate(const ss_job* j);
  * scratch: (SS_NCCL_STEPS + 3) x period doubles. */
 double ss_cost_ring_chain(int steps, int window, int period, const double* t0, const double* x, const double* a,
                           double lat, double lat_out, double call, double* scratch);
-
-/* The same for the tree's phase that ss_cost_tree_phase prices at `phase` seconds for k chunks:
- * depth + k - 1 steps of its largest latency and the bytes that make up the rest. */
-void ss_cost_tree_hidden(const ss_job* j, int k, double phase, double* hidden);
 
 /* Steps of collective op's ring phases per step of the allreduce's (reduce-scatter then
  * all-gather): 2 for allreduce, 1 for reduce-scatter or all-gather. */

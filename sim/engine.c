@@ -367,7 +367,7 @@ static int coll_setup(ss_sim* s, const ss_job* j)
   s->coll_alg = calloc((size_t)s->ncoll + 1, sizeof(ss_allreduce));
   s->coll_op = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_op));
   s->coll_scope = calloc((size_t)s->ncoll + 1, sizeof(ss_coll_scope));
-  s->tree_span = calloc(2 * (size_t)s->ncoll * (size_t)g + 1, sizeof(double));
+  s->tree_span = calloc(2 * (size_t)s->ncoll + 1, sizeof(double));
   s->coll_after_s = calloc((size_t)s->ncoll + 1, sizeof(double));
   s->coll_pc = calloc((size_t)s->ncoll + 1, sizeof(ss_proto_cost));
   s->cross_hidden = calloc((size_t)s->ncoll * (size_t)g + 1, sizeof(double));
@@ -406,19 +406,18 @@ static int coll_setup(ss_sim* s, const ss_job* j)
                  (s->coll_scope[c] == SS_SCOPE_ALL && s->coll_alg[c] == SS_ALLREDUCE_HIERARCHICAL);
     if (across && mf > 1 && s->chain)
       ss_cost_nic_hidden(f, s->coll_pc[c].step_s[SS_PHASE_CROSS], bytes / g / mf / s->coll_pc[c].eff[SS_PHASE_CROSS],
-                         ss_cost_op_passes(op) * (mf - 1), -1, s->cross_hidden + (size_t)c * (size_t)g);
+                         ss_cost_op_passes(op) * (mf - 1), s->cross_hidden + (size_t)c * (size_t)g);
     if (s->coll_alg[c] == SS_ALLREDUCE_TREE && m > 1)
       for (int reduce = 0; reduce < 2; reduce++) {
-        double flows = 0, chunk = 0, *span = s->tree_span + ((size_t)c * 2 + (size_t)reduce) * (size_t)g;
+        double flows = 0, chunk = 0;
         int k = 0;
         ss_cost_tree_split(f, bytes, &k, &chunk);
-        double phase = ss_cost_tree_phase(f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
         /* Every GPU's span is the phase's: with NCCL's pipeline (s->chain) a connection's chunks are in
          * flight together and their latencies overlap already (ss_cost_tree_window), so the GPUs' trees
-         * hide nothing of each other's on the NIC (ss_cost_tree_hidden, before issue 42); in lock-step
-         * nothing was ever taken. */
-        for (int l = 0; l < g; l++)
-          span[l] = phase;
+         * hide nothing of each other's on the NIC (they did before issue 42); in lock-step nothing was
+         * ever taken. */
+        s->tree_span[(size_t)c * 2 + (size_t)reduce] = ss_cost_tree_phase(
+            f, reduce, k, chunk / s->coll_pc[c].eff[SS_PHASE_TREE], &flows);
       }
   }
   return SS_OK;

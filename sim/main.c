@@ -57,6 +57,19 @@ static int effect_gate(const ss_job* j, const ss_optset* given, unsigned asked)
     snprintf(why, sizeof(why), "--no-nvls has no effect: %s (NCCL runs no NVLS here)", net);
     rc = -1;
   }
+  /* --nccl-version on one instance (no dedicated parameter servers): NCCL's release decides there only
+   * whether and how it runs NVLS, on an NVSwitch of Hopper or later. */
+  if (!rc && ss_optset_has(given, "nccl-version") && (asked & SS_NEEDS_NET) && !(had & SS_NEEDS_NET)) {
+    ss_job latest = *j;
+    latest.opt.nccl_version = SS_NCCL_LATEST;
+    if (ss_job_nvls_lacks(&latest, net, sizeof(net))) {
+      snprintf(why, sizeof(why),
+               "--nccl-version has no effect on one instance here: %s (the release decides only NVLS there); give "
+               "--instances N",
+               net);
+      rc = -1;
+    }
+  }
   char ofi[256];
   if (!rc && ss_optset_has(given, "no-ofi-tuner") && (asked & SS_NEEDS_MECH) &&
       ss_tuner_ofi_lacks(j, ofi, sizeof(ofi))) {

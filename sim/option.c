@@ -237,7 +237,8 @@ const ss_optdef ss_option_table[] = {
     {"nccl-version", 0, SS_KIND_ENUM, OFF(nccl_version), 0, 0, 0, ss_nccl_names, 0, ALL, "cluster", "V", NULL,
      SS_NCCL_LATEST, "2.21", 0, "nccl_version", "nccl_version", 0, NULL,
      "the NCCL release the job runs (a row holds from its release to the next one's): how many TCP sockets "
-     "its socket transport opens per connection (one up to 2.4.7; from 2.4.8, 2 threads x 8 on AWS's ENA)", 0, SS_NEEDS_NET},
+     "its socket transport opens per connection (one up to 2.4.7; from 2.4.8, 2 threads x 8 on AWS's ENA), its "
+     "tuning model and, on one instance too, whether it runs NVLS (2.17 on)", 0, 0},
     {"nccl-sockets", 0, SS_KIND_COUNT, OFF(nccl_sockets), 1, SS_NCCL_MAX_SOCKETS, 0, NULL, 0, ALL, "cluster", "K",
      NULL, -1, "the release's for the instance's NIC", 0, "nccl_sockets", "nccl_sockets", 0, NULL,
      "what-if NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD: TCP sockets (flows) per connection of NCCL's "

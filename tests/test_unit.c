@@ -861,7 +861,7 @@ static void test_cost_nic_hidden(void)
   ss_platform* p = load_platform("platforms/g4dn.12xl.xml");
   ss_job* j = cluster_job(p, w, 4, 1);
   double hidden[8];
-  ss_cost_nic_hidden(j, 10e-6, 65536, 6, -1, hidden);
+  ss_cost_nic_hidden(j, 10e-6, 65536, 6, hidden);
   for (int l = 0; l < 4; l++)
     CU_ASSERT_EQUAL(hidden[l], 0);
   ss_job_free(j);
@@ -873,7 +873,7 @@ static void test_cost_nic_hidden(void)
   const double sizes[] = {64, 32768};
   for (int k = 0; k < 2; k++) {
     double bytes = sizes[k], last = 0;
-    ss_cost_nic_hidden(j, lat, bytes, steps, -1, hidden);
+    ss_cost_nic_hidden(j, lat, bytes, steps, hidden);
     for (int l = 0; l < 8; l++) {
       double alpha = ss_cluster_cross_latency(j, l, l), fast = steps * (lat + alpha + bytes / share);
       NEAR(alpha, l < 4 ? 44e-6 : 46e-6, 1e-12);
@@ -885,9 +885,6 @@ static void test_cost_nic_hidden(void)
     }
     CU_ASSERT(last >= steps * 8 * bytes / nic * (1 - 1e-12));
   }
-  /* A tree phase priced at 20 ms for 8 chunks over 16 instances: 4 + 7 steps. */
-  ss_cost_tree_hidden(j, 8, 20e-3, hidden);
-  CU_ASSERT(hidden[7] > 0 && hidden[7] < 11 * 76e-6);
   ss_job_free(j);
   ss_platform_free(p);
   ss_workload_free(w);
