@@ -493,8 +493,10 @@ void test_fast_vs_reference(void)
 
 /* The same at cluster scale, 1024 GPUs: 256 x g4dn.12xlarge (4 GPUs and their 4 rings or trees
  * share each NIC), hierarchical and tree; 128 x p3.16xlarge (8 per NIC, routes that differ),
- * hierarchical. The fast runs simulate 8 instances, the references all of them. Within 1% (the tree at
- * 64 MiB: 9%, below). Not the
+ * hierarchical at 8 MiB (at 64 MiB, 4.1% apart before issue 42's two chunks in flight and 0.5% since,
+ * docs/model.md, "Allreduce algorithms", left out since issue 42 to keep CI within its 20 minutes: 33 s
+ * of its reference run). The fast runs simulate 8 instances, the references all of them. Within 1% (the
+ * tree at 64 MiB: 9%, below). Not the
  * tree on p3.16xlarge: there the reference's 8 trees per NIC drift apart and spread each other's
  * busy steps, which the fast tree's lock-step phase does not see (3-8% at 1024 GPUs,
  * docs/performance.md, "Cluster scale with the defaults"). */
@@ -508,8 +510,7 @@ void test_fast_vs_reference_scale(void)
   } cases[] = {{"g4dn.12xl", 256, "hierarchical", 8388608},
                {"g4dn.12xl", 256, "tree", 65536},
                {"g4dn.12xl", 256, "tree", 67108864},
-               {"p3.16xl", 128, "hierarchical", 8388608},
-               {"p3.16xl", 128, "hierarchical", 67108864}};
+               {"p3.16xl", 128, "hierarchical", 8388608}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     char args[256];
     snprintf(args, sizeof(args), "platforms/%s.xml --instances %d --allreduce %s --fidelity fast", cases[i].platform,
@@ -518,11 +519,7 @@ void test_fast_vs_reference_scale(void)
     snprintf(args, sizeof(args), "platforms/%s.xml --instances %d --allreduce %s --fidelity reference",
              cases[i].platform, cases[i].instances, cases[i].alg);
     double ref = bench_time(args, cases[i].bytes, NULL, 0);
-    /* p3.16xlarge's hierarchical at 64 MiB: the reference's pipelined rings inside each instance let
-     * its GPUs reach the ring across instances apart, where the fast fidelity's phases start
-     * together; the fast fidelity is 4.1% below the reference there (docs/model.md, "Allreduce
-     * algorithms"). */
-    double tol = strcmp(cases[i].platform, "p3.16xl") == 0 && cases[i].bytes > 6e7 ? 0.05 : 0.01;
+    double tol = 0.01;
     /* The tree at 64 MiB: several chunks in flight on each connection (issue 42), which the reference
      * shares each link among where the fast fidelity's leave in order, over 8 levels and 4 GPUs per
      * NIC: the fast fidelity 8.2% below (as the rings over a shared link, test_fast_vs_reference). */
