@@ -703,6 +703,8 @@ EFA_VERSION = {
 # RDMA message takes beyond them, not a wire's latency. aws-ofi-nccl reports the same ordering to NCCL: 75 us for p5,
 # 35 us for p5en and p6 (calibration/efa_mechanisms_2026.md, section 4).
 EFA_NIC_LAT = {
+    "1": ("35.32us", "latency 35.32us: CALIBRATED on 2 x p4d.24xlarge, 8 B 182.04 us (EFA26-DS-P4D-2N-8B; NCCL's tree with "
+                     "LL, t = 40.76 us + 4 x this latency); p4de, the same EFA v1 NICs, takes it"),
     "3": ("3.746us", "latency 3.746us: CALIBRATED on 16 x p5en.48xlarge, 8 B in place 166.1 us "
                      "(EFA26-ADT-P5EN-16N-8B-INPLACE; the out-of-place 983.2 us of the same log is a first-call "
                      "outlier)"),

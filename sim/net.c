@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#define EFA_V1 0.9155
+#define EFA_V1 0.9166
 #define EFA_V2 0.8934
 #define EFA_V3 0.9230
 #define EFA_V4 0.9548

@@ -614,7 +614,7 @@ void test_net_transport(void)
     const char* args;
     double f;
   } efa[] = {
-      {"platforms/p4d.24xl.xml", 0.9155},
+      {"platforms/p4d.24xl.xml", 0.9166},
       {"platforms/p5.48xl.xml", 0.8934},
       {"platforms/p5e.48xl.xml", 0.8934},
       {"platforms/p5en.48xl.xml", 0.9230},
@@ -814,7 +814,7 @@ void test_bench_nccl_model(void)
  * algorithm at both fidelities: the time never grows with the NIC (1e-9 and SimGrid's 1 ns), and the
  * PCIe links bound it, so it stays within 5% from 3200 Gb/s on (26.3 GB/s for each GPU's way to its
  * NIC against 400 GB/s of EFA), and 3200 Gb/s is at least 1.5 times as fast as the file's 400 (network-bound
- * there: EFA v1 at 0.9155 of 50 GB/s under today's stack, issue 42; twice as fast at the 0.60 before). */
+ * there: EFA v1 at 0.9166 of 50 GB/s under today's stack, issue 42; twice as fast at the 0.60 before). */
 void test_faster_nic_p4d(void)
 {
   const char* const algs[] = {"auto", "ring", "tree", "hierarchical"};
