@@ -448,7 +448,7 @@ void test_fast_vs_reference(void)
       double ref = bench_time(args, sizes[k], NULL, 0);
       /* p4d's flat ring across 2 instances, 8 channels through its 4 NICs with several chunks in
        * flight each (8 MiB: 64 KiB chunks), was 5.4% apart until the reference's channels left their
-       * chunks at the rings' rate (issue 42): within 1% now, as the others. */
+       * chunks at the rings' rate (issue 42): within 1% then, 3.8% since its NIC links' latency (below). */
       int shared = strstr(cases[i].args, "ring") && strstr(cases[i].args, "--oversub");
       /* The tree's chunks, several in flight on each connection (issue 42), and its halves inside
        * beside the trees: where its flows share a NIC direction or a GPU's link with others', the
@@ -461,6 +461,11 @@ void test_fast_vs_reference(void)
        * fidelity's leave in order: 1.03% apart. */
       if (strstr(cases[i].args, "p3.16xl.xml --instances 2 --allreduce hierarchical") && k == 2)
         tol = 0.015;
+      /* p4d's NIC links at EFA v1's 35.32 us (issue 42; 10 us before): at 8 MiB the flat ring's 64 KiB
+       * chunks take about as long on the wire as their latency, where the two fidelities part most
+       * (docs/model.md: up to 11% at 2 MiB): 3.8% apart. */
+      if (strstr(cases[i].args, "p4d.24xl.xml --instances 2 --allreduce ring") && k == 1)
+        tol = 0.04;
       CHECK(fabs(fast - ref) <= tol * ref, "%s, S=%g: fast %.9g s, reference %.9g s (%.2f%%)", cases[i].args, sizes[k],
             fast, ref, 100 * (fast - ref) / ref);
     }
