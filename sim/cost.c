@@ -726,9 +726,10 @@ static double cost_any(const ss_job* j, ss_coll_op op, ss_allreduce alg, ss_coll
 
 /* The tree's bytes between instances reach the transport's share of the line rate for trees, where it
  * has one (ss_net_figures.tree_fraction): the NICs run at the ring's share, so the tree's wire bytes
- * grow by that ratio (ss_job.tree_wire; the NVLS tree's across 3 instances or more, ss_job.nvls_tree_wire). LL128's bytes between instances reach the transport's share
- * for LL128 (ss_net_figures.ll128_share): the phases that cross instances (a ring over all GPUs, the
- * hierarchical ring's middle, the tree's) carry that many more. */
+ * grow by that ratio (ss_job.tree_wire; the NVLS tree's across 3 instances or more, nvls_tree_wire).
+ * LL128's bytes between instances reach the transport's share for LL128 (ss_net_figures.ll128_share):
+ * the phases that cross instances (a ring over all GPUs, the hierarchical ring's middle, the tree's)
+ * carry that many more. */
 static void net_wire(const ss_job* j, ss_allreduce alg, ss_coll_scope scope, ss_proto_cost* pc)
 {
   double wire = ss_cost_tree_nvls(j, pc) ? j->nvls_tree_wire : j->tree_wire;

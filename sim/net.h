@@ -27,9 +27,9 @@ typedef struct ss_net_figures {
   double line_fraction;
   double message_us;
   double tree_fraction;      /* the share a tree's bytes reach (NCCL's tree and NVLS tree at two instances,
-                         * where each instance sends and receives the payload once); 0: line_fraction */
+                              * where each instance sends and receives the payload once); 0: line_fraction */
   double ll128_share;        /* LL128's payload share between instances over its share inside one (the
-                         * protocol's 0.92, proto.c): its bytes there reach this much less; 0: 1 */
+                              * protocol's 0.92, proto.c): its bytes there reach this much less; 0: 1 */
   double nvls_tree_fraction; /* the share the NVLS tree's bytes reach across 3 instances or more (the
                               * tree on Simple with NVLS inside each instance); 0: tree_fraction */
 } ss_net_figures;
