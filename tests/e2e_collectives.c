@@ -496,8 +496,9 @@ void test_fast_vs_reference(void)
     }
 }
 
-/* The same at cluster scale, 1024 GPUs: 256 x g4dn.12xlarge (4 GPUs and their 4 rings or trees
- * share each NIC), hierarchical and tree; 128 x p3.16xlarge (8 per NIC, routes that differ),
+/* The same at cluster scale, 1024 GPUs: 256 x g4dn.12xlarge (4 GPUs and their 4 trees share each NIC),
+ * the tree (its hierarchical at 8 MiB, within 1%, left out since issue 42 for CI's 20 minutes: 41 s
+ * of its reference run); 128 x p3.16xlarge (8 per NIC, routes that differ),
  * hierarchical at 8 MiB (at 64 MiB, 4.1% apart before issue 42's two chunks in flight and 0.5% since,
  * docs/model.md, "Allreduce algorithms", left out since issue 42 to keep CI within its 20 minutes: 33 s
  * of its reference run). The fast runs simulate 8 instances, the references all of them. Within 1% (the
@@ -512,8 +513,7 @@ void test_fast_vs_reference_scale(void)
     int instances;
     const char* alg;
     double bytes;
-  } cases[] = {{"g4dn.12xl", 256, "hierarchical", 8388608},
-               {"g4dn.12xl", 256, "tree", 65536},
+  } cases[] = {{"g4dn.12xl", 256, "tree", 65536},
                {"g4dn.12xl", 256, "tree", 67108864},
                {"p3.16xl", 128, "hierarchical", 8388608}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
