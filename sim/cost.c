@@ -305,10 +305,7 @@ double ss_cost_tree_pace_s(const ss_job* j, double chunk)
 
 int ss_cost_tree_window(const ss_job* j, double chunk)
 {
-  if (!ss_job_ring_pipelined(j))
-    return 1;
-  int w = ss_nccl_window(chunk);
-  return w < 2 ? 2 : w;
+  return ss_job_ring_pipelined(j) ? ss_nccl_window(chunk) : 1;
 }
 
 void ss_cost_tree_split(const ss_job* j, double bytes, int* k, double* chunk)

@@ -24,9 +24,9 @@ double ss_cost_alpha_cross(const ss_job* j);
 int ss_cost_tree_chunks(double half_shard_bytes);
 double ss_cost_tree_bandwidth(const ss_job* j);
 
-/* Chunks of `chunk` bytes a tree's connection has in flight: its slots' (ss_nccl_window), and at least
- * 2, a chunk larger than the slots being itself streamed through them (the next one's latency passes
- * while it moves); 1 in lock-step (--no-ring-pipeline, --ideal: each chunk after the previous one has
+/* Chunks of `chunk` bytes a tree's connection has in flight: its slots' (ss_nccl_window, at least 2, a
+ * chunk larger than the slots being itself streamed through them: the next one's latency passes while
+ * it moves); 1 in lock-step (--no-ring-pipeline, --ideal: each chunk after the previous one has
  * landed, as before issue 42). */
 int ss_cost_tree_window(const ss_job* j, double chunk);
 

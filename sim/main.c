@@ -59,7 +59,7 @@ static int effect_gate(const ss_job* j, const ss_optset* given, unsigned asked)
   }
   /* --nccl-version on one instance (no dedicated parameter servers): NCCL's release decides there only
    * whether and how it runs NVLS, on an NVSwitch of Hopper or later. */
-  if (!rc && ss_optset_has(given, "nccl-version") && (asked & SS_NEEDS_NET) && !(had & SS_NEEDS_NET)) {
+  if (!rc && ss_optset_has(given, "nccl-version") && !(had & SS_NEEDS_NET)) {
     ss_job latest = *j;
     latest.opt.nccl_version = SS_NCCL_LATEST;
     if (ss_job_nvls_lacks(&latest, net, sizeof(net))) {
