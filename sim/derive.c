@@ -56,9 +56,17 @@ int ss_derive_job(const ss_platform* p, const ss_workload* w, const ss_options* 
     return rc;
   /* The switch core is hardware: it carries the NICs' line rate, whatever the transport gets out of them. */
   j->core_bandwidth_bytes_per_s = j->instances * ss_cluster_nic_line_bandwidth(j) / o->oversub;
-  for (int b = 0; b < j->nbuckets; b++)
-    if (o->allreduce == SS_ALLREDUCE_AUTO || o->allreduce == SS_ALLREDUCE_FASTEST)
-      j->bucket_alg[b] = ss_tuner_algorithm(j, ss_shard_mode_of(j->opt.shard)->bucket_op, j->buckets[b].bytes);
+  /* The tuner's choice depends on the bytes alone: a bucket of a size already seen (a model's layers
+   * repeat) takes its algorithm. */
+  int tuned = o->allreduce == SS_ALLREDUCE_AUTO || o->allreduce == SS_ALLREDUCE_FASTEST;
+  for (int b = 0; tuned && b < j->nbuckets; b++) {
+    int seen = b - 1;
+    while (seen >= 0 && j->buckets[seen].bytes != j->buckets[b].bytes)
+      seen--;
+    j->bucket_alg[b] = seen >= 0
+                           ? j->bucket_alg[seen]
+                           : ss_tuner_algorithm(j, ss_shard_mode_of(j->opt.shard)->bucket_op, j->buckets[b].bytes);
+  }
   if (p->nnics > 0) {
     j->resolved.nic_gbps = ss_cluster_nic_line_bandwidth(j) * 8 / 1e9;
     j->resolved.nic_latency_us = ss_cluster_nic_wire_latency(j) * 1e6;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -856,14 +857,19 @@ static void resolve_net(ss_job* j)
   j->resolved.socket_cpu_s_per_gb = j->sock_threads > 0 ? per_gb : 0;
 }
 
-int ss_job_gpu_arch(const ss_job* j)
+/* The GPUs' architecture (ss_job_gpu_arch) from the platform. */
+static int gpu_arch(const ss_platform* p)
 {
-  const ss_platform* p = j->platform;
   int arch = ss_proto_arch(p->gpus[0].model);
   for (int g = 1; g < p->ngpus; g++)
     if (ss_proto_arch(p->gpus[g].model) != arch)
       return 0;
   return arch;
+}
+
+int ss_job_gpu_arch(const ss_job* j)
+{
+  return j->gpu_arch;
 }
 
 int ss_job_nvls_lacks(const ss_job* j, char* why, size_t size)
@@ -1137,6 +1143,45 @@ static int check_step(const ss_workload* w, const ss_options* o, double step, co
   return SS_OK;
 }
 
+/* fmt's text in a new string, or NULL when out of memory. */
+static char* key_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+static char* key_printf(const char* fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char* key = len >= 0 ? malloc((size_t)len + 1) : NULL;
+  if (key) {
+    va_start(ap, fmt);
+    vsnprintf(key, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+  }
+  return key;
+}
+
+/* The price of q (ss_price_resolve), found once per query and kept in p's memo (the price files
+ * are read once for the thousands of jobs of a plan); an error is not kept. */
+static int job_price(const ss_platform* p, const ss_price_query* q, ss_price* out, ss_err* err)
+{
+  char* key = key_printf("%s|%s|%.17g|%d|%s|%s|%d|%s", q->platform_path ? q->platform_path : "", q->type, q->file_price,
+                         (int)q->file_kind, q->region ? q->region : "", q->price_file ? q->price_file : "",
+                         (int)q->purchase, q->date ? q->date : "");
+  const ss_price* kept = key ? ss_memo_get(p->memo, "job.price", key) : NULL;
+  int rc = SS_OK;
+  if (kept)
+    *out = *kept;
+  else if (!(rc = ss_price_resolve(q, out, err)) && key) {
+    ss_price* keep = malloc(sizeof(*keep));
+    if (keep) {
+      *keep = *out;
+      ss_memo_put(p->memo, "job.price", key, keep, free);
+    }
+  }
+  free(key);
+  return rc;
+}
+
 /* Phase 1, the job's size from the inputs and options alone: the cluster, the GPUs and actors, the
  * price, the batch, the iterations, the loaders and the page cache. Input errors refuse it. */
 static int phase_size(const ss_platform* p, const ss_workload* w, const ss_options* o, ss_job** out, ss_err* err)
@@ -1158,7 +1203,7 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   const ss_price_query pq = {p->path,   p->instance_type, p->price_usd_per_h,       p->price_kind,
                              o->region, o->price_file,    (ss_purchase)o->purchase, o->price_date};
   ss_price price;
-  int prc = ss_price_resolve(&pq, &price, err);
+  int prc = job_price(p, &pq, &price, err);
   if (prc)
     return prc;
   if (o->tokens > 0 && !w->has_transformer)
@@ -1180,6 +1225,7 @@ static int phase_size(const ss_platform* p, const ss_workload* w, const ss_optio
   if (!j)
     return ss_err_nomem(err);
   *j = (ss_job){.platform = p,
+                .gpu_arch = gpu_arch(p),
                 .workload = w,
                 .opt = *o,
                 .ngpus = ngpus,
@@ -1679,15 +1725,8 @@ static int phase_collectives(ss_job* j)
     j->ps_local = o->ps_aggregate == SS_PS_AGG_INSTANCE ? j->gpus_per_instance : 1;
     rc = make_ps_parts(j);
   }
-  int n = j->gpus_per_instance;
-  int* gpus = rc ? NULL : malloc(sizeof(int) * (size_t)n);
-  if (!rc && !gpus)
-    rc = SS_ENOMEM;
-  for (int i = 0; !rc && i < n; i++)
-    gpus[i] = i;
   if (!rc)
-    rc = ss_topo_rings(j->platform, gpus, n, &j->intra);
-  free(gpus);
+    rc = ss_topo_instance_rings(j->platform, j->gpus_per_instance, &j->intra);
   if (!rc)
     rc = global_rings(j);
   if (!rc && !(j->bucket_alg = calloc((size_t)j->nbuckets + 1, sizeof(ss_allreduce))))

@@ -9,7 +9,7 @@
 #include "names.h"
 #include "outfile.h"
 #include "derive.h"
-#include "planner.h"
+#include "planout.h"
 #include "platform.h"
 #include "report.h"
 #include "runs.h"
@@ -457,12 +457,13 @@ static int plan_main(const ss_cli* cli, const ss_planner_platform* plats, int np
   memset(&plan, 0, sizeof(plan));
   ss_outfile* out = NULL;
   /* gnuplot is checked first: a plan is not simulated for a plot that cannot be drawn. */
-  if ((cli->opt.plan_plot && ss_planner_plot_ready(&err)) ||
+  if ((cli->opt.plan_plot && ss_planout_plot_ready(&err)) ||
       ss_planner_run(plats, nplats, &cli->opt, cli->ncfg, cli->cfg, isatty(STDERR_FILENO), &plan, &err)) {
     status = plan.cfg_refused ? cfg_failed(&err) : fail(&err);
   } else if (plan.estimated_only) {
     char what[96];
-    snprintf(what, sizeof(what), "this plan of %ld configurations", plan.work.runs);
+    snprintf(what, sizeof(what), "this plan's simulations (the screen's best %ld of %d configurations)", plan.work.runs,
+             plan.screened);
     status = work_gate(cli, &plan.work, what, NULL);
   } else if (plan.nrows == 0 && plan.failed > 0 && plan.over_budget == 0 && plan.over_deadline == 0) {
     /* Nothing could be ranked, and not for a budget or a deadline: an error, not an empty ranking. */
@@ -471,10 +472,10 @@ static int plan_main(const ss_cli* cli, const ss_planner_platform* plats, int np
     status = ss_err_exit_code(&plan.failed_first);
   } else if (!(out = open_output(cli, &status))) {
   } else {
-    status = ss_planner_write(ss_outfile_stream(out), &plan, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
+    status = ss_planout_write(ss_outfile_stream(out), &plan, cli->opt.format) ? write_failed(cli) : SS_EXIT_OK;
     status = close_output(out, status);
     /* The plot after the report: a plot that fails leaves the report written (exit 3). */
-    if (!status && cli->opt.plan_plot && ss_planner_plot(&plan, cli->opt.plan_plot, &err))
+    if (!status && cli->opt.plan_plot && ss_planout_plot(&plan, cli->opt.plan_plot, &err))
       status = fail(&err);
   }
   ss_planner_free(&plan);

@@ -631,6 +631,10 @@ const ss_optdef ss_option_table[] = {
      "drop the configurations whose training takes longer than HOURS", 0, 0},
     {"objective", 0, SS_KIND_ENUM, OFF(plan_objective), 0, 0, 0, objective_names, 0, SS_CMD_PLAN, "plan", "O", NULL,
      SS_OBJECTIVE_TIME, "time", 0, NULL, NULL, 0, NULL, "rank by time to train or by total cost", 0, 0},
+    {"verify", 0, SS_KIND_COUNT, OFF(plan_verify), 0, 1000000, 0, NULL, 0, SS_CMD_PLAN, "plan", "N", NULL, 20, "20",
+     0, NULL, NULL, 0, NULL,
+     "simulate the N best configurations of the closed-form screen (0: the screen alone); --max-minutes bounds "
+     "their simulation, not the screen", 0, 0},
     {"plot", 0, SS_KIND_PATH, OFF(plan_plot), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "FILE", NULL, 0, "none", 1,
      NULL, NULL, 0, NULL,
      "draw the time-cost scatter and its Pareto front to FILE (.png or .svg) with gnuplot", 0, 0},

@@ -178,6 +178,7 @@ typedef struct ss_options {
   double plan_budget_usd;      /* the most a training may cost; -1: no limit */
   double plan_deadline_h;      /* the longest a training may take; -1: no limit */
   ss_objective plan_objective;
+  int plan_verify;       /* simulate the best N of the screen (0: none) */
   const char* plan_plot; /* the time-cost scatter drawn there, or NULL */
 } ss_options;
 

@@ -9,6 +9,7 @@
 #include "platform.h"
 #include "report.h"
 #include "runs.h"
+#include "screen.h"
 #include "simcfg.h"
 #include "transport.h"
 #include "workload.h"
@@ -19,11 +20,14 @@
 #include <string.h>
 #include <strings.h>
 
-/* One configuration to simulate: its job and its place in the enumeration. */
+/* One configuration: its options (its job is built again to simulate it), its place in the
+ * enumeration, its job while it is screened, and the row of its screen (then of its simulation). */
 typedef struct config {
-  ss_job* job;
+  ss_options opt;
   int platform;
   char name[160];
+  ss_job* job;
+  ss_planner_row row;
 } config;
 
 /* Whether row a is at least as good as b in time and cost, and better in one. */
@@ -55,6 +59,8 @@ static int cmp_double(double a, double b)
 static int by_rank(const void* pa, const void* pb)
 {
   const ss_planner_row *a = pa, *b = pb;
+  if (a->verified != b->verified)
+    return a->verified ? -1 : 1;
   int time = cmp_double(a->time_to_train_s, b->time_to_train_s), cost = cmp_double(a->cost_usd, b->cost_usd);
   int c = sort_objective == SS_OBJECTIVE_TIME ? (time ? time : cost) : (cost ? cost : time);
   if (c)
@@ -360,6 +366,7 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     if (rc)
       return rc;
     cf->platform = p;
+    cf->opt = c;
     char context[32] = "";
     if (cp > 1 || ep > 1)
       snprintf(context, sizeof(context), "%s%.0d%s%.0d", cp > 1 ? " cp" : "", cp > 1 ? cp : 0, ep > 1 ? " e" : "",
@@ -400,33 +407,48 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   if (rc)
     return rc;
   cf->platform = p;
+  cf->opt = c;
   snprintf(cf->name, sizeof(cf->name), "%s x %d, %s, batch %d%s%s", s->out->platforms[p].name, k,
            ss_allreduce_name(alg), c.batch, ss_shard_sharded(c.shard) ? ", " : "",
            ss_shard_sharded(c.shard) ? ss_shard_name(c.shard) : "");
   return SS_OK;
 }
 
-/* Every configuration's job: platforms x instances x sharding modes x algorithms x batches, in
- * *configs[0..*n) (the refused and the skipped left out). */
-static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_options* o, ss_planner* out,
-                     config** configs, int* n, ss_err* err)
+/* Screen configuration cf, its job built: its row from the closed form (screen.h), then its job
+ * freed. 0, or 1 when the screen gives no figure for it (counted as failed, as a run would be). */
+static int screen(config* cf, ss_planner* out)
+{
+  ss_breakdown bd;
+  ss_result res;
+  ss_err why;
+  ss_err_clear(&why);
+  ss_screen_job(cf->job, &bd);
+  int rc = ss_result_from_breakdown(cf->job, &bd, 0, &res, &why);
+  if (!rc) {
+    fill_row(&cf->row, cf, &res);
+    cf->row.screen_iteration_s = res.bd.iteration_s;
+    cf->row.screen_time_to_train_s = res.time_to_train_s;
+    cf->row.screen_cost_usd = res.cost_to_train_usd;
+  } else if (!out->failed++) {
+    out->failed_first = why;
+  }
+  ss_job_free(cf->job);
+  cf->job = NULL;
+  return rc ? 1 : 0;
+}
+
+/* Every configuration of the space, screened: platforms x instances x layouts (or sharding modes x
+ * algorithms x batches), in *configs[0..*n) (the refused, the skipped and those the screen gives no
+ * figure left out); progress: "screening point K of N" on standard error. */
+static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_options* o, int progress,
+                     ss_planner* out, config** configs, int* n, ss_err* err)
 {
   space s;
   int rc = space_init(&s, plats, w, o, out, err);
   if (rc)
     return rc;
-  size_t count = space_count(&s);
-  /* Each configuration is a process of its own: the least it costs bounds the plan before its
-   * jobs are built, so that a plan of millions of points is refused at once. */
-  double floor_s = (double)count * ss_estimate_floor_s();
-  if (count > SS_PLAN_MAX_CONFIGS || floor_s > o->max_minutes * 60) {
-    char est[32], beyond[96];
-    ss_estimate_duration(est, sizeof(est), floor_s);
-    int most = count > SS_PLAN_MAX_CONFIGS;
-    if (most)
-      snprintf(beyond, sizeof(beyond), "more than a plan enumerates (%g configurations)", (double)SS_PLAN_MAX_CONFIGS);
-    else
-      snprintf(beyond, sizeof(beyond), "more than --max-minutes %g", o->max_minutes);
+  size_t count = space_count(&s), cap = 0;
+  if (count > SS_PLAN_MAX_CONFIGS) {
     char dims[160];
     if (out->model_parallel)
       snprintf(dims, sizeof(dims),
@@ -437,22 +459,28 @@ static int enumerate(ss_platform* const* plats, const ss_workload* w, const ss_o
       snprintf(dims, sizeof(dims), "sharding modes %d, algorithms %d, batches %d", s.size[DIM_SHARD], s.size[DIM_ALG],
                s.size[DIM_BATCH]);
     return ss_err_set(err, NULL, 0,
-                      "this plan has %zu configurations (instance types %d, instance counts %d, %s): at least %s of "
-                      "CPU to simulate (%g s each at the least, estimated for %s), %s: give %s%s",
-                      count, s.size[DIM_PLATFORM], s.size[DIM_INSTANCES], dims, est, ss_estimate_floor_s(),
-                      SS_ESTIMATE_MACHINE, beyond, hint_of(out), most ? "" : ", or a larger --max-minutes");
+                      "this plan has %zu configurations (instance types %d, instance counts %d, %s), more than a "
+                      "plan enumerates (%g): give %s",
+                      count, s.size[DIM_PLATFORM], s.size[DIM_INSTANCES], dims, (double)SS_PLAN_MAX_CONFIGS,
+                      hint_of(out));
   }
-  *configs = calloc(count + 1, sizeof(config));
-  if (!*configs)
-    return ss_err_nomem(err);
+  *configs = NULL;
   *n = 0;
   for (size_t i = 0; i < count; i++) {
     int at[NDIMS];
+    if (progress && (i % 1000 == 0 || i + 1 == count))
+      fprintf(stderr, "\rstash-sim: screening point %zu of %zu%s", i + 1, count, i + 1 == count ? "\n" : "");
     space_decode(&s, i, at);
-    rc = configure(&s, at, &(*configs)[*n], err);
+    config* grown = ss_array_grow(*configs, &cap, (size_t)*n + 1, sizeof(config), 64);
+    if (!grown)
+      return ss_err_nomem(err);
+    *configs = grown;
+    config* cf = &(*configs)[*n];
+    memset(cf, 0, sizeof(*cf));
+    rc = configure(&s, at, cf, err);
     if (rc < 0)
       return rc;
-    if (rc == 0)
+    if (rc == 0 && screen(cf, out) == 0)
       (*n)++;
   }
   return SS_OK;
@@ -582,64 +610,147 @@ static int nothing_to_simulate(ss_platform* const* plats, const ss_options* o, c
                     first ? " (the first: " : "", first ? first : "", first ? ")" : "", hint, skipped);
 }
 
-/* Configuration c's run (its status rc, its breakdown bd, run_err when it failed) into out: a
- * ranked row, or counted over the budget, past the deadline or failed. */
-static void keep(const config* c, int rc, const ss_breakdown* bd, double sim_s, const ss_err* run_err,
-                 const ss_options* o, ss_planner* out)
+/* A row's strings freed and the row cleared. */
+static void row_free(ss_planner_row* r)
+{
+  SS_FREE_ALL(r->instance_type, r->gpu_model, r->price_source);
+  memset(r, 0, sizeof(*r));
+}
+
+/* Configuration c's simulation (job, its status rc, its breakdown bd, run_err when it failed): its row
+ * from the simulation, the screen's figures kept; 1 when it failed (counted). */
+static int take_run(config* c, ss_job* job, int rc, const ss_breakdown* bd, double sim_s, const ss_err* run_err,
+                    ss_planner* out)
 {
   ss_result res;
   ss_err why;
   ss_err_clear(&why);
-  if (rc != SS_OK || ss_result_from_breakdown(c->job, bd, sim_s, &res, &why) != SS_OK) {
+  if (rc != SS_OK || ss_result_from_breakdown(job, bd, sim_s, &res, &why) != SS_OK) {
     if (!out->failed++)
       out->failed_first = rc == SS_OK ? why : *run_err;
-    return;
+    return 1;
   }
-  ss_planner_row* r = &out->rows[out->nrows];
-  fill_row(r, c, &res);
-  if (o->plan_budget_usd >= 0 && r->cost_usd > o->plan_budget_usd)
-    out->over_budget++;
-  else if (o->plan_deadline_h >= 0 && r->time_to_train_s > o->plan_deadline_h * 3600.0)
-    out->over_deadline++;
-  else {
-    out->nrows++;
-    return;
-  }
-  /* Dropped: the slot is the next row's. */
-  free(r->instance_type);
-  free(r->gpu_model);
-  free(r->price_source);
-  memset(r, 0, sizeof(*r));
+  ss_planner_row screened = c->row;
+  c->job = job;
+  fill_row(&c->row, c, &res);
+  c->job = NULL;
+  c->row.verified = 1;
+  c->row.screen_iteration_s = screened.screen_iteration_s;
+  c->row.screen_time_to_train_s = screened.screen_time_to_train_s;
+  c->row.screen_cost_usd = screened.screen_cost_usd;
+  row_free(&screened);
+  return 0;
 }
 
-/* Simulate the n configurations (ss_runs_each: a process each) and keep their rows in
- * out->rows, unranked. Returns 0 or an error (a run that could not start, memory). */
-static int simulate(const config* configs, int n, const ss_options* o, int ncfg, char** cfg, int progress,
-                    ss_planner* out, ss_err* err)
+/* Whether a row's figures are within the budget and the deadline. */
+static int within(const ss_options* o, double time_s, double cost_usd)
 {
-  const ss_job** jobs = calloc((size_t)n, sizeof(*jobs));
-  const char** names = calloc((size_t)n, sizeof(*names));
-  ss_breakdown* bd = calloc((size_t)n, sizeof(*bd));
-  double* sim_s = calloc((size_t)n, sizeof(*sim_s));
-  int* rcs = calloc((size_t)n, sizeof(*rcs));
-  ss_err* errs = calloc((size_t)n, sizeof(*errs));
-  out->rows = calloc((size_t)n, sizeof(ss_planner_row));
-  int rc = jobs && names && bd && sim_s && rcs && errs && out->rows ? SS_OK : ss_err_nomem(err);
-  for (int i = 0; !rc && i < n; i++) {
-    jobs[i] = configs[i].job;
-    names[i] = configs[i].name;
+  return !(o->plan_budget_usd >= 0 && cost_usd > o->plan_budget_usd) &&
+         !(o->plan_deadline_h >= 0 && time_s > o->plan_deadline_h * 3600.0);
+}
+
+static int by_config_rank(const void* pa, const void* pb)
+{
+  return by_rank(&((const config*)pa)->row, &((const config*)pb)->row);
+}
+
+/* The inputs of the verification: the platforms and the workload, SimGrid's arguments, and how to say
+ * its progress. */
+typedef struct verify_in {
+  ss_platform* const* plats;
+  const ss_workload* w;
+  const ss_options* o;
+  int ncfg;
+  char** cfg;
+  int progress;
+} verify_in;
+
+/* The jobs of the configurations to simulate: the first --verify of the screen's order within the
+ * budget and the deadline, built again, as many of them as --max-minutes allows (the rest counted as
+ * cut); their indices into pick[0..*k). Returns 0 or an error. */
+static int pick_jobs(const verify_in* in, config* configs, int n, ss_planner* out, ss_job** jobs, int* pick, int* k,
+                     ss_err* err)
+{
+  *k = 0;
+  for (int i = 0; i < n && *k < in->o->plan_verify; i++) {
+    if (!within(in->o, configs[i].row.time_to_train_s, configs[i].row.cost_usd))
+      continue;
+    int rc = ss_derive_job(in->plats[configs[i].platform], in->w, &configs[i].opt, &jobs[*k], err);
+    if (rc)
+      return rc;
+    if (*k == 0 && ss_simcfg_check(jobs[0], in->ncfg, in->cfg, err)) {
+      out->cfg_refused = err->code == SS_EINPUT;
+      ss_job_free(jobs[0]);
+      return SS_EINPUT;
+    }
+    ss_estimate one = {0};
+    ss_estimate_add_run(&one, jobs[*k]);
+    /* --max-minutes bounds the simulations: those beyond it are not run (--estimate counts them all). */
+    if (!in->o->estimate && out->work.seconds + one.seconds > in->o->max_minutes * 60) {
+      ss_job_free(jobs[*k]);
+      out->verify_cut = in->o->plan_verify - *k;
+      break;
+    }
+    ss_estimate_add_run(&out->work, jobs[*k]);
+    pick[(*k)++] = i;
   }
+  return SS_OK;
+}
+
+/* Simulate the best configurations of the screen (ss_runs_each: a process each) and take their rows;
+ * those that failed marked in dropped[]. Returns 0 or an error (a run that could not start, memory). */
+static int verify(const verify_in* in, config* configs, int n, int* dropped, ss_planner* out, ss_err* err)
+{
+  int cap = in->o->plan_verify < n ? in->o->plan_verify : n, k = 0;
+  ss_job** jobs = calloc((size_t)cap + 1, sizeof(*jobs));
+  int* pick = calloc((size_t)cap + 1, sizeof(*pick));
+  const char** names = calloc((size_t)cap + 1, sizeof(*names));
+  ss_breakdown* bd = calloc((size_t)cap + 1, sizeof(*bd));
+  double* sim_s = calloc((size_t)cap + 1, sizeof(*sim_s));
+  int* rcs = calloc((size_t)cap + 1, sizeof(*rcs));
+  ss_err* errs = calloc((size_t)cap + 1, sizeof(*errs));
+  int rc = jobs && pick && names && bd && sim_s && rcs && errs ? SS_OK : ss_err_nomem(err);
   if (!rc)
-    rc = ss_runs_each(jobs, names, n, ncfg, cfg, bd, sim_s, rcs, errs, progress, err);
-  for (int i = 0; !rc && i < n; i++)
-    keep(&configs[i], rcs[i], &bd[i], sim_s[i], &errs[i], o, out);
-  free(jobs);
-  free(names);
-  free(bd);
-  free(sim_s);
-  free(rcs);
-  free(errs);
+    rc = pick_jobs(in, configs, n, out, jobs, pick, &k, err);
+  for (int i = 0; !rc && i < k; i++)
+    names[i] = configs[pick[i]].name;
+  out->estimated_only = !rc && in->o->estimate;
+  if (!rc && !in->o->estimate && k > 0)
+    rc = ss_runs_each((const ss_job**)jobs, names, k, in->ncfg, in->cfg, bd, sim_s, rcs, errs, in->progress, err);
+  for (int i = 0; !rc && !in->o->estimate && i < k; i++) {
+    dropped[pick[i]] = take_run(&configs[pick[i]], jobs[i], rcs[i], &bd[i], sim_s[i], &errs[i], out);
+    out->verified += !dropped[pick[i]];
+  }
+  for (int i = 0; jobs && i < k; i++)
+    ss_job_free(jobs[i]);
+  SS_FREE_ALL(jobs, pick, names, bd, sim_s, rcs, errs);
   return rc;
+}
+
+/* The rows of the plan: every configuration's (the simulated ones' from their runs) within the budget and
+ * the deadline (the others counted), their Pareto front, ranked: the simulated first. The rows' strings
+ * move to out->rows. */
+static int rank_rows(config* configs, int n, const int* dropped, const ss_options* o, ss_planner* out, ss_err* err)
+{
+  out->rows = calloc((size_t)n + 1, sizeof(ss_planner_row));
+  if (!out->rows)
+    return ss_err_nomem(err);
+  for (int i = 0; i < n; i++) {
+    ss_planner_row* r = &configs[i].row;
+    if (dropped[i])
+      row_free(r);
+    else if (o->plan_budget_usd >= 0 && r->cost_usd > o->plan_budget_usd)
+      out->over_budget++, row_free(r);
+    else if (o->plan_deadline_h >= 0 && r->time_to_train_s > o->plan_deadline_h * 3600.0)
+      out->over_deadline++, row_free(r);
+    else {
+      out->rows[out->nrows++] = *r;
+      memset(r, 0, sizeof(*r));
+    }
+  }
+  ss_planner_pareto(out->rows, out->nrows);
+  qsort(out->rows, (size_t)out->nrows, sizeof(ss_planner_row), by_rank);
+  return SS_OK;
 }
 
 int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const ss_options* o, int ncfg, char** cfg,
@@ -649,11 +760,15 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
   out->platforms = platforms;
   out->nplatforms = nplatforms;
   out->objective = o->plan_objective;
+  out->verify_asked = o->plan_verify;
+  out->max_minutes = o->max_minutes;
+  sort_objective = out->objective;
   ss_workload* w = NULL;
   ss_platform** plats = calloc((size_t)nplatforms + 1, sizeof(ss_platform*));
   out->refused_by = calloc((size_t)nplatforms + 1, sizeof(int));
   out->refused_by_first = calloc((size_t)nplatforms + 1, sizeof(ss_err));
   config* configs = NULL;
+  int* dropped = NULL;
   int n = 0, rc = plats && out->refused_by && out->refused_by_first
                       ? load_inputs(platforms, nplatforms, o, &w, plats, err)
                       : ss_err_nomem(err);
@@ -667,32 +782,31 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
     out->epochs = samples / w->dataset.samples;
     out->samples = samples;
     base.samples = out->samples;
-    rc = enumerate(plats, w, &base, out, &configs, &n, err);
+    rc = enumerate(plats, w, &base, progress, out, &configs, &n, err);
   }
-  if (!rc && n == 0)
+  out->screened = n;
+  /* Every configuration built and none with a figure: the screen failed them all, as the runs would. */
+  if (!rc && n == 0 && out->failed > 0 && out->refused == 0) {
+    rc = ss_err_set(err, NULL, 0, "no configuration could be simulated: all %d failed (the first: %s)", out->failed,
+                    out->failed_first.msg);
+    rc = ss_err_kind(err, out->failed_first.code);
+  } else if (!rc && n == 0) {
     rc = nothing_to_simulate(plats, o, w, out, err);
-  if (!rc && n > 0 && ss_simcfg_check(configs[0].job, ncfg, cfg, err)) {
-    rc = SS_EINPUT;
-    out->cfg_refused = err->code == SS_EINPUT;
   }
-  for (int i = 0; !rc && i < n; i++)
-    ss_estimate_add_run(&out->work, configs[i].job);
-  if (!rc && !o->estimate) {
-    char what[96];
-    snprintf(what, sizeof(what), "this plan of %d configurations", n);
-    rc = ss_estimate_check(&out->work, what, hint_of(out), o->max_minutes, err);
-  }
-  out->estimated_only = !rc && o->estimate;
+  if (!rc && !(dropped = calloc((size_t)n + 1, sizeof(int))))
+    rc = ss_err_nomem(err);
+  /* The screen's order, then the best of it simulated. */
+  if (!rc)
+    qsort(configs, (size_t)n, sizeof(config), by_config_rank);
+  verify_in in = {plats, w, o, ncfg, cfg, progress};
+  if (!rc)
+    rc = verify(&in, configs, n, dropped, out, err);
   if (!rc && !o->estimate)
-    rc = simulate(configs, n, o, ncfg, cfg, progress, out, err);
-  if (!rc && !o->estimate) {
-    ss_planner_pareto(out->rows, out->nrows);
-    sort_objective = out->objective;
-    qsort(out->rows, (size_t)out->nrows, sizeof(ss_planner_row), by_rank);
-  }
+    rc = rank_rows(configs, n, dropped, o, out, err);
   for (int i = 0; configs && i < n; i++)
-    ss_job_free(configs[i].job);
+    row_free(&configs[i].row);
   free(configs);
+  free(dropped);
   for (int p = 0; plats && p < nplatforms; p++)
     ss_platform_free(plats[p]);
   free(plats);
@@ -715,363 +829,4 @@ void ss_planner_free(ss_planner* p)
   p->refused_by = NULL;
   p->refused_by_first = NULL;
   p->nrows = 0;
-}
-
-/* The plan as JSON: its counts, then a row per kept configuration, ranked. */
-static void write_json(FILE* f, const void* arg)
-{
-  const ss_planner* p = arg;
-  fprintf(f, "{\n  \"schema_version\": %d,\n  \"workload\": ", SS_REPORT_SCHEMA_VERSION);
-  ss_json_string(f, p->workload);
-  fprintf(f, ",\n  \"samples\": %.17g,\n  \"epochs\": %.17g,\n  \"objective\": \"%s\",\n", p->samples, p->epochs,
-          ss_objective_name(p->objective));
-  fprintf(f, "  \"configurations\": %d,\n  \"refused\": %d,\n  \"refused_by_platform\": [", p->configurations,
-          p->refused);
-  for (int i = 0, k = 0; i < p->nplatforms; i++)
-    if (p->refused_by[i]) {
-      fprintf(f, "%s{\"platform\": ", k++ ? ", " : "");
-      ss_json_string(f, p->platforms[i].name);
-      fprintf(f, ", \"refused\": %d, \"first\": ", p->refused_by[i]);
-      ss_json_string(f, p->refused_by_first[i].msg);
-      fprintf(f, "}");
-    }
-  fprintf(f, "],\n  \"not_whole_batch\": %d,\n  \"not_dividing_layouts\": %d,\n  \"failed\": %d,\n", p->not_whole,
-          p->not_dividing, p->failed);
-  fprintf(f, "  \"over_budget\": %d,\n  \"over_deadline\": %d,\n  \"ranked\": %d,\n  \"rows\": [", p->over_budget,
-          p->over_deadline, p->nrows);
-  for (int i = 0; i < p->nrows; i++) {
-    const ss_planner_row* r = &p->rows[i];
-    fprintf(f, "%s\n    {\"rank\": %d, \"platform\": ", i ? "," : "", i + 1);
-    ss_json_string(f, r->instance_type);
-    fprintf(f, ", \"platform_file\": ");
-    ss_json_string(f, p->platforms[r->platform].path);
-    fprintf(f, ", \"gpu_model\": ");
-    ss_json_string(f, r->gpu_model);
-    fprintf(f, ", \"instances\": %d, \"gpus\": %d, \"allreduce\": \"%s\", \"shard\": \"%s\", \"batch_per_gpu\": %d,",
-            r->instances, r->gpus, ss_allreduce_name(r->allreduce), ss_shard_name(r->shard), r->batch);
-    fprintf(
-        f,
-        " \"tp\": %d, \"cp\": %d, \"ep\": %d, \"pp\": %d, \"dp\": %d, \"micro_batch\": %d, \"micro_batches\": %d, "
-        "\"schedule\": \"%s\", \"virtual_stages\": %d, \"recompute\": \"%s\", \"tokens_per_s\": %.17g, \"mfu\": %.17g,",
-        r->tp, r->cp, r->ep, r->pp, r->dp, r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule],
-        r->virtual_stages, ss_recompute_names[r->recompute], r->tokens_per_s, r->mfu);
-    fprintf(f, " \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g,", r->iteration_s,
-            r->throughput_samples_per_s, r->epoch_s);
-    fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
-            r->cost_usd, r->cost_usd_per_epoch);
-    fprintf(f, " \"price_usd_per_h\": %.17g, \"price_source\": ", r->price_usd_per_h);
-    ss_json_string(f, r->price_source ? r->price_source : "");
-    fprintf(f, ", \"limit\": \"%s\", \"limit_utilisation\": %.17g,", ss_res_name(r->limit), r->limit_util);
-    fprintf(f, " \"dominant_stall\": \"%s\", \"compute_scaling\": \"%s\", \"pareto\": %s}",
-            r->stall < SS_CAT_COUNT ? ss_cat_name(r->stall) : "none", r->compute_scaling, r->pareto ? "true" : "false");
-  }
-  fprintf(f, "\n  ]\n}\n");
-}
-
-/* A duration in the table: hours, or minutes below one. */
-static void duration(char* buf, size_t size, double s)
-{
-  if (s >= 3600)
-    snprintf(buf, size, "%.2f h", s / 3600);
-  else if (s >= 60)
-    snprintf(buf, size, "%.1f min", s / 60);
-  else
-    snprintf(buf, size, "%.3g s", s);
-}
-
-/* A row's time to train, largest stall and limit as the tables write them. */
-static void row_cells(const ss_planner_row* r, char* t, size_t tsize, char* stall, size_t ssize, char* limit,
-                      size_t lsize)
-{
-  duration(t, tsize, r->time_to_train_s);
-  snprintf(stall, ssize, "none");
-  if (r->stall < SS_CAT_COUNT)
-    snprintf(stall, ssize, "%s %.1f%%", ss_category_of(r->stall)->word, 100 * r->part_s[r->stall] / r->iteration_s);
-  snprintf(limit, lsize, "%s %.0f%%", ss_res_label(r->limit), 100 * r->limit_util);
-}
-
-/* The rows of a plan of layouts: the layout, micro-batches, schedule and recomputation instead of
- * the data-parallel columns, tokens per second and MFU instead of samples. */
-static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
-{
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-16s %-24s %-9s %12s %11s %11s %6s  %-20s  %-22s %s\n", "rank", "instance", "n",
-          "GPUs", "t x p x d", "micro-batch x m, sched", "recompute", "time", "total $", "tokens/s", "MFU",
-          "largest stall", "limited by", "front");
-  for (int i = 0; i < p->nrows; i++) {
-    const ss_planner_row* r = &p->rows[i];
-    char t[32], stall[48], limit[48], layout[96], micro[48];
-    row_cells(r, t, sizeof(t), stall, sizeof(stall), limit, sizeof(limit));
-    char experts[16] = "";
-    if (r->ep > 1)
-      snprintf(experts, sizeof(experts), " e%d", r->ep);
-    if (r->cp > 1)
-      snprintf(layout, sizeof(layout), "%d x cp%d x %d x %d%s", r->tp, r->cp, r->pp, r->dp, experts);
-    else
-      snprintf(layout, sizeof(layout), "%d x %d x %d%s", r->tp, r->pp, r->dp, experts);
-    if (r->tp * r->cp * r->pp * r->ep > 1)
-      snprintf(micro, sizeof(micro), "%d x %d, %s", r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule]);
-    else
-      snprintf(micro, sizeof(micro), "batch %d per GPU", r->micro_batch);
-    fprintf(f, "%4d  %-16s %3d %5d  %-16s %-24s %-9s %12s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
-            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, layout, micro,
-            r->tp * r->cp * r->pp * r->ep > 1 ? ss_recompute_names[r->recompute] : "-", t, r->cost_usd, r->tokens_per_s,
-            100 * r->mfu, stall, limit, r->pareto ? "*" : "");
-  }
-  if (p->nrows > 0) {
-    const ss_planner_row* r = &p->rows[0];
-    char stall[64] = "none";
-    if (r->stall < SS_CAT_COUNT)
-      snprintf(stall, sizeof(stall), "%s, %.1f%% of its iteration", ss_category_of(r->stall)->label,
-               100 * r->part_s[r->stall] / r->iteration_s);
-    char context[24] = "";
-    if (r->cp > 1)
-      snprintf(context, sizeof(context), "context %d x ", r->cp);
-    fprintf(f,
-            "\n  the first: tensor %d x %spipeline %d x data %d on %d %s; largest stall: %s; limited by %s (%.0f%% "
-            "busy)\n",
-            r->tp, context, r->pp, r->dp, r->instances, r->instance_type, stall, ss_res_label(r->limit),
-            100 * r->limit_util);
-  }
-}
-
-static void write_table(FILE* f, const ss_planner* p)
-{
-  fprintf(f, "stash-sim plan: %s, %.17g samples (%.3g epochs), ranked by %s\n", p->workload, p->samples, p->epochs,
-          p->objective == SS_OBJECTIVE_TIME ? "time to train" : "total cost");
-  fprintf(f, "  %d configurations: %d ranked", p->configurations, p->nrows);
-  if (p->refused)
-    fprintf(f, ", %d refused before simulation", p->refused);
-  if (p->not_whole)
-    fprintf(f, ", %d with a per-GPU batch%s that is not whole", p->not_whole,
-            p->model_parallel ? " or micro-batches" : "");
-  if (p->not_dividing)
-    fprintf(f, " (%d layouts that do not divide the GPUs skipped)", p->not_dividing);
-  if (p->failed)
-    fprintf(f, ", %d failed", p->failed);
-  if (p->over_budget)
-    fprintf(f, ", %d over the budget", p->over_budget);
-  if (p->over_deadline)
-    fprintf(f, ", %d past the deadline", p->over_deadline);
-  fprintf(f, "\n");
-  for (int i = 0; i < p->nplatforms; i++)
-    if (p->refused_by[i])
-      fprintf(f, "  refused on %s: %d, the first: %s\n", p->platforms[i].name, p->refused_by[i],
-              p->refused_by_first[i].msg);
-  if (p->failed)
-    fprintf(f, "  first failed: %s\n", p->failed_first.msg);
-  /* The shard column as wide as its longest name (fsdp-hybrid-zero2), 12 at least. */
-  int sw = 12;
-  for (int i = 0; i < p->nrows; i++)
-    if ((int)strlen(ss_shard_name(p->rows[i].shard)) > sw)
-      sw = (int)strlen(ss_shard_name(p->rows[i].shard));
-  /* Two instance files of one instance type (a copy with other figures): each row names its file
-   * as given, not the type both share. */
-  int shared = 0;
-  for (int i = 0; i < p->nrows && !shared; i++)
-    for (int k = 0; k < i && !shared; k++)
-      shared = p->rows[i].platform != p->rows[k].platform &&
-               strcmp(p->rows[i].instance_type, p->rows[k].instance_type) == 0;
-  if (p->model_parallel) {
-    write_table_layouts(f, p, shared);
-    return;
-  }
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-12s %-*s %6s %12s %11s %10s %12s  %-20s  %-22s %-18s %s\n", "rank", "instance",
-          "n", "GPUs", "allreduce", sw, "shard", "batch", "time", "total $", "$/epoch", "samples/s", "largest stall",
-          "limited by", "GPU times", "front");
-  for (int i = 0; i < p->nrows; i++) {
-    const ss_planner_row* r = &p->rows[i];
-    char t[32], stall[48], limit[48];
-    row_cells(r, t, sizeof(t), stall, sizeof(stall), limit, sizeof(limit));
-    fprintf(f, "%4d  %-16s %3d %5d  %-12s %-*s %6d %12s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
-            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus,
-            ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard), r->batch, t, r->cost_usd,
-            r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit, r->compute_scaling, r->pareto ? "*" : "");
-  }
-}
-
-int ss_planner_write(FILE* f, const ss_planner* p, ss_format fmt)
-{
-  if (fmt == SS_FORMAT_TABLE)
-    write_table(f, p);
-  else if (fmt == SS_FORMAT_JSON)
-    write_json(f, p);
-  else
-    return ss_csv_write_from(f, write_json, p, "rows");
-  return ferror(f) ? SS_EIO : SS_OK;
-}
-
-/* gnuplot's name: on PATH (ss_proc_exec's execvp). */
-static char gnuplot_name[] = "gnuplot";
-
-int ss_planner_plot_ready(ss_err* err)
-{
-  char version[] = "--version";
-  char* argv[] = {gnuplot_name, version, NULL};
-  ss_proc_output r;
-  if (ss_proc_exec(argv, &r, err))
-    return ss_err_kind(err, SS_EIO);
-  int ok = !r.exec_errno && r.how.code == 0;
-  ss_proc_output_free(&r);
-  if (ok)
-    return SS_OK;
-  ss_err_set(err, NULL, 0,
-             "--plot needs gnuplot, which is not on PATH: install it (Debian, Ubuntu: "
-             "apt-get install gnuplot-nox) or drop --plot");
-  return ss_err_kind(err, SS_EIO);
-}
-
-/* s as a gnuplot single-quoted string ('' is a quote there); control characters, which would end
- * the command, become spaces. */
-static void gp_string(FILE* f, const char* s)
-{
-  fputc('\'', f);
-  for (; *s; s++)
-    if (*s == '\'')
-      fputs("''", f);
-    else
-      fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-  fputc('\'', f);
-}
-
-/* The point styles and colours of the instance types, in turn (scripts/plot's series colours). */
-static const int point_types[] = {7, 5, 9, 11, 13, 15, 1, 2, 3, 4, 6, 8};
-static const char* const point_colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02",
-                                            "#a6761d", "#666666", "#1f78b4", "#b15928", "#fb9a99", "#6a3d9a"};
-#define NSTYLES (int)(sizeof(point_types) / sizeof(point_types[0]))
-
-/* By time to train, then cost (the front's line). */
-static int by_time(const void* pa, const void* pb)
-{
-  const ss_planner_row *a = *(const ss_planner_row* const*)pa, *b = *(const ss_planner_row* const*)pb;
-  int c = cmp_double(a->time_to_train_s, b->time_to_train_s);
-  return c ? c : cmp_double(a->cost_usd, b->cost_usd);
-}
-
-/* "set logscale AXIS" when the values span more than a decade. */
-static void log_when_wide(FILE* f, const char* axis, double lo, double hi)
-{
-  if (lo > 0 && hi > 10 * lo)
-    fprintf(f, "set logscale %s\n", axis);
-}
-
-/* The plot's data: a datablock per instance type ($Tk, its rows), then the front sorted by time
- * ($FRONT). Returns 0 or SS_ENOMEM. */
-static int write_data(FILE* f, const ss_planner* p)
-{
-  const ss_planner_row** front = calloc((size_t)p->nrows + 1, sizeof(*front));
-  if (!front)
-    return SS_ENOMEM;
-  int nfront = 0;
-  for (int i = 0; i < p->nrows; i++)
-    if (p->rows[i].pareto)
-      front[nfront++] = &p->rows[i];
-  qsort(front, (size_t)nfront, sizeof(*front), by_time);
-  for (int k = 0; k < p->nplatforms; k++) {
-    fprintf(f, "$T%d << EOD\n", k);
-    for (int i = 0; i < p->nrows; i++)
-      if (p->rows[i].platform == k)
-        fprintf(f, "%.17g %.17g\n", p->rows[i].time_to_train_s / 3600, p->rows[i].cost_usd);
-    fprintf(f, "EOD\n");
-  }
-  fprintf(f, "$FRONT << EOD\n");
-  for (int i = 0; i < nfront; i++)
-    fprintf(f, "%.17g %.17g\n", front[i]->time_to_train_s / 3600, front[i]->cost_usd);
-  fprintf(f, "EOD\n");
-  free(front);
-  return SS_OK;
-}
-
-/* The instance type of platform k's rows, or NULL when it has none (no series in the plot). */
-static const char* instance_type(const ss_planner* p, int k)
-{
-  for (int i = 0; i < p->nrows; i++)
-    if (p->rows[i].platform == k)
-      return p->rows[i].instance_type;
-  return NULL;
-}
-
-/* The gnuplot script of the plot, writing to output. */
-static int write_script(FILE* f, const ss_planner* p, const char* output, int svg)
-{
-  double tlo = INFINITY, thi = 0, clo = INFINITY, chi = 0;
-  for (int i = 0; i < p->nrows; i++) {
-    double t = p->rows[i].time_to_train_s / 3600, c = p->rows[i].cost_usd;
-    tlo = fmin(tlo, t);
-    thi = fmax(thi, t);
-    clo = fmin(clo, c);
-    chi = fmax(chi, c);
-  }
-  fprintf(f, "set terminal %s size 860,560 font 'sans,10' noenhanced background '#ffffff'\nset output ",
-          svg ? "svg" : "pngcairo");
-  gp_string(f, output);
-  fprintf(f, "\nset title ");
-  char title[512];
-  snprintf(title, sizeof(title), "stash-sim plan: %s, %.4g epoch%s (%d configurations ranked)", p->workload, p->epochs,
-           p->epochs == 1 ? "" : "s", p->nrows);
-  gp_string(f, title);
-  fprintf(f, "\nset xlabel 'time to train (hours)'\nset ylabel 'total cost (US$)'\n");
-  log_when_wide(f, "x", tlo, thi);
-  log_when_wide(f, "y", clo, chi);
-  fprintf(f, "set grid\nset key outside right top box\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
-  if (write_data(f, p))
-    return SS_ENOMEM;
-  fprintf(f, "plot $FRONT using 1:2 with lines lw 1.5 dt 2 lc rgb '#000000' title 'Pareto front'");
-  for (int k = 0, style = 0; k < p->nplatforms; k++) {
-    const char* type = instance_type(p, k);
-    if (!type)
-      continue;
-    fprintf(f, ", \\\n  $T%d using 1:2 with points pt %d ps 1.3 lc rgb '%s' title ", k, point_types[style % NSTYLES],
-            point_colours[style % NSTYLES]);
-    gp_string(f, type);
-    style++;
-  }
-  fprintf(f, "\n");
-  return SS_OK;
-}
-
-/* The first line of text (gnuplot's complaint), without its newline, at most size - 1 bytes. */
-static void first_line(const char* text, char* buf, size_t size)
-{
-  while (*text == '\n' || *text == ' ')
-    text++;
-  snprintf(buf, size, "%.*s", (int)strcspn(text, "\n"), text);
-}
-
-int ss_planner_plot(const ss_planner* p, const char* path, ss_err* err)
-{
-  const char* dot = strrchr(path, '.');
-  int svg = dot && strcasecmp(dot, ".svg") == 0;
-  ss_outfile* out = NULL;
-  char script[4096];
-  FILE* f = NULL;
-  int slot = -1;
-  if (ss_outfile_open(path, "plot", &out, err))
-    return SS_EIO;
-  if (ss_outfile_scratch("gnuplot script", script, sizeof(script), &f, &slot, err)) {
-    ss_outfile_abort(out);
-    return SS_EIO;
-  }
-  /* gnuplot writes the outfile's temporary file (or path itself when it is a device or a FIFO). */
-  const char* target = ss_outfile_temp(out) ? ss_outfile_temp(out) : path;
-  int rc = write_script(f, p, target, svg);
-  int bad = ferror(f);
-  if ((fclose(f) || bad) && !rc)
-    rc = ss_err_set(err, NULL, 0, "cannot write the temporary gnuplot script %s: %s", script, strerror(errno));
-  else if (rc == SS_ENOMEM)
-    rc = ss_err_nomem(err);
-  ss_proc_output r;
-  memset(&r, 0, sizeof(r));
-  char* argv[] = {gnuplot_name, script, NULL};
-  if (!rc && !(rc = ss_proc_exec(argv, &r, err)) && (r.exec_errno || r.how.code != 0)) {
-    char why[512];
-    first_line(r.exec_errno ? strerror(r.exec_errno) : r.err, why, sizeof(why));
-    rc = ss_err_set(err, path, 0, "gnuplot could not draw the plot (exit %d): %s", r.how.code, why);
-  }
-  ss_proc_output_free(&r);
-  ss_outfile_scratch_done(script, slot);
-  if (rc) {
-    ss_outfile_abort(out);
-    return ss_err_kind(err, rc == SS_ENOMEM ? SS_ENOMEM : SS_EIO);
-  }
-  return ss_outfile_commit(out, err);
 }

@@ -43,6 +43,9 @@ typedef struct ss_planner_row {
   const char* compute_scaling; /* how its GPU's times were obtained (ss_job_compute_scaling) */
   char* price_source;          /* where its price per hour comes from, as a run's report says it */
   int pareto;                  /* no other kept row is as fast and as cheap, and better in one */
+  int verified;                /* simulated: the figures above are the simulation's, else the screen's */
+  /* The screen's figures (screen.h; the same as those above for a row not verified). */
+  double screen_iteration_s, screen_time_to_train_s, screen_cost_usd;
 } ss_planner_row;
 
 /* What a plan found. */
@@ -71,7 +74,12 @@ typedef struct ss_planner {
   int over_budget, over_deadline;
   ss_planner_row* rows; /* kept, ranked */
   int nrows;
-  ss_estimate work;   /* the configurations' simulations, estimated before the first (sim/estimate.h) */
+  int screened;       /* configurations screened (screen.h): the rows, simulated or not */
+  int verify_asked;   /* --verify: the screen's best to simulate */
+  int verified;       /* simulated (the rows marked verified) */
+  int verify_cut;     /* of those asked, not simulated: beyond --max-minutes */
+  double max_minutes; /* --max-minutes */
+  ss_estimate work;   /* the simulations of the verification, estimated before the first (sim/estimate.h) */
   int estimated_only; /* --estimate: the configurations were built and estimated, none simulated */
   int cfg_refused;    /* the error is SimGrid's --cfg= refused (a usage error, as for a run) */
 } ss_planner;
@@ -87,20 +95,6 @@ int ss_planner_run(const ss_planner_platform* platforms, int nplatforms, const s
                    int progress, ss_planner* out, ss_err* err);
 
 void ss_planner_free(ss_planner* p);
-
-/* Write the ranked table (table), or the plan as JSON or CSV (a line per row). Returns 0 or SS_EIO. */
-int ss_planner_write(FILE* f, const ss_planner* p, ss_format fmt);
-
-/* Whether gnuplot can be run (--plot checks it before simulating): 0, or SS_EIO with "--plot needs
- * gnuplot, which is not on PATH: install it ..." in err. */
-int ss_planner_plot_ready(ss_err* err);
-
-/* Draw the time-cost scatter of p's rows (a point style per instance type) and the Pareto front
- * (a line through its points, by time) to path with gnuplot: pngcairo for .png, svg for .svg
- * (option.c refuses other endings). The gnuplot script (data in datablocks) goes to a scratch
- * file; gnuplot writes the temporary file of path's outfile, renamed over path only when gnuplot
- * succeeded. Returns 0, or SS_EIO with err naming path or gnuplot's first line of complaint. */
-int ss_planner_plot(const ss_planner* p, const char* path, ss_err* err);
 
 /* Mark the Pareto front of rows[0..n) in time to train and total cost (brute force, n^2: n is the
  * configurations of one plan, hundreds). */

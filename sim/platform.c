@@ -894,6 +894,7 @@ int ss_platform_load(const char* path, ss_platform** out, ss_err* err)
   if (!p)
     return SS_ENOMEM;
   p->path = strdup(path);
+  p->memo = ss_memo_new();
   pctx c = {.x = {path, err}, .p = p};
   xmlDoc* doc = NULL;
   int rc = ss_xml_read(&c.x, &doc);
@@ -920,6 +921,7 @@ void ss_platform_free(ss_platform* p)
     free(p->nics[k].name);
   SS_FREE_ALL(p->nics, p->routes, p->nccl_paths, p->gpus, p->links, p->path, p->zone_id, p->instance_type,
               p->disk_name);
+  ss_memo_free(p->memo);
   free(p);
 }
 
@@ -937,6 +939,7 @@ static int crosses_nvlink(const ss_platform* p, const ss_route* r)
 int ss_platform_drop_nvlink(ss_platform* p)
 {
   int cpu = ss_platform_cpu(p);
+  ss_memo_clear(p->memo);
   for (int a = 0; a < p->ngpus; a++)
     for (int b = 0; b < p->ngpus; b++) {
       ss_route* r = &p->routes[a * p->nnodes + b];

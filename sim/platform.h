@@ -5,6 +5,7 @@
 #include "err.h"
 #include "nccl.h"
 #include "net.h"
+#include "memo.h"
 #include "purchase.h"
 
 /* What a link is; from its <prop id="class">. */
@@ -117,6 +118,8 @@ typedef struct ss_platform {
   ss_route* routes;          /* nnodes^2 routes, [src * nnodes + dst], both directions resolved */
   unsigned char* nccl_paths; /* [a * ngpus + b]: the path type NCCL derived for GPUs a, b (transport.c's
                               * ss_path), kept when it reroutes pairs through host memory; NULL before */
+  ss_memo* memo; /* what jobs derive from the platform alone (rings, price), kept for the next job; forgotten
+                  * when the routes change (ss_platform_drop_nvlink, transport.c); NULL: nothing kept */
 } ss_platform;
 
 /* Limits of one instance file: GPU hosts (besides the cpu host), links, NIC routers. */

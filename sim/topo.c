@@ -3,6 +3,7 @@
 
 #include "transport.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,50 @@ void ss_topo_rings_free(ss_rings* r)
   for (int i = 0; i < r->nrings; i++)
     free(r->rings[i].order);
   r->nrings = 0;
+}
+
+/* A copy of r into out (out's own orders): 0, or SS_ENOMEM (out then empty). */
+static int rings_copy(const ss_rings* r, ss_rings* out)
+{
+  *out = *r;
+  for (int i = 0; i < r->nrings; i++) {
+    out->rings[i].order = malloc(sizeof(int) * (size_t)r->nranks);
+    if (!out->rings[i].order) {
+      out->nrings = i;
+      ss_topo_rings_free(out);
+      return SS_ENOMEM;
+    }
+    memcpy(out->rings[i].order, r->rings[i].order, sizeof(int) * (size_t)r->nranks);
+  }
+  return SS_OK;
+}
+
+static void rings_delete(void* r)
+{
+  ss_topo_rings_free(r);
+  free(r);
+}
+
+int ss_topo_instance_rings(const ss_platform* p, int n, ss_rings* out)
+{
+  char key[32];
+  snprintf(key, sizeof(key), "%d", n);
+  const ss_rings* kept = ss_memo_get(p->memo, "topo.instance_rings", key);
+  if (kept)
+    return rings_copy(kept, out);
+  int* gpus = malloc(sizeof(int) * (size_t)n);
+  if (!gpus)
+    return SS_ENOMEM;
+  for (int i = 0; i < n; i++)
+    gpus[i] = i;
+  int rc = ss_topo_rings(p, gpus, n, out);
+  free(gpus);
+  ss_rings* keep = rc ? NULL : malloc(sizeof(*keep));
+  if (keep && rings_copy(out, keep) == SS_OK)
+    ss_memo_put(p->memo, "topo.instance_rings", key, keep, rings_delete);
+  else
+    free(keep);
+  return rc;
 }
 
 /* Node i of tree `tree` in heap numbering, and back. */

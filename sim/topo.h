@@ -29,6 +29,10 @@ int ss_topo_rings(const ss_platform* p, const int* gpus, int n, ss_rings* out);
 
 void ss_topo_rings_free(ss_rings* r);
 
+/* ss_topo_rings over GPUs 0..n-1 of p (an instance's first n), found once per p and n and kept in
+ * p's memo, a copy of them into out (freed with ss_topo_rings_free). Returns 0, or SS_ENOMEM. */
+int ss_topo_instance_rings(const ss_platform* p, int n, ss_rings* out);
+
 /* Double binary tree over nodes 0..n-1, as NCCL's tree allreduce: tree 0 is the binary heap
  * (parent (i-1)/2, children 2i+1 and 2i+2), tree 1 the same heap over the mirrored numbering
  * n-1-i, so that for n = 2^k - 1 the inner nodes of one tree are the leaves of the other and no

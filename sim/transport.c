@@ -213,6 +213,7 @@ static int add_stages(ss_platform* p)
 int ss_transport_apply(ss_platform* p, int opt_level)
 {
   int n = p->ngpus;
+  ss_memo_clear(p->memo); /* the routes it reroutes are what the rings were found on */
   /* CPU training (compute_on="cpu") has no NCCL; a route from the CPU is needed to stage through it. */
   if (n < 2 || p->compute_on_cpu)
     return SS_OK;

@@ -16,6 +16,11 @@ repository root (ctest does). Cases:
 - hybrid_zero2: --shards fsdp-hybrid,fsdp-hybrid-zero2 over 1 and 2 instances: each row is its single
   run, and the table's shard column is as wide as fsdp-hybrid-zero2 (the columns after it line up);
 - deterministic: the same plan twice is byte for byte the same (table, JSON);
+- screen: the closed-form screen (issue 43) against the simulation of every configuration of a plan of
+  layouts and data-parallel points: within 2% on each layout, 25% on each data-parallel point; --verify 0
+  simulates none and ranks the screen's figures, which are those --verify 1000 reports beside the
+  simulation's; --verify 5 simulates the screen's first 5, listed first, with the figures of their
+  simulation; --max-minutes too small for them simulates fewer and says so, not an error;
 - plot: --plot FILE.svg draws an SVG that names each instance type and the front, byte for byte the
   same twice, next to the same report as without --plot; without gnuplot on PATH, one line and exit 3
   before any simulation (skipped, exit 77, when gnuplot is not installed)."""
@@ -218,7 +223,7 @@ def case_layouts():
     data-parallel point once, ranked by time, and the table naming the first's limit."""
     base = ["plan", "workloads/gpt2-124m.json", "--platforms", "platforms/p4d.24xl.xml", "--max-instances", "2",
             "--tps", "1,2,3", "--pps", "1,2", "--micro-batches", "1,2", "--schedules", "1f1b,gpipe",
-            "--global-batch", "32", "--precision", "bf16", "--tokens", "1e8"]
+            "--global-batch", "32", "--precision", "bf16", "--tokens", "1e8", "--verify", "1000"]
     p = json.loads(run(base + ["--format", "json"]))
     rows = p["rows"]
     # t 3 divides no instance of 8 GPUs: skipped, not configurations; t x p = 1: one point per instance count.
@@ -253,6 +258,46 @@ def case_layouts():
     r = subprocess.run([SIM, "plan", "tests/workloads/tiny.json", "--platforms", "tests/platforms/star2.xml",
                         "--tps", "2"], capture_output=True, text=True)
     check(r.returncode == 1 and "no \"transformer\"" in r.stderr, f"tiny --tps 2: {r.returncode} {r.stderr!r}")
+
+
+def case_screen():
+    base = ["plan", "workloads/gpt2-124m.json", "--platforms", "p4d.24xl,p5.48xl", "--max-instances", "2", "--tps",
+            "1,2,4", "--pps", "1,2,4", "--micro-batches", "1,2", "--schedules", "1f1b,interleaved", "--global-batch",
+            "32", "--precision", "bf16", "--tokens", "1e8", "--format", "json"]
+    full = json.loads(run(base + ["--verify", "1000"]))
+    rows = full["rows"]
+    check(full["screened"] == full["verified"] == len(rows) > 40 and all(r["verified"] for r in rows),
+          f"--verify 1000: every row simulated: {full['screened']}, {full['verified']}, {len(rows)}")
+    for r in rows:
+        err = r["screen_time_to_train_s"] / r["time_to_train_s"] - 1
+        bound = 0.02 if r["tp"] * r["pp"] > 1 else 0.25
+        check(abs(err) <= bound and abs(r["screen_error"] - err) < 1e-12,
+              f"{r['platform']} x {r['instances']}, {r['tp']} x {r['pp']} x {r['dp']}, micro-batch {r['micro_batch']} "
+              f"{r['schedule']}: the screen {100 * err:+.2f}% off the simulation (at most {100 * bound:.0f}%)")
+    key = lambda r: (r["platform"], r["instances"], r["tp"], r["pp"], r["micro_batch"], r["schedule"])
+    sim = {key(r): r for r in rows}
+    none = json.loads(run(base + ["--verify", "0"]))
+    check(none["verified"] == 0 and not any(r["verified"] for r in none["rows"]) and len(none["rows"]) == len(rows),
+          f"--verify 0: nothing simulated, every row ranked: {none['verified']}, {len(none['rows'])}")
+    check(all(r["time_to_train_s"] == r["screen_time_to_train_s"] == sim[key(r)]["screen_time_to_train_s"] and
+              r["cost_usd"] == r["screen_cost_usd"] == sim[key(r)]["screen_cost_usd"] for r in none["rows"]),
+          "--verify 0: each row's figures are the screen's, as --verify 1000 reports them")
+    times = [r["time_to_train_s"] for r in none["rows"]]
+    check(times == sorted(times), "--verify 0: ranked by the screen's time to train")
+    five = json.loads(run(base + ["--verify", "5"]))
+    first = [key(r) for r in five["rows"][:5]]
+    check(five["verified"] == 5 and all(r["verified"] for r in five["rows"][:5]) and
+          not any(r["verified"] for r in five["rows"][5:]), f"--verify 5: the first 5 rows simulated: {five['verified']}")
+    check(sorted(first) == sorted(key(r) for r in none["rows"][:5]),
+          "--verify 5: the screen's first 5 are the ones simulated")
+    check(all(r["time_to_train_s"] == sim[key(r)]["time_to_train_s"] for r in five["rows"][:5]),
+          "--verify 5: their figures are their simulation's")
+    cut = json.loads(run(base + ["--verify", "5", "--max-minutes", "0.001"]))
+    check(cut["verified"] + cut["verify_cut"] == 5 and cut["verified"] < 5,
+          f"--max-minutes 0.001: {cut['verified']} simulated, {cut['verify_cut']} beyond it")
+    table = run(base[:-2] + ["--verify", "5"])
+    check("screened in closed form: " in table and "the screen's error on the 5 simulated" in table and
+          "more ranked by the screen alone" in table, f"the table says what was screened and simulated:\n{table}")
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
