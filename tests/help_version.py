@@ -50,6 +50,8 @@ SCRIPTS = [
     ("bench/moe.sh", "bench/moe.sh"),
     ("bench/valgrind.sh", "bench/valgrind.sh"),
     ("bench/work-fit", "work-fit"),
+    ("bench/plan.sh", "bench/plan.sh"),
+    ("scripts/screen-check", "screen-check"),
 ]
 CAL_COMMANDS = ["trace", "nccl", "astra", "compare"]
 
