@@ -621,6 +621,23 @@ const ss_optdef ss_option_table[] = {
      "pipeline schedules separated by commas", 0, "--schedule's", 0, NULL, NULL, 0, NULL,
      "pipeline schedules to try with pipeline parallelism, separated by commas (gpipe, 1f1b, interleaved: with 2 "
      "chunks per stage unless --virtual-stages says)", 0, 0},
+    {"vpps", 0, SS_KIND_PATH, OFF(plan_vpps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "chunks per stage separated by commas", 0, "--virtual-stages's, or 2", 0, NULL, NULL, 0, NULL,
+     "model chunks per stage to try with the interleaved schedule, separated by commas (2 or more)", 0, 0},
+    {"recomputes", 0, SS_KIND_PATH, OFF(plan_recomputes), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "recomputations separated by commas", 0, "the least that fits", 0, NULL, NULL, 0, NULL,
+     "activation recomputations to try with tensor or pipeline parallelism, separated by commas (none, selective, "
+     "full); without it each layout runs with the least of none, selective, full (from --recompute's) that fits",
+     0, 0},
+    {"sequence-parallels", 0, SS_KIND_PATH, OFF(plan_sps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "off, on or both separated by commas", 0, "on (Megatron-Core's recipes)", 0, NULL, NULL, 0, NULL,
+     "sequence parallelism to try on the layouts with tensor parallelism: off, on or off,on", 0, 0},
+    {"distributed-optimizers", 0, SS_KIND_PATH, OFF(plan_dos), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "off, on or both separated by commas", 0, "on (Megatron-Core's recipes)", 0, NULL, NULL, 0, NULL,
+     "Megatron's distributed optimizer to try on the layouts: off, on or off,on", 0, 0},
+    {"precisions", 0, SS_KIND_PATH, OFF(plan_precisions), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
+     "precisions separated by commas", 0, "--precision's", 0, NULL, NULL, 0, NULL,
+     "precisions to try, separated by commas (--precision's: fp32, tf32, amp, bf16, fp8)", 0, 0},
     {"epochs", 0, SS_KIND_REAL, OFF(plan_epochs), 0, 1e6, 1, NULL, 0, SS_CMD_PLAN, "plan", "N", "a number of epochs",
      1, "1", 0, NULL, NULL, 0, NULL, "epochs to train, for the time to train and its cost (or --samples)", 0, 0},
     {"budget", 0, SS_KIND_REAL, OFF(plan_budget_usd), 0, 1e12, 1, NULL, 0, SS_CMD_PLAN, "plan", "USD",
@@ -1472,6 +1489,13 @@ int ss_option_list_schedules(const char* text, ss_schedule* out, int max)
   return n;
 }
 
+const char* const ss_option_switch_names[] = {"off", "on", NULL};
+
+int ss_option_list_named(const char* text, const char* const* names, int* out, int max)
+{
+  return list_parse(text, names, 0, 0, out, max < SS_OPTION_LIST_MAX ? max : SS_OPTION_LIST_MAX);
+}
+
 int ss_option_list_shards(const char* text, ss_shard* out, int max)
 {
   int idx[SS_OPTION_LIST_MAX];
@@ -1513,15 +1537,25 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
     const char* name;
     const char* const* names;
     const char* what;
-  } lists[] = {
-      {"tps", NULL, "whole numbers from 1"},           {"pps", NULL, "whole numbers from 1"},
-      {"cps", NULL, "whole numbers from 1"},           {"eps", NULL, "whole numbers from 1"},
-      {"micro-batches", NULL, "whole numbers from 1"}, {"schedules", ss_schedule_names, "gpipe, 1f1b or interleaved"}};
-  const char* texts[] = {o->plan_tps, o->plan_pps, o->plan_cps, o->plan_eps, o->plan_micro, o->plan_schedules};
+    long lo; /* a number's bounds (lists of numbers) */
+  } lists[] = {{"tps", NULL, "whole numbers from 1", 1},
+               {"pps", NULL, "whole numbers from 1", 1},
+               {"cps", NULL, "whole numbers from 1", 1},
+               {"eps", NULL, "whole numbers from 1", 1},
+               {"micro-batches", NULL, "whole numbers from 1", 1},
+               {"schedules", ss_schedule_names, "gpipe, 1f1b or interleaved", 0},
+               {"vpps", NULL, "whole numbers from 2", 2},
+               {"recomputes", ss_recompute_names, "none, selective or full", 0},
+               {"sequence-parallels", ss_option_switch_names, "off or on", 0},
+               {"distributed-optimizers", ss_option_switch_names, "off or on", 0},
+               {"precisions", ss_precision_names, "workload, fp32, tf32, amp, bf16 or fp8", 0}};
+  const char* texts[] = {o->plan_tps,   o->plan_pps,       o->plan_cps,       o->plan_eps,
+                         o->plan_micro, o->plan_schedules, o->plan_vpps,      o->plan_recomputes,
+                         o->plan_sps,   o->plan_dos,       o->plan_precisions};
   for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
     int v[SS_OPTION_LIST_MAX];
     if (texts[k] &&
-        list_parse_why(texts[k], lists[k].names, 1, SS_MAX_GPUS, v, SS_OPTION_LIST_MAX, why, sizeof(why)) < 0)
+        list_parse_why(texts[k], lists[k].names, lists[k].lo, SS_MAX_GPUS, v, SS_OPTION_LIST_MAX, why, sizeof(why)) < 0)
       FAIL("--%s expects %s separated by commas, each once and at most %d, got '%s': %s", lists[k].name, lists[k].what,
            SS_OPTION_LIST_MAX, texts[k], why);
   }
@@ -1529,6 +1563,23 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
   if (!mp && (o->plan_micro || o->plan_schedules))
     FAIL("--%s tries tensor- or pipeline-parallel configurations: give --tps or --pps",
          o->plan_micro ? "micro-batches" : "schedules");
+  const char* layout_only = o->plan_vpps         ? "vpps"
+                            : o->plan_recomputes ? "recomputes"
+                            : o->plan_sps        ? "sequence-parallels"
+                            : o->plan_dos        ? "distributed-optimizers"
+                                                 : NULL;
+  if (!mp && layout_only)
+    FAIL("--%s tries tensor- or pipeline-parallel configurations: give --tps or --pps", layout_only);
+  /* A run's option and the plan's list of it: one says what to try. */
+  static const char* const pairs[][2] = {{"virtual-stages", "vpps"},
+                                         {"recompute", "recomputes"},
+                                         {"sequence-parallel", "sequence-parallels"},
+                                         {"distributed-optimizer", "distributed-optimizers"},
+                                         {"precision", "precisions"}};
+  for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
+    if (ss_optset_has(given, pairs[k][0]) && ss_optset_has(given, pairs[k][1]))
+      FAIL("--%s and --%s both say what to try: give one (--%s's list may hold one value)", pairs[k][0], pairs[k][1],
+           pairs[k][1]);
   if (mp && (o->plan_shards || o->plan_batches))
     FAIL("--%s goes with data parallelism alone: a plan of --tps and --pps sets the global batch (--global-batch) and "
          "the micro-batches (--micro-batches)",

@@ -174,6 +174,11 @@ typedef struct ss_options {
   const char* plan_eps;        /* expert-parallel sizes, comma-separated; NULL: --ep's */
   const char* plan_micro;      /* micro-batches, comma-separated; NULL: --micro-batch's */
   const char* plan_schedules;  /* pipeline schedules, comma-separated; NULL: --schedule's */
+  const char* plan_vpps; /* chunks per stage of the interleaved schedule, comma-separated; NULL: --virtual-stages's */
+  const char* plan_recomputes; /* recomputations, comma-separated; NULL: the least that fits */
+  const char* plan_sps;        /* sequence parallelism off, on; NULL: on (with t > 1: Megatron-Core's recipes) */
+  const char* plan_dos;        /* the distributed optimizer off, on; NULL: on (Megatron-Core's recipes) */
+  const char* plan_precisions; /* precisions, comma-separated; NULL: --precision's */
   double plan_epochs;          /* epochs to train (when --samples is not given) */
   double plan_budget_usd;      /* the most a training may cost; -1: no limit */
   double plan_deadline_h;      /* the longest a training may take; -1: no limit */
@@ -333,6 +338,12 @@ int ss_option_list_shards(const char* text, ss_shard* out, int max);
 /* plan's --tps, --pps, --micro-batches (whole numbers) and --schedules (ss_schedule values). */
 int ss_option_list_sizes(const char* text, int* out, int max);
 int ss_option_list_schedules(const char* text, ss_schedule* out, int max);
+/* plan's lists of named values (--recomputes, --sequence-parallels, --distributed-optimizers,
+ * --precisions): each item's index in names. */
+int ss_option_list_named(const char* text, const char* const* names, int* out, int max);
+
+/* The values of plan's switches' lists (--sequence-parallels, --distributed-optimizers): off 0, on 1. */
+extern const char* const ss_option_switch_names[];
 
 /* Write an option's value in o as JSON (number, string, true/false or null) or as text (CSV cells,
  * help); returns the characters written, as snprintf. */

@@ -79,6 +79,16 @@ static int by_rank(const void* pa, const void* pb)
     return a->micro_batch < b->micro_batch ? -1 : 1;
   if (a->schedule != b->schedule)
     return a->schedule < b->schedule ? -1 : 1;
+  if (a->virtual_stages != b->virtual_stages)
+    return a->virtual_stages < b->virtual_stages ? -1 : 1;
+  if (a->recompute != b->recompute)
+    return a->recompute < b->recompute ? -1 : 1;
+  if (a->sequence_parallel != b->sequence_parallel)
+    return a->sequence_parallel < b->sequence_parallel ? -1 : 1;
+  if (a->distributed_optimizer != b->distributed_optimizer)
+    return a->distributed_optimizer < b->distributed_optimizer ? -1 : 1;
+  if (a->precision != b->precision)
+    return a->precision < b->precision ? -1 : 1;
   if (a->allreduce != b->allreduce)
     return a->allreduce < b->allreduce ? -1 : 1;
   return (a->batch > b->batch) - (a->batch < b->batch);
@@ -107,6 +117,9 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->virtual_stages = j->mp.on ? j->mp.v : 1;
   r->schedule = j->mp.on ? j->mp.schedule : SS_SCHEDULE_1F1B;
   r->recompute = j->mp.on ? j->opt.recompute : SS_RECOMPUTE_NONE;
+  r->sequence_parallel = j->mp.on && j->opt.sequence_parallel;
+  r->distributed_optimizer = j->mp.on && j->opt.distributed_optimizer;
+  r->precision = j->precision;
   r->tokens_per_s = res->tokens_per_s;
   r->mfu = res->mfu;
   r->iteration_s = res->bd.iteration_s;
@@ -180,6 +193,11 @@ enum {
   DIM_PP,
   DIM_MICRO,
   DIM_SCHEDULE,
+  DIM_VPP,
+  DIM_RECOMPUTE,
+  DIM_SP,
+  DIM_DO,
+  DIM_PRECISION,
   DIM_SHARD,
   DIM_ALG,
   DIM_BATCH,
@@ -198,6 +216,9 @@ typedef struct space {
   int tps[SS_OPTION_LIST_MAX], pps[SS_OPTION_LIST_MAX], cps[SS_OPTION_LIST_MAX], eps[SS_OPTION_LIST_MAX];
   int micro[SS_OPTION_LIST_MAX];
   ss_schedule schedules[SS_OPTION_LIST_MAX];
+  int vpps[SS_OPTION_LIST_MAX];
+  int recomputes[SS_OPTION_LIST_MAX]; /* -1 alone: the least that fits (no --recomputes) */
+  int sps[SS_OPTION_LIST_MAX], dos[SS_OPTION_LIST_MAX], precisions[SS_OPTION_LIST_MAX];
   int size[NDIMS]; /* how many values each dimension takes (instances: index i is i + 1 of them) */
 } space;
 
@@ -235,6 +256,27 @@ static int space_init(space* s, ss_platform* const* plats, const ss_workload* w,
   s->size[DIM_SCHEDULE] = o->plan_schedules
                               ? ss_option_list_schedules(o->plan_schedules, s->schedules, SS_OPTION_LIST_MAX)
                               : 1;
+  /* The layouts' own dimensions: each a list, or one value, Megatron-Core's recipes' where the run's
+   * option does not say (sequence parallelism with tensor parallelism, the distributed optimizer). */
+  s->vpps[0] = o->virtual_stages > 1 ? o->virtual_stages : 2;
+  s->recomputes[0] = -1;
+  s->sps[0] = 1;
+  s->dos[0] = 1;
+  s->precisions[0] = o->precision;
+  s->size[DIM_VPP] = o->plan_vpps ? ss_option_list_sizes(o->plan_vpps, s->vpps, SS_OPTION_LIST_MAX) : 1;
+  s->size[DIM_RECOMPUTE] = o->plan_recomputes ? ss_option_list_named(o->plan_recomputes, ss_recompute_names,
+                                                                     s->recomputes, SS_OPTION_LIST_MAX)
+                                              : 1;
+  s->size[DIM_SP] = o->plan_sps ? ss_option_list_named(o->plan_sps, ss_option_switch_names, s->sps, SS_OPTION_LIST_MAX)
+                                : 1;
+  s->size[DIM_DO] = o->plan_dos ? ss_option_list_named(o->plan_dos, ss_option_switch_names, s->dos, SS_OPTION_LIST_MAX)
+                                : 1;
+  s->size[DIM_PRECISION] = o->plan_precisions ? ss_option_list_named(o->plan_precisions, ss_precision_names,
+                                                                     s->precisions, SS_OPTION_LIST_MAX)
+                                              : 1;
+  for (int d = DIM_VPP; d <= DIM_PRECISION; d++)
+    if (s->size[d] < 0)
+      return ss_err_set(err, NULL, 0, "a plan's list: not one the options' checks accept");
   for (int k = 0; k < s->size[DIM_TP]; k++)
     out->model_parallel |= s->tps[k] > 1;
   for (int k = 0; k < s->size[DIM_PP]; k++)
@@ -281,11 +323,16 @@ static void space_decode(const space* s, size_t i, int at[NDIMS])
   }
 }
 
-/* A tensor- and pipeline-parallel configuration's job (c's layout set): the least recomputation from
- * --recompute's that fits the memory; 1 when every one is refused (counted once), 0, or an error. */
-static int build_layout(const space* s, int p, ss_options* c, config* cf, ss_err* err)
+/* A tensor- and pipeline-parallel configuration's job (c's layout set): with recompute (an
+ * ss_recompute) that recomputation, else (-1) the least from --recompute's that fits the memory; 1
+ * when it is refused (every one: counted once), 0, or an error. */
+static int build_layout(const space* s, int p, int recompute, ss_options* c, config* cf, ss_err* err)
 {
   ss_planner* out = s->out;
+  if (recompute >= 0) {
+    c->recompute = (ss_recompute)recompute;
+    return build(s->plats[p], p, s->w, c, out, &cf->job, err);
+  }
   int refused = out->refused, first = out->refused_by[p];
   for (int r = s->o->recompute; r < SS_RECOMPUTE_COUNT; r++) {
     c->recompute = (ss_recompute)r;
@@ -346,23 +393,31 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     ss_schedule sched = s->schedules[at[DIM_SCHEDULE]];
     if (pp == 1 && at[DIM_SCHEDULE] > 0)
       return 1;
+    /* Chunks per stage with the interleaved schedule alone; sequence parallelism with tensor
+     * parallelism alone (without it, the list's first value stands for the others). */
+    if ((pp == 1 || !ss_schedule_of(sched)->chunks) && at[DIM_VPP] > 0)
+      return 1;
+    if (t == 1 && at[DIM_SP] > 0)
+      return 1;
     ss_options c = *o;
     c.instances = k;
     c.tp = t;
     c.cp = cp;
     c.ep = ep;
     c.pp = pp;
-    c.sequence_parallel = o->sequence_parallel && t > 1; /* a plan's --sequence-parallel: where t > 1 */
+    c.sequence_parallel = s->sps[at[DIM_SP]] && t > 1;
+    c.distributed_optimizer = s->dos[at[DIM_DO]];
+    c.precision = (ss_precision)s->precisions[at[DIM_PRECISION]];
     c.micro_batch = s->micro[at[DIM_MICRO]];
     c.schedule = pp > 1 ? sched : SS_SCHEDULE_1F1B;
-    c.virtual_stages = ss_schedule_of(c.schedule)->chunks ? (o->virtual_stages > 1 ? o->virtual_stages : 2) : 1;
+    c.virtual_stages = ss_schedule_of(c.schedule)->chunks ? s->vpps[at[DIM_VPP]] : 1;
     c.batch = -1;
     s->out->configurations++;
     if (o->global_batch > 0 && o->global_batch % (c.micro_batch * (per * k / (t * cp * pp)))) {
       s->out->not_whole++;
       return 1;
     }
-    int rc = build_layout(s, p, &c, cf, err);
+    int rc = build_layout(s, p, s->recomputes[at[DIM_RECOMPUTE]], &c, cf, err);
     if (rc)
       return rc;
     cf->platform = p;
@@ -371,14 +426,17 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
     if (cp > 1 || ep > 1)
       snprintf(context, sizeof(context), "%s%.0d%s%.0d", cp > 1 ? " cp" : "", cp > 1 ? cp : 0, ep > 1 ? " e" : "",
                ep > 1 ? ep : 0);
-    snprintf(cf->name, sizeof(cf->name), "%s x %d, t%d%s p%d d%d, micro-batch %d%s%s, recompute %s",
+    snprintf(cf->name, sizeof(cf->name), "%s x %d, t%d%s p%d d%d, micro-batch %d%s%s, recompute %s%s%s",
              s->out->platforms[p].name, k, t, context, pp, cf->job->mp.d, c.micro_batch, pp > 1 ? ", " : "",
-             pp > 1 ? ss_schedule_names[c.schedule] : "", ss_recompute_names[c.recompute]);
+             pp > 1 ? ss_schedule_names[c.schedule] : "", ss_recompute_names[c.recompute],
+             c.sequence_parallel ? ", sp" : "", c.distributed_optimizer ? ", do" : "");
     return SS_OK;
   }
-  /* Data parallelism alone: one point for the micro-batches and schedules of the layouts. */
-  if (at[DIM_MICRO] > 0 || at[DIM_SCHEDULE] > 0)
-    return 1;
+  /* Data parallelism alone: one point for the micro-batches, schedules, chunks, recomputations,
+   * sequence parallelism and distributed optimizers of the layouts. */
+  for (int d = DIM_MICRO; d < DIM_PRECISION; d++)
+    if (at[d] > 0)
+      return 1;
   /* Sharding's all-gathers and reduce-scatters have no tree in NCCL: not counted as a configuration. */
   if (ss_shard_sharded(shard) && alg == SS_ALLREDUCE_TREE)
     return 1;
@@ -390,6 +448,7 @@ static int configure(const space* s, const int at[NDIMS], config* cf, ss_err* er
   }
   ss_options c = *o;
   shard_options(&c, shard);
+  c.precision = (ss_precision)s->precisions[at[DIM_PRECISION]];
   c.tp = c.pp = 1;
   c.virtual_stages = 1;
   c.instances = k;
@@ -581,9 +640,14 @@ static int nothing_to_simulate(ss_platform* const* plats, const ss_options* o, c
   int shard = memory && !o->plan_shards && !ss_shard_sharded(o->shard) && !out->model_parallel;
   int ckpt = memory && w->has_ckpt && o->checkpoint_activations != SS_CKPT_ON && !w->activation_checkpointing &&
              !out->model_parallel;
-  const char* hint = memory && out->model_parallel
+  /* The distributed optimizer is tried unless --distributed-optimizers leaves it out. */
+  int dopt_tried = !o->plan_dos || strstr(o->plan_dos, "on") != NULL;
+  const char* hint = memory && out->model_parallel && dopt_tried
+                         ? "; larger tensor groups or more stages (--tps, --pps) or more instances (--max-instances) "
+                           "may make it fit"
+                     : memory && out->model_parallel
                          ? "; larger tensor groups or more stages (--tps, --pps), more instances (--max-instances) "
-                           "or the distributed optimizer (--distributed-optimizer) may make it fit"
+                           "or the distributed optimizer (--distributed-optimizers on) may make it fit"
                      : shard && ckpt ? "; sharding or activation checkpointing may make it fit: --shards "
                                        "none,zero2,zero3,fsdp-full, --checkpoint-activations on"
                      : shard         ? "; sharding may make it fit: --shards none,zero2,zero3,fsdp-full"

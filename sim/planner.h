@@ -32,7 +32,9 @@ typedef struct ss_planner_row {
   int tp, cp, ep, pp, dp, micro_batch, micro_batches, virtual_stages;
   ss_schedule schedule;
   ss_recompute recompute;
-  double tokens_per_s, mfu; /* a language model's (0 otherwise) */
+  int sequence_parallel, distributed_optimizer; /* a layout's (0 without one) */
+  ss_precision precision;                       /* as run (never WORKLOAD) */
+  double tokens_per_s, mfu;                     /* a language model's (0 otherwise) */
   double iteration_s, throughput_samples_per_s, epoch_s, cost_usd_per_epoch, price_usd_per_h;
   double time_to_train_s; /* start-up and the samples to train at the steady-state throughput */
   double cost_usd;        /* price x instances x time to train */

@@ -62,6 +62,9 @@ static void write_json(FILE* f, const void* arg)
         "\"schedule\": \"%s\", \"virtual_stages\": %d, \"recompute\": \"%s\", \"tokens_per_s\": %.17g, \"mfu\": %.17g,",
         r->tp, r->cp, r->ep, r->pp, r->dp, r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule],
         r->virtual_stages, ss_recompute_names[r->recompute], r->tokens_per_s, r->mfu);
+    fprintf(f, " \"sequence_parallel\": %s, \"distributed_optimizer\": %s, \"precision\": \"%s\",",
+            r->sequence_parallel ? "true" : "false", r->distributed_optimizer ? "true" : "false",
+            ss_precision_names[r->precision]);
     fprintf(f, " \"iteration_s\": %.17g, \"throughput_samples_per_s\": %.17g, \"epoch_s\": %.17g,", r->iteration_s,
             r->throughput_samples_per_s, r->epoch_s);
     fprintf(f, " \"time_to_train_s\": %.17g, \"cost_usd\": %.17g, \"cost_usd_per_epoch\": %.17g,", r->time_to_train_s,
@@ -125,9 +128,9 @@ static int shown_rows(const ss_planner* p)
  * the data-parallel columns, tokens per second and MFU instead of samples. */
 static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
 {
-  fprintf(f, "\n%4s  %-16s %3s %5s  %-16s %-24s %-9s %12s %-20s %11s %11s %6s  %-20s  %-22s %s\n", "rank", "instance",
-          "n", "GPUs", "t x p x d", "micro-batch x m, sched", "recompute", "time", "  screen, its error", "total $",
-          "tokens/s", "MFU", "largest stall", "limited by", "front");
+  fprintf(f, "\n%4s  %-16s %3s %5s  %-16s %-27s %-21s %12s %-20s %11s %11s %6s  %-20s  %-22s %s\n", "rank", "instance",
+          "n", "GPUs", "t x p x d", "micro-batch x m, sched", "recompute, sp, do", "time", "  screen, its error",
+          "total $", "tokens/s", "MFU", "largest stall", "limited by", "front");
   for (int i = 0; i < shown_rows(p); i++) {
     const ss_planner_row* r = &p->rows[i];
     char t[32], stall[48], limit[48], layout[96], micro[48], scr[48];
@@ -140,14 +143,21 @@ static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
       snprintf(layout, sizeof(layout), "%d x cp%d x %d x %d%s", r->tp, r->cp, r->pp, r->dp, experts);
     else
       snprintf(layout, sizeof(layout), "%d x %d x %d%s", r->tp, r->pp, r->dp, experts);
-    if (r->tp * r->cp * r->pp * r->ep > 1)
+    if (r->tp * r->cp * r->pp * r->ep > 1 && r->virtual_stages > 1)
+      snprintf(micro, sizeof(micro), "%d x %d, %s v%d", r->micro_batch, r->micro_batches,
+               ss_schedule_names[r->schedule], r->virtual_stages);
+    else if (r->tp * r->cp * r->pp * r->ep > 1)
       snprintf(micro, sizeof(micro), "%d x %d, %s", r->micro_batch, r->micro_batches, ss_schedule_names[r->schedule]);
     else
       snprintf(micro, sizeof(micro), "batch %d per GPU", r->micro_batch);
-    fprintf(f, "%4d  %-16s %3d %5d  %-16s %-24s %-9s %12s   %-18s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
-            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, layout, micro,
-            r->tp * r->cp * r->pp * r->ep > 1 ? ss_recompute_names[r->recompute] : "-", t, scr, r->cost_usd,
-            r->tokens_per_s, 100 * r->mfu, stall, limit, r->pareto ? "*" : "");
+    /* What runs: the recomputation, sp and do where on, the precision. */
+    char opts[64];
+    snprintf(
+        opts, sizeof(opts), "%s%s%s %s", r->tp * r->cp * r->pp * r->ep > 1 ? ss_recompute_names[r->recompute] : "-",
+        r->sequence_parallel ? " sp" : "", r->distributed_optimizer ? " do" : "", ss_precision_names[r->precision]);
+    fprintf(f, "%4d  %-16s %3d %5d  %-16s %-27s %-21s %12s   %-18s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
+            shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, layout, micro, opts, t,
+            scr, r->cost_usd, r->tokens_per_s, 100 * r->mfu, stall, limit, r->pareto ? "*" : "");
   }
   if (p->nrows > 0) {
     const ss_planner_row* r = &p->rows[0];

@@ -241,6 +241,10 @@ def case_layouts():
                     "--global-batch", "32", "--recompute", r["recompute"]]
             if r["pp"] > 1:
                 args += ["--schedule", r["schedule"]]
+            if r["virtual_stages"] > 1:
+                args += ["--virtual-stages", str(r["virtual_stages"])]
+            args += ["--sequence-parallel"] if r["sequence_parallel"] else []
+            args += ["--distributed-optimizer"] if r["distributed_optimizer"] else []
         single = json.loads(run(["platforms/p4d.24xl.xml", "workloads/gpt2-124m.json", "--instances",
                                  str(r["instances"]), "--precision", "bf16", "--tokens", "1e8", "--format", "json"]
                                 + args))
@@ -258,6 +262,40 @@ def case_layouts():
     r = subprocess.run([SIM, "plan", "tests/workloads/tiny.json", "--platforms", "tests/platforms/star2.xml",
                         "--tps", "2"], capture_output=True, text=True)
     check(r.returncode == 1 and "no \"transformer\"" in r.stderr, f"tiny --tps 2: {r.returncode} {r.stderr!r}")
+
+
+def case_space():
+    """The layout space (issue 43): Megatron-Core's recipes by default (sequence parallelism where t > 1,
+    the distributed optimizer), each of --sequence-parallels, --distributed-optimizers, --recomputes,
+    --vpps and --precisions a dimension of the plan when given, and each row saying which are on."""
+    space = ["plan", "workloads/gpt2-124m.json", "--platforms", "p5.48xl", "--max-instances", "1", "--tps", "1,2",
+             "--pps", "1,2", "--micro-batches", "2", "--schedules", "1f1b,interleaved", "--global-batch", "32",
+             "--tokens", "1e8"]
+    base = space + ["--precision", "bf16", "--verify", "0", "--format", "json"]
+    rows = json.loads(run(base))["rows"]
+    lay = [r for r in rows if r["tp"] * r["pp"] > 1]
+    check(all(r["sequence_parallel"] == (r["tp"] > 1) and r["distributed_optimizer"] for r in lay) and
+          not any(r["sequence_parallel"] or r["distributed_optimizer"] for r in rows if r["tp"] * r["pp"] == 1),
+          "by default: sequence parallelism where t > 1 and the distributed optimizer on every layout")
+    key = lambda r: (r["tp"], r["pp"], r["schedule"], r["virtual_stages"])
+    both = json.loads(run(space + ["--sequence-parallels", "off,on", "--distributed-optimizers", "off,on",
+                                       "--precisions", "bf16,fp8", "--verify", "0", "--format", "json"]))["rows"]
+    for k in set(key(r) for r in lay):
+        tp = k[0]
+        got = sorted((r["sequence_parallel"], r["distributed_optimizer"], r["precision"]) for r in both if key(r) == k)
+        want = sorted((sp, do, p) for sp in ((False, True) if tp > 1 else (False,)) for do in (False, True)
+                      for p in ("bf16", "fp8"))
+        check(got == want, f"layout {k}: every combination of the lists, sequence parallelism only with t > 1: {got}")
+    rec = json.loads(run(base[:-4] + ["--recomputes", "none,full", "--vpps", "2,3", "--verify", "0", "--format",
+                                      "json"]))["rows"]
+    inter = [r for r in rec if r["schedule"] == "interleaved"]
+    check(set(r["recompute"] for r in rec if r["tp"] * r["pp"] > 1) == {"none", "full"},
+          "--recomputes none,full: both recomputations ranked")
+    check(set(r["virtual_stages"] for r in inter) <= {2, 3} and
+          all(r["virtual_stages"] == 1 for r in rec if r["schedule"] != "interleaved"),
+          f"--vpps 2,3: the interleaved rows' chunks: {sorted(set(r['virtual_stages'] for r in inter))}")
+    table = run(base[:-4] + ["--verify", "3"])
+    check("recompute, sp, do" in table and " sp do bf16" in table, f"the table says which are on:\n{table}")
 
 
 def case_screen():
