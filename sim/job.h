@@ -5,6 +5,7 @@
 #include "bucket.h"
 #include "sched.h"
 #include "err.h"
+#include "failures.h"
 #include "memory.h"
 #include "option.h"
 #include "par.h"
@@ -46,6 +47,7 @@ typedef struct ss_job {
   int instances;
   int gpus_per_instance;
   int gpu_arch;                      /* the GPUs' architecture for NCCL's rules (ss_job_gpu_arch) */
+  ss_failures failures;              /* failures and checkpoints (failures.h) */
   double price_usd_per_h;            /* what one instance costs an hour (price.h: --price-file, the table, the file) */
   char price_source[320];            /* where that price comes from, as the report says it */
   ss_purchase purchase;              /* how the instances are bought (--purchase; never AUTO) */

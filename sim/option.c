@@ -1,6 +1,7 @@
 /* option: the registry of stash-sim's options and everything derived from it. */
 #include "option.h"
 
+#include "goodput.h"
 #include "purchase.h"
 
 #include "err.h"
@@ -66,6 +67,7 @@ const ss_optgroup ss_option_groups[] = {{"input", "Inputs"},
                                         {"host", "Host side and data-parallel framework"},
                                         {"output", "Output"},
                                         {"parallel", "Tensor and pipeline parallelism (language models)"},
+                                        {"failures", "Failures and checkpoints"},
                                         {"plan", "Planner (stash-sim plan)"},
                                         {NULL, NULL}};
 
@@ -621,6 +623,31 @@ const ss_optdef ss_option_table[] = {
      "pipeline schedules separated by commas", 0, "--schedule's", 0, NULL, NULL, 0, NULL,
      "pipeline schedules to try with pipeline parallelism, separated by commas (gpipe, 1f1b, interleaved: with 2 "
      "chunks per stage unless --virtual-stages says)", 0, 0},
+    {"mtbf-hours", 0, SS_KIND_REAL, OFF(mtbf_hours), 0, 1e9, 1, NULL, 0, RUNS, "failures", "H",
+     "a time in hours", -1, "Llama 3's rate: 50,677 GPU-hours over the instance's GPUs", 0, "mtbf_hours",
+     "mtbf_hours", 0, NULL,
+     "an instance's mean time between failures: the job fails at the instances' rate together, and each failure "
+     "costs the work since the last checkpoint and the restart (docs/model.md, \"Failures and checkpoints\")", 0,
+     SS_NEEDS_MECH},
+    {"checkpoint-to", 0, SS_KIND_ENUM, OFF(checkpoint_to), 0, 0, 0, ss_ckpt_target_names, 0, RUNS, "failures", "T",
+     NULL, SS_CKPT_TO_FSX, "fsx", 0, "checkpoint_to", "checkpoint_to", 0, NULL,
+     "where checkpoints are written: local (the instances' NVMe, the instance file's disk), fsx (FSx for "
+     "Lustre) or s3, each at its documented rate (docs/model.md)", 0, SS_NEEDS_MECH},
+    {"checkpoint-every", 0, SS_KIND_PATH, OFF(checkpoint_every), 0, 0, 0, NULL, 0, RUNS, "failures", "MIN",
+     "auto or minutes", 0, "auto", 0, "checkpoint_every", "checkpoint_every", 0, NULL,
+     "the work between two checkpoints: auto (Young's optimum, sqrt(2 x the write x the job's mean time between "
+     "failures)) or minutes", 0, SS_NEEDS_MECH},
+    {"checkpoint-gbps", 0, SS_KIND_REAL, OFF(checkpoint_gbps), 0, 1e7, 1, NULL, 0, RUNS, "failures", "G",
+     "a rate in GB/s", -1, "--checkpoint-to's figures", 0, "checkpoint_gbps", "checkpoint_gbps", 0, NULL,
+     "what all the instances write to the checkpoints' target together, in GB/s (your own file system's)", 0,
+     SS_NEEDS_MECH},
+    {"restart-min", 0, SS_KIND_REAL, OFF(restart_min), 0, 1e6, 0, NULL, 0, RUNS, "failures", "MIN",
+     "a time in minutes", -1, "15 (ESTIMATE: calibration/failures_2026.md)", 0, "restart_min", "restart_min", 0, NULL,
+     "a failure's restart: detection, rescheduling and reloading the last checkpoint", 0, SS_NEEDS_MECH},
+    {"no-failures", 0, SS_KIND_SWITCH, OFF(failures), 0, 0, 0, NULL, 0, RUNS, "failures", NULL, NULL, 1,
+     "failures counted", 0, "failures", "failures", 0, NULL,
+     "no failures: the time to train is the failure-free one and no checkpoint is written (as --ideal)", 0,
+     SS_NEEDS_MECH},
     {"vpps", 0, SS_KIND_PATH, OFF(plan_vpps), 0, 0, 0, NULL, 0, SS_CMD_PLAN, "plan", "LIST",
      "chunks per stage separated by commas", 0, "--virtual-stages's, or 2", 0, NULL, NULL, 0, NULL,
      "model chunks per stage to try with the interleaved schedule, separated by commas (2 or more)", 0, 0},
@@ -1267,6 +1294,21 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
   return 0;
 }
 
+/* The failures' options: --checkpoint-every auto or minutes; none of them with --no-failures but
+ * --checkpoint-every and where they go (checkpoints may be asked for without failures). */
+static int check_failures(const ss_options* o, const ss_optset* given, char* msg, size_t size)
+{
+  const char* e = o->checkpoint_every;
+  char* end = NULL;
+  double min = e && strcmp(e, "auto") != 0 ? strtod(e, &end) : 1;
+  if (e && strcmp(e, "auto") != 0 && (end == e || *end || !isfinite(min) || !(min > 0) || min > 1e9))
+    FAIL("--checkpoint-every expects auto or a number of minutes above 0, got '%s'", e);
+  if (!o->failures && (ss_optset_has(given, "mtbf-hours") || ss_optset_has(given, "restart-min")))
+    FAIL("--%s has no effect with --no-failures (no failure is counted)",
+         ss_optset_has(given, "mtbf-hours") ? "mtbf-hours" : "restart-min");
+  return 0;
+}
+
 /* Why a sharding mode that does not take an option of kind sopt has no use for it (after "--shard M"). */
 static void shard_why(unsigned sopt, ss_shard m, char* buf, size_t size)
 {
@@ -1612,8 +1654,9 @@ int ss_options_check(const ss_options* o, const ss_optset* given, unsigned cmd, 
     return 0;
   return check_ps(o, given, msg, size) || check_outputs(o, msg, size) || check_plan(o, given, cmd, msg, size) ||
                  check_effect(o, given, cmd, msg, size) || check_host(o, given, msg, size) ||
-                 check_jitter(o, given, msg, size) || check_collective(o, cmd, msg, size) ||
-                 check_shard(o, given, msg, size) || check_parallel(o, given, cmd, msg, size)
+                 check_jitter(o, given, msg, size) || check_failures(o, given, msg, size) ||
+                 check_collective(o, cmd, msg, size) || check_shard(o, given, msg, size) ||
+                 check_parallel(o, given, cmd, msg, size)
              ? -1
              : 0;
 }

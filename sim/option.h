@@ -183,7 +183,17 @@ typedef struct ss_options {
   double plan_budget_usd;      /* the most a training may cost; -1: no limit */
   double plan_deadline_h;      /* the longest a training may take; -1: no limit */
   ss_objective plan_objective;
-  int plan_verify;       /* simulate the best N of the screen (0: none) */
+  int plan_verify; /* simulate the best N of the screen (0: none) */
+  /* Failures and checkpoints (goodput.h): an instance's mean time between failures (hours; -1: Llama 3's
+   * rate per GPU over the instance's GPUs), where checkpoints go (an ss_ckpt_target), their interval
+   * ("auto": Young's optimum, else minutes), the restart after a failure (minutes; -1: the default), and
+   * failures counted at all (0: --no-failures). */
+  double mtbf_hours;
+  int checkpoint_to;
+  const char* checkpoint_every;
+  double checkpoint_gbps; /* what the instances write together, GB/s; -1: the target's figures */
+  double restart_min;
+  int failures;
   const char* plan_plot; /* the time-cost scatter drawn there, or NULL */
 } ss_options;
 

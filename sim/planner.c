@@ -33,8 +33,9 @@ typedef struct config {
 /* Whether row a is at least as good as b in time and cost, and better in one. */
 static int dominates(const ss_planner_row* a, const ss_planner_row* b)
 {
-  return a->time_to_train_s <= b->time_to_train_s && a->cost_usd <= b->cost_usd &&
-         (a->time_to_train_s < b->time_to_train_s || a->cost_usd < b->cost_usd);
+  double at = a->expected_time_to_train_s, bt = b->expected_time_to_train_s;
+  double ac = a->expected_cost_usd, bc = b->expected_cost_usd;
+  return at <= bt && ac <= bc && (at < bt || ac < bc);
 }
 
 void ss_planner_pareto(ss_planner_row* rows, int n)
@@ -61,7 +62,8 @@ static int by_rank(const void* pa, const void* pb)
   const ss_planner_row *a = pa, *b = pb;
   if (a->verified != b->verified)
     return a->verified ? -1 : 1;
-  int time = cmp_double(a->time_to_train_s, b->time_to_train_s), cost = cmp_double(a->cost_usd, b->cost_usd);
+  int time = cmp_double(a->expected_time_to_train_s, b->expected_time_to_train_s);
+  int cost = cmp_double(a->expected_cost_usd, b->expected_cost_usd);
   int c = sort_objective == SS_OBJECTIVE_TIME ? (time ? time : cost) : (cost ? cost : time);
   if (c)
     return c;
@@ -129,6 +131,9 @@ static void fill_row(ss_planner_row* r, const config* c, const ss_result* res)
   r->price_usd_per_h = j->price_usd_per_h;
   r->time_to_train_s = res->time_to_train_s;
   r->cost_usd = res->cost_to_train_usd;
+  r->goodput = res->goodput.goodput;
+  r->expected_time_to_train_s = res->expected_time_to_train_s;
+  r->expected_cost_usd = res->expected_cost_usd;
   r->limit = res->bd.limit;
   r->limit_util = res->bd.util[res->bd.limit];
   r->compute_scaling = ss_job_compute_scaling(j);
@@ -486,8 +491,8 @@ static int screen(config* cf, ss_planner* out)
   if (!rc) {
     fill_row(&cf->row, cf, &res);
     cf->row.screen_iteration_s = res.bd.iteration_s;
-    cf->row.screen_time_to_train_s = res.time_to_train_s;
-    cf->row.screen_cost_usd = res.cost_to_train_usd;
+    cf->row.screen_time_to_train_s = res.expected_time_to_train_s;
+    cf->row.screen_cost_usd = res.expected_cost_usd;
   } else if (!out->failed++) {
     out->failed_first = why;
   }
@@ -737,7 +742,7 @@ static int pick_jobs(const verify_in* in, config* configs, int n, ss_planner* ou
 {
   *k = 0;
   for (int i = 0; i < n && *k < in->o->plan_verify; i++) {
-    if (!within(in->o, configs[i].row.time_to_train_s, configs[i].row.cost_usd))
+    if (!within(in->o, configs[i].row.expected_time_to_train_s, configs[i].row.expected_cost_usd))
       continue;
     int rc = ss_derive_job(in->plats[configs[i].platform], in->w, &configs[i].opt, &jobs[*k], err);
     if (rc)
@@ -803,11 +808,13 @@ static int rank_rows(config* configs, int n, const int* dropped, const ss_option
     ss_planner_row* r = &configs[i].row;
     if (dropped[i])
       row_free(r);
-    else if (o->plan_budget_usd >= 0 && r->cost_usd > o->plan_budget_usd)
-      out->over_budget++, row_free(r);
-    else if (o->plan_deadline_h >= 0 && r->time_to_train_s > o->plan_deadline_h * 3600.0)
-      out->over_deadline++, row_free(r);
-    else {
+    else if (o->plan_budget_usd >= 0 && r->expected_cost_usd > o->plan_budget_usd) {
+      out->over_budget++;
+      row_free(r);
+    } else if (o->plan_deadline_h >= 0 && r->expected_time_to_train_s > o->plan_deadline_h * 3600.0) {
+      out->over_deadline++;
+      row_free(r);
+    } else {
       out->rows[out->nrows++] = *r;
       memset(r, 0, sizeof(*r));
     }

@@ -38,6 +38,9 @@ typedef struct ss_planner_row {
   double iteration_s, throughput_samples_per_s, epoch_s, cost_usd_per_epoch, price_usd_per_h;
   double time_to_train_s; /* start-up and the samples to train at the steady-state throughput */
   double cost_usd;        /* price x instances x time to train */
+  /* With failures (failures.h): the goodput, the expected time to train and cost, which the plan ranks
+   * by, filters by (--budget, --deadline) and draws its front with. */
+  double goodput, expected_time_to_train_s, expected_cost_usd;
   double part_s[SS_CAT_COUNT];
   ss_res limit;                /* the resource that limits the run (ss_stall_limit) */
   double limit_util;           /* its utilisation in the measured window, 0..1 */
@@ -46,7 +49,8 @@ typedef struct ss_planner_row {
   char* price_source;          /* where its price per hour comes from, as a run's report says it */
   int pareto;                  /* no other kept row is as fast and as cheap, and better in one */
   int verified;                /* simulated: the figures above are the simulation's, else the screen's */
-  /* The screen's figures (screen.h; the same as those above for a row not verified). */
+  /* The screen's figures (screen.h; its time to train and cost with failures, as expected_*: the same as
+   * those above for a row not verified). */
   double screen_iteration_s, screen_time_to_train_s, screen_cost_usd;
 } ss_planner_row;
 

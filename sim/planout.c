@@ -74,10 +74,12 @@ static void write_json(FILE* f, const void* arg)
     fprintf(f, ", \"limit\": \"%s\", \"limit_utilisation\": %.17g,", ss_res_name(r->limit), r->limit_util);
     fprintf(f, " \"dominant_stall\": \"%s\", \"compute_scaling\": \"%s\", \"pareto\": %s,",
             r->stall < SS_CAT_COUNT ? ss_cat_name(r->stall) : "none", r->compute_scaling, r->pareto ? "true" : "false");
+    fprintf(f, " \"goodput\": %.17g, \"expected_time_to_train_s\": %.17g, \"expected_cost_usd\": %.17g,", r->goodput,
+            r->expected_time_to_train_s, r->expected_cost_usd);
     fprintf(f, " \"verified\": %s, \"screen_iteration_s\": %.17g, \"screen_time_to_train_s\": %.17g,",
             r->verified ? "true" : "false", r->screen_iteration_s, r->screen_time_to_train_s);
     fprintf(f, " \"screen_cost_usd\": %.17g, \"screen_error\": %.17g}", r->screen_cost_usd,
-            r->verified ? r->screen_time_to_train_s / r->time_to_train_s - 1 : 0);
+            r->verified ? r->screen_time_to_train_s / r->expected_time_to_train_s - 1 : 0);
   }
   fprintf(f, "\n  ]\n}\n");
 }
@@ -97,7 +99,7 @@ static void duration(char* buf, size_t size, double s)
 static void row_cells(const ss_planner_row* r, char* t, size_t tsize, char* stall, size_t ssize, char* limit,
                       size_t lsize)
 {
-  duration(t, tsize, r->time_to_train_s);
+  duration(t, tsize, r->expected_time_to_train_s);
   snprintf(stall, ssize, "none");
   if (r->stall < SS_CAT_COUNT)
     snprintf(stall, ssize, "%s %.1f%%", ss_category_of(r->stall)->word, 100 * r->part_s[r->stall] / r->iteration_s);
@@ -113,7 +115,7 @@ static void screen_cell(const ss_planner_row* r, char* buf, size_t size)
   char t[32];
   duration(t, sizeof(t), r->screen_time_to_train_s);
   if (r->verified)
-    snprintf(buf, size, "%s %+.1f%%", t, 100 * (r->screen_time_to_train_s / r->time_to_train_s - 1));
+    snprintf(buf, size, "%s %+.1f%%", t, 100 * (r->screen_time_to_train_s / r->expected_time_to_train_s - 1));
   else
     snprintf(buf, size, "-");
 }
@@ -157,7 +159,7 @@ static void write_table_layouts(FILE* f, const ss_planner* p, int shared)
         r->sequence_parallel ? " sp" : "", r->distributed_optimizer ? " do" : "", ss_precision_names[r->precision]);
     fprintf(f, "%4d  %-16s %3d %5d  %-16s %-27s %-21s %12s   %-18s %11.4g %11.0f %5.1f%%  %-20s  %-22s %s\n", i + 1,
             shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus, layout, micro, opts, t,
-            scr, r->cost_usd, r->tokens_per_s, 100 * r->mfu, stall, limit, r->pareto ? "*" : "");
+            scr, r->expected_cost_usd, r->tokens_per_s, 100 * r->mfu, stall, limit, r->pareto ? "*" : "");
   }
   if (p->nrows > 0) {
     const ss_planner_row* r = &p->rows[0];
@@ -184,12 +186,12 @@ static void write_unshown(FILE* f, const ss_planner* p)
     return;
   const ss_planner_row* r = &p->rows[shown_rows(p)];
   char t[32];
-  duration(t, sizeof(t), r->time_to_train_s);
+  duration(t, sizeof(t), r->expected_time_to_train_s);
   fprintf(
       f,
       "\n  %d more ranked by the screen alone, not simulated (--format json or csv lists them): the first, %s x %d, "
       "%s and %.4g $ by the screen\n",
-      rest, r->instance_type, r->instances, t, r->cost_usd);
+      rest, r->instance_type, r->instances, t, r->expected_cost_usd);
 }
 
 /* The screen against the simulation on the simulated rows: the median and largest error of its time to
@@ -205,7 +207,7 @@ static void write_screen_error(FILE* f, const ss_planner* p)
   double largest = 0;
   int top = 0;
   for (int i = 0; i < n; i++) {
-    e[i] = fabs(p->rows[i].screen_time_to_train_s / p->rows[i].time_to_train_s - 1);
+    e[i] = fabs(p->rows[i].screen_time_to_train_s / p->rows[i].expected_time_to_train_s - 1);
     largest = fmax(largest, e[i]);
     /* The screen's first among the simulated: the one of least screened figure. */
     const ss_planner_row *a = &p->rows[i], *b = &p->rows[top];
@@ -245,7 +247,8 @@ static void write_table(FILE* f, const ss_planner* p)
               p->refused_by_first[i].msg);
   if (p->failed)
     fprintf(f, "  first failed: %s\n", p->failed_first.msg);
-  fprintf(f, "  screened in closed form: %d; simulated: the screen's best %d (--verify %d)", p->screened, p->verified,
+  fprintf(f, "  time and total $ with failures and checkpoints (goodput: docs/model.md); ");
+  fprintf(f, "screened in closed form: %d; simulated: the screen's best %d (--verify %d)", p->screened, p->verified,
           p->verify_asked);
   if (p->verify_cut)
     fprintf(f, ", %d more beyond --max-minutes %g", p->verify_cut, p->max_minutes);
@@ -278,7 +281,7 @@ static void write_table(FILE* f, const ss_planner* p)
     screen_cell(r, scr, sizeof(scr));
     fprintf(f, "%4d  %-16s %3d %5d  %-12s %-*s %6d %12s   %-18s %11.4g %10.4g %12.1f  %-20s  %-22s %-18s %s\n", i + 1,
             shared ? p->platforms[r->platform].name : r->instance_type, r->instances, r->gpus,
-            ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard), r->batch, t, scr, r->cost_usd,
+            ss_allreduce_name(r->allreduce), sw, ss_shard_name(r->shard), r->batch, t, scr, r->expected_cost_usd,
             r->cost_usd_per_epoch, r->throughput_samples_per_s, stall, limit, r->compute_scaling, r->pareto ? "*" : "");
   }
   write_unshown(f, p);
@@ -338,8 +341,8 @@ static const char* const point_colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e
 static int by_time(const void* pa, const void* pb)
 {
   const ss_planner_row *a = *(const ss_planner_row* const*)pa, *b = *(const ss_planner_row* const*)pb;
-  int c = cmp_double(a->time_to_train_s, b->time_to_train_s);
-  return c ? c : cmp_double(a->cost_usd, b->cost_usd);
+  int c = cmp_double(a->expected_time_to_train_s, b->expected_time_to_train_s);
+  return c ? c : cmp_double(a->expected_cost_usd, b->expected_cost_usd);
 }
 
 /* "set logscale AXIS" when the values span more than a decade. */
@@ -365,12 +368,12 @@ static int write_data(FILE* f, const ss_planner* p)
     fprintf(f, "$T%d << EOD\n", k);
     for (int i = 0; i < p->nrows; i++)
       if (p->rows[i].platform == k)
-        fprintf(f, "%.17g %.17g\n", p->rows[i].time_to_train_s / 3600, p->rows[i].cost_usd);
+        fprintf(f, "%.17g %.17g\n", p->rows[i].expected_time_to_train_s / 3600, p->rows[i].expected_cost_usd);
     fprintf(f, "EOD\n");
   }
   fprintf(f, "$FRONT << EOD\n");
   for (int i = 0; i < nfront; i++)
-    fprintf(f, "%.17g %.17g\n", front[i]->time_to_train_s / 3600, front[i]->cost_usd);
+    fprintf(f, "%.17g %.17g\n", front[i]->expected_time_to_train_s / 3600, front[i]->expected_cost_usd);
   fprintf(f, "EOD\n");
   free(front);
   return SS_OK;
@@ -390,7 +393,7 @@ static int write_script(FILE* f, const ss_planner* p, const char* output, int sv
 {
   double tlo = INFINITY, thi = 0, clo = INFINITY, chi = 0;
   for (int i = 0; i < p->nrows; i++) {
-    double t = p->rows[i].time_to_train_s / 3600, c = p->rows[i].cost_usd;
+    double t = p->rows[i].expected_time_to_train_s / 3600, c = p->rows[i].expected_cost_usd;
     tlo = fmin(tlo, t);
     thi = fmax(thi, t);
     clo = fmin(clo, c);

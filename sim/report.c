@@ -80,6 +80,9 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
   }
   out->time_to_train_s = out->bd.init_s + out->samples / out->throughput_samples_per_s;
   out->cost_to_train_usd = job->price_usd_per_h * job->instances * out->time_to_train_s / 3600.0;
+  ss_failures_goodput(&job->failures, out->time_to_train_s, &out->goodput);
+  out->expected_time_to_train_s = out->goodput.wall_s;
+  out->expected_cost_usd = job->price_usd_per_h * job->instances * out->expected_time_to_train_s / 3600.0;
   /* ss_job_check_iteration bounds the iteration: the figures are finite. */
   ss_assert(isfinite(out->throughput_samples_per_s) && isfinite(out->cost_usd_per_epoch));
   return SS_OK;
@@ -90,6 +93,41 @@ int ss_result_from_breakdown(const ss_job* job, const ss_breakdown* bd, double s
 static int shown(ss_cat c, const ss_job* j)
 {
   return c == SS_CAT_HOST ? j->host && !j->mp.on : c == SS_CAT_BUBBLE ? j->mp.on : 1;
+}
+
+/* The failures' line of a language model's table: the goodput of its time to train, the expected
+ * interruptions, the checkpoints and the restart, and the time and cost with them. */
+static void write_table_failures(FILE* f, const ss_result* r)
+{
+  const ss_failures* x = &r->job->failures;
+  const ss_goodput* g = &r->goodput;
+  if (!x->on) {
+    fprintf(f, "  failures     none counted (%s)\n", r->job->opt.ideal ? "--ideal" : "--no-failures");
+    return;
+  }
+  fprintf(f,
+          "  failures     goodput %.1f %%: %.3g interruptions expected (the job's MTBF %.3g h), a %.3g TB checkpoint "
+          "to %s in %.3g s every %.3g min%s, restart %.3g min: %.2f days, %.2f $\n",
+          100 * g->goodput, g->interruptions, x->mtbf_s / 3600, x->ckpt_bytes / 1e12,
+          ss_ckpt_target_of((ss_ckpt_target)r->job->opt.checkpoint_to)->label, x->write_s, g->interval_s / 60,
+          g->young ? " (Young)" : "", x->restart_s / 60, r->expected_time_to_train_s / 86400, r->expected_cost_usd);
+}
+
+/* The failures' object of the JSON report. */
+static void write_json_failures(FILE* f, const ss_result* r)
+{
+  const ss_failures* x = &r->job->failures;
+  const ss_goodput* g = &r->goodput;
+  fprintf(f, "  \"failures\": {\"on\": %s, \"instance_mtbf_h\": %.17g, \"job_mtbf_h\": %.17g,",
+          x->on ? "true" : "false", x->instance_mtbf_h, x->on ? x->mtbf_s / 3600 : 0);
+  fprintf(f, " \"checkpoint_to\": \"%s\", \"checkpoint_bytes\": %.17g, \"checkpoint_write_s\": %.17g,",
+          ss_ckpt_target_names[r->job->opt.checkpoint_to], x->ckpt_bytes, x->write_s);
+  fprintf(f, " \"checkpoint_interval_s\": %.17g, \"checkpoint_interval_young\": %s, \"checkpoints\": %.17g,",
+          g->interval_s, g->young ? "true" : "false", g->checkpoints);
+  fprintf(f, " \"restart_s\": %.17g, \"goodput\": %.17g, \"expected_interruptions\": %.17g,", x->restart_s, g->goodput,
+          g->interruptions);
+  fprintf(f, " \"expected_time_to_train_s\": %.17g, \"expected_cost_usd\": %.17g},\n", r->expected_time_to_train_s,
+          r->expected_cost_usd);
 }
 
 /* Network of each instance as the hardware has it: Gb/s over all its NICs, latency of a NIC link (us);
@@ -409,6 +447,7 @@ static void write_json(FILE* f, const ss_result* r)
   fprintf(f, "  \"init_io\": \"%s\",\n  \"init_s\": %.17g,\n  \"init_bytes_per_worker\": %.17g,\n",
           ss_names_at(ss_init_io_names, j->opt.init_io), r->bd.init_s, j->init_bytes);
   fprintf(f, "  \"samples\": %.17g,\n  \"time_to_train_s\": %.17g,\n", r->samples, r->time_to_train_s);
+  write_json_failures(f, r);
   if (j->opt.arch == SS_ARCH_PS) {
     fprintf(f, "  \"servers\": %d,\n  \"ps_placement\": \"%s\",\n  \"server_hosts\": %d,\n  \"async\": %s,\n",
             j->opt.servers, ss_names_at(ss_placement_names, j->opt.placement), j->ps_hosts,
@@ -654,6 +693,8 @@ static void write_table(FILE* f, const ss_result* r)
   else
     fprintf(f, "  epoch        %10.2f min    cost        %10.2f $ per epoch (%.2f $/h x %d instance%s)\n",
             r->epoch_s / 60, r->cost_usd_per_epoch, j->price_usd_per_h, j->instances, j->instances == 1 ? "" : "s");
+  if (j->workload->has_transformer)
+    write_table_failures(f, r);
   /* Where the price comes from, unless it is the default (on demand in us-east-1). */
   if (j->opt.region || j->opt.price_file || j->opt.purchase != SS_PURCHASE_AUTO || j->opt.price_date ||
       j->purchase != SS_PURCHASE_ON_DEMAND || j->price_other_region)

@@ -21,6 +21,10 @@ typedef struct ss_result {
   double samples;            /* --samples, or one epoch */
   double time_to_train_s;    /* start-up (init_s) + samples at the steady-state throughput */
   double cost_to_train_usd;  /* price x instances x time to train */
+  /* With failures (failures.h): the goodput of the time to train, and the expected time and cost. */
+  ss_goodput goodput;
+  double expected_time_to_train_s;
+  double expected_cost_usd;
   /* Language models (the workload's transformer): tokens per second, the model FLOPs per second of
    * one GPU (transformer.h's convention) and their share of its dense peak at the precision (MFU). */
   double tokens_per_s;

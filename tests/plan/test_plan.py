@@ -70,9 +70,13 @@ def case_consistent():
                     + ", ".join(f"{k} {r[k]!r} vs {single[k]!r}" for k in keys if r[k] != single[k]))
         cost = single["price_usd_per_h"] * single["instances"] * single["time_to_train_s"] / 3600
         check(abs(r["cost_usd"] - cost) <= 1e-12 * cost, f"rank {r['rank']}: cost = price x instances x time")
-    times = [r["time_to_train_s"] for r in p["rows"]]
-    check(times == sorted(times), "ranked by time to train")
-    costs = [r["cost_usd"] for r in plan(["--objective", "cost"])["rows"]]
+        f = single["failures"]
+        check(r["expected_time_to_train_s"] == f["expected_time_to_train_s"] and
+              r["expected_cost_usd"] == f["expected_cost_usd"] and r["goodput"] == f["goodput"],
+              f"rank {r['rank']}: the time and cost with failures are the single run's")
+    times = [r["expected_time_to_train_s"] for r in p["rows"]]
+    check(times == sorted(times), "ranked by time to train (with failures)")
+    costs = [r["expected_cost_usd"] for r in plan(["--objective", "cost"])["rows"]]
     check(costs == sorted(costs), "--objective cost: ranked by cost")
     csv = run(BASE + ["--format", "csv"]).splitlines()
     check(len(csv) == 19 and csv[0].startswith("schema_version,"), f"CSV: a header and 18 lines, got {len(csv)}")
@@ -91,25 +95,25 @@ def case_consistent():
 def case_pareto():
     rows = plan()["rows"]
     for r in rows:
-        beaten = any(o is not r and o["time_to_train_s"] <= r["time_to_train_s"] and o["cost_usd"] <= r["cost_usd"] and
-                     (o["time_to_train_s"] < r["time_to_train_s"] or o["cost_usd"] < r["cost_usd"]) for o in rows)
+        t, c = "expected_time_to_train_s", "expected_cost_usd"
+        beaten = any(o is not r and o[t] <= r[t] and o[c] <= r[c] and (o[t] < r[t] or o[c] < r[c]) for o in rows)
         check(r["pareto"] == (not beaten), f"rank {r['rank']}: on the front {r['pareto']}, beaten {beaten}")
     check(any(r["pareto"] for r in rows), "the front is not empty")
 
 
 def case_filters():
     rows = plan()["rows"]
-    costs = sorted(r["cost_usd"] for r in rows)
+    costs = sorted(r["expected_cost_usd"] for r in rows)
     budget = costs[len(costs) // 2]
     p = plan(["--budget", repr(budget)])
-    over = sum(1 for r in rows if r["cost_usd"] > budget)
+    over = sum(1 for r in rows if r["expected_cost_usd"] > budget)
     check(p["over_budget"] == over and p["ranked"] == len(rows) - over,
           f"--budget {budget}: {over} over the budget, {p['over_budget']} counted, {p['ranked']} ranked")
-    check(all(r["cost_usd"] <= budget for r in p["rows"]), "every kept row within the budget")
-    times = sorted(r["time_to_train_s"] for r in rows)
+    check(all(r["expected_cost_usd"] <= budget for r in p["rows"]), "every kept row within the budget")
+    times = sorted(r["expected_time_to_train_s"] for r in rows)
     deadline_h = times[len(times) // 3] / 3600
     p = plan(["--deadline", repr(deadline_h)])
-    late = sum(1 for r in rows if r["time_to_train_s"] > deadline_h * 3600)
+    late = sum(1 for r in rows if r["expected_time_to_train_s"] > deadline_h * 3600)
     check(p["over_deadline"] == late and p["ranked"] == len(rows) - late,
           f"--deadline: {late} past it, {p['over_deadline']} counted")
     p = plan(["--global-batch", "24"])
@@ -254,7 +258,7 @@ def case_layouts():
         if r["tp"] * r["pp"] > 1:
             check(single["parallel"]["micro_batches"] == r["micro_batches"] == 32 // (r["micro_batch"] * r["dp"]),
                   f"rank {r['rank']}: micro-batches {r['micro_batches']}")
-    times = [r["time_to_train_s"] for r in rows]
+    times = [r["expected_time_to_train_s"] for r in rows]
     check(times == sorted(times), "ranked by time to train")
     table = run(base)
     check("t x p x d" in table and "the first: " in table and "limited by" in table, f"the table:\n{table}")
@@ -310,7 +314,7 @@ def case_screen():
     check(full["screened"] == full["verified"] == len(rows) > (10 if quick else 40) and all(r["verified"] for r in rows),
           f"--verify 1000: every row simulated: {full['screened']}, {full['verified']}, {len(rows)}")
     for r in rows:
-        err = r["screen_time_to_train_s"] / r["time_to_train_s"] - 1
+        err = r["screen_time_to_train_s"] / r["expected_time_to_train_s"] - 1
         bound = 0.02 if r["tp"] * r["pp"] > 1 else 0.25
         check(abs(err) <= bound and abs(r["screen_error"] - err) < 1e-12,
               f"{r['platform']} x {r['instances']}, {r['tp']} x {r['pp']} x {r['dp']}, micro-batch {r['micro_batch']} "
@@ -320,10 +324,10 @@ def case_screen():
     none = json.loads(run(base + ["--verify", "0"]))
     check(none["verified"] == 0 and not any(r["verified"] for r in none["rows"]) and len(none["rows"]) == len(rows),
           f"--verify 0: nothing simulated, every row ranked: {none['verified']}, {len(none['rows'])}")
-    check(all(r["time_to_train_s"] == r["screen_time_to_train_s"] == sim[key(r)]["screen_time_to_train_s"] and
-              r["cost_usd"] == r["screen_cost_usd"] == sim[key(r)]["screen_cost_usd"] for r in none["rows"]),
+    check(all(r["expected_time_to_train_s"] == r["screen_time_to_train_s"] == sim[key(r)]["screen_time_to_train_s"] and
+              r["expected_cost_usd"] == r["screen_cost_usd"] == sim[key(r)]["screen_cost_usd"] for r in none["rows"]),
           "--verify 0: each row's figures are the screen's, as --verify 1000 reports them")
-    times = [r["time_to_train_s"] for r in none["rows"]]
+    times = [r["expected_time_to_train_s"] for r in none["rows"]]
     check(times == sorted(times), "--verify 0: ranked by the screen's time to train")
     five = json.loads(run(base + ["--verify", "5"]))
     first = [key(r) for r in five["rows"][:5]]
