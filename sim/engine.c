@@ -639,6 +639,8 @@ int ss_engine_run(const ss_job* full, int ncfg, char** cfg, ss_timeline** out, d
     ss_probe_finish(&s);
   sim_teardown(&s, job, args);
   ss_probe_free(&s);
+  if (!rc)
+    ss_simtrace_checkpoint(&s, *simulated_s);
   if (rc)
     ss_trace_abort(s.trace);
   else if (ss_trace_close(s.trace, err))

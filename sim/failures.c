@@ -13,6 +13,13 @@
  * (ByteDance, NSDI 2024): calibration/failures_2026.md. */
 const double ss_failures_restart_min = 15;
 
+/* ESTIMATE: 10% a month, between the bands third-party copies of AWS's Spot Instance Advisor give for
+ * p4d.24xlarge (5-10%) and p5.48xlarge (10-15% and 15-20%, by region): calibration/failures_2026.md. */
+const double ss_failures_spot_reclaim_pct = 10;
+
+/* Hours in a month (the Spot Instance Advisor's "trailing month"): 8760 / 12. */
+#define MONTH_H 730.0
+
 /* --checkpoint-every's text: "auto" (0) or a positive number of minutes, in seconds into *s. */
 static int parse_every(const char* text, double* s)
 {
@@ -28,8 +35,8 @@ static int parse_every(const char* text, double* s)
   return 0;
 }
 
-int ss_failures_derive(const ss_platform* p, const ss_workload* w, const ss_options* o, int instances, ss_failures* out,
-                       ss_err* err)
+int ss_failures_derive(const ss_platform* p, const ss_workload* w, const ss_options* o, int instances,
+                       ss_purchase purchase, ss_failures* out, ss_err* err)
 {
   memset(out, 0, sizeof(*out));
   if (parse_every(o->checkpoint_every, &out->interval_s))
@@ -38,7 +45,13 @@ int ss_failures_derive(const ss_platform* p, const ss_workload* w, const ss_opti
   int per = o->gpus > 0 ? o->gpus : p->ngpus;
   out->on = o->failures && !o->ideal;
   out->instance_mtbf_h = o->mtbf_hours > 0 ? o->mtbf_hours : SS_GOODPUT_GPU_MTBF_H / per;
-  out->mtbf_s = out->on ? out->instance_mtbf_h * 3600 / instances : INFINITY;
+  /* A spot instance also ends when AWS reclaims it: the two rates add. */
+  if (purchase == SS_PURCHASE_SPOT) {
+    double pct = o->spot_reclaim_pct > 0 ? o->spot_reclaim_pct : ss_failures_spot_reclaim_pct;
+    out->spot_mtbf_h = MONTH_H / (pct / 100);
+  }
+  double rate = 1 / out->instance_mtbf_h + (out->spot_mtbf_h > 0 ? 1 / out->spot_mtbf_h : 0);
+  out->mtbf_s = out->on ? 3600 / rate / instances : INFINITY;
   double params = 0;
   for (int l = 0; l < w->nlayers; l++)
     params += w->layers[l].params;

@@ -1744,7 +1744,7 @@ static int phase_check(ss_job* j, ss_err* err)
   const ss_options* o = &j->opt;
   if (j->host && check_actors(o, j->gpus_per_instance * sim_instances(o, o->instances), 3, j->workers, err))
     return SS_EINPUT;
-  if (ss_failures_derive(j->platform, j->workload, o, j->instances, &j->failures, err))
+  if (ss_failures_derive(j->platform, j->workload, o, j->instances, j->purchase, &j->failures, err))
     return SS_EINPUT;
   if (j->mp.on)
     return SS_OK; /* each stage's memory: par.c, once the split is derived */

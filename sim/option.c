@@ -644,6 +644,11 @@ const ss_optdef ss_option_table[] = {
     {"restart-min", 0, SS_KIND_REAL, OFF(restart_min), 0, 1e6, 0, NULL, 0, RUNS, "failures", "MIN",
      "a time in minutes", -1, "15 (ESTIMATE: calibration/failures_2026.md)", 0, "restart_min", "restart_min", 0, NULL,
      "a failure's restart: detection, rescheduling and reloading the last checkpoint", 0, SS_NEEDS_MECH},
+    {"spot-reclaim-pct", 0, SS_KIND_REAL, OFF(spot_reclaim_pct), 0, 100, 1, NULL, 0, RUNS, "failures", "P",
+     "a percentage", -1, "10 (ESTIMATE: calibration/failures_2026.md)", 0, "spot_reclaim_pct", "spot_reclaim_pct",
+     0, NULL,
+     "with --purchase spot, the share of instances AWS reclaims in a month (the Spot Instance Advisor's "
+     "frequency of interruption): each reclaim interrupts the job as a failure does", 0, SS_NEEDS_MECH},
     {"no-failures", 0, SS_KIND_SWITCH, OFF(failures), 0, 0, 0, NULL, 0, RUNS, "failures", NULL, NULL, 1,
      "failures counted", 0, "failures", "failures", 0, NULL,
      "no failures: the time to train is the failure-free one and no checkpoint is written (as --ideal)", 0,
@@ -1303,9 +1308,14 @@ static int check_failures(const ss_options* o, const ss_optset* given, char* msg
   double min = e && strcmp(e, "auto") != 0 ? strtod(e, &end) : 1;
   if (e && strcmp(e, "auto") != 0 && (end == e || *end || !isfinite(min) || !(min > 0) || min > 1e9))
     FAIL("--checkpoint-every expects auto or a number of minutes above 0, got '%s'", e);
-  if (!o->failures && (ss_optset_has(given, "mtbf-hours") || ss_optset_has(given, "restart-min")))
-    FAIL("--%s has no effect with --no-failures (no failure is counted)",
-         ss_optset_has(given, "mtbf-hours") ? "mtbf-hours" : "restart-min");
+  if (ss_optset_has(given, "spot-reclaim-pct") && o->purchase != SS_PURCHASE_SPOT)
+    FAIL("--spot-reclaim-pct has no effect without --purchase spot (only spot instances are reclaimed)");
+  const char* counted = ss_optset_has(given, "mtbf-hours")         ? "mtbf-hours"
+                        : ss_optset_has(given, "restart-min")      ? "restart-min"
+                        : ss_optset_has(given, "spot-reclaim-pct") ? "spot-reclaim-pct"
+                                                                   : NULL;
+  if (!o->failures && counted)
+    FAIL("--%s has no effect with --no-failures (no failure is counted)", counted);
   return 0;
 }
 

@@ -193,6 +193,7 @@ typedef struct ss_options {
   const char* checkpoint_every;
   double checkpoint_gbps; /* what the instances write together, GB/s; -1: the target's figures */
   double restart_min;
+  double spot_reclaim_pct; /* with --purchase spot: the instances AWS reclaims a month, %; -1: the default */
   int failures;
   const char* plan_plot; /* the time-cost scatter drawn there, or NULL */
 } ss_options;

@@ -118,8 +118,8 @@ static void write_json_failures(FILE* f, const ss_result* r)
 {
   const ss_failures* x = &r->job->failures;
   const ss_goodput* g = &r->goodput;
-  fprintf(f, "  \"failures\": {\"on\": %s, \"instance_mtbf_h\": %.17g, \"job_mtbf_h\": %.17g,",
-          x->on ? "true" : "false", x->instance_mtbf_h, x->on ? x->mtbf_s / 3600 : 0);
+  fprintf(f, "  \"failures\": {\"on\": %s, \"instance_mtbf_h\": %.17g, \"spot_mtbf_h\": %.17g, \"job_mtbf_h\": %.17g,",
+          x->on ? "true" : "false", x->instance_mtbf_h, x->spot_mtbf_h, x->on ? x->mtbf_s / 3600 : 0);
   fprintf(f, " \"checkpoint_to\": \"%s\", \"checkpoint_bytes\": %.17g, \"checkpoint_write_s\": %.17g,",
           ss_ckpt_target_names[r->job->opt.checkpoint_to], x->ckpt_bytes, x->write_s);
   fprintf(f, " \"checkpoint_interval_s\": %.17g, \"checkpoint_interval_young\": %s, \"checkpoints\": %.17g,",

@@ -22,4 +22,11 @@ void ss_simtrace_tracks(ss_sim* s);
 void ss_simtrace_rank(ss_sim* s, int r, int tid, const char* name, const char* cat, double start_s, double dur_s,
                       const char* detail);
 
+/* The checkpoints' track (failures.h): a process of its own with one span, a checkpoint's write of
+ * the job's checkpoint to its target, drawn after the simulated iterations at end_s (training waits for
+ * it every interval of work, far longer than the iterations simulated); none when no checkpoint is
+ * written (--no-failures without --checkpoint-every, --ideal). */
+#define SS_TRACE_PID_CHECKPOINT 1000000
+void ss_simtrace_checkpoint(ss_sim* s, double end_s);
+
 #endif

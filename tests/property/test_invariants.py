@@ -195,7 +195,7 @@ def case_memory():
 # The results an option could change (the echo of the options is left out).
 RESULT = ["iteration_s", "throughput_samples_per_s", "cost_usd_per_epoch", "breakdown", "breakdown_detail", "limit",
           "first_iteration_s", "time_to_train_s", "tokens_per_s", "mfu", "parallel", "gpu_memory_bytes", "init_s",
-          "simulated_s", "samples", "moe"]
+          "simulated_s", "samples", "moe", "failures"]
 # Not run options, or options whose purpose is not the results.
 NOT_RESULTS = {"format", "output", "trace", "estimate", "max-minutes", "stash", "stash-stack", "stash-single",
                "tp", "pp", "cp", "ep", "verbose", "min-bytes", "max-bytes", "iters", "platform", "workload"}
