@@ -55,9 +55,9 @@ void ss_simtrace_checkpoint(ss_sim* s, double end_s)
     return;
   char name[256];
   ss_trace_process(s->trace, SS_TRACE_PID_CHECKPOINT, "checkpoints (after the simulated iterations)");
-  ss_trace_thread(s->trace, SS_TRACE_PID_CHECKPOINT, 1, "checkpoint writes", 0);
+  ss_trace_thread(s->trace, SS_TRACE_PID_CHECKPOINT, SS_TRACK_CHECKPOINT, "checkpoint writes", 0);
   ss_trace_name(name, sizeof(name), "checkpoint write: %.3g GB to %s, every %.3g min of training%s",
                 f->ckpt_bytes / 1e9, ss_ckpt_target_of((ss_ckpt_target)s->job->opt.checkpoint_to)->label,
                 g.interval_s / 60, g.young ? " (Young)" : "");
-  ss_trace_span(s->trace, SS_TRACE_PID_CHECKPOINT, 1, name, "checkpoint", end_s, f->write_s, NULL);
+  ss_trace_span(s->trace, SS_TRACE_PID_CHECKPOINT, SS_TRACK_CHECKPOINT, name, "checkpoint", end_s, f->write_s, NULL);
 }

@@ -27,6 +27,7 @@ void ss_simtrace_rank(ss_sim* s, int r, int tid, const char* name, const char* c
  * it every interval of work, far longer than the iterations simulated); none when no checkpoint is
  * written (--no-failures without --checkpoint-every, --ideal). */
 #define SS_TRACE_PID_CHECKPOINT 1000000
+#define SS_TRACK_CHECKPOINT 2000000 /* its track: apart from every rank's (the trace's tools match tracks by id) */
 void ss_simtrace_checkpoint(ss_sim* s, double end_s);
 
 #endif
