@@ -2,10 +2,7 @@
 #include "planner.h"
 
 #include "array.h"
-#include "csv.h"
-#include "outfile.h"
 #include "derive.h"
-#include "proc.h"
 #include "platform.h"
 #include "report.h"
 #include "runs.h"
