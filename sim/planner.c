@@ -738,17 +738,25 @@ static int pick_jobs(const verify_in* in, config* configs, int n, ss_planner* ou
                      ss_err* err)
 {
   *k = 0;
+  /* SimGrid's arguments (--cfg=, --log=) are checked on the screen's first job, whether or not any
+   * configuration is simulated. */
+  if (in->ncfg > 0 && n > 0) {
+    ss_job* first = NULL;
+    int rc = ss_derive_job(in->plats[configs[0].platform], in->w, &configs[0].opt, &first, err);
+    if (!rc && ss_simcfg_check(first, in->ncfg, in->cfg, err)) {
+      out->cfg_refused = err->code == SS_EINPUT;
+      rc = SS_EINPUT;
+    }
+    ss_job_free(first);
+    if (rc)
+      return rc;
+  }
   for (int i = 0; i < n && *k < in->o->plan_verify; i++) {
     if (!within(in->o, configs[i].row.expected_time_to_train_s, configs[i].row.expected_cost_usd))
       continue;
     int rc = ss_derive_job(in->plats[configs[i].platform], in->w, &configs[i].opt, &jobs[*k], err);
     if (rc)
       return rc;
-    if (*k == 0 && ss_simcfg_check(jobs[0], in->ncfg, in->cfg, err)) {
-      out->cfg_refused = err->code == SS_EINPUT;
-      ss_job_free(jobs[0]);
-      return SS_EINPUT;
-    }
     ss_estimate one = {0};
     ss_estimate_add_run(&one, jobs[*k]);
     /* --max-minutes bounds the simulations: those beyond it are not run (--estimate counts them all). */
