@@ -4,8 +4,6 @@
 #include "memory.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ESTIMATE: 15 min, the low end of the recoveries AWS reports before its checkpointless training ("from 15-30
@@ -20,26 +18,11 @@ const double ss_failures_spot_reclaim_pct = 10;
 /* Hours in a month (the Spot Instance Advisor's "trailing month"): 8760 / 12. */
 #define MONTH_H 730.0
 
-/* --checkpoint-every's text: "auto" (0) or a positive number of minutes, in seconds into *s. */
-static int parse_every(const char* text, double* s)
-{
-  if (!text || strcmp(text, "auto") == 0) {
-    *s = 0;
-    return 0;
-  }
-  char* end = NULL;
-  double min = strtod(text, &end);
-  if (end == text || *end || !isfinite(min) || !(min > 0) || min > 1e9)
-    return -1;
-  *s = min * 60;
-  return 0;
-}
-
 int ss_failures_derive(const ss_platform* p, const ss_workload* w, const ss_options* o, int instances,
                        ss_purchase purchase, ss_failures* out, ss_err* err)
 {
   memset(out, 0, sizeof(*out));
-  if (parse_every(o->checkpoint_every, &out->interval_s))
+  if (ss_goodput_parse_interval(o->checkpoint_every, &out->interval_s))
     return ss_err_set(err, NULL, 0, "--checkpoint-every expects auto or a number of minutes above 0, got '%s'",
                       o->checkpoint_every);
   int per = o->gpus > 0 ? o->gpus : p->ngpus;

@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char* const ss_ckpt_target_names[] = {"local", "fsx", "s3", NULL};
 
@@ -22,6 +24,20 @@ static const ss_ckpt_target_facts targets[SS_CKPT_TO_COUNT] = {
 const ss_ckpt_target_facts* ss_ckpt_target_of(ss_ckpt_target t)
 {
   return &targets[t];
+}
+
+int ss_goodput_parse_interval(const char* text, double* s)
+{
+  if (!text || strcmp(text, "auto") == 0) {
+    *s = 0;
+    return 0;
+  }
+  char* end = NULL;
+  double min = strtod(text, &end);
+  if (end == text || *end || !isfinite(min) || !(min > 0) || min > 1e9)
+    return -1;
+  *s = min * 60;
+  return 0;
 }
 
 double ss_goodput_ckpt_bytes_per_param(double optimizer_bytes_per_param)

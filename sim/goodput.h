@@ -29,6 +29,10 @@ const ss_ckpt_target_facts* ss_ckpt_target_of(ss_ckpt_target t);
  * (Dubey et al. 2024, section 3.3.4): 16384 x 54 x 24 / 419 GPU-hours. */
 #define SS_GOODPUT_GPU_MTBF_H (16384.0 * 54.0 * 24.0 / 419.0)
 
+/* --checkpoint-every's text: "auto" (or NULL) as 0 (Young's optimum), else a number of minutes above 0
+ * and at most 1e9, in seconds into *s. Returns 0, or -1 when it is neither. */
+int ss_goodput_parse_interval(const char* text, double* s);
+
 /* The bytes of a checkpoint per parameter: the FP32 master weights (4) and the optimizer's state (its
  * bytes per parameter), as Megatron's distributed checkpoint and DeepSpeed's save them (the 16-bit
  * weights derived from the masters are not written). */

@@ -857,6 +857,23 @@ static void resolve_net(ss_job* j)
   j->resolved.socket_cpu_s_per_gb = j->sock_threads > 0 ? per_gb : 0;
 }
 
+int ss_job_stage_nic_mates(const ss_job* j, int k, int* out, int max)
+{
+  int coord[SS_DIM_COUNT] = {0};
+  coord[SS_DIM_PP] = k;
+  int g = j->gpus_per_instance, r = ss_layout_rank(&j->mp.layout, coord), inst = r / g, n = 0;
+  int nic = ss_platform_gpu_nic(j->platform, r % g);
+  for (int l = 0; l < g && n < max; l++) {
+    ss_layout_coords(&j->mp.layout, inst * g + l, coord);
+    if (coord[SS_DIM_PP] == k && ss_platform_gpu_nic(j->platform, l) == nic) {
+      if (out)
+        out[n] = inst * g + l;
+      n++;
+    }
+  }
+  return n;
+}
+
 /* The GPUs' architecture (ss_job_gpu_arch) from the platform. */
 static int gpu_arch(const ss_platform* p)
 {

@@ -248,6 +248,13 @@ int ss_job_nic_rings(const ss_job* j);
 /* Whether the rings run as NCCL pipelines them (not --ideal or --no-ring-pipeline): coll.c, cost.c. */
 int ss_job_ring_pipelined(const ss_job* j);
 
+/* Of a tensor- and pipeline-parallel job: the GPUs of stage k's first instance that are on stage k and
+ * send through the NIC of its tensor rank 0 of replica 0 (every tensor rank and replica of a stage
+ * sends its part at the same moment: they run the same passes), at most max of them into out (their
+ * global ranks; out NULL: only counted); how many. The stage simulation (stage.c) runs them, the
+ * screen (screen.c) shares their NIC among them. */
+int ss_job_stage_nic_mates(const ss_job* j, int k, int* out, int max);
+
 /* The GPUs' architecture for NCCL's rules (ss_proto_arch), 0 unless every GPU has the same. */
 int ss_job_gpu_arch(const ss_job* j);
 

@@ -1303,11 +1303,9 @@ static int check_jitter(const ss_options* o, const ss_optset* given, char* msg, 
  * --checkpoint-every and where they go (checkpoints may be asked for without failures). */
 static int check_failures(const ss_options* o, const ss_optset* given, char* msg, size_t size)
 {
-  const char* e = o->checkpoint_every;
-  char* end = NULL;
-  double min = e && strcmp(e, "auto") != 0 ? strtod(e, &end) : 1;
-  if (e && strcmp(e, "auto") != 0 && (end == e || *end || !isfinite(min) || !(min > 0) || min > 1e9))
-    FAIL("--checkpoint-every expects auto or a number of minutes above 0, got '%s'", e);
+  double interval_s;
+  if (ss_goodput_parse_interval(o->checkpoint_every, &interval_s))
+    FAIL("--checkpoint-every expects auto or a number of minutes above 0, got '%s'", o->checkpoint_every);
   if (ss_optset_has(given, "spot-reclaim-pct") && o->purchase != SS_PURCHASE_SPOT)
     FAIL("--spot-reclaim-pct has no effect without --purchase spot (only spot instances are reclaimed)");
   const char* counted = ss_optset_has(given, "mtbf-hours")         ? "mtbf-hours"

@@ -708,11 +708,16 @@ static int take_run(config* c, ss_job* job, int rc, const ss_breakdown* bd, doub
   return 0;
 }
 
-/* Whether a row's figures are within the budget and the deadline. */
-static int within(const ss_options* o, double time_s, double cost_usd)
+/* Which limit a row's time and cost with failures go beyond: OVER_BUDGET (checked first), OVER_DEADLINE,
+ * or 0 within both. */
+enum { OVER_BUDGET = 1, OVER_DEADLINE };
+static int beyond(const ss_options* o, const ss_planner_row* r)
 {
-  return !(o->plan_budget_usd >= 0 && cost_usd > o->plan_budget_usd) &&
-         !(o->plan_deadline_h >= 0 && time_s > o->plan_deadline_h * 3600.0);
+  if (o->plan_budget_usd >= 0 && r->expected_cost_usd > o->plan_budget_usd)
+    return OVER_BUDGET;
+  if (o->plan_deadline_h >= 0 && r->expected_time_to_train_s > o->plan_deadline_h * 3600.0)
+    return OVER_DEADLINE;
+  return 0;
 }
 
 static int by_config_rank(const void* pa, const void* pb)
@@ -752,20 +757,20 @@ static int pick_jobs(const verify_in* in, config* configs, int n, ss_planner* ou
       return rc;
   }
   for (int i = 0; i < n && *k < in->o->plan_verify; i++) {
-    if (!within(in->o, configs[i].row.expected_time_to_train_s, configs[i].row.expected_cost_usd))
+    if (beyond(in->o, &configs[i].row))
       continue;
     int rc = ss_derive_job(in->plats[configs[i].platform], in->w, &configs[i].opt, &jobs[*k], err);
     if (rc)
       return rc;
-    ss_estimate one = {0};
-    ss_estimate_add_run(&one, jobs[*k]);
+    ss_estimate work = out->work;
+    ss_estimate_add_run(&work, jobs[*k]);
     /* --max-minutes bounds the simulations: those beyond it are not run (--estimate counts them all). */
-    if (!in->o->estimate && out->work.seconds + one.seconds > in->o->max_minutes * 60) {
+    if (!in->o->estimate && work.seconds > in->o->max_minutes * 60) {
       ss_job_free(jobs[*k]);
       out->verify_cut = in->o->plan_verify - *k;
       break;
     }
-    ss_estimate_add_run(&out->work, jobs[*k]);
+    out->work = work;
     pick[(*k)++] = i;
   }
   return SS_OK;
@@ -811,13 +816,10 @@ static int rank_rows(config* configs, int n, const int* dropped, const ss_option
     return ss_err_nomem(err);
   for (int i = 0; i < n; i++) {
     ss_planner_row* r = &configs[i].row;
-    if (dropped[i])
-      row_free(r);
-    else if (o->plan_budget_usd >= 0 && r->expected_cost_usd > o->plan_budget_usd) {
-      out->over_budget++;
-      row_free(r);
-    } else if (o->plan_deadline_h >= 0 && r->expected_time_to_train_s > o->plan_deadline_h * 3600.0) {
-      out->over_deadline++;
+    int over = dropped[i] ? 0 : beyond(o, r);
+    out->over_budget += over == OVER_BUDGET;
+    out->over_deadline += over == OVER_DEADLINE;
+    if (dropped[i] || over) {
       row_free(r);
     } else {
       out->rows[out->nrows++] = *r;

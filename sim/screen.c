@@ -31,11 +31,7 @@ static double send_s(const ss_job* j, int from, int to, int* cross)
     double bw = ss_platform_route_bandwidth(p, a % g, b % g);
     return ss_cluster_route_latency(j, a % g, b % g) + (bw > 0 ? bytes / bw : 0);
   }
-  int nic = ss_platform_gpu_nic(p, a % g), mates = 0, coord[SS_DIM_COUNT];
-  for (int l = 0; l < g; l++) {
-    ss_layout_coords(&j->mp.layout, a / g * g + l, coord);
-    mates += coord[SS_DIM_PP] == from && ss_platform_gpu_nic(p, l) == nic;
-  }
+  int mates = ss_job_stage_nic_mates(j, from, NULL, g);
   double bw = ss_cluster_cross_bandwidth(j, a % g, b % g);
   double nic_bw = p->nnics > 0 ? ss_cluster_nic_bandwidth(j) / p->nnics / (mates > 0 ? mates : 1) : bw;
   bw = fmin(bw, nic_bw);

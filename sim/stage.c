@@ -27,23 +27,6 @@ struct ss_stage_state {
 /* The most GPUs of an instance that share a NIC. */
 #define SS_STAGE_MAX_MATES 64
 
-/* The GPUs of stage k's first instance that are on stage k and send through the NIC of its tensor
- * rank 0 of replica 0 (every tensor rank and replica of a stage sends its part at the same moment:
- * they run the same passes), at most max of them into out (their global ranks); how many. */
-static int nic_mates(const ss_job* j, int k, int* out, int max)
-{
-  int coord[SS_DIM_COUNT] = {0};
-  coord[SS_DIM_PP] = k;
-  int g = j->gpus_per_instance, r = ss_layout_rank(&j->mp.layout, coord), inst = r / g, n = 0;
-  int nic = ss_platform_gpu_nic(j->platform, r % g);
-  for (int l = 0; l < g && n < max; l++) {
-    ss_layout_coords(&j->mp.layout, inst * g + l, coord);
-    if (coord[SS_DIM_PP] == k && ss_platform_gpu_nic(j->platform, l) == nic)
-      out[n++] = inst * g + l;
-  }
-  return n;
-}
-
 /* Actors per stage: the GPUs that share a NIC (the fewest over the stages), so that the flows
  * between stages load each NIC as all the GPUs' flows would; the others of a stage run the same
  * passes at the same moments and are not simulated. */
@@ -51,7 +34,7 @@ static int per_stage(const ss_job* j)
 {
   int w = j->gpus_per_instance, mates[SS_STAGE_MAX_MATES];
   for (int k = 0; k < j->mp.p; k++) {
-    int n = nic_mates(j, k, mates, SS_STAGE_MAX_MATES);
+    int n = ss_job_stage_nic_mates(j, k, mates, SS_STAGE_MAX_MATES);
     w = n < w ? n : w;
   }
   return w > 0 ? w : 1;
@@ -85,7 +68,7 @@ int ss_stage_setup(ss_sim* s)
   /* Actor k: of stage k / w, the (k % w)-th GPU behind the NIC of its tensor rank 0, replica 0. */
   for (int stage = 0; stage < mp->p; stage++) {
     int mates[SS_STAGE_MAX_MATES];
-    ss_assert(nic_mates(s->job, stage, mates, SS_STAGE_MAX_MATES) >= st->w);
+    ss_assert(ss_job_stage_nic_mates(s->job, stage, mates, SS_STAGE_MAX_MATES) >= st->w);
     for (int i = 0; i < st->w; i++)
       st->rank[stage * st->w + i] = mates[i];
   }
