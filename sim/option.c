@@ -1314,6 +1314,14 @@ static int check_failures(const ss_options* o, const ss_optset* given, char* msg
                                                                    : NULL;
   if (!o->failures && counted)
     FAIL("--%s has no effect with --no-failures (no failure is counted)", counted);
+  /* Without failures a checkpoint is written only every --checkpoint-every asked for. */
+  const char* target = ss_optset_has(given, "checkpoint-to")     ? "checkpoint-to"
+                       : ss_optset_has(given, "checkpoint-gbps") ? "checkpoint-gbps"
+                                                                 : NULL;
+  if (!o->failures && target && interval_s == 0)
+    FAIL("--%s has no effect with --no-failures and --checkpoint-every auto (no checkpoint is written): give "
+         "--checkpoint-every MIN",
+         target);
   return 0;
 }
 
@@ -1620,6 +1628,24 @@ static int check_plan(const ss_options* o, const ss_optset* given, unsigned cmd,
                                                  : NULL;
   if (!mp && layout_only)
     FAIL("--%s tries tensor- or pipeline-parallel configurations: give --tps or --pps", layout_only);
+  /* Chunks go with the interleaved schedule, sequence parallelism with tensor parallelism. */
+  ss_schedule scheds[SS_OPTION_LIST_MAX];
+  int nsched = o->plan_schedules ? ss_option_list_schedules(o->plan_schedules, scheds, SS_OPTION_LIST_MAX) : 1;
+  if (!o->plan_schedules)
+    scheds[0] = o->schedule;
+  int chunked = 0;
+  for (int i = 0; i < nsched; i++)
+    chunked |= ss_schedule_of(scheds[i])->chunks;
+  if (o->plan_vpps && !chunked)
+    FAIL("--vpps has no effect without the interleaved schedule: add interleaved to --schedules");
+  int tps[SS_OPTION_LIST_MAX];
+  int ntp = o->plan_tps ? ss_option_list_sizes(o->plan_tps, tps, SS_OPTION_LIST_MAX) : 1, tensor = 0;
+  if (!o->plan_tps)
+    tps[0] = o->tp;
+  for (int i = 0; i < ntp; i++)
+    tensor |= tps[i] > 1;
+  if (o->plan_sps && !tensor)
+    FAIL("--sequence-parallels has no effect without tensor parallelism: give --tps with a size above 1");
   /* A run's option and the plan's list of it: one says what to try. */
   static const char* const pairs[][2] = {{"virtual-stages", "vpps"},
                                          {"recompute", "recomputes"},
